@@ -1,0 +1,71 @@
+// The one interface both backends (headless simulator, mineflayer on a real server) implement. Everything
+// above it (rewards, PPO, evaluation, analysis) sees only this.
+import type { ActionName } from '../schema';
+import type { TaskSpec } from '../tasks';
+
+/** `{name: [distance m, yaw rad, pitch rad]}` for each visible block type and mob: the schema's NearestBlocks. */
+export type NearestBlocks = Record<string, [number, number, number]>;
+/** `[x, y, z, yaw°, pitch°]`, yaw and pitch relative to the initial facing (schema POSITION_ENTRY). */
+export type AgentPosition = [number, number, number, number, number];
+
+/**
+ * What one step gives the reward runtime for one environment. The runtime itself keeps
+ * `previous_nearest_blocks`, `past_agent_positions` and `GLOBAL_DATA` per episode, so only this step's
+ * values cross the sandbox boundary (history would make each step O(episode length)).
+ */
+export interface StepObservation {
+  nearest: NearestBlocks;
+  inventory_change: Record<string, number>;
+  health: number;
+  position: AgentPosition;
+  damage_dealt: number;
+  kill_entity: Record<string, number>;
+}
+
+export type DeathCause = 'lava' | 'fire' | 'fall' | 'drowning' | 'mob' | 'other';
+
+export interface StepInfo {
+  /** Step index within the episode, 1 for the first step after reset. */
+  step: number;
+  success: boolean;
+  /** The episode ended this step (success, death or time limit); the env has already been reset. */
+  done: boolean;
+  /** Ended by the time limit. */
+  truncated: boolean;
+  died: boolean;
+  deathCause: DeathCause | null;
+  blockUnderFoot: string;
+  inventory: Record<string, number>;
+}
+
+export interface VecStepResult {
+  /** numEnvs × featureSize policy features; for a done env, the first features of its next episode. */
+  features: Float32Array;
+  /** This step's observation per env (for a done env: its terminal step). */
+  obs: StepObservation[];
+  info: StepInfo[];
+}
+
+export interface VecEnv {
+  readonly backend: 'sim' | 'mineflayer';
+  readonly task: TaskSpec;
+  readonly numEnvs: number;
+  readonly featureSize: number;
+  /** Starts every env on a fresh world from its seed; returns the first features and observations. */
+  reset(seeds: number[]): Promise<{ features: Float32Array; obs: StepObservation[] }>;
+  /** One action index (into GAME_FACTS.actions) per env. Done envs auto-reset onto the next seed. */
+  step(actions: Int32Array): Promise<VecStepResult>;
+  close(): Promise<void>;
+}
+
+export interface EnvOptions {
+  task: TaskSpec;
+  numEnvs: number;
+  /** Seed of the first episode; later episodes of env i take successive seeds from a per-env stream. */
+  seed: number;
+  backend?: 'sim' | 'mineflayer';
+  /** mineflayer only: host:port of an external server; default is an embedded flying-squid. */
+  server?: string;
+}
+
+export type { ActionName };

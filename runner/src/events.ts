@@ -1,0 +1,118 @@
+// The runner's `--events ndjson` stream: one JSON object per line on stdout. Versioned and typed here, once;
+// the extension imports these types, so a change on one side is a compile error on the other.
+export const EVENTS_VERSION = 1;
+
+interface EventBase {
+  v: typeof EVENTS_VERSION;
+  /** Milliseconds since the Unix epoch. */
+  t: number;
+}
+
+export interface StartedEvent extends EventBase {
+  type: 'started';
+  command: 'train' | 'eval' | 'loop' | 'rollout';
+  task: string;
+  rewardFile: string | null;
+  runDir: string;
+  backend: string;
+  env: 'sim' | 'mineflayer';
+  totalFrames: number;
+  numEnvs: number;
+  resumedFromFrames: number;
+}
+
+export interface ProgressEvent extends EventBase {
+  type: 'progress';
+  frames: number;
+  totalFrames: number;
+  fps: number;
+  meanReturn: number;
+  successRate: number;
+  episodes: number;
+  update: number;
+  policyLoss: number;
+  valueLoss: number;
+  entropy: number;
+}
+
+export interface EvalEvent extends EventBase {
+  type: 'eval';
+  episodes: number;
+  successRate: number;
+  deathRate: number;
+  avgSteps: number;
+  deathCauses: Record<string, number>;
+}
+
+export interface EpisodeFailedEvent extends EventBase {
+  type: 'episode_failed';
+  episode: number;
+  seed: number;
+  steps: number;
+  died: boolean;
+  deathCause: string | null;
+  /** Top-down path: [x, z] per step, for the dashboard map. */
+  path: [number, number][];
+}
+
+export interface RewardErrorEvent extends EventBase {
+  type: 'reward_error';
+  file: string;
+  /** 1-based line and column in the original reward file. */
+  line: number;
+  column: number;
+  kind: string;
+  message: string;
+}
+
+export interface SuggestionEvent extends EventBase {
+  type: 'suggestion';
+  id: string;
+  message: string;
+  /** 1-based inclusive line range in the reward file, when the suggestion concerns specific lines. */
+  lines?: [number, number];
+  /** Unified diff against the reward file, when the suggestion is a concrete patch. */
+  diff?: string;
+}
+
+export interface LogEvent extends EventBase {
+  type: 'log';
+  level: 'info' | 'warn' | 'error';
+  message: string;
+}
+
+export interface FinishedEvent extends EventBase {
+  type: 'finished';
+  ok: boolean;
+  runDir: string;
+  /** Path of summary.json when the run produced one. */
+  summary: string | null;
+  error?: string;
+}
+
+export type RunnerEvent =
+  | StartedEvent
+  | ProgressEvent
+  | EvalEvent
+  | EpisodeFailedEvent
+  | RewardErrorEvent
+  | SuggestionEvent
+  | LogEvent
+  | FinishedEvent;
+
+type WithoutBase<E> = E extends RunnerEvent ? Omit<E, 'v' | 't'> : never;
+
+export function makeEvent(e: WithoutBase<RunnerEvent>): RunnerEvent {
+  return { v: EVENTS_VERSION, t: Date.now(), ...e } as RunnerEvent;
+}
+
+/** Parses one ndjson line; returns undefined for lines that are not events of this version (e.g. stray logs). */
+export function parseEvent(line: string): RunnerEvent | undefined {
+  if (!line.startsWith('{')) return undefined;
+  try {
+    const e = JSON.parse(line) as Partial<RunnerEvent>;
+    return e && e.v === EVENTS_VERSION && typeof e.type === 'string' ? (e as RunnerEvent) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,213 @@
+// Built-in tasks (the paper's, see ../shared/METHOD.md) and user task files (JSON or YAML). A task says
+// where the agent starts, what counts as success, and how it is described to the LLM roles.
+import { readFileSync } from 'node:fs';
+import { parseDocument, LineCounter } from 'yaml';
+import { loadSchema } from './schema';
+
+export type WorldKind = 'plains' | 'underground';
+
+export type SuccessCriterion =
+  /** One of `names` is visible and nearer than `distance` metres. */
+  | { kind: 'near'; names: string[]; distance: number }
+  /** The agent killed `count` of `mob`. */
+  | { kind: 'kill'; mob: string; count: number };
+
+export interface TaskDescription {
+  objective: string;
+  initial_status: string;
+  success_criteria: string;
+  procedure: string;
+}
+
+export interface TaskSpec {
+  id: string;
+  world: WorldKind;
+  /** Feet height at the start: 'surface' spawns on the ground; a number spawns at that y underground. */
+  startY: 'surface' | number;
+  /** Starting inventory, item name → count; the first entry is held. */
+  inventory: Record<string, number>;
+  success: SuccessCriterion;
+  maxSteps: number;
+  /** Attack tasks pass `damage_dealt` and `kill_entity` to the reward. */
+  attack: boolean;
+  description: TaskDescription;
+}
+
+const approach = (mob: string): TaskSpec => ({
+  id: `approach-${mob}`,
+  world: 'plains',
+  startY: 'surface',
+  inventory: {},
+  success: { kind: 'near', names: [mob], distance: 2 },
+  maxSteps: 2000,
+  attack: false,
+  description: {
+    objective: `Approach a ${mob}.`,
+    initial_status: 'The agent stands on the ground in a plains biome with an empty inventory.',
+    success_criteria: `A ${mob} is in the field of view and less than 2 metres away.`,
+    procedure: `Find a ${mob} and walk up to it.`,
+  },
+});
+
+export const BUILTIN_TASKS: Readonly<Record<string, TaskSpec>> = Object.fromEntries(
+  [
+    {
+      id: 'explore-diamond',
+      world: 'underground',
+      startY: 11,
+      inventory: { iron_pickaxe: 1 },
+      success: { kind: 'near', names: ['diamond_ore'], distance: 2 },
+      maxSteps: 60000,
+      attack: false,
+      description: {
+        objective: 'Find diamond ore.',
+        initial_status: 'The agent is underground at y = 11, holding an iron pickaxe.',
+        success_criteria: 'Diamond ore is in the field of view and less than 2 metres away.',
+        procedure: 'Explore the underground, digging through stone where needed, until diamond ore is close.',
+      },
+    },
+    {
+      id: 'approach-tree',
+      world: 'plains',
+      startY: 'surface',
+      inventory: {},
+      success: { kind: 'near', names: ['oak_log', 'birch_log'], distance: 1 },
+      maxSteps: 2000,
+      attack: false,
+      description: {
+        objective: 'Approach a tree.',
+        initial_status: 'The agent stands on the ground in a plains biome with an empty inventory.',
+        success_criteria: 'A log is in the field of view and less than 1 metre away.',
+        procedure: 'Find a tree and walk up to its trunk.',
+      },
+    },
+    approach('cow'),
+    approach('pig'),
+    approach('sheep'),
+    approach('chicken'),
+    {
+      id: 'attack-cow',
+      world: 'plains',
+      startY: 'surface',
+      inventory: {},
+      success: { kind: 'kill', mob: 'cow', count: 1 },
+      maxSteps: 4000,
+      attack: true,
+      description: {
+        objective: 'Kill a cow.',
+        initial_status: 'The agent stands on the ground in a plains biome with an empty inventory.',
+        success_criteria: 'The agent has killed a cow.',
+        procedure: 'Find a cow, get within reach and attack it until it dies.',
+      },
+    },
+  ].map((t) => [t.id, t as TaskSpec]),
+);
+
+/** A task-file problem with its location (1-based line and column), for the CLI and the editor. */
+export class TaskFileError extends Error {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    readonly column: number,
+    message: string,
+  ) {
+    super(`${file}:${line}:${column}: ${message}`);
+    this.name = 'TaskFileError';
+  }
+}
+
+/** Resolves a task id (built-in) or a path to a task file. */
+export function resolveTask(idOrPath: string): TaskSpec {
+  const builtin = BUILTIN_TASKS[idOrPath];
+  if (builtin) return builtin;
+  if (/\.(json|ya?ml)$/i.test(idOrPath)) return loadTaskFile(idOrPath);
+  throw new Error(`unknown task "${idOrPath}"; built-in tasks: ${Object.keys(BUILTIN_TASKS).join(', ')}, or a .json/.yaml task file`);
+}
+
+export function taskDescriptionText(task: TaskSpec): string {
+  const d = task.description;
+  return [
+    `Objective: ${d.objective}`,
+    `Initial status: ${d.initial_status}`,
+    `Success criteria: ${d.success_criteria}`,
+    `Procedure: ${d.procedure}`,
+    `Episode limit: ${task.maxSteps} steps.`,
+  ].join('\n');
+}
+
+/** Loads and validates a user task file. JSON is parsed as YAML (a superset) so both get positions. */
+export function loadTaskFile(file: string): TaskSpec {
+  const text = readFileSync(file, 'utf8');
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  const locate = (offset: number | undefined) => lineCounter.linePos(offset ?? 0);
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0]!;
+    const p = locate(e.pos[0]);
+    throw new TaskFileError(file, p.line, p.col, e.message.split('\n')[0]!);
+  }
+  const fail = (path: (string | number)[], message: string): never => {
+    const node = doc.getIn(path, true) as { range?: [number, number, number] } | undefined;
+    const p = locate(node?.range?.[0]);
+    throw new TaskFileError(file, p.line, p.col, `${path.join('.') || '(root)'}: ${message}`);
+  };
+  const raw = doc.toJS() as Record<string, unknown> | null;
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return fail([], 'a task file must be an object');
+  const schema = loadSchema();
+  const str = (key: string): string => {
+    const v = raw[key];
+    if (typeof v !== 'string' || v.length === 0) return fail([key], 'must be a non-empty string');
+    return v;
+  };
+  const id = str('id');
+  const base = typeof raw.extends === 'string' ? BUILTIN_TASKS[raw.extends] : undefined;
+  if (raw.extends !== undefined && !base) fail(['extends'], `unknown built-in task "${String(raw.extends)}"`);
+  const world = raw.world ?? base?.world;
+  if (world !== 'plains' && world !== 'underground') fail(['world'], 'must be "plains" or "underground"');
+  const maxSteps = raw.maxSteps ?? base?.maxSteps;
+  if (typeof maxSteps !== 'number' || !Number.isInteger(maxSteps) || maxSteps < 1) fail(['maxSteps'], 'must be a positive integer');
+  const startY = raw.startY ?? base?.startY ?? 'surface';
+  if (startY !== 'surface' && (typeof startY !== 'number' || startY < 1 || startY > 255)) fail(['startY'], 'must be "surface" or a height 1..255');
+  const inventory = (raw.inventory ?? base?.inventory ?? {}) as Record<string, unknown>;
+  if (typeof inventory !== 'object' || Array.isArray(inventory)) fail(['inventory'], 'must map item names to counts');
+  for (const [item, count] of Object.entries(inventory)) {
+    if (!schema.items.has(item)) fail(['inventory', item], `"${item}" is not a Minecraft ${schema.gameVersion} item`);
+    if (typeof count !== 'number' || !Number.isInteger(count) || count < 1) fail(['inventory', item], 'count must be a positive integer');
+  }
+  const success = (raw.success ?? base?.success) as Record<string, unknown> | undefined;
+  if (!success || typeof success !== 'object') return fail(['success'], 'must be {kind: near, names, distance} or {kind: kill, mob, count}');
+  let criterion: SuccessCriterion;
+  if (success.kind === 'near') {
+    const names = success.names;
+    if (!Array.isArray(names) || names.length === 0) return fail(['success', 'names'], 'must be a non-empty list of block or mob names');
+    names.forEach((n, i) => {
+      if (typeof n !== 'string' || !schema.nearby.has(n)) fail(['success', 'names', i], `"${String(n)}" is not a visible block or mob name`);
+    });
+    const distance = success.distance;
+    if (typeof distance !== 'number' || distance <= 0 || distance > 64) return fail(['success', 'distance'], 'must be a distance in metres, 0..64');
+    criterion = { kind: 'near', names: names as string[], distance };
+  } else if (success.kind === 'kill') {
+    const mob = success.mob;
+    if (typeof mob !== 'string' || !schema.mobs.has(mob)) return fail(['success', 'mob'], `"${String(mob)}" is not a mob name`);
+    const count = success.count ?? 1;
+    if (typeof count !== 'number' || !Number.isInteger(count) || count < 1) return fail(['success', 'count'], 'must be a positive integer');
+    criterion = { kind: 'kill', mob, count };
+  } else {
+    return fail(['success', 'kind'], 'must be "near" or "kill"');
+  }
+  const d = (raw.description ?? base?.description) as Record<string, unknown> | undefined;
+  if (!d || typeof d !== 'object') return fail(['description'], 'must have objective, initial_status, success_criteria and procedure');
+  for (const key of ['objective', 'initial_status', 'success_criteria', 'procedure']) {
+    if (typeof d[key] !== 'string' || (d[key] as string).length === 0) fail(['description', key], 'must be a non-empty string');
+  }
+  return {
+    id,
+    world: world as WorldKind,
+    startY: startY as TaskSpec['startY'],
+    inventory: inventory as Record<string, number>,
+    success: criterion,
+    maxSteps: maxSteps as number,
+    attack: Boolean(raw.attack ?? base?.attack ?? criterion.kind === 'kill'),
+    description: d as unknown as TaskDescription,
+  };
+}
