@@ -44,6 +44,8 @@ export interface VecStepResult {
   /** This step's observation per env (for a done env: its terminal step). */
   obs: StepObservation[];
   info: StepInfo[];
+  /** For a done env, the first observation of the episode it was reset into (else null). */
+  resetObs: (StepObservation | null)[];
 }
 
 export interface VecEnv {
