@@ -1,0 +1,44 @@
+// task: attack-cow
+// Design thoughts:
+// - Success is killing a cow: sparse +1 when kill_entity reports one. Dying or losing health is sparse -1
+//   (last health kept in GLOBAL_DATA, written before it is read).
+// - Dense: +1 whenever the agent deals damage (damage_dealt > 0), the step that matters most.
+// - Otherwise approach the nearest cow: +1 for getting closer or turning towards it, -1 for moving away,
+//   +1 when a cow comes into view, -1 when the agent loses sight of it.
+// - With no cow in view, +1 the first time the agent enters a 4 m cell, so it searches the plains.
+// - Only the signs count: reward = sign(sparse) * 1 + sign(dense) * 0.1.
+
+export function reward_function(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA, damage_dealt, kill_entity) {
+  function dense(current_nearest_blocks, previous_nearest_blocks, past_agent_positions, GLOBAL_DATA, damage_dealt) {
+    if (damage_dealt > 0) return 1; // hit something
+    const now = current_nearest_blocks['cow'];
+    const before = previous_nearest_blocks['cow'];
+    if (now !== undefined && before === undefined) return 1; // a cow came into view
+    if (now === undefined && before !== undefined) return -1; // lost sight of the cow
+    if (now !== undefined && before !== undefined) {
+      if (now[0] < before[0] - 0.05) return 1; // closer
+      if (Math.abs(now[1]) < Math.abs(before[1]) - 0.01) return 1; // turned towards it
+      if (now[0] > before[0] + 0.05) return -1; // fell behind
+      return 0;
+    }
+    if (!('visited' in GLOBAL_DATA)) GLOBAL_DATA.visited = new Set();
+    const [x, , z] = past_agent_positions[past_agent_positions.length - 1];
+    const cell = `${Math.floor(x / 4)},${Math.floor(z / 4)}`;
+    if (GLOBAL_DATA.visited.has(cell)) return 0;
+    GLOBAL_DATA.visited.add(cell);
+    return 1;
+  }
+
+  function sparse(health, GLOBAL_DATA, kill_entity) {
+    if (!('health' in GLOBAL_DATA)) GLOBAL_DATA.health = health;
+    const lost_health = health < GLOBAL_DATA.health;
+    GLOBAL_DATA.health = health;
+    if (health <= 0 || lost_health) return -1;
+    if ((kill_entity['cow'] ?? 0) > 0) return 1; // success: killed a cow
+    return 0;
+  }
+
+  const dense_reward = dense(current_nearest_blocks, previous_nearest_blocks, past_agent_positions, GLOBAL_DATA, damage_dealt);
+  const sparse_reward = sparse(health, GLOBAL_DATA, kill_entity);
+  return Math.sign(sparse_reward) * 1 + Math.sign(dense_reward) * 0.1;
+}
