@@ -1,0 +1,164 @@
+// The run dashboard's host side: one webview panel (strict CSP with a nonce; chart.js is inside the bundled
+// dist/dashboard.js), fed with the live run's events and the workspace's past runs read from their records.
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { RunnerEvent } from '../../runner/src/events';
+import { RUN_FILES, type EpisodeRecord, type RunSummary, type UpdateMetrics } from '../../runner/src/records';
+import type { DashboardMessage, FailedPath, PastRun } from './dashboard/protocol';
+
+const MAX_PAST_RUNS = 8;
+const MAX_CURVE_POINTS = 200;
+const MAX_FAILED_PATHS = 20;
+
+/** Past runs under `root` (folders holding a summary.json, up to 3 levels deep: loops nest iterations), newest first. */
+export function readPastRuns(root: string): PastRun[] {
+  const found: { dir: string; mtime: number }[] = [];
+  const walk = (dir: string, depth: number) => {
+    let entries: string[];
+    try {
+      entries = readdirSync(dir);
+    } catch {
+      return;
+    }
+    if (entries.includes(RUN_FILES.summary)) found.push({ dir, mtime: statSync(path.join(dir, RUN_FILES.summary)).mtimeMs });
+    if (depth < 3) for (const e of entries) if (!e.startsWith('.') && statSync(path.join(dir, e), { throwIfNoEntry: false })?.isDirectory()) walk(path.join(dir, e), depth + 1);
+  };
+  walk(root, 0);
+  found.sort((a, b) => b.mtime - a.mtime);
+  const runs: PastRun[] = [];
+  for (const { dir } of found.slice(0, MAX_PAST_RUNS)) {
+    try {
+      const summary = JSON.parse(readFileSync(path.join(dir, RUN_FILES.summary), 'utf8')) as RunSummary;
+      runs.push({ name: path.relative(root, dir) || path.basename(dir), dir, summary, metrics: readMetrics(dir), failed: readFailed(dir) });
+    } catch {
+      // A run being written or a malformed summary: skip it rather than break the dashboard.
+    }
+  }
+  return runs;
+}
+
+function readNdjson<T>(file: string): T[] {
+  if (!existsSync(file)) return [];
+  const out: T[] = [];
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      out.push(JSON.parse(line) as T);
+    } catch {
+      // A torn last line of a killed run.
+    }
+  }
+  return out;
+}
+
+function readMetrics(dir: string): UpdateMetrics[] {
+  const all = readNdjson<UpdateMetrics>(path.join(dir, RUN_FILES.metrics));
+  const step = Math.ceil(all.length / MAX_CURVE_POINTS);
+  return step <= 1 ? all : all.filter((_, i) => i % step === 0 || i === all.length - 1);
+}
+
+function readFailed(dir: string): FailedPath[] {
+  return readNdjson<EpisodeRecord>(path.join(dir, RUN_FILES.episodes))
+    .filter((e) => !e.success)
+    .slice(0, MAX_FAILED_PATHS)
+    .map((e) => ({ episode: e.episode, steps: e.steps, died: e.died, deathCause: e.deathCause, path: e.path.map(([x, , z]) => [x, z] as [number, number]) }));
+}
+
+export class Dashboard {
+  private panel: vscode.WebviewPanel | undefined;
+  /** The live run's events so far, replayed when the panel is (re)opened. */
+  private live: { label: string; events: RunnerEvent[] } | undefined;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly runsRoot: () => string | undefined,
+  ) {}
+
+  show(preserveFocus = false): void {
+    if (this.panel) {
+      this.panel.reveal(undefined, preserveFocus);
+      return;
+    }
+    const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
+    const panel = vscode.window.createWebviewPanel('rewardsmith.dashboard', 'Rewardsmith Runs', { viewColumn: vscode.ViewColumn.Beside, preserveFocus }, {
+      enableScripts: true,
+      localResourceRoots: [dist],
+      retainContextWhenHidden: true,
+    });
+    panel.webview.html = this.html(panel.webview, vscode.Uri.joinPath(dist, 'dashboard.js'));
+    panel.webview.onDidReceiveMessage((m: { type?: string }) => {
+      if (m?.type !== 'ready') return;
+      this.sendPastRuns();
+      if (this.live) {
+        this.post({ type: 'live-start', label: this.live.label });
+        for (const event of this.live.events) this.post({ type: 'event', event });
+      }
+    });
+    panel.onDidDispose(() => (this.panel = undefined));
+    this.panel = panel;
+  }
+
+  startLive(label: string): void {
+    this.live = { label, events: [] };
+    this.post({ type: 'live-start', label });
+  }
+
+  event(event: RunnerEvent): void {
+    this.live?.events.push(event);
+    this.post({ type: 'event', event });
+  }
+
+  sendPastRuns(): void {
+    const root = this.runsRoot();
+    this.post({ type: 'past-runs', runs: root ? readPastRuns(root) : [] });
+  }
+
+  private post(message: DashboardMessage): void {
+    void this.panel?.webview.postMessage(message);
+  }
+
+  private html(webview: vscode.Webview, script: vscode.Uri): string {
+    const nonce = randomBytes(16).toString('base64');
+    const csp = [`default-src 'none'`, `img-src ${webview.cspSource} data:`, `style-src 'nonce-${nonce}'`, `script-src 'nonce-${nonce}'`, `font-src ${webview.cspSource}`].join('; ');
+    return `<!DOCTYPE html>
+<html lang="en"><head><meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<title>Rewardsmith Runs</title>
+<style nonce="${nonce}">
+  body { font-family: var(--vscode-font-family); color: var(--vscode-foreground); padding: 0 16px 24px; }
+  h2 { font-size: 1.1em; margin: 18px 0 6px; }
+  .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(300px, 1fr)); gap: 12px; }
+  .chart { position: relative; height: 220px; }
+  table { border-collapse: collapse; margin: 4px 0; }
+  th, td { border: 1px solid var(--vscode-panel-border, #444); padding: 3px 8px; text-align: left; }
+  th { background: var(--vscode-editorWidget-background); }
+  .muted { opacity: 0.7; }
+  .result { font-weight: bold; padding: 6px 8px; margin: 6px 0; border-radius: 3px; }
+  .result.ok { background: rgba(89, 181, 106, 0.2); }
+  .result.failed { background: rgba(224, 82, 82, 0.2); }
+  #map { width: 100%; max-width: 720px; height: 360px; display: block; }
+  ul { padding-left: 0; list-style: none; } li { padding-left: 6px; margin: 2px 0; }
+</style></head>
+<body>
+  <h2>Live run: <span id="live-label">none</span></h2>
+  <div id="live-status" class="muted">Start one with “Train on this reward”.</div>
+  <div id="live-result"></div>
+  <div class="charts">
+    <div class="chart"><canvas id="chart-return"></canvas></div>
+    <div class="chart"><canvas id="chart-success"></canvas></div>
+    <div class="chart"><canvas id="chart-fps"></canvas></div>
+  </div>
+  <h2>Evaluation</h2>
+  <div id="eval"><p class="muted">Evaluation runs after training.</p></div>
+  <h2 id="map-title">Failed episodes</h2>
+  <canvas id="map"></canvas>
+  <div id="map-legend"></div>
+  <h2>Past runs in this workspace</h2>
+  <div id="past"><p class="muted">Loading…</p></div>
+  <script nonce="${nonce}" src="${webview.asWebviewUri(script)}"></script>
+</body></html>`;
+  }
+}

@@ -1,0 +1,232 @@
+// The run dashboard, running inside the webview (browser bundle, strict CSP: no inline script, no eval).
+// Live curves come from the runner's events as the host forwards them; past runs from their records.
+import { CategoryScale, Chart, Legend, LinearScale, LineController, LineElement, PointElement, Tooltip, type ChartDataset } from 'chart.js';
+import type { RunnerEvent } from '../../../runner/src/events';
+import type { DashboardMessage, FailedPath, PastRun } from './protocol';
+
+Chart.register(LineController, LineElement, PointElement, LinearScale, CategoryScale, Legend, Tooltip);
+
+declare function acquireVsCodeApi(): { postMessage(message: unknown): void };
+const vscode = acquireVsCodeApi();
+
+const PALETTE = ['#4e9ee8', '#e8734e', '#59b56a', '#c678dd', '#e5c07b', '#56b6c2', '#d19a66', '#98c379', '#e06c75', '#61afef'];
+const cssVar = (name: string, fallback: string) => getComputedStyle(document.body).getPropertyValue(name).trim() || fallback;
+Chart.defaults.color = cssVar('--vscode-foreground', '#ccc');
+Chart.defaults.borderColor = cssVar('--vscode-panel-border', 'rgba(128,128,128,0.3)');
+Chart.defaults.animation = false;
+
+const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+
+function lineChart(canvasId: string, yLabel: string, yMax?: number): Chart<'line', { x: number; y: number }[]> {
+  return new Chart(byId<HTMLCanvasElement>(canvasId), {
+    type: 'line',
+    data: { datasets: [] },
+    options: {
+      parsing: false,
+      normalized: true,
+      maintainAspectRatio: false,
+      elements: { point: { radius: 0 }, line: { borderWidth: 2 } },
+      scales: {
+        x: { type: 'linear', title: { display: true, text: 'frames' } },
+        y: { title: { display: true, text: yLabel }, ...(yMax === undefined ? {} : { min: 0, max: yMax }) },
+      },
+      plugins: { legend: { display: true, position: 'bottom' } },
+    },
+  });
+}
+
+const charts = {
+  return: lineChart('chart-return', 'mean episode return'),
+  success: lineChart('chart-success', 'success rate (%)', 100),
+  fps: lineChart('chart-fps', 'frames / s'),
+};
+
+type Series = ChartDataset<'line', { x: number; y: number }[]>;
+function series(label: string, color: string, dashed = false): Series {
+  return { label, data: [], borderColor: color, backgroundColor: color, borderDash: dashed ? [5, 4] : [] };
+}
+
+// --- live run -------------------------------------------------------------------------------------------
+let live: { return: Series; success: Series; fps: Series } | undefined;
+let liveFailed: FailedPath[] = [];
+let pastRuns: PastRun[] = [];
+
+function startLive(label: string): void {
+  live = { return: series(label, PALETTE[0]), success: series(label, PALETTE[0]), fps: series(label, PALETTE[0]) };
+  liveFailed = [];
+  byId('live-label').textContent = label;
+  byId('live-status').textContent = 'starting…';
+  byId('eval').replaceChildren(textEl('p', 'Evaluation runs after training.', 'muted'));
+  redrawCharts();
+  drawMap();
+}
+
+function onEvent(e: RunnerEvent): void {
+  if (!live) startLive(e.type === 'started' ? `${e.task} (live)` : 'live run');
+  const s = live!;
+  switch (e.type) {
+    case 'started':
+      byId('live-label').textContent = `${e.task} · ${e.rewardFile ?? 'sparse'} (live)`;
+      byId('live-status').textContent = `training on ${e.env} with ${e.numEnvs} envs, backend ${e.backend}, ${e.totalFrames.toLocaleString()} frames${e.resumedFromFrames ? `, resumed at ${e.resumedFromFrames.toLocaleString()}` : ''}`;
+      break;
+    case 'progress':
+      s.return.data.push({ x: e.frames, y: e.meanReturn });
+      s.success.data.push({ x: e.frames, y: e.successRate * 100 });
+      s.fps.data.push({ x: e.frames, y: e.fps });
+      byId('live-status').textContent = `${e.frames.toLocaleString()} / ${e.totalFrames.toLocaleString()} frames · ${Math.round(e.fps)} fps · return ${e.meanReturn.toFixed(2)} · success ${(e.successRate * 100).toFixed(1)} % · ${e.episodes} episodes`;
+      redrawCharts();
+      break;
+    case 'eval':
+      byId('eval').replaceChildren(evalTable([['live run', { episodes: e.episodes, success_rate: e.successRate, death_rate: e.deathRate, avg_steps: e.avgSteps, death_causes: e.deathCauses }]]));
+      break;
+    case 'episode_failed':
+      liveFailed.push({ episode: e.episode, steps: e.steps, died: e.died, deathCause: e.deathCause, path: e.path });
+      drawMap();
+      break;
+    case 'reward_error':
+      byId('live-status').textContent = `reward error at ${e.file}:${e.line}:${e.column}: ${e.message}`;
+      break;
+    case 'finished':
+      byId('live-result').textContent = e.ok ? `Finished: ${byId('live-status').textContent}` : `Failed: ${e.error ?? 'see the Rewardsmith output'}`;
+      byId('live-result').className = e.ok ? 'result ok' : 'result failed';
+      break;
+    default:
+      break;
+  }
+}
+
+function redrawCharts(): void {
+  const past = pastRuns.map((r, i) => ({ run: r, color: PALETTE[(i + 1) % PALETTE.length] }));
+  const pastSeries = (pick: (m: PastRun['metrics'][number]) => number) =>
+    past.map(({ run, color }) => ({ ...series(run.name, color, true), data: run.metrics.map((m) => ({ x: m.frames, y: pick(m) })) }));
+  charts.return.data.datasets = [...(live ? [live.return] : []), ...pastSeries((m) => m.mean_return)];
+  charts.success.data.datasets = [...(live ? [live.success] : []), ...pastSeries((m) => m.success_rate * 100)];
+  charts.fps.data.datasets = [...(live ? [live.fps] : []), ...pastSeries((m) => m.fps)];
+  for (const c of Object.values(charts)) c.update();
+}
+
+// --- tables -----------------------------------------------------------------------------------------------
+function textEl(tag: string, text: string, className?: string): HTMLElement {
+  const el = document.createElement(tag);
+  el.textContent = text;
+  if (className) el.className = className;
+  return el;
+}
+
+type EvalRow = RunSummaryEval;
+type RunSummaryEval = { episodes: number; success_rate: number; death_rate: number; avg_steps: number; death_causes: Record<string, number> };
+const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
+const causes = (c: Record<string, number>) => Object.entries(c).map(([k, v]) => `${k} ${v}`).join(', ') || '—';
+
+function evalTable(rows: [string, EvalRow][]): HTMLTableElement {
+  return table(['run', 'episodes', 'success', 'deaths', 'avg steps', 'death causes'], rows.map(([name, e]) => [name, String(e.episodes), pct(e.success_rate), pct(e.death_rate), e.avg_steps.toFixed(0), causes(e.death_causes)]));
+}
+
+function table(head: string[], rows: string[][]): HTMLTableElement {
+  const t = document.createElement('table');
+  const tr = document.createElement('tr');
+  for (const h of head) tr.append(textEl('th', h));
+  t.append(tr);
+  for (const r of rows) {
+    const row = document.createElement('tr');
+    for (const c of r) row.append(textEl('td', c));
+    t.append(row);
+  }
+  return t;
+}
+
+function showPastRuns(runs: PastRun[]): void {
+  pastRuns = runs;
+  const box = byId('past');
+  if (runs.length === 0) {
+    box.replaceChildren(textEl('p', 'No past runs in this workspace yet (runs are read from their summary.json).', 'muted'));
+  } else {
+    // Runs side by side: one column per run, one row per figure.
+    const fields: [string, (r: PastRun) => string][] = [
+      ['task', (r) => r.summary.task],
+      ['reward', (r) => (r.summary.reward_file ? r.summary.reward_file.split(/[\\/]/).pop()! : 'sparse')],
+      ['frames', (r) => r.summary.train.frames.toLocaleString()],
+      ['train success', (r) => pct(r.summary.train.success_rate)],
+      ['eval success', (r) => pct(r.summary.eval.success_rate)],
+      ['deaths', (r) => pct(r.summary.eval.death_rate)],
+      ['death causes', (r) => causes(r.summary.eval.death_causes)],
+      ['avg steps', (r) => r.summary.eval.avg_steps.toFixed(0)],
+      ['distance moved', (r) => `${r.summary.eval.avg_distance_moved.toFixed(1)} m`],
+      ['fps', (r) => Math.round(r.summary.train.fps).toLocaleString()],
+      ['wall time', (r) => `${r.summary.wall_seconds.toFixed(0)} s`],
+      ['backend', (r) => `${r.summary.backend} / ${r.summary.env}`],
+    ];
+    box.replaceChildren(table(['', ...runs.map((r) => r.name)], fields.map(([label, get]) => [label, ...runs.map(get)])));
+  }
+  redrawCharts();
+  drawMap();
+}
+
+// --- map of failed episodes -------------------------------------------------------------------------------
+function drawMap(): void {
+  const source = liveFailed.length > 0 || live ? { label: 'live run', failed: liveFailed } : pastRuns[0] ? { label: pastRuns[0].name, failed: pastRuns[0].failed } : undefined;
+  const canvas = byId<HTMLCanvasElement>('map');
+  const legend = byId('map-legend');
+  const ctx = canvas.getContext('2d')!;
+  const width = (canvas.width = canvas.clientWidth || 480);
+  const height = (canvas.height = 360);
+  ctx.clearRect(0, 0, width, height);
+  const failed = source?.failed.filter((f) => f.path.length > 0) ?? [];
+  byId('map-title').textContent = source ? `Failed episodes of ${source.label}: ${failed.length}` : 'Failed episodes';
+  if (failed.length === 0) {
+    legend.replaceChildren(textEl('p', 'No failed evaluation episodes to draw yet.', 'muted'));
+    return;
+  }
+  let [minX, maxX, minZ, maxZ] = [Infinity, -Infinity, Infinity, -Infinity];
+  for (const f of failed) for (const [x, z] of f.path) [minX, maxX, minZ, maxZ] = [Math.min(minX, x), Math.max(maxX, x), Math.min(minZ, z), Math.max(maxZ, z)];
+  const span = Math.max(maxX - minX, maxZ - minZ, 4);
+  const pad = 24;
+  const scale = Math.min(width - 2 * pad, height - 2 * pad) / span;
+  const px = (x: number) => pad + (x - minX) * scale;
+  const pz = (z: number) => pad + (z - minZ) * scale;
+  ctx.strokeStyle = cssVar('--vscode-panel-border', '#555');
+  ctx.strokeRect(0.5, 0.5, width - 1, height - 1);
+  ctx.font = '11px sans-serif';
+  const items: HTMLElement[] = [];
+  failed.slice(0, 20).forEach((f, i) => {
+    const color = PALETTE[i % PALETTE.length];
+    ctx.strokeStyle = color;
+    ctx.lineWidth = 1.5;
+    ctx.beginPath();
+    f.path.forEach(([x, z], k) => (k === 0 ? ctx.moveTo(px(x), pz(z)) : ctx.lineTo(px(x), pz(z))));
+    ctx.stroke();
+    const [sx, sz] = f.path[0];
+    ctx.fillStyle = color;
+    ctx.beginPath();
+    ctx.arc(px(sx), pz(sz), 3, 0, 2 * Math.PI);
+    ctx.fill();
+    // Where it ended: a cross, red when the agent died; labelled with the reason.
+    const [ex, ez] = f.path[f.path.length - 1];
+    const why = f.died ? `died: ${f.deathCause ?? 'unknown'}` : 'timed out';
+    ctx.strokeStyle = f.died ? '#e05252' : color;
+    ctx.lineWidth = 2.5;
+    ctx.beginPath();
+    ctx.moveTo(px(ex) - 5, pz(ez) - 5);
+    ctx.lineTo(px(ex) + 5, pz(ez) + 5);
+    ctx.moveTo(px(ex) + 5, pz(ez) - 5);
+    ctx.lineTo(px(ex) - 5, pz(ez) + 5);
+    ctx.stroke();
+    ctx.fillStyle = cssVar('--vscode-foreground', '#ccc');
+    ctx.fillText(`#${f.episode} ${why}`, px(ex) + 7, pz(ez) - 7);
+    const item = textEl('li', `episode ${f.episode}: ${why} after ${f.steps} steps, ended at x ${ex.toFixed(1)}, z ${ez.toFixed(1)}`);
+    item.style.borderLeft = `4px solid ${color}`;
+    items.push(item);
+  });
+  const list = document.createElement('ul');
+  list.append(...items);
+  legend.replaceChildren(textEl('p', `x → east, z ↓ south; ${span.toFixed(0)} m across. Dot = start, cross = end.`, 'muted'), list);
+}
+
+window.addEventListener('message', (ev: MessageEvent<DashboardMessage>) => {
+  const m = ev.data;
+  if (m.type === 'live-start') startLive(m.label);
+  else if (m.type === 'event') onEvent(m.event);
+  else if (m.type === 'past-runs') showPastRuns(m.runs);
+});
+window.addEventListener('resize', drawMap);
+vscode.postMessage({ type: 'ready' });

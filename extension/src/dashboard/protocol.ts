@@ -1,0 +1,29 @@
+// Messages from the extension host to the dashboard webview. The live run arrives as the runner's own events;
+// past runs arrive as their on-disk records, read by the host (the webview has no file access).
+import type { RunnerEvent } from '../../../runner/src/events';
+import type { RunSummary, UpdateMetrics } from '../../../runner/src/records';
+
+/** A failed evaluation episode reduced to what the map draws. */
+export interface FailedPath {
+  episode: number;
+  steps: number;
+  died: boolean;
+  deathCause: string | null;
+  /** Top-down [x, z] per step. */
+  path: [number, number][];
+}
+
+export interface PastRun {
+  /** Folder name, shown as the run's label. */
+  name: string;
+  dir: string;
+  summary: RunSummary;
+  metrics: UpdateMetrics[];
+  failed: FailedPath[];
+}
+
+export type DashboardMessage =
+  /** A new live run starts: the webview clears its live section. */
+  | { type: 'live-start'; label: string }
+  | { type: 'event'; event: RunnerEvent }
+  | { type: 'past-runs'; runs: PastRun[] };

@@ -1,0 +1,90 @@
+// Runs the `rewardsmith` CLI as a child process (never inside the extension host: native addons and long CPU
+// work do not belong there) and turns its `--events ndjson` stdout into typed events.
+import { spawn } from 'node:child_process';
+import * as vscode from 'vscode';
+import type { FinishedEvent, RunnerEvent } from '../../runner/src/events';
+import { NdjsonEventReader } from './core';
+
+export const API_KEY_SECRET = 'rewardsmith.llmApiKey';
+
+export interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  cancelled: boolean;
+  finished: FinishedEvent | undefined;
+}
+
+export class Runner {
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    readonly output: vscode.OutputChannel,
+  ) {}
+
+  /** The key from SecretStorage, else the environment's. */
+  async apiKey(): Promise<string | undefined> {
+    return (await this.context.secrets.get(API_KEY_SECRET)) || process.env.OPENAI_API_KEY || undefined;
+  }
+
+  /** Whether an LLM can be reached at all: a key, or a base URL (local servers often need none). */
+  async llmConfigured(): Promise<boolean> {
+    const baseUrl = vscode.workspace.getConfiguration('rewardsmith.llm').get<string>('baseUrl') || process.env.OPENAI_BASE_URL;
+    return Boolean((await this.apiKey()) || baseUrl);
+  }
+
+  /** The child's environment: LLM settings as the env vars the runner reads. The key only travels here. */
+  private async env(): Promise<NodeJS.ProcessEnv> {
+    const llm = vscode.workspace.getConfiguration('rewardsmith.llm');
+    const env: NodeJS.ProcessEnv = { ...process.env, ELECTRON_RUN_AS_NODE: '1' };
+    const key = await this.apiKey();
+    if (key) env.OPENAI_API_KEY = key;
+    if (llm.get<string>('baseUrl')) env.OPENAI_BASE_URL = llm.get<string>('baseUrl');
+    if (llm.get<string>('model')) env.REWARDSMITH_MODEL = llm.get<string>('model');
+    env.REWARDSMITH_TEMPERATURE = String(llm.get<number>('temperature') ?? 0.3);
+    env.REWARDSMITH_LLM_TIMEOUT_MS = String(llm.get<number>('timeoutMs') ?? 60000);
+    return env;
+  }
+
+  /**
+   * Runs `rewardsmith ARGS`, streaming events to `onEvent`; other output goes to the output channel.
+   * Cancelling sends SIGINT (the runner checkpoints and exits), then SIGTERM if it has not exited after 10 s.
+   */
+  async run(args: string[], cwd: string, onEvent: (e: RunnerEvent) => void, token?: vscode.CancellationToken): Promise<RunResult> {
+    const config = vscode.workspace.getConfiguration('rewardsmith');
+    const node = config.get<string>('nodePath') || process.execPath;
+    const cli = config.get<string>('runnerPath') || this.context.asAbsolutePath('dist/cli.js');
+    // The key never appears here: it is only in the child's environment.
+    this.output.appendLine(`$ rewardsmith ${args.join(' ')}    (cwd ${cwd})`);
+    const child = spawn(node, [cli, ...args], { cwd, env: await this.env(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let finished: FinishedEvent | undefined;
+    let cancelled = false;
+    const reader = new NdjsonEventReader(
+      (e) => {
+        if (e.type === 'finished') finished = e;
+        if (e.type === 'log') this.output.appendLine(`[${e.level}] ${e.message}`);
+        onEvent(e);
+      },
+      (line) => this.output.appendLine(line),
+    );
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => reader.push(chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => this.output.append(chunk));
+    let escalate: NodeJS.Timeout | undefined;
+    const cancel = token?.onCancellationRequested(() => {
+      cancelled = true;
+      this.output.appendLine('Stopping: SIGINT sent (the runner saves its checkpoint).');
+      child.kill('SIGINT');
+      escalate = setTimeout(() => child.kill('SIGTERM'), 10_000);
+    });
+    return new Promise((resolve) => {
+      child.on('error', (err) => {
+        this.output.appendLine(`Could not start the runner (${node} ${cli}): ${err.message}`);
+      });
+      child.on('close', (code, signal) => {
+        reader.end();
+        cancel?.dispose();
+        if (escalate) clearTimeout(escalate);
+        this.output.appendLine(`rewardsmith ${args[0]} exited with ${signal ?? code}`);
+        resolve({ code, signal, cancelled, finished });
+      });
+    });
+  }
+}

@@ -1,0 +1,157 @@
+// The trajectory analyzer's suggestions: kept per reward file, pushed to the language server (which shows them
+// as `reward-analyzer` diagnostics with Apply/Dismiss code actions), listed in the "Suggestions" tree, and
+// previewable as a diff against a virtual document before being applied as a WorkspaceEdit.
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import { setSuggestionsNotification, suggestionResolvedNotification, type AnalyzerSuggestion } from '../../language-server/src/lsp_ext';
+import type { SuggestionEvent } from '../../runner/src/events';
+import { applyUnifiedDiff, PatchError } from './core';
+
+export const PATCHED_SCHEME = 'rewardsmith-patched';
+
+/** A suggestion as `rewardsmith analyze` streams it (event) or writes it (suggestions.json). */
+export function toAnalyzerSuggestion(s: Pick<SuggestionEvent, 'id' | 'message' | 'lines' | 'diff'> & { evidence?: string }): AnalyzerSuggestion {
+  const out: AnalyzerSuggestion = { id: s.id, message: s.message };
+  if (s.evidence) out.evidence = s.evidence;
+  if (s.lines) out.range = { start: { line: s.lines[0] - 1, character: 0 }, end: { line: s.lines[1] - 1, character: Number.MAX_SAFE_INTEGER } };
+  if (s.diff) out.diff = s.diff;
+  return out;
+}
+
+type Node = { kind: 'file'; uri: string } | { kind: 'suggestion'; uri: string; suggestion: AnalyzerSuggestion };
+
+export class Suggestions implements vscode.TreeDataProvider<Node>, vscode.TextDocumentContentProvider {
+  private readonly byFile = new Map<string, AnalyzerSuggestion[]>();
+  private readonly changed = new vscode.EventEmitter<Node | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly patchedChanged = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.patchedChanged.event;
+
+  constructor(private readonly client: () => LanguageClient | undefined) {}
+
+  /** Call once the client runs: the server tells us when its code actions applied or dismissed one. */
+  listen(client: LanguageClient): vscode.Disposable {
+    return client.onNotification(suggestionResolvedNotification, ({ textDocument, id }) => this.drop(textDocument.uri, id, false));
+  }
+
+  set(uri: vscode.Uri, suggestions: AnalyzerSuggestion[]): void {
+    this.byFile.set(uri.toString(), suggestions);
+    this.push(uri.toString());
+    this.changed.fire(undefined);
+  }
+
+  all(): { uri: string; suggestion: AnalyzerSuggestion }[] {
+    return [...this.byFile].flatMap(([uri, list]) => list.map((suggestion) => ({ uri, suggestion })));
+  }
+
+  find(uri: string, id: string): AnalyzerSuggestion | undefined {
+    return this.byFile.get(uri)?.find((s) => s.id === id);
+  }
+
+  /** Re-sends every file's suggestions (after the server restarts). */
+  pushAll(): void {
+    for (const uri of this.byFile.keys()) this.push(uri);
+  }
+
+  private push(uri: string): void {
+    void this.client()?.sendNotification(setSuggestionsNotification, { textDocument: { uri }, suggestions: this.byFile.get(uri) ?? [] });
+  }
+
+  drop(uri: string, id: string, tellServer = true): void {
+    const list = this.byFile.get(uri);
+    if (!list) return;
+    this.byFile.set(uri, list.filter((s) => s.id !== id));
+    if (tellServer) this.push(uri);
+    this.changed.fire(undefined);
+  }
+
+  // --- preview and apply --------------------------------------------------------------------------------
+  /** Virtual document `rewardsmith-patched:<path>?<uri>#<id>`: the file as it would be with the patch applied. */
+  patchedUri(uri: string, id: string): vscode.Uri {
+    const file = vscode.Uri.parse(uri);
+    return vscode.Uri.from({ scheme: PATCHED_SCHEME, path: file.path, query: uri, fragment: id });
+  }
+
+  provideTextDocumentContent(patched: vscode.Uri): string {
+    const { text } = this.patchedText(patched.query, patched.fragment);
+    return text;
+  }
+
+  private patchedText(uri: string, id: string): { text: string; document?: vscode.TextDocument } {
+    const suggestion = this.find(uri, id);
+    const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
+    if (!suggestion?.diff || !document) throw new PatchError('the suggestion or its file is no longer open');
+    return { text: applyUnifiedDiff(document.getText(), suggestion.diff), document };
+  }
+
+  async preview(uri: string, id: string): Promise<void> {
+    const suggestion = this.find(uri, id);
+    if (!suggestion?.diff) return;
+    const document = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
+    try {
+      applyUnifiedDiff(document.getText(), suggestion.diff);
+    } catch (err) {
+      void vscode.window.showWarningMessage(`The suggested patch no longer applies: ${(err as Error).message}. Re-run the analyzer on the current file.`);
+      return;
+    }
+    const patched = this.patchedUri(uri, id);
+    this.patchedChanged.fire(patched);
+    await vscode.commands.executeCommand('vscode.diff', document.uri, patched, `${path.basename(document.uri.fsPath)} ↔ suggested patch`, { preview: true });
+    const choice = await vscode.window.showInformationMessage(`Suggested patch: ${firstLine(suggestion.message)}`, 'Apply', 'Dismiss');
+    if (choice === 'Apply') await this.apply(uri, id);
+    else if (choice === 'Dismiss') this.drop(uri, id);
+  }
+
+  async apply(uri: string, id: string): Promise<boolean> {
+    await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
+    let patched: { text: string; document?: vscode.TextDocument };
+    try {
+      patched = this.patchedText(uri, id);
+    } catch (err) {
+      void vscode.window.showWarningMessage(`The suggested patch no longer applies: ${(err as Error).message}`);
+      return false;
+    }
+    const document = patched.document!;
+    const edit = new vscode.WorkspaceEdit();
+    edit.replace(document.uri, new vscode.Range(0, 0, document.lineCount, 0), patched.text);
+    if (!(await vscode.workspace.applyEdit(edit))) return false;
+    this.drop(uri, id);
+    return true;
+  }
+
+  // --- tree ---------------------------------------------------------------------------------------------
+  getChildren(node?: Node): Node[] {
+    if (!node) {
+      const files = [...this.byFile].filter(([, list]) => list.length > 0);
+      // One file: its suggestions directly; several: one folder per file.
+      if (files.length === 1) return files[0][1].map((suggestion) => ({ kind: 'suggestion', uri: files[0][0], suggestion }));
+      return files.map(([uri]) => ({ kind: 'file', uri }));
+    }
+    if (node.kind === 'file') return (this.byFile.get(node.uri) ?? []).map((suggestion) => ({ kind: 'suggestion', uri: node.uri, suggestion }));
+    return [];
+  }
+
+  getTreeItem(node: Node): vscode.TreeItem {
+    if (node.kind === 'file') {
+      const item = new vscode.TreeItem(vscode.Uri.parse(node.uri), vscode.TreeItemCollapsibleState.Expanded);
+      item.description = vscode.workspace.asRelativePath(vscode.Uri.parse(node.uri));
+      return item;
+    }
+    const { suggestion, uri } = node;
+    const item = new vscode.TreeItem(firstLine(suggestion.message), vscode.TreeItemCollapsibleState.None);
+    const line = suggestion.range ? suggestion.range.start.line + 1 : undefined;
+    item.description = `${path.basename(vscode.Uri.parse(uri).fsPath)}${line ? `:${line}` : ''}${suggestion.diff ? ' · patch' : ''}`;
+    item.tooltip = new vscode.MarkdownString().appendText(suggestion.message + (suggestion.evidence ? `\n\nEvidence: ${suggestion.evidence}` : ''));
+    item.iconPath = new vscode.ThemeIcon(suggestion.diff ? 'lightbulb-autofix' : 'lightbulb');
+    item.contextValue = suggestion.diff ? 'suggestion.patch' : 'suggestion';
+    item.command = suggestion.diff
+      ? { command: 'rewardsmith.previewSuggestion', title: 'Preview suggested patch', arguments: [{ uri, id: suggestion.id }] }
+      : { command: 'vscode.open', title: 'Show', arguments: [vscode.Uri.parse(uri), { selection: suggestion.range ? new vscode.Range(suggestion.range.start.line, 0, suggestion.range.start.line, 0) : undefined }] };
+    return item;
+  }
+}
+
+function firstLine(s: string): string {
+  return s.split('\n')[0];
+}
