@@ -1,0 +1,316 @@
+// LLM access for the three roles (designer, critic, analyzer): configuration from env vars and overrides,
+// one chat call with retries and backoff through the real `openai` client, answer validation with
+// re-asking, and a log of every call. Callers get either an answer or an LlmError/LlmNotConfiguredError
+// whose message is written for the user; nothing here crashes the host on a bad network or a bad answer.
+import { appendFileSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import OpenAI from 'openai';
+
+export interface LlmConfig {
+  /** OpenAI-compatible API base URL (e.g. `http://localhost:8000/v1`); undefined = OpenAI's. */
+  baseUrl: string | undefined;
+  apiKey: string | undefined;
+  model: string;
+  temperature: number;
+  /** Limit of one HTTP call. */
+  timeoutMs: number;
+  /** Retries after the first attempt, for transport failures (429, 5xx, timeouts, unparsable bodies) and,
+   * separately, for answers that fail validation. */
+  maxRetries: number;
+  /** First backoff delay; doubles each retry (a server's Retry-After wins when given). */
+  retryDelayMs: number;
+}
+
+export const LLM_DEFAULTS = {
+  model: 'gpt-4o',
+  temperature: 0.3, // the paper's setting for all three roles
+  timeoutMs: 60_000,
+  maxRetries: 3,
+  retryDelayMs: 1000,
+} as const;
+
+/** Thrown before any request when neither a key nor a base URL is known. */
+export class LlmNotConfiguredError extends Error {
+  constructor() {
+    super(
+      'No LLM configured: set OPENAI_API_KEY (for OpenAI), or OPENAI_BASE_URL for an OpenAI-compatible server ' +
+        '(plus OPENAI_API_KEY if it needs one); REWARDSMITH_MODEL picks the model. In the editor: ' +
+        '"Rewardsmith: Set LLM API key" and the rewardsmith.llm settings.',
+    );
+    this.name = 'LlmNotConfiguredError';
+  }
+}
+
+export type LlmErrorKind = 'timeout' | 'rate-limit' | 'server' | 'connection' | 'malformed' | 'request';
+
+/** The LLM could not give a usable answer (after retries where retrying makes sense). */
+export class LlmError extends Error {
+  constructor(
+    readonly kind: LlmErrorKind,
+    message: string,
+    readonly attempts: number,
+  ) {
+    super(message);
+    this.name = 'LlmError';
+  }
+}
+
+const nonEmpty = (v: string | undefined | null): string | undefined => (v && v.trim() !== '' ? v.trim() : undefined);
+
+/** Overrides (editor settings, CLI flags) win over env vars, which win over defaults. Empty strings count as unset. */
+export function resolveLlmConfig(overrides: Partial<LlmConfig> = {}, env: NodeJS.ProcessEnv = process.env): LlmConfig {
+  const num = (v: number | undefined, fallback: number) => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
+  return {
+    baseUrl: nonEmpty(overrides.baseUrl) ?? nonEmpty(env.OPENAI_BASE_URL),
+    apiKey: nonEmpty(overrides.apiKey) ?? nonEmpty(env.OPENAI_API_KEY),
+    model: nonEmpty(overrides.model) ?? nonEmpty(env.REWARDSMITH_MODEL) ?? LLM_DEFAULTS.model,
+    temperature: num(overrides.temperature, LLM_DEFAULTS.temperature),
+    timeoutMs: num(overrides.timeoutMs, LLM_DEFAULTS.timeoutMs),
+    maxRetries: Math.max(0, Math.floor(num(overrides.maxRetries, LLM_DEFAULTS.maxRetries))),
+    retryDelayMs: Math.max(0, num(overrides.retryDelayMs, LLM_DEFAULTS.retryDelayMs)),
+  };
+}
+
+export function isLlmConfigured(config: LlmConfig): boolean {
+  return config.apiKey !== undefined || config.baseUrl !== undefined;
+}
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface TokenUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+/** One line of `llm-calls.ndjson`: every HTTP attempt, failed ones included. */
+export interface LlmCallRecord {
+  time: string;
+  role: string;
+  model: string;
+  temperature: number;
+  base_url: string | null;
+  attempt: number;
+  messages: ChatMessage[];
+  answer: string | null;
+  usage: TokenUsage | null;
+  latency_ms: number;
+  error: string | null;
+}
+
+/** Where calls are logged: a folder (appends to `llm-calls.ndjson` there) or a callback (e.g. an output channel). */
+export type LlmLog = { dir: string } | ((record: LlmCallRecord) => void);
+
+export const LLM_LOG_FILE = 'llm-calls.ndjson';
+
+function writeLog(log: LlmLog | undefined, record: LlmCallRecord): void {
+  if (!log) return;
+  if (typeof log === 'function') {
+    log(record);
+    return;
+  }
+  mkdirSync(log.dir, { recursive: true });
+  appendFileSync(path.join(log.dir, LLM_LOG_FILE), JSON.stringify(record) + '\n');
+}
+
+export interface ChatOptions {
+  /** Which role is asking (designer, critic, analyzer); goes into the log. */
+  role: string;
+  llm?: Partial<LlmConfig>;
+  log?: LlmLog;
+  signal?: AbortSignal;
+}
+
+export interface ChatAnswer {
+  text: string;
+  model: string;
+  usage: TokenUsage | null;
+  latencyMs: number;
+}
+
+const clients = new Map<string, OpenAI>();
+
+function clientFor(config: LlmConfig): OpenAI {
+  const key = `${config.baseUrl ?? ''}\u0000${config.apiKey ?? ''}\u0000${config.timeoutMs}`;
+  let client = clients.get(key);
+  if (!client) {
+    // Local OpenAI-compatible servers often need no key, but the client insists on one.
+    client = new OpenAI({ baseURL: config.baseUrl, apiKey: config.apiKey ?? 'not-needed', timeout: config.timeoutMs, maxRetries: 0 });
+    clients.set(key, client);
+  }
+  return client;
+}
+
+interface Classified {
+  kind: LlmErrorKind;
+  retryable: boolean;
+  message: string;
+  retryAfterMs?: number;
+}
+
+function retryAfter(headers: Headers | undefined): number | undefined {
+  if (!headers) return undefined;
+  const ms = Number(headers.get('retry-after-ms'));
+  if (Number.isFinite(ms) && ms > 0) return ms;
+  const s = headers.get('retry-after');
+  if (s === null) return undefined;
+  const secs = Number(s);
+  if (Number.isFinite(secs)) return secs * 1000;
+  const date = Date.parse(s);
+  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : undefined;
+}
+
+function classify(err: unknown, config: LlmConfig): Classified {
+  if (err instanceof OpenAI.APIConnectionTimeoutError) return { kind: 'timeout', retryable: true, message: `no answer within ${config.timeoutMs} ms` };
+  if (err instanceof OpenAI.APIUserAbortError) return { kind: 'request', retryable: false, message: 'cancelled' };
+  if (err instanceof OpenAI.APIConnectionError) {
+    const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
+    return { kind: 'connection', retryable: true, message: `cannot reach ${config.baseUrl ?? 'the OpenAI API'}${cause}` };
+  }
+  if (err instanceof OpenAI.APIError) {
+    const status = err.status ?? 0;
+    const detail = err.message;
+    const after = retryAfter(err.headers);
+    if (status === 429) return { kind: 'rate-limit', retryable: true, message: `rate limited (429): ${detail}`, retryAfterMs: after };
+    if (status >= 500 || status === 408 || status === 409) return { kind: 'server', retryable: true, message: `server error (${status}): ${detail}`, retryAfterMs: after };
+    if (status === 401) return { kind: 'request', retryable: false, message: `the API key was rejected (401): ${detail}` };
+    if (status === 404) return { kind: 'request', retryable: false, message: `not found (404; is the model "${config.model}" served at ${config.baseUrl ?? 'OpenAI'}?): ${detail}` };
+    return { kind: 'request', retryable: false, message: `request refused (${status}): ${detail}` };
+  }
+  // A 200 whose body is not JSON surfaces as a SyntaxError from the client's parser.
+  if (err instanceof SyntaxError) return { kind: 'malformed', retryable: true, message: `the server's response was not valid JSON (${err.message})` };
+  return { kind: 'request', retryable: false, message: err instanceof Error ? err.message : String(err) };
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new LlmError('request', 'LLM call cancelled', 0));
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(new LlmError('request', 'LLM call cancelled', 0));
+      },
+      { once: true },
+    );
+  });
+}
+
+function backoffMs(config: LlmConfig, retry: number, serverHint: number | undefined): number {
+  if (serverHint !== undefined) return Math.min(serverHint, 60_000);
+  const base = config.retryDelayMs * 2 ** (retry - 1);
+  return Math.min(base * (1 + Math.random() * 0.25), 30_000);
+}
+
+/**
+ * One chat completion with retries on 429, 5xx, timeouts, connection failures and unparsable or empty
+ * responses. Throws LlmNotConfiguredError, or LlmError after the last attempt.
+ */
+export async function chat(messages: ChatMessage[], opts: ChatOptions): Promise<ChatAnswer> {
+  const config = resolveLlmConfig(opts.llm);
+  if (!isLlmConfigured(config)) throw new LlmNotConfiguredError();
+  const client = clientFor(config);
+  let last: Classified | undefined;
+  for (let attempt = 1; attempt <= config.maxRetries + 1; attempt++) {
+    if (attempt > 1) await sleep(backoffMs(config, attempt - 1, last?.retryAfterMs), opts.signal);
+    const started = performance.now();
+    const record = (answer: string | null, usage: TokenUsage | null, error: string | null, model = config.model) =>
+      writeLog(opts.log, {
+        time: new Date().toISOString(),
+        role: opts.role,
+        model,
+        temperature: config.temperature,
+        base_url: config.baseUrl ?? null,
+        attempt,
+        messages,
+        answer,
+        usage,
+        latency_ms: Math.round(performance.now() - started),
+        error,
+      });
+    try {
+      const completion = await client.chat.completions.create(
+        { model: config.model, temperature: config.temperature, messages },
+        { signal: opts.signal },
+      );
+      const text = completion?.choices?.[0]?.message?.content;
+      const usage = completion?.usage
+        ? { prompt_tokens: completion.usage.prompt_tokens, completion_tokens: completion.usage.completion_tokens, total_tokens: completion.usage.total_tokens }
+        : null;
+      if (typeof text !== 'string' || text.trim() === '') {
+        last = { kind: 'malformed', retryable: true, message: 'the response had no answer text (no choices or empty content)' };
+        record(null, usage, last.message);
+        continue;
+      }
+      record(text, usage, null, completion.model || config.model);
+      return { text, model: completion.model || config.model, usage, latencyMs: Math.round(performance.now() - started) };
+    } catch (err) {
+      last = classify(err, config);
+      record(null, null, last.message);
+      if (!last.retryable || opts.signal?.aborted) throw new LlmError(last.kind, `LLM call failed: ${last.message}`, attempt);
+    }
+  }
+  const attempts = config.maxRetries + 1;
+  throw new LlmError(last!.kind, `LLM call failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${last!.message}`, attempts);
+}
+
+export type Validation<T> = { ok: true; value: T } | { ok: false; problem: string };
+
+export interface ValidatedAnswer<T> extends ChatAnswer {
+  value: T;
+  /** Answers that failed validation before this one. */
+  rejected: { text: string; problem: string }[];
+}
+
+/**
+ * Asks, validates the answer, and when it is unusable asks again in the same conversation, telling the model
+ * what was wrong (up to maxRetries times). Throws LlmError('malformed') with the last problem after that.
+ */
+export async function chatValidated<T>(messages: ChatMessage[], validate: (text: string) => Validation<T>, opts: ChatOptions): Promise<ValidatedAnswer<T>> {
+  const config = resolveLlmConfig(opts.llm);
+  const conversation = [...messages];
+  const rejected: { text: string; problem: string }[] = [];
+  for (let round = 0; round <= config.maxRetries; round++) {
+    const answer = await chat(conversation, opts);
+    const result = validate(answer.text);
+    if (result.ok) return { ...answer, value: result.value, rejected };
+    rejected.push({ text: answer.text, problem: result.problem });
+    conversation.push(
+      { role: 'assistant', content: answer.text },
+      { role: 'user', content: `Your answer could not be used: ${result.problem}\nAnswer again, following the required output format exactly.` },
+    );
+  }
+  const last = rejected[rejected.length - 1]!;
+  throw new LlmError('malformed', `the ${opts.role}'s answer was malformed ${rejected.length} time${rejected.length === 1 ? '' : 's'}; last problem: ${last.problem}`, rejected.length);
+}
+
+/**
+ * The JSON object in an answer: the whole text, a fenced ```json block, or the outermost {...}; tolerates
+ * trailing commas. Returns a problem description when there is none.
+ */
+export function extractJsonObject(text: string): Validation<Record<string, unknown>> {
+  if (!text.includes('{')) return { ok: false, problem: 'no JSON object found; reply with one JSON object' };
+  const candidates: string[] = [text.trim()];
+  const fence = /```(?:json)?\s*\n([\s\S]*?)```/i.exec(text);
+  if (fence) candidates.push(fence[1]!.trim());
+  const first = text.indexOf('{');
+  const last = text.lastIndexOf('}');
+  if (first >= 0 && last > first) candidates.push(text.slice(first, last + 1));
+  let error = 'no JSON object found';
+  for (const c of candidates) {
+    for (const variant of [c, c.replace(/,\s*([}\]])/g, '$1')]) {
+      try {
+        const parsed: unknown = JSON.parse(variant);
+        if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return { ok: true, value: parsed as Record<string, unknown> };
+        error = 'the JSON is not an object';
+      } catch (e) {
+        error = `invalid JSON (${(e as Error).message})`;
+      }
+    }
+  }
+  return { ok: false, problem: `${error}; reply with one JSON object` };
+}

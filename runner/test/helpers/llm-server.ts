@@ -1,0 +1,134 @@
+// A local OpenAI-compatible HTTP server that answers `/v1/chat/completions` from a script: the only test
+// double the project allows (tests reach it through the real `openai` client). It records every request so
+// tests can assert what the roles were asked, and can inject 429/500, unparsable bodies and delays.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedRequest {
+  /** 0-based index among all requests to the completions endpoint. */
+  index: number;
+  model: string;
+  temperature: number | undefined;
+  messages: { role: string; content: string }[];
+  /** Last user message, what a role handler usually dispatches on. */
+  lastUser: string;
+  /** The system message (empty if none). */
+  system: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+export type ScriptedReply =
+  /** An assistant answer. */
+  | string
+  | { text: string; model?: string; usage?: { prompt_tokens: number; completion_tokens: number } }
+  /** An HTTP error with an OpenAI-style error body (429, 500, 401 …). */
+  | { status: number; message?: string; retryAfterMs?: number }
+  /** 200 with this exact body (e.g. not JSON). */
+  | { rawBody: string }
+  /** Wait, then send `reply` (a delay past the client's timeout makes a timeout). */
+  | { delayMs: number; reply: ScriptedReply };
+
+export type Script = ScriptedReply[] | ((request: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>);
+
+export interface LlmTestServer {
+  /** Base URL for the openai client / OPENAI_BASE_URL, ending in `/v1`. */
+  baseUrl: string;
+  requests: RecordedRequest[];
+  /** Replies not yet served, for a list script. */
+  remaining(): number;
+  close(): Promise<void>;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+export async function startLlmServer(script: Script): Promise<LlmTestServer> {
+  const requests: RecordedRequest[] = [];
+  const queue = Array.isArray(script) ? [...script] : null;
+  const sockets = new Set<import('node:net').Socket>();
+
+  const serve = async (reply: ScriptedReply, res: ServerResponse, request: RecordedRequest): Promise<void> => {
+    if (typeof reply === 'string') reply = { text: reply };
+    if ('delayMs' in reply) {
+      await new Promise((r) => setTimeout(r, reply.delayMs));
+      if (res.destroyed || res.writableEnded) return; // the client gave up (timeout)
+      return serve(reply.reply, res, request);
+    }
+    if ('rawBody' in reply) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(reply.rawBody);
+      return;
+    }
+    if ('status' in reply) {
+      const headers: Record<string, string> = reply.retryAfterMs !== undefined ? { 'retry-after-ms': String(reply.retryAfterMs) } : {};
+      sendJson(res, reply.status, { error: { message: reply.message ?? `scripted HTTP ${reply.status}`, type: 'scripted', code: null } }, headers);
+      return;
+    }
+    const usage = reply.usage ?? { prompt_tokens: Math.ceil(request.messages.reduce((n, m) => n + m.content.length, 0) / 4), completion_tokens: Math.ceil(reply.text.length / 4) };
+    sendJson(res, 200, {
+      id: `chatcmpl-scripted-${request.index}`,
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: reply.model ?? request.model,
+      choices: [{ index: 0, message: { role: 'assistant', content: reply.text }, finish_reason: 'stop', logprobs: null }],
+      usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+    });
+  };
+
+  const server = createServer((req, res) => {
+    void (async () => {
+      if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+        sendJson(res, 404, { error: { message: `scripted LLM server: no route ${req.method} ${req.url}` } });
+        return;
+      }
+      const body = JSON.parse(await readBody(req)) as { model: string; temperature?: number; messages: { role: string; content: string }[] };
+      const messages = body.messages.map((m) => ({ role: m.role, content: typeof m.content === 'string' ? m.content : JSON.stringify(m.content) }));
+      const request: RecordedRequest = {
+        index: requests.length,
+        model: body.model,
+        temperature: body.temperature,
+        messages,
+        lastUser: [...messages].reverse().find((m) => m.role === 'user')?.content ?? '',
+        system: messages.find((m) => m.role === 'system')?.content ?? '',
+        headers: req.headers,
+      };
+      requests.push(request);
+      let reply: ScriptedReply | undefined;
+      if (queue) reply = queue.shift();
+      else reply = await (script as (r: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>)(request);
+      // 400 is not retried by the client, so a test with too short a script fails fast and says why.
+      if (reply === undefined) reply = { status: 400, message: `scripted LLM server: no reply left for request #${request.index}` };
+      await serve(reply, res, request);
+    })().catch((err: unknown) => {
+      if (!res.headersSent) sendJson(res, 400, { error: { message: `scripted LLM server: ${String(err)}` } });
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    requests,
+    remaining: () => queue?.length ?? 0,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}

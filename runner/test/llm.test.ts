@@ -1,0 +1,175 @@
+// The LLM client and the critic against the scripted OpenAI-compatible server, through the real openai client.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chat, LlmError, LlmNotConfiguredError, resolveLlmConfig, LLM_LOG_FILE, type LlmCallRecord } from '../src/llm/client';
+import { critiqueReward, parseCritique } from '../src/llm/critic';
+import { contextText, numberedSource } from '../src/llm/prompts';
+import { BUILTIN_TASKS } from '../src/tasks';
+import { SCALE_RULE, loadSchema } from '../src/schema';
+import { startLlmServer, type LlmTestServer } from './helpers/llm-server';
+
+const TREE = BUILTIN_TASKS['approach-tree']!;
+const fast = (server: LlmTestServer) => ({ baseUrl: server.baseUrl, apiKey: 'test-key', model: 'scripted-model', retryDelayMs: 5, timeoutMs: 2000 });
+
+// The paper's classic critic catch: "magma" for lava, and a GLOBAL_DATA key read before any write.
+const BUGGY_REWARD = `// task: approach-tree
+export function reward_function(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA) {
+  let sparse = 0;
+  if (health < GLOBAL_DATA["health"]) sparse = -1;
+  GLOBAL_DATA["health"] = health;
+  let dense = 0;
+  if ("magma" in current_nearest_blocks) dense = -1;
+  return Math.sign(sparse) * 1 + Math.sign(dense) * 0.1;
+}
+`;
+
+describe('LLM configuration', () => {
+  it('reads env vars, lets overrides win, treats empty settings as unset', () => {
+    const env = { OPENAI_BASE_URL: 'http://llm.local/v1', OPENAI_API_KEY: 'k', REWARDSMITH_MODEL: 'm-env' };
+    const c = resolveLlmConfig({ model: 'm-setting', baseUrl: '' }, env);
+    assert.equal(c.baseUrl, 'http://llm.local/v1');
+    assert.equal(c.model, 'm-setting');
+    assert.equal(c.apiKey, 'k');
+    assert.equal(c.temperature, 0.3);
+  });
+
+  it('says clearly that no LLM is configured, before any request', async () => {
+    const saved = { ...process.env };
+    delete process.env.OPENAI_API_KEY;
+    delete process.env.OPENAI_BASE_URL;
+    try {
+      await assert.rejects(chat([{ role: 'user', content: 'hi' }], { role: 'critic' }), (e: unknown) => {
+        assert.ok(e instanceof LlmNotConfiguredError);
+        assert.match((e as Error).message, /No LLM configured: set OPENAI_API_KEY/);
+        return true;
+      });
+    } finally {
+      Object.assign(process.env, saved);
+    }
+  });
+});
+
+describe('LLM client retries through the real openai client', () => {
+  let server: LlmTestServer;
+  after(() => server?.close());
+
+  it('retries 429, 500, an unparsable body and a timeout, then answers; logs every attempt', async () => {
+    server = await startLlmServer([
+      { status: 429, message: 'slow down', retryAfterMs: 5 },
+      { status: 500 },
+      { rawBody: '{"choices": [ not json' },
+      { delayMs: 400, reply: 'too late' },
+      { text: 'hello', usage: { prompt_tokens: 11, completion_tokens: 2 } },
+    ]);
+    const dir = mkdtempSync(path.join(tmpdir(), 'llm-log-'));
+    const answer = await chat([{ role: 'user', content: 'say hello' }], { role: 'test', llm: { ...fast(server), timeoutMs: 200, maxRetries: 4 }, log: { dir } });
+    assert.equal(answer.text, 'hello');
+    assert.deepEqual(answer.usage, { prompt_tokens: 11, completion_tokens: 2, total_tokens: 13 });
+    assert.equal(server.requests.length, 5);
+    assert.equal(server.requests[0]!.temperature, 0.3);
+    assert.equal(server.requests[0]!.headers.authorization, 'Bearer test-key');
+    const log = readFileSync(path.join(dir, LLM_LOG_FILE), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as LlmCallRecord);
+    assert.equal(log.length, 5);
+    assert.match(log[0]!.error!, /rate limited \(429\)/);
+    assert.match(log[1]!.error!, /server error \(500\)/);
+    assert.match(log[2]!.error!, /not valid JSON/);
+    assert.match(log[3]!.error!, /no answer within 200 ms/);
+    assert.equal(log[4]!.answer, 'hello');
+    assert.equal(log[4]!.model, 'scripted-model');
+    assert.deepEqual(log[4]!.messages, [{ role: 'user', content: 'say hello' }]);
+    assert.ok(log[4]!.latency_ms >= 0);
+  });
+
+  it('gives up with a clear error after the last retry, and does not retry a rejected key', async () => {
+    await server.close();
+    server = await startLlmServer([{ status: 503 }, { status: 503 }, { status: 401, message: 'bad key' }]);
+    await assert.rejects(chat([{ role: 'user', content: 'x' }], { role: 'test', llm: { ...fast(server), maxRetries: 1 } }), (e: unknown) => {
+      assert.ok(e instanceof LlmError);
+      assert.equal(e.kind, 'server');
+      assert.match(e.message, /failed after 2 attempts: server error \(503\)/);
+      return true;
+    });
+    await assert.rejects(chat([{ role: 'user', content: 'x' }], { role: 'test', llm: fast(server) }), /the API key was rejected \(401\)/);
+    assert.equal(server.requests.length, 3);
+  });
+});
+
+describe('prompts', () => {
+  it('inject the schema, game facts, task and contract from the modules', () => {
+    const text = contextText(TREE);
+    assert.match(text, /Objective: Approach a tree\./);
+    assert.match(text, /Episode limit: 2000 steps/);
+    assert.ok(text.includes(SCALE_RULE.expression));
+    assert.ok(text.includes('export function reward_function(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA)'));
+    assert.match(text, /`health` \(0\.\.10 hearts\)/);
+    assert.match(text, /yaw -35°\.\.35°/);
+    assert.match(text, /`magma` → `lava` or `magma_block`/);
+    assert.ok(!text.includes('damage_dealt'), 'approach tasks get no attack parameters');
+    assert.ok(contextText(BUILTIN_TASKS['attack-cow']).includes('kill_entity'));
+    // every mob named is a real one
+    const mobs = /- Mobs: (.*)\./.exec(text)![1]!.split(', ');
+    assert.ok(mobs.length > 20 && mobs.every((m) => loadSchema().mobs.has(m)));
+  });
+
+  it('number source lines from 1', () => {
+    assert.equal(numberedSource('a\nb'), '1| a\n2| b');
+  });
+});
+
+describe('critic', () => {
+  let server: LlmTestServer;
+  after(() => server?.close());
+  before(async () => {
+    server = await startLlmServer([
+      // malformed: prose with no JSON, then JSON with a non-boolean verdict
+      'The reward looks mostly fine but magma is wrong.',
+      '{"reasoning": "x", "success": "maybe", "critique": null}',
+      // repairable: fenced, trailing comma, string verdict, "warn" severity, line past the end
+      '```json\n{"reasoning": "magma is not a block; GLOBAL_DATA health is read before it is written.", "success": "false", "critique": null,\n' +
+        ' "findings": [{"line": 7, "severity": "error", "message": "`magma` is not a block name; use `lava`."},\n' +
+        '  {"line": "4", "end_line": 5, "severity": "warn", "message": "GLOBAL_DATA[\\"health\\"] is read before it is written."},\n' +
+        '  {"line": 99, "severity": "information", "message": "past the end"},\n  {"message": "no line"},]}\n```',
+    ]);
+  });
+
+  it('re-asks on a malformed answer, repairs a near-miss and returns line-anchored findings', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'critic-'));
+    const result = await critiqueReward({ file: 'buggy.reward.ts', source: BUGGY_REWARD, task: TREE, llm: fast(server), log: { dir } });
+    assert.equal(result.success, false);
+    assert.equal(result.model, 'scripted-model');
+    assert.deepEqual(result.findings, [
+      { line: 7, severity: 'error', message: '`magma` is not a block name; use `lava`.' },
+      { line: 4, endLine: 5, severity: 'warning', message: 'GLOBAL_DATA["health"] is read before it is written.' },
+      { line: 10, severity: 'information', message: 'past the end' },
+    ]);
+    assert.match(result.critique!, /line 7: `magma` is not a block name/);
+    assert.equal(server.requests.length, 3);
+    // the critic saw numbered code and the task; the retries told it what was wrong
+    const first = server.requests[0]!;
+    assert.match(first.system, /Answer with one JSON object/);
+    assert.match(first.lastUser, / 7\| {3}if \("magma" in current_nearest_blocks\) dense = -1;/);
+    assert.match(first.lastUser, /Objective: Approach a tree/);
+    assert.match(server.requests[1]!.lastUser, /could not be used: no JSON object found/);
+    assert.match(server.requests[2]!.lastUser, /"success" must be true or false/);
+    assert.equal(readFileSync(path.join(dir, LLM_LOG_FILE), 'utf8').trim().split('\n').length, 3);
+  });
+
+  it('fails with a clear message when every answer is malformed', async () => {
+    await server.close();
+    server = await startLlmServer(['nope', 'still nope']);
+    await assert.rejects(critiqueReward({ file: 'f.reward.ts', source: BUGGY_REWARD, llm: { ...fast(server), maxRetries: 1 } }), (e: unknown) => {
+      assert.ok(e instanceof LlmError);
+      assert.equal(e.kind, 'malformed');
+      assert.match(e.message, /the critic's answer was malformed 2 times; last problem: no JSON object found/);
+      return true;
+    });
+  });
+
+  it('accepts a passing verdict and drops the critique', () => {
+    const r = parseCritique('{"reasoning": "fine", "success": true, "critique": "nothing", "findings": []}', 5);
+    assert.deepEqual(r, { ok: true, value: { reasoning: 'fine', success: true, critique: null, findings: [] } });
+  });
+});
