@@ -1,0 +1,191 @@
+// Reward files: TypeScript (or JavaScript) → JavaScript with a source map, the reward contract checked on
+// the syntax tree, and the one error type every reward failure becomes (compile, contract, run time), always
+// located in the ORIGINAL file so the editor can underline it and the designer can be told where to fix.
+import { readFileSync } from 'node:fs';
+import ts from 'typescript';
+import { SourceMapConsumer, type RawSourceMap } from 'source-map-js';
+import { parameterNames } from '../schema';
+
+export type RewardErrorKind = 'compile' | 'contract' | 'throw' | 'timeout' | 'memory' | 'bad-return';
+
+/** Any failure of a reward file, at a 1-based line and column of the original reward file. */
+export class RewardError extends Error {
+  constructor(
+    readonly kind: RewardErrorKind,
+    readonly file: string,
+    readonly line: number,
+    readonly column: number,
+    /** The message without the location, e.g. "exceeded 50 ms". */
+    readonly detail: string,
+    /** The batch index of the environment whose call failed (run-time errors of `step`), else null. */
+    readonly env: number | null = null,
+  ) {
+    super(`${file}:${line}:${column}: ${detail}${env === null ? '' : ` (env ${env})`}`);
+    this.name = 'RewardError';
+  }
+
+  toJSON(): { kind: RewardErrorKind; file: string; line: number; column: number; env: number | null; message: string } {
+    return { kind: this.kind, file: this.file, line: this.line, column: this.column, env: this.env, message: this.detail };
+  }
+}
+
+export type RewardExportsKind = 'reward_function' | 'dense_sparse';
+
+/** Where an exported reward function is declared (1-based), for errors that have no stack (time-out, memory). */
+export interface EntryLocation {
+  line: number;
+  column: number;
+}
+
+export interface CompiledReward {
+  file: string;
+  /** CommonJS JavaScript (`exports.reward_function = ...`) without a sourceMappingURL comment. */
+  js: string;
+  /** Maps `js` back to the original file. */
+  map: RawSourceMap;
+  exportsKind: RewardExportsKind;
+  /** The file's exported functions and where they are declared. */
+  entries: Record<string, EntryLocation>;
+  /** The file reads `damage_dealt` / `kill_entity`, which only attack tasks pass. */
+  attack: boolean;
+}
+
+const ALL_PARAMETERS = parameterNames(true);
+const BASIC_PARAMETERS = parameterNames(false);
+
+/**
+ * Compiles a reward file and checks the reward contract: it exports `reward_function` with the paper's
+ * parameters in the paper's order (attack tasks add `damage_dealt, kill_entity`), or `dense` and `sparse`,
+ * each taking a leading part of that parameter list. Throws a located RewardError ('compile' or 'contract').
+ */
+export function compileRewardFile(file: string, source: string = readFileSync(file, 'utf8')): CompiledReward {
+  const sourceFile = ts.createSourceFile(file, source, ts.ScriptTarget.ES2022, true, scriptKind(file));
+  const at = (node: ts.Node | number) => {
+    const pos = typeof node === 'number' ? node : node.getStart(sourceFile);
+    const lc = sourceFile.getLineAndCharacterOfPosition(pos);
+    return { line: lc.line + 1, column: lc.character + 1 };
+  };
+  const fail = (kind: RewardErrorKind, node: ts.Node | number, message: string): never => {
+    const p = at(node);
+    throw new RewardError(kind, file, p.line, p.column, message);
+  };
+
+  const out = ts.transpileModule(source, {
+    fileName: file,
+    reportDiagnostics: true,
+    compilerOptions: {
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.CommonJS,
+      sourceMap: true,
+      inlineSources: false,
+      removeComments: false,
+      allowJs: true,
+    },
+  });
+  const syntaxError = out.diagnostics?.find((d) => d.category === ts.DiagnosticCategory.Error);
+  if (syntaxError) fail('compile', syntaxError.start ?? 0, ts.flattenDiagnosticMessageText(syntaxError.messageText, '\n'));
+
+  // The contract, read from the syntax tree: which functions are exported and with which parameters.
+  const exported = new Map<string, { node: ts.Node; params: ts.NodeArray<ts.ParameterDeclaration> }>();
+  for (const stmt of sourceFile.statements) {
+    if (ts.isImportDeclaration(stmt) && !stmt.importClause?.isTypeOnly) {
+      fail('contract', stmt, 'reward files run in a sandbox without modules: remove the import and write the code in this file');
+    }
+    if (ts.isImportEqualsDeclaration(stmt)) fail('contract', stmt, 'reward files run in a sandbox without modules: remove the import');
+    if (!hasExportModifier(stmt)) continue;
+    if (ts.isFunctionDeclaration(stmt) && stmt.name) {
+      exported.set(stmt.name.text, { node: stmt.name, params: stmt.parameters });
+    } else if (ts.isVariableStatement(stmt)) {
+      for (const decl of stmt.declarationList.declarations) {
+        const init = decl.initializer;
+        if (ts.isIdentifier(decl.name) && init && (ts.isArrowFunction(init) || ts.isFunctionExpression(init))) {
+          exported.set(decl.name.text, { node: decl.name, params: init.parameters });
+        }
+      }
+    }
+  }
+
+  const checkParameters = (name: string, params: ts.NodeArray<ts.ParameterDeclaration>, allowed: string[][]) => {
+    const expected = allowed[allowed.length - 1]!;
+    params.forEach((p, i) => {
+      if (!ts.isIdentifier(p.name) || p.dotDotDotToken) {
+        fail('contract', p, `${name}: parameter ${i + 1} must be a plain name (${expected[i] ?? 'none'}), not a pattern or rest parameter`);
+      }
+      const got = (p.name as ts.Identifier).text;
+      if (i >= expected.length) fail('contract', p, `${name}: unexpected parameter ${i + 1} "${got}"; the reward takes (${expected.join(', ')})`);
+      if (got !== expected[i]) {
+        fail('contract', p, `${name}: parameter ${i + 1} is "${got}" but must be "${expected[i]}"; the parameters are (${expected.join(', ')}) in this order`);
+      }
+    });
+    if (!allowed.some((a) => a.length === params.length)) {
+      const lengths = allowed.map((a) => a.length).join(' or ');
+      fail('contract', exported.get(name)!.node, `${name} takes ${lengths} parameters (${expected.slice(0, Math.max(...allowed.map((a) => a.length))).join(', ')}), got ${params.length}`);
+    }
+  };
+
+  const reward = exported.get('reward_function');
+  const dense = exported.get('dense');
+  const sparse = exported.get('sparse');
+  let exportsKind: RewardExportsKind;
+  if (reward) {
+    if (dense || sparse) fail('contract', (dense ?? sparse)!.node, 'export either reward_function or dense and sparse, not both');
+    checkParameters('reward_function', reward.params, [BASIC_PARAMETERS, ALL_PARAMETERS]);
+    exportsKind = 'reward_function';
+  } else if (dense || sparse) {
+    if (!dense) fail('contract', sparse!.node, 'the file exports sparse but no dense; export both (the runtime combines them with the scale rule)');
+    if (!sparse) fail('contract', dense!.node, 'the file exports dense but no sparse; export both (the runtime combines them with the scale rule)');
+    // dense and sparse may take any leading part of the parameter list.
+    const prefixes = ALL_PARAMETERS.map((_, i) => ALL_PARAMETERS.slice(0, i + 1));
+    checkParameters('dense', dense!.params, [[], ...prefixes]);
+    checkParameters('sparse', sparse!.params, [[], ...prefixes]);
+    exportsKind = 'dense_sparse';
+  } else {
+    return fail('contract', 0, `a reward file must export function reward_function(${BASIC_PARAMETERS.join(', ')}), or functions dense and sparse`);
+  }
+
+  const entries: Record<string, EntryLocation> = {};
+  let attack = false;
+  for (const [name, { node, params }] of exported) {
+    if (name !== 'reward_function' && name !== 'dense' && name !== 'sparse') continue;
+    entries[name] = at(node);
+    if (params.length > BASIC_PARAMETERS.length) attack = true;
+  }
+  const js = out.outputText.replace(/\n\/\/# sourceMappingURL=.*\s*$/, '\n');
+  const map = JSON.parse(out.sourceMapText!) as RawSourceMap;
+  return { file, js, map, exportsKind, entries, attack };
+}
+
+function scriptKind(file: string): ts.ScriptKind {
+  if (/\.jsx?$/i.test(file) || /\.[cm]js$/i.test(file)) return ts.ScriptKind.JS;
+  return ts.ScriptKind.TS;
+}
+
+function hasExportModifier(node: ts.Statement): boolean {
+  return ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+}
+
+/** Maps positions in the compiled JavaScript back to the reward file. */
+export class SourcePositions {
+  private consumer: SourceMapConsumer | null = null;
+  constructor(private readonly compiled: CompiledReward) {}
+
+  /** `line`, `column` 1-based in the compiled JS → 1-based in the original file, or null if unmapped. */
+  original(line: number, column: number): EntryLocation | null {
+    this.consumer ??= new SourceMapConsumer(this.compiled.map);
+    for (const bias of [SourceMapConsumer.GREATEST_LOWER_BOUND, SourceMapConsumer.LEAST_UPPER_BOUND]) {
+      const p = this.consumer.originalPositionFor({ line, column: column - 1, bias });
+      if (p.line != null && p.line > 0) return { line: p.line, column: (p.column ?? 0) + 1 };
+    }
+    return null;
+  }
+
+  /**
+   * The original location of the innermost reward-code frame in a V8 stack trace from the sandbox, where
+   * the compiled reward ran under the script name `scriptName`.
+   */
+  fromStack(stack: string, scriptName: string): EntryLocation | null {
+    const escaped = scriptName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const frame = new RegExp(`${escaped}:(\\d+):(\\d+)`).exec(stack);
+    return frame ? this.original(Number(frame[1]), Number(frame[2])) : null;
+  }
+}

@@ -1,0 +1,199 @@
+// The reward runtime the trainer, the evaluator and the editor call: compile a reward file, open a sandbox
+// for it (an isolated-vm isolate in a child process, see sandbox-host.ts), begin episodes and step all
+// environments in one boundary crossing per step. Every failure is a RewardError located in the original file.
+import { fork, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { SCALE_RULE } from '../schema';
+import type { StepObservation } from '../env/types';
+import { compileRewardFile, RewardError, SourcePositions, type CompiledReward } from './compile';
+import type { HostCommand, HostFailure, HostReply, HostRequest } from './sandbox-host';
+
+// The reward script's name inside the isolate; stack frames carrying it are mapped to the reward file.
+const REWARD_SCRIPT_NAME = 'rewardsmith-reward.js';
+
+export { compileRewardFile, RewardError, SourcePositions };
+export type { CompiledReward, EntryLocation, RewardErrorKind, RewardExportsKind } from './compile';
+
+export interface SandboxOptions {
+  /** Per reward call, wall clock (default 50). */
+  timeoutMs?: number;
+  /** Heap of the isolate (default 256). */
+  memoryMb?: number;
+  /** Pass `damage_dealt` and `kill_entity` (attack tasks). Default: whether the file declares them. */
+  attack?: boolean;
+}
+
+export const DEFAULT_TIMEOUT_MS = 50;
+export const DEFAULT_MEMORY_MB = 256;
+
+// Extra time the parent grants a step beyond the sandbox's own budget before it declares the host hung.
+const HOST_GRACE_MS = 5000;
+// Host start-up (Node, and tsx when running from sources) plus the isolate and the file's top level.
+const OPEN_TIMEOUT_MS = 30_000;
+
+/** How to start the host: the bundled dist/sandbox-host.js next to a bundle, or the TS source under tsx. */
+function hostCommand(): { modulePath: string; execArgv: string[]; cwd?: string } {
+  // isolated-vm asks for --no-node-snapshot on Node 20+.
+  const execArgv = ['--no-node-snapshot'];
+  if (__filename.endsWith('.ts')) {
+    // Running from sources (tests, tsx): the host is a TS file next to this one; tsx resolves from the repo root.
+    return { modulePath: path.join(__dirname, 'sandbox-host.ts'), execArgv: [...execArgv, '--import', 'tsx'], cwd: path.resolve(__dirname, '../../..') };
+  }
+  const bundled = path.join(__dirname, 'sandbox-host.js');
+  if (!existsSync(bundled)) throw new Error(`the reward sandbox host ${bundled} is missing; run \`npm run build\``);
+  return { modulePath: bundled, execArgv };
+}
+
+export class RewardSandbox {
+  private nextId = 1;
+  private pending = new Map<number, { resolve: (r: HostReply) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
+  /** Set once the sandbox cannot run any more (time-out, memory, host death, close); later calls rethrow it. */
+  private dead: Error | null = null;
+  private stderrTail = '';
+  private readonly positions: SourcePositions;
+
+  private constructor(
+    readonly compiled: CompiledReward,
+    readonly numEnvs: number,
+    private readonly timeoutMs: number,
+    private readonly memoryMb: number,
+    private readonly child: ChildProcess,
+  ) {
+    this.positions = new SourcePositions(compiled);
+    child.stderr?.on('data', (d: Buffer) => {
+      this.stderrTail = (this.stderrTail + d.toString()).slice(-2000);
+    });
+    child.on('message', (r: HostReply) => {
+      const p = this.pending.get(r.id);
+      if (!p) return;
+      this.pending.delete(r.id);
+      clearTimeout(p.timer);
+      p.resolve(r);
+    });
+    child.on('exit', (code, signal) => {
+      // A host that dies mid-call most likely ran out of memory outside the isolate's own check.
+      const err = this.locate({
+        kind: 'memory',
+        message: `exceeded ${memoryMb} MB heap (the sandbox host exited with ${signal ?? `code ${code}`}${this.stderrTail ? `: ${lastLine(this.stderrTail)}` : ''})`,
+        env: null,
+      });
+      this.dead ??= err;
+      for (const [id, p] of this.pending) {
+        this.pending.delete(id);
+        clearTimeout(p.timer);
+        p.reject(err);
+      }
+    });
+  }
+
+  /** Compiles `file`, starts a host and runs the file's top level. Rejects with a located RewardError. */
+  static async open(file: string, numEnvs: number, opts: SandboxOptions = {}): Promise<RewardSandbox> {
+    const compiled = compileRewardFile(file);
+    const attack = opts.attack ?? compiled.attack;
+    if (compiled.attack && !attack) {
+      const where = compiled.entries.reward_function ?? compiled.entries.dense ?? { line: 1, column: 1 };
+      throw new RewardError('contract', file, where.line, where.column, 'the reward takes damage_dealt and kill_entity, which only attack tasks pass');
+    }
+    const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const memoryMb = opts.memoryMb ?? DEFAULT_MEMORY_MB;
+    const host = hostCommand();
+    const child = fork(host.modulePath, [], {
+      execArgv: host.execArgv,
+      cwd: host.cwd,
+      serialization: 'advanced',
+      // The host never writes to stdout (the CLI's stdout may carry the ndjson event stream).
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      env: process.versions.electron ? { ...process.env, ELECTRON_RUN_AS_NODE: '1' } : process.env,
+    });
+    const sandbox = new RewardSandbox(compiled, numEnvs, timeoutMs, memoryMb, child);
+    try {
+      await sandbox.request(
+        {
+          op: 'open',
+          js: compiled.js,
+          exportsKind: compiled.exportsKind,
+          attack,
+          timeoutMs,
+          memoryMb,
+          scriptName: REWARD_SCRIPT_NAME,
+          sparseWeight: SCALE_RULE.sparseWeight,
+          denseWeight: SCALE_RULE.denseWeight,
+        },
+        OPEN_TIMEOUT_MS + timeoutMs * 20,
+      );
+    } catch (err) {
+      await sandbox.close();
+      throw err;
+    }
+    return sandbox;
+  }
+
+  /**
+   * Starts episodes for these envs with their first observation: GLOBAL_DATA = {}, previous nearest blocks =
+   * that observation's, past_agent_positions = [its position].
+   */
+  async beginEpisodes(envs: number[], firstObs: StepObservation[]): Promise<void> {
+    if (envs.length !== firstObs.length) throw new Error(`beginEpisodes: ${envs.length} envs but ${firstObs.length} observations`);
+    for (const e of envs) if (!Number.isInteger(e) || e < 0 || e >= this.numEnvs) throw new Error(`beginEpisodes: env ${e} is not in 0..${this.numEnvs - 1}`);
+    if (envs.length === 0) return;
+    await this.request({ op: 'begin', json: JSON.stringify({ envs, obs: firstObs }) }, HOST_GRACE_MS * 2);
+  }
+
+  /**
+   * One step for all envs: appends each position to its history, calls the reward with current/previous
+   * nearest blocks etc., then previous = current. Returns one reward per env. Throws a RewardError (with
+   * the env index) on any failure; after one, begin new episodes before stepping again.
+   */
+  async step(obs: StepObservation[]): Promise<Float64Array> {
+    if (obs.length !== this.numEnvs) throw new Error(`step: expected ${this.numEnvs} observations, got ${obs.length}`);
+    const reply = await this.request({ op: 'step', json: JSON.stringify(obs), count: obs.length }, this.timeoutMs * obs.length + HOST_GRACE_MS);
+    return Float64Array.from((reply as { values: number[] }).values);
+  }
+
+  async close(): Promise<void> {
+    this.dead ??= new Error('the reward sandbox is closed');
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+    this.child.kill('SIGKILL');
+    await exited;
+  }
+
+  private request(req: HostCommand, limitMs: number): Promise<HostReply & { ok: true }> {
+    if (this.dead) return Promise.reject(this.dead);
+    const id = this.nextId++;
+    return new Promise<HostReply>((resolve, reject) => {
+      // The host enforces the limits itself; this only catches a host that stopped answering.
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        const err = this.locate({ kind: 'timeout', message: `exceeded ${this.timeoutMs} ms (the sandbox host stopped answering)`, env: null });
+        this.dead ??= err;
+        this.child.kill('SIGKILL');
+        reject(err);
+      }, limitMs);
+      this.pending.set(id, { resolve, reject, timer });
+      this.child.send({ ...req, id } as HostRequest);
+    }).then((r) => {
+      if (r.ok) return r;
+      const err = this.locate(r.failure);
+      if (r.failure.fatal) {
+        // A timed-out or out-of-memory isolate is not trusted again: end the host; open a new sandbox to retry.
+        this.dead ??= err;
+        this.child.kill('SIGKILL');
+      }
+      throw err;
+    });
+  }
+
+  /** Turns a host failure into a RewardError at the original line of the reward file. */
+  private locate(f: HostFailure): RewardError {
+    const { file, entries } = this.compiled;
+    const fallback = entries[f.entry ?? ''] ?? entries.reward_function ?? entries.dense ?? { line: 1, column: 1 };
+    const at = (f.stack && this.positions.fromStack(f.stack, REWARD_SCRIPT_NAME)) || fallback;
+    return new RewardError(f.kind, file, at.line, at.column, f.message, f.env);
+  }
+}
+
+function lastLine(text: string): string {
+  return text.trim().split('\n').pop() ?? '';
+}

@@ -1,0 +1,230 @@
+// The sandbox host: a child process that owns one isolated-vm isolate running one reward file. It is a
+// separate process so that nothing the reward does (an allocation that outruns the isolate's heap check,
+// a crash in the native addon) can take down the trainer or the editor; the isolate itself is the
+// security boundary — its global object has only the JavaScript built-ins, no require/process/timers.
+// Protocol: the parent sends HostRequest messages over the IPC channel (advanced serialization) and gets
+// exactly one HostReply per request, in order.
+import ivm from 'isolated-vm';
+
+export interface OpenRequest {
+  op: 'open';
+  js: string;
+  exportsKind: 'reward_function' | 'dense_sparse';
+  attack: boolean;
+  timeoutMs: number;
+  memoryMb: number;
+  /** Script name of the reward code in V8 stack traces (the parent maps those frames to the original file). */
+  scriptName: string;
+  /** The scale rule's weights (from the schema), for dense/sparse files. */
+  sparseWeight: number;
+  denseWeight: number;
+}
+export type HostCommand = OpenRequest | { op: 'begin'; json: string } | { op: 'step'; json: string; count: number };
+export type HostRequest = { id: number } & HostCommand;
+
+/** A failure inside the sandbox, in compiled-JS terms; the parent maps it to the original file. */
+export interface HostFailure {
+  kind: 'throw' | 'timeout' | 'memory' | 'bad-return' | 'contract';
+  message: string;
+  env: number | null;
+  /** V8 stack of a thrown error (frames in the reward script carry OpenRequest.scriptName). */
+  stack?: string;
+  /** The exported function that was running, for failures without a stack. */
+  entry?: string;
+  /** The sandbox cannot be used any more (time-out, memory). */
+  fatal?: boolean;
+}
+export type HostReply = { id: number } & ({ ok: true; values?: number[] } | { ok: false; failure: HostFailure });
+
+// Runs inside the isolate before the reward script, so it captures the built-ins before reward code can
+// replace them. Per env it keeps the episode state: previous nearest blocks, the position history and
+// GLOBAL_DATA. One `step` call handles every env of a batch and returns one reward each, or a failure.
+const DRIVER = String.raw`(function () {
+  'use strict';
+  const parse = JSON.parse, stringify = JSON.stringify, isFinite = Number.isFinite, now = Date.now, sign = Math.sign;
+  const moduleExports = {};
+  globalThis.exports = moduleExports;
+  const states = [];
+  let call = null;
+  let entry = 'reward_function';
+  class BadReturn { constructor(fn, value) { this.fn = fn; this.value = value; } }
+  const describe = (v) => {
+    if (typeof v === 'number' || v === undefined || v === null || typeof v === 'boolean') return String(v);
+    if (typeof v === 'string') return 'the string ' + stringify(v.length > 40 ? v.slice(0, 40) + '…' : v);
+    if (typeof v === 'bigint') return 'the bigint ' + String(v);
+    return 'a value of type ' + (Array.isArray(v) ? 'array' : typeof v);
+  };
+  const checked = (fn, v) => {
+    if (typeof v !== 'number' || !isFinite(v)) throw new BadReturn(fn, v);
+    return v;
+  };
+  const errorText = (err) => {
+    try {
+      if (err instanceof Error) return String(err.name) + ': ' + String(err.message);
+      return 'threw ' + describe(err);
+    } catch (e) { return 'threw an unprintable value'; }
+  };
+  const api = {
+    currentEnv: -1,
+    currentEntry: 'reward_function',
+    bind(kind, attack, sparseWeight, denseWeight) {
+      if (kind === 'reward_function') {
+        const f = moduleExports.reward_function;
+        if (typeof f !== 'function') return 'reward_function is not a function when the file has run';
+        call = attack
+          ? (o, s) => f(o.nearest, s.previous, o.inventory_change, o.health, s.positions, s.data, o.damage_dealt, o.kill_entity)
+          : (o, s) => f(o.nearest, s.previous, o.inventory_change, o.health, s.positions, s.data);
+      } else {
+        const d = moduleExports.dense, sp = moduleExports.sparse;
+        if (typeof d !== 'function' || typeof sp !== 'function') return 'dense and sparse must be functions when the file has run';
+        call = (o, s) => {
+          api.currentEntry = 'dense';
+          const dv = checked('dense', d(o.nearest, s.previous, o.inventory_change, o.health, s.positions, s.data, o.damage_dealt, o.kill_entity));
+          api.currentEntry = 'sparse';
+          const sv = checked('sparse', sp(o.nearest, s.previous, o.inventory_change, o.health, s.positions, s.data, o.damage_dealt, o.kill_entity));
+          return sign(sv) * sparseWeight + sign(dv) * denseWeight;
+        };
+      }
+      entry = kind === 'reward_function' ? 'reward_function' : 'dense';
+      return '';
+    },
+    begin(json) {
+      const m = parse(json);
+      for (let i = 0; i < m.envs.length; i++) {
+        const o = m.obs[i];
+        states[m.envs[i]] = { previous: o.nearest, positions: [o.position], data: {} };
+      }
+    },
+    step(json, timeoutMs) {
+      const obs = parse(json);
+      const out = new Array(obs.length);
+      for (let e = 0; e < obs.length; e++) {
+        const s = states[e];
+        if (s === undefined) return { kind: 'contract', env: e, message: 'no episode has begun for env ' + e + ' (call beginEpisodes first)' };
+        const o = obs[e];
+        s.positions[s.positions.length] = o.position;
+        api.currentEnv = e;
+        api.currentEntry = entry;
+        const t0 = now();
+        let r;
+        try {
+          r = call(o, s);
+        } catch (err) {
+          if (err instanceof BadReturn) return { kind: 'bad-return', env: e, entry: err.fn, message: err.fn + ' must return a finite number, got ' + describe(err.value) };
+          let stack = '';
+          try { stack = String(err && err.stack); } catch (x) { stack = ''; }
+          return { kind: 'throw', env: e, message: errorText(err), stack };
+        }
+        if (now() - t0 > timeoutMs) return { kind: 'timeout', env: e, entry: api.currentEntry, message: 'exceeded ' + timeoutMs + ' ms' };
+        if (typeof r !== 'number' || !isFinite(r)) return { kind: 'bad-return', env: e, entry, message: 'reward must be a finite number, got ' + describe(r) };
+        s.previous = o.nearest;
+        out[e] = r;
+      }
+      api.currentEnv = -1;
+      return out;
+    },
+  };
+  return api;
+})()`;
+
+class Sandbox {
+  private readonly isolate: ivm.Isolate;
+  private readonly api: ivm.Reference<Record<string, unknown>>;
+  private readonly stepFn: ivm.Reference<(json: string, timeoutMs: number) => unknown>;
+  private readonly beginFn: ivm.Reference<(json: string) => void>;
+
+  constructor(private readonly req: OpenRequest) {
+    this.isolate = new ivm.Isolate({ memoryLimit: req.memoryMb });
+    const context = this.isolate.createContextSync();
+    this.api = this.isolate.compileScriptSync(DRIVER, { filename: 'rewardsmith-driver.js' }).runSync(context, { reference: true });
+    this.stepFn = this.api.getSync('step', { reference: true }) as ivm.Reference<(json: string, timeoutMs: number) => unknown>;
+    this.beginFn = this.api.getSync('begin', { reference: true }) as ivm.Reference<(json: string) => void>;
+    const script = this.isolate.compileScriptSync(req.js, { filename: req.scriptName });
+    // The file's top level runs once; it gets a generous multiple of the per-call limit.
+    script.runSync(context, { timeout: req.timeoutMs * 20 });
+    const bind = this.api.getSync('bind', { reference: true }) as ivm.Reference<(...a: unknown[]) => string>;
+    const problem = bind.applySync(undefined, [req.exportsKind, req.attack, req.sparseWeight, req.denseWeight], { timeout: 1000 });
+    if (problem) throw Object.assign(new Error(problem), { contract: true });
+  }
+
+  begin(json: string): void {
+    this.beginFn.applySync(undefined, [json], { timeout: 10_000 });
+  }
+
+  step(json: string, count: number): { values: number[] } | { failure: HostFailure } {
+    // One time budget for the whole batch (per-call limit × calls); the driver checks each call against
+    // the per-call limit as it returns, so only a call that never returns runs into the batch budget.
+    const result = this.stepFn.applySync(undefined, [json, this.req.timeoutMs], {
+      timeout: this.req.timeoutMs * Math.max(1, count),
+      result: { copy: true },
+    }) as number[] | HostFailure;
+    if (Array.isArray(result)) return { values: result };
+    return { failure: result };
+  }
+
+  /** Which env and exported function were running when a batch was cut off (valid after a time-out). */
+  whereInterrupted(): { env: number | null; entry: string } {
+    try {
+      const env = this.api.getSync('currentEnv') as unknown as number;
+      const entry = this.api.getSync('currentEntry') as unknown as string;
+      return { env: env >= 0 ? env : null, entry };
+    } catch {
+      return { env: null, entry: 'reward_function' };
+    }
+  }
+
+  get disposed(): boolean {
+    return this.isolate.isDisposed;
+  }
+
+  dispose(): void {
+    if (!this.isolate.isDisposed) this.isolate.dispose();
+  }
+}
+
+function failureOf(err: unknown, sandbox: Sandbox | null, req: { timeoutMs: number; memoryMb: number }): HostFailure {
+  const e = err as { message?: string; stack?: string; contract?: boolean };
+  const message = String(e?.message ?? err);
+  if (e?.contract) return { kind: 'contract', message, env: null };
+  if (/memory limit/i.test(message) || sandbox?.disposed) {
+    return { kind: 'memory', message: `exceeded ${req.memoryMb} MB heap`, env: null, fatal: true };
+  }
+  if (/timed out/i.test(message)) {
+    const where = sandbox?.whereInterrupted() ?? { env: null, entry: 'reward_function' };
+    return { kind: 'timeout', message: `exceeded ${req.timeoutMs} ms`, env: where.env, entry: where.entry, fatal: true };
+  }
+  // An error the reward script threw at its top level (isolated-vm copies it with the isolate's stack).
+  return { kind: 'throw', message, env: null, stack: String(e?.stack ?? '') };
+}
+
+function serve(): void {
+  let sandbox: Sandbox | null = null;
+  let limits = { timeoutMs: 50, memoryMb: 256 };
+  const reply = (r: HostReply) => process.send!(r);
+  process.on('message', (msg: HostRequest) => {
+    try {
+      if (msg.op === 'open') {
+        limits = { timeoutMs: msg.timeoutMs, memoryMb: msg.memoryMb };
+        sandbox?.dispose();
+        sandbox = null;
+        sandbox = new Sandbox(msg);
+        reply({ id: msg.id, ok: true });
+      } else if (!sandbox || sandbox.disposed) {
+        reply({ id: msg.id, ok: false, failure: { kind: 'memory', message: `exceeded ${limits.memoryMb} MB heap`, env: null, fatal: true } });
+      } else if (msg.op === 'begin') {
+        sandbox.begin(msg.json);
+        reply({ id: msg.id, ok: true });
+      } else {
+        const r = sandbox.step(msg.json, msg.count);
+        if ('values' in r) reply({ id: msg.id, ok: true, values: r.values });
+        else reply({ id: msg.id, ok: false, failure: r.failure });
+      }
+    } catch (err) {
+      reply({ id: msg.id, ok: false, failure: failureOf(err, sandbox, limits) });
+    }
+  });
+  // The parent going away ends the host.
+  process.on('disconnect', () => process.exit(0));
+}
+
+if (process.send) serve();
