@@ -50,8 +50,9 @@ export type CritiqueResult =
       /** Why no review came back, written for the user (e.g. "No LLM configured: set OPENAI_API_KEY …"). */
       message: string;
       /** `not-configured`: no key/base URL; `llm`: the LLM failed after retries (timeout, 429/5xx, malformed answer);
+       * `bad-task`: the task id/file named by the request or the `// task:` header cannot be loaded;
        * `no-document`: the server does not have the document open. */
-      kind: 'not-configured' | 'llm' | 'no-document';
+      kind: 'not-configured' | 'llm' | 'bad-task' | 'no-document';
     };
 
 export const critiqueRequest = new RequestType<CritiqueParams, CritiqueResult, void>('rewardsmith/critique');

@@ -1,0 +1,287 @@
+// A reward file as the TypeScript compiler sees it. Reward files leave the schema parameters unannotated, so
+// the checked text is a "virtual" copy with each schema-named parameter annotated with its schema type (in
+// any function of the file: the paper's nested `dense`/`sparse` helpers reuse the names). Positions map back
+// to the user's text through the list of insertions. One LanguageService per open file keeps re-checks
+// incremental; the lib and schema declaration files are parsed once for all of them (shared registry).
+import ts from 'typescript';
+import path from 'node:path';
+import { PARAMETERS, loadSchema, rewardDeclarations, type ObservationSchema, type ParameterSpec } from '../../runner/src/schema';
+
+export const REWARD_FILE_PATTERN = /\.reward\.(ts|js)$/;
+
+const DECLARATIONS_FILE = path.join(path.sep, '__rewardsmith__', 'reward-schema.d.ts');
+
+/**
+ * The schema's declarations with the dict types opened to any string key: unknown and wrong-kind names are
+ * reported by the schema rules (with did-you-mean and fixes), and `current_nearest_blocks[name]` with a
+ * `string` key is correct code. Entry values are not `| undefined` either: presence is checked by the
+ * nearest-entry rule, which understands `in` guards (TypeScript does not narrow optional properties by `in`).
+ */
+function checkedDeclarations(schema: ObservationSchema): string {
+  let text = rewardDeclarations(schema);
+  for (const alias of ['NearestBlocks', 'InventoryChange', 'KillEntity']) {
+    const pattern = new RegExp(`^type ${alias} = \\{ \\[K in \\w+\\]\\?: (\\w+) \\};$`, 'm');
+    if (!pattern.test(text)) throw new Error(`rewardDeclarations() no longer declares ${alias} as a mapped type; update checkedDeclarations()`);
+    text = text.replace(pattern, (_m, value: string) => `type ${alias} = { [name: string]: ${value} };`);
+  }
+  // Reward code may log while debugging; the sandbox gives it a console.
+  return text + 'declare const console: { log(...values: unknown[]): void; warn(...values: unknown[]): void; error(...values: unknown[]): void };\n';
+}
+
+export const COMPILER_OPTIONS: ts.CompilerOptions = {
+  target: ts.ScriptTarget.ES2022,
+  module: ts.ModuleKind.ESNext,
+  lib: ['lib.es2022.d.ts'],
+  types: [],
+  strict: true,
+  noImplicitReturns: true,
+  allowJs: true,
+  checkJs: true,
+  noEmit: true,
+  skipLibCheck: true,
+  isolatedModules: false,
+};
+
+/**
+ * TypeScript's implicit-any errors. Reward files are written without annotations (the paper's style, and
+ * what LLMs write), so untyped helper parameters and Python-style dict lookups are not errors; schema-named
+ * parameters get the schema's types. noImplicitAny stays on because it gives `let best = null` an evolving
+ * type instead of `null`.
+ */
+export const IMPLICIT_ANY_CODES: ReadonlySet<number> = new Set([7005, 7006, 7008, 7018, 7019, 7022, 7023, 7024, 7031, 7034, 7052, 7053]);
+
+const PARAMETER_BY_NAME = new Map<string, ParameterSpec>(PARAMETERS.map((p) => [p.name, p]));
+
+export function schemaParameter(name: string): ParameterSpec | undefined {
+  return PARAMETER_BY_NAME.get(name);
+}
+
+interface Insertion {
+  /** Offset in the user's text. */
+  at: number;
+  text: string;
+}
+
+/**
+ * Adds the schema type to every unannotated schema-named parameter, and to a helper's unannotated parameter
+ * when every call passes it the same kind of schema parameter (`nearest_log(current_nearest_blocks)` and
+ * `nearest_log(previous_nearest_blocks)` make `nearest_log(blocks)` take NearestBlocks).
+ */
+function annotate(fileName: string, text: string): { virtual: string; insertions: Insertion[] } {
+  const isJs = fileName.endsWith('.js');
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.ES2022, false, isJs ? ts.ScriptKind.JS : ts.ScriptKind.TS);
+  const insertions: Insertion[] = [];
+  const annotateParam = (param: ts.ParameterDeclaration, tsType: string) => {
+    if (isJs) insertions.push({ at: param.name.getStart(source), text: `/** @type {${tsType}} */ ` });
+    else insertions.push({ at: (param.questionToken ?? param.name).end, text: `: ${tsType}` });
+  };
+  const helpers = new Map<string, ts.NodeArray<ts.ParameterDeclaration>>();
+  const calls = new Map<string, ts.CallExpression[]>();
+  const visit = (node: ts.Node) => {
+    if (ts.isParameter(node) && ts.isIdentifier(node.name) && !node.type) {
+      const spec = PARAMETER_BY_NAME.get(node.name.text);
+      if (spec) annotateParam(node, spec.tsType);
+    }
+    if (ts.isFunctionDeclaration(node) && node.name) helpers.set(node.name.text, node.parameters);
+    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer && (ts.isArrowFunction(node.initializer) || ts.isFunctionExpression(node.initializer))) {
+      helpers.set(node.name.text, node.initializer.parameters);
+    }
+    if (ts.isCallExpression(node) && ts.isIdentifier(node.expression)) {
+      const list = calls.get(node.expression.text) ?? [];
+      list.push(node);
+      calls.set(node.expression.text, list);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  for (const [name, params] of helpers) {
+    const sites = calls.get(name) ?? [];
+    if (sites.length === 0) continue;
+    params.forEach((param, i) => {
+      if (param.type || !ts.isIdentifier(param.name) || PARAMETER_BY_NAME.has(param.name.text) || param.dotDotDotToken) return;
+      const types = new Set(sites.map((call) => {
+        const arg = call.arguments[i];
+        return arg && ts.isIdentifier(arg) ? PARAMETER_BY_NAME.get(arg.text)?.tsType : undefined;
+      }));
+      const [only] = types;
+      if (types.size === 1 && only) annotateParam(param, only);
+    });
+  }
+  insertions.sort((a, b) => a.at - b.at);
+  let virtual = '';
+  let last = 0;
+  for (const ins of insertions) {
+    virtual += text.slice(last, ins.at) + ins.text;
+    last = ins.at;
+  }
+  virtual += text.slice(last);
+  return { virtual, insertions };
+}
+
+const registry = ts.createDocumentRegistry();
+let declarationsText: string | undefined;
+
+function declarations(): string {
+  declarationsText ??= checkedDeclarations(loadSchema());
+  return declarationsText;
+}
+
+/**
+ * One reward file with its own LanguageService. `update()` on each edit; `snapshot()` gives the program
+ * state and position mapping the rules, hover and completion work on.
+ */
+export class RewardProject {
+  readonly fileName: string;
+  private version = 0;
+  private text = '';
+  private virtual = '';
+  private insertions: Insertion[] = [];
+  private readonly service: ts.LanguageService;
+
+  constructor(fileName: string, text: string) {
+    this.fileName = path.resolve(fileName);
+    const host: ts.LanguageServiceHost = {
+      getScriptFileNames: () => [DECLARATIONS_FILE, this.fileName],
+      getScriptVersion: (f) => (f === this.fileName ? String(this.version) : '1'),
+      getScriptSnapshot: (f) => {
+        if (f === this.fileName) return ts.ScriptSnapshot.fromString(this.virtual);
+        if (f === DECLARATIONS_FILE) return ts.ScriptSnapshot.fromString(declarations());
+        const lib = ts.sys.readFile(f);
+        return lib === undefined ? undefined : ts.ScriptSnapshot.fromString(lib);
+      },
+      getCompilationSettings: () => COMPILER_OPTIONS,
+      getCurrentDirectory: () => path.dirname(this.fileName),
+      getDefaultLibFileName: (o) => ts.getDefaultLibFilePath(o),
+      fileExists: (f) => f === this.fileName || f === DECLARATIONS_FILE || ts.sys.fileExists(f),
+      readFile: (f) => (f === this.fileName ? this.virtual : f === DECLARATIONS_FILE ? declarations() : ts.sys.readFile(f)),
+    };
+    this.service = ts.createLanguageService(host, registry);
+    this.update(text);
+  }
+
+  update(text: string): void {
+    if (text === this.text && this.version > 0) return;
+    this.text = text;
+    const { virtual, insertions } = annotate(this.fileName, text);
+    this.virtual = virtual;
+    this.insertions = insertions;
+    this.version++;
+  }
+
+  get userText(): string {
+    return this.text;
+  }
+
+  snapshot(): Snapshot {
+    const program = this.service.getProgram();
+    const sourceFile = program?.getSourceFile(this.fileName);
+    if (!program || !sourceFile) throw new Error(`TypeScript lost ${this.fileName}`);
+    return new Snapshot(this, program, sourceFile, this.text, this.insertions);
+  }
+
+  languageService(): ts.LanguageService {
+    return this.service;
+  }
+
+  dispose(): void {
+    this.service.dispose();
+  }
+}
+
+/** A consistent view of one version: program, checker, the virtual source file and position mapping. */
+export class Snapshot {
+  readonly checker: ts.TypeChecker;
+  private readonly lineStarts: number[];
+  private readonly aliasTypes = new Map<string, ts.Type>();
+
+  constructor(
+    readonly project: RewardProject,
+    readonly program: ts.Program,
+    readonly sourceFile: ts.SourceFile,
+    readonly text: string,
+    private readonly insertions: Insertion[],
+  ) {
+    this.checker = program.getTypeChecker();
+    this.lineStarts = computeLineStarts(text);
+    const decls = program.getSourceFile(DECLARATIONS_FILE);
+    for (const st of decls?.statements ?? []) {
+      if (ts.isTypeAliasDeclaration(st)) this.aliasTypes.set(st.name.text, this.checker.getTypeAtLocation(st.name));
+    }
+  }
+
+  get isJs(): boolean {
+    return this.sourceFile.fileName.endsWith('.js');
+  }
+
+  /** Virtual offset → user offset (positions inside an inserted annotation map to its insertion point). */
+  toUser(offset: number): number {
+    let shift = 0;
+    for (const ins of this.insertions) {
+      const start = ins.at + shift;
+      if (offset < start) break;
+      if (offset < start + ins.text.length) return ins.at;
+      shift += ins.text.length;
+    }
+    return offset - shift;
+  }
+
+  /** User offset → virtual offset. */
+  toVirtual(offset: number): number {
+    let shift = 0;
+    for (const ins of this.insertions) {
+      if (ins.at > offset) break;
+      shift += ins.text.length;
+    }
+    return offset + shift;
+  }
+
+  position(userOffset: number): { line: number; character: number } {
+    let lo = 0;
+    let hi = this.lineStarts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.lineStarts[mid]! <= userOffset) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo, character: userOffset - this.lineStarts[lo]! };
+  }
+
+  offset(pos: { line: number; character: number }): number {
+    const start = this.lineStarts[Math.min(pos.line, this.lineStarts.length - 1)] ?? 0;
+    return Math.min(start + pos.character, this.text.length);
+  }
+
+  /** LSP range of a virtual span. */
+  range(virtualStart: number, virtualEnd: number) {
+    return { start: this.position(this.toUser(virtualStart)), end: this.position(this.toUser(virtualEnd)) };
+  }
+
+  nodeRange(node: ts.Node) {
+    return this.range(node.getStart(this.sourceFile), node.getEnd());
+  }
+
+  /** The node's text as the user wrote it (without inserted annotations). */
+  userTextOf(node: ts.Node): string {
+    return this.text.slice(this.toUser(node.getStart(this.sourceFile)), this.toUser(node.getEnd()));
+  }
+
+  lineText(line: number): string {
+    const start = this.lineStarts[line] ?? this.text.length;
+    const end = this.lineStarts[line + 1] ?? this.text.length;
+    return this.text.slice(start, end).replace(/\r?\n$/, '');
+  }
+
+  /** Is `type` (ignoring null/undefined) the schema type alias `name` (NearestBlocks, NearestEntry, …)? */
+  isSchemaType(type: ts.Type, name: string): boolean {
+    const alias = this.aliasTypes.get(name);
+    if (!alias) return false;
+    const t = this.checker.getNonNullableType(type);
+    return t === alias || this.checker.typeToString(t) === name;
+  }
+}
+
+function computeLineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) starts.push(i + 1);
+  return starts;
+}
