@@ -130,8 +130,8 @@ export class Dashboard {
 <style nonce="${nonce}">
   body { font-family: var(--vscode-font-family); color: var(--vscode-foreground); padding: 0 16px 24px; }
   h2 { font-size: 1.1em; margin: 18px 0 6px; }
-  .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(300px, 1fr)); gap: 12px; }
-  .chart { position: relative; height: 220px; }
+  .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(240px, 1fr)); gap: 12px; }
+  .chart { position: relative; height: 190px; }
   table { border-collapse: collapse; margin: 4px 0; }
   th, td { border: 1px solid var(--vscode-panel-border, #444); padding: 3px 8px; text-align: left; }
   th { background: var(--vscode-editorWidget-background); }

@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
-import { critiqueRequest, DIAGNOSTIC_SOURCE, setLlmApiKeyNotification, type AnalyzerSuggestion } from '../../language-server/src/lsp_ext';
+import { critiqueRequest, setLlmApiKeyNotification, type AnalyzerSuggestion } from '../../language-server/src/lsp_ext';
 import type { RunnerEvent } from '../../runner/src/events';
 import { RUN_FILES } from '../../runner/src/records';
 import { BUILTIN_TASKS } from '../../runner/src/tasks';
@@ -50,30 +50,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const clientOptions: LanguageClientOptions = {
     documentSelector: REWARD_SELECTOR,
     synchronize: { configurationSection: 'rewardsmith' },
-    middleware: {
-      // The server owns "Apply suggested patch" / "Dismiss" for analyzer diagnostics. If it offers none for a
-      // diagnostic (an older server), the client's diff preview stands in, so the suggestion stays actionable.
-      provideCodeActions: async (document, range, ctx, token, next) => {
-        const actions = (await next(document, range, ctx, token)) ?? [];
-        for (const d of ctx.diagnostics.filter((d) => d.source === DIAGNOSTIC_SOURCE.analyzer)) {
-          const served = actions.some((a) => 'diagnostics' in a && a.diagnostics?.includes(d));
-          const id = suggestionIdOf(d);
-          const suggestion = id ? suggestions.find(document.uri.toString(), id) : undefined;
-          if (served || !suggestion) continue;
-          if (suggestion.diff) {
-            const apply = new vscode.CodeAction('Apply suggested patch', vscode.CodeActionKind.QuickFix);
-            apply.diagnostics = [d];
-            apply.command = { command: 'rewardsmith.previewSuggestion', title: 'Apply suggested patch', arguments: [{ uri: document.uri.toString(), id }] };
-            actions.push(apply);
-          }
-          const dismiss = new vscode.CodeAction('Dismiss', vscode.CodeActionKind.QuickFix);
-          dismiss.diagnostics = [d];
-          dismiss.command = { command: 'rewardsmith.dismissSuggestion', title: 'Dismiss', arguments: [{ uri: document.uri.toString(), id }] };
-          actions.push(dismiss);
-        }
-        return actions;
-      },
-    },
   };
   if (existsSync(serverModule)) {
     client = new LanguageClient('rewardsmith', 'Rewardsmith Language Server', serverOptions, clientOptions);
@@ -368,14 +344,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   status.text = '$(beaker) Rewardsmith';
   status.tooltip = 'Show the run dashboard';
   if (vscode.window.activeTextEditor && isRewardFile(vscode.window.activeTextEditor.document.uri)) status.show();
-}
-
-/** The suggestion id the server put in an analyzer diagnostic's `code` (or `data.id`). */
-function suggestionIdOf(d: vscode.Diagnostic): string | undefined {
-  const data = (d as vscode.Diagnostic & { data?: { id?: string } }).data;
-  if (data?.id) return data.id;
-  const code = typeof d.code === 'object' ? d.code.value : d.code;
-  return code === undefined ? undefined : String(code);
 }
 
 export async function deactivate(): Promise<void> {

@@ -1,0 +1,132 @@
+// The user's path through the extension in a real VS Code (code-server), driven through Chromium:
+// Problems lists the schema error → the Train CodeLens is there → clicking it shows progress and ends with a
+// result in the dashboard → an analyzer suggestion offers a code action → applying it changes the file.
+// Every step leaves a screenshot in $E2E_ARTIFACTS.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import * as path from 'node:path';
+
+const { chromium } = createRequire(import.meta.url)(process.env.E2E_PLAYWRIGHT);
+const url = process.env.E2E_URL;
+const workspace = process.env.E2E_WORKSPACE;
+const artifacts = process.env.E2E_ARTIFACTS;
+const rewardFile = path.join(workspace, 'tree.reward.ts');
+const original = readFileSync(rewardFile, 'utf8');
+const t0 = Date.now();
+const log = (msg) => console.log(`[e2e ${((Date.now() - t0) / 1000).toFixed(1)} s] ${msg}`);
+
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+});
+const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+let shot = 0;
+const screenshot = async (name) => {
+  const file = path.join(artifacts, `${String(++shot).padStart(2, '0')}-${name}.png`);
+  await page.screenshot({ path: file });
+  log(`screenshot ${path.basename(file)}`);
+};
+const command = async (title) => {
+  await page.keyboard.press('F1');
+  await page.locator('.quick-input-widget input').fill(`>${title}`);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15_000 });
+  await page.keyboard.press('Enter');
+};
+
+try {
+  await page.goto(url);
+  await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+  log('workbench loaded');
+
+  // Open the buggy reward file (Quick Open), as a user would.
+  await page.keyboard.press('Control+P');
+  await page.locator('.quick-input-widget input').fill('tree.reward.ts');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'tree.reward.ts' }).first().waitFor({ timeout: 30_000 });
+  await page.keyboard.press('Enter');
+  await page.locator('.monaco-editor .view-lines', { hasText: 'reward_function' }).first().waitFor({ timeout: 30_000 });
+  log('reward file open');
+
+  // 1. The Problems panel lists the schema problem: "magma" is no block; did you mean lava.
+  await command('View: Focus Problems');
+  const magma = page.locator('.markers-panel .monaco-list-row', { hasText: 'magma' }).first();
+  await magma.waitFor({ timeout: 120_000 });
+  const problem = await magma.innerText();
+  assert.match(problem, /lava/, `the magma problem should suggest lava, got: ${problem}`);
+  log(`Problems: ${problem.replace(/\s+/g, ' ')}`);
+  await screenshot('problems-magma');
+
+  // 2. The Train CodeLens is over reward_function.
+  const train = page.locator('.codelens-decoration a', { hasText: 'Train on this reward' });
+  await train.waitFor({ timeout: 60_000 });
+  const lenses = await page.locator('.codelens-decoration').first().innerText();
+  assert.match(lenses, /Critique/);
+  assert.match(lenses, /Improve \(\d+ iterations\)/);
+  await screenshot('codelens');
+
+  // 3. Clicking it trains with the workspace's tiny budget: a progress notification, then a result in the dashboard.
+  await train.click();
+  const progress = page.locator('.notification-toast', { hasText: 'Training on tree.reward.ts' });
+  await progress.waitFor({ timeout: 60_000 });
+  await page.locator('.notification-toast', { hasText: /frames/ }).first().waitFor({ timeout: 180_000 });
+  await screenshot('training-progress');
+  const dashboard = async () => {
+    for (const frame of page.frames()) if ((await frame.locator('#live-result').count().catch(() => 0)) > 0) return frame;
+    return undefined;
+  };
+  let frame;
+  const deadline = Date.now() + 480_000;
+  while (Date.now() < deadline) {
+    frame = await dashboard();
+    const result = frame && (await frame.locator('#live-result').innerText().catch(() => ''));
+    if (result) break;
+    await page.waitForTimeout(2000);
+  }
+  assert.ok(frame, 'the dashboard webview never appeared');
+  const result = await frame.locator('#live-result').innerText();
+  log(`dashboard: ${result}`);
+  assert.match(result, /^Finished/, `the run should finish, dashboard says: ${result}`);
+  const evalTable = await frame.locator('#eval').innerText();
+  assert.match(evalTable, /success/, `the dashboard should show the evaluation table, got: ${evalTable}`);
+  await screenshot('dashboard-result');
+
+  // 4. The analyzer's suggestion: a diagnostic on the reward file with an "Apply suggested patch" code action.
+  await page.locator('.notification-toast', { hasText: /The analyzer has \d+ suggestion/ }).waitFor({ timeout: 180_000 });
+  await page.locator('.tab', { hasText: 'tree.reward.ts' }).first().click();
+  await command('View: Focus Problems');
+  const suggestion = page.locator('.markers-panel .monaco-list-row', { hasText: 'reward-analyzer' }).first();
+  await suggestion.waitFor({ timeout: 60_000 });
+  log(`suggestion: ${(await suggestion.innerText()).replace(/\s+/g, ' ')}`);
+  await suggestion.click(); // puts the cursor on its line
+  await page.keyboard.press('Enter');
+  await page.waitForTimeout(500);
+  await page.keyboard.press('Control+.');
+  const apply = page.locator('.action-widget .monaco-list-row', { hasText: 'Apply suggested patch' }).first();
+  await apply.waitFor({ timeout: 30_000 });
+  await screenshot('suggestion-code-actions');
+  await apply.click();
+
+  // The patch is previewed before it is applied: a refactor preview (server action) or a diff (client preview).
+  const previewApply = page.locator('.refactor-preview .monaco-button, .notification-toast .monaco-button', { hasText: /^Apply$/ }).first();
+  await previewApply.waitFor({ timeout: 30_000 });
+  await screenshot('patch-preview');
+  await previewApply.click();
+  await page.waitForTimeout(1000);
+  await page.locator('.tab', { hasText: 'tree.reward.ts' }).first().click();
+  await page.keyboard.press('Control+S');
+  let patched = original;
+  for (let i = 0; i < 20 && patched === original; i++) {
+    await page.waitForTimeout(500);
+    patched = readFileSync(rewardFile, 'utf8');
+  }
+  assert.notEqual(patched, original, 'applying the suggested patch should change the reward file');
+  log(`the patch changed ${patched.split('\n').length - original.split('\n').length} line(s) net`);
+  await screenshot('patch-applied');
+  log('passed');
+} catch (err) {
+  await screenshot('failure').catch(() => undefined);
+  throw err;
+} finally {
+  await browser.close();
+}
