@@ -1,0 +1,218 @@
+// The reward designer (LLM) and the review pipeline every candidate goes through before any training:
+// static checks first (the language server's linter plus the runtime's contract check; a file with errors
+// goes back to the designer with the diagnostics and is never trained), then the LLM critic, up to 3 rounds.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { lintText } from '../../../language-server/src/rules';
+import { compileRewardFile, RewardError } from '../reward/compile';
+import type { TaskSpec } from '../tasks';
+import { chatValidated, type ChatMessage, type LlmConfig, type LlmLog, type Validation } from './client';
+import { critiqueReward, type CritiqueResult } from './critic';
+import { contextText, renderTemplate, taskHeader } from './prompts';
+
+/** What the designer is asked to do: the paper's prompt variants, plus fixing static-check errors. */
+export type DesignRequest =
+  | { kind: 'initial' }
+  | { kind: 'update'; previous: string; statistics: string; analysis: string; suggestions: string }
+  | { kind: 'fix-critique'; previous: string; critique: string }
+  | { kind: 'fix-lint'; previous: string; diagnostics: string }
+  | { kind: 'fix-error'; previous: string; error: string };
+
+export function designerPrompt(task: TaskSpec, request: DesignRequest): ChatMessage[] {
+  const context = contextText(task);
+  let user: string;
+  switch (request.kind) {
+    case 'initial':
+      user = renderTemplate('designer-initial', { context });
+      break;
+    case 'update':
+      user = renderTemplate('designer-update', {
+        context,
+        reward_code: request.previous.trimEnd(),
+        statistics: request.statistics,
+        analysis: request.analysis,
+        suggestions: request.suggestions,
+      });
+      break;
+    case 'fix-critique':
+      user = renderTemplate('designer-fix-critique', { context, reward_code: request.previous.trimEnd(), critique: request.critique });
+      break;
+    case 'fix-lint':
+      user = renderTemplate('designer-fix-lint', { context, reward_code: request.previous.trimEnd(), diagnostics: request.diagnostics });
+      break;
+    case 'fix-error':
+      user = renderTemplate('designer-fix-error', { context, reward_code: request.previous.trimEnd(), error: request.error });
+      break;
+  }
+  return [
+    { role: 'system', content: renderTemplate('designer-system', {}) },
+    { role: 'user', content: user },
+  ];
+}
+
+/**
+ * The one fenced code block of a designer answer, with a `// task: <id>` header line ensured (the editor and
+ * CLI find the task by it). Zero blocks, several blocks or an empty block are rejected with the reason.
+ */
+export function extractRewardCode(text: string, task: TaskSpec): Validation<string> {
+  const blocks = [...text.matchAll(/```[\w+-]*[^\S\n]*\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  if (blocks.length === 0) return { ok: false, problem: 'the answer has no fenced code block; put the whole reward file in one ```ts block' };
+  if (blocks.length > 1) return { ok: false, problem: `the answer has ${blocks.length} code blocks; put the whole reward file in exactly one ` + '```ts block' };
+  let code = blocks[0]!.replace(/\r\n?/g, '\n').trimEnd();
+  if (!/\S/.test(code)) return { ok: false, problem: 'the code block is empty' };
+  const header = taskHeader(code);
+  if (header === undefined) code = `// task: ${task.id}\n${code}`;
+  return { ok: true, value: code + '\n' };
+}
+
+export interface DesignOptions {
+  task: TaskSpec;
+  request: DesignRequest;
+  llm?: Partial<LlmConfig>;
+  log?: LlmLog;
+  signal?: AbortSignal;
+}
+
+/** One designer call: returns the whole reward file. Throws LlmNotConfiguredError / LlmError. */
+export async function designReward(opts: DesignOptions): Promise<{ source: string; model: string }> {
+  const answer = await chatValidated(designerPrompt(opts.task, opts.request), (text) => extractRewardCode(text, opts.task), {
+    role: 'designer',
+    llm: opts.llm,
+    log: opts.log,
+    signal: opts.signal,
+  });
+  return { source: answer.value, model: answer.model };
+}
+
+/** A static-check problem, 1-based. */
+export interface StaticDiagnostic {
+  line: number;
+  column: number;
+  severity: 'error' | 'warning' | 'information' | 'hint';
+  code: string;
+  message: string;
+}
+
+/**
+ * The checks a candidate must pass before training: the linter's diagnostics and, when it reports no error,
+ * the runtime's compile + contract check (exports, parameter order), so lint-clean means trainable.
+ */
+export function staticCheck(file: string, source: string): StaticDiagnostic[] {
+  const diagnostics: StaticDiagnostic[] = lintText(file, source).map((d) => ({
+    line: d.range.start.line + 1,
+    column: d.range.start.character + 1,
+    severity: d.severity,
+    code: d.code,
+    message: d.message,
+  }));
+  if (diagnostics.some((d) => d.severity === 'error')) return diagnostics;
+  try {
+    compileRewardFile(file, source);
+  } catch (err) {
+    if (!(err instanceof RewardError)) throw err;
+    diagnostics.push({ line: err.line, column: err.column, severity: 'error', code: `reward-${err.kind}`, message: err.detail });
+  }
+  return diagnostics;
+}
+
+export function diagnosticsText(diagnostics: StaticDiagnostic[]): string {
+  return diagnostics.map((d) => `- line ${d.line}, column ${d.column} (${d.severity}, ${d.code}): ${d.message}`).join('\n');
+}
+
+/** One step of the review pipeline, as kept in the experiment folder. */
+export interface ReviewStep {
+  draft: number;
+  /** Why this draft was written. */
+  request: DesignRequest['kind'];
+  file: string;
+  errors: StaticDiagnostic[];
+  warnings: StaticDiagnostic[];
+  critique: CritiqueResult | null;
+}
+
+export interface ReviewedReward {
+  /** The last lint-clean draft, or null when none passed the static checks. */
+  source: string | null;
+  /** The critic accepted it (false: critic rounds used up; it is still trainable). */
+  criticPassed: boolean;
+  steps: ReviewStep[];
+  /** Why no trainable reward came out, when source is null. */
+  failure: string | null;
+}
+
+export const REVIEW_LIMITS = {
+  /** Designer ↔ critic rounds (the paper's 3). */
+  criticRounds: 3,
+  /** Designer fixes of static errors per critic round. */
+  lintFixes: 3,
+} as const;
+
+export interface ReviewOptions extends Omit<DesignOptions, 'request'> {
+  /** The first draft's request (initial, update, fix-error). */
+  request: DesignRequest;
+  /** Folder for the drafts (`draft-N.reward.ts`); created. */
+  dir: string;
+  limits?: Partial<typeof REVIEW_LIMITS>;
+}
+
+/**
+ * Design → static check (→ fix, up to limits.lintFixes) → critic (→ fix, up to limits.criticRounds). Every
+ * draft is written to `dir` so the user can see each step. LLM failures propagate (LlmError).
+ */
+export async function designAndReview(opts: ReviewOptions): Promise<ReviewedReward> {
+  const limits = { ...REVIEW_LIMITS, ...opts.limits };
+  mkdirSync(opts.dir, { recursive: true });
+  const steps: ReviewStep[] = [];
+  let request = opts.request;
+  let lintFixes = 0;
+  let criticRounds = 0;
+  for (;;) {
+    const { source } = await designReward({ ...opts, request });
+    const draft = steps.length + 1;
+    const file = path.join(opts.dir, `draft-${draft}.reward.ts`);
+    writeFileSync(file, source);
+    const diagnostics = staticCheck(file, source);
+    const step: ReviewStep = {
+      draft,
+      request: request.kind,
+      file: path.basename(file),
+      errors: diagnostics.filter((d) => d.severity === 'error'),
+      warnings: diagnostics.filter((d) => d.severity === 'warning'),
+      critique: null,
+    };
+    steps.push(step);
+    if (step.errors.length > 0) {
+      if (lintFixes >= limits.lintFixes) {
+        // An earlier draft that passed the static checks is still trainable; otherwise nothing is.
+        const lastClean = [...steps].reverse().find((s) => s.errors.length === 0);
+        if (lastClean) return { source: readFileSync(path.join(opts.dir, lastClean.file), 'utf8'), criticPassed: false, steps, failure: null };
+        return { source: null, criticPassed: false, steps, failure: `draft ${draft} still has static errors after ${lintFixes} fixes, so it is not trained:\n${diagnosticsText(step.errors)}` };
+      }
+      lintFixes++;
+      request = { kind: 'fix-lint', previous: source, diagnostics: diagnosticsText(step.errors) };
+      continue;
+    }
+    lintFixes = 0;
+    criticRounds++;
+    step.critique = await critiqueReward({
+      file,
+      source,
+      task: opts.task,
+      llm: opts.llm,
+      log: opts.log,
+      signal: opts.signal,
+      staticFindings: step.warnings.map((w) => ({ line: w.line, severity: w.severity, message: w.message })),
+    });
+    if (step.critique.success) return { source, criticPassed: true, steps, failure: null };
+    if (criticRounds >= limits.criticRounds) return { source, criticPassed: false, steps, failure: null };
+    const findings = step.critique.findings.map((f) => `- line ${f.line}${f.endLine ? `-${f.endLine}` : ''} (${f.severity}): ${f.message}`).join('\n');
+    request = { kind: 'fix-critique', previous: source, critique: [step.critique.critique ?? step.critique.reasoning, findings].filter(Boolean).join('\n\n') };
+  }
+}
+
+/** Suggestion ids the designer says it applied (`// Applied suggestions: S1, S3`), or null when it did not say. */
+export function appliedSuggestions(source: string): string[] | null {
+  const m = /^\s*\/\/\s*Applied suggestions:\s*(.*)$/im.exec(source);
+  if (!m) return null;
+  return [...m[1]!.matchAll(/\bS\d+\b/g)].map((x) => x[0]);
+}
