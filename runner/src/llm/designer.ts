@@ -140,19 +140,21 @@ export interface ReviewedReward {
   failure: string | null;
 }
 
-export const REVIEW_LIMITS = {
+export interface ReviewLimits {
   /** Designer ↔ critic rounds (the paper's 3). */
-  criticRounds: 3,
+  criticRounds: number;
   /** Designer fixes of static errors per critic round. */
-  lintFixes: 3,
-} as const;
+  lintFixes: number;
+}
+
+export const REVIEW_LIMITS: Readonly<ReviewLimits> = { criticRounds: 3, lintFixes: 3 };
 
 export interface ReviewOptions extends Omit<DesignOptions, 'request'> {
   /** The first draft's request (initial, update, fix-error). */
   request: DesignRequest;
   /** Folder for the drafts (`draft-N.reward.ts`); created. */
   dir: string;
-  limits?: Partial<typeof REVIEW_LIMITS>;
+  limits?: Partial<ReviewLimits>;
 }
 
 /**
