@@ -1,0 +1,263 @@
+// `rewardsmith analyze RUN_DIR [--reward FILE] [--events ndjson]`: the trajectory analyzer that needs no LLM.
+// Reads a run's evaluation episodes, finds failure patterns (findings.ts), turns each into a suggestion with
+// evidence and, where the fix is code, a patch to the reward file that parses and lints clean (patches.ts);
+// writes RUN_DIR/suggestions.json and prints a summary (or streams `suggestion` events).
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { makeEvent, type RunnerEvent } from '../events';
+import { RUN_FILES, type EpisodeRecord, type RunSummary } from '../records';
+import { resolveTask, type TaskSpec } from '../tasks';
+import { findFailures, type EpisodeEvidence, type Finding, type FindingKind } from './findings';
+import { denseLines, patchReward, PatchUnavailable } from './patches';
+
+export interface Suggestion {
+  id: string;
+  kind: FindingKind;
+  /** Share of the examined episodes it concerns, 0..1. */
+  share: number;
+  /** The finding and the advice, readable on its own. */
+  message: string;
+  /** Evidence as text (one line per episode), for editors that show a string. */
+  evidence: string;
+  /** The same evidence, structured: episode ids and step ranges. */
+  episodes: EpisodeEvidence[];
+  /** 1-based inclusive line range of the reward file it concerns. */
+  lines?: [number, number];
+  /** Unified diff against the reward file (a/NAME, b/NAME), checked to apply, parse and lint clean. */
+  diff?: string;
+  /** Why a finding that maps to code has no diff (no place for it in this reward, or it would not lint). */
+  patchUnavailable?: string;
+}
+
+export interface Analysis {
+  runDir: string;
+  task: string | null;
+  rewardFile: string | null;
+  episodes: number;
+  failed: number;
+  successRate: number;
+  deathRate: number;
+  deathCauses: Record<string, number>;
+  /** The most frequent death cause among failed episodes, null when none died. */
+  mainDeathCause: string | null;
+  suggestions: Suggestion[];
+}
+
+/** A problem with the run folder's files, with the file (and line) it is in. */
+export class RunRecordError extends Error {
+  override name = 'RunRecordError';
+}
+
+function readEpisodes(runDir: string): EpisodeRecord[] {
+  const file = path.join(runDir, RUN_FILES.episodes);
+  if (!existsSync(file)) {
+    const failedFile = path.join(runDir, RUN_FILES.failedEpisodes);
+    if (existsSync(failedFile)) {
+      const parsed = JSON.parse(readFileSync(failedFile, 'utf8')) as unknown;
+      if (!Array.isArray(parsed)) throw new RunRecordError(`${failedFile}: expected a JSON array of episodes`);
+      return parsed.map((e, i) => checkEpisode(e, `${failedFile}: episode ${i}`));
+    }
+    throw new RunRecordError(`${file}: no evaluation episodes (is ${runDir} a finished run folder?)`);
+  }
+  const out: EpisodeRecord[] = [];
+  readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
+    if (line.trim() === '') return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch (err) {
+      throw new RunRecordError(`${file}:${i + 1}: not valid JSON (${(err as Error).message})`);
+    }
+    out.push(checkEpisode(parsed, `${file}:${i + 1}`));
+  });
+  if (out.length === 0) throw new RunRecordError(`${file}: no episodes in it`);
+  return out;
+}
+
+/** The fields the analyzer relies on, checked so that a malformed record fails with its location, not deep inside a detector. */
+function checkEpisode(e: unknown, where: string): EpisodeRecord {
+  const ep = e as Partial<EpisodeRecord> | null;
+  const missing: string[] = [];
+  if (!ep || typeof ep !== 'object') throw new RunRecordError(`${where}: not an episode record`);
+  for (const k of ['episode', 'seed', 'steps', 'return', 'distanceMoved'] as const) if (typeof ep[k] !== 'number') missing.push(k);
+  for (const k of ['success', 'died', 'truncated'] as const) if (typeof ep[k] !== 'boolean') missing.push(k);
+  if (!Array.isArray(ep.lastSteps)) missing.push('lastSteps');
+  if (!Array.isArray(ep.path)) missing.push('path');
+  if (!ep.final || typeof ep.final !== 'object') missing.push('final');
+  if (missing.length > 0) throw new RunRecordError(`${where}: episode record lacks or mistypes ${missing.join(', ')}`);
+  ep.lastSteps!.forEach((s, i) => {
+    if (typeof s?.step !== 'number' || typeof s.reward !== 'number' || !Array.isArray(s.position) || s.position.length < 5 || typeof s.nearest !== 'object') {
+      throw new RunRecordError(`${where}: lastSteps[${i}] lacks step, reward, position [x, y, z, yaw, pitch] or nearest`);
+    }
+  });
+  return ep as EpisodeRecord;
+}
+
+function readSummary(runDir: string): RunSummary | undefined {
+  const file = path.join(runDir, RUN_FILES.summary);
+  if (!existsSync(file)) return undefined;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as RunSummary;
+  } catch (err) {
+    throw new RunRecordError(`${file}: not valid JSON (${(err as Error).message})`);
+  }
+}
+
+function taskOf(summary: RunSummary | undefined): TaskSpec | undefined {
+  if (!summary?.task) return undefined;
+  try {
+    return resolveTask(summary.task);
+  } catch {
+    return undefined; // a task file that moved: the timeout check needs the target names, everything else works
+  }
+}
+
+/** The reward file to patch: the one given, else the run's copy, else the one the summary names. */
+function rewardFileFor(runDir: string, summary: RunSummary | undefined, given: string | undefined): string | undefined {
+  if (given) {
+    if (!existsSync(given)) throw new RunRecordError(`${given}: reward file not found`);
+    return given;
+  }
+  const copy = path.join(runDir, RUN_FILES.rewardCopy);
+  if (existsSync(copy)) return copy;
+  if (summary?.reward_file && existsSync(summary.reward_file)) return summary.reward_file;
+  return undefined;
+}
+
+function evidenceText(items: EpisodeEvidence[]): string {
+  return items.map((e) => `episode ${e.episode} (seed ${e.seed})${e.steps ? `, steps ${e.steps[0]}–${e.steps[1]}` : ''}: ${e.note}`).join('\n');
+}
+
+function toSuggestion(f: Finding, reward: { file: string; text: string } | undefined, isMainDeath: boolean): Suggestion {
+  const s: Suggestion = {
+    id: f.id,
+    kind: f.kind,
+    share: f.share,
+    message: `${isMainDeath ? 'Main death cause: ' : ''}${f.message} ${f.suggestion}`,
+    evidence: evidenceText(f.evidence),
+    episodes: f.evidence,
+  };
+  if (!reward) {
+    if (f.patch) s.patchUnavailable = 'no reward file (pass --reward FILE)';
+    return s;
+  }
+  if (f.patch) {
+    try {
+      const p = patchReward(reward.file, reward.text, f.patch);
+      s.diff = p.diff;
+      s.lines = p.lines;
+    } catch (err) {
+      if (!(err instanceof PatchUnavailable)) throw err;
+      s.patchUnavailable = err.message;
+    }
+  }
+  if (!s.lines) {
+    const lines = denseLines(reward.file, reward.text);
+    if (lines) s.lines = lines;
+  }
+  return s;
+}
+
+/** Analyses a finished run folder; `rewardFile` is the file the patches are made against. */
+export async function analyzeRun(runDir: string, opts: { rewardFile?: string } = {}): Promise<Analysis> {
+  const summary = readSummary(runDir);
+  const episodes = readEpisodes(runDir);
+  const task = taskOf(summary);
+  const file = rewardFileFor(runDir, summary, opts.rewardFile);
+  const reward = file ? { file, text: readFileSync(file, 'utf8') } : undefined;
+  const failed = episodes.filter((e) => !e.success);
+  const deathCauses: Record<string, number> = {};
+  for (const e of episodes) if (e.died) deathCauses[e.deathCause ?? 'other'] = (deathCauses[e.deathCause ?? 'other'] ?? 0) + 1;
+  const main = Object.entries(deathCauses).sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
+  const findings = findFailures(episodes, task);
+  return {
+    runDir,
+    task: summary?.task ?? null,
+    rewardFile: file ?? null,
+    episodes: episodes.length,
+    failed: failed.length,
+    successRate: (episodes.length - failed.length) / episodes.length,
+    deathRate: episodes.filter((e) => e.died).length / episodes.length,
+    deathCauses,
+    mainDeathCause: main,
+    suggestions: findings.map((f) => toSuggestion(f, reward, f.id === `death-${main}`)),
+  };
+}
+
+export function formatAnalysis(a: Analysis): string {
+  const pct = (x: number) => `${Math.round(x * 100)} %`;
+  const causes = Object.entries(a.deathCauses).sort((x, y) => y[1] - x[1]).map(([c, n]) => `${c} ${n}`).join(', ');
+  const out = [
+    `Run ${a.runDir}${a.task ? ` (${a.task})` : ''}: ${a.episodes} evaluation episodes, success ${pct(a.successRate)}, deaths ${pct(a.deathRate)}${causes ? ` (${causes})` : ''}.`,
+  ];
+  if (a.mainDeathCause) out.push(`Main death cause: ${a.mainDeathCause}.`);
+  if (a.suggestions.length === 0) out.push('No failure pattern found.');
+  a.suggestions.forEach((s, i) => {
+    out.push('', `${i + 1}. [${s.id}] ${s.message}`);
+    for (const e of s.episodes.slice(0, 3)) out.push(`   - episode ${e.episode}${e.steps ? ` steps ${e.steps[0]}–${e.steps[1]}` : ''}: ${e.note}`);
+    if (s.episodes.length > 3) out.push(`   - … ${s.episodes.length - 3} more in suggestions.json`);
+    if (s.diff) out.push(`   Patch (lines ${s.lines![0]}–${s.lines![1]} of ${a.rewardFile}):`, ...s.diff.trimEnd().split('\n').map((l) => `     ${l}`));
+    else if (s.patchUnavailable) out.push(`   No patch: ${s.patchUnavailable}.`);
+  });
+  return out.join('\n') + '\n';
+}
+
+const USAGE = `usage: rewardsmith analyze RUN_DIR [--reward FILE] [--events ndjson]
+
+Finds failure patterns in RUN_DIR/${RUN_FILES.episodes} (deaths by cause, standing still, back-and-forth,
+extreme pitch, time-outs without the target, one-signed rewards), writes RUN_DIR/${RUN_FILES.suggestions}
+with evidence and patches to the reward file, and prints a summary.
+  --reward FILE     reward file to patch (default: RUN_DIR/${RUN_FILES.rewardCopy}, else the summary's reward_file)
+  --events ndjson   stream suggestion events on stdout (the summary goes to stderr)
+`;
+
+export async function analyzeCommand(argv: string[]): Promise<number> {
+  let runDir: string | undefined;
+  let rewardFile: string | undefined;
+  let events = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--help' || arg === '-h') {
+      process.stdout.write(USAGE);
+      return 0;
+    } else if (arg === '--reward') rewardFile = argv[++i];
+    else if (arg === '--events') {
+      const format = argv[++i];
+      if (format !== 'ndjson') {
+        process.stderr.write(`rewardsmith analyze: --events takes "ndjson", not ${JSON.stringify(format ?? '')}\n`);
+        return 2;
+      }
+      events = true;
+    } else if (arg.startsWith('-') || runDir !== undefined) {
+      process.stderr.write(`rewardsmith analyze: unexpected argument ${JSON.stringify(arg)}\n\n${USAGE}`);
+      return 2;
+    } else runDir = arg;
+  }
+  if (!runDir || (argv.includes('--reward') && !rewardFile)) {
+    process.stderr.write(USAGE);
+    return 2;
+  }
+  const emit = (e: RunnerEvent) => process.stdout.write(JSON.stringify(e) + '\n');
+  let analysis: Analysis;
+  try {
+    analysis = await analyzeRun(runDir, rewardFile ? { rewardFile } : {});
+  } catch (err) {
+    if (!(err instanceof RunRecordError)) throw err;
+    if (events) emit(makeEvent({ type: 'log', level: 'error', message: err.message }));
+    process.stderr.write(`rewardsmith analyze: ${err.message}\n`);
+    return 1;
+  }
+  const out = path.join(runDir, RUN_FILES.suggestions);
+  writeFileSync(out, JSON.stringify({ version: 1, ...analysis }, null, 2) + '\n');
+  const text = formatAnalysis(analysis) + `\nWrote ${out}\n`;
+  if (events) {
+    for (const s of analysis.suggestions) {
+      emit(makeEvent({ type: 'suggestion', id: s.id, message: s.message, ...(s.lines ? { lines: s.lines } : {}), ...(s.diff ? { diff: s.diff } : {}) }));
+    }
+    emit(makeEvent({ type: 'log', level: 'info', message: `analyzer: ${analysis.suggestions.length} suggestion(s) written to ${out}` }));
+    process.stderr.write(text);
+  } else {
+    process.stdout.write(text);
+  }
+  return 0;
+}

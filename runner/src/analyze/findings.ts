@@ -1,0 +1,412 @@
+// Failure patterns in a run's evaluation episodes, found without an LLM: deaths by cause (and whether the
+// hazard was in view), standing still, back-and-forth motion that farms the dense reward, pitch held at an
+// extreme, time-outs that never saw the target, and a reward whose sign never changes. Each finding carries
+// its evidence (episodes and step ranges) and, where the fix is code, the patch to ask for.
+import minecraftData from 'minecraft-data';
+import { DEFAULT_GAME_VERSION, GAME_FACTS, SCALE_RULE } from '../schema';
+import type { TaskSpec } from '../tasks';
+import type { EpisodeRecord, RecordedStep } from '../records';
+import type { PatchRequest } from './patches';
+
+export type FindingKind =
+  | 'death'
+  | 'stuck'
+  | 'back-and-forth'
+  | 'extreme-pitch'
+  | 'timeout-target-unseen'
+  | 'reward-never-positive'
+  | 'reward-always-positive';
+
+export interface EpisodeEvidence {
+  episode: number;
+  seed: number;
+  /** 1-based inclusive step range within the episode the evidence is about. */
+  steps?: [number, number];
+  note: string;
+}
+
+export interface Finding {
+  /** Stable id: kind plus qualifier (`death-lava`). */
+  id: string;
+  kind: FindingKind;
+  /** Episodes affected out of those examined, 0..1; findings are ranked by it. */
+  share: number;
+  /** What happened, in one or two sentences with numbers. */
+  message: string;
+  /** What to change. */
+  suggestion: string;
+  evidence: EpisodeEvidence[];
+  /** The reward change that addresses it, when it is code. */
+  patch?: PatchRequest;
+}
+
+/** Hazard names in the nearest-blocks dict per death cause; mobs come from minecraft-data's hostile category. */
+const HOSTILE_MOBS: readonly string[] = (() => {
+  const data = minecraftData(DEFAULT_GAME_VERSION);
+  return data.entitiesArray.filter((e) => e.category === 'Hostile mobs').map((e) => e.name);
+})();
+const HAZARDS: Record<string, readonly string[]> = {
+  lava: ['lava'],
+  fire: ['fire', 'lava'],
+  drowning: ['water'],
+  mob: HOSTILE_MOBS,
+};
+
+/** Thresholds, in steps and metres, chosen from the game facts where they depend on them. */
+const STUCK_RADIUS = 0.5; // m: within this of the window's first position counts as not moving
+const STUCK_MIN_STEPS = 40; // at 0.2 m/step a walking agent covers 8 m in this time
+const OSCILLATION_WINDOW = 32; // the paper's L: also the span of recorded rewards
+const OSCILLATION_MAX_NET_RATIO = 0.25; // net displacement / path length below this is back-and-forth
+const EXTREME_PITCH_DEG = 60; // beyond the ±30° field of view twice over: the horizon is out of sight
+const EXTREME_PITCH_MIN_STEPS = 12;
+const KEEP_EVIDENCE = 10; // the paper's K
+
+const fmt = (x: number, digits = 1) => x.toFixed(digits).replace(/\.0+$/, '');
+const pct = (x: number) => `${Math.round(x * 100)} %`;
+const plural = (n: number, one: string, many = one + 's') => `${n} ${n === 1 ? one : many}`;
+const range = (s: [number, number]) => (s[0] === s[1] ? `step ${s[0]}` : `steps ${s[0]}–${s[1]}`);
+
+/** Step number of `path[i]`: the path may or may not include the reset position. */
+function pathStep(ep: EpisodeRecord, i: number): number {
+  const offset = ep.path.length - ep.steps; // 1 when path[0] is the reset position, 0 when path[0] is after step 1
+  return i + 1 - Math.max(0, Math.min(1, offset));
+}
+
+/** The first `names` entry visible in a nearest dict, with its distance. */
+function nearestOf(nearest: Record<string, [number, number, number]>, names: readonly string[]): { name: string; distance: number } | undefined {
+  let best: { name: string; distance: number } | undefined;
+  for (const n of names) {
+    const e = nearest[n];
+    if (e && (!best || e[0] < best.distance)) best = { name: n, distance: e[0] };
+  }
+  return best;
+}
+
+function targetNames(task: TaskSpec | undefined): string[] {
+  if (!task) return [];
+  return task.success.kind === 'near' ? task.success.names : [task.success.mob];
+}
+
+/** Runs of consecutive steps for which `test` holds, as [first, last] step numbers. */
+function runs<T>(items: T[], stepOf: (i: number) => number, test: (x: T, i: number) => boolean): [number, number][] {
+  const out: [number, number][] = [];
+  let start = -1;
+  items.forEach((x, i) => {
+    if (test(x, i)) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      out.push([stepOf(start), stepOf(i - 1)]);
+      start = -1;
+    }
+  });
+  if (start >= 0) out.push([stepOf(start), stepOf(items.length - 1)]);
+  return out;
+}
+
+const within = (s: RecordedStep, r: [number, number]) => s.step >= r[0] && s.step <= r[1];
+
+function actionSummary(steps: RecordedStep[]): string {
+  const counts = new Map<string, number>();
+  for (const s of steps) counts.set(s.action, (counts.get(s.action) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([a, n]) => `${a} ×${n}`).join(', ');
+}
+
+function rewardSummary(steps: RecordedStep[]): { positive: number; negative: number; text: string } {
+  const positive = steps.filter((s) => s.reward > 0).length;
+  const negative = steps.filter((s) => s.reward < 0).length;
+  return { positive, negative, text: `reward +${positive}/−${negative}/0×${steps.length - positive - negative}` };
+}
+
+function deathFindings(failed: EpisodeRecord[]): Finding[] {
+  const byCause = new Map<string, EpisodeRecord[]>();
+  for (const ep of failed) if (ep.died) byCause.set(ep.deathCause ?? 'other', [...(byCause.get(ep.deathCause ?? 'other') ?? []), ep]);
+  const out: Finding[] = [];
+  for (const [cause, eps] of byCause) {
+    const hazards = HAZARDS[cause] ?? [];
+    const evidence: EpisodeEvidence[] = [];
+    let inView = 0;
+    const lastDistances: number[] = []; // hazard distance in the last steps before each death it was seen in
+    const seenNames = new Set<string>();
+    const falls: number[] = [];
+    const pitchedAway: number[] = [];
+    for (const ep of eps) {
+      const steps = ep.lastSteps;
+      const sightings = steps.map((s) => nearestOf(s.nearest, hazards));
+      const finalSight = nearestOf(ep.final.nearest, hazards);
+      const seenRuns = runs(sightings, (i) => steps[i]!.step, (x) => !!x);
+      const notes: string[] = [`died of ${cause} at step ${ep.steps}`];
+      let span: [number, number] = [steps[0]?.step ?? ep.steps, ep.steps];
+      if (hazards.length > 0) {
+        const seen = sightings.map((x, i) => ({ x, step: steps[i]!.step })).filter((v) => !!v.x);
+        if (seen.length > 0 || finalSight) {
+          inView++;
+          const first = seen[0] ?? { x: finalSight, step: ep.steps };
+          const closest = Math.min(...seen.map((v) => v.x!.distance), finalSight?.distance ?? Infinity);
+          for (const v of seen) seenNames.add(v.x!.name);
+          if (finalSight) seenNames.add(finalSight.name);
+          const tail = seen.filter((v) => v.step > ep.steps - 10).map((v) => v.x!.distance);
+          lastDistances.push(...(tail.length > 0 ? tail : [first.x!.distance]));
+          notes.push(`${[...new Set(seen.map((v) => v.x!.name))].join('/') || finalSight!.name} in view at ${seenRuns.map(range).join(', ') || `step ${ep.steps}`} (first at ${fmt(first.x!.distance)} m, closest ${fmt(closest)} m)`);
+          span = [first.step, ep.steps];
+        } else {
+          notes.push(`no ${hazards.length > 3 ? 'hostile mob' : hazards.join('/')} in view in the last ${steps.length} steps`);
+          const pitches = steps.slice(-10).map((s) => Math.abs(s.position[4]));
+          if (pitches.length > 0 && Math.min(...pitches) >= EXTREME_PITCH_DEG) pitchedAway.push(ep.episode);
+        }
+      }
+      if (cause === 'fall' && steps.length > 0) {
+        const top = Math.max(...steps.map((s) => s.position[1]));
+        const drop = top - steps[steps.length - 1]!.position[1];
+        falls.push(drop);
+        notes.push(`dropped ${fmt(drop)} m in the last ${steps.length} steps`);
+      }
+      if (ep.final.blockUnderFoot) notes.push(`on ${ep.final.blockUnderFoot}`);
+      notes.push(`last actions ${actionSummary(steps.slice(-8))}`);
+      evidence.push({ episode: ep.episode, seed: ep.seed, steps: span, note: notes.join('; ') });
+    }
+    const share = eps.length / failed.length;
+    let message = `${plural(eps.length, 'failed episode')} of ${failed.length} (${pct(share)}) ended in death by ${cause}`;
+    if (hazards.length > 0) message += `; the ${cause === 'mob' ? 'hostile mob' : hazards[0]} was in view before death in ${inView} of them`;
+    if (pitchedAway.length > 0) message += `; ${plural(pitchedAway.length, 'agent')} looked steeply up or down (|pitch| ≥ ${EXTREME_PITCH_DEG}°) before dying, where the hazard could not be seen`;
+    message += '.';
+    let suggestion: string;
+    let patch: PatchRequest | undefined;
+    const sorted = [...lastDistances].sort((a, b) => a - b);
+    const q75 = sorted[Math.floor(sorted.length * 0.75)] ?? 4;
+    const distance = Math.min(8, Math.max(3, Math.ceil(q75)));
+    if (cause === 'lava' || cause === 'fire') {
+      suggestion = `Penalise lava in view: make the dense term −1 whenever lava is visible closer than ${distance} m (the distance it was seen at in the last steps before most deaths), before any other shaping; dying is already the end of the episode, so the warning has to come earlier.`;
+      patch = { kind: 'hazard-penalty', names: ['lava'], distance, why: `${pct(share)} of failed episodes died in lava, most with lava in view beforehand; lava in view closer than this costs.` };
+    } else if (cause === 'mob') {
+      const names = HOSTILE_MOBS.filter((m) => seenNames.has(m));
+      suggestion = names.length > 0
+        ? `Penalise hostile mobs in view (${names.join(', ')}) closer than ${distance} m, so the agent learns to keep away or turn and fight.`
+        : 'The mobs that killed the agent were never in view: it was attacked from behind. Reward turning to face nearby threats, or penalise losing health in the dense term.';
+      if (names.length > 0) patch = { kind: 'hazard-penalty', names, distance, label: 'mob', why: `${pct(share)} of failed episodes were killed by ${names.join('/')} it had in view; hostile mobs in view closer than this cost.` };
+    } else if (cause === 'fall') {
+      const worst = Math.max(0, ...falls);
+      suggestion = `Agents fell to death (drops up to ${fmt(worst)} m). Penalise a drop in y between consecutive past_agent_positions of more than 1 m, and reward keeping the view level so edges are visible.`;
+    } else if (cause === 'drowning') {
+      suggestion = 'Agents drowned. Penalise staying in water (its y not rising while water is in view at distance < 1 m) and reward surfacing, e.g. jumping while in water.';
+    } else {
+      suggestion = `Agents died (${cause}). Make losing health a −1 sparse event so the agent learns what hurts it.`;
+    }
+    out.push({ id: `death-${cause}`, kind: 'death', share, message, suggestion, evidence: evidence.slice(0, KEEP_EVIDENCE), ...(patch ? { patch } : {}) });
+  }
+  return out;
+}
+
+function stuckFinding(failed: EpisodeRecord[]): Finding | undefined {
+  const evidence: EpisodeEvidence[] = [];
+  let affected = 0;
+  let paidWhileStuck = 0;
+  let stuckSteps = 0;
+  let totalSteps = 0;
+  for (const ep of failed) {
+    totalSteps += ep.steps;
+    const windows: [number, number][] = [];
+    let anchor = 0;
+    for (let i = 1; i <= ep.path.length; i++) {
+      const a = ep.path[anchor]!;
+      const p = ep.path[i];
+      const away = !p || Math.hypot(p[0] - a[0], p[1] - a[1], p[2] - a[2]) > STUCK_RADIUS;
+      if (away) {
+        if (i - anchor >= STUCK_MIN_STEPS) windows.push([pathStep(ep, anchor), pathStep(ep, i - 1)]);
+        anchor = i;
+      }
+    }
+    const still = windows.reduce((n, w) => n + w[1] - w[0] + 1, 0);
+    if (still < Math.max(STUCK_MIN_STEPS, 0.3 * ep.steps)) continue;
+    affected++;
+    stuckSteps += still;
+    const last = windows[windows.length - 1]!;
+    const recorded = ep.lastSteps.filter((s) => within(s, last));
+    const notes = [`no movement beyond ${STUCK_RADIUS} m for ${still} of ${ep.steps} steps (${windows.map(range).slice(0, 3).join(', ')}${windows.length > 3 ? ', …' : ''})`];
+    if (recorded.length > 0) {
+      const yaws = recorded.map((s) => s.position[3]);
+      const turned = yaws.slice(1).reduce((t, y, i) => t + Math.abs(y - yaws[i]!), 0);
+      const r = rewardSummary(recorded);
+      if (r.positive > 0) paidWhileStuck++;
+      notes.push(`recorded ${range([recorded[0]!.step, recorded[recorded.length - 1]!.step])}: ${actionSummary(recorded)}${turned >= 180 ? `, turned ${fmt(turned, 0)}° in place` : ''}; ${r.text}`);
+    }
+    evidence.push({ episode: ep.episode, seed: ep.seed, steps: last, note: notes.join('; ') });
+  }
+  if (affected === 0) return undefined;
+  const share = affected / failed.length;
+  const message = `${plural(affected, 'failed episode')} of ${failed.length} (${pct(share)}) spent most of their time without moving (${pct(stuckSteps / Math.max(1, totalSteps))} of all failed-episode steps)${paidWhileStuck > 0 ? `; in ${paidWhileStuck} of them the reward was still positive while standing still` : ''}.`;
+  return {
+    id: 'stuck',
+    kind: 'stuck',
+    share,
+    message,
+    suggestion: `Make standing still cost: dense −1 when the agent moved less than ${STUCK_RADIUS} m over the last 20 steps${paidWhileStuck > 0 ? ', and find what pays while it stands (turning in place towards a target is a common one)' : ''}.`,
+    evidence: evidence.slice(0, KEEP_EVIDENCE),
+    patch: { kind: 'stuck-penalty', window: 20, radius: STUCK_RADIUS, why: `${pct(share)} of failed episodes stood still for most of the episode; moving less than STUCK_RADIUS over the window costs.` },
+  };
+}
+
+function backAndForthFinding(failed: EpisodeRecord[]): Finding | undefined {
+  const evidence: EpisodeEvidence[] = [];
+  let affected = 0;
+  let farmed = 0;
+  for (const ep of failed) {
+    const p = ep.path;
+    const flagged: [number, number][] = [];
+    for (let start = 0; start + OSCILLATION_WINDOW < p.length; start += OSCILLATION_WINDOW / 2) {
+      const end = start + OSCILLATION_WINDOW;
+      let length = 0;
+      let reversals = 0;
+      let prev: [number, number] | undefined;
+      for (let i = start + 1; i <= end; i++) {
+        const d: [number, number] = [p[i]![0] - p[i - 1]![0], p[i]![2] - p[i - 1]![2]];
+        const len = Math.hypot(d[0], d[1]);
+        if (len < 0.02) continue;
+        length += len;
+        if (prev && d[0] * prev[0] + d[1] * prev[1] < 0) reversals++;
+        prev = d;
+      }
+      const net = Math.hypot(p[end]![0] - p[start]![0], p[end]![2] - p[start]![2]);
+      // Moving (at least a quarter of walking pace) with several reversals and little net progress.
+      if (length >= OSCILLATION_WINDOW * GAME_FACTS.walkPerStep * 0.25 && reversals >= 4 && net < OSCILLATION_MAX_NET_RATIO * length) {
+        const w: [number, number] = [pathStep(ep, start), pathStep(ep, end)];
+        const lastW = flagged[flagged.length - 1];
+        if (lastW && w[0] <= lastW[1]) lastW[1] = w[1];
+        else flagged.push(w);
+      }
+    }
+    if (flagged.length === 0) continue;
+    const covered = flagged.reduce((n, w) => n + w[1] - w[0] + 1, 0);
+    if (covered < 0.25 * ep.steps) continue;
+    affected++;
+    const notes = [`back-and-forth over ${covered} of ${ep.steps} steps (${flagged.map(range).slice(0, 3).join(', ')}${flagged.length > 3 ? ', …' : ''}), net ${fmt(ep.distanceMoved)} m from the start`];
+    const recorded = ep.lastSteps.filter((s) => flagged.some((w) => within(s, w)));
+    if (recorded.length > 0) {
+      const r = rewardSummary(recorded);
+      if (r.positive >= Math.max(2, 0.25 * recorded.length) && r.positive > r.negative) farmed++;
+      notes.push(`recorded ${range([recorded[0]!.step, recorded[recorded.length - 1]!.step])}: ${actionSummary(recorded)}; ${r.text}`);
+    }
+    evidence.push({ episode: ep.episode, seed: ep.seed, steps: flagged[flagged.length - 1], note: notes.join('; ') });
+  }
+  if (affected === 0) return undefined;
+  const share = affected / failed.length;
+  const message = `${plural(affected, 'failed episode')} of ${failed.length} (${pct(share)}) walked back and forth with no net progress${farmed > 0 ? `, and in ${farmed} of them the reward paid more often than it cost during the oscillation: the dense term is being farmed` : ''}.`;
+  return {
+    id: 'back-and-forth',
+    kind: 'back-and-forth',
+    share,
+    message,
+    suggestion: 'Pay for progress that cannot be undone and redone: replace a bonus for moving with a bonus for entering a cell not visited before in this episode (a Set kept in GLOBAL_DATA), and make any "closer" bonus symmetric with a "further" penalty.',
+    evidence: evidence.slice(0, KEEP_EVIDENCE),
+    patch: { kind: 'movement-to-cells', cellSize: 2, why: `${pct(share)} of failed episodes walked back and forth collecting the movement bonus; only the first visit to a cell pays now.` },
+  };
+}
+
+function extremePitchFinding(failed: EpisodeRecord[]): Finding | undefined {
+  const evidence: EpisodeEvidence[] = [];
+  let affected = 0;
+  let held = 0;
+  let looked = 0;
+  for (const ep of failed) {
+    const steps = ep.lastSteps;
+    const stretches = runs(steps, (i) => steps[i]!.step, (s) => Math.abs(s.position[4]) >= EXTREME_PITCH_DEG).filter((r) => r[1] - r[0] + 1 >= EXTREME_PITCH_MIN_STEPS);
+    if (stretches.length === 0) continue;
+    affected++;
+    const longest = stretches.reduce((a, b) => (b[1] - b[0] > a[1] - a[0] ? b : a));
+    const inside = steps.filter((s) => within(s, longest));
+    const mean = inside.reduce((t, s) => t + s.position[4], 0) / inside.length;
+    if (mean > 0) looked++;
+    held += longest[1] - longest[0] + 1;
+    const visible = new Set(inside.flatMap((s) => Object.keys(s.nearest)));
+    evidence.push({
+      episode: ep.episode,
+      seed: ep.seed,
+      steps: longest,
+      note: `pitch ${fmt(mean, 0)}° (${mean > 0 ? 'down' : 'up'}) held for ${longest[1] - longest[0] + 1} of the last ${steps.length} steps; in view meanwhile: ${[...visible].slice(0, 4).join(', ') || 'nothing'}${ep.died ? `; died of ${ep.deathCause ?? 'unknown'}` : ''}`,
+    });
+  }
+  if (affected === 0) return undefined;
+  const share = affected / failed.length;
+  return {
+    id: 'extreme-pitch',
+    kind: 'extreme-pitch',
+    share,
+    message: `${plural(affected, 'failed episode')} of ${failed.length} (${pct(share)}) held the pitch beyond ±${EXTREME_PITCH_DEG}° for ${EXTREME_PITCH_MIN_STEPS}+ steps (${looked} looking down), ${fmt(held / affected, 0)} steps on average out of the last 32; with the ±${GAME_FACTS.fovPitchDeg}° field of view the horizon, targets and hazards ahead are out of sight.`,
+    suggestion: `Constrain pitch: dense −1 while |pitch| exceeds 45°, so the agent keeps what is ahead of it in view.`,
+    evidence: evidence.slice(0, KEEP_EVIDENCE),
+    patch: { kind: 'pitch-limit', degrees: 45, why: `${pct(share)} of failed episodes stared at the floor or sky for long stretches, hiding hazards and targets; a steep pitch costs.` },
+  };
+}
+
+function timeoutFinding(failed: EpisodeRecord[], task: TaskSpec | undefined): Finding | undefined {
+  const targets = targetNames(task);
+  if (targets.length === 0) return undefined;
+  const evidence: EpisodeEvidence[] = [];
+  let affected = 0;
+  for (const ep of failed) {
+    if (!ep.truncated || ep.died) continue;
+    if (ep.lastSteps.some((s) => nearestOf(s.nearest, targets)) || nearestOf(ep.final.nearest, targets)) continue;
+    affected++;
+    const cells = new Set(ep.path.map((q) => `${Math.floor(q[0] / 4)},${Math.floor(q[2] / 4)}`));
+    const first = ep.lastSteps[0]?.step ?? 1;
+    evidence.push({ episode: ep.episode, seed: ep.seed, steps: [first, ep.steps], note: `timed out after ${ep.steps} steps; no ${targets.join('/')} in view in the last ${ep.lastSteps.length} steps; ${fmt(ep.distanceMoved)} m from the start, ${cells.size} distinct 4 m cells visited` });
+  }
+  if (affected === 0) return undefined;
+  const share = affected / failed.length;
+  const meanCells = evidence.reduce((t, e) => t + Number(/(\d+) distinct/.exec(e.note)?.[1] ?? 0), 0) / evidence.length;
+  return {
+    id: 'timeout-target-unseen',
+    kind: 'timeout-target-unseen',
+    share,
+    message: `${plural(affected, 'failed episode')} of ${failed.length} (${pct(share)}) ran out of time without the target (${targets.join('/')}) in view at the end; they visited ${fmt(meanCells, 0)} distinct 4 m cells on average.`,
+    suggestion: 'The agent does not search: when the target is not in view, pay the first visit to each cell (a Set of visited cells in GLOBAL_DATA), so that covering new ground is rewarded and revisiting is not.',
+    evidence: evidence.slice(0, KEEP_EVIDENCE),
+    patch: { kind: 'exploration-bonus', cellSize: 4, why: `${pct(share)} of failed episodes timed out without ever seeing the target; the first visit to each cell pays when nothing else does.` },
+  };
+}
+
+function rewardSignFinding(episodes: EpisodeRecord[]): Finding | undefined {
+  const steps = episodes.flatMap((ep) => ep.lastSteps.map((s) => ({ ep, s })));
+  if (steps.length < 32) return undefined;
+  const positive = steps.filter((x) => x.s.reward > 0);
+  const negative = steps.filter((x) => x.s.reward < 0);
+  const distinct = [...new Set(steps.map((x) => x.s.reward))].sort((a, b) => a - b);
+  const dense = SCALE_RULE.denseWeight;
+  const evidence = episodes.slice(0, KEEP_EVIDENCE).map((ep) => {
+    const r = rewardSummary(ep.lastSteps);
+    return { episode: ep.episode, seed: ep.seed, steps: [ep.lastSteps[0]?.step ?? 1, ep.steps] as [number, number], note: `${r.text} over the last ${ep.lastSteps.length} steps; return ${fmt(ep.return, 2)}` };
+  });
+  if (positive.length === 0) {
+    return {
+      id: 'reward-never-positive',
+      kind: 'reward-never-positive',
+      share: 1,
+      message: `The reward was never positive in ${steps.length} recorded steps of ${episodes.length} episodes (values seen: ${distinct.join(', ')}): nothing the agent did was ever marked as progress.`,
+      suggestion: `Give the dense term a positive case for progress (target came into view, got closer, new ground covered); a reward that only punishes teaches the agent to end episodes or do nothing. Check that dense can return a positive value at all (it contributes ±${dense}).`,
+      evidence,
+    };
+  }
+  if (negative.length === 0 && positive.length === steps.length) {
+    return {
+      id: 'reward-always-positive',
+      kind: 'reward-always-positive',
+      share: 1,
+      message: `The reward was positive on every one of ${steps.length} recorded steps of ${episodes.length} episodes (values seen: ${distinct.join(', ')}): the agent is paid for existing, whatever it does.`,
+      suggestion: 'Make the positive cases conditional on progress and add negative cases (moving away, losing sight of the target, standing still); with an always-positive reward the longest episode is the best one, so the agent learns to stall.',
+      evidence,
+    };
+  }
+  return undefined;
+}
+
+/** Every finding for a run's evaluation episodes, most widespread first. */
+export function findFailures(episodes: EpisodeRecord[], task: TaskSpec | undefined): Finding[] {
+  const failed = episodes.filter((ep) => !ep.success);
+  const out: Finding[] = [];
+  if (failed.length > 0) {
+    out.push(...deathFindings(failed));
+    for (const f of [stuckFinding(failed), backAndForthFinding(failed), extremePitchFinding(failed), timeoutFinding(failed, task)]) if (f) out.push(f);
+  }
+  const sign = rewardSignFinding(episodes);
+  if (sign) out.push(sign);
+  return out.sort((a, b) => b.share - a.share);
+}

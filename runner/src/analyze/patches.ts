@@ -1,0 +1,552 @@
+// Concrete reward-file patches for the analyzer's findings. Edits are placed with the TypeScript AST (the dense
+// term is found by name or through the scale expression, parameters are resolved through scopes), applied as
+// text edits so the user's formatting and comments survive, then checked: the result must parse and must not
+// add a single lint diagnostic. The output is a unified diff against the user's file.
+import path from 'node:path';
+import ts from 'typescript';
+import { parameterNames, SCALE_RULE, type ParameterName } from '../schema';
+import { lintText } from '../../../language-server/src/rules';
+
+export type PatchRequest =
+  /** Dense -1 while one of `names` is in view closer than `distance` m. */
+  | { kind: 'hazard-penalty'; names: string[]; distance: number; why: string; /** Names the constants (`MOB` → MOB_PENALTY_DISTANCE); default: the single name. */ label?: string }
+  /** Dense -1 while |pitch| is beyond `degrees`. */
+  | { kind: 'pitch-limit'; degrees: number; why: string }
+  /** Dense -1 when the agent moved less than `radius` m over the last `window` steps. */
+  | { kind: 'stuck-penalty'; window: number; radius: number; why: string }
+  /** Replace a bonus for moving (a condition on past_agent_positions) with a bonus for entering an unvisited cell. */
+  | { kind: 'movement-to-cells'; cellSize: number; why: string }
+  /** Before the dense term's final `return 0`, pay the first visit to each cell. */
+  | { kind: 'exploration-bonus'; cellSize: number; why: string };
+
+export interface RewardPatch {
+  /** Unified diff against the original text (paths a/NAME, b/NAME). */
+  diff: string;
+  /** 1-based inclusive line range of the original text that the patch touches. */
+  lines: [number, number];
+  patched: string;
+}
+
+/** Why a finding has no patch (the reward has no dense term we can place code in, the patch would not lint, …). */
+export class PatchUnavailable extends Error {
+  override name = 'PatchUnavailable';
+}
+
+interface Edit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** Where the dense signal is computed: a function whose return value is the dense term, or a `let` variable. */
+type DenseTerm =
+  | { kind: 'function'; fn: ts.FunctionLikeDeclaration & { body: ts.Block }; exported: boolean }
+  | { kind: 'variable'; name: string; before: ts.ReturnStatement };
+
+class RewardSource {
+  readonly sf: ts.SourceFile;
+  private readonly identifiers = new Set<string>();
+  readonly indentUnit: string;
+  readonly eol: string;
+  /** Top-level constant declarations the patch adds. */
+  readonly constants: string[] = [];
+
+  constructor(
+    readonly fileName: string,
+    readonly text: string,
+  ) {
+    this.sf = ts.createSourceFile(fileName, text, ts.ScriptTarget.ES2022, true, fileName.endsWith('.js') ? ts.ScriptKind.JS : ts.ScriptKind.TS);
+    const visit = (n: ts.Node) => {
+      if (ts.isIdentifier(n)) this.identifiers.add(n.text);
+      ts.forEachChild(n, visit);
+    };
+    visit(this.sf);
+    const indents = text.split(/\r?\n/).map((l) => /^( +|\t+)\S/.exec(l)?.[1]).filter((s): s is string => !!s);
+    this.indentUnit = indents.length === 0 ? '  ' : indents[0]!.startsWith('\t') ? '\t' : ' '.repeat(Math.min(...indents.map((s) => s.length)));
+    this.eol = text.includes('\r\n') ? '\r\n' : '\n';
+  }
+
+  /** A string literal in the file's quote style. */
+  quote(value: string): string {
+    const singles = (this.text.match(/'[^'\n]*'/g) ?? []).length;
+    const doubles = (this.text.match(/"[^"\n]*"/g) ?? []).length;
+    return singles >= doubles ? `'${value.replace(/[\\']/g, (c) => '\\' + c)}'` : JSON.stringify(value);
+  }
+
+  /** A name not used anywhere in the file (so an inserted declaration never shadows or collides). */
+  fresh(base: string): string {
+    let name = base;
+    for (let i = 2; this.identifiers.has(name); i++) name = `${base}_${i}`;
+    this.identifiers.add(name);
+    return name;
+  }
+
+  line(pos: number): number {
+    return this.sf.getLineAndCharacterOfPosition(pos).line;
+  }
+
+  lineStart(pos: number): number {
+    return this.sf.getPositionOfLineAndCharacter(this.line(pos), 0);
+  }
+
+  indentAt(pos: number): string {
+    const start = this.lineStart(pos);
+    return /^[ \t]*/.exec(this.text.slice(start))![0];
+  }
+
+  /** The dense term, by name (`dense` function) or through the scale rule's `Math.sign(X) * 0.1`. */
+  denseTerm(): DenseTerm {
+    const byName = this.functionNamed('dense');
+    if (byName) return byName;
+    const rewardFn = this.functionNamed('reward_function');
+    if (!rewardFn) throw new PatchUnavailable('the file has neither a `dense` function nor a `reward_function`');
+    for (const ret of returnsOf(rewardFn.fn.body)) {
+      const term = ret.expression && denseOperand(ret.expression);
+      if (!term) continue;
+      if (ts.isCallExpression(term) && ts.isIdentifier(term.expression)) {
+        const fn = this.functionNamed(term.expression.text);
+        if (fn) return fn;
+      }
+      if (ts.isIdentifier(term)) {
+        const decl = findVariable(rewardFn.fn.body, term.text);
+        if (decl?.initializer && ts.isCallExpression(decl.initializer) && ts.isIdentifier(decl.initializer.expression)) {
+          const fn = this.functionNamed(decl.initializer.expression.text);
+          if (fn) return fn;
+        }
+        if (decl && (decl.parent.flags & ts.NodeFlags.Const) === 0) return { kind: 'variable', name: term.text, before: ret };
+      }
+    }
+    throw new PatchUnavailable(`no dense term found: no \`dense\` function and no \`Math.sign(…) * ${SCALE_RULE.denseWeight}\` in reward_function's return`);
+  }
+
+  private functionNamed(name: string): (DenseTerm & { kind: 'function' }) | undefined {
+    let found: (DenseTerm & { kind: 'function' }) | undefined;
+    const visit = (n: ts.Node) => {
+      if (found) return;
+      let fn: ts.FunctionLikeDeclaration | undefined;
+      let statement: ts.Node | undefined;
+      if (ts.isFunctionDeclaration(n) && n.name?.text === name) [fn, statement] = [n, n];
+      else if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && n.name.text === name && n.initializer && (ts.isArrowFunction(n.initializer) || ts.isFunctionExpression(n.initializer))) {
+        [fn, statement] = [n.initializer, n.parent.parent];
+      }
+      if (fn?.body && ts.isBlock(fn.body) && statement) {
+        const exported = statement.parent === this.sf && !!ts.getModifiers(statement as ts.HasModifiers)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+        found = { kind: 'function', fn: fn as ts.FunctionLikeDeclaration & { body: ts.Block }, exported };
+        return;
+      }
+      ts.forEachChild(n, visit);
+    };
+    visit(this.sf);
+    return found;
+  }
+
+  /** Where new top-level constants go. */
+  topLevelConstantsAnchor(): { at: number; afterConstants: boolean } {
+    // After the last top-level `const NAME = literal;` if there is one, else before the first statement's code
+    // (after the header comment, which is the file's design thoughts).
+    const statements = this.sf.statements;
+    let lastConst: ts.Statement | undefined;
+    for (const s of statements) {
+      if (ts.isVariableStatement(s) && s.declarationList.declarations.every((d) => d.initializer && (ts.isNumericLiteral(d.initializer) || ts.isStringLiteral(d.initializer) || ts.isArrayLiteralExpression(d.initializer)))) lastConst = s;
+    }
+    if (lastConst) {
+      const nl = this.text.indexOf('\n', lastConst.end);
+      return { at: nl < 0 ? this.text.length : nl + 1, afterConstants: true };
+    }
+    const first = statements[0];
+    if (!first) throw new PatchUnavailable('the file is empty');
+    return { at: this.lineStart(first.getStart(this.sf)), afterConstants: false };
+  }
+}
+
+function returnsOf(body: ts.Block): ts.ReturnStatement[] {
+  const out: ts.ReturnStatement[] = [];
+  const visit = (n: ts.Node) => {
+    if (ts.isReturnStatement(n)) out.push(n);
+    if (ts.isFunctionLike(n)) return; // a nested function's returns are not this function's
+    ts.forEachChild(n, visit);
+  };
+  body.statements.forEach(visit);
+  return out;
+}
+
+/** In `Math.sign(S) * 1 + Math.sign(D) * 0.1` (either operand order), the D. */
+function denseOperand(e: ts.Expression): ts.Expression | undefined {
+  const strip = (x: ts.Expression): ts.Expression => (ts.isParenthesizedExpression(x) ? strip(x.expression) : x);
+  e = strip(e);
+  if (!ts.isBinaryExpression(e)) return undefined;
+  if (e.operatorToken.kind === ts.SyntaxKind.PlusToken) return denseOperand(e.left) ?? denseOperand(e.right);
+  if (e.operatorToken.kind !== ts.SyntaxKind.AsteriskToken) return undefined;
+  const [l, r] = [strip(e.left), strip(e.right)];
+  const weight = (x: ts.Expression) => ts.isNumericLiteral(x) && Number(x.text) === SCALE_RULE.denseWeight;
+  const sign = (x: ts.Expression) =>
+    ts.isCallExpression(x) && ts.isPropertyAccessExpression(x.expression) && x.expression.getText() === 'Math.sign' && x.arguments.length === 1 ? strip(x.arguments[0]!) : undefined;
+  if (weight(r)) return sign(l);
+  if (weight(l)) return sign(r);
+  return undefined;
+}
+
+function findVariable(body: ts.Block, name: string): ts.VariableDeclaration | undefined {
+  let found: ts.VariableDeclaration | undefined;
+  const visit = (n: ts.Node) => {
+    if (found) return;
+    if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && n.name.text === name) found = n;
+    else if (!ts.isFunctionLike(n)) ts.forEachChild(n, visit);
+  };
+  body.statements.forEach(visit);
+  return found;
+}
+
+/** Does `name` resolve to the schema parameter inside `fn` (its own parameter or an enclosing function's)? */
+function parameterInScope(fn: ts.Node, name: string): boolean {
+  for (let n: ts.Node | undefined = fn; n; n = n.parent) {
+    if (ts.isFunctionLike(n) && n.parameters.some((p) => ts.isIdentifier(p.name) && p.name.text === name)) return true;
+  }
+  return false;
+}
+
+/**
+ * Makes the schema parameters `needed` usable inside the dense function: already in scope, or, for an exported
+ * `dense` (which the runtime calls with the parameters in contract order), by extending its parameter list.
+ */
+function ensureParameters(src: RewardSource, term: DenseTerm, needed: ParameterName[], edits: Edit[]): void {
+  const scopeNode = term.kind === 'function' ? term.fn : term.before;
+  const missing = needed.filter((p) => !parameterInScope(scopeNode, p));
+  if (missing.length === 0) return;
+  if (term.kind !== 'function' || !term.exported) {
+    throw new PatchUnavailable(`the dense term cannot see ${missing.join(', ')} (not a parameter of it or of an enclosing function)`);
+  }
+  const order = parameterNames(true);
+  const present = term.fn.parameters.map((p) => (ts.isIdentifier(p.name) ? p.name.text : ''));
+  if (present.some((p, i) => p !== order[i])) {
+    throw new PatchUnavailable(`the exported dense function's parameters are not the contract's prefix (${order.join(', ')}), so ${missing.join(', ')} cannot be added`);
+  }
+  const upTo = Math.max(...needed.map((p) => order.indexOf(p)));
+  const added = order.slice(present.length, upTo + 1);
+  const params = term.fn.parameters;
+  const at = params.length > 0 ? params.end : src.text.indexOf('(', term.fn.getStart(src.sf)) + 1;
+  edits.push({ start: at, end: at, text: (params.length > 0 ? ', ' : '') + added.join(', ') });
+}
+
+/** A top-level named constant for a tunable, inserted with the file's other constants (see `constantsEdit`). */
+function addConstant(src: RewardSource, base: string, value: number, comment: string): string {
+  const name = src.fresh(base);
+  src.constants.push(`const ${name} = ${value}; // ${comment}`);
+  return name;
+}
+
+/** One edit that inserts every new constant: after the file's last top-level constant, or before its first statement. */
+function constantsEdit(src: RewardSource): Edit | undefined {
+  if (src.constants.length === 0) return undefined;
+  const { at, afterConstants } = src.topLevelConstantsAnchor();
+  const text = src.constants.map((l) => l + src.eol).join('') + (afterConstants ? '' : src.eol);
+  return { start: at, end: at, text };
+}
+
+/** Inserts `lines` (already relative-indented) as the first statements of the dense function, or before the return for a variable. */
+function insertAtTop(src: RewardSource, term: DenseTerm, lines: string[], edits: Edit[]): void {
+  let at: number;
+  let indent: string;
+  if (term.kind === 'function') {
+    const body = term.fn.body;
+    const first = body.statements[0];
+    if (first && src.line(first.getStart(src.sf)) === src.line(body.getStart(src.sf))) {
+      throw new PatchUnavailable('the dense function is written on one line; cannot place statements in it');
+    }
+    const nl = src.text.indexOf('\n', body.getStart(src.sf));
+    at = nl + 1;
+    indent = first ? src.indentAt(first.getStart(src.sf)) : src.indentAt(body.getStart(src.sf)) + src.indentUnit;
+  } else {
+    at = src.lineStart(term.before.getStart(src.sf));
+    indent = src.indentAt(term.before.getStart(src.sf));
+  }
+  edits.push({ start: at, end: at, text: lines.map((l) => indent + l.replace(/^\t+/, (t) => src.indentUnit.repeat(t.length)) + src.eol).join('') });
+}
+
+/** `return V;` in a dense function, `x = V;` for a dense variable. */
+function yieldDense(term: DenseTerm, value: number): string {
+  return term.kind === 'function' ? `return ${value};` : `${term.name} = ${value};`;
+}
+
+function applyEdits(text: string, edits: Edit[]): string {
+  const sorted = [...edits].sort((a, b) => b.start - a.start || b.end - a.end);
+  let out = text;
+  for (const e of sorted) out = out.slice(0, e.start) + e.text + out.slice(e.end);
+  return out;
+}
+
+/** Builds the edits for one request. Lines use `\t` for one extra level of indentation relative to the insertion point. */
+function editsFor(src: RewardSource, req: PatchRequest): Edit[] {
+  const term = src.denseTerm();
+  const edits: Edit[] = [];
+  switch (req.kind) {
+    case 'hazard-penalty': {
+      ensureParameters(src, term, ['current_nearest_blocks'], edits);
+      const label = req.label ?? (req.names.length === 1 ? req.names[0]! : 'hazard');
+      const limit = addConstant(src, `${label.toUpperCase()}_PENALTY_DISTANCE`, req.distance, `metres: ${req.names.join('/')} in view closer than this costs (added by the analyzer)`);
+      const lines = [`// Analyzer: ${req.why}`];
+      if (req.names.length === 1) {
+        const entry = src.fresh(`${label}_in_view`);
+        lines.push(`const ${entry} = current_nearest_blocks[${src.quote(req.names[0]!)}];`, `if (${entry} !== undefined && ${entry}[0] < ${limit}) ${yieldDense(term, -1)}`);
+      } else {
+        const names = src.fresh(`${label.toUpperCase()}_NAMES`);
+        const each = src.fresh(label.toLowerCase());
+        const entry = src.fresh(`${label.toLowerCase()}_in_view`);
+        src.constants.push(`const ${names} = [${req.names.map((x) => src.quote(x)).join(', ')}]; // hazards seen before deaths (added by the analyzer)`);
+        lines.push(`for (const ${each} of ${names}) {`, `\tconst ${entry} = current_nearest_blocks[${each}];`, `\tif (${entry} !== undefined && ${entry}[0] < ${limit}) ${yieldDense(term, -1)}`, '}');
+      }
+      insertAtTop(src, term, lines, edits);
+      break;
+    }
+    case 'pitch-limit': {
+      ensureParameters(src, term, ['past_agent_positions'], edits);
+      const limit = addConstant(src, 'PITCH_LIMIT_DEGREES', req.degrees, 'looking further up or down than this costs (added by the analyzer)');
+      const pitch = src.fresh('pitch_now');
+      insertAtTop(src, term, [`// Analyzer: ${req.why}`, `const ${pitch} = past_agent_positions[past_agent_positions.length - 1][4];`, `if (Math.abs(${pitch}) > ${limit}) ${yieldDense(term, -1)}`], edits);
+      break;
+    }
+    case 'stuck-penalty': {
+      ensureParameters(src, term, ['past_agent_positions'], edits);
+      const window = addConstant(src, 'STUCK_WINDOW_STEPS', req.window, 'steps over which the agent must move (added by the analyzer)');
+      const radius = addConstant(src, 'STUCK_RADIUS', req.radius, 'metres: moving less than this over the window costs (added by the analyzer)');
+      const [x0, z0, x1, z1] = ['stuck_x0', 'stuck_z0', 'stuck_x1', 'stuck_z1'].map((n) => src.fresh(n));
+      insertAtTop(src, term, [
+        `// Analyzer: ${req.why}`,
+        `if (past_agent_positions.length > ${window}) {`,
+        `\tconst [${x0}, , ${z0}] = past_agent_positions[past_agent_positions.length - 1 - ${window}];`,
+        `\tconst [${x1}, , ${z1}] = past_agent_positions[past_agent_positions.length - 1];`,
+        `\tif (Math.hypot(${x1} - ${x0}, ${z1} - ${z0}) < ${radius}) ${yieldDense(term, -1)}`,
+        '}',
+      ], edits);
+      break;
+    }
+    case 'movement-to-cells':
+      replaceMovementBonus(src, term, req, edits);
+      break;
+    case 'exploration-bonus':
+      addExplorationBonus(src, term, req, edits);
+      break;
+  }
+  return edits;
+}
+
+/** The statements that keep a set of visited cells in GLOBAL_DATA and test the current one; `then` runs on a new cell. */
+function cellBonusLines(src: RewardSource, cellSize: string, then: string[]): string[] {
+  const key = src.fresh('visited_cells');
+  const [cx, cz, cell] = ['cell_x', 'cell_z', 'cell_key'].map((n) => src.fresh(n));
+  return [
+    `if (!(${src.quote(key)} in GLOBAL_DATA)) GLOBAL_DATA.${key} = new Set();`,
+    `const [${cx}, , ${cz}] = past_agent_positions[past_agent_positions.length - 1];`,
+    `const ${cell} = \`\${Math.floor(${cx} / ${cellSize})},\${Math.floor(${cz} / ${cellSize})}\`;`,
+    `if (!GLOBAL_DATA.${key}.has(${cell})) {`,
+    `\tGLOBAL_DATA.${key}.add(${cell});`,
+    ...then.map((l) => `\t${l}`),
+    '}',
+  ];
+}
+
+/** Does the node's subtree mention `past_agent_positions` (directly or via a local derived from it)? */
+function mentionsPositions(node: ts.Node, derived: ReadonlySet<string>): boolean {
+  let hit = false;
+  const visit = (n: ts.Node) => {
+    if (hit) return;
+    if (ts.isIdentifier(n) && (n.text === 'past_agent_positions' || derived.has(n.text))) hit = true;
+    else ts.forEachChild(n, visit);
+  };
+  visit(node);
+  return hit;
+}
+
+/** Does the statement give a positive dense value (return of a positive number, or assignment of one)? */
+function paysPositive(s: ts.Statement): boolean {
+  let hit = false;
+  const positive = (e: ts.Expression | undefined) => !!e && ts.isNumericLiteral(e) && Number(e.text) > 0;
+  const visit = (n: ts.Node) => {
+    if (hit || ts.isFunctionLike(n)) return;
+    if (ts.isReturnStatement(n) && positive(n.expression)) hit = true;
+    else if (ts.isBinaryExpression(n) && (n.operatorToken.kind === ts.SyntaxKind.EqualsToken || n.operatorToken.kind === ts.SyntaxKind.PlusEqualsToken) && positive(n.right)) hit = true;
+    else ts.forEachChild(n, visit);
+  };
+  visit(s);
+  return hit;
+}
+
+function replaceMovementBonus(src: RewardSource, term: DenseTerm, req: PatchRequest & { kind: 'movement-to-cells' }, edits: Edit[]): void {
+  const scope = term.kind === 'function' ? term.fn.body : (term.before.parent as ts.Node);
+  // Locals computed from positions (`const [x, , z] = past_agent_positions[...]`, `const moved = Math.hypot(...)`).
+  const derived = new Set<string>();
+  const declarations = new Map<string, ts.VariableStatement>();
+  let bonus: ts.IfStatement | undefined;
+  const visit = (n: ts.Node) => {
+    if (bonus || (ts.isFunctionLike(n) && n !== (term.kind === 'function' ? term.fn : undefined))) return;
+    if (ts.isVariableDeclaration(n) && n.initializer && mentionsPositions(n.initializer, derived)) {
+      const names: string[] = [];
+      const collect = (b: ts.BindingName) => (ts.isIdentifier(b) ? names.push(b.text) : b.elements.forEach((el) => ts.isBindingElement(el) && collect(el.name)));
+      collect(n.name);
+      names.forEach((x) => derived.add(x));
+      if (ts.isVariableDeclarationList(n.parent) && ts.isVariableStatement(n.parent.parent) && n.parent.declarations.length === 1) for (const x of names) declarations.set(x, n.parent.parent);
+    }
+    if (ts.isIfStatement(n) && mentionsPositions(n.expression, derived) && !/\.has\(/.test(n.expression.getText(src.sf)) && paysPositive(n.thenStatement)) {
+      bonus = n;
+      return;
+    }
+    ts.forEachChild(n, visit);
+  };
+  scope.forEachChild(visit);
+  if (!bonus) throw new PatchUnavailable('the dense term has no bonus conditioned on past_agent_positions (a "moved" bonus) to replace');
+  ensureParameters(src, term, ['past_agent_positions', 'GLOBAL_DATA'], edits);
+  const ifStmt: ts.IfStatement = bonus;
+  const thenBody = ts.isBlock(ifStmt.thenStatement) ? ifStmt.thenStatement.statements.map((s) => s.getText(src.sf)) : [ifStmt.thenStatement.getText(src.sf)];
+  const cellSize = addConstant(src, 'CELL_SIZE', req.cellSize, 'metres: the first visit to each cell of this size pays (added by the analyzer)');
+  const lines = [`// Analyzer: ${req.why}`, ...cellBonusLines(src, cellSize, thenBody.flatMap((t) => t.split(/\r?\n/).map((l) => l.trim())))];
+  if (ifStmt.elseStatement) lines[lines.length - 1] = `} else ${ifStmt.elseStatement.getText(src.sf)}`;
+  const indent = src.indentAt(ifStmt.getStart(src.sf));
+  const start = src.lineStart(ifStmt.getStart(src.sf));
+  const endLine = src.text.indexOf('\n', ifStmt.end);
+  const end = endLine < 0 ? src.text.length : endLine + 1;
+  // Keep a trailing comment on the replaced line: it described the old bonus, so drop it with the statement.
+  edits.push({ start, end, text: lines.map((l) => indent + l.replace(/^\t+/, (t) => src.indentUnit.repeat(t.length)) + src.eol).join('') });
+  // Locals that only fed the removed condition are dead now.
+  const used = new Set<string>();
+  const countUses = (n: ts.Node) => {
+    if (n === ifStmt.expression) return;
+    if (ts.isIdentifier(n) && !(ts.isBindingElement(n.parent) || ts.isVariableDeclaration(n.parent))) used.add(n.text);
+    ts.forEachChild(n, countUses);
+  };
+  scope.forEachChild(countUses);
+  const dead = new Set<ts.VariableStatement>();
+  for (const [name, stmt] of declarations) if (!used.has(name)) dead.add(stmt);
+  for (const stmt of dead) {
+    const allDead = [...declarations].filter(([, s]) => s === stmt).every(([name]) => !used.has(name));
+    if (!allDead || stmt.pos > ifStmt.pos) continue;
+    const s = src.lineStart(stmt.getStart(src.sf));
+    const nl = src.text.indexOf('\n', stmt.end);
+    edits.push({ start: s, end: nl < 0 ? src.text.length : nl + 1, text: '' });
+  }
+}
+
+function addExplorationBonus(src: RewardSource, term: DenseTerm, req: PatchRequest & { kind: 'exploration-bonus' }, edits: Edit[]): void {
+  if (term.kind !== 'function') throw new PatchUnavailable('the dense term is a variable; an exploration bonus needs a dense function with a final `return 0`');
+  const bodyText = term.fn.body.getText(src.sf);
+  if (/GLOBAL_DATA/.test(bodyText) && /new Set\(/.test(bodyText)) throw new PatchUnavailable('the dense term already pays for visiting new cells');
+  const last = term.fn.body.statements[term.fn.body.statements.length - 1];
+  if (!last || !ts.isReturnStatement(last) || !last.expression || !ts.isNumericLiteral(last.expression) || Number(last.expression.text) !== 0) {
+    throw new PatchUnavailable('the dense function does not end with `return 0`, the place for a fallback exploration bonus');
+  }
+  ensureParameters(src, term, ['past_agent_positions', 'GLOBAL_DATA'], edits);
+  const cellSize = addConstant(src, 'CELL_SIZE', req.cellSize, 'metres: the first visit to each cell of this size pays (added by the analyzer)');
+  const indent = src.indentAt(last.getStart(src.sf));
+  const at = src.lineStart(last.getStart(src.sf));
+  const lines = [`// Analyzer: ${req.why}`, ...cellBonusLines(src, cellSize, ['return 1;'])];
+  edits.push({ start: at, end: at, text: lines.map((l) => indent + l.replace(/^\t+/, (t) => src.indentUnit.repeat(t.length)) + src.eol).join('') });
+}
+
+/** Lint diagnostics as comparable keys (code + message, without positions, which the patch shifts). */
+function lintKeys(fileName: string, text: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const d of lintText(fileName, text)) {
+    if (d.severity !== 'error' && d.severity !== 'warning') continue;
+    const key = `${d.severity} ${d.code}: ${d.message}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/**
+ * The patch for `req` on a reward file's text. Throws PatchUnavailable when the file has no place for it or
+ * when the patched file would not parse or would add a lint error or warning.
+ */
+export function patchReward(fileName: string, text: string, req: PatchRequest): RewardPatch {
+  const src = new RewardSource(fileName, text);
+  const edits = editsFor(src, req);
+  const constants = constantsEdit(src);
+  if (constants) edits.push(constants);
+  const patched = applyEdits(text, edits);
+  const check = ts.createSourceFile(fileName, patched, ts.ScriptTarget.ES2022, false, ts.ScriptKind.TS);
+  const parseErrors = (check as unknown as { parseDiagnostics: ts.Diagnostic[] }).parseDiagnostics ?? [];
+  if (parseErrors.length > 0) throw new PatchUnavailable(`internal error: the patched file does not parse (${ts.flattenDiagnosticMessageText(parseErrors[0]!.messageText, ' ')})`);
+  const before = lintKeys(fileName, text);
+  const after = lintKeys(fileName, patched);
+  const added = [...after].filter(([k, n]) => n > (before.get(k) ?? 0)).map(([k]) => k);
+  if (added.length > 0) throw new PatchUnavailable(`the patch would add lint diagnostics: ${added.join('; ')}`);
+  const name = path.basename(fileName);
+  const diff = unifiedDiff(text, patched, name);
+  return { diff: diff.text, lines: diff.oldRange, patched };
+}
+
+/** Line-based unified diff (LCS; reward files are a few hundred lines at most) with 3 lines of context. */
+export function unifiedDiff(oldText: string, newText: string, name: string): { text: string; oldRange: [number, number] } {
+  const split = (t: string) => {
+    const lines = t.split(/\r?\n/);
+    if (lines[lines.length - 1] === '') lines.pop();
+    return lines;
+  };
+  const a = split(oldText);
+  const b = split(newText);
+  const n = a.length;
+  const m = b.length;
+  // lcs[i][j] = LCS length of a[i..] and b[j..]
+  const lcs: Uint32Array[] = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
+  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+  type Op = { op: ' ' | '-' | '+'; line: string; ai: number; bi: number };
+  const ops: Op[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && a[i] === b[j]) ops.push({ op: ' ', line: a[i]!, ai: i++, bi: j++ });
+    else if (i < n && (j === m || lcs[i + 1]![j]! >= lcs[i]![j + 1]!)) ops.push({ op: '-', line: a[i]!, ai: i++, bi: j });
+    else ops.push({ op: '+', line: b[j]!, ai: i, bi: j++ });
+  }
+  const CONTEXT = 3;
+  const out = [`--- a/${name}`, `+++ b/${name}`];
+  let firstChanged = Infinity;
+  let lastChanged = -Infinity;
+  let k = 0;
+  while (k < ops.length) {
+    if (ops[k]!.op === ' ') {
+      k++;
+      continue;
+    }
+    const start = Math.max(0, k - CONTEXT);
+    let end = k;
+    // Extend the hunk while the next change is within 2 × CONTEXT unchanged lines.
+    for (;;) {
+      while (end < ops.length && ops[end]!.op !== ' ') end++;
+      let next = end;
+      while (next < ops.length && ops[next]!.op === ' ') next++;
+      if (next < ops.length && next - end <= 2 * CONTEXT) end = next;
+      else break;
+    }
+    const stop = Math.min(ops.length, end + CONTEXT);
+    const hunk = ops.slice(start, stop);
+    const oldLen = hunk.filter((o) => o.op !== '+').length;
+    const newLen = hunk.filter((o) => o.op !== '-').length;
+    const oldStart = hunk[0]!.ai + (oldLen === 0 ? 0 : 1);
+    const newStart = hunk[0]!.bi + (newLen === 0 ? 0 : 1);
+    out.push(`@@ -${oldStart},${oldLen} +${newStart},${newLen} @@`);
+    for (const o of hunk) {
+      out.push(o.op + o.line);
+      if (o.op !== ' ') {
+        firstChanged = Math.min(firstChanged, o.ai + 1);
+        lastChanged = Math.max(lastChanged, o.op === '-' ? o.ai + 1 : o.ai);
+      }
+    }
+    k = stop;
+  }
+  if (firstChanged === Infinity) return { text: '', oldRange: [1, 1] };
+  const range: [number, number] = [Math.min(firstChanged, n), Math.max(Math.min(lastChanged, n), Math.min(firstChanged, n))];
+  return { text: out.join('\n') + '\n', oldRange: range };
+}
+
+/** 1-based line range of the dense term (the function, or the reward function holding a dense variable), for anchoring advice. */
+export function denseLines(fileName: string, text: string): [number, number] | undefined {
+  try {
+    const src = new RewardSource(fileName, text);
+    const term = src.denseTerm();
+    const node = term.kind === 'function' ? term.fn : term.before;
+    return [src.line(node.getStart(src.sf)) + 1, src.line(node.end) + 1];
+  } catch (err) {
+    if (err instanceof PatchUnavailable) return undefined;
+    throw err;
+  }
+}
