@@ -68,6 +68,9 @@ export interface EnvOptions {
   backend?: 'sim' | 'mineflayer';
   /** mineflayer only: host:port of an external server; default is an embedded flying-squid. */
   server?: string;
+  /** sim only: worker threads to spread the envs over (0 = step in this thread); default one per core for
+   * batches of 8 or more. */
+  workers?: number;
 }
 
 export type { ActionName };

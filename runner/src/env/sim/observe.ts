@@ -1,0 +1,370 @@
+// The observation: what is visible in the field of view, computed against a small accessor interface so the
+// simulator and the mineflayer backend run the SAME code (mineflayer passes its bot's world, entities and
+// pose). Blocks are found by casting a fixed grid of rays across the field of view (voxel DDA, stopping at
+// the first occluding block; plants and water are seen but do not stop a ray); mobs by angle and distance
+// checks plus one occlusion ray each. Results go into typed arrays indexed by observable-name index; the
+// reward's `{name: [d, yaw, pitch]}` dict is built from them once per step (`nearestDict`).
+import { GAME_FACTS } from '../../schema';
+import type { NearestBlocks } from '../types';
+import { LAVA_BLOCK, NAME_COUNT, WATER_BLOCK, nameIndex, observableNames, stateOccludes, stateSolid, stateToBlock, stateVisible } from './registry';
+
+/** Block state ids of the world (1.16.5 global palette). */
+export interface BlockAccess {
+  stateAt(x: number, y: number, z: number): number;
+  /**
+   * Optional speed-up: the highest y with a visible block in chunk column (cx, cz) (Infinity if unknown).
+   * Rays skip the empty space above it; results are the same with or without it.
+   */
+  columnTop?(cx: number, cz: number): number;
+}
+/** A mob as the view sees it: feet centre and its bounding box size. */
+export interface ViewEntity {
+  /** Observable-name index (registry `mobNameIndex`). */
+  nameIndex: number;
+  x: number;
+  y: number;
+  z: number;
+  width: number;
+  height: number;
+}
+/** The agent's feet position and facing, mineflayer convention: yaw radians, 0 = facing −z, increasing turns
+ * left; pitch radians, positive looks up. */
+export interface ViewPose {
+  x: number;
+  y: number;
+  z: number;
+  yaw: number;
+  pitch: number;
+}
+
+export const EYE_HEIGHT = 1.62;
+const DEG = Math.PI / 180;
+const FOV_YAW = GAME_FACTS.fovYawDeg * DEG;
+const FOV_PITCH = GAME_FACTS.fovPitchDeg * DEG;
+const VIEW = GAME_FACTS.viewDistance;
+
+/** The ray grid: 5° apart in yaw (15 columns), 4° in pitch (16 rows), covering the field of view edge to edge. */
+export const RAY_COLUMNS = 15;
+export const RAY_ROWS = 16;
+export const RAY_COUNT = RAY_COLUMNS * RAY_ROWS;
+const rayRelYaw = new Float64Array(RAY_COUNT);
+const rayRelPitch = new Float64Array(RAY_COUNT);
+for (let r = 0; r < RAY_ROWS; r++) {
+  for (let c = 0; c < RAY_COLUMNS; c++) {
+    rayRelYaw[r * RAY_COLUMNS + c] = -FOV_YAW + (2 * FOV_YAW * c) / (RAY_COLUMNS - 1);
+    rayRelPitch[r * RAY_COLUMNS + c] = -FOV_PITCH + (2 * FOV_PITCH * r) / (RAY_ROWS - 1);
+  }
+}
+
+/** One step's view: nearest visible instance per observable name, and the depth of every ray. */
+export class ViewResult {
+  readonly dist = new Float64Array(NAME_COUNT).fill(Infinity);
+  readonly yaw = new Float64Array(NAME_COUNT);
+  readonly pitch = new Float64Array(NAME_COUNT);
+  /** Names with a finite distance this step, in first-seen order. */
+  readonly seen: number[] = [];
+  /** Distance to the first occluding block along each ray (Infinity if none within view distance). */
+  readonly rayDepth = new Float64Array(RAY_COUNT);
+  /** Number of DDA cell visits (cost accounting for benchmarks). */
+  cellVisits = 0;
+
+  clear(): void {
+    for (const i of this.seen) this.dist[i] = Infinity;
+    this.seen.length = 0;
+  }
+
+  /** Records a sighting if it is the nearest of its name so far. */
+  note(index: number, d: number, yaw: number, pitch: number): void {
+    const cur = this.dist[index]!;
+    if (d >= cur) return;
+    if (cur === Infinity) this.seen.push(index);
+    this.dist[index] = d;
+    this.yaw[index] = yaw;
+    this.pitch[index] = pitch;
+  }
+}
+
+// Module-local aliases: imported bindings compile to getter calls under tsx, too slow for the hot loop.
+const visible = stateVisible;
+const occludes = stateOccludes;
+const toBlock = stateToBlock;
+
+const wrapAngle = (a: number) => a - 2 * Math.PI * Math.floor((a + Math.PI) / (2 * Math.PI));
+
+/**
+ * Casts one ray from (ox, oy, oz) along the unit vector (dx, dy, dz) up to `maxDist`. Visible blocks entered
+ * are noted with the ray's relative angles. Returns the distance to the first occluding block, or Infinity.
+ * With `view` null it only tests occlusion (used for mobs).
+ */
+function castRay(
+  world: BlockAccess, ox: number, oy: number, oz: number, dx: number, dy: number, dz: number, maxDist: number,
+  view: ViewResult | null, relYaw: number, relPitch: number,
+): number {
+  let x = Math.floor(ox), y = Math.floor(oy), z = Math.floor(oz);
+  const stepX = dx > 0 ? 1 : -1, stepY = dy > 0 ? 1 : -1, stepZ = dz > 0 ? 1 : -1;
+  const tDeltaX = dx !== 0 ? Math.abs(1 / dx) : Infinity;
+  const tDeltaY = dy !== 0 ? Math.abs(1 / dy) : Infinity;
+  const tDeltaZ = dz !== 0 ? Math.abs(1 / dz) : Infinity;
+  // Boundary crossings as absolute distances from the origin, so the march can be re-seated after a skip.
+  let tMaxX = dx !== 0 ? (x + (dx > 0 ? 1 : 0) - ox) / dx : Infinity;
+  let tMaxY = dy !== 0 ? (y + (dy > 0 ? 1 : 0) - oy) / dy : Infinity;
+  let tMaxZ = dz !== 0 ? (z + (dz > 0 ? 1 : 0) - oz) / dz : Infinity;
+  const tops = world.columnTop !== undefined;
+  let ccx = NaN, ccz = NaN, top = Infinity;
+  let visits = 0;
+  let t = 0;
+  let distance = Infinity;
+  for (;;) {
+    if (tops) {
+      const cx = x >> 4, cz = z >> 4;
+      if (cx !== ccx || cz !== ccz) {
+        ccx = cx;
+        ccz = cz;
+        top = world.columnTop!(cx, cz);
+      }
+      if (y > top) {
+        // Nothing visible above this column's top: jump to where the ray leaves the column or comes down to it.
+        const bx = dx > 0 ? ((cx + 1) * 16 - ox) / dx : dx < 0 ? (cx * 16 - ox) / dx : Infinity;
+        const bz = dz > 0 ? ((cz + 1) * 16 - oz) / dz : dz < 0 ? (cz * 16 - oz) / dz : Infinity;
+        const by = dy < 0 ? (top + 1 - oy) / dy : Infinity;
+        const tj = Math.min(bx, bz, by);
+        if (tj > maxDist) break;
+        if (tj > t) {
+          t = tj;
+          const e = tj + 1e-7;
+          x = Math.floor(ox + dx * e);
+          y = Math.floor(oy + dy * e);
+          z = Math.floor(oz + dz * e);
+          tMaxX = dx !== 0 ? (x + (dx > 0 ? 1 : 0) - ox) / dx : Infinity;
+          tMaxY = dy !== 0 ? (y + (dy > 0 ? 1 : 0) - oy) / dy : Infinity;
+          tMaxZ = dz !== 0 ? (z + (dz > 0 ? 1 : 0) - oz) / dz : Infinity;
+          visits++;
+          const s = world.stateAt(x, y, z);
+          if (visible[s] === 1) {
+            if (view !== null) view.note(toBlock[s]!, t, relYaw, relPitch);
+            if (occludes[s] === 1) {
+              distance = t;
+              break;
+            }
+          }
+          continue;
+        }
+      }
+    }
+    if (tMaxX < tMaxY && tMaxX < tMaxZ) {
+      t = tMaxX; x += stepX; tMaxX += tDeltaX;
+    } else if (tMaxY < tMaxZ) {
+      t = tMaxY; y += stepY; tMaxY += tDeltaY;
+    } else {
+      t = tMaxZ; z += stepZ; tMaxZ += tDeltaZ;
+    }
+    if (t > maxDist) break;
+    visits++;
+    const s = world.stateAt(x, y, z);
+    if (visible[s] === 0) continue;
+    if (view !== null) view.note(toBlock[s]!, t, relYaw, relPitch);
+    if (occludes[s] === 1) {
+      distance = t;
+      break;
+    }
+  }
+  if (view !== null) view.cellVisits += visits;
+  return distance;
+}
+
+/**
+ * Fills `out` with what the agent at `pose` sees: every block type and mob in the field of view
+ * (relative yaw within ±35°, pitch within ±30°, at most 64 m, not occluded), nearest instance each.
+ * Distances are from the eyes to the seen surface (blocks) or to the nearest point of the bounding box
+ * (mobs). Angles follow the schema: yaw positive to the right, pitch positive below the line of sight.
+ */
+export function observeView(world: BlockAccess, pose: ViewPose, entities: readonly ViewEntity[], out: ViewResult): void {
+  out.clear();
+  const ex = pose.x, ey = pose.y + EYE_HEIGHT, ez = pose.z;
+  const start = world.stateAt(Math.floor(ex), Math.floor(ey), Math.floor(ez));
+  if (visible[start] === 1) out.note(toBlock[start]!, 0, 0, 0);
+  if (occludes[start] === 1) {
+    out.rayDepth.fill(0); // eyes inside a solid block see nothing else
+  } else {
+    for (let i = 0; i < RAY_COUNT; i++) {
+      const relYaw = rayRelYaw[i]!, relPitch = rayRelPitch[i]!;
+      const yaw = pose.yaw - relYaw;
+      const pitch = Math.max(-Math.PI / 2, Math.min(Math.PI / 2, pose.pitch - relPitch));
+      const cp = Math.cos(pitch);
+      out.rayDepth[i] = castRay(world, ex, ey, ez, -Math.sin(yaw) * cp, Math.sin(pitch), -Math.cos(yaw) * cp, VIEW, out, relYaw, relPitch);
+    }
+  }
+  for (const e of entities) {
+    const half = e.width / 2;
+    // Nearest point of the bounding box to the eyes.
+    const nx = Math.max(e.x - half, Math.min(ex, e.x + half)) - ex;
+    const ny = Math.max(e.y, Math.min(ey, e.y + e.height)) - ey;
+    const nz = Math.max(e.z - half, Math.min(ez, e.z + half)) - ez;
+    const d = Math.sqrt(nx * nx + ny * ny + nz * nz);
+    if (d > VIEW || d >= out.dist[e.nameIndex]!) continue;
+    // Angles to the centre of the box decide whether it is in the field of view.
+    const cx = e.x - ex, cy = e.y + e.height / 2 - ey, cz = e.z - ez;
+    const horiz = Math.sqrt(cx * cx + cz * cz);
+    const relYaw = wrapAngle(pose.yaw - Math.atan2(-cx, -cz));
+    const relPitch = pose.pitch - Math.atan2(cy, horiz);
+    if (Math.abs(relYaw) > FOV_YAW || Math.abs(relPitch) > FOV_PITCH) continue;
+    if (d > 0 && !lineOfSight(world, ex, ey, ez, e.x, e.y + e.height / 2, e.z) && !lineOfSight(world, ex, ey, ez, e.x, e.y + e.height * 0.9, e.z)) continue;
+    out.note(e.nameIndex, d, relYaw, relPitch);
+  }
+}
+
+function lineOfSight(world: BlockAccess, ex: number, ey: number, ez: number, tx: number, ty: number, tz: number): boolean {
+  const dx = tx - ex, dy = ty - ey, dz = tz - ez;
+  const len = Math.sqrt(dx * dx + dy * dy + dz * dz);
+  if (len < 1e-9) return true;
+  return castRay(world, ex, ey, ez, dx / len, dy / len, dz / len, len, null, 0, 0) === Infinity;
+}
+
+const round = (v: number, k: number) => Math.round(v * k) / k;
+/** The reward's `current_nearest_blocks` dict for a view (distances in mm, angles in mrad precision). */
+export function nearestDict(view: ViewResult): NearestBlocks {
+  const out: NearestBlocks = {};
+  for (const i of view.seen) out[observableNames[i]!] = [round(view.dist[i]!, 1000), round(view.yaw[i]!, 10000), round(view.pitch[i]!, 10000)];
+  return out;
+}
+
+// ---- policy features ----
+
+/** The hazards every task's feature vector tracks besides its success names. */
+const HAZARDS = ['lava'];
+const PER_NAME = 9;
+const DEPTH_COLS = 5;
+const DEPTH_ROWS = 4;
+const OCCUPANCY = 3 * 3 * 4;
+const SCALARS = 9;
+
+/** Which names a task's feature vector tracks, and its size. */
+export interface FeatureSpec {
+  names: string[];
+  nameIndices: number[];
+  size: number;
+}
+
+export function featureSpec(trackedNames: readonly string[]): FeatureSpec {
+  const names = [...new Set([...trackedNames, ...HAZARDS])];
+  const nameIndices = names.map((n) => {
+    const i = nameIndex(n);
+    if (i < 0) throw new Error(`"${n}" is not an observable block or mob name`);
+    return i;
+  });
+  return { names, nameIndices, size: names.length * PER_NAME + DEPTH_COLS * DEPTH_ROWS + OCCUPANCY + SCALARS + GAME_FACTS.actions.length };
+}
+
+/** Where each tracked name was last seen (world coordinates), per episode; the policy's short memory. */
+export class SightingMemory {
+  readonly x: Float64Array;
+  readonly y: Float64Array;
+  readonly z: Float64Array;
+  readonly since: Float64Array;
+  constructor(n: number) {
+    this.x = new Float64Array(n);
+    this.y = new Float64Array(n);
+    this.z = new Float64Array(n);
+    this.since = new Float64Array(n).fill(Infinity);
+  }
+  reset(): void {
+    this.since.fill(Infinity);
+  }
+}
+
+/** The agent's own state the features need, the same in both backends. */
+export interface FeatureAgent {
+  health: number; // 0..10
+  onGround: boolean;
+  inWater: boolean;
+  inLava: boolean;
+  /** Feet y minus the episode's start y. */
+  yOffset: number;
+  /** Yaw relative to the initial facing, radians, positive to the right. */
+  relYaw: number;
+  /** Digging progress on the current target, 0..1. */
+  digProgress: number;
+  /** Index of the previous action, or -1 at episode start. */
+  lastAction: number;
+}
+
+/**
+ * Writes the fixed-size policy features at `out[offset..offset+spec.size)`. Layout: per tracked name
+ * [visible, proximity, yaw/35°, pitch/30°, seen-before, recency, bearing sin, bearing cos, remembered
+ * proximity]; a 5×4 coarse depth grid over the field of view (4/(4+d)); a 3×3×4 occupancy cube around the
+ * feet in the facing frame (solid 1, water 0.5, lava −1); health, pitch, on-ground, in-water, in-lava, y
+ * offset, dig progress, sin/cos of the yaw from the initial facing; the last action one-hot.
+ * Updates `memory` with this step's sightings.
+ */
+export function writeFeatures(
+  spec: FeatureSpec, view: ViewResult, world: BlockAccess, pose: ViewPose, agent: FeatureAgent, memory: SightingMemory,
+  out: Float32Array, offset: number,
+): void {
+  let o = offset;
+  const ex = pose.x, ey = pose.y + EYE_HEIGHT, ez = pose.z;
+  for (let k = 0; k < spec.nameIndices.length; k++) {
+    const i = spec.nameIndices[k]!;
+    const d = view.dist[i]!;
+    if (d !== Infinity) {
+      out[o++] = 1;
+      out[o++] = 1 - d / VIEW;
+      out[o++] = view.yaw[i]! / FOV_YAW;
+      out[o++] = view.pitch[i]! / FOV_PITCH;
+      // Remember the world position of the sighting to give a bearing when it leaves the view.
+      const yaw = pose.yaw - view.yaw[i]!, pitch = pose.pitch - view.pitch[i]!;
+      memory.x[k] = ex - Math.sin(yaw) * Math.cos(pitch) * d;
+      memory.y[k] = ey + Math.sin(pitch) * d;
+      memory.z[k] = ez - Math.cos(yaw) * Math.cos(pitch) * d;
+      memory.since[k] = 0;
+    } else {
+      out[o++] = 0;
+      out[o++] = 0;
+      out[o++] = 0;
+      out[o++] = 0;
+      memory.since[k]! += 1;
+    }
+    if (memory.since[k] !== Infinity) {
+      const mx = memory.x[k]! - ex, mz = memory.z[k]! - ez, my = memory.y[k]! - ey;
+      const bearing = wrapAngle(pose.yaw - Math.atan2(-mx, -mz));
+      out[o++] = 1;
+      out[o++] = Math.exp(-memory.since[k]! / 100);
+      out[o++] = Math.sin(bearing);
+      out[o++] = Math.cos(bearing);
+      out[o++] = 1 - Math.min(Math.sqrt(mx * mx + my * my + mz * mz), VIEW) / VIEW;
+    } else {
+      for (let j = 0; j < 5; j++) out[o++] = 0;
+    }
+  }
+  for (let gr = 0; gr < DEPTH_ROWS; gr++) {
+    for (let gc = 0; gc < DEPTH_COLS; gc++) {
+      let min = Infinity;
+      const r0 = Math.floor((gr * RAY_ROWS) / DEPTH_ROWS), r1 = Math.floor(((gr + 1) * RAY_ROWS) / DEPTH_ROWS);
+      const c0 = Math.floor((gc * RAY_COLUMNS) / DEPTH_COLS), c1 = Math.floor(((gc + 1) * RAY_COLUMNS) / DEPTH_COLS);
+      for (let r = r0; r < r1; r++) for (let c = c0; c < c1; c++) min = Math.min(min, view.rayDepth[r * RAY_COLUMNS + c]!);
+      out[o++] = min === Infinity ? 0 : 4 / (4 + min);
+    }
+  }
+  const fx = -Math.sin(pose.yaw), fz = -Math.cos(pose.yaw); // forward
+  const rx = -fz, rz = fx; // right (yaw increases to the left)
+  const fy = Math.floor(pose.y + 0.01);
+  for (let dy = -1; dy <= 2; dy++) {
+    for (let f = -1; f <= 1; f++) {
+      for (let r = -1; r <= 1; r++) {
+        const s = world.stateAt(Math.floor(pose.x + fx * f + rx * r), fy + dy, Math.floor(pose.z + fz * f + rz * r));
+        const b = stateToBlock[s]!;
+        out[o++] = b === LAVA_BLOCK ? -1 : b === WATER_BLOCK ? 0.5 : stateSolid[s]!;
+      }
+    }
+  }
+  out[o++] = agent.health / GAME_FACTS.maxHealth;
+  out[o++] = -pose.pitch / (Math.PI / 2);
+  out[o++] = agent.onGround ? 1 : 0;
+  out[o++] = agent.inWater ? 1 : 0;
+  out[o++] = agent.inLava ? 1 : 0;
+  out[o++] = Math.max(-1, Math.min(1, agent.yOffset / 16));
+  out[o++] = agent.digProgress;
+  out[o++] = Math.sin(agent.relYaw);
+  out[o++] = Math.cos(agent.relYaw);
+  for (let a = 0; a < GAME_FACTS.actions.length; a++) out[o++] = a === agent.lastAction ? 1 : 0;
+}
+

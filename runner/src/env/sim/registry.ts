@@ -1,0 +1,107 @@
+// Block and mob tables for the simulator and the shared observation code, built once from minecraft-data
+// 1.16.5. Everything the hot loop touches is a typed array indexed by block state id (the 1.16.5 global
+// palette, the same ids a real server sends), so no name-keyed lookups happen per tick.
+import minecraftData from 'minecraft-data';
+import { DEFAULT_GAME_VERSION, loadSchema } from '../../schema';
+
+export const mcData = minecraftData(DEFAULT_GAME_VERSION);
+
+const blocks = mcData.blocksArray;
+export const STATE_COUNT = Math.max(...blocks.map((b) => b.maxStateId ?? b.id)) + 1;
+export const BLOCK_COUNT = Math.max(...blocks.map((b) => b.id)) + 1;
+
+/** Block id (index into `blockNames`) of each state id. */
+export const stateToBlock = new Uint16Array(STATE_COUNT);
+/** 1 where a ray stops: full-cube blocks and lava. Plants, fluids other than lava, glass-like air do not. */
+export const stateOccludes = new Uint8Array(STATE_COUNT);
+/** 1 where a state is seen at all (everything but the airs). */
+export const stateVisible = new Uint8Array(STATE_COUNT);
+/** 1 where the player collides with the state (non-empty collision shape). */
+export const stateSolid = new Uint8Array(STATE_COUNT);
+/** Block names by block id. */
+export const blockNames: string[] = new Array<string>(BLOCK_COUNT).fill('');
+
+const AIRS = new Set(['air', 'cave_air', 'void_air']);
+for (const b of blocks) {
+  blockNames[b.id] = b.name;
+  const min = b.minStateId ?? b.id;
+  const max = b.maxStateId ?? b.id;
+  for (let s = min; s <= max; s++) {
+    stateToBlock[s] = b.id;
+    const visible = !AIRS.has(b.name);
+    stateVisible[s] = visible ? 1 : 0;
+    stateOccludes[s] = visible && (b.boundingBox === 'block' || b.name === 'lava') ? 1 : 0;
+    stateSolid[s] = b.boundingBox === 'block' ? 1 : 0;
+  }
+}
+
+function state(name: string): number {
+  const b = mcData.blocksByName[name];
+  if (!b) throw new Error(`minecraft-data ${DEFAULT_GAME_VERSION} has no block ${name}`);
+  return b.defaultState ?? b.id;
+}
+
+/** Default state ids of the blocks the world generator and the rules use. */
+export const S = {
+  air: state('air'),
+  cave_air: state('cave_air'),
+  stone: state('stone'),
+  granite: state('granite'),
+  diorite: state('diorite'),
+  andesite: state('andesite'),
+  dirt: state('dirt'),
+  gravel: state('gravel'),
+  grass_block: state('grass_block'),
+  grass: state('grass'),
+  dandelion: state('dandelion'),
+  poppy: state('poppy'),
+  azure_bluet: state('azure_bluet'),
+  oxeye_daisy: state('oxeye_daisy'),
+  cornflower: state('cornflower'),
+  bedrock: state('bedrock'),
+  water: state('water'),
+  lava: state('lava'),
+  oak_log: state('oak_log'),
+  oak_leaves: mcData.blocksByName.oak_leaves!.minStateId! + 1, // distance=1, persistent=false: a leaf next to a log
+  birch_log: state('birch_log'),
+  birch_leaves: mcData.blocksByName.birch_leaves!.minStateId! + 1,
+  coal_ore: state('coal_ore'),
+  iron_ore: state('iron_ore'),
+  gold_ore: state('gold_ore'),
+  redstone_ore: state('redstone_ore'),
+  lapis_ore: state('lapis_ore'),
+  diamond_ore: state('diamond_ore'),
+  cobblestone: state('cobblestone'),
+} as const;
+
+const blockIdOf = (name: string) => mcData.blocksByName[name]!.id;
+export const WATER_BLOCK = blockIdOf('water');
+export const LAVA_BLOCK = blockIdOf('lava');
+export const FIRE_BLOCKS = new Set([blockIdOf('fire'), blockIdOf('soul_fire')]);
+
+/**
+ * Observable names: block ids 0..BLOCK_COUNT-1 name blocks; BLOCK_COUNT + i names the i-th mob of the
+ * schema. One index space lets the view code keep one typed array of nearest distances.
+ */
+export const MOB_NAMES: string[] = [...loadSchema().mobs].sort();
+export const NAME_COUNT = BLOCK_COUNT + MOB_NAMES.length;
+export const observableNames: string[] = [...blockNames, ...MOB_NAMES];
+const nameIndexMap = new Map<string, number>();
+observableNames.forEach((n, i) => {
+  if (n && !nameIndexMap.has(n)) nameIndexMap.set(n, i);
+});
+/** Index of a block or mob name in the observable-name space, or -1. */
+export function nameIndex(name: string): number {
+  return nameIndexMap.get(name) ?? -1;
+}
+export function mobNameIndex(mob: string): number {
+  const i = MOB_NAMES.indexOf(mob);
+  if (i < 0) throw new Error(`${mob} is not a mob in minecraft-data ${DEFAULT_GAME_VERSION}`);
+  return BLOCK_COUNT + i;
+}
+
+/** Mob facts the simulator needs that minecraft-data 1.16.5 does not carry (max health, from the game). */
+export const MOB_MAX_HEALTH: Readonly<Record<string, number>> = { cow: 10, pig: 10, sheep: 8, chicken: 4 };
+/** The mobs the plains generator spawns. */
+export const PLAINS_MOBS = ['cow', 'pig', 'sheep', 'chicken'] as const;
+export type PlainsMob = (typeof PLAINS_MOBS)[number];

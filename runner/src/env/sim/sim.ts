@@ -1,0 +1,550 @@
+// One simulated environment: a generated world, the agent driven by prismarine-physics (one agent step =
+// one game tick: walking moves ~0.2 m, a turn is 15°), the game rules the tasks need, the plains animals,
+// and the observation. `SimEnv.step` writes the reward's observation, the info and the policy features.
+import { Vec3 } from 'vec3';
+import { Physics, type PhysicsEntity } from 'prismarine-physics';
+import { GAME_FACTS } from '../../schema';
+import type { TaskSpec } from '../../tasks';
+import type { DeathCause, StepInfo, StepObservation } from '../types';
+import { FIRE_BLOCKS, LAVA_BLOCK, WATER_BLOCK, blockNames, mcData, mobNameIndex, nameIndex, stateSolid, stateToBlock, S } from './registry';
+import { SimWorld, blockOfState } from './world';
+import { mobSpawns, spawnPoint, hash32, type MobSpawn } from './worldgen';
+import { EYE_HEIGHT, SightingMemory, ViewResult, featureSpec, nearestDict, observeView, writeFeatures, type FeatureSpec, type ViewEntity } from './observe';
+
+const DEG = Math.PI / 180;
+const TURN = GAME_FACTS.turnDeg * DEG;
+const A = Object.fromEntries(GAME_FACTS.actions.map((a, i) => [a, i])) as Record<(typeof GAME_FACTS.actions)[number], number>;
+
+// Game rules (Minecraft 1.16 values, in ticks and health points; the player has 20 hp = 10 hearts).
+const MAX_HP = 20;
+const BLOCK_REACH = 4.5;
+const ENTITY_REACH = 3;
+const INVULNERABLE_TICKS = 10;
+const LAVA_DAMAGE = 4;
+const LAVA_FIRE_TICKS = 300;
+const FIRE_BLOCK_FIRE_TICKS = 160;
+const BURN_INTERVAL = 20;
+const MAX_AIR = 300;
+const REGEN_INTERVAL = 80; // natural regeneration with a full hunger bar and no saturation
+const HAND_ATTACK = { damage: 1, cooldown: 5 };
+/** Attack damage and cooldown (ticks) of held tools the tasks give; anything else hits like a hand. */
+const TOOL_ATTACK: Readonly<Record<string, { damage: number; cooldown: number }>> = {
+  iron_pickaxe: { damage: 4, cooldown: 17 },
+  stone_pickaxe: { damage: 3, cooldown: 17 },
+  wooden_pickaxe: { damage: 2, cooldown: 17 },
+  diamond_pickaxe: { damage: 5, cooldown: 17 },
+  iron_sword: { damage: 6, cooldown: 13 },
+  stone_sword: { damage: 5, cooldown: 13 },
+  wooden_sword: { damage: 4, cooldown: 13 },
+  diamond_sword: { damage: 7, cooldown: 13 },
+};
+const MOB_WANDER_SPEED = 0.07;
+const MOB_PANIC_SPEED = 0.16;
+const MOB_PANIC_TICKS = 80;
+
+// A physics engine holds no per-world state that simulatePlayer uses (the world is a parameter), so one
+// engine serves every environment in the process.
+let physicsEngine: ReturnType<typeof Physics> | null = null;
+
+/** Deterministic per-episode random numbers (mulberry32). */
+class Rng {
+  constructor(private s: number) {}
+  next(): number {
+    this.s = (this.s + 0x6d2b79f5) | 0;
+    let t = Math.imul(this.s ^ (this.s >>> 15), 1 | this.s);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+  int(min: number, max: number): number {
+    return min + Math.floor(this.next() * (max - min + 1));
+  }
+}
+
+export interface Mob extends ViewEntity {
+  type: string;
+  health: number;
+  targetX: number;
+  targetZ: number;
+  moving: boolean;
+  panic: number;
+  hurt: number;
+  lastDamage: number;
+  vx: number;
+  vz: number;
+}
+
+function makeMob(s: MobSpawn): Mob {
+  const info = mcData.entitiesByName[s.type]!;
+  return {
+    type: s.type, nameIndex: mobNameIndex(s.type), x: s.x, y: s.y, z: s.z, width: info.width ?? 0.9, height: info.height ?? 1.4,
+    health: s.maxHealth, targetX: s.x, targetZ: s.z, moving: false, panic: 0, hurt: 0, lastDamage: 0, vx: 0, vz: 0,
+  };
+}
+
+/** Items a loot table entry yields with no silk touch: silk-touch entries never, the others by their chance. */
+function rollLoot(drops: { item: string; dropChance: number; stackSizeRange: (number | null)[]; silkTouch?: boolean; noSilkTouch?: boolean }[], rng: Rng, give: (item: string, n: number) => void): void {
+  for (const d of drops) {
+    if (d.silkTouch) continue;
+    // minecraft-data splits "silk touch ? block : item" into two entries of chance 0.5 each; the
+    // no-silk-touch branch is certain when the tool has no silk touch.
+    const chance = d.noSilkTouch ? 1 : d.dropChance;
+    if (rng.next() >= chance) continue;
+    const min = d.stackSizeRange[0] ?? 1, max = d.stackSizeRange[1] ?? min;
+    const n = rng.int(min, max);
+    if (n > 0 && mcData.itemsByName[d.item]) give(d.item, n);
+  }
+}
+
+export class SimEnv {
+  readonly spec: FeatureSpec;
+  readonly featureSize: number;
+  world!: SimWorld;
+  readonly entity: PhysicsEntity;
+  mobs: Mob[] = [];
+  seed = 0;
+  steps = 0;
+  hp = MAX_HP;
+  private air = MAX_AIR;
+  private fireTicks = 0;
+  private invulnerable = 0;
+  private lastHurt = 0;
+  private regen = 0;
+  private fallDistance = 0;
+  private startY = 0;
+  private startYaw = 0;
+  private startPitch = 0;
+  private lastAction = -1;
+  private attackCooldown = 0;
+  private digX = 0;
+  private digY = 0;
+  private digZ = 0;
+  private digTicks = 0;
+  private digNeeded = 0;
+  private placePending = 0;
+  private placeY = 0;
+  readonly inventory = new Map<string, number>();
+  private held: string | null = null;
+  private change = new Map<string, number>();
+  private damageDealt = 0;
+  private killsStep: Record<string, number> = {};
+  readonly kills = new Map<string, number>();
+  private rng = new Rng(0);
+  deathCause: DeathCause | null = null;
+  readonly view = new ViewResult();
+  private readonly memory: SightingMemory;
+  private readonly successIndices: number[];
+  /** Total steps this env has simulated (all episodes). */
+  totalSteps = 0;
+
+  constructor(readonly task: TaskSpec) {
+    const tracked = task.success.kind === 'near' ? task.success.names : [task.success.mob];
+    this.spec = featureSpec(tracked);
+    this.featureSize = this.spec.size;
+    this.memory = new SightingMemory(this.spec.names.length);
+    this.successIndices = task.success.kind === 'near' ? task.success.names.map(nameIndex) : [];
+    this.entity = {
+      pos: new Vec3(0, 0, 0), vel: new Vec3(0, 0, 0), onGround: false, isInWater: false, isInLava: false, isInWeb: false,
+      isCollidedHorizontally: false, isCollidedVertically: false, elytraFlying: false, jumpTicks: 0, jumpQueued: false,
+      fireworkRocketDuration: 0, attributes: undefined, yaw: 0, pitch: 0,
+      control: { forward: false, back: false, left: false, right: false, jump: false, sprint: false, sneak: false },
+      jumpBoost: 0, speed: 0, slowness: 0, dolphinsGrace: 0, slowFalling: 0, levitation: 0, depthStrider: 0, elytraEquipped: false,
+    };
+  }
+
+  /** Starts an episode on the world of `seed`; writes the first features at `features[offset..]`. */
+  reset(seed: number, features: Float32Array, offset: number): StepObservation {
+    this.seed = seed >>> 0;
+    this.world = new SimWorld(this.task.world, this.seed);
+    physicsEngine ??= Physics(mcData, this.world);
+    this.rng = new Rng(hash32(this.seed, 0x51ed));
+    const spawn = spawnPoint(this.task.world, this.seed);
+    const e = this.entity;
+    const startY = this.task.startY === 'surface' ? spawn.y : this.task.startY;
+    e.pos.set(spawn.x, startY, spawn.z);
+    e.vel.set(0, 0, 0);
+    e.yaw = spawn.yaw;
+    e.pitch = 0;
+    e.onGround = true;
+    e.isInWater = e.isInLava = false;
+    e.jumpTicks = 0;
+    e.jumpQueued = false;
+    this.startY = startY;
+    this.startYaw = spawn.yaw;
+    this.startPitch = 0;
+    this.mobs = this.task.world === 'plains' ? mobSpawns(this.seed).map(makeMob) : [];
+    this.steps = 0;
+    this.hp = MAX_HP;
+    this.air = MAX_AIR;
+    this.fireTicks = this.invulnerable = this.lastHurt = this.regen = this.fallDistance = 0;
+    this.lastAction = -1;
+    this.attackCooldown = 100;
+    this.digTicks = this.digNeeded = 0;
+    this.placePending = 0;
+    this.inventory.clear();
+    for (const [item, n] of Object.entries(this.task.inventory)) this.inventory.set(item, n);
+    this.held = Object.keys(this.task.inventory)[0] ?? null;
+    this.kills.clear();
+    this.deathCause = null;
+    this.memory.reset();
+    this.change.clear();
+    this.damageDealt = 0;
+    this.killsStep = {};
+    return this.observe(features, offset);
+  }
+
+  /** Advances one tick with action index `action`; writes the features of the resulting state. */
+  step(action: number, features: Float32Array, offset: number): { obs: StepObservation; info: StepInfo } {
+    this.change.clear();
+    this.damageDealt = 0;
+    this.killsStep = {};
+    this.steps++;
+    this.totalSteps++;
+    const e = this.entity;
+    const c = e.control;
+    c.forward = c.back = c.left = c.right = c.jump = false;
+    switch (action) {
+      case A.turn_up: e.pitch = Math.min(Math.PI / 2, e.pitch + TURN); break;
+      case A.turn_down: e.pitch = Math.max(-Math.PI / 2, e.pitch - TURN); break;
+      case A.turn_left: e.yaw += TURN; break;
+      case A.turn_right: e.yaw -= TURN; break;
+      case A.forward: c.forward = true; break;
+      case A.forward_jump: c.forward = true; c.jump = true; break;
+      case A.jump: c.jump = true; break;
+      case A.back: c.back = true; break;
+      case A.move_left: c.left = true; break;
+      case A.move_right: c.right = true; break;
+      case A.attack: this.attack(); break;
+      case A.equip: this.equipNext(); break;
+      case A.jump_place: this.startJumpPlace(); break;
+    }
+    if (action !== A.attack) this.digTicks = 0;
+    this.attackCooldown++;
+    const yBefore = e.pos.y;
+    physicsEngine!.simulatePlayer(e, this.world);
+    this.finishJumpPlace();
+    this.applyRules(yBefore);
+    this.tickMobs();
+    this.lastAction = action;
+    const obs = this.observe(features, offset);
+    const died = this.hp <= 0;
+    const success = !died && this.isSuccess();
+    const truncated = !died && !success && this.steps >= this.task.maxSteps;
+    const info: StepInfo = {
+      step: this.steps, success, done: died || success || truncated, truncated, died, deathCause: died ? this.deathCause : null,
+      blockUnderFoot: this.blockUnderFoot(), inventory: Object.fromEntries(this.inventory),
+    };
+    return { obs, info };
+  }
+
+  private isSuccess(): boolean {
+    const s = this.task.success;
+    if (s.kind === 'kill') return (this.kills.get(s.mob) ?? 0) >= s.count;
+    for (const i of this.successIndices) if (this.view.dist[i]! < s.distance) return true;
+    return false;
+  }
+
+  blockUnderFoot(): string {
+    const p = this.entity.pos;
+    return blockNames[stateToBlock[this.world.stateAt(Math.floor(p.x), Math.floor(p.y - 0.05), Math.floor(p.z))]!]!;
+  }
+
+  private give(item: string, n: number): void {
+    const now = (this.inventory.get(item) ?? 0) + n;
+    if (now > 0) this.inventory.set(item, now);
+    else this.inventory.delete(item);
+    this.change.set(item, (this.change.get(item) ?? 0) + n);
+    if (this.held === null && now > 0) this.held = item;
+    if (this.held === item && now <= 0) this.held = this.inventory.keys().next().value ?? null;
+  }
+
+  private equipNext(): void {
+    const items = [...this.inventory.keys()];
+    if (items.length === 0) return;
+    const i = this.held === null ? -1 : items.indexOf(this.held);
+    this.held = items[(i + 1) % items.length]!;
+  }
+
+  private startJumpPlace(): void {
+    this.entity.control.jump = true;
+    if (this.held !== null && mcData.blocksByName[this.held] && this.entity.onGround) {
+      this.placePending = 10;
+      this.placeY = Math.floor(this.entity.pos.y + 0.01);
+    }
+  }
+
+  /** jump_place puts the held block where the feet were once the jump has lifted the player clear of it. */
+  private finishJumpPlace(): void {
+    if (this.placePending <= 0) return;
+    this.placePending--;
+    const p = this.entity.pos;
+    if (p.y < this.placeY + 1 || this.held === null) return;
+    const x = Math.floor(p.x), z = Math.floor(p.z);
+    const cur = this.world.stateAt(x, this.placeY, z);
+    if (stateSolid[cur] === 1) return;
+    const block = mcData.blocksByName[this.held];
+    if (!block) return;
+    this.world.setState(x, this.placeY, z, block.defaultState ?? block.id);
+    this.give(this.held, -1);
+    this.placePending = 0;
+  }
+
+  /** The block the crosshair is on within block reach (fluids are looked through), or null. */
+  private targetBlock(ex: number, ey: number, ez: number, dx: number, dy: number, dz: number): { x: number; y: number; z: number; t: number } | null {
+    // Small fixed-step march: reach is 4.5 m, so 0.05 m steps cost ~90 lookups only on attack ticks.
+    let lx = NaN, ly = NaN, lz = NaN;
+    for (let t = 0; t <= BLOCK_REACH; t += 0.05) {
+      const x = Math.floor(ex + dx * t), y = Math.floor(ey + dy * t), z = Math.floor(ez + dz * t);
+      if (x === lx && y === ly && z === lz) continue;
+      lx = x; ly = y; lz = z;
+      const s = this.world.stateAt(x, y, z);
+      const b = stateToBlock[s]!;
+      if (s === S.air || s === S.cave_air || b === WATER_BLOCK || b === LAVA_BLOCK) continue;
+      return { x, y, z, t };
+    }
+    return null;
+  }
+
+  private attack(): void {
+    const e = this.entity;
+    const ex = e.pos.x, ey = e.pos.y + EYE_HEIGHT, ez = e.pos.z;
+    const cp = Math.cos(e.pitch);
+    const dx = -Math.sin(e.yaw) * cp, dy = Math.sin(e.pitch), dz = -Math.cos(e.yaw) * cp;
+    const block = this.targetBlock(ex, ey, ez, dx, dy, dz);
+    // Nearest mob whose box the look ray enters within entity reach, and in front of the targeted block.
+    let mob: Mob | null = null;
+    let mobT = Math.min(ENTITY_REACH, block ? block.t : Infinity);
+    for (const m of this.mobs) {
+      const t = rayBox(ex, ey, ez, dx, dy, dz, m.x - m.width / 2, m.y, m.z - m.width / 2, m.x + m.width / 2, m.y + m.height, m.z + m.width / 2);
+      if (t >= 0 && t <= mobT) {
+        mob = m;
+        mobT = t;
+      }
+    }
+    if (mob) {
+      this.digTicks = 0;
+      this.hitMob(mob);
+      return;
+    }
+    if (!block) {
+      this.digTicks = 0;
+      return;
+    }
+    if (this.digTicks === 0 || block.x !== this.digX || block.y !== this.digY || block.z !== this.digZ) {
+      this.digX = block.x;
+      this.digY = block.y;
+      this.digZ = block.z;
+      this.digTicks = 0;
+      const b = blockOfState(this.world.stateAt(block.x, block.y, block.z));
+      const heldId = this.held !== null ? (mcData.itemsByName[this.held]?.id ?? null) : null;
+      const ms = b.diggable ? b.digTime(heldId, false, e.isInWater, !e.onGround) : Infinity;
+      this.digNeeded = Math.max(1, Math.ceil(ms / 50));
+    }
+    this.digTicks++;
+    if (this.digTicks >= this.digNeeded) this.breakBlock(block.x, block.y, block.z);
+  }
+
+  /** Digging progress on the current target, 0..1 (for the features). */
+  private digProgress(): number {
+    return this.digTicks > 0 && Number.isFinite(this.digNeeded) ? this.digTicks / this.digNeeded : 0;
+  }
+
+  private breakBlock(x: number, y: number, z: number): void {
+    const state = this.world.stateAt(x, y, z);
+    const block = blockOfState(state);
+    this.world.setState(x, y, z, S.air);
+    this.digTicks = 0;
+    const heldId = this.held !== null ? mcData.itemsByName[this.held]?.id : undefined;
+    // Blocks with harvest tools drop nothing when broken with anything else (stone by hand).
+    if (block.harvestTools && (heldId === undefined || !block.harvestTools[heldId])) return;
+    const loot = mcData.blockLoot[block.name];
+    if (loot) rollLoot(loot.drops, this.rng, (item, n) => this.give(item, n));
+  }
+
+  private hitMob(m: Mob): void {
+    const tool = (this.held !== null && TOOL_ATTACK[this.held]) || HAND_ATTACK;
+    const charge = Math.min(1, this.attackCooldown / tool.cooldown);
+    this.attackCooldown = 0;
+    const damage = tool.damage * (0.2 + 0.8 * charge * charge);
+    // Hurt immunity: within 10 ticks of a hit only damage above the last hit's counts, and only the excess.
+    const dealt = m.hurt > 0 ? Math.max(0, damage - m.lastDamage) : damage;
+    if (dealt <= 0) return;
+    m.lastDamage = m.hurt > 0 ? Math.max(m.lastDamage, damage) : damage;
+    m.hurt = INVULNERABLE_TICKS;
+    const applied = Math.min(dealt, m.health);
+    m.health -= dealt;
+    this.damageDealt += applied;
+    const e = this.entity;
+    const kx = m.x - e.pos.x, kz = m.z - e.pos.z, kl = Math.hypot(kx, kz) || 1;
+    m.vx = (kx / kl) * 0.4;
+    m.vz = (kz / kl) * 0.4;
+    m.panic = MOB_PANIC_TICKS;
+    if (m.health <= 0) {
+      this.mobs.splice(this.mobs.indexOf(m), 1);
+      this.kills.set(m.type, (this.kills.get(m.type) ?? 0) + 1);
+      this.killsStep[m.type] = (this.killsStep[m.type] ?? 0) + 1;
+      const loot = mcData.entityLoot[m.type];
+      if (loot) rollLoot(loot.drops, this.rng, (item, n) => this.give(item, n));
+    }
+  }
+
+  private hurt(amount: number, cause: DeathCause): void {
+    if (this.hp <= 0) return;
+    if (this.invulnerable > 0) {
+      if (amount <= this.lastHurt) return;
+      const extra = amount - this.lastHurt;
+      this.lastHurt = amount;
+      amount = extra;
+    } else {
+      this.lastHurt = amount;
+      this.invulnerable = INVULNERABLE_TICKS;
+    }
+    this.hp = Math.max(0, this.hp - amount);
+    if (this.hp <= 0) this.deathCause = cause;
+  }
+
+  private applyRules(yBefore: number): void {
+    const e = this.entity;
+    if (this.invulnerable > 0) this.invulnerable--;
+    // Fall damage: distance fallen since last on the ground, minus 3 blocks, on landing; fluids reset it.
+    if (e.isInWater || e.isInLava) this.fallDistance = 0;
+    else if (e.onGround) {
+      if (this.fallDistance > 3) this.hurt(Math.ceil(this.fallDistance - 3), 'fall');
+      this.fallDistance = 0;
+    } else if (e.pos.y < yBefore) this.fallDistance += yBefore - e.pos.y;
+    // Lava sets the player on fire and burns 4 hp per hit; fire blocks ignite; water puts fire out.
+    let inFire = false;
+    const minX = Math.floor(e.pos.x - 0.3), maxX = Math.floor(e.pos.x + 0.3);
+    const minZ = Math.floor(e.pos.z - 0.3), maxZ = Math.floor(e.pos.z + 0.3);
+    const minY = Math.floor(e.pos.y), maxY = Math.floor(e.pos.y + 1.8);
+    for (let x = minX; x <= maxX; x++) for (let y = minY; y <= maxY; y++) for (let z = minZ; z <= maxZ; z++) {
+      if (FIRE_BLOCKS.has(stateToBlock[this.world.stateAt(x, y, z)]!)) inFire = true;
+    }
+    if (e.isInLava) {
+      this.fireTicks = LAVA_FIRE_TICKS;
+      this.hurt(LAVA_DAMAGE, 'lava');
+    } else if (inFire) {
+      this.fireTicks = Math.max(this.fireTicks, FIRE_BLOCK_FIRE_TICKS);
+      this.hurt(1, 'fire');
+    }
+    if (e.isInWater) this.fireTicks = 0;
+    if (this.fireTicks > 0) {
+      this.fireTicks--;
+      if (!e.isInLava && this.fireTicks % BURN_INTERVAL === 0) this.hurt(1, 'fire');
+    }
+    // Drowning: 15 s of air with the eyes in water, then 2 hp per second; air refills quickly outside.
+    const eyeState = this.world.stateAt(Math.floor(e.pos.x), Math.floor(e.pos.y + EYE_HEIGHT), Math.floor(e.pos.z));
+    if (stateToBlock[eyeState] === WATER_BLOCK) {
+      this.air--;
+      if (this.air <= -20) {
+        this.air = 0;
+        this.hurt(2, 'drowning');
+      }
+    } else this.air = Math.min(MAX_AIR, this.air + 4);
+    if (e.pos.y < -64) this.hurt(MAX_HP, 'other');
+    // Natural regeneration (hunger held at maximum).
+    if (this.hp > 0 && this.hp < MAX_HP) {
+      if (++this.regen >= REGEN_INTERVAL) {
+        this.regen = 0;
+        this.hp = Math.min(MAX_HP, this.hp + 1);
+      }
+    } else this.regen = 0;
+  }
+
+  private tickMobs(): void {
+    const w = this.world;
+    for (const m of this.mobs) {
+      if (m.hurt > 0) m.hurt--;
+      let speed = 0;
+      if (m.panic > 0) {
+        m.panic--;
+        if (!m.moving || this.rng.next() < 0.05) this.pickTarget(m, 6);
+        speed = MOB_PANIC_SPEED;
+      } else if (m.moving) speed = MOB_WANDER_SPEED;
+      else if (this.rng.next() < 1 / 120) this.pickTarget(m, 10);
+      let mx = m.vx, mz = m.vz;
+      m.vx *= 0.6;
+      m.vz *= 0.6;
+      if (Math.abs(m.vx) < 0.003) m.vx = 0;
+      if (Math.abs(m.vz) < 0.003) m.vz = 0;
+      if (speed > 0 && m.moving) {
+        const tx = m.targetX - m.x, tz = m.targetZ - m.z, tl = Math.hypot(tx, tz);
+        if (tl < 0.3) m.moving = false;
+        else {
+          mx += (tx / tl) * Math.min(speed, tl);
+          mz += (tz / tl) * Math.min(speed, tl);
+        }
+      }
+      if (mx === 0 && mz === 0) continue;
+      const nx = m.x + mx, nz = m.z + mz;
+      const bx = Math.floor(nx), bz = Math.floor(nz), fy = Math.floor(m.y + 0.01);
+      if (stateSolid[w.stateAt(bx, fy, bz)] === 1) {
+        // Step up one block if there is room, else give up on this target.
+        if (stateSolid[w.stateAt(bx, fy + 1, bz)] === 0 && stateSolid[w.stateAt(bx, fy + 2, bz)] === 0) {
+          m.x = nx; m.z = nz; m.y = fy + 1;
+        } else m.moving = false;
+        continue;
+      }
+      if (stateSolid[w.stateAt(bx, fy + 1, bz)] === 1 && m.height > 1) {
+        m.moving = false;
+        continue;
+      }
+      m.x = nx;
+      m.z = nz;
+      // Fall to the ground below (a few blocks per tick at most; plains are gentle).
+      let y = fy;
+      while (y > w.minY && stateSolid[w.stateAt(bx, y - 1, bz)] === 0 && fy - y < 4) y--;
+      m.y = y;
+      if (stateToBlock[w.stateAt(bx, y, bz)] === LAVA_BLOCK) m.health = 0; // animals do not survive lava
+    }
+    if (this.mobs.some((m) => m.health <= 0)) this.mobs = this.mobs.filter((m) => m.health > 0);
+  }
+
+  private pickTarget(m: Mob, range: number): void {
+    m.targetX = m.x + (this.rng.next() * 2 - 1) * range;
+    m.targetZ = m.z + (this.rng.next() * 2 - 1) * range;
+    m.moving = true;
+  }
+
+  private observe(features: Float32Array, offset: number): StepObservation {
+    const e = this.entity;
+    const pose = { x: e.pos.x, y: e.pos.y, z: e.pos.z, yaw: e.yaw, pitch: e.pitch };
+    observeView(this.world, pose, this.mobs, this.view);
+    const relYaw = wrap(this.startYaw - e.yaw);
+    writeFeatures(this.spec, this.view, this.world, pose, {
+      health: this.hp / 2, onGround: e.onGround, inWater: e.isInWater, inLava: e.isInLava, yOffset: e.pos.y - this.startY,
+      relYaw, digProgress: this.digProgress(), lastAction: this.lastAction,
+    }, this.memory, features, offset);
+    const change: Record<string, number> = {};
+    for (const [k, v] of this.change) if (v !== 0) change[k] = v;
+    return {
+      nearest: nearestDict(this.view),
+      inventory_change: change,
+      health: this.hp / 2,
+      position: [round3(e.pos.x), round3(e.pos.y), round3(e.pos.z), round3(relYaw / DEG), round3((this.startPitch - e.pitch) / DEG)],
+      damage_dealt: this.damageDealt,
+      kill_entity: this.killsStep,
+    };
+  }
+}
+
+const round3 = (v: number) => Math.round(v * 1000) / 1000;
+const wrap = (a: number) => a - 2 * Math.PI * Math.floor((a + Math.PI) / (2 * Math.PI));
+
+/** Entry distance of a ray into an axis-aligned box, or -1 if it misses. */
+function rayBox(ox: number, oy: number, oz: number, dx: number, dy: number, dz: number, x0: number, y0: number, z0: number, x1: number, y1: number, z1: number): number {
+  let tmin = 0, tmax = Infinity;
+  const axes: [number, number, number, number][] = [[ox, dx, x0, x1], [oy, dy, y0, y1], [oz, dz, z0, z1]];
+  for (const [o, d, lo, hi] of axes) {
+    if (Math.abs(d) < 1e-12) {
+      if (o < lo || o > hi) return -1;
+      continue;
+    }
+    let t0 = (lo - o) / d, t1 = (hi - o) / d;
+    if (t0 > t1) [t0, t1] = [t1, t0];
+    tmin = Math.max(tmin, t0);
+    tmax = Math.min(tmax, t1);
+    if (tmin > tmax) return -1;
+  }
+  return tmin;
+}
+
