@@ -24,6 +24,9 @@ function checkedDeclarations(schema: ObservationSchema): string {
     if (!pattern.test(text)) throw new Error(`rewardDeclarations() no longer declares ${alias} as a mapped type; update checkedDeclarations()`);
     text = text.replace(pattern, (_m, value: string) => `type ${alias} = { [name: string]: ${value} };`);
   }
+  // past_agent_positions is never empty (the last entry is the current position), so `.at(-1)` is defined.
+  text += '/** One [x, y, z, yaw°, pitch°] per step so far; never empty, the last entry is the current position. */\n';
+  text += `interface ${POSITIONS_TYPE} extends Array<AgentPosition> { at(index: number): AgentPosition }\n`;
   // Reward code may log while debugging; the sandbox gives it a console.
   return text + 'declare const console: { log(...values: unknown[]): void; warn(...values: unknown[]): void; error(...values: unknown[]): void };\n';
 }
@@ -49,6 +52,13 @@ export const COMPILER_OPTIONS: ts.CompilerOptions = {
  * type instead of `null`.
  */
 export const IMPLICIT_ANY_CODES: ReadonlySet<number> = new Set([7005, 7006, 7008, 7018, 7019, 7022, 7023, 7024, 7031, 7034, 7052, 7053]);
+
+const POSITIONS_TYPE = 'AgentPositions';
+
+/** The type a schema parameter is checked with: the schema's, except the never-empty position list. */
+function checkedType(spec: ParameterSpec): string {
+  return spec.tsType === 'AgentPosition[]' ? POSITIONS_TYPE : spec.tsType;
+}
 
 const PARAMETER_BY_NAME = new Map<string, ParameterSpec>(PARAMETERS.map((p) => [p.name, p]));
 
@@ -80,7 +90,7 @@ function annotate(fileName: string, text: string): { virtual: string; insertions
   const visit = (node: ts.Node) => {
     if (ts.isParameter(node) && ts.isIdentifier(node.name) && !node.type) {
       const spec = PARAMETER_BY_NAME.get(node.name.text);
-      if (spec) annotateParam(node, spec.tsType);
+      if (spec) annotateParam(node, checkedType(spec));
     }
     if (ts.isFunctionDeclaration(node) && node.name) helpers.set(node.name.text, node.parameters);
     if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer && (ts.isArrowFunction(node.initializer) || ts.isFunctionExpression(node.initializer))) {
@@ -101,7 +111,8 @@ function annotate(fileName: string, text: string): { virtual: string; insertions
       if (param.type || !ts.isIdentifier(param.name) || PARAMETER_BY_NAME.has(param.name.text) || param.dotDotDotToken) return;
       const types = new Set(sites.map((call) => {
         const arg = call.arguments[i];
-        return arg && ts.isIdentifier(arg) ? PARAMETER_BY_NAME.get(arg.text)?.tsType : undefined;
+        const spec = arg && ts.isIdentifier(arg) ? PARAMETER_BY_NAME.get(arg.text) : undefined;
+        return spec && checkedType(spec);
       }));
       const [only] = types;
       if (types.size === 1 && only) annotateParam(param, only);

@@ -133,6 +133,8 @@ class Linter {
   private readonly seen = new Set<string>();
   /** Ranges of Python-isms whose lines TypeScript's parse errors are noise on. */
   private readonly pythonLines = new Set<number>();
+  private readonly pythonOperatorLines = new Set<number>();
+  private readonly badNames: { name: string; keys: DictKeys; fixes: Fix[] }[] = [];
 
   constructor(
     private readonly snap: Snapshot,
@@ -155,10 +157,15 @@ class Linter {
       ts.forEachChild(node, visit);
     };
     visit(this.sf);
+    this.renameEverywhere();
     this.globalData(globalAccesses);
+    this.bareReturns();
     this.scaleRule();
     this.pythonOperators();
     this.typescript();
+    // On a line with `and`/`or`/`not` the parse is broken, so other findings there are noise.
+    const noisy = (d: RewardDiagnostic) => d.code !== 'python-ism' && this.pythonOperatorLines.has(d.range.start.line);
+    for (let i = this.out.length - 1; i >= 0; i--) if (noisy(this.out[i]!)) this.out.splice(i, 1);
     this.out.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
     return this.out;
   }
@@ -211,11 +218,14 @@ class Linter {
     const didYouMean = suggestions.length ? ` Did you mean ${suggestions.map((s) => `'${s}'`).join(', ')}?` : '';
     const kinds = this.schema.kindsOf(name);
     const quote = ts.isIdentifier(keyNode) ? '' : this.snap.userTextOf(keyNode).charAt(0);
+    const shorthand = ts.isBindingElement(keyNode.parent) && !keyNode.parent.propertyName && keyNode.parent.name === keyNode;
     const fixes: Fix[] = suggestions.map((s, i) => ({
       title: `Change '${name}' to '${s}'`,
-      edits: [this.replace(keyNode, ts.isIdentifier(keyNode) ? s : `${quote}${s}${quote}`)],
+      // `const { magma } = cnb` keeps its local name: `const { lava: magma } = cnb`.
+      edits: [this.replace(keyNode, shorthand ? `${s}: ${name}` : ts.isIdentifier(keyNode) ? s : `${quote}${s}${quote}`)],
       preferred: i === 0,
     }));
+    this.badNames.push({ name, keys, fixes });
     if (kinds.length > 0) {
       const what = kinds.includes('block') ? (keys === 'item' ? 'a block that is never an item' : 'a block') : kinds.includes('item') ? 'an item' : 'a mob';
       this.report(keyNode, 'wrong-kind-name', 'error', `'${name}' is ${what}, not ${KIND_WORDS[keys]}: ${dictText} never has it.${didYouMean}`, fixes);
@@ -256,6 +266,23 @@ class Linter {
     for (const el of pattern.elements) {
       const prop = el.propertyName ?? el.name;
       if (ts.isIdentifier(prop) || ts.isStringLiteral(prop)) this.checkName(prop, prop.text, keys, this.snap.userTextOf(init));
+    }
+  }
+
+  /** A wrong name is usually written more than once: each rename fix renames every occurrence. */
+  private renameEverywhere(): void {
+    const groups = new Map<string, Fix[][]>();
+    for (const b of this.badNames) {
+      const key = `${b.keys}:${b.name}`;
+      groups.set(key, [...(groups.get(key) ?? []), b.fixes]);
+    }
+    for (const members of groups.values()) {
+      if (members.length < 2) continue;
+      const combined = members[0]!.map((_f, i) => {
+        const edits = members.flatMap((m) => m[i]?.edits ?? []);
+        return edits.filter((e, k) => edits.findIndex((o) => JSON.stringify(o.range) === JSON.stringify(e.range)) === k);
+      });
+      for (const fixes of members) fixes.forEach((f, i) => ((f.edits = combined[i]!), (f.title += ` (${members.length} places)`)));
     }
   }
 
@@ -664,6 +691,7 @@ class Linter {
           if (word === 'not') while (text[end] === ' ') end++;
           const range = { start: this.snap.position(start), end: this.snap.position(end) };
           this.pythonLines.add(range.start.line);
+          this.pythonOperatorLines.add(range.start.line);
           const key = `python-ism@u${start}`;
           if (!this.seen.has(key)) {
             this.seen.add(key);
@@ -881,6 +909,30 @@ class Linter {
     const p = parentSkippingParens(read);
     if (ts.isElementAccessExpression(p) && skipParens(p.expression) === read) return '{}';
     return '0';
+  }
+
+  /** `return;` in a function that returns values elsewhere: TypeScript's noImplicitReturns lets it pass. */
+  private bareReturns(): void {
+    const visit = (fn: ts.Node) => {
+      if (isFunctionLike(fn) && fn.body && ts.isBlock(fn.body)) {
+        const returns: ts.ReturnStatement[] = [];
+        const collect = (n: ts.Node) => {
+          if (isFunctionLike(n)) return;
+          if (ts.isReturnStatement(n)) returns.push(n);
+          ts.forEachChild(n, collect);
+        };
+        ts.forEachChild(fn.body, collect);
+        if (returns.some((r) => r.expression)) {
+          for (const r of returns.filter((x) => !x.expression)) {
+            this.report(r, 'undefined-return', 'error', 'This `return;` returns undefined while the function returns numbers elsewhere; the reward becomes NaN.', [
+              { title: 'Return 0', edits: [this.replace(r, 'return 0;')], preferred: true },
+            ]);
+          }
+        }
+      }
+      ts.forEachChild(fn, visit);
+    };
+    visit(this.sf);
   }
 
   // ----- the scale rule ------------------------------------------------------------------------------------

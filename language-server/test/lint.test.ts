@@ -1,0 +1,147 @@
+// The reward-file rules on a corpus of realistic reward files: clean ones (ours, the paper's examples ported,
+// the bundled runner/rewards) must get no error or warning; buggy ones carry `// expect: rule-id` on each
+// defect's line. Measures precision and recall, checks that every quick fix removes what it fixes, and runs
+// the headless `rewardsmith lint` CLI.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFileSync, readdirSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { promisify } from 'node:util';
+import { lintText, type RewardDiagnostic, type TextEdit } from '../src/rules';
+
+const root = path.join(__dirname, '..', '..');
+const fixtures = path.join(__dirname, 'fixtures');
+const rewardFile = /\.reward\.(ts|js)$/;
+
+function filesIn(dir: string): string[] {
+  return existsSync(dir) ? readdirSync(dir).filter((f) => rewardFile.test(f)).sort().map((f) => path.join(dir, f)) : [];
+}
+
+const clean = [...filesIn(path.join(fixtures, 'clean')), ...filesIn(path.join(root, 'runner', 'rewards'))];
+const buggy = filesIn(path.join(fixtures, 'buggy'));
+
+/** `line:code` for every `// expect: a, b` annotation (0-based lines, like the diagnostics). */
+function expectations(text: string): string[] {
+  const out: string[] = [];
+  text.split('\n').forEach((line, i) => {
+    const m = /\/\/ expect: (.*)$/.exec(line);
+    if (m) for (const code of m[1]!.split(',')) out.push(`${i}:${code.trim()}`);
+  });
+  return out;
+}
+
+const reported = (ds: RewardDiagnostic[]) => ds.filter((d) => d.severity === 'error' || d.severity === 'warning').map((d) => `${d.range.start.line}:${d.code}`);
+
+/** Multiset difference a − b. */
+function minus(a: string[], b: string[]): string[] {
+  const left = [...b];
+  return a.filter((x) => {
+    const i = left.indexOf(x);
+    if (i < 0) return true;
+    left.splice(i, 1);
+    return false;
+  });
+}
+
+export function applyEdits(text: string, edits: TextEdit[]): string {
+  const starts = [0];
+  for (let i = 0; i < text.length; i++) if (text[i] === '\n') starts.push(i + 1);
+  const offset = (p: { line: number; character: number }) => (starts[p.line] ?? text.length) + p.character;
+  const sorted = [...edits].sort((a, b) => offset(b.range.start) - offset(a.range.start));
+  for (const e of sorted) text = text.slice(0, offset(e.range.start)) + e.newText + text.slice(offset(e.range.end));
+  return text;
+}
+
+test('corpus: precision and recall of the rules are 100 %', () => {
+  assert.ok(clean.length >= 9, 'clean corpus present');
+  assert.ok(buggy.length >= 10, 'buggy corpus present');
+  let truePositives = 0;
+  const falsePositives: string[] = [];
+  const falseNegatives: string[] = [];
+  const perRule = new Map<string, { tp: number; fn: number; fp: number }>();
+  const bump = (code: string, k: 'tp' | 'fn' | 'fp') => {
+    const r = perRule.get(code) ?? { tp: 0, fn: 0, fp: 0 };
+    r[k]++;
+    perRule.set(code, r);
+  };
+  for (const file of [...clean, ...buggy]) {
+    const text = readFileSync(file, 'utf8');
+    const expected = expectations(text);
+    const got = reported(lintText(file, text));
+    const fp = minus(got, expected);
+    const fn = minus(expected, got);
+    const tp = minus(expected, fn);
+    truePositives += tp.length;
+    for (const x of tp) bump(x.split(':')[1]!, 'tp');
+    for (const x of fp) (bump(x.split(':')[1]!, 'fp'), falsePositives.push(`${path.relative(root, file)}:${Number(x.split(':')[0]) + 1} ${x.split(':')[1]}`));
+    for (const x of fn) (bump(x.split(':')[1]!, 'fn'), falseNegatives.push(`${path.relative(root, file)}:${Number(x.split(':')[0]) + 1} ${x.split(':')[1]}`));
+  }
+  const precision = truePositives / (truePositives + falsePositives.length);
+  const recall = truePositives / (truePositives + falseNegatives.length);
+  const table = [...perRule].sort().map(([code, r]) => `  ${code.padEnd(28)} tp ${r.tp}  fp ${r.fp}  fn ${r.fn}`).join('\n');
+  console.log(`corpus: ${clean.length} clean + ${buggy.length} buggy files, ${truePositives} defects found; precision ${(precision * 100).toFixed(1)} %, recall ${(recall * 100).toFixed(1)} %\n${table}`);
+  assert.deepEqual(falsePositives, [], 'false positives');
+  assert.deepEqual(falseNegatives, [], 'false negatives');
+  // Every rule is exercised by the corpus.
+  for (const rule of ['unknown-name', 'wrong-kind-name', 'global-data-uninitialised', 'nearest-entry-unchecked', 'index-out-of-range', 'negative-index', 'constant-condition', 'scale-swapped', 'scale-unscaled', 'swapped-arguments', 'undefined-return', 'python-ism']) {
+    assert.ok((perRule.get(rule)?.tp ?? 0) > 0, `corpus exercises ${rule}`);
+  }
+});
+
+test('did-you-mean includes close names and semantic neighbours', () => {
+  const text = readFileSync(path.join(fixtures, 'buggy', 'names.reward.ts'), 'utf8');
+  const ds = lintText('names.reward.ts', text);
+  const fixesFor = (name: string) => ds.find((d) => d.message.startsWith(`'${name}'`))?.fixes.map((f) => f.title) ?? [];
+  assert.ok(fixesFor('magma').includes("Change 'magma' to 'lava'") && fixesFor('magma').includes("Change 'magma' to 'magma_block'"), 'magma → lava, magma_block');
+  assert.equal(fixesFor('diamond')[0], "Change 'diamond' to 'diamond_ore'");
+  assert.equal(fixesFor('wood')[0], "Change 'wood' to 'oak_log'");
+  assert.match(ds.find((d) => d.message.startsWith("'diamond'"))!.message, /is an item, not a block or mob/);
+  assert.match(ds.find((d) => d.message.startsWith("'water'"))!.message, /block that is never an item/);
+});
+
+test('each quick fix removes the diagnostic it fixes and adds no error', () => {
+  let applied = 0;
+  for (const file of buggy) {
+    const text = readFileSync(file, 'utf8');
+    const before = lintText(file, text);
+    const beforeErrors = reported(before);
+    for (const d of before) {
+      const fix = d.fixes.find((f) => f.preferred) ?? d.fixes[0];
+      if (!fix) continue;
+      const after = reported(lintText(file, applyEdits(text, fix.edits)));
+      const name = `${path.basename(file)}:${d.range.start.line + 1} ${d.code} "${fix.title}"`;
+      const lineShift = fix.edits.reduce((n, e) => n + (e.newText.match(/\n/g)?.length ?? 0) - (e.range.end.line - e.range.start.line), 0);
+      const sameSpot = (x: string) => x === `${d.range.start.line + lineShift}:${d.code}` || x === `${d.range.start.line}:${d.code}`;
+      assert.ok(after.filter(sameSpot).length < beforeErrors.filter((x) => x === `${d.range.start.line}:${d.code}`).length, `${name} removes the diagnostic`);
+      const newCodes = minus(after.map((x) => x.split(':')[1]!), beforeErrors.map((x) => x.split(':')[1]!));
+      assert.deepEqual(newCodes, [], `${name} adds no new problem`);
+      applied++;
+    }
+  }
+  assert.ok(applied >= 30, `applied ${applied} fixes`);
+});
+
+test('rewardsmith lint --format json prints the documented shape and exits 1 on errors', async () => {
+  const run = promisify(execFile);
+  const cli = path.join(root, 'runner', 'src', 'cli.ts');
+  const bad = path.join(fixtures, 'buggy', 'paper-explore-diamond-printed.reward.ts');
+  const good = path.join(fixtures, 'clean', 'paper-explore-diamond.reward.ts');
+  const failed = await run(process.execPath, ['--import', 'tsx', cli, 'lint', '--format', 'json', bad, good], { cwd: root }).then(
+    () => assert.fail('lint should exit 1'),
+    (err: { code: number; stdout: string }) => err,
+  );
+  assert.equal(failed.code, 1);
+  const diagnostics = JSON.parse(failed.stdout) as Record<string, unknown>[];
+  assert.deepEqual(Object.keys(diagnostics[0]!).sort(), ['code', 'file', 'message', 'range', 'severity', 'source']);
+  assert.deepEqual(
+    diagnostics.map((d) => `${(d.range as { start: { line: number } }).start.line}:${d.code}`),
+    ['9:unknown-name', '10:unknown-name', '13:global-data-uninitialised', '31:scale-swapped'],
+  );
+  assert.ok(diagnostics.every((d) => d.file === bad && d.source === 'rewardsmith' && d.severity === 'error'));
+  const ok = await run(process.execPath, ['--import', 'tsx', cli, 'lint', '--format', 'json', good], { cwd: root });
+  assert.deepEqual(JSON.parse(ok.stdout), []);
+  const text = await run(process.execPath, ['--import', 'tsx', cli, 'lint', path.join(root, 'does-not-exist.reward.ts')], { cwd: root }).catch((e: { code: number; stderr: string }) => e);
+  assert.equal((text as { code: number }).code, 2);
+  assert.match((text as { stderr: string }).stderr, /cannot read .*does-not-exist/);
+});
