@@ -6,12 +6,12 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import { critiqueRequest, setLlmApiKeyNotification, type AnalyzerSuggestion } from '../../language-server/src/lsp_ext';
-import type { RunnerEvent } from '../../runner/src/events';
+import { makeEvent, type RunnerEvent } from '../../runner/src/events';
 import { RUN_FILES } from '../../runner/src/records';
 import { BUILTIN_TASKS } from '../../runner/src/tasks';
 import { rewardEntryLine, taskFromHeader } from './core';
 import { Dashboard } from './dashboard';
-import { API_KEY_SECRET, Runner } from './runner';
+import { API_KEY_SECRET, failureReason, Runner } from './runner';
 import { PATCHED_SCHEME, Suggestions, toAnalyzerSuggestion } from './suggestions';
 
 const REWARD_SELECTOR = [
@@ -195,7 +195,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
       if (!result.finished?.ok || result.code !== 0) {
         status.text = '$(error) Rewardsmith: training failed';
-        void vscode.window.showErrorMessage(`Training failed: ${result.finished?.error ?? `the runner exited with ${result.signal ?? result.code}`}.`, 'Show log').then((c) => c && output.show());
+        const reason = failureReason(result);
+        if (!result.finished) dashboard.event(makeEvent({ type: 'finished', ok: false, runDir: outDir, summary: null, error: reason }));
+        void vscode.window.showErrorMessage(`Training failed: ${reason}`, 'Show log').then((c) => c && output.show());
         return;
       }
       const success = evalResult?.successRate ?? last?.successRate;
@@ -214,8 +216,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         if (e.type === 'suggestion') collectSuggestion(e, found);
       }),
     );
-    // Analyzers that only write suggestions.json still reach the editor.
-    if (found.length === 0) found.push(...readSuggestionsFile(runDir));
+    // suggestions.json has the evidence (episodes, steps) the events leave out; it is also the only source
+    // when the analyzer streamed nothing.
+    const written = readSuggestionsFile(runDir);
+    if (found.length === 0) found.push(...written);
+    for (const s of found) s.evidence ??= written.find((w) => w.id === s.id)?.evidence;
+    for (const s of found) if (s.evidence === undefined) delete s.evidence;
     suggestions.set(document.uri, found);
     if (found.length > 0) {
       void vscode.window.showInformationMessage(`The analyzer has ${found.length} suggestion${found.length === 1 ? '' : 's'} for ${path.basename(document.uri.fsPath)}.`, 'Show').then((c) => c && vscode.commands.executeCommand('rewardsmith.suggestions.focus'));
@@ -285,7 +291,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     dashboard.sendPastRuns();
     if (found.length) suggestions.set(document.uri, found);
     if (result.code === 0) void vscode.window.showInformationMessage(`Improvement loop finished; every iteration's reward, critique and run are in ${outDir}.`, 'Open folder').then((c) => c && vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(outDir)));
-    else if (!result.cancelled) void vscode.window.showErrorMessage(`The improvement loop failed: ${result.finished?.error ?? `exit ${result.signal ?? result.code}`}.`, 'Show log').then((c) => c && output.show());
+    else if (!result.cancelled) void vscode.window.showErrorMessage(`The improvement loop failed: ${failureReason(result)}`, 'Show log').then((c) => c && output.show());
   }
 
   async function newReward(): Promise<void> {
@@ -299,7 +305,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       runner.run(['design', '--task', task, '--out', target.fsPath, '--events', 'ndjson'], dir, () => undefined, token),
     );
     if (result.code === 0 && existsSync(target.fsPath)) await vscode.window.showTextDocument(target);
-    else if (!result.cancelled) void vscode.window.showErrorMessage('The designer did not produce a reward file.', 'Show log').then((c) => c && output.show());
+    else if (!result.cancelled) void vscode.window.showErrorMessage(`The designer did not produce a reward file: ${failureReason(result)}`, 'Show log').then((c) => c && output.show());
   }
 
   async function setApiKey(): Promise<void> {

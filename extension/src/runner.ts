@@ -12,6 +12,15 @@ export interface RunResult {
   signal: NodeJS.Signals | null;
   cancelled: boolean;
   finished: FinishedEvent | undefined;
+  /** The last lines the child wrote to stderr: the reason, when it died without a `finished` event. */
+  stderrTail: string;
+}
+
+/** Why a run failed, in one line for a notification: the runner's own error, else its last stderr line. */
+export function failureReason(result: RunResult): string {
+  if (result.finished?.error) return result.finished.error;
+  const last = result.stderrTail.split('\n').filter((l) => l.trim() && !/^\s+at /.test(l)).pop();
+  return last ? last.replace(/^rewardsmith: /, '') : `the runner exited with ${result.signal ?? result.code}`;
 }
 
 export class Runner {
@@ -66,7 +75,11 @@ export class Runner {
       (line) => this.output.appendLine(line),
     );
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => reader.push(chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => this.output.append(chunk));
+    let stderrTail = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      this.output.append(chunk);
+      stderrTail = (stderrTail + chunk).slice(-2000);
+    });
     let escalate: NodeJS.Timeout | undefined;
     const cancel = token?.onCancellationRequested(() => {
       cancelled = true;
@@ -76,6 +89,7 @@ export class Runner {
     });
     return new Promise((resolve) => {
       child.on('error', (err) => {
+        stderrTail += `could not start ${node} ${cli}: ${err.message}`;
         this.output.appendLine(`Could not start the runner (${node} ${cli}): ${err.message}`);
       });
       child.on('close', (code, signal) => {
@@ -83,7 +97,7 @@ export class Runner {
         cancel?.dispose();
         if (escalate) clearTimeout(escalate);
         this.output.appendLine(`rewardsmith ${args[0]} exited with ${signal ?? code}`);
-        resolve({ code, signal, cancelled, finished });
+        resolve({ code, signal, cancelled, finished, stderrTail: stderrTail.trim() });
       });
     });
   }

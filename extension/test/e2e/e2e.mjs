@@ -65,6 +65,13 @@ try {
   assert.match(lenses, /Improve \(\d+ iterations\)/);
   await screenshot('codelens');
 
+  // Without an LLM, Critique says so clearly instead of failing (everything else keeps working).
+  await page.locator('.codelens-decoration a', { hasText: 'Critique' }).click();
+  const noLlm = page.locator('.notification-toast', { hasText: 'No LLM is configured' });
+  await noLlm.waitFor({ timeout: 30_000 });
+  await screenshot('critique-without-llm');
+  await command('Notifications: Clear All Notifications');
+
   // 3. Clicking it trains with the workspace's tiny budget: a progress notification, then a result in the dashboard.
   await train.click();
   const progress = page.locator('.notification-toast', { hasText: 'Training on tree.reward.ts' });
@@ -90,6 +97,11 @@ try {
   const evalTable = await frame.locator('#eval').innerText();
   assert.match(evalTable, /success/, `the dashboard should show the evaluation table, got: ${evalTable}`);
   await screenshot('dashboard-result');
+  await frame.locator('#map').scrollIntoViewIfNeeded();
+  await screenshot('dashboard-failed-episodes-map');
+  await frame.locator('#past').scrollIntoViewIfNeeded();
+  assert.match(await frame.locator('#past').innerText(), /eval success/, 'the finished run should be listed among the past runs');
+  await screenshot('dashboard-past-runs');
 
   // 4. The analyzer's suggestion: a diagnostic on the reward file with an "Apply suggested patch" code action.
   await page.locator('.notification-toast', { hasText: /The analyzer has \d+ suggestion/ }).waitFor({ timeout: 180_000 });

@@ -26,6 +26,8 @@ cat >"$E2E/ud/User/settings.json" <<'JSON'
   "git.openRepositoryInParentFolders": "never" }
 JSON
 
+# No LLM: the test also checks the message a user without one gets.
+unset OPENAI_API_KEY OPENAI_BASE_URL REWARDSMITH_MODEL
 PORT=$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
 # Its own process group (setsid) so that teardown also ends the extension host, the language server and the runner.
 setsid node "$E2E/cs/node_modules/code-server/out/node/entry.js" --bind-addr "127.0.0.1:$PORT" --auth none \
