@@ -27,6 +27,8 @@ export type DeathCause = 'lava' | 'fire' | 'fall' | 'drowning' | 'mob' | 'other'
 export interface StepInfo {
   /** Step index within the episode, 1 for the first step after reset. */
   step: number;
+  /** World seed of the episode this step belongs to (for a done env: the episode that just ended). */
+  seed?: number;
   success: boolean;
   /** The episode ended this step (success, death or time limit); the env has already been reset. */
   done: boolean;

@@ -230,7 +230,7 @@ export class SimEnv {
     const success = !died && this.isSuccess();
     const truncated = !died && !success && this.steps >= this.task.maxSteps;
     const info: StepInfo = {
-      step: this.steps, success, done: died || success || truncated, truncated, died, deathCause: died ? this.deathCause : null,
+      step: this.steps, seed: this.seed, success, done: died || success || truncated, truncated, died, deathCause: died ? this.deathCause : null,
       blockUnderFoot: this.blockUnderFoot(), inventory: Object.fromEntries(this.inventory),
     };
     return { obs, info };

@@ -1,0 +1,250 @@
+// `rewardsmith rollout`: runs a policy (random, or a trained checkpoint) in an environment for N env steps
+// and writes DIR/summary.json (task, env, env_steps, episodes, success_rate, death_rate, wall_seconds,
+// observed: steps each name was visible, throughput) and one EpisodeRecord per finished episode in
+// DIR/eval/episodes.ndjson. It is also the whole-process throughput benchmark of the simulator.
+import { mkdirSync, writeFileSync, appendFileSync } from 'node:fs';
+import path from 'node:path';
+import { availableParallelism, cpus } from 'node:os';
+import { GAME_FACTS } from '../schema';
+import { resolveTask } from '../tasks';
+import { RUN_FILES, type EpisodeRecord, type RecordedStep } from '../records';
+import { createEnv } from './index';
+import type { StepObservation } from './types';
+
+const USAGE = `usage: rewardsmith rollout --task T --policy random|CHECKPOINT --steps N --seed S --out DIR
+                          [--env sim|mineflayer] [--server host:port] [--envs K] [--workers W]
+  --task      built-in task id or a task file (.json/.yaml)
+  --policy    "random" or a checkpoint directory written by \`rewardsmith train\`
+  --steps     total environment steps over all envs (default 20000)
+  --seed      seed of the first episode of env 0 (default 0)
+  --envs      environments stepped in a batch (default 32 for sim, 1 for mineflayer)
+  --workers   sim worker threads (default: one per core)`;
+
+export interface RolloutSummary {
+  task: string;
+  env: 'sim' | 'mineflayer';
+  policy: string;
+  seed: number;
+  num_envs: number;
+  workers: number;
+  env_steps: number;
+  episodes: number;
+  success_rate: number;
+  death_rate: number;
+  death_causes: Record<string, number>;
+  avg_episode_steps: number;
+  wall_seconds: number;
+  steps_per_second: number;
+  machine: string;
+  /** For each block/mob name: in how many env steps it was visible. */
+  observed: Record<string, number>;
+}
+
+/** A batch policy: features of all envs in, one action index per env out. */
+interface BatchPolicy {
+  act(features: Float32Array, numEnvs: number, featureSize: number): Int32Array | Promise<Int32Array>;
+}
+
+function parseArgs(argv: string[]): Map<string, string> {
+  const args = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--help' || a === '-h') {
+      args.set('help', '1');
+      continue;
+    }
+    if (!a.startsWith('--')) throw new Error(`unexpected argument "${a}"`);
+    const eq = a.indexOf('=');
+    if (eq > 0) args.set(a.slice(2, eq), a.slice(eq + 1));
+    else {
+      const v = argv[i + 1];
+      if (v === undefined || v.startsWith('--')) throw new Error(`${a} needs a value`);
+      args.set(a.slice(2), v);
+      i++;
+    }
+  }
+  const known = new Set(['help', 'task', 'policy', 'steps', 'seed', 'out', 'env', 'server', 'envs', 'workers']);
+  for (const k of args.keys()) if (!known.has(k)) throw new Error(`unknown option --${k}`);
+  return args;
+}
+
+function intArg(args: Map<string, string>, name: string, fallback: number, min: number): number {
+  const raw = args.get(name);
+  if (raw === undefined) return fallback;
+  const v = Number(raw);
+  if (!Number.isInteger(v) || v < min) throw new Error(`--${name} must be an integer ≥ ${min}, got "${raw}"`);
+  return v;
+}
+
+/** Seeded uniform random actions (mulberry32), so a random rollout is reproducible from --seed. */
+function randomPolicy(seed: number): BatchPolicy {
+  let s = seed | 0;
+  const n = GAME_FACTS.actions.length;
+  return {
+    act(_features, numEnvs) {
+      const out = new Int32Array(numEnvs);
+      for (let i = 0; i < numEnvs; i++) {
+        s = (s + 0x6d2b79f5) | 0;
+        let t = Math.imul(s ^ (s >>> 15), 1 | s);
+        t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+        out[i] = Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
+      }
+      return out;
+    },
+  };
+}
+
+async function checkpointPolicy(dir: string, featureSize: number): Promise<BatchPolicy> {
+  // The trainer (runner/src/ppo) owns the checkpoint format and its loader.
+  const loaderModule = '../ppo/policy';
+  let mod: { loadPolicy?: (dir: string, featureSize: number) => Promise<BatchPolicy> };
+  try {
+    mod = (await import(loaderModule)) as typeof mod;
+  } catch (err) {
+    throw new Error(`cannot load checkpoint policies: the PPO policy loader is unavailable (${err instanceof Error ? err.message : String(err)})`);
+  }
+  if (!mod.loadPolicy) throw new Error('cannot load checkpoint policies: runner/src/ppo/policy has no loadPolicy');
+  return mod.loadPolicy(dir, featureSize);
+}
+
+const LAST_STEPS = 32;
+
+interface EpisodeTrack {
+  seed: number;
+  steps: number;
+  path: [number, number, number][];
+  last: RecordedStep[];
+}
+
+export async function rolloutCommand(argv: string[]): Promise<number> {
+  let args: Map<string, string>;
+  try {
+    args = parseArgs(argv);
+  } catch (err) {
+    process.stderr.write(`rewardsmith rollout: ${(err as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  if (args.has('help')) {
+    process.stdout.write(USAGE + '\n');
+    return 0;
+  }
+  const taskArg = args.get('task');
+  const out = args.get('out');
+  if (!taskArg || !out) {
+    process.stderr.write(`rewardsmith rollout: --task and --out are required\n${USAGE}\n`);
+    return 2;
+  }
+  const backend = (args.get('env') ?? 'sim') as 'sim' | 'mineflayer';
+  if (backend !== 'sim' && backend !== 'mineflayer') {
+    process.stderr.write(`rewardsmith rollout: --env must be sim or mineflayer, got "${backend}"\n`);
+    return 2;
+  }
+  let steps: number, seed: number, numEnvs: number, workers: number | undefined;
+  try {
+    steps = intArg(args, 'steps', 20000, 1);
+    seed = intArg(args, 'seed', 0, 0);
+    numEnvs = intArg(args, 'envs', backend === 'sim' ? 32 : 1, 1);
+    workers = args.has('workers') ? intArg(args, 'workers', 0, 0) : undefined;
+  } catch (err) {
+    process.stderr.write(`rewardsmith rollout: ${(err as Error).message}\n`);
+    return 2;
+  }
+  const task = resolveTask(taskArg);
+  const policyArg = args.get('policy') ?? 'random';
+  const started = performance.now();
+  const env = await createEnv({ task, numEnvs, seed, backend, server: args.get('server'), workers });
+  const summary = await (async () => {
+    try {
+      const policy = policyArg === 'random' ? randomPolicy(seed ^ 0x2545f491) : await checkpointPolicy(policyArg, env.featureSize);
+      return await runRollout(env, policy, steps, seed, out);
+    } finally {
+      await env.close();
+    }
+  })();
+  const wall = (performance.now() - started) / 1000;
+  const result: RolloutSummary = {
+    task: task.id,
+    env: backend,
+    policy: policyArg,
+    seed,
+    num_envs: numEnvs,
+    workers: workers ?? (backend === 'sim' ? Math.min(availableParallelism(), Math.floor(numEnvs / 4)) : 0),
+    ...summary,
+    wall_seconds: Math.round(wall * 1000) / 1000,
+    steps_per_second: Math.round(summary.env_steps / wall),
+    machine: `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}`,
+  };
+  writeFileSync(path.join(out, RUN_FILES.summary), JSON.stringify(result, null, 2) + '\n');
+  process.stdout.write(
+    `${task.id} (${backend}, ${policyArg}): ${result.env_steps} steps, ${result.episodes} episodes, success ${(result.success_rate * 100).toFixed(1)}%, ` +
+      `deaths ${(result.death_rate * 100).toFixed(1)}%, ${result.wall_seconds} s (${result.steps_per_second} steps/s) → ${path.join(out, RUN_FILES.summary)}\n`,
+  );
+  return 0;
+}
+
+type RolloutCore = Omit<RolloutSummary, 'task' | 'env' | 'policy' | 'seed' | 'num_envs' | 'workers' | 'wall_seconds' | 'steps_per_second' | 'machine'>;
+
+async function runRollout(env: Awaited<ReturnType<typeof createEnv>>, policy: BatchPolicy, totalSteps: number, seed: number, out: string): Promise<RolloutCore> {
+  const n = env.numEnvs;
+  mkdirSync(path.join(out, path.dirname(RUN_FILES.episodes)), { recursive: true });
+  const episodesFile = path.join(out, RUN_FILES.episodes);
+  writeFileSync(episodesFile, '');
+  const seeds = Array.from({ length: n }, (_, i) => (seed + i) >>> 0);
+  let { features, obs } = await env.reset(seeds);
+  const tracks: EpisodeTrack[] = obs.map((o, i) => newTrack(seeds[i]!, o));
+  const observed = new Map<string, number>();
+  const deathCauses: Record<string, number> = {};
+  let envSteps = 0, episodes = 0, successes = 0, deaths = 0, episodeSteps = 0;
+  const lines: string[] = [];
+  while (envSteps < totalSteps) {
+    const actions = await policy.act(features, n, env.featureSize);
+    const r = await env.step(actions);
+    features = r.features;
+    for (let i = 0; i < n; i++) {
+      const o = r.obs[i]!, info = r.info[i]!, track = tracks[i]!;
+      for (const name in o.nearest) observed.set(name, (observed.get(name) ?? 0) + 1);
+      if (info.seed !== undefined) track.seed = info.seed;
+      track.steps++;
+      track.path.push([o.position[0], o.position[1], o.position[2]]);
+      track.last.push({ step: info.step, action: GAME_FACTS.actions[actions[i]!]!, reward: 0, position: o.position, inventory_change: o.inventory_change, nearest: o.nearest, health: o.health });
+      if (track.last.length > LAST_STEPS) track.last.shift();
+      if (info.done) {
+        episodes++;
+        episodeSteps += track.steps;
+        if (info.success) successes++;
+        if (info.died) {
+          deaths++;
+          const cause = info.deathCause ?? 'other';
+          deathCauses[cause] = (deathCauses[cause] ?? 0) + 1;
+        }
+        const first = track.path[0]!, lastPos = track.path[track.path.length - 1]!;
+        const record: EpisodeRecord = {
+          episode: episodes - 1, seed: track.seed, success: info.success, steps: track.steps, died: info.died, deathCause: info.deathCause,
+          truncated: info.truncated, return: 0,
+          distanceMoved: Math.round(Math.hypot(lastPos[0] - first[0], lastPos[1] - first[1], lastPos[2] - first[2]) * 1000) / 1000,
+          lastSteps: track.last,
+          final: { health: o.health, inventory: info.inventory, nearest: o.nearest, blockUnderFoot: info.blockUnderFoot, died: info.died },
+          path: track.path,
+        };
+        lines.push(JSON.stringify(record));
+        if (lines.length >= 64) appendFileSync(episodesFile, lines.splice(0).join('\n') + '\n');
+        tracks[i] = newTrack(Number.NaN, r.resetObs[i]!);
+      }
+    }
+    envSteps += n;
+  }
+  if (lines.length > 0) appendFileSync(episodesFile, lines.join('\n') + '\n');
+  return {
+    env_steps: envSteps,
+    episodes,
+    success_rate: episodes > 0 ? successes / episodes : 0,
+    death_rate: episodes > 0 ? deaths / episodes : 0,
+    death_causes: deathCauses,
+    avg_episode_steps: episodes > 0 ? Math.round(episodeSteps / episodes) : 0,
+    observed: Object.fromEntries([...observed].sort((a, b) => b[1] - a[1])),
+  };
+}
+
+function newTrack(seed: number, first: StepObservation): EpisodeTrack {
+  return { seed, steps: 0, path: [[first.position[0], first.position[1], first.position[2]]], last: [] };
+}
