@@ -27,10 +27,14 @@ export interface LlmAnalysis {
   model: string;
 }
 
-/** A finding of the programmatic analyzer, as far as the LLM needs it. */
+/** A finding of the programmatic analyzer, as the LLM and the next design prompt see it. */
 export interface ProgrammaticFinding {
   message: string;
   evidence?: unknown;
+  /** 1-based inclusive line range of the reward file a patch touches. */
+  lines?: [number, number];
+  /** Unified diff against the reward file. */
+  diff?: string;
 }
 
 const round = (v: number, digits = 2) => Number(v.toFixed(digits));

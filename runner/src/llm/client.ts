@@ -60,12 +60,14 @@ const nonEmpty = (v: string | undefined | null): string | undefined => (v && v.t
 /** Overrides (editor settings, CLI flags) win over env vars, which win over defaults. Empty strings count as unset. */
 export function resolveLlmConfig(overrides: Partial<LlmConfig> = {}, env: NodeJS.ProcessEnv = process.env): LlmConfig {
   const num = (v: number | undefined, fallback: number) => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
+  const envNum = (name: string) => (nonEmpty(env[name]) === undefined ? undefined : Number(env[name]));
   return {
     baseUrl: nonEmpty(overrides.baseUrl) ?? nonEmpty(env.OPENAI_BASE_URL),
     apiKey: nonEmpty(overrides.apiKey) ?? nonEmpty(env.OPENAI_API_KEY),
     model: nonEmpty(overrides.model) ?? nonEmpty(env.REWARDSMITH_MODEL) ?? LLM_DEFAULTS.model,
-    temperature: num(overrides.temperature, LLM_DEFAULTS.temperature),
-    timeoutMs: num(overrides.timeoutMs, LLM_DEFAULTS.timeoutMs),
+    // The extension passes its settings to the runner CLI as these env vars.
+    temperature: num(overrides.temperature, num(envNum('REWARDSMITH_TEMPERATURE'), LLM_DEFAULTS.temperature)),
+    timeoutMs: num(overrides.timeoutMs, num(envNum('REWARDSMITH_LLM_TIMEOUT_MS'), LLM_DEFAULTS.timeoutMs)),
     maxRetries: Math.max(0, Math.floor(num(overrides.maxRetries, LLM_DEFAULTS.maxRetries))),
     retryDelayMs: Math.max(0, num(overrides.retryDelayMs, LLM_DEFAULTS.retryDelayMs)),
   };

@@ -122,8 +122,8 @@ export function diagnosticsText(diagnostics: StaticDiagnostic[]): string {
 /** One step of the review pipeline, as kept in the experiment folder. */
 export interface ReviewStep {
   draft: number;
-  /** Why this draft was written. */
-  request: DesignRequest['kind'];
+  /** Why this draft was written ('given': the caller's file, not the designer's). */
+  request: DesignRequest['kind'] | 'given';
   file: string;
   errors: StaticDiagnostic[];
   warnings: StaticDiagnostic[];
@@ -154,6 +154,8 @@ export interface ReviewOptions extends Omit<DesignOptions, 'request'> {
   request: DesignRequest;
   /** Folder for the drafts (`draft-N.reward.ts`); created. */
   dir: string;
+  /** A reward to review as the first draft instead of asking the designer for one (e.g. the user's file). */
+  firstDraft?: string;
   limits?: Partial<ReviewLimits>;
 }
 
@@ -168,15 +170,18 @@ export async function designAndReview(opts: ReviewOptions): Promise<ReviewedRewa
   let request = opts.request;
   let lintFixes = 0;
   let criticRounds = 0;
+  let given = opts.firstDraft;
   for (;;) {
-    const { source } = await designReward({ ...opts, request });
+    const origin: ReviewStep['request'] = given !== undefined ? 'given' : request.kind;
+    const source = given ?? (await designReward({ ...opts, request })).source;
+    given = undefined;
     const draft = steps.length + 1;
     const file = path.join(opts.dir, `draft-${draft}.reward.ts`);
     writeFileSync(file, source);
     const diagnostics = staticCheck(file, source);
     const step: ReviewStep = {
       draft,
-      request: request.kind,
+      request: origin,
       file: path.basename(file),
       errors: diagnostics.filter((d) => d.severity === 'error'),
       warnings: diagnostics.filter((d) => d.severity === 'warning'),
