@@ -1,0 +1,53 @@
+// `rewardsmith critique FILE` against the scripted OpenAI-compatible server (real openai client), and its
+// clear failures: no LLM configured, and an LLM that keeps failing.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { test } from 'node:test';
+import { startLlmServer } from '../../runner/test/helpers/llm-server';
+
+const root = path.join(__dirname, '..', '..');
+const cli = path.join(root, 'runner', 'src', 'cli.ts');
+const file = path.join(__dirname, 'fixtures', 'buggy', 'paper-explore-diamond-printed.reward.ts');
+
+function critique(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', cli, 'critique', ...args], { cwd: root, env: { ...process.env, OPENAI_API_KEY: '', OPENAI_BASE_URL: '', REWARDSMITH_MODEL: '', ...env } }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+test('critique CLI prints the line-anchored review; exit 1 when the critic fails the reward', async () => {
+  const llm = await startLlmServer([
+    JSON.stringify({ reasoning: 'magma is not a block name', success: false, critique: 'Use lava.', findings: [{ line: 10, severity: 'error', message: 'magma → lava' }] }),
+  ]);
+  try {
+    const r = await critique(['--format', 'json', file], { OPENAI_BASE_URL: llm.baseUrl, REWARDSMITH_MODEL: 'scripted' });
+    assert.equal(r.code, 1, r.stderr);
+    const out = JSON.parse(r.stdout) as { status: string; success: boolean; findings: { range: { start: { line: number } }; message: string }[] };
+    assert.equal(out.status, 'ok');
+    assert.equal(out.success, false);
+    assert.deepEqual(out.findings.map((f) => [f.range.start.line, f.message]), [[9, 'magma → lava']]);
+    // The critic was told what the static checker already found, so it does not repeat it.
+    assert.match(llm.requests[0]!.lastUser, /line 10 \(error\): 'magma' is not a Minecraft/);
+  } finally {
+    await llm.close();
+  }
+});
+
+test('critique CLI says clearly when no LLM is configured or the LLM keeps failing', async () => {
+  const none = await critique([file], {});
+  assert.equal(none.code, 2);
+  assert.match(none.stderr, /No LLM configured: set OPENAI_API_KEY/);
+
+  const llm = await startLlmServer(() => ({ status: 503, message: 'overloaded', retryAfterMs: 5 }));
+  try {
+    const failing = await critique([file], { OPENAI_BASE_URL: llm.baseUrl });
+    assert.equal(failing.code, 2);
+    assert.match(failing.stderr, /critic failed after \d+ attempt\(s\)/);
+    assert.ok(llm.requests.length >= 2, 'retried');
+  } finally {
+    await llm.close();
+  }
+});
