@@ -47,14 +47,16 @@ const VIEW = GAME_FACTS.viewDistance;
 export const RAY_COLUMNS = 15;
 export const RAY_ROWS = 16;
 export const RAY_COUNT = RAY_COLUMNS * RAY_ROWS;
-const rayRelYaw = new Float64Array(RAY_COUNT);
-const rayRelPitch = new Float64Array(RAY_COUNT);
-for (let r = 0; r < RAY_ROWS; r++) {
-  for (let c = 0; c < RAY_COLUMNS; c++) {
-    rayRelYaw[r * RAY_COLUMNS + c] = -FOV_YAW + (2 * FOV_YAW * c) / (RAY_COLUMNS - 1);
-    rayRelPitch[r * RAY_COLUMNS + c] = -FOV_PITCH + (2 * FOV_PITCH * r) / (RAY_ROWS - 1);
-  }
-}
+const columnYaw = new Float64Array(RAY_COLUMNS);
+const rowPitch = new Float64Array(RAY_ROWS);
+for (let c = 0; c < RAY_COLUMNS; c++) columnYaw[c] = -FOV_YAW + (2 * FOV_YAW * c) / (RAY_COLUMNS - 1);
+for (let r = 0; r < RAY_ROWS; r++) rowPitch[r] = -FOV_PITCH + (2 * FOV_PITCH * r) / (RAY_ROWS - 1);
+// Per-step scratch: sin/cos of each column's absolute yaw and each row's absolute pitch (31 sin/cos pairs
+// per step instead of one pair per ray).
+const colSin = new Float64Array(RAY_COLUMNS);
+const colCos = new Float64Array(RAY_COLUMNS);
+const rowSin = new Float64Array(RAY_ROWS);
+const rowCos = new Float64Array(RAY_ROWS);
 
 /** One step's view: nearest visible instance per observable name, and the depth of every ray. */
 export class ViewResult {
@@ -88,6 +90,7 @@ export class ViewResult {
 const visible = stateVisible;
 const occludes = stateOccludes;
 const toBlock = stateToBlock;
+const solid = stateSolid;
 
 const wrapAngle = (a: number) => a - 2 * Math.PI * Math.floor((a + Math.PI) / (2 * Math.PI));
 
@@ -186,12 +189,21 @@ export function observeView(world: BlockAccess, pose: ViewPose, entities: readon
   if (occludes[start] === 1) {
     out.rayDepth.fill(0); // eyes inside a solid block see nothing else
   } else {
-    for (let i = 0; i < RAY_COUNT; i++) {
-      const relYaw = rayRelYaw[i]!, relPitch = rayRelPitch[i]!;
-      const yaw = pose.yaw - relYaw;
-      const pitch = Math.max(-Math.PI / 2, Math.min(Math.PI / 2, pose.pitch - relPitch));
-      const cp = Math.cos(pitch);
-      out.rayDepth[i] = castRay(world, ex, ey, ez, -Math.sin(yaw) * cp, Math.sin(pitch), -Math.cos(yaw) * cp, VIEW, out, relYaw, relPitch);
+    for (let c = 0; c < RAY_COLUMNS; c++) {
+      const yaw = pose.yaw - columnYaw[c]!;
+      colSin[c] = Math.sin(yaw);
+      colCos[c] = Math.cos(yaw);
+    }
+    for (let r = 0; r < RAY_ROWS; r++) {
+      const pitch = Math.max(-Math.PI / 2, Math.min(Math.PI / 2, pose.pitch - rowPitch[r]!));
+      rowSin[r] = Math.sin(pitch);
+      rowCos[r] = Math.cos(pitch);
+    }
+    for (let r = 0, i = 0; r < RAY_ROWS; r++) {
+      const sp = rowSin[r]!, cp = rowCos[r]!, relPitch = rowPitch[r]!;
+      for (let c = 0; c < RAY_COLUMNS; c++, i++) {
+        out.rayDepth[i] = castRay(world, ex, ey, ez, -colSin[c]! * cp, sp, -colCos[c]! * cp, VIEW, out, columnYaw[c]!, relPitch);
+      }
     }
   }
   for (const e of entities) {
@@ -351,8 +363,8 @@ export function writeFeatures(
     for (let f = -1; f <= 1; f++) {
       for (let r = -1; r <= 1; r++) {
         const s = world.stateAt(Math.floor(pose.x + fx * f + rx * r), fy + dy, Math.floor(pose.z + fz * f + rz * r));
-        const b = stateToBlock[s]!;
-        out[o++] = b === LAVA_BLOCK ? -1 : b === WATER_BLOCK ? 0.5 : stateSolid[s]!;
+        const b = toBlock[s]!;
+        out[o++] = b === LAVA_BLOCK ? -1 : b === WATER_BLOCK ? 0.5 : solid[s]!;
       }
     }
   }

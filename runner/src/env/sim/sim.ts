@@ -6,11 +6,14 @@ import { Physics, type PhysicsEntity } from 'prismarine-physics';
 import { GAME_FACTS } from '../../schema';
 import type { TaskSpec } from '../../tasks';
 import type { DeathCause, StepInfo, StepObservation } from '../types';
-import { FIRE_BLOCKS, LAVA_BLOCK, WATER_BLOCK, blockNames, mcData, mobNameIndex, nameIndex, stateSolid, stateToBlock, S } from './registry';
+import { FIRE_BLOCKS, LAVA_BLOCK, WATER_BLOCK, blockNames, mcData, mobNameIndex, nameIndex, stateSolid as solidTable, stateToBlock as toBlockTable, S } from './registry';
 import { SimWorld, blockOfState } from './world';
 import { mobSpawns, spawnPoint, hash32, type MobSpawn } from './worldgen';
 import { EYE_HEIGHT, SightingMemory, ViewResult, featureSpec, nearestDict, observeView, writeFeatures, type FeatureSpec, type ViewEntity } from './observe';
 
+// Module-local aliases: imported bindings compile to getter calls under tsx, too slow for the hot loop.
+const stateSolid = solidTable;
+const stateToBlock = toBlockTable;
 const DEG = Math.PI / 180;
 const TURN = GAME_FACTS.turnDeg * DEG;
 const A = Object.fromEntries(GAME_FACTS.actions.map((a, i) => [a, i])) as Record<(typeof GAME_FACTS.actions)[number], number>;
@@ -73,7 +76,8 @@ export interface Mob extends ViewEntity {
   vz: number;
 }
 
-function makeMob(s: MobSpawn): Mob {
+/** A mob in its initial state at a spawn (exported for tests that stage scenes). */
+export function makeMob(s: MobSpawn): Mob {
   const info = mcData.entitiesByName[s.type]!;
   return {
     type: s.type, nameIndex: mobNameIndex(s.type), x: s.x, y: s.y, z: s.z, width: info.width ?? 0.9, height: info.height ?? 1.4,

@@ -182,7 +182,8 @@ function generateUndergroundChunk(seed: number, cx: number, cz: number, out: Uin
             const y = y0 + (((r >>> 3) & 7) % (2 * radius + 1)) - radius;
             const z = z0 + (((r >>> 6) & 7) % (2 * radius + 1)) - radius;
             const lx = x - cx * 16, lz = z - cz * 16, yy = y - minY;
-            if (lx < 0 || lx > 15 || lz < 0 || lz > 15 || yy < 0 || yy >= height) continue;
+            // Clipped to the ore's y range, so e.g. no diamond ore at y ≥ 16.
+            if (lx < 0 || lx > 15 || lz < 0 || lz > 15 || yy < 0 || yy >= height || y > ore.maxY || y < ore.minY) continue;
             const i = cellIndex(lx, yy, lz);
             if (out[i] === S.stone) out[i] = ore.state;
           }

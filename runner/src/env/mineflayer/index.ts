@@ -1,0 +1,568 @@
+// The mineflayer backend: one mineflayer bot per environment on a Minecraft 1.16.5 server, by default an
+// embedded flying-squid per environment serving the simulator's world for the episode's seed (server.ts), or
+// an external vanilla/Paper server given as host:port. The agent's movement is stepped in lock-step: the bot
+// runs with `physicsEnabled: false` and each step advances prismarine-physics one tick on the bot's own view of
+// the world (the same engine, tick and action semantics as the simulator), then reports the new position to
+// the server. Everything the server decides (health, inventory, broken blocks, mobs) runs in the server's real
+// time, so steps are paced to one game tick (50 ms) by default. The observation and the policy features are
+// H3's simulator code (../sim/observe.ts) run against the bot's world and entities.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createRequire } from 'node:module';
+import { Vec3 } from 'vec3';
+import { Physics, type PhysicsEntity } from 'prismarine-physics';
+import { DEFAULT_GAME_VERSION, GAME_FACTS } from '../../schema';
+import type { TaskSpec } from '../../tasks';
+import type { DeathCause, EnvOptions, StepInfo, StepObservation, VecEnv, VecStepResult } from '../types';
+import { BLOCK_COUNT, LAVA_BLOCK, WATER_BLOCK, blockNames, mcData, nameIndex, stateToBlock } from '../sim/registry';
+import { EYE_HEIGHT, SightingMemory, ViewResult, featureSpec, nearestDict, observeView, writeFeatures, type BlockAccess, type FeatureSpec, type ViewEntity } from '../sim/observe';
+import { spawnPoint } from '../sim/worldgen';
+import { nextEpisodeSeed } from '../sim/vec';
+import { startEmbeddedServer, type EmbeddedServer } from './server';
+
+const require = createRequire(__filename);
+/* eslint-disable @typescript-eslint/no-explicit-any -- mineflayer's Bot is used through a few fields only */
+type Bot = any;
+
+const DEG = Math.PI / 180;
+const TURN = GAME_FACTS.turnDeg * DEG;
+const A = Object.fromEntries(GAME_FACTS.actions.map((a, i) => [a, i])) as Record<(typeof GAME_FACTS.actions)[number], number>;
+const BLOCK_REACH = 4.5;
+const ENTITY_REACH = 3;
+/** One game tick: the default wall-clock length of a step, so server-side rules see game-speed time. */
+export const TICK_MS = 50;
+
+export interface MineflayerOptions {
+  /** Wall-clock milliseconds per step (0: as fast as possible; server-side rules then lag behind). */
+  tickMs?: number;
+  /** Bound on connecting, spawning and each episode reset. */
+  timeoutMs?: number;
+}
+
+/** A dropped connection, a kick or a server that stopped answering: the env cannot go on. */
+export class ServerConnectionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ServerConnectionError';
+  }
+}
+
+/** Parses `host:port` (IPv6 in brackets). */
+export function parseServerAddress(server: string): { host: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(server.trim());
+  const port = m ? Number(m[3]) : NaN;
+  if (!m || !(port > 0 && port < 65536)) throw new Error(`--server must be host:port (e.g. 127.0.0.1:25565), got "${server}"`);
+  return { host: (m[1] ?? m[2])!, port };
+}
+
+/** Block state ids from the bot's world; unloaded chunks read as air. */
+class BotBlocks implements BlockAccess {
+  private readonly p = new Vec3(0, 0, 0);
+  constructor(private readonly bot: Bot) {}
+  stateAt(x: number, y: number, z: number): number {
+    if (y < 0 || y > 255) return 0;
+    this.p.x = x;
+    this.p.y = y;
+    this.p.z = z;
+    return this.bot.world.getBlockStateId(this.p) ?? 0;
+  }
+}
+
+/** One environment: a bot, its server (embedded or external) and the episode state the reward needs. */
+class MineflayerAgent {
+  bot: Bot = null;
+  private failure: Error | null = null;
+  private onFailure: ((e: Error) => void) | null = null;
+  private readonly blocks: { stateAt(x: number, y: number, z: number): number };
+  private physics: ReturnType<typeof Physics> | null = null;
+  private readonly entity: PhysicsEntity;
+  readonly spec: FeatureSpec;
+  private readonly memory: SightingMemory;
+  private readonly view = new ViewResult();
+  private readonly successIndices: number[];
+  private steps = 0;
+  private startY = 0;
+  private startYaw = 0;
+  private lastAction = -1;
+  private prevInventory = new Map<string, number>();
+  private kills = new Map<string, number>();
+  private dig: { x: number; y: number; z: number; ticks: number; needed: number } | null = null;
+  private placePending = 0;
+  private placeY = 0;
+  private username: string;
+
+  constructor(
+    readonly task: TaskSpec,
+    readonly index: number,
+    readonly host: string,
+    readonly port: number,
+    readonly embedded: EmbeddedServer | null,
+    private readonly timeoutMs: number,
+  ) {
+    const tracked = task.success.kind === 'near' ? task.success.names : [task.success.mob];
+    this.spec = featureSpec(tracked);
+    this.memory = new SightingMemory(this.spec.names.length);
+    this.successIndices = task.success.kind === 'near' ? task.success.names.map(nameIndex) : [];
+    this.username = `rewardsmith${index}`;
+    this.blocks = { stateAt: (x, y, z) => this.botBlocks!.stateAt(x, y, z) };
+    this.entity = {
+      pos: new Vec3(0, 0, 0), vel: new Vec3(0, 0, 0), onGround: true, isInWater: false, isInLava: false, isInWeb: false,
+      isCollidedHorizontally: false, isCollidedVertically: false, elytraFlying: false, jumpTicks: 0, jumpQueued: false,
+      fireworkRocketDuration: 0, attributes: undefined, yaw: 0, pitch: 0,
+      control: { forward: false, back: false, left: false, right: false, jump: false, sprint: false, sneak: false },
+      jumpBoost: 0, speed: 0, slowness: 0, dolphinsGrace: 0, slowFalling: 0, levitation: 0, depthStrider: 0, elytraEquipped: false,
+    };
+  }
+  private botBlocks: BotBlocks | null = null;
+
+  private where(): string {
+    return `mineflayer env ${this.index} (server ${this.host}:${this.port}${this.embedded ? ', embedded flying-squid' : ''})`;
+  }
+
+  private fail(reason: string): void {
+    if (this.failure) return;
+    this.failure = new ServerConnectionError(`${this.where()}: ${reason} (episode step ${this.steps})`);
+    this.onFailure?.(this.failure);
+  }
+
+  private check(): void {
+    if (this.failure) throw this.failure;
+  }
+
+  /** Resolves when `ready()` holds, polling; rejects on connection failure or after the timeout. */
+  private async until(what: string, ready: () => boolean): Promise<void> {
+    const deadline = Date.now() + this.timeoutMs;
+    while (!ready()) {
+      this.check();
+      if (Date.now() > deadline) throw new ServerConnectionError(`${this.where()}: timed out after ${this.timeoutMs} ms waiting for ${what}`);
+      await sleep(10);
+    }
+    this.check();
+  }
+
+  async connect(): Promise<void> {
+    const mineflayer = require('mineflayer');
+    const bot: Bot = mineflayer.createBot({
+      host: this.host, port: this.port, username: this.username, version: DEFAULT_GAME_VERSION, auth: 'offline',
+      physicsEnabled: false, respawn: false, checkTimeoutInterval: Math.max(5_000, this.timeoutMs), logErrors: false,
+      hideErrors: true,
+    });
+    this.bot = bot;
+    this.botBlocks = new BotBlocks(bot);
+    bot.on('error', (e: Error) => this.fail(`connection error: ${e.message}`));
+    bot.on('kicked', (reason: unknown) => this.fail(`kicked by the server: ${typeof reason === 'string' ? reason : JSON.stringify(reason)}`));
+    bot.on('end', (reason: unknown) => this.fail(`connection closed${reason ? ` (${String(reason)})` : ''}`));
+    // The server moved the player (teleport, respawn): the physics state follows.
+    bot.on('forcedMove', () => {
+      this.entity.pos.set(bot.entity.position.x, bot.entity.position.y, bot.entity.position.z);
+      this.entity.vel.set(0, 0, 0);
+    });
+    bot.on('entityDead', (e: { name?: string }) => {
+      // On an external server kills are seen as death animations of mobs the agent last hit; the embedded
+      // server reports them exactly (takeEvents).
+      if (!this.embedded && e.name && this.lastHit === e) this.kills.set(e.name, (this.kills.get(e.name) ?? 0) + 1);
+    });
+    let spawned = false;
+    bot.once('spawn', () => (spawned = true));
+    await this.until('the bot to spawn', () => spawned);
+    this.physics = Physics(mcData, { getBlock: (pos: Vec3) => bot.blockAt(pos, false) });
+  }
+  private lastHit: unknown = null;
+
+  /** Starts an episode on `seed`'s world (embedded) or where the external server has the player. */
+  async reset(seed: number, features: Float32Array, offset: number): Promise<StepObservation> {
+    this.check();
+    const bot = this.bot;
+    const spawn = spawnPoint(this.task.world, seed >>> 0);
+    if (this.task.startY !== 'surface') spawn.y = this.task.startY;
+    if (this.embedded) {
+      await this.embedded.startEpisode(this.username, {
+        seed: seed >>> 0, kind: this.task.world, spawn, inventory: this.task.inventory, mobs: this.task.world === 'plains',
+      });
+      this.embedded.takeEvents(this.username);
+      const near = () => bot.entity?.position && Math.abs(bot.entity.position.x - spawn.x) < 1e-6 && Math.abs(bot.entity.position.y - spawn.y) < 1e-6 && Math.abs(bot.entity.position.z - spawn.z) < 1e-6;
+      await this.until('the episode start (spawn position, chunks, full health, inventory)', () =>
+        near() && bot.health === 20 && bot.blockAt(bot.entity.position.offset(0, -1, 0)) !== null &&
+        Object.entries(this.task.inventory).every(([name, n]) => this.count(name) === n));
+    } else {
+      if (!bot.isAlive || bot.health <= 0) {
+        bot.respawn();
+        await this.until('the respawn', () => bot.health > 0);
+      }
+      await this.until('the chunk under the player', () => bot.blockAt(bot.entity.position.offset(0, -1, 0)) !== null);
+      spawn.x = bot.entity.position.x;
+      spawn.y = bot.entity.position.y;
+      spawn.z = bot.entity.position.z;
+      spawn.yaw = bot.entity.yaw;
+    }
+    bot.setQuickBarSlot(0);
+    const e = this.entity;
+    e.pos.set(spawn.x, spawn.y, spawn.z);
+    e.vel.set(0, 0, 0);
+    e.yaw = spawn.yaw;
+    e.pitch = 0;
+    e.onGround = true;
+    e.isInWater = e.isInLava = false;
+    e.jumpTicks = 0;
+    e.jumpQueued = false;
+    this.startY = spawn.y;
+    this.startYaw = spawn.yaw;
+    this.steps = 0;
+    this.lastAction = -1;
+    this.dig = null;
+    this.placePending = 0;
+    this.kills.clear();
+    this.memory.reset();
+    this.sendPose();
+    this.prevInventory = this.inventory();
+    return this.observe(features, offset, {}, 0, {});
+  }
+
+  private count(name: string): number {
+    return this.inventory().get(name) ?? 0;
+  }
+
+  private inventory(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const item of this.bot.inventory.items() as { name: string; count: number }[]) out.set(item.name, (out.get(item.name) ?? 0) + item.count);
+    return out;
+  }
+
+  private heldName(): string | null {
+    return this.bot.heldItem?.name ?? null;
+  }
+
+  /** Mirrors the physics state into the bot and tells the server (mineflayer's tick also resends it). */
+  private sendPose(): void {
+    const bot = this.bot, e = this.entity;
+    bot.entity.position.set(e.pos.x, e.pos.y, e.pos.z);
+    bot.entity.velocity.set(e.vel.x, e.vel.y, e.vel.z);
+    bot.entity.yaw = e.yaw;
+    bot.entity.pitch = e.pitch;
+    bot.entity.onGround = e.onGround;
+    bot._client.write('position_look', {
+      x: e.pos.x, y: e.pos.y, z: e.pos.z,
+      yaw: (180 - e.yaw / DEG) % 360, pitch: -e.pitch / DEG, onGround: e.onGround,
+    });
+  }
+
+  /** Applies one action for one tick; call `finishStep` after the batch has yielded to the network. */
+  applyAction(action: number): void {
+    this.check();
+    this.steps++;
+    const e = this.entity, c = e.control;
+    c.forward = c.back = c.left = c.right = c.jump = false;
+    switch (action) {
+      case A.turn_up: e.pitch = Math.min(Math.PI / 2, e.pitch + TURN); break;
+      case A.turn_down: e.pitch = Math.max(-Math.PI / 2, e.pitch - TURN); break;
+      case A.turn_left: e.yaw += TURN; break;
+      case A.turn_right: e.yaw -= TURN; break;
+      case A.forward: c.forward = true; break;
+      case A.forward_jump: c.forward = true; c.jump = true; break;
+      case A.jump: c.jump = true; break;
+      case A.back: c.back = true; break;
+      case A.move_left: c.left = true; break;
+      case A.move_right: c.right = true; break;
+      case A.attack: this.attack(); break;
+      case A.equip: this.equipNext(); break;
+      case A.jump_place: this.startJumpPlace(); break;
+    }
+    if (action !== A.attack && this.dig) this.cancelDig();
+    if (this.bot.health > 0) {
+      this.physics!.simulatePlayer(e, { getBlock: (pos: Vec3) => this.bot.blockAt(pos, false) });
+      this.finishJumpPlace();
+    }
+    this.sendPose();
+    this.lastAction = action;
+  }
+
+  /** Reads what the server made of the step and writes the observation and features. */
+  finishStep(features: Float32Array, offset: number): { obs: StepObservation; info: StepInfo } {
+    this.check();
+    const bot = this.bot;
+    const inv = this.inventory();
+    const change: Record<string, number> = {};
+    for (const [k, v] of inv) if (v !== (this.prevInventory.get(k) ?? 0)) change[k] = v - (this.prevInventory.get(k) ?? 0);
+    for (const [k, v] of this.prevInventory) if (!inv.has(k)) change[k] = -v;
+    this.prevInventory = inv;
+    let damageDealt = 0;
+    const killsStep: Record<string, number> = {};
+    let deathCause: DeathCause | null = null;
+    if (this.embedded) {
+      const ev = this.embedded.takeEvents(this.username);
+      damageDealt = ev.damageDealt;
+      for (const [k, n] of Object.entries(ev.kills)) {
+        killsStep[k] = n;
+        this.kills.set(k, (this.kills.get(k) ?? 0) + n);
+      }
+      deathCause = ev.deathCause;
+    }
+    const obs = this.observe(features, offset, change, damageDealt, killsStep);
+    const died = bot.health <= 0;
+    if (died && !deathCause) deathCause = this.entity.isInLava ? 'lava' : 'other';
+    const success = !died && this.isSuccess();
+    const truncated = !died && !success && this.steps >= this.task.maxSteps;
+    const info: StepInfo = {
+      step: this.steps, success, done: died || success || truncated, truncated, died, deathCause: died ? deathCause : null,
+      blockUnderFoot: this.blockUnderFoot(), inventory: Object.fromEntries(inv),
+    };
+    return { obs, info };
+  }
+
+  private isSuccess(): boolean {
+    const s = this.task.success;
+    if (s.kind === 'kill') return (this.kills.get(s.mob) ?? 0) >= s.count;
+    for (const i of this.successIndices) if (this.view.dist[i]! < s.distance) return true;
+    return false;
+  }
+
+  private blockUnderFoot(): string {
+    const p = this.entity.pos;
+    return blockNames[stateToBlock[this.blocks.stateAt(Math.floor(p.x), Math.floor(p.y - 0.05), Math.floor(p.z))]!]!;
+  }
+
+  /** The block the crosshair is on within reach, fluids and airs looked through (the simulator's rule). */
+  private targetBlock(): { x: number; y: number; z: number; t: number } | null {
+    const e = this.entity;
+    const ex = e.pos.x, ey = e.pos.y + EYE_HEIGHT, ez = e.pos.z;
+    const cp = Math.cos(e.pitch);
+    const dx = -Math.sin(e.yaw) * cp, dy = Math.sin(e.pitch), dz = -Math.cos(e.yaw) * cp;
+    let lx = NaN, ly = NaN, lz = NaN;
+    for (let t = 0; t <= BLOCK_REACH; t += 0.05) {
+      const x = Math.floor(ex + dx * t), y = Math.floor(ey + dy * t), z = Math.floor(ez + dz * t);
+      if (x === lx && y === ly && z === lz) continue;
+      lx = x; ly = y; lz = z;
+      const s = this.blocks.stateAt(x, y, z);
+      const b = stateToBlock[s]!;
+      if (blockNames[b] === 'air' || blockNames[b] === 'cave_air' || b === WATER_BLOCK || b === LAVA_BLOCK) continue;
+      return { x, y, z, t };
+    }
+    return null;
+  }
+
+  private attack(): void {
+    const bot = this.bot;
+    const block = this.targetBlock();
+    const mob = bot.entityAtCursor(Math.min(ENTITY_REACH, block ? block.t : Infinity));
+    if (mob && mob.type === 'mob') {
+      if (this.dig) this.cancelDig();
+      this.lastHit = mob;
+      bot.attack(mob);
+      return;
+    }
+    if (!block) {
+      if (this.dig) this.cancelDig();
+      return;
+    }
+    const location = { x: block.x, y: block.y, z: block.z };
+    if (!this.dig || this.dig.x !== block.x || this.dig.y !== block.y || this.dig.z !== block.z) {
+      if (this.dig) this.cancelDig();
+      const target = bot.blockAt(new Vec3(block.x, block.y, block.z), false);
+      const heldId = bot.heldItem ? bot.heldItem.type : null;
+      const ms = target && target.diggable ? target.digTime(heldId, false, this.entity.isInWater, !this.entity.onGround) : Infinity;
+      this.dig = { ...location, ticks: 0, needed: Math.max(1, Math.ceil(ms / 50)) };
+      bot._client.write('block_dig', { status: 0, location, face: 1 });
+    }
+    bot.swingArm('right');
+    this.dig.ticks++;
+    if (this.dig.ticks >= this.dig.needed) {
+      bot._client.write('block_dig', { status: 2, location, face: 1 });
+      // Lock-step: the block is gone this step in the bot's world too; the server's block_change follows.
+      bot.world.setBlockStateId(new Vec3(block.x, block.y, block.z), 0);
+      this.dig = null;
+    }
+  }
+
+  private cancelDig(): void {
+    const d = this.dig!;
+    this.bot._client.write('block_dig', { status: 1, location: { x: d.x, y: d.y, z: d.z }, face: 1 });
+    this.dig = null;
+  }
+
+  /** Next hotbar slot holding an item (the simulator cycles its inventory the same way). */
+  private equipNext(): void {
+    const slots = this.bot.inventory.slots as (unknown | null)[];
+    const current = this.bot.quickBarSlot as number;
+    for (let k = 1; k <= 9; k++) {
+      const s = (current + k) % 9;
+      if (slots[36 + s]) {
+        this.bot.setQuickBarSlot(s);
+        return;
+      }
+    }
+  }
+
+  private startJumpPlace(): void {
+    this.entity.control.jump = true;
+    const held = this.heldName();
+    if (held !== null && mcData.blocksByName[held] && this.entity.onGround) {
+      this.placePending = 10;
+      this.placeY = Math.floor(this.entity.pos.y + 0.01);
+    }
+  }
+
+  /** Places the held block where the feet were once the jump has lifted the player clear (simulator rule). */
+  private finishJumpPlace(): void {
+    if (this.placePending <= 0) return;
+    this.placePending--;
+    const p = this.entity.pos;
+    const held = this.heldName();
+    if (p.y < this.placeY + 1 || held === null) return;
+    const block = mcData.blocksByName[held];
+    const x = Math.floor(p.x), z = Math.floor(p.z);
+    if (!block) return;
+    this.bot._client.write('block_place', {
+      location: { x, y: this.placeY - 1, z }, direction: 1, hand: 0, cursorX: 0.5, cursorY: 1, cursorZ: 0.5, insideBlock: false,
+    });
+    this.bot.world.setBlockStateId(new Vec3(x, this.placeY, z), block.defaultState ?? block.minStateId ?? block.id);
+    this.placePending = 0;
+  }
+
+  private mobs(): ViewEntity[] {
+    const out: ViewEntity[] = [];
+    for (const ent of Object.values(this.bot.entities) as { type: string; name?: string; position: Vec3; width?: number; height?: number }[]) {
+      if (ent.type !== 'mob' || !ent.name) continue;
+      const i = nameIndex(ent.name);
+      if (i < BLOCK_COUNT) continue;
+      out.push({ nameIndex: i, x: ent.position.x, y: ent.position.y, z: ent.position.z, width: ent.width ?? 0.9, height: ent.height ?? 1.4 });
+    }
+    return out;
+  }
+
+  private observe(features: Float32Array, offset: number, change: Record<string, number>, damageDealt: number, kills: Record<string, number>): StepObservation {
+    const e = this.entity;
+    const pose = { x: e.pos.x, y: e.pos.y, z: e.pos.z, yaw: e.yaw, pitch: e.pitch };
+    observeView(this.blocks, pose, this.mobs(), this.view);
+    const relYaw = wrap(this.startYaw - e.yaw);
+    const health = Math.max(0, this.bot.health) / 2;
+    const dig = this.dig && Number.isFinite(this.dig.needed) ? this.dig.ticks / this.dig.needed : 0;
+    writeFeatures(this.spec, this.view, this.blocks, pose, {
+      health, onGround: e.onGround, inWater: e.isInWater, inLava: e.isInLava, yOffset: e.pos.y - this.startY,
+      relYaw, digProgress: dig, lastAction: this.lastAction,
+    }, this.memory, features, offset);
+    return {
+      nearest: nearestDict(this.view),
+      inventory_change: change,
+      health,
+      position: [round3(e.pos.x), round3(e.pos.y), round3(e.pos.z), round3(relYaw / DEG), round3(-e.pitch / DEG)],
+      damage_dealt: damageDealt,
+      kill_entity: kills,
+    };
+  }
+
+  async close(): Promise<void> {
+    const bot = this.bot;
+    if (!bot) return;
+    this.failure ??= new ServerConnectionError(`${this.where()}: closed`);
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 2000);
+      bot.once('end', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      try {
+        bot.quit();
+      } catch {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  }
+}
+
+const round3 = (v: number) => Math.round(v * 1000) / 1000;
+const wrap = (a: number) => a - 2 * Math.PI * Math.floor((a + Math.PI) / (2 * Math.PI));
+
+class MineflayerVecEnv implements VecEnv {
+  readonly backend = 'mineflayer' as const;
+  readonly featureSize: number;
+  private readonly seeds: number[];
+  private lastStepAt = 0;
+  /** Steps taken and wall time spent in step(), for throughput reports. */
+  stepCount = 0;
+
+  constructor(
+    readonly task: TaskSpec,
+    private readonly agents: MineflayerAgent[],
+    private readonly servers: EmbeddedServer[],
+    private readonly tickMs: number,
+  ) {
+    this.featureSize = agents[0]!.spec.size;
+    this.seeds = new Array<number>(agents.length).fill(0);
+  }
+
+  get numEnvs(): number {
+    return this.agents.length;
+  }
+
+  async reset(seeds: number[]): Promise<{ features: Float32Array; obs: StepObservation[] }> {
+    if (seeds.length !== this.agents.length) throw new Error(`reset needs ${this.agents.length} seeds, got ${seeds.length}`);
+    const features = new Float32Array(this.agents.length * this.featureSize);
+    const obs = await Promise.all(this.agents.map((a, i) => {
+      this.seeds[i] = seeds[i]! >>> 0;
+      return a.reset(this.seeds[i]!, features, i * this.featureSize);
+    }));
+    this.lastStepAt = performance.now();
+    return { features, obs };
+  }
+
+  async step(actions: Int32Array): Promise<VecStepResult> {
+    const n = this.agents.length, f = this.featureSize;
+    for (let i = 0; i < n; i++) this.agents[i]!.applyAction(actions[i]!);
+    // Let the server answer (block changes, inventory, health) and keep game speed: a step lasts one tick.
+    const wait = this.tickMs - (performance.now() - this.lastStepAt);
+    await sleep(Math.max(0, wait));
+    await new Promise((r) => setImmediate(r));
+    this.lastStepAt = performance.now();
+    const features = new Float32Array(n * f);
+    const obs: StepObservation[] = new Array(n);
+    const info: StepInfo[] = new Array(n);
+    const resetObs: (StepObservation | null)[] = new Array(n).fill(null);
+    for (let i = 0; i < n; i++) {
+      const r = this.agents[i]!.finishStep(features, i * f);
+      obs[i] = r.obs;
+      info[i] = r.info;
+    }
+    await Promise.all(this.agents.map(async (a, i) => {
+      if (!info[i]!.done) return;
+      this.seeds[i] = nextEpisodeSeed(this.seeds[i]!, i);
+      resetObs[i] = await a.reset(this.seeds[i]!, features, i * f);
+    }));
+    this.stepCount += n;
+    return { features, obs, info, resetObs };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.agents.map((a) => a.close()));
+    await Promise.all(this.servers.map((s) => s.close()));
+  }
+}
+
+/**
+ * Connects `opts.numEnvs` bots: each to its own embedded flying-squid (so each env has its own world), or all
+ * to the external server `opts.server` (host:port). Rejects with a ServerConnectionError, never hangs.
+ */
+export async function createMineflayerEnv(opts: EnvOptions, more: MineflayerOptions = {}): Promise<VecEnv> {
+  const timeoutMs = more.timeoutMs ?? 30_000;
+  const tickMs = more.tickMs ?? TICK_MS;
+  const servers: EmbeddedServer[] = [];
+  const agents: MineflayerAgent[] = [];
+  try {
+    for (let i = 0; i < opts.numEnvs; i++) {
+      let host: string, port: number, embedded: EmbeddedServer | null = null;
+      if (opts.server) ({ host, port } = parseServerAddress(opts.server));
+      else {
+        embedded = await startEmbeddedServer(opts.task.world, opts.seed >>> 0, timeoutMs);
+        servers.push(embedded);
+        ({ host, port } = embedded);
+      }
+      const agent = new MineflayerAgent(opts.task, i, host, port, embedded, timeoutMs);
+      agents.push(agent);
+      await agent.connect();
+    }
+  } catch (e) {
+    await Promise.all(agents.map((a) => a.close()));
+    await Promise.all(servers.map((s) => s.close()));
+    throw e;
+  }
+  return new MineflayerVecEnv(opts.task, agents, servers, tickMs);
+}

@@ -1,0 +1,348 @@
+// The embedded Minecraft 1.16.5 server of the mineflayer backend: a flying-squid listening on a free loopback
+// port, serving the simulator's generated world (the same `generateChunk` as the simulator, fed to
+// flying-squid as a custom generator), plus the `rewardsmith-rules` server plugin that adds the game rules
+// flying-squid lacks (lava, fire and fall damage, natural regeneration, a respawn at the spawn point, loot
+// straight into the inventory) and the episode reset the environment drives. README.md next to this file says
+// which rules hold on which server.
+import { createRequire } from 'node:module';
+import { Vec3 } from 'vec3';
+import { DEFAULT_GAME_VERSION } from '../../schema';
+import type { TaskSpec, WorldKind } from '../../tasks';
+import type { DeathCause } from '../types';
+import { FIRE_BLOCKS, LAVA_BLOCK, MOB_MAX_HEALTH, WATER_BLOCK, mcData, stateToBlock } from '../sim/registry';
+import { WORLD_BANDS, cellIndex, generateChunk, mobSpawns, spawnPoint, type SpawnPoint } from '../sim/worldgen';
+
+// flying-squid, prismarine-world and prismarine-chunk ship no types; they are CommonJS, loaded with require.
+const require = createRequire(__filename);
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- the untyped flying-squid object graph */
+type Serv = any;
+type Player = any;
+
+// 1.16 rule values, in ticks and health points (the player has 20 hp).
+const MAX_HP = 20;
+const LAVA_DAMAGE = 4;
+const LAVA_FIRE_TICKS = 300;
+const FIRE_BLOCK_FIRE_TICKS = 160;
+const BURN_INTERVAL = 20;
+const INVULNERABLE_TICKS = 10;
+const REGEN_INTERVAL = 80;
+const SAFE_FALL = 3;
+
+/** One episode's start, as the environment asks for it. */
+export interface EpisodeStart {
+  seed: number;
+  kind: WorldKind;
+  spawn: SpawnPoint;
+  inventory: TaskSpec['inventory'];
+  /** Spawn the plains animals of this seed. */
+  mobs: boolean;
+}
+
+/** Per-player rule state kept by the plugin. */
+interface RuleState {
+  start: EpisodeStart | null;
+  fireTicks: number;
+  invulnerable: number;
+  lastHurt: number;
+  regen: number;
+  fallDistance: number;
+  lastY: number | null;
+  deathCause: DeathCause | null;
+  /** Damage this player's attacks dealt to mobs, and kills by mob name, since the env last read them. */
+  damageDealt: number;
+  kills: Record<string, number>;
+}
+
+export interface EmbeddedServer {
+  readonly host: string;
+  readonly port: number;
+  /** Moves `username` onto a fresh world of `start.seed`, at its spawn, with full health and the task inventory. */
+  startEpisode(username: string, start: EpisodeStart): Promise<void>;
+  /** The plugin's view of a player: death cause of its last death, damage and kills since the last call. */
+  takeEvents(username: string): { deathCause: DeathCause | null; damageDealt: number; kills: Record<string, number> };
+  /** The live flying-squid (tests use it to break things). */
+  readonly serv: Serv;
+  close(): Promise<void>;
+}
+
+const GENERATOR_NAME = 'rewardsmith';
+
+/** A flying-squid generator (chunkX, chunkZ) → prismarine-chunk Column for the world (kind, seed). */
+function makeGenerator(kind: WorldKind, seed: number): (cx: number, cz: number) => unknown {
+  const Chunk = require('prismarine-chunk')(DEFAULT_GAME_VERSION);
+  const band = WORLD_BANDS[kind];
+  const top = kind === 'underground' ? 256 : band.minY + band.height; // plains: air above the band
+  return (cx: number, cz: number) => {
+    const cells = generateChunk(kind, seed, cx, cz);
+    const chunk = new Chunk();
+    const p = new Vec3(0, 0, 0);
+    for (let y = 0; y < top; y++) {
+      p.y = y;
+      for (let lz = 0; lz < 16; lz++) {
+        p.z = lz;
+        for (let lx = 0; lx < 16; lx++) {
+          p.x = lx;
+          const s = y < band.minY ? band.below : y >= band.minY + band.height ? band.above : cells[cellIndex(lx, y - band.minY, lz)]!;
+          if (s !== 0) chunk.setBlockStateId(p, s);
+        }
+      }
+    }
+    for (let lz = 0; lz < 16; lz++) for (let lx = 0; lx < 16; lx++) for (let y = 0; y < 256; y += 4) chunk.setSkyLight(new Vec3(lx, y, lz), 15);
+    return chunk;
+  };
+}
+
+/** Starts a flying-squid on 127.0.0.1 at a free port with the first world (kind, seed). */
+export async function startEmbeddedServer(kind: WorldKind, seed: number, timeoutMs = 20_000): Promise<EmbeddedServer> {
+  const flyingSquid = require('flying-squid');
+  // flying-squid resolves `generation.name` in its own generations table first; registering ours there makes
+  // it build the overworld from the simulator's generator (the other route, `require(name)`, needs a file).
+  flyingSquid.generations[GENERATOR_NAME] = (options: { kind: WorldKind; worldSeed: number }) => makeGenerator(options.kind, options.worldSeed);
+  const serv: Serv = flyingSquid.createMCServer({
+    host: '127.0.0.1',
+    port: 0,
+    'online-mode': false,
+    logging: false,
+    noConsoleOutput: true,
+    gameMode: 0,
+    difficulty: 1,
+    generation: { name: GENERATOR_NAME, options: { kind, worldSeed: seed } },
+    'max-players': 16,
+    'view-distance': 4,
+    version: DEFAULT_GAME_VERSION,
+    kickTimeout: 30_000,
+    plugins: {},
+    'everybody-op': true,
+    'max-entities': 500,
+    motd: 'rewardsmith',
+    'player-list-text': { header: { text: '' }, footer: { text: '' } },
+  });
+  const failed = new Promise<never>((_, reject) => serv.once('error', (e: Error) => reject(new Error(`embedded flying-squid failed to start: ${e.message}`))));
+  failed.catch(() => undefined);
+  await Promise.race([serv.waitForReady(timeoutMs), failed]);
+  const port: number = serv._server.socketServer.address().port;
+  const states = new Map<string, RuleState>();
+  const stateOf = (username: string): RuleState => {
+    let s = states.get(username);
+    if (!s) {
+      s = { start: null, fireTicks: 0, invulnerable: 0, lastHurt: 0, regen: 0, fallDistance: 0, lastY: null, deathCause: null, damageDealt: 0, kills: {} };
+      states.set(username, s);
+    }
+    return s;
+  };
+  installRules(serv, stateOf);
+  let worldSeed = seed;
+  let worldKind = kind;
+  let closed = false;
+  return {
+    host: '127.0.0.1',
+    port,
+    serv,
+    async startEpisode(username, start) {
+      const player: Player = serv.players.find((p: Player) => p.username === username);
+      if (!player) throw new Error(`player ${username} is not on the embedded server`);
+      const st = stateOf(username);
+      st.start = start;
+      Object.assign(st, { fireTicks: 0, invulnerable: 0, lastHurt: 0, regen: 0, fallDistance: 0, lastY: null, deathCause: null, damageDealt: 0, kills: {} });
+      // Remove the previous episode's mobs and dropped items.
+      for (const e of Object.values(serv.entities) as any[]) if (e.type !== 'player') serv.destroyEntity(e);
+      const spawn = new Vec3(start.spawn.x, start.spawn.y, start.spawn.z);
+      serv.getSpawnPoint = async () => spawn.clone();
+      // Always a fresh world: the last episode dug into this one. changeWorld unloads the player's chunks,
+      // sends the new ones and puts the player at the spawn point.
+      worldSeed = start.seed;
+      worldKind = start.kind;
+      const World = require('prismarine-world')(DEFAULT_GAME_VERSION);
+      serv.overworld = new World(makeGenerator(worldKind, worldSeed));
+      serv.overworld.blockEntityData = {};
+      serv.overworld.portals = [];
+      serv._worldChunksUsed = {};
+      await player.changeWorld(serv.overworld, { dimension: 0 });
+      player.updateHealth(MAX_HP);
+      player.updateFood(20);
+      player.updateFoodSaturation(5);
+      const Item = require('prismarine-item')(DEFAULT_GAME_VERSION);
+      for (let slot = 0; slot < player.inventory.slots.length; slot++) if (player.inventory.slots[slot]) player.inventory.updateSlot(slot, null);
+      Object.entries(start.inventory).forEach(([name, count], i) => {
+        const item = mcData.itemsByName[name];
+        if (!item) throw new Error(`task inventory names "${name}", which is not a ${DEFAULT_GAME_VERSION} item`);
+        player.inventory.updateSlot(36 + i, new Item(item.id, count));
+      });
+      if (start.mobs) {
+        for (const m of mobSpawns(start.seed)) {
+          const mob = serv.spawnMob(mcData.entitiesByName[m.type]!.id, serv.overworld, new Vec3(m.x, m.y, m.z));
+          // flying-squid's mob physics sinks mobs into the ground; they stand still on their spawn instead.
+          mob.gravity = new Vec3(0, 0, 0);
+          mob.health = MOB_MAX_HEALTH[m.type] ?? 10;
+        }
+      }
+      player.sendSelfPosition(spawn.clone());
+    },
+    takeEvents(username) {
+      const st = stateOf(username);
+      const out = { deathCause: st.deathCause, damageDealt: st.damageDealt, kills: st.kills };
+      st.damageDealt = 0;
+      st.kills = {};
+      return out;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 2000);
+        serv._server.once('close', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        serv.quit('Server closed');
+      });
+      serv.stopTickInterval?.();
+    },
+  };
+}
+
+/**
+ * The `rewardsmith-rules` plugin: per server tick, for each player, lava/fire/fall damage with the 10-tick
+ * hurt immunity, burning, water putting fire out, natural regeneration (hunger held at max); death records its
+ * cause; the client's respawn request puts the player back at the episode's spawn (flying-squid's own respawn
+ * leaves the player where it died, e.g. in the lava); broken blocks give their loot straight into the
+ * inventory with the 1.16.5 loot table's chances and harvest-tool rule (flying-squid drops every table entry
+ * as items, including silk-touch ones and stone dug by hand).
+ */
+function installRules(serv: Serv, stateOf: (username: string) => RuleState): void {
+  const Item = require('prismarine-item')(DEFAULT_GAME_VERSION);
+  const hurt = (player: Player, st: RuleState, amount: number, cause: DeathCause) => {
+    if (player.health <= 0) return;
+    if (st.invulnerable > 0) {
+      if (amount <= st.lastHurt) return;
+      const extra = amount - st.lastHurt;
+      st.lastHurt = amount;
+      amount = extra;
+    } else {
+      st.lastHurt = amount;
+      st.invulnerable = INVULNERABLE_TICKS;
+    }
+    const hp = Math.max(0, player.health - amount);
+    if (hp <= 0) st.deathCause = cause;
+    player.updateHealth(hp);
+  };
+  const give = (player: Player, itemName: string, count: number) => {
+    const item = mcData.itemsByName[itemName];
+    if (!item || count <= 0) return;
+    const slots: any[] = player.inventory.slots;
+    for (let slot = 9; slot < 45; slot++) {
+      const s = slots[slot];
+      if (s && s.type === item.id && s.count + count <= item.stackSize) {
+        s.count += count;
+        player.inventory.updateSlot(slot, s);
+        return;
+      }
+    }
+    // Hotbar first, then the main inventory, like a pickup.
+    for (const slot of [36, 37, 38, 39, 40, 41, 42, 43, 44, ...Array.from({ length: 27 }, (_, i) => 9 + i)]) {
+      if (!slots[slot]) {
+        player.inventory.updateSlot(slot, new Item(item.id, count));
+        return;
+      }
+    }
+  };
+
+  serv.on('tick', () => {
+    for (const player of serv.players as Player[]) {
+      if (player.health <= 0 || !player.position) continue;
+      const st = stateOf(player.username);
+      if (!st.start) continue;
+      const world = player.world;
+      const pos = player.position;
+      const stateAt = (x: number, y: number, z: number): number => {
+        try {
+          return world.sync.getBlockStateId(new Vec3(x, y, z));
+        } catch {
+          return 0;
+        }
+      };
+      if (st.invulnerable > 0) st.invulnerable--;
+      let inLava = false, inFire = false, inWater = false;
+      for (let x = Math.floor(pos.x - 0.3); x <= Math.floor(pos.x + 0.3); x++) {
+        for (let y = Math.floor(pos.y); y <= Math.floor(pos.y + 1.8); y++) {
+          for (let z = Math.floor(pos.z - 0.3); z <= Math.floor(pos.z + 0.3); z++) {
+            const b = stateToBlock[stateAt(x, y, z)]!;
+            if (b === LAVA_BLOCK) inLava = true;
+            else if (b === WATER_BLOCK) inWater = true;
+            else if (FIRE_BLOCKS.has(b)) inFire = true;
+          }
+        }
+      }
+      // Fall damage from the positions the client reports; fluids reset the fall.
+      if (inWater || inLava) st.fallDistance = 0;
+      else if (player.onGround) {
+        if (st.fallDistance > SAFE_FALL) hurt(player, st, Math.ceil(st.fallDistance - SAFE_FALL), 'fall');
+        st.fallDistance = 0;
+      } else if (st.lastY !== null && pos.y < st.lastY) st.fallDistance += st.lastY - pos.y;
+      st.lastY = pos.y;
+      if (inLava) {
+        st.fireTicks = LAVA_FIRE_TICKS;
+        hurt(player, st, LAVA_DAMAGE, 'lava');
+      } else if (inFire) {
+        st.fireTicks = Math.max(st.fireTicks, FIRE_BLOCK_FIRE_TICKS);
+        hurt(player, st, 1, 'fire');
+      }
+      if (inWater) st.fireTicks = 0;
+      if (st.fireTicks > 0) {
+        st.fireTicks--;
+        if (!inLava && st.fireTicks % BURN_INTERVAL === 0) hurt(player, st, 1, 'fire');
+      }
+      if (player.health > 0 && player.health < MAX_HP) {
+        if (++st.regen >= REGEN_INTERVAL) {
+          st.regen = 0;
+          player.updateHealth(Math.min(MAX_HP, player.health + 1));
+        }
+      } else st.regen = 0;
+    }
+  });
+
+  serv.on('newPlayer', (player: Player) => {
+    player.on('requestRespawn_cancel', (_data: unknown, cancel: (run?: boolean) => void) => {
+      const st = stateOf(player.username);
+      if (!st.start) return;
+      cancel(false);
+      const spawn = new Vec3(st.start.spawn.x, st.start.spawn.y, st.start.spawn.z);
+      Object.assign(st, { fireTicks: 0, invulnerable: 0, lastHurt: 0, regen: 0, fallDistance: 0, lastY: null });
+      player._sendRespawn();
+      player.sendSelfPosition(spawn);
+      player.updateHealth(MAX_HP);
+      player.nearbyEntities = [];
+      player.updateAndSpawn();
+    });
+    player.on('dug', (data: { block: { name: string; harvestTools?: Record<string, boolean> }; dropBlock: boolean }) => {
+      data.dropBlock = false;
+      const held = player.inventory.slots[36 + player.heldItemSlot];
+      const heldId: number | undefined = held?.type;
+      const block = data.block;
+      if (block.harvestTools && (heldId === undefined || !block.harvestTools[heldId])) return;
+      const loot = mcData.blockLoot[block.name];
+      if (!loot) return;
+      for (const d of loot.drops) {
+        if (d.silkTouch) continue;
+        // minecraft-data splits "silk touch ? block : item" into two 0.5 entries; without silk touch the
+        // no-silk-touch branch is certain.
+        if (Math.random() >= (d.noSilkTouch ? 1 : d.dropChance)) continue;
+        const min = d.stackSizeRange[0] ?? 1, max = d.stackSizeRange[1] ?? min;
+        give(player, d.item, min + Math.floor(Math.random() * (max - min + 1)));
+      }
+    });
+    // Damage dealt and kills, for the reward's `damage_dealt` / `kill_entity`: health before the hit
+    // (flying-squid's `attack` behaviour) against health after it (`attack_done`).
+    player.on('attack', (data: { attackedEntity: any; healthBefore?: number }) => {
+      data.healthBefore = data.attackedEntity?.health;
+    });
+    player.on('attack_done', (data: { attackedEntity: any; healthBefore?: number }, cancelled: boolean) => {
+      const target = data.attackedEntity;
+      if (cancelled || !target || target.type === 'player' || data.healthBefore === undefined) return;
+      const st = stateOf(player.username);
+      st.damageDealt += Math.max(0, data.healthBefore - Math.max(0, target.health));
+      if (target.health <= 0 && data.healthBefore > 0) st.kills[target.name] = (st.kills[target.name] ?? 0) + 1;
+    });
+  });
+}

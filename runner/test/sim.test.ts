@@ -1,0 +1,286 @@
+// The headless simulator against Minecraft 1.16.5 facts (minecraft-data, prismarine-block): dig times and
+// loot, damage and death, the field of view and occlusion, success detection, determinism by seed.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import prismarineBlock from 'prismarine-block';
+import { GAME_FACTS } from '../src/schema';
+import { BUILTIN_TASKS, type TaskSpec } from '../src/tasks';
+import { SimEnv, makeMob } from '../src/env/sim/sim';
+import { SimBatch } from '../src/env/sim/vec';
+import { createEnv } from '../src/env/index';
+import { S, mcData } from '../src/env/sim/registry';
+import { LAVA_LEVEL, blockStateAt, generateChunk, mobSpawns, spawnPoint, WORLD_BANDS } from '../src/env/sim/worldgen';
+import type { StepInfo, StepObservation } from '../src/env/types';
+
+const act = (name: (typeof GAME_FACTS.actions)[number]) => GAME_FACTS.actions.indexOf(name);
+const DEG = Math.PI / 180;
+
+/** An env on a fresh episode, with a cleared 13×13 room (stone floor, walls) around the agent at (0, 70, 0). */
+function stage(taskId: string, opts: { walls?: boolean } = {}) {
+  const task = BUILTIN_TASKS[taskId]!;
+  const env = new SimEnv(task);
+  const features = new Float32Array(env.featureSize);
+  env.reset(7, features, 0);
+  const y0 = task.world === 'plains' ? 70 : 20;
+  for (let x = -6; x <= 6; x++) {
+    for (let z = -6; z <= 6; z++) {
+      env.world.setState(x, y0 - 1, z, S.stone);
+      for (let y = y0; y <= y0 + 12; y++) {
+        const wall = opts.walls && (Math.abs(x) === 4 || Math.abs(z) === 4) && y <= y0 + 2;
+        env.world.setState(x, y, z, wall ? S.stone : S.air);
+      }
+    }
+  }
+  env.mobs = [];
+  env.entity.pos.set(0.5, y0, 0.5);
+  env.entity.vel.set(0, 0, 0);
+  env.entity.yaw = 0; // facing −z
+  env.entity.pitch = 0;
+  env.entity.onGround = true;
+  const step = (a: number): { obs: StepObservation; info: StepInfo } => env.step(a, features, 0);
+  return { env, y0, step, features, task };
+}
+
+test('digging stone takes prismarine-block\'s dig time: 8 ticks with an iron pickaxe, drops cobblestone per blockLoot', () => {
+  const { env, y0, step } = stage('explore-diamond');
+  env.world.setState(0, y0 + 1, -2, S.stone);
+  const Block = prismarineBlock('1.16.5');
+  const expected = Math.ceil(Block.fromStateId(S.stone, 1).digTime(mcData.itemsByName.iron_pickaxe!.id, false, false, false) / 50);
+  assert.equal(expected, 8);
+  let ticks = 0;
+  let change: Record<string, number> = {};
+  while (env.world.stateAt(0, y0 + 1, -2) !== S.air && ticks < 50) {
+    change = step(act('attack')).obs.inventory_change;
+    ticks++;
+  }
+  assert.equal(ticks, expected);
+  assert.deepEqual(change, { cobblestone: 1 });
+  assert.equal(env.inventory.get('cobblestone'), 1);
+});
+
+test('stone by hand takes 150 ticks and drops nothing (not the harvest tool); interrupting restarts the dig', () => {
+  const { env, y0, step } = stage('approach-tree');
+  env.world.setState(0, y0 + 1, -2, S.stone);
+  for (let i = 0; i < 100; i++) step(act('attack'));
+  step(act('no_op'));
+  let ticks = 0;
+  while (env.world.stateAt(0, y0 + 1, -2) !== S.air && ticks < 400) {
+    const { obs } = step(act('attack'));
+    ticks++;
+    assert.deepEqual(obs.inventory_change, {});
+  }
+  assert.equal(ticks, 150);
+  assert.equal(env.inventory.size, 0);
+});
+
+test('breaking diamond ore with an iron pickaxe yields diamonds from blockLoot; a log by hand yields the log', () => {
+  const { env, y0, step } = stage('explore-diamond');
+  env.world.setState(0, y0 + 1, -2, S.diamond_ore);
+  let gained: Record<string, number> = {};
+  for (let i = 0; i < 100 && env.world.stateAt(0, y0 + 1, -2) !== S.air; i++) gained = step(act('attack')).obs.inventory_change;
+  const range = mcData.blockLoot.diamond_ore!.drops.find((d) => d.item === 'diamond')!.stackSizeRange as number[];
+  assert.ok(gained.diamond! >= range[0]! && gained.diamond! <= range[1]!, JSON.stringify(gained));
+  assert.equal(gained.diamond_ore, undefined, 'silk-touch drop must not happen');
+
+  const tree = stage('approach-tree');
+  tree.env.world.setState(0, tree.y0 + 1, -2, S.oak_log);
+  let ticks = 0;
+  for (; tree.env.world.stateAt(0, tree.y0 + 1, -2) !== S.air && ticks < 200; ticks++) gained = tree.step(act('attack')).obs.inventory_change;
+  assert.equal(ticks, 60); // hardness 2 by hand: 2 × 1.5 s = 3 s
+  assert.deepEqual(gained, { oak_log: 1 });
+});
+
+test('lava burns 2 hearts per hit and kills with cause lava', () => {
+  const { env, y0, step } = stage('explore-diamond');
+  for (let x = -2; x <= 2; x++) for (let z = -2; z <= 2; z++) for (let y = y0 - 1; y <= y0; y++) env.world.setState(x, y, z, S.lava);
+  const first = step(act('no_op'));
+  assert.equal(first.obs.health, 8);
+  let last = first;
+  let n = 1;
+  while (!last.info.done && n < 200) {
+    last = step(act('no_op'));
+    n++;
+  }
+  assert.ok(last.info.died, 'the agent should die in lava');
+  assert.equal(last.info.deathCause, 'lava');
+  assert.equal(last.obs.health, 0);
+  assert.ok(last.info.done && !last.info.truncated && !last.info.success);
+  assert.ok(n <= 60, `died after ${n} ticks`);
+});
+
+test('falling 10 blocks costs 7 hp (3.5 hearts); natural regeneration heals half a heart per 80 ticks', () => {
+  const { env, y0, step } = stage('approach-tree');
+  env.entity.pos.set(0.5, y0 + 10, 0.5);
+  env.entity.onGround = false;
+  let r = step(act('no_op'));
+  for (let i = 0; i < 100 && !env.entity.onGround; i++) r = step(act('no_op'));
+  assert.equal(r.obs.health, 10 - 3.5);
+  for (let i = 0; i < 80; i++) r = step(act('no_op'));
+  assert.equal(r.obs.health, 10 - 3);
+});
+
+test('staying under water drowns the agent after its 15 s of air', () => {
+  const { env, y0, step } = stage('approach-tree');
+  for (let x = -6; x <= 6; x++) for (let z = -6; z <= 6; z++) for (let y = y0; y <= y0 + 8; y++) env.world.setState(x, y, z, S.water);
+  let r = step(act('no_op'));
+  let n = 1;
+  while (!r.info.done && n < 1500) {
+    r = step(act('no_op'));
+    if (n === 300) assert.equal(r.obs.health, 10, 'no damage while air lasts');
+    n++;
+  }
+  assert.equal(r.info.deathCause, 'drowning');
+});
+
+test('field of view: a block straight ahead is seen with its distance and angles; behind, beyond ±35° yaw or ±30° pitch it is not', () => {
+  const { env, y0, step } = stage('explore-diamond');
+  env.world.setState(0, y0 + 1, -6, S.diamond_ore);
+  let { obs } = step(act('no_op'));
+  const d = obs.nearest.diamond_ore;
+  assert.ok(d, 'diamond ore ahead must be visible');
+  assert.ok(Math.abs(d[0] - 6) < 0.6, `distance ${d[0]}`);
+  assert.ok(Math.abs(d[1]) <= 5 * DEG && Math.abs(d[2]) <= 5 * DEG, `angles ${d[1]}, ${d[2]}`);
+  // Turn right by 45°: the ore is now 45° to the left, outside the ±35° field of view.
+  step(act('turn_right'));
+  step(act('turn_right'));
+  ({ obs } = step(act('turn_right')));
+  assert.equal(obs.nearest.diamond_ore, undefined);
+  ({ obs } = step(act('turn_left')));
+  const left = obs.nearest.diamond_ore;
+  assert.ok(left && left[1] < -20 * DEG, 'at 30° to the left it is visible with negative yaw');
+  // Looking up 45°: out of the ±30° pitch range.
+  env.entity.yaw = 0;
+  env.entity.pitch = 45 * DEG;
+  ({ obs } = step(act('no_op')));
+  assert.equal(obs.nearest.diamond_ore, undefined);
+  env.entity.pitch = 20 * DEG;
+  ({ obs } = step(act('no_op')));
+  assert.ok(obs.nearest.diamond_ore && obs.nearest.diamond_ore[2] > 10 * DEG, 'looking up, the ore appears below the line of sight (positive pitch)');
+  env.entity.pitch = 0;
+  env.entity.yaw = Math.PI;
+  ({ obs } = step(act('no_op')));
+  assert.equal(obs.nearest.diamond_ore, undefined, 'behind the agent');
+});
+
+test('occlusion: a wall hides the ore and a cow behind it; plants and water do not hide things', () => {
+  const { env, y0, step } = stage('approach-tree');
+  env.world.setState(0, y0 + 1, -6, S.diamond_ore);
+  env.mobs = [makeMob({ type: 'cow', x: 2.5, y: y0, z: -5.5, maxHealth: 10 })];
+  env.mobs[0]!.moving = false;
+  let { obs } = step(act('no_op'));
+  assert.ok(obs.nearest.diamond_ore && obs.nearest.cow, 'both visible in the open');
+  for (let x = -6; x <= 6; x++) for (let y = y0; y <= y0 + 6; y++) env.world.setState(x, y, -3, S.stone);
+  ({ obs } = step(act('no_op')));
+  assert.equal(obs.nearest.diamond_ore, undefined);
+  assert.equal(obs.nearest.cow, undefined);
+  assert.ok(obs.nearest.stone && obs.nearest.stone[0] < 3, 'the wall itself is seen');
+  for (let x = -6; x <= 6; x++) for (let y = y0; y <= y0 + 6; y++) env.world.setState(x, y, -3, y === y0 ? S.grass : S.water);
+  ({ obs } = step(act('no_op')));
+  assert.ok(obs.nearest.diamond_ore, 'seen through water and grass');
+  assert.ok(obs.nearest.water && obs.nearest.grass);
+});
+
+test('success: approach-tree needs a visible log under 1 m, approach-cow a visible cow under 2 m', () => {
+  const tree = stage('approach-tree');
+  tree.env.world.setState(0, tree.y0 + 1, -3, S.oak_log);
+  let r = tree.step(act('no_op'));
+  assert.ok(r.obs.nearest.oak_log && !r.info.success, 'a log 3 m away is not success');
+  for (let i = 0; i < 40 && !r.info.done; i++) r = tree.step(act('forward'));
+  assert.ok(r.info.success && r.info.done && !r.info.died, 'walking into the trunk succeeds');
+  assert.ok(r.obs.nearest.oak_log![0] < 1);
+
+  const cow = stage('approach-cow');
+  cow.env.mobs = [makeMob({ type: 'cow', x: 0.5, y: cow.y0, z: -1.6, maxHealth: 10 })];
+  r = cow.step(act('no_op'));
+  assert.ok(r.info.success, `cow at ${JSON.stringify(r.obs.nearest.cow)}`);
+  cow.env.mobs = [makeMob({ type: 'cow', x: 0.5, y: cow.y0, z: 2.5, maxHealth: 10 })];
+  r = cow.step(act('no_op'));
+  assert.ok(!r.info.success, 'a cow behind the agent does not count');
+});
+
+test('attack-cow: hits deal damage with cooldown, the cow dies, drops entityLoot, and the kill is reported', () => {
+  const { env, y0, step } = stage('attack-cow', { walls: true });
+  env.mobs = [makeMob({ type: 'cow', x: 0.5, y: y0, z: -1.5, maxHealth: 10 })];
+  env.entity.pitch = -20 * DEG;
+  let dealt = 0;
+  let r = step(act('no_op'));
+  for (let i = 0; i < 1500 && !r.info.done; i++) {
+    const c = r.obs.nearest.cow;
+    const a = !c ? 'turn_left' : c[1] > 0.25 ? 'turn_right' : c[1] < -0.25 ? 'turn_left' : c[0] > 2 ? 'forward' : i % 5 === 0 ? 'attack' : 'no_op';
+    r = step(act(a));
+    dealt += r.obs.damage_dealt;
+  }
+  assert.ok(r.info.success, 'the cow should be killed');
+  assert.deepEqual(r.obs.kill_entity, { cow: 1 });
+  assert.ok(Math.abs(dealt - 10) < 1e-9, `damage dealt ${dealt}`);
+  assert.ok((r.info.inventory.beef ?? 0) >= 1 && (r.info.inventory.leather ?? 0) >= 1, JSON.stringify(r.info.inventory));
+});
+
+test('worlds: the same seed gives the same world; underground ores and lava follow 1.16 depths', () => {
+  const a = generateChunk('underground', 42, 1, -2);
+  assert.deepEqual(generateChunk('underground', 42, 1, -2), a);
+  assert.notDeepEqual(generateChunk('underground', 43, 1, -2), a);
+  const counts = new Map<number, number>();
+  let diamondsAbove16 = 0, lavaAbove = 0, bedrockFloor = 0, air = 0;
+  for (let cx = -3; cx < 3; cx++) {
+    for (let cz = -3; cz < 3; cz++) {
+      const c = generateChunk('underground', 42, cx, cz);
+      for (let i = 0; i < c.length; i++) {
+        const y = WORLD_BANDS.underground.minY + (i >> 8);
+        const s = c[i]!;
+        counts.set(s, (counts.get(s) ?? 0) + 1);
+        if (s === S.diamond_ore && y >= 16) diamondsAbove16++;
+        if (s === S.lava && y > LAVA_LEVEL) lavaAbove++;
+        if (y === 0 && s === S.bedrock) bedrockFloor++;
+        if (s === S.cave_air) air++;
+      }
+    }
+  }
+  assert.equal(diamondsAbove16, 0);
+  assert.equal(lavaAbove, 0);
+  assert.equal(bedrockFloor, 36 * 256);
+  for (const ore of [S.coal_ore, S.iron_ore, S.gold_ore, S.redstone_ore, S.diamond_ore, S.lapis_ore, S.lava]) assert.ok((counts.get(ore) ?? 0) > 0, `state ${ore} missing`);
+  assert.ok(air > 1000, 'caves and tunnels exist');
+  const spawn = spawnPoint('underground', 42);
+  assert.equal(blockStateAt('underground', 42, Math.floor(spawn.x), 11, Math.floor(spawn.z)), S.cave_air);
+  assert.notEqual(blockStateAt('underground', 42, Math.floor(spawn.x), 10, Math.floor(spawn.z)), S.lava);
+
+  const mobs = mobSpawns(42);
+  for (const m of ['cow', 'pig', 'sheep', 'chicken']) assert.ok(mobs.some((s) => s.type === m), `${m} spawns`);
+  let logs = 0;
+  for (let cx = -4; cx < 4; cx++) for (let cz = -4; cz < 4; cz++) logs += generateChunk('plains', 42, cx, cz).filter((s) => s === S.oak_log || s === S.birch_log).length;
+  assert.ok(logs > 0 && logs < 64 * 40, `sparse trees: ${logs} log blocks in 8×8 chunks`);
+});
+
+test('episodes are deterministic by seed, in process and across worker shards', async () => {
+  const task: TaskSpec = BUILTIN_TASKS['approach-cow']!;
+  const run = async (workers: number) => {
+    const env = await createEnv({ task, numEnvs: 4, seed: 5, workers });
+    try {
+      const first = await env.reset([5, 6, 7, 8]);
+      const trace: unknown[] = [first.obs, Array.from(first.features)];
+      for (let k = 0; k < 60; k++) {
+        const actions = Int32Array.from({ length: 4 }, (_, i) => (k * 7 + i * 3) % GAME_FACTS.actions.length);
+        const r = await env.step(actions);
+        trace.push(r.obs, r.info, Array.from(r.features));
+      }
+      return trace;
+    } finally {
+      await env.close();
+    }
+  };
+  const local = await run(0);
+  assert.deepEqual(await run(0), local);
+  assert.deepEqual(await run(2), local);
+});
+
+test('throughput smoke: a plains batch steps well over 1,000 env steps/s with the full observation', () => {
+  const batch = new SimBatch(BUILTIN_TASKS['approach-tree']!, 8, 0);
+  batch.reset([1, 2, 3, 4, 5, 6, 7, 8]);
+  const actions = new Int32Array(8);
+  for (let k = 0; k < 50; k++) batch.step(actions.map(() => (k * 5) % 14)); // generate the nearby chunks first
+  const t0 = performance.now();
+  for (let k = 0; k < 250; k++) batch.step(actions.map((_, i) => (k * 3 + i) % 14));
+  const rate = (8 * 250) / ((performance.now() - t0) / 1000);
+  assert.ok(rate > 1000, `${rate.toFixed(0)} steps/s`);
+});
