@@ -12,7 +12,8 @@ import { existsSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'no
 import * as path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
-const NOT_SHIPPED = new Set(['vscode', 'mineflayer', 'flying-squid', '@tensorflow/tfjs-node', '@tensorflow/tfjs-node-gpu']);
+// Not shipped: see above; prebuild-install only fetches isolated-vm's binary at install time; typings never run.
+const NOT_SHIPPED = new Set(['vscode', 'mineflayer', 'flying-squid', '@tensorflow/tfjs-node', '@tensorflow/tfjs-node-gpu', 'prebuild-install', '@webgpu/types']);
 const GAME_VERSION = '1.16.5';
 // Files a runtime never loads.
 const TRIM = '!(*.map|*.ts|*.md|*.markdown|*.min.js|*.es2017.js|*.fesm.js|*.cc|*.cpp|*.h|*.gyp|*.gypi|LICENSE*|CHANGELOG*|*.tsbuildinfo)';
@@ -37,7 +38,7 @@ function findPackage(name, fromDir) {
 function runtimeClosure(names) {
   const dirs = new Set();
   const visit = (name, fromDir) => {
-    if (NOT_SHIPPED.has(name)) return;
+    if (NOT_SHIPPED.has(name) || name.startsWith('@types/')) return;
     const dir = findPackage(name, fromDir);
     if (!dir || dirs.has(dir)) return;
     dirs.add(dir);
@@ -82,5 +83,5 @@ writeFileSync(ignoreFile, ignore.join('\n') + '\n');
 const { version, name } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
 const out = path.join(root, `${name}-${version}.vsix`);
 const vsce = path.join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
-execFileSync(process.execPath, [vsce, 'package', '--ignoreFile', ignoreFile, '--out', out, '--skip-license', '--allow-missing-repository', '--allow-star-activation'], { cwd: root, stdio: 'inherit' });
+execFileSync(process.execPath, [vsce, 'package', '--ignoreFile', ignoreFile, '--out', out, '--target', `${process.platform}-${process.arch}`, '--skip-license', '--allow-missing-repository', '--allow-star-activation'], { cwd: root, stdio: 'inherit' });
 console.log(`${path.relative(process.cwd(), out)}: ${(statSync(out).size / 2 ** 20).toFixed(1)} MiB, with ${closure.length} runtime packages: ${closure.map((d) => d.replace(/^.*node_modules\//, '')).join(', ')}`);

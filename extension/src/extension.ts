@@ -274,13 +274,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const task = await taskFor(document);
     if (!task) return;
     const iterations = vscode.workspace.getConfiguration('rewardsmith.improve').get<number>('iterations') ?? 3;
-    const steps = vscode.workspace.getConfiguration('rewardsmith.training').get<number>('steps');
+    const budget = vscode.workspace.getConfiguration('rewardsmith.training');
     const outDir = newRunDir(document, 'loop');
     dashboard.show(true);
     dashboard.startLive(`improvement loop on ${task}`);
     const found: AnalyzerSuggestion[] = [];
     const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Improvement loop (${iterations} iterations) on ${task}`, cancellable: true }, (progress, token) =>
-      runner.run(['loop', '--task', task, '--iterations', String(iterations), '--reward', document.uri.fsPath, '--steps', String(steps), '--out', outDir, '--events', 'ndjson'], workspaceDir(document), (e) => {
+      runner.run(['loop', '--task', task, '--iterations', String(iterations), '--reward', document.uri.fsPath, '--steps', String(budget.get<number>('steps')), '--envs', String(budget.get<number>('envs')), '--backend', budget.get<string>('backend') ?? 'auto', '--out', outDir, '--events', 'ndjson'], workspaceDir(document), (e) => {
         dashboard.event(e);
         if (e.type === 'log') progress.report({ message: e.message });
         else if (e.type === 'progress') progress.report({ message: `${e.frames.toLocaleString()} / ${e.totalFrames.toLocaleString()} frames · success ${(e.successRate * 100).toFixed(0)} %` });
