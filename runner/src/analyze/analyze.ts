@@ -128,12 +128,12 @@ function evidenceText(items: EpisodeEvidence[]): string {
   return items.map((e) => `episode ${e.episode} (seed ${e.seed})${e.steps ? `, steps ${e.steps[0]}–${e.steps[1]}` : ''}: ${e.note}`).join('\n');
 }
 
-function toSuggestion(f: Finding, reward: { file: string; text: string } | undefined, isMainDeath: boolean): Suggestion {
+function toSuggestion(f: Finding, reward: { file: string; text: string } | undefined, mainDeathCause: string | null): Suggestion {
   const s: Suggestion = {
     id: f.id,
     kind: f.kind,
     share: f.share,
-    message: `${isMainDeath ? 'Main death cause: ' : ''}${f.message} ${f.suggestion}`,
+    message: `${f.id === `death-${mainDeathCause}` ? `Main death cause: ${mainDeathCause}. ` : ''}${f.message} ${f.suggestion}`,
     evidence: evidenceText(f.evidence),
     episodes: f.evidence,
   };
@@ -180,7 +180,7 @@ export async function analyzeRun(runDir: string, opts: { rewardFile?: string } =
     deathRate: episodes.filter((e) => e.died).length / episodes.length,
     deathCauses,
     mainDeathCause: main,
-    suggestions: findings.map((f) => toSuggestion(f, reward, f.id === `death-${main}`)),
+    suggestions: findings.map((f) => toSuggestion(f, reward, main)),
   };
 }
 

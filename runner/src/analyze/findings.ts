@@ -55,6 +55,7 @@ const HAZARDS: Record<string, readonly string[]> = {
 /** Thresholds, in steps and metres, chosen from the game facts where they depend on them. */
 const STUCK_RADIUS = 0.5; // m: within this of the window's first position counts as not moving
 const STUCK_MIN_STEPS = 40; // at 0.2 m/step a walking agent covers 8 m in this time
+const STUCK_MAX_SPEED = 0.25 * GAME_FACTS.walkPerStep; // m/step of path length: faster is moving, even if back and forth
 const OSCILLATION_WINDOW = 32; // the paper's L: also the span of recorded rewards
 const OSCILLATION_MAX_NET_RATIO = 0.25; // net displacement / path length below this is back-and-forth
 const EXTREME_PITCH_DEG = 60; // beyond the ±30° field of view twice over: the horizon is out of sight
@@ -206,13 +207,17 @@ function stuckFinding(failed: EpisodeRecord[]): Finding | undefined {
     totalSteps += ep.steps;
     const windows: [number, number][] = [];
     let anchor = 0;
+    let travelled = 0; // path length since the anchor: shuffling back and forth is not standing still
     for (let i = 1; i <= ep.path.length; i++) {
       const a = ep.path[anchor]!;
       const p = ep.path[i];
+      const q = ep.path[i - 1]!;
+      if (p) travelled += Math.hypot(p[0] - q[0], p[1] - q[1], p[2] - q[2]);
       const away = !p || Math.hypot(p[0] - a[0], p[1] - a[1], p[2] - a[2]) > STUCK_RADIUS;
       if (away) {
-        if (i - anchor >= STUCK_MIN_STEPS) windows.push([pathStep(ep, anchor), pathStep(ep, i - 1)]);
+        if (i - anchor >= STUCK_MIN_STEPS && travelled < STUCK_MAX_SPEED * (i - anchor)) windows.push([Math.max(1, pathStep(ep, anchor)), pathStep(ep, i - 1)]);
         anchor = i;
+        travelled = 0;
       }
     }
     const still = windows.reduce((n, w) => n + w[1] - w[0] + 1, 0);
@@ -268,7 +273,7 @@ function backAndForthFinding(failed: EpisodeRecord[]): Finding | undefined {
       const net = Math.hypot(p[end]![0] - p[start]![0], p[end]![2] - p[start]![2]);
       // Moving (at least a quarter of walking pace) with several reversals and little net progress.
       if (length >= OSCILLATION_WINDOW * GAME_FACTS.walkPerStep * 0.25 && reversals >= 4 && net < OSCILLATION_MAX_NET_RATIO * length) {
-        const w: [number, number] = [pathStep(ep, start), pathStep(ep, end)];
+        const w: [number, number] = [Math.max(1, pathStep(ep, start)), pathStep(ep, end)];
         const lastW = flagged[flagged.length - 1];
         if (lastW && w[0] <= lastW[1]) lastW[1] = w[1];
         else flagged.push(w);
@@ -376,12 +381,13 @@ function rewardSignFinding(episodes: EpisodeRecord[]): Finding | undefined {
     return { episode: ep.episode, seed: ep.seed, steps: [ep.lastSteps[0]?.step ?? 1, ep.steps] as [number, number], note: `${r.text} over the last ${ep.lastSteps.length} steps; return ${fmt(ep.return, 2)}` };
   });
   if (positive.length === 0) {
+    const allZero = negative.length === 0;
     return {
       id: 'reward-never-positive',
       kind: 'reward-never-positive',
       share: 1,
-      message: `The reward was never positive in ${steps.length} recorded steps of ${episodes.length} episodes (values seen: ${distinct.join(', ')}): nothing the agent did was ever marked as progress.`,
-      suggestion: `Give the dense term a positive case for progress (target came into view, got closer, new ground covered); a reward that only punishes teaches the agent to end episodes or do nothing. Check that dense can return a positive value at all (it contributes ±${dense}).`,
+      message: `The reward was never positive in ${steps.length} recorded steps of ${episodes.length} episodes (values seen: ${distinct.join(', ')}): ${allZero ? 'it was 0 throughout, so the agent got no learning signal at all' : 'nothing the agent did was ever marked as progress'}.`,
+      suggestion: `Give the dense term a positive case for progress (target came into view, got closer, new ground covered)${allZero ? '; a reward that only fires on success is the sparse baseline the paper shows failing' : '; a reward that only punishes teaches the agent to end episodes or do nothing'}. Check that dense can return a positive value at all (it contributes ±${dense}).`,
       evidence,
     };
   }
@@ -408,5 +414,7 @@ export function findFailures(episodes: EpisodeRecord[], task: TaskSpec | undefin
   }
   const sign = rewardSignFinding(episodes);
   if (sign) out.push(sign);
-  return out.sort((a, b) => b.share - a.share);
+  // Deaths first (the worst outcome, and what the paper's analyzer leads with), then by how widespread.
+  const rank = (f: Finding) => (f.kind === 'death' ? 1 : 0);
+  return out.sort((a, b) => rank(b) - rank(a) || b.share - a.share);
 }

@@ -406,19 +406,27 @@ function replaceMovementBonus(src: RewardSource, term: DenseTerm, req: PatchRequ
   const end = endLine < 0 ? src.text.length : endLine + 1;
   // Keep a trailing comment on the replaced line: it described the old bonus, so drop it with the statement.
   edits.push({ start, end, text: lines.map((l) => indent + l.replace(/^\t+/, (t) => src.indentUnit.repeat(t.length)) + src.eol).join('') });
-  // Locals that only fed the removed condition are dead now.
-  const used = new Set<string>();
-  const countUses = (n: ts.Node) => {
-    if (n === ifStmt.expression) return;
-    if (ts.isIdentifier(n) && !(ts.isBindingElement(n.parent) || ts.isVariableDeclaration(n.parent))) used.add(n.text);
-    ts.forEachChild(n, countUses);
-  };
-  scope.forEachChild(countUses);
-  const dead = new Set<ts.VariableStatement>();
-  for (const [name, stmt] of declarations) if (!used.has(name)) dead.add(stmt);
-  for (const stmt of dead) {
-    const allDead = [...declarations].filter(([, s]) => s === stmt).every(([name]) => !used.has(name));
-    if (!allDead || stmt.pos > ifStmt.pos) continue;
+  // Locals that only fed the removed condition are dead now (and, in turn, locals that only fed those).
+  const removed = new Set<ts.Node>([ifStmt.expression]);
+  for (let changed = true; changed; ) {
+    changed = false;
+    const used = new Set<string>();
+    const countUses = (n: ts.Node) => {
+      if (removed.has(n)) return;
+      if (ts.isIdentifier(n) && !(ts.isBindingElement(n.parent) || ts.isVariableDeclaration(n.parent))) used.add(n.text);
+      ts.forEachChild(n, countUses);
+    };
+    scope.forEachChild(countUses);
+    for (const stmt of new Set(declarations.values())) {
+      if (removed.has(stmt) || stmt.pos > ifStmt.pos) continue;
+      if ([...declarations].filter(([, s]) => s === stmt).every(([name]) => !used.has(name))) {
+        removed.add(stmt);
+        changed = true;
+      }
+    }
+  }
+  for (const stmt of removed) {
+    if (stmt === ifStmt.expression) continue;
     const s = src.lineStart(stmt.getStart(src.sf));
     const nl = src.text.indexOf('\n', stmt.end);
     edits.push({ start: s, end: nl < 0 ? src.text.length : nl + 1, text: '' });
