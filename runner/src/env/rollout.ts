@@ -149,7 +149,13 @@ export async function rolloutCommand(argv: string[]): Promise<number> {
     process.stderr.write(`rewardsmith rollout: ${(err as Error).message}\n`);
     return 2;
   }
-  const task = resolveTask(taskArg);
+  let task: ReturnType<typeof resolveTask>;
+  try {
+    task = resolveTask(taskArg);
+  } catch (err) {
+    process.stderr.write(`rewardsmith rollout: ${(err as Error).message}\n`);
+    return 2;
+  }
   const policyArg = args.get('policy') ?? 'random';
   const started = performance.now();
   const env = await createEnv({ task, numEnvs, seed, backend, server: args.get('server'), workers });

@@ -1,0 +1,79 @@
+// Simulator throughput, random policy, full observation (nearest-blocks dict, features, info) every step:
+//  1. one thread (SimBatch, 64 envs) — the per-core figure;
+//  2. one process, both cores (createEnv with worker shards, 64 envs);
+//  3. measured from outside: `rollout` as a whole process (spawned, wall clock includes start-up), as the
+//     issue's acceptance figure asks.
+// Chunk generation is included (worlds are generated lazily as the agents look around), after a short warm-up.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir, loadavg } from 'node:os';
+import path from 'node:path';
+import { GAME_FACTS } from '../src/schema';
+import { BUILTIN_TASKS } from '../src/tasks';
+import { createEnv } from '../src/env/index';
+import { SimBatch } from '../src/env/sim/vec';
+
+const TASKS = ['approach-tree', 'explore-diamond'];
+const ENVS = 64;
+
+function randomActions(n: number, seed: number): Int32Array {
+  let s = seed;
+  return Int32Array.from({ length: n }, () => {
+    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+    return (s >>> 16) % GAME_FACTS.actions.length;
+  });
+}
+
+async function oneThread(taskId: string): Promise<number> {
+  const batch = new SimBatch(BUILTIN_TASKS[taskId]!, ENVS, 0);
+  batch.reset(Array.from({ length: ENVS }, (_, i) => i + 1));
+  for (let k = 0; k < 100; k++) batch.step(randomActions(ENVS, k));
+  const rounds = 400;
+  const t0 = performance.now();
+  for (let k = 0; k < rounds; k++) batch.step(randomActions(ENVS, 1000 + k));
+  return (ENVS * rounds) / ((performance.now() - t0) / 1000);
+}
+
+async function allCores(taskId: string): Promise<{ rate: number; workers: number }> {
+  const env = await createEnv({ task: BUILTIN_TASKS[taskId]!, numEnvs: ENVS, seed: 1 });
+  try {
+    await env.reset(Array.from({ length: ENVS }, (_, i) => i + 1));
+    for (let k = 0; k < 100; k++) await env.step(randomActions(ENVS, k));
+    const rounds = 800;
+    const t0 = performance.now();
+    for (let k = 0; k < rounds; k++) await env.step(randomActions(ENVS, 1000 + k));
+    return { rate: (ENVS * rounds) / ((performance.now() - t0) / 1000), workers: (env as unknown as { shards: unknown[] }).shards.length };
+  } finally {
+    await env.close();
+  }
+}
+
+function wholeProcess(taskId: string, steps: number): { rate: number; wall: number; inner: number } {
+  const out = mkdtempSync(path.join(tmpdir(), 'rs-bench-'));
+  try {
+    const root = path.join(__dirname, '..', '..');
+    const t0 = performance.now();
+    const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'runner/src/cli.ts'), 'rollout', '--task', taskId, '--policy', 'random', '--steps', String(steps), '--envs', String(ENVS), '--seed', '1', '--out', out], { cwd: root, encoding: 'utf8' });
+    const wall = (performance.now() - t0) / 1000;
+    if (r.status !== 0) throw new Error(`rollout failed: ${r.stderr}`);
+    const summary = JSON.parse(readFileSync(path.join(out, 'summary.json'), 'utf8')) as { env_steps: number; steps_per_second: number };
+    return { rate: summary.env_steps / wall, wall, inner: summary.steps_per_second };
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+export async function run(): Promise<void> {
+  console.log(`method: random policy, ${ENVS} envs, full observation every step; load average at start ${loadavg().map((l) => l.toFixed(1)).join(' ')} (other work on the machine lowers these figures)`);
+  for (const task of TASKS) {
+    const single = await oneThread(task);
+    const multi = await allCores(task);
+    const whole = wholeProcess(task, 200_000);
+    console.log(
+      `${task.padEnd(16)} one thread ${single.toFixed(0).padStart(7)} steps/s | one process, ${multi.workers} worker threads ${multi.rate.toFixed(0).padStart(7)} steps/s | ` +
+        `rollout as a whole process (200k steps, tsx, incl. start-up ${whole.wall.toFixed(1)} s) ${whole.rate.toFixed(0).padStart(7)} steps/s (inside: ${whole.inner})`,
+    );
+  }
+}
+
+if (require.main === module) void run();
