@@ -449,14 +449,19 @@ function addExplorationBonus(src: RewardSource, term: DenseTerm, req: PatchReque
   edits.push({ start: at, end: at, text: lines.map((l) => indent + l.replace(/^\t+/, (t) => src.indentUnit.repeat(t.length)) + src.eol).join('') });
 }
 
+// The original file is linted once for all the patches of one analysis.
+let lastLint: { fileName: string; text: string; counts: Map<string, number> } | undefined;
+
 /** Lint diagnostics as comparable keys (code + message, without positions, which the patch shifts). */
-function lintKeys(fileName: string, text: string): Map<string, number> {
+function lintKeys(fileName: string, text: string, original: boolean): Map<string, number> {
+  if (original && lastLint && lastLint.fileName === fileName && lastLint.text === text) return lastLint.counts;
   const counts = new Map<string, number>();
   for (const d of lintText(fileName, text)) {
     if (d.severity !== 'error' && d.severity !== 'warning') continue;
     const key = `${d.severity} ${d.code}: ${d.message}`;
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
+  if (original) lastLint = { fileName, text, counts };
   return counts;
 }
 
@@ -473,8 +478,8 @@ export function patchReward(fileName: string, text: string, req: PatchRequest): 
   const check = ts.createSourceFile(fileName, patched, ts.ScriptTarget.ES2022, false, ts.ScriptKind.TS);
   const parseErrors = (check as unknown as { parseDiagnostics: ts.Diagnostic[] }).parseDiagnostics ?? [];
   if (parseErrors.length > 0) throw new PatchUnavailable(`internal error: the patched file does not parse (${ts.flattenDiagnosticMessageText(parseErrors[0]!.messageText, ' ')})`);
-  const before = lintKeys(fileName, text);
-  const after = lintKeys(fileName, patched);
+  const before = lintKeys(fileName, text, true);
+  const after = lintKeys(fileName, patched, false);
   const added = [...after].filter(([k, n]) => n > (before.get(k) ?? 0)).map(([k]) => k);
   if (added.length > 0) throw new PatchUnavailable(`the patch would add lint diagnostics: ${added.join('; ')}`);
   const name = path.basename(fileName);

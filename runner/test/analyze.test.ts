@@ -1,0 +1,243 @@
+// The programmatic trajectory analyzer on recorded runs with known failure causes (rolled out in the simulator
+// by runner/test/fixtures/runs/generate.ts): it must name the cause with evidence, and every patch it proposes
+// must apply with GNU patch and with the extension's applier, lint clean, and compile in the reward runtime.
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, test } from 'node:test';
+import { analyzeRun, type Analysis, type Suggestion } from '../src/analyze/analyze';
+import { patchReward, PatchUnavailable, type PatchRequest } from '../src/analyze/patches';
+import { parseEvent, type SuggestionEvent } from '../src/events';
+import { RUN_FILES } from '../src/records';
+import { RewardSandbox } from '../src/reward/index';
+import type { EpisodeRecord } from '../src/records';
+import { lintText } from '../../language-server/src/rules';
+import { applyUnifiedDiff } from '../../extension/src/core';
+
+const ROOT = path.resolve(__dirname, '../..');
+const FIXTURES = path.join(__dirname, 'fixtures/runs');
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'rewardsmith-analyze-'));
+after(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** A scratch copy of a fixture run (the analyzer writes suggestions.json into it). */
+function runCopy(name: string): string {
+  const dir = path.join(tmp, `${name}-${Math.random().toString(36).slice(2, 8)}`);
+  cpSync(path.join(FIXTURES, name), dir, { recursive: true });
+  return dir;
+}
+
+function lintProblems(file: string, text: string): string[] {
+  return lintText(file, text).filter((d) => d.severity === 'error' || d.severity === 'warning').map((d) => `${d.range.start.line + 1}: ${d.code} ${d.message}`);
+}
+
+/** Applies the diff with GNU patch in a scratch folder and checks it against the extension's applier; returns the patched text. */
+function applyWithPatch(rewardFile: string, diff: string): string {
+  const text = readFileSync(rewardFile, 'utf8');
+  const name = /^\+\+\+ b\/(.+)$/m.exec(diff)![1]!;
+  const dir = mkdtempSync(path.join(tmp, 'patch-'));
+  writeFileSync(path.join(dir, name), text);
+  writeFileSync(path.join(dir, 'change.diff'), diff);
+  // --fuzz=0: the hunks must match exactly, context included.
+  execFileSync('patch', ['-p1', '--fuzz=0', '--no-backup-if-mismatch', '-i', 'change.diff'], { cwd: dir, stdio: 'pipe' });
+  const patched = readFileSync(path.join(dir, name), 'utf8');
+  assert.equal(applyUnifiedDiff(text, diff), patched, 'the extension applies the diff to the same text');
+  return patched;
+}
+
+/** Every suggestion with a diff: applies exactly, lints clean, compiles under the reward runtime's contract check. */
+async function checkPatches(a: Analysis): Promise<void> {
+  const rewardFile = a.rewardFile!;
+  const before = lintProblems(rewardFile, readFileSync(rewardFile, 'utf8'));
+  for (const s of a.suggestions.filter((x) => x.diff)) {
+    const patched = applyWithPatch(rewardFile, s.diff!);
+    const file = path.join(tmp, `${s.id}-${path.basename(path.dirname(rewardFile))}.reward.ts`);
+    writeFileSync(file, patched);
+    assert.deepEqual(lintProblems(file, patched), before, `${s.id}: the patch adds no lint errors or warnings`);
+    const sandbox = await RewardSandbox.open(file, 1);
+    await sandbox.close();
+    assert.ok(s.lines && s.lines[0] >= 1 && s.lines[1] >= s.lines[0], `${s.id}: has a 1-based line range`);
+  }
+}
+
+const byId = (a: Analysis, id: string): Suggestion => {
+  const s = a.suggestions.find((x) => x.id === id);
+  assert.ok(s, `expected a ${id} suggestion, got ${a.suggestions.map((x) => x.id).join(', ')}`);
+  return s;
+};
+
+describe('analyze: recorded runs with known failure causes', () => {
+  test('agents dying in lava: lava is the main death cause, lava was in view, the patch penalises lava in view', async () => {
+    const dir = runCopy('lava-deaths');
+    const a = await analyzeRun(dir);
+    assert.equal(a.mainDeathCause, 'lava');
+    assert.equal(a.deathCauses.lava, 3);
+    const lava = a.suggestions[0]!;
+    assert.equal(lava.id, 'death-lava', 'deaths are listed first');
+    assert.match(lava.message, /^Main death cause: lava\. 3 failed episodes of 6 .* death by lava; the lava was in view before death in 3 of them/);
+    assert.deepEqual(lava.episodes.map((e) => e.episode).sort(), [0, 1, 2]);
+    for (const e of lava.episodes) assert.ok(e.steps && e.steps[0] <= e.steps[1], 'evidence has a step range');
+    assert.match(lava.evidence, /episode 0 \(seed 2\), steps \d+–309: died of lava at step 309; lava in view/);
+    assert.ok(lava.diff, lava.patchUnavailable);
+    assert.match(lava.diff!, /^\+const LAVA_PENALTY_DISTANCE = \d+;/m);
+    assert.match(lava.diff!, /^\+ +const lava_in_view = current_nearest_blocks\['lava'\];$/m);
+    assert.match(lava.diff!, /^\+ +if \(lava_in_view !== undefined && lava_in_view\[0\] < LAVA_PENALTY_DISTANCE\) return -1;$/m);
+    await checkPatches(a);
+
+    // The patched reward, replayed on the recorded steps before a death, now punishes lava in view.
+    const episode = JSON.parse(readFileSync(path.join(dir, RUN_FILES.episodes), 'utf8').split('\n')[0]!) as EpisodeRecord;
+    const patchedFile = path.join(tmp, 'lava-patched.reward.ts');
+    writeFileSync(patchedFile, applyWithPatch(a.rewardFile!, lava.diff!));
+    const distance = Number(/LAVA_PENALTY_DISTANCE = (\d+)/.exec(lava.diff!)![1]);
+    const sandbox = await RewardSandbox.open(patchedFile, 1);
+    try {
+      const obs = episode.lastSteps.map((s) => ({ nearest: s.nearest, inventory_change: s.inventory_change, health: s.health, position: s.position, damage_dealt: 0, kill_entity: {} }));
+      await sandbox.beginEpisodes([0], [obs[0]!]);
+      for (const o of obs.slice(1)) {
+        const [r] = await sandbox.step([o]);
+        const lavaNear = o.nearest['lava'] !== undefined && o.nearest['lava'][0] < distance;
+        // Dense −1 makes the reward −0.1 (or −1.1 with the sparse penalty for getting hurt).
+        if (lavaNear) assert.ok(r! < 0, `lava at ${o.nearest['lava']![0]} m: reward ${r} is not negative`);
+      }
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  test('spinning on the spot: stuck, with the turning and the positive reward as evidence; a standing-still penalty', async () => {
+    const a = await analyzeRun(runCopy('spin-in-place'));
+    assert.equal(a.mainDeathCause, null);
+    const stuck = byId(a, 'stuck');
+    assert.match(stuck.message, /5 failed episodes of 5 \(100 %\) spent most of their time without moving; in 5 of them the reward was still positive while standing still|5 failed episodes of 5 \(100 %\) spent most of their time without moving \(100 % of all failed-episode steps\); in 5 of them the reward was still positive/);
+    assert.match(stuck.evidence, /turn_left ×32, turned \d+° in place; reward \+\d+/);
+    assert.match(stuck.diff!, /^\+ +if \(Math\.hypot\(stuck_x1 - stuck_x0, stuck_z1 - stuck_z0\) < STUCK_RADIUS\) return -1;$/m);
+    assert.ok(!a.suggestions.some((s) => s.id === 'back-and-forth'), 'spinning is not back-and-forth');
+    await checkPatches(a);
+  });
+
+  test('walking back and forth on a "moved" bonus: farming found, the bonus replaced by an unvisited-cell bonus', async () => {
+    const a = await analyzeRun(runCopy('back-and-forth'));
+    const bf = a.suggestions[0]!;
+    assert.equal(bf.id, 'back-and-forth');
+    assert.match(bf.message, /6 failed episodes of 6 \(100 %\) walked back and forth with no net progress, and in 6 of them the reward paid more often than it cost/);
+    assert.ok(!a.suggestions.some((s) => s.id === 'stuck'), 'walking back and forth is not standing still');
+    // The movement bonus and the locals that only fed it go; a GLOBAL_DATA set of visited cells comes in.
+    assert.match(bf.diff!, /^- +if \(moved > 0\.05\) return 1; \/\/ keep moving$/m);
+    assert.match(bf.diff!, /^- +const moved = Math\.hypot\(x1 - x0, z1 - z0\);$/m);
+    assert.match(bf.diff!, /^\+ +if \(!\('visited_cells' in GLOBAL_DATA\)\) GLOBAL_DATA\.visited_cells = new Set\(\);$/m);
+    assert.match(bf.diff!, /^\+ +if \(!GLOBAL_DATA\.visited_cells\.has\(cell_key\)\) \{$/m);
+    await checkPatches(a);
+  });
+
+  test('looking at the floor: extreme pitch and the pig never seen; the exported dense gains the parameters it needs', async () => {
+    const a = await analyzeRun(runCopy('look-down'));
+    const pitch = byId(a, 'extreme-pitch');
+    assert.match(pitch.message, /6 failed episodes of 6 \(100 %\) held the pitch beyond ±60°/);
+    assert.match(pitch.evidence, /pitch 90° \(down\) held for 32 of the last 32 steps/);
+    assert.match(pitch.diff!, /^-export function dense\(current_nearest_blocks, previous_nearest_blocks\) \{$/m);
+    assert.match(pitch.diff!, /^\+export function dense\(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions\) \{$/m);
+    assert.match(byId(a, 'timeout-target-unseen').message, /without the target \(pig\) in view/);
+    await checkPatches(a);
+  });
+
+  test('a sparse reward on a random walk: never positive; an exploration bonus goes into the empty dense term', async () => {
+    const a = await analyzeRun(runCopy('sparse-random'));
+    assert.match(byId(a, 'reward-never-positive').message, /never positive in 192 recorded steps of 6 episodes \(values seen: 0\): it was 0 throughout/);
+    const explore = byId(a, 'timeout-target-unseen');
+    assert.match(explore.diff!, /^\+ +GLOBAL_DATA\.visited_cells\.add\(cell_key\);$/m);
+    await checkPatches(a);
+  });
+});
+
+describe('analyze: patches on every bundled reward', () => {
+  const requests: PatchRequest[] = [
+    { kind: 'hazard-penalty', names: ['lava'], distance: 4, why: 'lava.' },
+    { kind: 'hazard-penalty', names: ['zombie', 'skeleton'], distance: 4, label: 'mob', why: 'mobs.' },
+    { kind: 'pitch-limit', degrees: 45, why: 'pitch.' },
+    { kind: 'stuck-penalty', window: 20, radius: 0.5, why: 'stuck.' },
+    { kind: 'exploration-bonus', cellSize: 4, why: 'explore.' },
+    { kind: 'movement-to-cells', cellSize: 2, why: 'cells.' },
+  ];
+  const rewards = path.join(ROOT, 'runner/rewards');
+  const files = readdirRewards(rewards);
+  test('each patch either applies and lints clean, or says why there is no place for it', () => {
+    let made = 0;
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8');
+      const before = lintProblems(file, text);
+      for (const req of requests) {
+        try {
+          const p = patchReward(file, text, req);
+          assert.equal(applyWithPatch(file, p.diff), p.patched, `${path.basename(file)} ${req.kind}`);
+          assert.deepEqual(lintProblems(file, p.patched), before, `${path.basename(file)} ${req.kind} lints clean`);
+          made++;
+        } catch (err) {
+          if (!(err instanceof PatchUnavailable)) throw err;
+          assert.match(err.message, /already pays|no bonus conditioned|does not end with `return 0`/, `${path.basename(file)} ${req.kind}: ${err.message}`);
+        }
+      }
+    }
+    assert.ok(made >= files.length * 4, `${made} patches made`);
+  });
+
+  test('a reward whose dense term is a variable gets the penalty assigned before the return', () => {
+    const file = path.join(tmp, 'variable.reward.ts');
+    const text = [
+      '// task: approach-tree',
+      'export function reward_function(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA) {',
+      '  let dense = 0;',
+      "  const log = current_nearest_blocks['oak_log'];",
+      '  if (log !== undefined) dense = 1;',
+      '  const sparse = log !== undefined && log[0] < 1 ? 1 : 0;',
+      '  return Math.sign(sparse) * 1 + Math.sign(dense) * 0.1;',
+      '}',
+      '',
+    ].join('\n');
+    writeFileSync(file, text);
+    const p = patchReward(file, text, { kind: 'hazard-penalty', names: ['lava'], distance: 5, why: 'lava.' });
+    assert.match(p.patched, /if \(lava_in_view !== undefined && lava_in_view\[0\] < LAVA_PENALTY_DISTANCE\) dense = -1;\n  return Math\.sign\(sparse\)/);
+    assert.deepEqual(lintProblems(file, p.patched), lintProblems(file, text));
+  });
+});
+
+describe('analyze: command line', () => {
+  const cli = (args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'runner/src/cli.ts'), 'analyze', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+
+  test('--events ndjson streams suggestion events and writes suggestions.json', () => {
+    const dir = runCopy('lava-deaths');
+    const reward = path.join(dir, 'explore-diamond.reward.ts');
+    cpSync(path.join(dir, RUN_FILES.rewardCopy), reward);
+    const r = cli([dir, '--reward', reward, '--events', 'ndjson']);
+    assert.equal(r.status, 0, r.stderr);
+    const events = r.stdout.trim().split('\n').map((l) => parseEvent(l));
+    assert.ok(events.every((e) => e !== undefined), 'stdout holds only events');
+    const suggestions = events.filter((e): e is SuggestionEvent => e!.type === 'suggestion');
+    assert.equal(suggestions[0]!.id, 'death-lava');
+    assert.match(suggestions[0]!.diff!, /^\+\+\+ b\/explore-diamond\.reward\.ts$/m);
+    assert.match(r.stderr, /Main death cause: lava\./);
+    const written = JSON.parse(readFileSync(path.join(dir, RUN_FILES.suggestions), 'utf8')) as Analysis;
+    assert.equal(written.rewardFile, reward);
+    assert.deepEqual(written.suggestions.map((s) => s.id), suggestions.map((s) => s.id));
+    assert.ok(written.suggestions.every((s) => typeof s.evidence === 'string' && s.evidence.length > 0 && s.episodes.length > 0));
+  });
+
+  test('a malformed episode line is reported with its file and line, and nothing is written', () => {
+    const dir = runCopy('spin-in-place');
+    const file = path.join(dir, RUN_FILES.episodes);
+    const lines = readFileSync(file, 'utf8').split('\n');
+    lines[2] = lines[2]!.slice(0, 50);
+    writeFileSync(file, lines.join('\n'));
+    const r = cli([dir]);
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /eval\/episodes\.ndjson:3: not valid JSON/);
+    assert.throws(() => readFileSync(path.join(dir, RUN_FILES.suggestions)), /ENOENT/);
+    const usage = cli([]);
+    assert.equal(usage.status, 2);
+    assert.match(usage.stderr, /usage: rewardsmith analyze RUN_DIR/);
+  });
+});
+
+function readdirRewards(dir: string): string[] {
+  return readdirSync(dir).filter((f) => f.endsWith('.reward.ts')).map((f) => path.join(dir, f));
+}
