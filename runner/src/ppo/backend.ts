@@ -1,0 +1,81 @@
+// TensorFlow.js backend selection. `auto` tries, in order, CUDA (@tensorflow/tfjs-node-gpu), native CPU
+// (@tensorflow/tfjs-node), WebAssembly (@tensorflow/tfjs-backend-wasm) and plain JavaScript
+// (@tensorflow/tfjs-backend-cpu), and keeps the first one that is installed AND runs a small op; the
+// native packages are optional dependencies that often fail to install, so their absence is normal.
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import * as tf from '@tensorflow/tfjs-core';
+import '@tensorflow/tfjs-backend-cpu';
+// tfjs-core's main entry has no gradients (the umbrella @tensorflow/tfjs package registers them); PPO needs them.
+import '@tensorflow/tfjs-core/dist/register_all_gradients';
+
+export type BackendChoice = 'auto' | 'gpu' | 'node' | 'wasm' | 'cpu';
+export const BACKEND_CHOICES: readonly BackendChoice[] = ['auto', 'gpu', 'node', 'wasm', 'cpu'];
+
+export interface BackendSelection {
+  /** What ran: 'gpu' (tfjs-node-gpu), 'node' (tfjs-node), 'wasm' or 'cpu'. */
+  name: Exclude<BackendChoice, 'auto'>;
+  /** TensorFlow.js's own backend name ('tensorflow', 'wasm', 'cpu'). */
+  tfName: string;
+  /** Why each backend tried before it was not used, for the log. */
+  skipped: { name: string; reason: string }[];
+}
+
+// Resolve packages relative to this module: works from the sources and from the dist bundle (where the
+// TensorFlow packages stay external, see build.mjs).
+const requireHere = createRequire(__filename);
+
+async function tryNative(pkg: string): Promise<string> {
+  requireHere(pkg); // registers the 'tensorflow' backend with @tensorflow/tfjs-core
+  return 'tensorflow';
+}
+
+async function tryWasm(): Promise<string> {
+  const wasm = requireHere('@tensorflow/tfjs-backend-wasm') as typeof import('@tensorflow/tfjs-backend-wasm');
+  // The .wasm binaries ship in the package's dist/; point the loader at the files on disk (no fetch in Node).
+  const dir = process.env.REWARDSMITH_WASM_DIR ?? path.dirname(requireHere.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'));
+  wasm.setWasmPaths(dir.endsWith(path.sep) ? dir : dir + path.sep);
+  return 'wasm';
+}
+
+const LOADERS: Record<Exclude<BackendChoice, 'auto'>, () => Promise<string>> = {
+  gpu: () => tryNative('@tensorflow/tfjs-node-gpu'),
+  node: () => tryNative('@tensorflow/tfjs-node'),
+  wasm: tryWasm,
+  cpu: async () => 'cpu',
+};
+
+/** Picks and initialises a backend. Throws when an explicitly requested backend cannot run. */
+export async function selectBackend(choice: BackendChoice = 'auto'): Promise<BackendSelection> {
+  const order: Exclude<BackendChoice, 'auto'>[] = choice === 'auto' ? ['gpu', 'node', 'wasm', 'cpu'] : [choice];
+  const skipped: { name: string; reason: string }[] = [];
+  // PROD skips per-op debug checks and the "install tfjs-node" console notice of the cpu backend.
+  tf.env().set('PROD', true);
+  for (const name of order) {
+    try {
+      const tfName = await LOADERS[name]();
+      if (!(await tf.setBackend(tfName))) throw new Error(`tf.setBackend('${tfName}') failed`);
+      await tf.ready();
+      // A backend that registers but cannot compute is no good: run one small op and check it.
+      const probe = tf.tidy(() => tf.sum(tf.matMul(tf.ones([2, 3]), tf.ones([3, 2]))));
+      const value = (await probe.data())[0];
+      probe.dispose();
+      if (value !== 12) throw new Error(`probe computed ${value}, expected 12`);
+      return { name, tfName, skipped };
+    } catch (err) {
+      const reason = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+      skipped.push({ name, reason });
+      if (choice !== 'auto') throw new Error(`TensorFlow.js backend "${name}" is not usable: ${reason}`);
+    }
+  }
+  throw new Error(`no TensorFlow.js backend works: ${skipped.map((s) => `${s.name}: ${s.reason}`).join('; ')}`);
+}
+
+let selected: BackendSelection | null = null;
+
+/** Selects a backend once per process; later calls reuse it (TensorFlow.js has one global backend). */
+export async function ensureBackend(choice: BackendChoice = 'auto'): Promise<BackendSelection> {
+  if (selected && (choice === 'auto' || choice === selected.name)) return selected;
+  selected = await selectBackend(choice);
+  return selected;
+}

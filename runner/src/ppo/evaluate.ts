@@ -1,0 +1,159 @@
+// Evaluation on held-out worlds: run a policy for K episodes on seeds disjoint from training, with the
+// reward in its sandbox (so records carry the rewards the agent saw), and write the run's evaluation records
+// in the analyzer's format (last 32 steps, final state, full path).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { GAME_FACTS } from '../schema';
+import type { TaskSpec } from '../tasks';
+import type { StepObservation, VecEnv } from '../env/types';
+import { createEnv } from '../env/index';
+import { nextEpisodeSeed } from '../env/sim/vec';
+import { hash32 } from '../env/sim/worldgen';
+import { RUN_FILES, type EpisodeRecord, type RecordedStep, type RunSummary } from '../records';
+import { makeEvent, type RunnerEvent } from '../events';
+import type { RewardSandbox } from '../reward/index';
+
+/** The paper's L: failed episodes keep their last 32 steps. */
+export const LAST_STEPS = 32;
+export const DEFAULT_EVAL_EPISODES = 100;
+// Salt of the evaluation seed streams; training streams use the run seed directly (see train.ts).
+const EVAL_SALT = 0x0e7a1;
+
+/** First seed of env `i`'s training stream for run seed `seed`. */
+export const trainingStreamSeed = (seed: number, i: number) => hash32(seed, i, 0x7a1);
+/** First seed of env `i`'s evaluation stream for run seed `seed`. */
+export const evalStreamSeed = (seed: number, i: number, attempt = 0) => hash32(seed, i, EVAL_SALT, attempt);
+
+export interface EvaluateOptions {
+  task: TaskSpec;
+  episodes: number;
+  numEnvs: number;
+  seed: number;
+  /** Seeds trained on; an evaluation episode never uses one of them. */
+  trainingSeeds: ReadonlySet<number>;
+  /** One action per env for numEnvs × featureSize features. */
+  act: (features: Float32Array, numEnvs: number) => Int32Array;
+  sandbox: RewardSandbox | null;
+  workers?: number;
+  emit?: (e: RunnerEvent) => void;
+  onEpisode?: (done: number, total: number) => void;
+}
+
+export type EvalSummary = RunSummary['eval'];
+
+interface Running {
+  seed: number;
+  counted: boolean;
+  episode: number;
+  steps: RecordedStep[];
+  path: [number, number, number][];
+  ret: number;
+}
+
+export async function evaluate(opts: EvaluateOptions): Promise<{ summary: EvalSummary; episodes: EpisodeRecord[]; frames: number }> {
+  const n = Math.max(1, Math.min(opts.numEnvs, opts.episodes));
+  const env: VecEnv = await createEnv({ task: opts.task, numEnvs: n, seed: opts.seed, workers: opts.workers });
+  try {
+    return await runEpisodes(env, n, opts);
+  } finally {
+    await env.close();
+  }
+}
+
+async function runEpisodes(env: VecEnv, n: number, opts: EvaluateOptions) {
+  const episodes: EpisodeRecord[] = [];
+  let started = 0, frames = 0;
+  const heldOut = (s: number) => !opts.trainingSeeds.has(s);
+  const firstSeeds = Array.from({ length: n }, (_, i) => {
+    let attempt = 0, s = evalStreamSeed(opts.seed, i);
+    while (!heldOut(s)) s = evalStreamSeed(opts.seed, i, ++attempt);
+    return s;
+  });
+  const newRun = (seed: number, obs: StepObservation): Running => {
+    const counted = started < opts.episodes && heldOut(seed);
+    return { seed, counted, episode: counted ? started++ : -1, steps: [], path: [[obs.position[0], obs.position[1], obs.position[2]]], ret: 0 };
+  };
+  const reset = await env.reset(firstSeeds);
+  const runs = reset.obs.map((o, i) => newRun(firstSeeds[i]!, o));
+  await opts.sandbox?.beginEpisodes(runs.map((_, i) => i), reset.obs);
+  let features = reset.features;
+  while (episodes.length < opts.episodes) {
+    const actions = opts.act(features, n);
+    const res = await env.step(actions);
+    frames += n;
+    const rewards = opts.sandbox ? await opts.sandbox.step(res.obs) : new Float64Array(n);
+    const doneEnvs: number[] = [], doneObs: StepObservation[] = [];
+    for (let i = 0; i < n; i++) {
+      const run = runs[i]!, obs = res.obs[i]!, info = res.info[i]!;
+      if (run.counted) {
+        run.ret += rewards[i]!;
+        run.path.push([obs.position[0], obs.position[1], obs.position[2]]);
+        run.steps.push({
+          step: info.step,
+          action: GAME_FACTS.actions[actions[i]!]!,
+          reward: rewards[i]!,
+          position: obs.position,
+          inventory_change: obs.inventory_change,
+          nearest: obs.nearest,
+          health: obs.health,
+        });
+        if (run.steps.length > LAST_STEPS) run.steps.shift();
+      }
+      if (!info.done) continue;
+      if (run.counted) {
+        const first = run.path[0]!, last = run.path[run.path.length - 1]!;
+        const record: EpisodeRecord = {
+          episode: run.episode,
+          seed: run.seed,
+          success: info.success,
+          steps: info.step,
+          died: info.died,
+          deathCause: info.deathCause,
+          truncated: info.truncated,
+          return: run.ret,
+          distanceMoved: Math.hypot(last[0] - first[0], last[1] - first[1], last[2] - first[2]),
+          lastSteps: run.steps,
+          final: { health: obs.health, inventory: info.inventory, nearest: obs.nearest, blockUnderFoot: info.blockUnderFoot, died: info.died },
+          path: run.path,
+        };
+        episodes.push(record);
+        opts.onEpisode?.(episodes.length, opts.episodes);
+        if (!record.success) {
+          opts.emit?.(makeEvent({
+            type: 'episode_failed', episode: record.episode, seed: record.seed, steps: record.steps, died: record.died,
+            deathCause: record.deathCause, path: record.path.map(([x, , z]) => [x, z] as [number, number]),
+          }));
+        }
+      }
+      // The env has auto-reset onto the next seed of its stream (the same rule the simulator applies).
+      runs[i] = newRun(nextEpisodeSeed(run.seed, i), res.resetObs[i]!);
+      doneEnvs.push(i);
+      doneObs.push(res.resetObs[i]!);
+    }
+    if (opts.sandbox && doneEnvs.length > 0) await opts.sandbox.beginEpisodes(doneEnvs, doneObs);
+    features = res.features;
+  }
+  episodes.sort((a, b) => a.episode - b.episode);
+  return { summary: summarise(episodes), episodes, frames };
+}
+
+export function summarise(episodes: EpisodeRecord[]): EvalSummary {
+  const k = episodes.length || 1;
+  const deathCauses: Record<string, number> = {};
+  for (const e of episodes) if (e.died) deathCauses[e.deathCause ?? 'other'] = (deathCauses[e.deathCause ?? 'other'] ?? 0) + 1;
+  return {
+    episodes: episodes.length,
+    success_rate: episodes.filter((e) => e.success).length / k,
+    death_rate: episodes.filter((e) => e.died).length / k,
+    death_causes: deathCauses,
+    avg_steps: episodes.reduce((s, e) => s + e.steps, 0) / k,
+    avg_distance_moved: episodes.reduce((s, e) => s + e.distanceMoved, 0) / k,
+  };
+}
+
+/** Writes eval/episodes.ndjson (every episode) and eval/failed_episodes.json (the failed ones). */
+export function writeEvalRecords(runDir: string, episodes: EpisodeRecord[]): void {
+  mkdirSync(path.join(runDir, path.dirname(RUN_FILES.episodes)), { recursive: true });
+  writeFileSync(path.join(runDir, RUN_FILES.episodes), episodes.map((e) => JSON.stringify(e)).join('\n') + (episodes.length ? '\n' : ''));
+  writeFileSync(path.join(runDir, RUN_FILES.failedEpisodes), JSON.stringify(episodes.filter((e) => !e.success), null, 1) + '\n');
+}

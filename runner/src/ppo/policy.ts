@@ -1,0 +1,246 @@
+// The agent: an actor-critic MLP over the environment's feature vector (two tanh hidden layers each for
+// the policy and the value function), evaluated for all environments in one batch; its on-disk form; and
+// the seeded random stream used for initialisation, action sampling and minibatch order (so a run is
+// reproducible and a resumed run continues the same stream).
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import * as tf from '@tensorflow/tfjs-core';
+import { GAME_FACTS } from '../schema';
+import { ensureBackend, type BackendChoice } from './backend';
+
+/** A small, fast, serialisable PRNG (mulberry32); `state` is the whole state. */
+export class Rng {
+  constructor(public state: number) {
+    this.state = state >>> 0;
+  }
+  /** Uniform in [0, 1). */
+  next(): number {
+    let t = (this.state = (this.state + 0x6d2b79f5) >>> 0);
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+  /** Standard normal (Box-Muller). */
+  normal(): number {
+    const u = 1 - this.next(), v = this.next();
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+  }
+  uint32(): number {
+    return Math.floor(this.next() * 4294967296) >>> 0;
+  }
+}
+
+export interface PolicyConfig {
+  featureSize: number;
+  numActions: number;
+  /** Hidden layer widths, shared by the policy and the value network (separate weights). */
+  hidden: number[];
+}
+
+/** `DIR/checkpoint/policy.json`: what a checkpoint's weights are. */
+export interface PolicyFile extends PolicyConfig {
+  format: 'rewardsmith-policy';
+  version: 1;
+  task: string;
+  actions: readonly string[];
+  /** Variable shapes in the order their values are concatenated in weights.bin (float32, little endian). */
+  shapes: number[][];
+}
+
+export const POLICY_FILE = 'policy.json';
+export const WEIGHTS_FILE = 'weights.bin';
+
+export interface ForwardResult {
+  logits: tf.Tensor2D;
+  value: tf.Tensor1D;
+}
+
+/** Policy and value MLPs as raw variables (tfjs-core only: fewer layers of abstraction, fast on wasm). */
+export class ActorCritic {
+  readonly variables: tf.Variable[];
+  private readonly policyLayers: [tf.Variable, tf.Variable][];
+  private readonly valueLayers: [tf.Variable, tf.Variable][];
+
+  constructor(readonly config: PolicyConfig, rng: Rng) {
+    const sizes = [config.featureSize, ...config.hidden];
+    // Scaled-normal init; the last policy layer starts near zero so the first policy is almost uniform
+    // (maximum exploration), and the value head starts at unit scale.
+    const layer = (fanIn: number, fanOut: number, gain: number): [tf.Variable, tf.Variable] => {
+      const w = new Float32Array(fanIn * fanOut);
+      const scale = gain / Math.sqrt(fanIn);
+      for (let i = 0; i < w.length; i++) w[i] = rng.normal() * scale;
+      return [tf.variable(tf.tensor2d(w, [fanIn, fanOut])), tf.variable(tf.zeros([fanOut]))];
+    };
+    const trunk = () => sizes.slice(1).map((out, i) => layer(sizes[i]!, out, Math.SQRT2));
+    const last = sizes[sizes.length - 1]!;
+    this.policyLayers = [...trunk(), layer(last, config.numActions, 0.01)];
+    this.valueLayers = [...trunk(), layer(last, 1, 1)];
+    this.variables = [...this.policyLayers, ...this.valueLayers].flat();
+  }
+
+  /** Logits (batch × actions) and values (batch). Call inside tf.tidy or dispose the results. */
+  forward(x: tf.Tensor2D): ForwardResult {
+    const mlp = (layers: [tf.Variable, tf.Variable][]) => {
+      let h: tf.Tensor2D = x;
+      layers.forEach(([w, b], i) => {
+        const z = tf.add(tf.matMul(h, w as tf.Tensor2D), b) as tf.Tensor2D;
+        h = i < layers.length - 1 ? tf.tanh(z) : z;
+      });
+      return h;
+    };
+    return { logits: mlp(this.policyLayers), value: tf.reshape(mlp(this.valueLayers), [-1]) as tf.Tensor1D };
+  }
+
+  /** Action probabilities and values for a batch of feature rows, on the CPU side. */
+  evaluate(features: Float32Array, batch: number): { probs: Float32Array; values: Float32Array } {
+    const [probs, values] = tf.tidy(() => {
+      const { logits, value } = this.forward(tf.tensor2d(features, [batch, this.config.featureSize]));
+      return [tf.softmax(logits), value];
+    });
+    const out = { probs: probs.dataSync() as Float32Array, values: values.dataSync() as Float32Array };
+    probs.dispose();
+    values.dispose();
+    return out;
+  }
+
+  /** All weights, concatenated in variable order. */
+  weights(): Float32Array {
+    const parts = this.variables.map((v) => v.dataSync() as Float32Array);
+    const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
+    let o = 0;
+    for (const p of parts) {
+      out.set(p, o);
+      o += p.length;
+    }
+    return out;
+  }
+
+  setWeights(values: Float32Array): void {
+    let o = 0;
+    for (const v of this.variables) {
+      const n = v.size;
+      if (o + n > values.length) throw new Error('checkpoint weights are shorter than the network');
+      v.assign(tf.tensor(values.subarray(o, o + n), v.shape));
+      o += n;
+    }
+    if (o !== values.length) throw new Error('checkpoint weights are longer than the network');
+  }
+
+  save(dir: string, task: string): void {
+    mkdirSync(dir, { recursive: true });
+    const file: PolicyFile = {
+      format: 'rewardsmith-policy',
+      version: 1,
+      task,
+      actions: GAME_FACTS.actions,
+      ...this.config,
+      shapes: this.variables.map((v) => v.shape),
+    };
+    writeFileSync(path.join(dir, WEIGHTS_FILE), float32Bytes(this.weights()));
+    writeFileSync(path.join(dir, POLICY_FILE), JSON.stringify(file, null, 2) + '\n');
+  }
+
+  /** Reads a checkpoint's policy.json + weights.bin. */
+  static load(dir: string): { net: ActorCritic; file: PolicyFile } {
+    const jsonPath = path.join(dir, POLICY_FILE);
+    let file: PolicyFile;
+    try {
+      file = JSON.parse(readFileSync(jsonPath, 'utf8')) as PolicyFile;
+    } catch (err) {
+      throw new Error(`${jsonPath}: not a Rewardsmith checkpoint (${err instanceof Error ? err.message : String(err)})`);
+    }
+    if (file.format !== 'rewardsmith-policy' || file.version !== 1) throw new Error(`${jsonPath}: unknown checkpoint format`);
+    const net = new ActorCritic({ featureSize: file.featureSize, numActions: file.numActions, hidden: file.hidden }, new Rng(0));
+    net.setWeights(readFloat32(path.join(dir, WEIGHTS_FILE)));
+    return { net, file };
+  }
+
+  dispose(): void {
+    for (const v of this.variables) v.dispose();
+  }
+}
+
+export function float32Bytes(values: Float32Array): Buffer {
+  return Buffer.from(values.buffer, values.byteOffset, values.byteLength);
+}
+
+export function readFloat32(file: string): Float32Array {
+  const buf = readFileSync(file);
+  const copy = new Uint8Array(buf.byteLength);
+  copy.set(buf);
+  return new Float32Array(copy.buffer, 0, copy.byteLength / 4);
+}
+
+/** Samples one action per row from row-major probabilities (or takes the most likely one when greedy). */
+export function sampleActions(probs: Float32Array, batch: number, numActions: number, rng: Rng, greedy = false): Int32Array {
+  const actions = new Int32Array(batch);
+  for (let i = 0; i < batch; i++) {
+    const row = i * numActions;
+    let pick = numActions - 1;
+    if (greedy) {
+      for (let a = 0, best = -1; a < numActions; a++) if (probs[row + a]! > best) best = probs[row + a]!, pick = a;
+    } else {
+      let u = rng.next();
+      for (let a = 0; a < numActions; a++) {
+        u -= probs[row + a]!;
+        if (u < 0) {
+          pick = a;
+          break;
+        }
+      }
+    }
+    actions[i] = pick;
+  }
+  return actions;
+}
+
+/** A trained policy for rollouts and evaluation (`rollout --policy CHECKPOINT`, `eval CHECKPOINT`). */
+export interface LoadedPolicy {
+  task: string;
+  featureSize: number;
+  /** The backend the policy runs on. */
+  backend: string;
+  /** One action index (into GAME_FACTS.actions) per env for `numEnvs × featureSize` features. */
+  act(features: Float32Array, numEnvs: number): Int32Array;
+  dispose(): void;
+}
+
+/**
+ * Loads the policy of a checkpoint (a run folder, or its `checkpoint/` folder). Actions are sampled from the
+ * policy with a stream seeded by `seed` (the agent was trained stochastic; `greedy` takes the argmax).
+ */
+export async function loadPolicy(
+  checkpointDir: string,
+  opts: { backend?: BackendChoice; seed?: number; greedy?: boolean } = {},
+): Promise<LoadedPolicy> {
+  const selection = await ensureBackend(opts.backend ?? 'auto');
+  const dir = resolveCheckpointDir(checkpointDir);
+  const { net, file } = ActorCritic.load(dir);
+  const rng = new Rng(opts.seed ?? 0);
+  return {
+    task: file.task,
+    featureSize: file.featureSize,
+    backend: selection.name,
+    act(features, numEnvs) {
+      if (features.length !== numEnvs * file.featureSize) {
+        throw new Error(`the policy takes ${file.featureSize} features per env (trained on ${file.task}); got ${features.length / numEnvs}`);
+      }
+      const { probs } = net.evaluate(features, numEnvs);
+      return sampleActions(probs, numEnvs, file.numActions, rng, opts.greedy ?? false);
+    },
+    dispose: () => net.dispose(),
+  };
+}
+
+/** A run folder or a checkpoint folder → the folder that holds policy.json. */
+export function resolveCheckpointDir(dir: string): string {
+  for (const candidate of [dir, path.join(dir, 'checkpoint')]) {
+    try {
+      readFileSync(path.join(candidate, POLICY_FILE));
+      return candidate;
+    } catch {
+      /* try the next */
+    }
+  }
+  throw new Error(`${dir}: no checkpoint here (expected ${POLICY_FILE} in it or in its checkpoint/ folder)`);
+}

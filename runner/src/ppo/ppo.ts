@@ -1,0 +1,197 @@
+// PPO with GAE on TensorFlow.js: the rollout buffer, advantage estimation, the paper's reward normaliser
+// and the clipped-surrogate update (value loss, entropy bonus, optional KL to a frozen initial policy).
+import * as tf from '@tensorflow/tfjs-core';
+import type { ActorCritic } from './policy';
+import type { Rng } from './policy';
+
+export interface PpoHyperparameters {
+  gamma: number;
+  lambda: number;
+  learningRate: number;
+  clip: number;
+  entropyCoef: number;
+  valueCoef: number;
+  /** Weight of KL(π ‖ π_init) when training from `--init` (the paper: 0.125). */
+  klCoef: number;
+  epochs: number;
+  minibatches: number;
+  maxGradNorm: number;
+  /** Updates at the start of a run from `--init` that train only the value function (the paper: 2). */
+  valuePretrainUpdates: number;
+  /** Momentum of the running mean of |episode return| used to normalise rewards (the paper: 0.7). */
+  returnMomentum: number;
+}
+
+/** Defaults that learn from scratch on our symbolic observations (see README.md beside this file). */
+export const DEFAULT_HYPERPARAMETERS: PpoHyperparameters = {
+  gamma: 0.99,
+  lambda: 0.95,
+  learningRate: 1e-3,
+  clip: 0.2,
+  entropyCoef: 0.01,
+  valueCoef: 0.5,
+  klCoef: 0.125,
+  epochs: 4,
+  minibatches: 4,
+  maxGradNorm: 0.5,
+  valuePretrainUpdates: 2,
+  returnMomentum: 0.7,
+};
+
+/** The paper's normaliser: r / max(R', 1) with R' a running mean (momentum 0.7) of |episode return|. */
+export class ReturnNormaliser {
+  constructor(public runningAbsReturn = 0, public initialised = false) {}
+  /** Folds in the episodes that ended in the last rollout. */
+  update(episodeReturns: number[], momentum: number): void {
+    if (episodeReturns.length === 0) return;
+    const meanAbs = episodeReturns.reduce((s, r) => s + Math.abs(r), 0) / episodeReturns.length;
+    this.runningAbsReturn = this.initialised ? momentum * this.runningAbsReturn + (1 - momentum) * meanAbs : meanAbs;
+    this.initialised = true;
+  }
+  get scale(): number {
+    return 1 / Math.max(this.runningAbsReturn, 1);
+  }
+}
+
+/** One rollout of `steps` × `numEnvs` transitions, row t*numEnvs + i. */
+export class RolloutBuffer {
+  readonly features: Float32Array;
+  readonly actions: Int32Array;
+  readonly logProbs: Float32Array;
+  readonly values: Float32Array;
+  /** Raw rewards from the reward function (normalised when advantages are computed). */
+  readonly rewards: Float32Array;
+  readonly dones: Uint8Array;
+  readonly advantages: Float32Array;
+  readonly returns: Float32Array;
+  length = 0;
+
+  constructor(readonly steps: number, readonly numEnvs: number, readonly featureSize: number) {
+    const size = steps * numEnvs;
+    this.features = new Float32Array(size * featureSize);
+    this.actions = new Int32Array(size);
+    this.logProbs = new Float32Array(size);
+    this.values = new Float32Array(size);
+    this.rewards = new Float32Array(size);
+    this.dones = new Uint8Array(size);
+    this.advantages = new Float32Array(size);
+    this.returns = new Float32Array(size);
+  }
+
+  /** GAE(γ, λ) over the first `length` steps; an episode end (success, death or time limit) cuts the trace. */
+  computeAdvantages(lastValues: Float32Array, rewardScale: number, gamma: number, lambda: number): void {
+    const n = this.numEnvs;
+    for (let i = 0; i < n; i++) {
+      let gae = 0;
+      let nextValue = lastValues[i]!;
+      for (let t = this.length - 1; t >= 0; t--) {
+        const k = t * n + i;
+        const notDone = this.dones[k] ? 0 : 1;
+        const delta = this.rewards[k]! * rewardScale + gamma * nextValue * notDone - this.values[k]!;
+        gae = delta + gamma * lambda * notDone * gae;
+        this.advantages[k] = gae;
+        this.returns[k] = gae + this.values[k]!;
+        nextValue = this.values[k]!;
+      }
+    }
+  }
+}
+
+export interface UpdateStats {
+  policyLoss: number;
+  valueLoss: number;
+  entropy: number;
+  /** KL to the initial policy when there is one, else the approximate KL between old and new policy. */
+  kl: number;
+}
+
+/** One PPO update (epochs × minibatches) on a filled buffer with advantages computed. */
+export function ppoUpdate(
+  net: ActorCritic,
+  optimizer: tf.Optimizer,
+  buffer: RolloutBuffer,
+  hp: PpoHyperparameters,
+  rng: Rng,
+  opts: { initNet: ActorCritic | null; valueOnly: boolean },
+): UpdateStats {
+  const total = buffer.length * buffer.numEnvs;
+  const f = buffer.featureSize, numActions = net.config.numActions;
+  const mbSize = Math.max(1, Math.floor(total / hp.minibatches));
+  const order = new Int32Array(total).map((_, i) => i);
+  const sums = { policyLoss: 0, valueLoss: 0, entropy: 0, kl: 0 };
+  let count = 0;
+  // Value-only updates still pass every variable (with the policy terms weighted 0): Adam keys its moments
+  // by position in the gradient list, so the list must be the same in every update.
+  const policyWeight = opts.valueOnly ? 0 : 1;
+  for (let epoch = 0; epoch < hp.epochs; epoch++) {
+    for (let i = total - 1; i > 0; i--) {
+      const j = Math.floor(rng.next() * (i + 1));
+      const t = order[i]!;
+      order[i] = order[j]!;
+      order[j] = t;
+    }
+    for (let start = 0; start + mbSize <= total; start += mbSize) {
+      const idx = order.subarray(start, start + mbSize);
+      const x = new Float32Array(mbSize * f), act = new Int32Array(mbSize), oldLogp = new Float32Array(mbSize);
+      const adv = new Float32Array(mbSize), ret = new Float32Array(mbSize);
+      let mean = 0;
+      for (let m = 0; m < mbSize; m++) {
+        const k = idx[m]!;
+        x.set(buffer.features.subarray(k * f, (k + 1) * f), m * f);
+        act[m] = buffer.actions[k]!;
+        oldLogp[m] = buffer.logProbs[k]!;
+        adv[m] = buffer.advantages[k]!;
+        ret[m] = buffer.returns[k]!;
+        mean += adv[m]!;
+      }
+      // Per-minibatch advantage normalisation.
+      mean /= mbSize;
+      let variance = 0;
+      for (let m = 0; m < mbSize; m++) variance += (adv[m]! - mean) ** 2;
+      const std = Math.sqrt(variance / mbSize) + 1e-8;
+      for (let m = 0; m < mbSize; m++) adv[m] = (adv[m]! - mean) / std;
+
+      const parts = tf.tidy(() => {
+        const xs = tf.tensor2d(x, [mbSize, f]);
+        const actions = tf.oneHot(tf.tensor1d(act, 'int32'), numActions);
+        const oldLogpT = tf.tensor1d(oldLogp), advT = tf.tensor1d(adv), retT = tf.tensor1d(ret);
+        const initLogp = opts.initNet ? tf.logSoftmax(opts.initNet.forward(xs).logits) : null;
+        let kept: tf.Scalar[] = [];
+        const { grads } = tf.variableGrads(() => {
+          const { logits, value } = net.forward(xs);
+          const logpAll = tf.logSoftmax(logits);
+          const logp = tf.sum(tf.mul(logpAll, actions), 1);
+          const ratio = tf.exp(tf.sub(logp, oldLogpT));
+          const clipped = tf.clipByValue(ratio, 1 - hp.clip, 1 + hp.clip);
+          const policyLoss = tf.neg(tf.mean(tf.minimum(tf.mul(ratio, advT), tf.mul(clipped, advT)))) as tf.Scalar;
+          const valueLoss = tf.mean(tf.square(tf.sub(value, retT))) as tf.Scalar;
+          const probs = tf.exp(logpAll);
+          const entropy = tf.neg(tf.mean(tf.sum(tf.mul(probs, logpAll), 1))) as tf.Scalar;
+          const kl = (initLogp
+            ? tf.mean(tf.sum(tf.mul(probs, tf.sub(logpAll, initLogp)), 1))
+            : tf.mean(tf.sub(oldLogpT, logp))) as tf.Scalar;
+          kept = [policyLoss, valueLoss, entropy, kl].map((s) => tf.keep(s));
+          let policyTerms = tf.sub(policyLoss, tf.mul(entropy, hp.entropyCoef));
+          if (initLogp) policyTerms = tf.add(policyTerms, tf.mul(kl, hp.klCoef));
+          return tf.add(tf.mul(valueLoss, hp.valueCoef), tf.mul(policyTerms, policyWeight)) as tf.Scalar;
+        }, net.variables);
+        // Clip the global gradient norm.
+        const names = Object.keys(grads);
+        const norm = tf.sqrt(tf.addN(names.map((n) => tf.sum(tf.square(grads[n]!)))));
+        const scale = tf.minimum(tf.scalar(1), tf.div(tf.scalar(hp.maxGradNorm), tf.add(norm, 1e-6)));
+        optimizer.applyGradients(names.map((name) => ({ name, tensor: tf.mul(grads[name]!, scale) })));
+        const stacked = tf.stack(kept);
+        for (const t of kept) t.dispose();
+        return stacked;
+      });
+      const v = parts.dataSync();
+      parts.dispose();
+      sums.policyLoss += v[0]!;
+      sums.valueLoss += v[1]!;
+      sums.entropy += v[2]!;
+      sums.kl += v[3]!;
+      count++;
+    }
+  }
+  return { policyLoss: sums.policyLoss / count, valueLoss: sums.valueLoss / count, entropy: sums.entropy / count, kl: sums.kl / count };
+}

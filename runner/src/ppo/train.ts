@@ -1,0 +1,645 @@
+// `rewardsmith train` / `rewardsmith eval`, and the programmatic `train()` the improvement loop calls.
+// One run folder holds everything: the reward copy, metrics.ndjson (one line per PPO update), the latest
+// checkpoint (policy, optimizer, random streams, env seeds, metrics position: enough to resume after a
+// SIGKILL with no metric line lost or repeated), the evaluation records and summary.json.
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import * as tf from '@tensorflow/tfjs-core';
+import { GAME_FACTS } from '../schema';
+import { resolveTask, type TaskSpec } from '../tasks';
+import { createEnv } from '../env/index';
+import { nextEpisodeSeed } from '../env/sim/vec';
+import type { StepObservation, VecEnv } from '../env/types';
+import { RewardError, RewardSandbox } from '../reward/index';
+import { makeEvent, type ProgressEvent, type RunnerEvent } from '../events';
+import { RUN_FILES, type RunSummary, type UpdateMetrics } from '../records';
+import { BACKEND_CHOICES, ensureBackend, type BackendChoice } from './backend';
+import { ActorCritic, Rng, float32Bytes, readFloat32, resolveCheckpointDir, sampleActions } from './policy';
+import { DEFAULT_HYPERPARAMETERS, ReturnNormaliser, RolloutBuffer, ppoUpdate, type PpoHyperparameters } from './ppo';
+import { DEFAULT_EVAL_EPISODES, evaluate, trainingStreamSeed, writeEvalRecords } from './evaluate';
+
+export { loadPolicy, type LoadedPolicy } from './policy';
+
+/** The paper's training budget. */
+export const DEFAULT_STEPS = 256_000;
+export const DEFAULT_ENVS = 64;
+/** Steps per env per rollout; one PPO update per rollout of DEFAULT_ENVS × this frames. */
+export const DEFAULT_ROLLOUT_STEPS = 128;
+export const DEFAULT_CHECKPOINT_EVERY = 4;
+// Training episodes whose return/success make up the reported curves.
+const CURVE_WINDOW = 100;
+// Evaluation batch: enough envs to keep the workers busy, few enough that little runs past the last episode.
+const EVAL_ENVS = 25;
+
+/** Options of `train()` (the CLI flags map one to one). */
+export interface TrainOptions {
+  /** The `*.reward.ts` file. On resume it may be omitted (the run's copy is used). */
+  rewardFile?: string;
+  /** Built-in task id, task file path, or a task. On resume it may be omitted. */
+  task?: string | TaskSpec;
+  /** Training frames (env steps summed over envs). Default 256,000. */
+  steps?: number;
+  seed?: number;
+  /** Run folder. */
+  out: string;
+  /** Parallel environments (one policy batch). Default 64. */
+  envs?: number;
+  /** TensorFlow.js backend. Default auto. */
+  backend?: BackendChoice;
+  /** Start from this checkpoint's policy and add the KL term to it (the paper's frozen initial policy). */
+  init?: string;
+  /** Continue the run in `out` from its last checkpoint. */
+  resume?: boolean;
+  /** Held-out evaluation episodes after training (0 skips evaluation). Default 100. */
+  evalEpisodes?: number;
+  /** Env worker threads (default: the env module's choice). */
+  workers?: number;
+  /** Steps per env per rollout. Default 128. */
+  rolloutSteps?: number;
+  /** Write a checkpoint every this many updates (and always at the end). Default 4. */
+  checkpointEvery?: number;
+  hyperparameters?: Partial<PpoHyperparameters>;
+  /** Receives the run's events (the same objects `--events ndjson` prints). */
+  emit?: (e: RunnerEvent) => void;
+  /** Called during evaluation with episodes done / total (the CLI's progress bar). */
+  onEvalEpisode?: (done: number, total: number) => void;
+}
+
+/** `checkpoint/state.json`: everything besides the weights needed to continue exactly. */
+interface TrainState {
+  version: 1;
+  task: string;
+  rewardFile: string;
+  rewardSha256: string;
+  seed: number;
+  totalFrames: number;
+  numEnvs: number;
+  rolloutSteps: number;
+  hyperparameters: PpoHyperparameters;
+  init: string | null;
+  frames: number;
+  update: number;
+  metricsLines: number;
+  wallSeconds: number;
+  rng: number;
+  /** Seed of the episode each env is in; a resumed run restarts those worlds. */
+  envSeeds: number[];
+  trainingSeeds: number[];
+  normaliser: { runningAbsReturn: number; initialised: boolean };
+  recent: { ret: number; success: boolean }[];
+  episodes: number;
+  lastStats: { policyLoss: number; valueLoss: number; entropy: number; kl: number; fps: number };
+}
+
+const CHECKPOINT_TMP = `${RUN_FILES.checkpoint}.tmp`;
+const CHECKPOINT_OLD = `${RUN_FILES.checkpoint}.old`;
+
+function sha256(file: string): string {
+  return createHash('sha256').update(readFileSync(file)).digest('hex');
+}
+
+/** Reads the newest complete checkpoint of a run (a SIGKILL between the renames leaves the old one). */
+function readCheckpoint(runDir: string): { dir: string; state: TrainState } | null {
+  for (const name of [RUN_FILES.checkpoint, CHECKPOINT_OLD]) {
+    const dir = path.join(runDir, name);
+    const file = path.join(dir, 'state.json');
+    if (existsSync(file)) return { dir, state: JSON.parse(readFileSync(file, 'utf8')) as TrainState };
+  }
+  return null;
+}
+
+async function writeCheckpoint(runDir: string, task: string, net: ActorCritic, optimizer: tf.Optimizer, state: TrainState): Promise<void> {
+  const tmp = path.join(runDir, CHECKPOINT_TMP);
+  rmSync(tmp, { recursive: true, force: true });
+  net.save(tmp, task);
+  const named = await optimizer.getWeights();
+  const parts = named.map((w) => w.tensor.dataSync() as Float32Array);
+  const all = new Float32Array(parts.reduce((s, p) => s + p.length, 0));
+  parts.reduce((o, p) => (all.set(p, o), o + p.length), 0);
+  writeFileSync(path.join(tmp, 'optimizer.bin'), float32Bytes(all));
+  writeFileSync(path.join(tmp, 'optimizer.json'), JSON.stringify(named.map((w) => ({ name: w.name, shape: w.tensor.shape }))) + '\n');
+  writeFileSync(path.join(tmp, 'state.json'), JSON.stringify(state) + '\n');
+  const current = path.join(runDir, RUN_FILES.checkpoint), old = path.join(runDir, CHECKPOINT_OLD);
+  rmSync(old, { recursive: true, force: true });
+  if (existsSync(current)) renameSync(current, old);
+  renameSync(tmp, current);
+  rmSync(old, { recursive: true, force: true });
+}
+
+async function restoreOptimizer(dir: string, optimizer: tf.Optimizer): Promise<void> {
+  const layout = JSON.parse(readFileSync(path.join(dir, 'optimizer.json'), 'utf8')) as { name: string; shape: number[] }[];
+  const values = readFloat32(path.join(dir, 'optimizer.bin'));
+  let o = 0;
+  const named = layout.map(({ name, shape }) => {
+    const size = shape.reduce((a, b) => a * b, 1);
+    const tensor = tf.tensor(values.slice(o, o + size), shape);
+    o += size;
+    return { name, tensor };
+  });
+  await optimizer.setWeights(named);
+}
+
+/** Keeps the first `lines` lines of metrics.ndjson: updates after the checkpoint are redone on resume. */
+function truncateMetrics(file: string, lines: number): void {
+  if (!existsSync(file)) {
+    writeFileSync(file, '');
+    return;
+  }
+  const kept = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').slice(0, lines);
+  writeFileSync(file, kept.map((l) => l + '\n').join(''));
+}
+
+/**
+ * Trains PPO on a reward file, evaluates on held-out worlds and writes the run folder; returns summary.json.
+ * Throws a RewardError (located in the reward file) when the reward fails, after emitting `reward_error`.
+ */
+export async function train(options: TrainOptions): Promise<RunSummary> {
+  const runDir = path.resolve(options.out);
+  const emit = options.emit ?? (() => {});
+  const previous = options.resume ? readCheckpoint(runDir) : null;
+  if (options.resume && !previous) throw new Error(`${runDir}: no checkpoint to resume from`);
+  if (!options.resume && existsSync(path.join(runDir, RUN_FILES.checkpoint))) {
+    throw new Error(`${runDir} already holds a run; pass --resume to continue it or choose another --out`);
+  }
+  const rewardCopy = path.join(runDir, RUN_FILES.rewardCopy);
+  let state: TrainState;
+  let task: TaskSpec;
+  if (previous) {
+    state = previous.state;
+    task = options.task === undefined ? resolveTask(state.task) : typeof options.task === 'string' ? resolveTask(options.task) : options.task;
+    if (task.id !== state.task) throw new Error(`${runDir} was trained on ${state.task}, not ${task.id}`);
+    if (options.rewardFile && sha256(options.rewardFile) !== state.rewardSha256) {
+      throw new Error(`${options.rewardFile} changed since the run started; resume trains the copy in ${rewardCopy}, or start a new run`);
+    }
+  } else {
+    if (!options.rewardFile) throw new Error('a reward file is required');
+    if (options.task === undefined) throw new Error('a task is required (--task)');
+    task = typeof options.task === 'string' ? resolveTask(options.task) : options.task;
+    const seed = options.seed ?? 0;
+    const numEnvs = options.envs ?? DEFAULT_ENVS;
+    state = {
+      version: 1,
+      task: task.id,
+      rewardFile: path.resolve(options.rewardFile),
+      rewardSha256: sha256(options.rewardFile),
+      seed,
+      totalFrames: options.steps ?? DEFAULT_STEPS,
+      numEnvs,
+      rolloutSteps: options.rolloutSteps ?? DEFAULT_ROLLOUT_STEPS,
+      hyperparameters: { ...DEFAULT_HYPERPARAMETERS, ...options.hyperparameters },
+      init: options.init ? path.resolve(options.init) : null,
+      frames: 0,
+      update: 0,
+      metricsLines: 0,
+      wallSeconds: 0,
+      rng: seed ^ 0x5eed5,
+      envSeeds: Array.from({ length: numEnvs }, (_, i) => trainingStreamSeed(seed, i)),
+      trainingSeeds: [],
+      normaliser: { runningAbsReturn: 0, initialised: false },
+      recent: [],
+      episodes: 0,
+      lastStats: { policyLoss: 0, valueLoss: 0, entropy: 0, kl: 0, fps: 0 },
+    };
+    state.trainingSeeds.push(...state.envSeeds);
+    mkdirSync(runDir, { recursive: true });
+    copyFileSync(options.rewardFile, rewardCopy);
+  }
+  const backend = await ensureBackend(options.backend ?? 'auto');
+  const metricsFile = path.join(runDir, RUN_FILES.metrics);
+  truncateMetrics(metricsFile, state.metricsLines);
+
+  emit(makeEvent({
+    type: 'started', command: 'train', task: task.id, rewardFile: state.rewardFile, runDir, backend: backend.name, env: 'sim',
+    totalFrames: state.totalFrames, numEnvs: state.numEnvs, resumedFromFrames: state.frames,
+  }));
+
+  const hp = state.hyperparameters;
+  const rng = new Rng(state.rng);
+  const n = state.numEnvs;
+  const trainingSeeds = new Set(state.trainingSeeds);
+  const normaliser = new ReturnNormaliser(state.normaliser.runningAbsReturn, state.normaliser.initialised);
+  let env: VecEnv | null = null;
+  let sandbox: RewardSandbox | null = null;
+  let net: ActorCritic | null = null;
+  let initNet: ActorCritic | null = null;
+  let optimizer: tf.Optimizer | null = null;
+  try {
+    // The reward copy is what trains: the user may edit the original while the run goes on.
+    sandbox = await RewardSandbox.open(rewardCopy, n, { attack: task.attack });
+    env = await createEnv({ task, numEnvs: n, seed: state.seed, workers: options.workers });
+    const config = { featureSize: env.featureSize, numActions: GAME_FACTS.actions.length, hidden: [64, 64] };
+    optimizer = tf.train.adam(hp.learningRate);
+    if (previous) {
+      net = ActorCritic.load(previous.dir).net;
+      await restoreOptimizer(previous.dir, optimizer);
+    } else {
+      net = new ActorCritic(config, new Rng(state.seed ^ 0x1417));
+    }
+    if (state.init) {
+      const loaded = ActorCritic.load(resolveCheckpointDir(state.init));
+      if (loaded.file.featureSize !== env.featureSize) {
+        throw new Error(`--init ${state.init} was trained with ${loaded.file.featureSize} features (${loaded.file.task}); ${task.id} has ${env.featureSize}`);
+      }
+      initNet = loaded.net;
+      if (!previous) net.setWeights(initNet.weights());
+    }
+    if (net.config.featureSize !== env.featureSize) throw new Error(`the checkpoint has ${net.config.featureSize} features; the env has ${env.featureSize}`);
+
+    const reset = await env.reset(state.envSeeds);
+    await sandbox.beginEpisodes(Array.from({ length: n }, (_, i) => i), reset.obs);
+    let features = reset.features;
+    const episodeReturn = new Float64Array(n);
+    const buffer = new RolloutBuffer(state.rolloutSteps, n, env.featureSize);
+    const wallBefore = state.wallSeconds;
+    const segmentStart = Date.now();
+
+    while (state.frames < state.totalFrames) {
+      const updateStart = Date.now();
+      const steps = Math.min(state.rolloutSteps, Math.ceil((state.totalFrames - state.frames) / n));
+      const finished: { ret: number; success: boolean }[] = [];
+      let evaluated = net.evaluate(features, n);
+      for (let t = 0; t < steps; t++) {
+        const { probs, values } = evaluated;
+        const actions = sampleActions(probs, n, config.numActions, rng);
+        const row = t * n;
+        buffer.features.set(features, row * env.featureSize);
+        for (let i = 0; i < n; i++) {
+          buffer.actions[row + i] = actions[i]!;
+          buffer.logProbs[row + i] = Math.log(Math.max(probs[i * config.numActions + actions[i]!]!, 1e-8));
+          buffer.values[row + i] = values[i]!;
+        }
+        const res = await env.step(actions);
+        const doneEnvs: number[] = [], firstObs: StepObservation[] = [];
+        res.info.forEach((info, i) => {
+          if (!info.done) return;
+          doneEnvs.push(i);
+          firstObs.push(res.resetObs[i]!);
+        });
+        // The reward host works while this thread evaluates the policy on the next features.
+        const rewardsPending = sandbox.step(res.obs).then(async (r) => {
+          await sandbox!.beginEpisodes(doneEnvs, firstObs);
+          return r;
+        });
+        rewardsPending.catch(() => {});
+        features = res.features;
+        evaluated = net.evaluate(features, n);
+        const rewards = await rewardsPending;
+        for (let i = 0; i < n; i++) {
+          buffer.rewards[row + i] = rewards[i]!;
+          buffer.dones[row + i] = res.info[i]!.done ? 1 : 0;
+          episodeReturn[i] += rewards[i]!;
+        }
+        for (const i of doneEnvs) {
+          finished.push({ ret: episodeReturn[i]!, success: res.info[i]!.success });
+          episodeReturn[i] = 0;
+          state.envSeeds[i] = nextEpisodeSeed(state.envSeeds[i]!, i);
+          trainingSeeds.add(state.envSeeds[i]!);
+        }
+        buffer.length = t + 1;
+        state.frames += n;
+      }
+      normaliser.update(finished.map((e) => e.ret), hp.returnMomentum);
+      buffer.computeAdvantages(evaluated.values, normaliser.scale, hp.gamma, hp.lambda);
+      const stats = ppoUpdate(net, optimizer, buffer, hp, rng, { initNet, valueOnly: initNet !== null && state.update < hp.valuePretrainUpdates });
+      state.update++;
+      state.episodes += finished.length;
+      state.recent = [...state.recent, ...finished].slice(-CURVE_WINDOW);
+      const meanReturn = state.recent.length ? state.recent.reduce((s, e) => s + e.ret, 0) / state.recent.length : 0;
+      const successRate = state.recent.length ? state.recent.filter((e) => e.success).length / state.recent.length : 0;
+      const fps = (steps * n) / Math.max(1e-3, (Date.now() - updateStart) / 1000);
+      state.wallSeconds = wallBefore + (Date.now() - segmentStart) / 1000;
+      const metrics: UpdateMetrics = {
+        update: state.update, frames: state.frames, fps, mean_return: meanReturn, success_rate: successRate, episodes: state.episodes,
+        policy_loss: stats.policyLoss, value_loss: stats.valueLoss, entropy: stats.entropy, kl: stats.kl, wall_seconds: state.wallSeconds,
+      };
+      appendFileSync(metricsFile, JSON.stringify(metrics) + '\n');
+      state.metricsLines = state.update;
+      state.lastStats = { ...stats, fps };
+      emit(makeEvent({
+        type: 'progress', frames: state.frames, totalFrames: state.totalFrames, fps, meanReturn, successRate, episodes: state.episodes,
+        update: state.update, policyLoss: stats.policyLoss, valueLoss: stats.valueLoss, entropy: stats.entropy,
+      }));
+      if (state.update % (options.checkpointEvery ?? DEFAULT_CHECKPOINT_EVERY) === 0 || state.frames >= state.totalFrames) {
+        state.rng = rng.state;
+        state.normaliser = { runningAbsReturn: normaliser.runningAbsReturn, initialised: normaliser.initialised };
+        state.trainingSeeds = [...trainingSeeds];
+        await writeCheckpoint(runDir, task.id, net, optimizer, state);
+      }
+    }
+    await env.close();
+    env = null;
+
+    // Held-out evaluation with the same reward sandbox (fresh episodes).
+    const evalEpisodes = options.evalEpisodes ?? DEFAULT_EVAL_EPISODES;
+    const evalEnvs = Math.max(1, Math.min(n, EVAL_ENVS, evalEpisodes));
+    await sandbox.close();
+    sandbox = null;
+    let result: Awaited<ReturnType<typeof evaluate>> | null = null;
+    if (evalEpisodes > 0) {
+      sandbox = await RewardSandbox.open(rewardCopy, evalEnvs, { attack: task.attack });
+      const policy = net;
+      const evalRng = new Rng(state.seed ^ 0xe7a1);
+      result = await evaluate({
+        task, episodes: evalEpisodes, numEnvs: evalEnvs, seed: state.seed, trainingSeeds, workers: options.workers, emit, sandbox,
+        onEpisode: options.onEvalEpisode,
+        act: (f, k) => sampleActions(policy.evaluate(f, k).probs, k, config.numActions, evalRng),
+      });
+    }
+    if (result) {
+      writeEvalRecords(runDir, result.episodes);
+      emit(makeEvent({ type: 'eval', episodes: result.summary.episodes, successRate: result.summary.success_rate, deathRate: result.summary.death_rate, avgSteps: result.summary.avg_steps, deathCauses: result.summary.death_causes }));
+    }
+    const recent = state.recent;
+    const summary: RunSummary = {
+      task: task.id,
+      reward_file: state.rewardFile,
+      reward_sha256: state.rewardSha256,
+      seed: state.seed,
+      env: 'sim',
+      env_steps: state.frames,
+      // Training (all segments of a resumed run) plus this segment's evaluation.
+      wall_seconds: wallBefore + (Date.now() - segmentStart) / 1000,
+      backend: backend.name,
+      train: {
+        updates: state.update,
+        frames: state.frames,
+        mean_return: recent.length ? recent.reduce((s, e) => s + e.ret, 0) / recent.length : 0,
+        success_rate: recent.length ? recent.filter((e) => e.success).length / recent.length : 0,
+        entropy: state.lastStats.entropy,
+        fps: state.lastStats.fps,
+      },
+      eval: result?.summary ?? { episodes: 0, success_rate: 0, death_rate: 0, death_causes: {}, avg_steps: 0, avg_distance_moved: 0 },
+    };
+    const summaryFile = path.join(runDir, RUN_FILES.summary);
+    writeFileSync(summaryFile, JSON.stringify(summary, null, 2) + '\n');
+    emit(makeEvent({ type: 'finished', ok: true, runDir, summary: summaryFile }));
+    return summary;
+  } catch (err) {
+    if (err instanceof RewardError) {
+      emit(makeEvent({ type: 'reward_error', file: err.file, line: err.line, column: err.column, kind: err.kind, message: err.detail }));
+    }
+    emit(makeEvent({ type: 'finished', ok: false, runDir, summary: null, error: err instanceof Error ? err.message : String(err) }));
+    throw err;
+  } finally {
+    await env?.close();
+    await sandbox?.close();
+    net?.dispose();
+    initNet?.dispose();
+    optimizer?.dispose();
+  }
+}
+
+// ---- command line ----
+
+const TRAIN_USAGE = `usage: rewardsmith train REWARD_FILE --task T [--steps N] [--seed S] --out DIR [--envs K]
+                        [--backend auto|gpu|node|wasm|cpu] [--init CHECKPOINT] [--events ndjson]
+                        [--eval-episodes K] [--workers W]
+       rewardsmith train --resume DIR [--events ndjson]
+
+Trains a PPO agent on the reward in the headless simulator for N frames (default ${DEFAULT_STEPS}), then
+evaluates it on ${DEFAULT_EVAL_EPISODES} held-out worlds and writes DIR/summary.json, DIR/metrics.ndjson,
+DIR/eval/ and a checkpoint (DIR/checkpoint) that --resume continues after an interruption.
+  --envs K            parallel environments, one policy batch (default ${DEFAULT_ENVS})
+  --backend B         TensorFlow.js backend; auto tries gpu, node, wasm, cpu in that order
+  --init CHECKPOINT   start from this policy and keep a KL term to it
+  --events ndjson     print one JSON event per line on stdout instead of the progress bar
+`;
+
+const EVAL_USAGE = `usage: rewardsmith eval CHECKPOINT --task T [--episodes K] --out DIR [--reward FILE] [--seed S]
+                       [--envs K] [--backend B] [--events ndjson]
+
+Evaluates a checkpoint (a run folder or its checkpoint/ folder) on K held-out worlds (default ${DEFAULT_EVAL_EPISODES}) and writes
+DIR/summary.json and DIR/eval/. The reward (for the recorded per-step rewards) defaults to the run's copy.
+`;
+
+function intOption(value: string | undefined, name: string, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value.replace(/_/g, ''));
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be an integer ≥ ${min}, got "${value}"`);
+  return n;
+}
+
+class UsageError extends Error {}
+
+/** Where the CLI's output goes: ndjson events on stdout, or a progress bar and messages on stderr. */
+class Reporter {
+  private lastDraw = 0;
+  private lastLoggedTenth = -1;
+  private readonly tty = Boolean(process.stderr.isTTY);
+
+  constructor(readonly events: boolean) {}
+
+  emit = (e: RunnerEvent): void => {
+    if (this.events) {
+      process.stdout.write(JSON.stringify(e) + '\n');
+      return;
+    }
+    if (e.type === 'started') {
+      const resumed = e.resumedFromFrames ? `, resuming at ${e.resumedFromFrames.toLocaleString('en-US')} frames` : '';
+      process.stderr.write(`${e.command} ${e.task} with ${e.rewardFile ? path.relative(process.cwd(), e.rewardFile) : '(no reward)'}: ${e.totalFrames.toLocaleString('en-US')} frames, ${e.numEnvs} envs, backend ${e.backend}${resumed}\n`);
+    } else if (e.type === 'progress') {
+      this.bar(e);
+    } else if (e.type === 'reward_error') {
+      this.clear();
+    } else if (e.type === 'log') {
+      this.clear();
+      process.stderr.write(`${e.level}: ${e.message}\n`);
+    }
+  };
+
+  private bar(e: ProgressEvent): void {
+    const fraction = Math.min(1, e.frames / e.totalFrames);
+    const text = `${bar(fraction)} ${(fraction * 100).toFixed(0).padStart(3)}%  ${e.frames.toLocaleString('en-US')}/${e.totalFrames.toLocaleString('en-US')} frames  ${Math.round(e.fps)} fps  return ${e.meanReturn.toFixed(2)}  success ${(e.successRate * 100).toFixed(0)}%`;
+    if (this.tty) {
+      const now = Date.now();
+      if (now - this.lastDraw < 100 && fraction < 1) return;
+      this.lastDraw = now;
+      process.stderr.write(`\r${text}\x1b[K${fraction >= 1 ? '\n' : ''}`);
+    } else {
+      // Not a terminal (CI, a pipe): one line per tenth of the run.
+      const tenth = Math.floor(fraction * 10);
+      if (tenth === this.lastLoggedTenth) return;
+      this.lastLoggedTenth = tenth;
+      process.stderr.write(text + '\n');
+    }
+  }
+
+  evalProgress = (done: number, total: number): void => {
+    if (this.events || !this.tty) return;
+    process.stderr.write(`\r${bar(done / total)} evaluating ${done}/${total} episodes\x1b[K${done >= total ? '\n' : ''}`);
+  };
+
+  clear(): void {
+    if (!this.events && this.tty) process.stderr.write('\r\x1b[K');
+  }
+}
+
+function bar(fraction: number, width = 24): string {
+  const full = Math.round(fraction * width);
+  return `[${'#'.repeat(full)}${'.'.repeat(width - full)}]`;
+}
+
+/** The result table printed at the end of `train` and `eval`, and by the bench. */
+export function resultTable(rows: { task: string; reward: string; summary: RunSummary }[]): string {
+  const header = ['task', 'reward', 'success %', 'death %', 'avg steps', 'frames', 'wall s', 'backend'];
+  const body = rows.map(({ task, reward, summary: s }) => [
+    task, reward, (s.eval.success_rate * 100).toFixed(1), (s.eval.death_rate * 100).toFixed(1), s.eval.avg_steps.toFixed(0),
+    s.env_steps.toLocaleString('en-US'), s.wall_seconds.toFixed(0), s.backend,
+  ]);
+  const widths = header.map((h, c) => Math.max(h.length, ...body.map((r) => r[c]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((cell, c) => (c < 2 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join(' | ')} |`;
+  return [line(header), `|${widths.map((w, c) => (c < 2 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|')}|`, ...body.map(line)].join('\n');
+}
+
+/** Reports a failure the way the user needs it: a reward error as file:line:column, kind and message. */
+function reportFailure(err: unknown, reporter: Reporter): number {
+  reporter.clear();
+  if (err instanceof RewardError) {
+    process.stderr.write(`reward error (${err.kind}) at ${err.file}:${err.line}:${err.column}: ${err.detail}${err.env === null ? '' : ` (env ${err.env})`}\n`);
+    return 1;
+  }
+  if (err instanceof UsageError) {
+    process.stderr.write(`rewardsmith: ${err.message}\n`);
+    return 2;
+  }
+  process.stderr.write(`rewardsmith: ${err instanceof Error ? err.message : String(err)}\n`);
+  return 1;
+}
+
+function parse(argv: string[], options: ParseArgsConfig['options']) {
+  try {
+    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
+}
+
+function backendOption(value: string | undefined): BackendChoice | undefined {
+  if (value === undefined) return undefined;
+  if (!(BACKEND_CHOICES as readonly string[]).includes(value)) throw new UsageError(`--backend must be one of ${BACKEND_CHOICES.join(', ')}, got "${value}"`);
+  return value as BackendChoice;
+}
+
+function eventsOption(value: string | undefined): boolean {
+  if (value === undefined) return false;
+  if (value !== 'ndjson') throw new UsageError(`--events supports only "ndjson", got "${value}"`);
+  return true;
+}
+
+export async function trainCommand(argv: string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(TRAIN_USAGE);
+    return 0;
+  }
+  let reporter = new Reporter(false);
+  try {
+    const { values, positionals } = parse(argv, {
+      task: { type: 'string' }, steps: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' },
+      envs: { type: 'string' }, backend: { type: 'string' }, init: { type: 'string' }, resume: { type: 'string' },
+      events: { type: 'string' }, 'eval-episodes': { type: 'string' }, workers: { type: 'string' },
+    });
+    reporter = new Reporter(eventsOption(values.events as string | undefined));
+    const v = values as Record<string, string | undefined>;
+    if (positionals.length > 1) throw new UsageError(`expected one reward file, got ${positionals.join(' ')}`);
+    const out = v.resume ?? v.out;
+    if (!out) throw new UsageError('--out DIR is required\n\n' + TRAIN_USAGE);
+    if (v.resume && v.out && path.resolve(v.out) !== path.resolve(v.resume)) throw new UsageError('--resume DIR continues the run in DIR; drop --out or make it the same folder');
+    if (!v.resume && !positionals[0]) throw new UsageError('a reward file is required\n\n' + TRAIN_USAGE);
+    if (!v.resume && !v.task) throw new UsageError('--task is required\n\n' + TRAIN_USAGE);
+    const summary = await train({
+      rewardFile: positionals[0],
+      task: v.task,
+      steps: intOption(v.steps, 'steps', 1),
+      seed: intOption(v.seed, 'seed', 0),
+      out,
+      envs: intOption(v.envs, 'envs', 1),
+      backend: backendOption(v.backend),
+      init: v.init,
+      resume: v.resume !== undefined,
+      evalEpisodes: intOption(v['eval-episodes'], 'eval-episodes', 0),
+      workers: intOption(v.workers, 'workers', 0),
+      emit: reporter.emit,
+      onEvalEpisode: reporter.evalProgress,
+    });
+    if (!reporter.events) {
+      const reward = summary.reward_file ? path.basename(summary.reward_file) : '-';
+      process.stdout.write(`\n${resultTable([{ task: summary.task, reward, summary }])}\n\nrun folder: ${path.resolve(out)}\n`);
+    }
+    return 0;
+  } catch (err) {
+    return reportFailure(err, reporter);
+  }
+}
+
+export async function evalCommand(argv: string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(EVAL_USAGE);
+    return 0;
+  }
+  let reporter = new Reporter(false);
+  let sandbox: RewardSandbox | null = null;
+  let net: ActorCritic | null = null;
+  try {
+    const { values, positionals } = parse(argv, {
+      task: { type: 'string' }, episodes: { type: 'string' }, out: { type: 'string' }, reward: { type: 'string' },
+      seed: { type: 'string' }, envs: { type: 'string' }, backend: { type: 'string' }, events: { type: 'string' }, workers: { type: 'string' },
+    });
+    const v = values as Record<string, string | undefined>;
+    reporter = new Reporter(eventsOption(v.events));
+    const checkpoint = positionals[0];
+    if (!checkpoint || positionals.length > 1) throw new UsageError('expected one CHECKPOINT\n\n' + EVAL_USAGE);
+    if (!v.out) throw new UsageError('--out DIR is required\n\n' + EVAL_USAGE);
+    const dir = resolveCheckpointDir(checkpoint);
+    const loaded = ActorCritic.load(dir);
+    net = loaded.net;
+    const task = resolveTask(v.task ?? loaded.file.task);
+    const state = existsSync(path.join(dir, 'state.json')) ? (JSON.parse(readFileSync(path.join(dir, 'state.json'), 'utf8')) as TrainState) : null;
+    const runCopy = path.join(dir, '..', RUN_FILES.rewardCopy);
+    const rewardFile = v.reward ?? (existsSync(runCopy) ? runCopy : state?.rewardFile);
+    if (!rewardFile || !existsSync(rewardFile)) throw new UsageError('no reward file for the checkpoint; pass --reward FILE');
+    const episodes = intOption(v.episodes, 'episodes', 1) ?? DEFAULT_EVAL_EPISODES;
+    const seed = intOption(v.seed, 'seed', 0) ?? state?.seed ?? 0;
+    const numEnvs = Math.min(intOption(v.envs, 'envs', 1) ?? EVAL_ENVS, episodes);
+    const backend = await ensureBackend(backendOption(v.backend) ?? 'auto');
+    const runDir = path.resolve(v.out);
+    mkdirSync(runDir, { recursive: true });
+    const start = Date.now();
+    reporter.emit(makeEvent({ type: 'started', command: 'eval', task: task.id, rewardFile: path.resolve(rewardFile), runDir, backend: backend.name, env: 'sim', totalFrames: 0, numEnvs, resumedFromFrames: 0 }));
+    sandbox = await RewardSandbox.open(rewardFile, numEnvs, { attack: task.attack });
+    const rng = new Rng(seed ^ 0xe7a1);
+    const policy = net;
+    const result = await evaluate({
+      task, episodes, numEnvs, seed, sandbox, emit: reporter.emit, onEpisode: reporter.evalProgress,
+      trainingSeeds: new Set(state?.trainingSeeds ?? []),
+      workers: intOption(v.workers, 'workers', 0),
+      act: (f, k) => sampleActions(policy.evaluate(f, k).probs, k, loaded.file.numActions, rng),
+    });
+    writeEvalRecords(runDir, result.episodes);
+    const summary: RunSummary = {
+      task: task.id, reward_file: path.resolve(rewardFile), reward_sha256: sha256(rewardFile), seed, env: 'sim',
+      env_steps: state?.frames ?? 0, wall_seconds: (Date.now() - start) / 1000, backend: backend.name,
+      train: {
+        updates: state?.update ?? 0, frames: state?.frames ?? 0,
+        mean_return: state?.recent.length ? state.recent.reduce((s, e) => s + e.ret, 0) / state.recent.length : 0,
+        success_rate: state?.recent.length ? state.recent.filter((e) => e.success).length / state.recent.length : 0,
+        entropy: state?.lastStats.entropy ?? 0, fps: state?.lastStats.fps ?? 0,
+      },
+      eval: result.summary,
+    };
+    const summaryFile = path.join(runDir, RUN_FILES.summary);
+    writeFileSync(summaryFile, JSON.stringify(summary, null, 2) + '\n');
+    reporter.emit(makeEvent({ type: 'eval', episodes: result.summary.episodes, successRate: result.summary.success_rate, deathRate: result.summary.death_rate, avgSteps: result.summary.avg_steps, deathCauses: result.summary.death_causes }));
+    reporter.emit(makeEvent({ type: 'finished', ok: true, runDir, summary: summaryFile }));
+    if (!reporter.events) process.stdout.write(`\n${resultTable([{ task: task.id, reward: path.basename(rewardFile), summary }])}\n\nrun folder: ${runDir}\n`);
+    return 0;
+  } catch (err) {
+    if (err instanceof RewardError) reporter.emit(makeEvent({ type: 'reward_error', file: err.file, line: err.line, column: err.column, kind: err.kind, message: err.detail }));
+    reporter.emit(makeEvent({ type: 'finished', ok: false, runDir: path.resolve(argv[argv.indexOf('--out') + 1] ?? '.'), summary: null, error: err instanceof Error ? err.message : String(err) }));
+    return reportFailure(err, reporter);
+  } finally {
+    await sandbox?.close();
+    net?.dispose();
+  }
+}
