@@ -77,9 +77,9 @@ interface Insertion {
  * when every call passes it the same kind of schema parameter (`nearest_log(current_nearest_blocks)` and
  * `nearest_log(previous_nearest_blocks)` make `nearest_log(blocks)` take NearestBlocks).
  */
-function annotate(fileName: string, text: string): { virtual: string; insertions: Insertion[] } {
+function annotate(fileName: string, source: ts.SourceFile): { virtual: string; insertions: Insertion[] } {
   const isJs = fileName.endsWith('.js');
-  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.ES2022, false, isJs ? ts.ScriptKind.JS : ts.ScriptKind.TS);
+  const text = source.text;
   const insertions: Insertion[] = [];
   const annotateParam = (param: ts.ParameterDeclaration, tsType: string) => {
     if (isJs) insertions.push({ at: param.name.getStart(source), text: `/** @type {${tsType}} */ ` });
@@ -130,6 +130,16 @@ function annotate(fileName: string, text: string): { virtual: string; insertions
 }
 
 const registry = ts.createDocumentRegistry();
+// The declaration and lib files never change while the process runs: read each once, not once per edit.
+const librarySnapshots = new Map<string, ts.IScriptSnapshot | undefined>();
+
+function librarySnapshot(file: string): ts.IScriptSnapshot | undefined {
+  if (!librarySnapshots.has(file)) {
+    const text = file === DECLARATIONS_FILE ? declarations() : ts.sys.readFile(file);
+    librarySnapshots.set(file, text === undefined ? undefined : ts.ScriptSnapshot.fromString(text));
+  }
+  return librarySnapshots.get(file);
+}
 let declarationsText: string | undefined;
 
 function declarations(): string {
@@ -146,6 +156,8 @@ export class RewardProject {
   private version = 0;
   private text = '';
   private virtual = '';
+  private userSource: ts.SourceFile | undefined;
+  private snapshotText: ts.IScriptSnapshot = new EditedSnapshot('');
   private insertions: Insertion[] = [];
   private readonly service: ts.LanguageService;
 
@@ -155,10 +167,8 @@ export class RewardProject {
       getScriptFileNames: () => [DECLARATIONS_FILE, this.fileName],
       getScriptVersion: (f) => (f === this.fileName ? String(this.version) : '1'),
       getScriptSnapshot: (f) => {
-        if (f === this.fileName) return ts.ScriptSnapshot.fromString(this.virtual);
-        if (f === DECLARATIONS_FILE) return ts.ScriptSnapshot.fromString(declarations());
-        const lib = ts.sys.readFile(f);
-        return lib === undefined ? undefined : ts.ScriptSnapshot.fromString(lib);
+        if (f === this.fileName) return this.snapshotText;
+        return librarySnapshot(f);
       },
       getCompilationSettings: () => COMPILER_OPTIONS,
       getCurrentDirectory: () => path.dirname(this.fileName),
@@ -173,8 +183,13 @@ export class RewardProject {
   update(text: string): void {
     if (text === this.text && this.version > 0) return;
     this.text = text;
-    const { virtual, insertions } = annotate(this.fileName, text);
+    // Re-parse only the edited span of the user's text (the language service does the same for the virtual one).
+    this.userSource = this.userSource
+      ? ts.updateSourceFile(this.userSource, text, changeRange(this.userSource.text, text))
+      : ts.createSourceFile(this.fileName, text, ts.ScriptTarget.ES2022, false, this.fileName.endsWith('.js') ? ts.ScriptKind.JS : ts.ScriptKind.TS);
+    const { virtual, insertions } = annotate(this.fileName, this.userSource);
     this.virtual = virtual;
+    this.snapshotText = new EditedSnapshot(virtual);
     this.insertions = insertions;
     this.version++;
   }
@@ -197,6 +212,29 @@ export class RewardProject {
   dispose(): void {
     this.service.dispose();
   }
+}
+
+/** A snapshot that tells TypeScript which span changed, so it re-parses incrementally. */
+class EditedSnapshot implements ts.IScriptSnapshot {
+  constructor(private readonly text: string) {}
+  getText(start: number, end: number): string {
+    return this.text.slice(start, end);
+  }
+  getLength(): number {
+    return this.text.length;
+  }
+  getChangeRange(old: ts.IScriptSnapshot): ts.TextChangeRange | undefined {
+    return old instanceof EditedSnapshot ? changeRange(old.text, this.text) : undefined;
+  }
+}
+
+/** The span of `before` that was replaced to give `after` (common prefix and suffix kept). */
+function changeRange(before: string, after: string): ts.TextChangeRange {
+  let start = 0;
+  while (start < before.length && start < after.length && before.charCodeAt(start) === after.charCodeAt(start)) start++;
+  let end = 0;
+  while (end < before.length - start && end < after.length - start && before.charCodeAt(before.length - 1 - end) === after.charCodeAt(after.length - 1 - end)) end++;
+  return ts.createTextChangeRange(ts.createTextSpan(start, before.length - start - end), after.length - start - end);
 }
 
 /** A consistent view of one version: program, checker, the virtual source file and position mapping. */
@@ -287,7 +325,7 @@ export class Snapshot {
     const alias = this.aliasTypes.get(name);
     if (!alias) return false;
     const t = this.checker.getNonNullableType(type);
-    return t === alias || this.checker.typeToString(t) === name;
+    return t === alias || t.aliasSymbol?.name === name;
   }
 }
 

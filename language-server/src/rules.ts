@@ -501,7 +501,7 @@ class Linter {
       const uses: ts.Identifier[] = [];
       let reassigned = false;
       const find = (n: ts.Node) => {
-        if (ts.isIdentifier(n) && n !== p.name && this.checker.getSymbolAtLocation(n) === sym) {
+        if (ts.isIdentifier(n) && n !== p.name && n.text === (p.name as ts.Identifier).text && this.checker.getSymbolAtLocation(n) === sym) {
           const up = parentSkippingParens(n);
           if (ts.isBinaryExpression(up) && up.left === n && up.operatorToken.kind === ts.SyntaxKind.EqualsToken) reassigned = true;
           else uses.push(n);
