@@ -8,7 +8,7 @@ import { DEFAULT_GAME_VERSION } from '../../schema';
 import type { WorldKind } from '../../tasks';
 import { LAVA_BLOCK, STATE_COUNT, WATER_BLOCK, stateToBlock, stateVisible } from './registry';
 import { CHUNK_CELLS, WORLD_BANDS, generateChunk } from './worldgen';
-import type { BlockAccess } from './observe';
+import type { BlockAccess, ColumnStore } from './observe';
 
 const BlockCtor = prismarineBlock(DEFAULT_GAME_VERSION);
 const PLAINS_BIOME = 1;
@@ -34,11 +34,12 @@ interface Chunk {
   top: number;
 }
 
-export class SimWorld implements BlockAccess {
+export class SimWorld implements BlockAccess, ColumnStore {
   readonly minY: number;
   readonly maxY: number; // exclusive
-  private readonly below: number;
-  private readonly above: number;
+  readonly below: number;
+  readonly above: number;
+  readonly columnStore: ColumnStore = this;
   private readonly chunks = new Map<number, Chunk>();
   private lastKey = Number.NaN;
   private lastChunk: Chunk | null = null;
@@ -56,7 +57,7 @@ export class SimWorld implements BlockAccess {
     this.above = band.above;
   }
 
-  private chunk(cx: number, cz: number): Chunk {
+  column(cx: number, cz: number): Chunk {
     const key = (cx + 32768) * 65536 + (cz + 32768);
     if (key === this.lastKey) return this.lastChunk!;
     let c = this.chunks.get(key);
@@ -83,16 +84,12 @@ export class SimWorld implements BlockAccess {
   stateAt(x: number, y: number, z: number): number {
     if (y < this.minY) return this.below;
     if (y >= this.maxY) return this.above;
-    return this.chunk(x >> 4, z >> 4).cells[((y - this.minY) << 8) | ((z & 15) << 4) | (x & 15)]!;
-  }
-
-  columnTop(cx: number, cz: number): number {
-    return this.chunk(cx, cz).top;
+    return this.column(x >> 4, z >> 4).cells[((y - this.minY) << 8) | ((z & 15) << 4) | (x & 15)]!;
   }
 
   setState(x: number, y: number, z: number, state: number): void {
     if (y < this.minY || y >= this.maxY) return;
-    const c = this.chunk(x >> 4, z >> 4);
+    const c = this.column(x >> 4, z >> 4);
     c.cells[((y - this.minY) << 8) | ((z & 15) << 4) | (x & 15)] = state;
     if (visible[state] === 1 && y > c.top) c.top = y;
   }
