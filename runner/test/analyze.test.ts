@@ -11,7 +11,7 @@ import { analyzeRun, type Analysis, type Suggestion } from '../src/analyze/analy
 import { patchReward, PatchUnavailable, type PatchRequest } from '../src/analyze/patches';
 import { parseEvent, type SuggestionEvent } from '../src/events';
 import { RUN_FILES } from '../src/records';
-import { RewardSandbox } from '../src/reward/index';
+import { compileRewardFile, RewardSandbox } from '../src/reward/index';
 import type { EpisodeRecord } from '../src/records';
 import { lintText } from '../../language-server/src/rules';
 import { applyUnifiedDiff } from '../../extension/src/core';
@@ -47,7 +47,7 @@ function applyWithPatch(rewardFile: string, diff: string): string {
 }
 
 /** Every suggestion with a diff: applies exactly, lints clean, compiles under the reward runtime's contract check. */
-async function checkPatches(a: Analysis): Promise<void> {
+function checkPatches(a: Analysis): void {
   const rewardFile = a.rewardFile!;
   const before = lintProblems(rewardFile, readFileSync(rewardFile, 'utf8'));
   for (const s of a.suggestions.filter((x) => x.diff)) {
@@ -55,8 +55,7 @@ async function checkPatches(a: Analysis): Promise<void> {
     const file = path.join(tmp, `${s.id}-${path.basename(path.dirname(rewardFile))}.reward.ts`);
     writeFileSync(file, patched);
     assert.deepEqual(lintProblems(file, patched), before, `${s.id}: the patch adds no lint errors or warnings`);
-    const sandbox = await RewardSandbox.open(file, 1);
-    await sandbox.close();
+    compileRewardFile(file); // throws a located RewardError if the reward runtime rejects the patched file
     assert.ok(s.lines && s.lines[0] >= 1 && s.lines[1] >= s.lines[0], `${s.id}: has a 1-based line range`);
   }
 }
@@ -83,13 +82,15 @@ describe('analyze: recorded runs with known failure causes', () => {
     assert.match(lava.diff!, /^\+const LAVA_PENALTY_DISTANCE = \d+;/m);
     assert.match(lava.diff!, /^\+ +const lava_in_view = current_nearest_blocks\['lava'\];$/m);
     assert.match(lava.diff!, /^\+ +if \(lava_in_view !== undefined && lava_in_view\[0\] < LAVA_PENALTY_DISTANCE\) return -1;$/m);
-    await checkPatches(a);
+    checkPatches(a);
 
     // The patched reward, replayed on the recorded steps before a death, now punishes lava in view.
     const episode = JSON.parse(readFileSync(path.join(dir, RUN_FILES.episodes), 'utf8').split('\n')[0]!) as EpisodeRecord;
     const patchedFile = path.join(tmp, 'lava-patched.reward.ts');
     writeFileSync(patchedFile, applyWithPatch(a.rewardFile!, lava.diff!));
     const distance = Number(/LAVA_PENALTY_DISTANCE = (\d+)/.exec(lava.diff!)![1]);
+    // The sandbox's host process does not hold the event loop open; this timer does while we await it.
+    const keepAlive = setInterval(() => undefined, 1000);
     const sandbox = await RewardSandbox.open(patchedFile, 1);
     try {
       const obs = episode.lastSteps.map((s) => ({ nearest: s.nearest, inventory_change: s.inventory_change, health: s.health, position: s.position, damage_dealt: 0, kill_entity: {} }));
@@ -102,6 +103,7 @@ describe('analyze: recorded runs with known failure causes', () => {
       }
     } finally {
       await sandbox.close();
+      clearInterval(keepAlive);
     }
   });
 
@@ -113,7 +115,7 @@ describe('analyze: recorded runs with known failure causes', () => {
     assert.match(stuck.evidence, /turn_left ×32, turned \d+° in place; reward \+\d+/);
     assert.match(stuck.diff!, /^\+ +if \(Math\.hypot\(stuck_x1 - stuck_x0, stuck_z1 - stuck_z0\) < STUCK_RADIUS\) return -1;$/m);
     assert.ok(!a.suggestions.some((s) => s.id === 'back-and-forth'), 'spinning is not back-and-forth');
-    await checkPatches(a);
+    checkPatches(a);
   });
 
   test('walking back and forth on a "moved" bonus: farming found, the bonus replaced by an unvisited-cell bonus', async () => {
@@ -127,7 +129,7 @@ describe('analyze: recorded runs with known failure causes', () => {
     assert.match(bf.diff!, /^- +const moved = Math\.hypot\(x1 - x0, z1 - z0\);$/m);
     assert.match(bf.diff!, /^\+ +if \(!\('visited_cells' in GLOBAL_DATA\)\) GLOBAL_DATA\.visited_cells = new Set\(\);$/m);
     assert.match(bf.diff!, /^\+ +if \(!GLOBAL_DATA\.visited_cells\.has\(cell_key\)\) \{$/m);
-    await checkPatches(a);
+    checkPatches(a);
   });
 
   test('looking at the floor: extreme pitch and the pig never seen; the exported dense gains the parameters it needs', async () => {
@@ -138,7 +140,7 @@ describe('analyze: recorded runs with known failure causes', () => {
     assert.match(pitch.diff!, /^-export function dense\(current_nearest_blocks, previous_nearest_blocks\) \{$/m);
     assert.match(pitch.diff!, /^\+export function dense\(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions\) \{$/m);
     assert.match(byId(a, 'timeout-target-unseen').message, /without the target \(pig\) in view/);
-    await checkPatches(a);
+    checkPatches(a);
   });
 
   test('a sparse reward on a random walk: never positive; an exploration bonus goes into the empty dense term', async () => {
@@ -146,7 +148,14 @@ describe('analyze: recorded runs with known failure causes', () => {
     assert.match(byId(a, 'reward-never-positive').message, /never positive in 192 recorded steps of 6 episodes \(values seen: 0\): it was 0 throughout/);
     const explore = byId(a, 'timeout-target-unseen');
     assert.match(explore.diff!, /^\+ +GLOBAL_DATA\.visited_cells\.add\(cell_key\);$/m);
-    await checkPatches(a);
+    checkPatches(a);
+  });
+
+  test('a reward that pays for being alive: always positive, and the idle agent is stuck', async () => {
+    const a = await analyzeRun(runCopy('alive-bonus'));
+    assert.match(byId(a, 'reward-always-positive').message, /positive on every one of 128 recorded steps of 4 episodes \(values seen: 0\.1\)/);
+    assert.match(byId(a, 'stuck').message, /in 4 of them the reward was still positive while standing still/);
+    checkPatches(a);
   });
 });
 

@@ -141,6 +141,12 @@ function toSuggestion(f: Finding, reward: { file: string; text: string } | undef
     if (f.patch) s.patchUnavailable = 'no reward file (pass --reward FILE)';
     return s;
   }
+  if (f.patch?.kind === 'hazard-penalty') {
+    // The reward may already handle the hazard; the deaths say that handling is not enough, so point at it.
+    const lines = reward.text.split(/\r?\n/);
+    const mentions = lines.flatMap((l, i) => (f.patch!.kind === 'hazard-penalty' && f.patch!.names.some((n) => l.includes(`'${n}'`) || l.includes(`"${n}"`)) ? [i + 1] : []));
+    if (mentions.length > 0) s.message += ` The reward already reads ${f.patch.names.length === 1 ? f.patch.names[0] : 'these names'} (line ${mentions.slice(0, 3).join(', ')}), and the agents died anyway: that check fires too late or too rarely.`;
+  }
   if (f.patch) {
     try {
       const p = patchReward(reward.file, reward.text, f.patch);
@@ -169,7 +175,8 @@ export async function analyzeRun(runDir: string, opts: { rewardFile?: string } =
   const deathCauses: Record<string, number> = {};
   for (const e of episodes) if (e.died) deathCauses[e.deathCause ?? 'other'] = (deathCauses[e.deathCause ?? 'other'] ?? 0) + 1;
   const main = Object.entries(deathCauses).sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
-  const findings = findFailures(episodes, task);
+  // A rollout without a reward (a random policy, say) records zeros; the reward's sign then means nothing.
+  const findings = findFailures(episodes, task, !!reward || !!summary?.reward_file);
   return {
     runDir,
     task: summary?.task ?? null,
@@ -188,7 +195,7 @@ export function formatAnalysis(a: Analysis): string {
   const pct = (x: number) => `${Math.round(x * 100)} %`;
   const causes = Object.entries(a.deathCauses).sort((x, y) => y[1] - x[1]).map(([c, n]) => `${c} ${n}`).join(', ');
   const out = [
-    `Run ${a.runDir}${a.task ? ` (${a.task})` : ''}: ${a.episodes} evaluation episodes, success ${pct(a.successRate)}, deaths ${pct(a.deathRate)}${causes ? ` (${causes})` : ''}.`,
+    `Run ${a.runDir}${a.task ? ` (${a.task})` : ''}: ${a.episodes} evaluation episode${a.episodes === 1 ? '' : 's'}, success ${pct(a.successRate)}, deaths ${pct(a.deathRate)}${causes ? ` (${causes})` : ''}.`,
   ];
   if (a.mainDeathCause) out.push(`Main death cause: ${a.mainDeathCause}.`);
   if (a.suggestions.length === 0) out.push('No failure pattern found.');

@@ -404,15 +404,18 @@ function rewardSignFinding(episodes: EpisodeRecord[]): Finding | undefined {
   return undefined;
 }
 
-/** Every finding for a run's evaluation episodes, most widespread first. */
-export function findFailures(episodes: EpisodeRecord[], task: TaskSpec | undefined): Finding[] {
+/**
+ * Every finding for a run's evaluation episodes, deaths first, then most widespread first. `rewarded` is false
+ * for episodes rolled out without a reward (all zeros), where the reward's sign says nothing.
+ */
+export function findFailures(episodes: EpisodeRecord[], task: TaskSpec | undefined, rewarded = true): Finding[] {
   const failed = episodes.filter((ep) => !ep.success);
   const out: Finding[] = [];
   if (failed.length > 0) {
     out.push(...deathFindings(failed));
     for (const f of [stuckFinding(failed), backAndForthFinding(failed), extremePitchFinding(failed), timeoutFinding(failed, task)]) if (f) out.push(f);
   }
-  const sign = rewardSignFinding(episodes);
+  const sign = rewarded ? rewardSignFinding(episodes) : undefined;
   if (sign) out.push(sign);
   // Deaths first (the worst outcome, and what the paper's analyzer leads with), then by how widespread.
   const rank = (f: Finding) => (f.kind === 'death' ? 1 : 0);
