@@ -239,6 +239,8 @@ class Linter {
     const decl = this.declarationOf(id);
     if (!decl) return [];
     let source: ts.Expression | undefined;
+    // `const target = 'cow'; … current_nearest_blocks[target]`
+    if (ts.isVariableDeclaration(decl) && decl.initializer && stringKey(decl.initializer) !== undefined && ts.getCombinedNodeFlags(decl) & ts.NodeFlags.Const) return [decl.initializer];
     if (ts.isVariableDeclaration(decl) && ts.isVariableDeclarationList(decl.parent) && ts.isForOfStatement(decl.parent.parent)) source = decl.parent.parent.expression;
     else if (ts.isParameter(decl) && (ts.isArrowFunction(decl.parent) || ts.isFunctionExpression(decl.parent)) && decl.parent.parameters[0] === decl) {
       const call = decl.parent.parent;
@@ -402,7 +404,15 @@ class Linter {
         if (m === 'hasOwnProperty' && args[0]) add(this.keyRef(obj, args[0]));
         if (m === 'hasOwn' && ts.isIdentifier(obj) && obj.text === 'Object' && args[0] && args[1]) add(this.keyRef(args[0], args[1]));
         if (m === 'call' && ts.isPropertyAccessExpression(obj) && obj.name.text === 'hasOwnProperty' && args[0] && args[1]) add(this.keyRef(args[0], args[1]));
-        if (m === 'includes' && args[0] && ts.isCallExpression(obj) && ts.isPropertyAccessExpression(obj.expression) && obj.expression.name.text === 'keys' && obj.arguments[0]) add(this.keyRef(obj.arguments[0], args[0]));
+        if (m === 'includes' && args[0]) {
+          // Object.keys(D).includes(k), also through `const names = Object.keys(D)`.
+          let keysCall: ts.Expression = obj;
+          if (ts.isIdentifier(obj)) {
+            const d = this.declarationOf(obj);
+            if (d && ts.isVariableDeclaration(d) && d.initializer && ts.getCombinedNodeFlags(d) & ts.NodeFlags.Const) keysCall = skipParens(d.initializer);
+          }
+          if (ts.isCallExpression(keysCall) && ts.isPropertyAccessExpression(keysCall.expression) && keysCall.expression.name.text === 'keys' && keysCall.arguments[0]) add(this.keyRef(keysCall.arguments[0], args[0]));
+        }
         if (m === 'isArray' && ts.isIdentifier(obj) && obj.text === 'Array' && args[0]) add(this.refOf(args[0]));
       }
       return out;
@@ -685,7 +695,9 @@ class Linter {
       if (kind === ts.SyntaxKind.Identifier && previous !== ts.SyntaxKind.DotToken && previous !== ts.SyntaxKind.QuestionDotToken) {
         const word = scanner.getTokenValue();
         const js = PYTHON_OPERATORS[word];
-        if (js && !declared.has(word)) {
+        // `{ not: 1 }` and labels are names, not operators.
+        const nextChar = /\S/.exec(text.slice(scanner.getTokenEnd()))?.[0];
+        if (js && !declared.has(word) && nextChar !== ':') {
           const start = scanner.getTokenStart();
           let end = scanner.getTokenEnd();
           if (word === 'not') while (text[end] === ' ') end++;
@@ -973,12 +985,20 @@ class Linter {
 
   private combination(node: ts.BinaryExpression, parts: { node: ts.Expression; sign: number }[]): void {
     if (parts.length !== 2) return;
+    // A weight is a number literal or a const bound to one (`const DENSE_WEIGHT = 0.1`).
+    const weightOf = (e: ts.Expression): number | undefined => {
+      const n = numericValue(e);
+      if (n !== undefined) return n;
+      e = skipParens(e);
+      const d = ts.isIdentifier(e) ? this.declarationOf(e) : undefined;
+      return d && ts.isVariableDeclaration(d) && d.initializer && ts.getCombinedNodeFlags(d) & ts.NodeFlags.Const ? numericValue(d.initializer) : undefined;
+    };
     const parsed = parts.map(({ node: t, sign }) => {
       let weight = sign;
       let rest = skipParens(t);
       if (ts.isBinaryExpression(rest) && rest.operatorToken.kind === ts.SyntaxKind.AsteriskToken) {
-        const l = numericValue(rest.left);
-        const r = numericValue(rest.right);
+        const l = weightOf(rest.left);
+        const r = weightOf(rest.right);
         if (r !== undefined) ((weight *= r), (rest = skipParens(rest.left)));
         else if (l !== undefined) ((weight *= l), (rest = skipParens(rest.right)));
       } else if (ts.isBinaryExpression(rest) && rest.operatorToken.kind === ts.SyntaxKind.SlashToken && numericValue(rest.right)) {
@@ -1003,7 +1023,9 @@ class Linter {
       collect(rest, true);
       const dense = names.some((x) => /dense/i.test(x));
       const sparse = names.some((x) => /sparse/i.test(x));
-      return { weight, signed, inner: rest, role: dense === sparse ? undefined : dense ? 'dense' : 'sparse' };
+      // Only a plain value (`dense`, `dense_reward`, `dense(...)`) can be judged unscaled; other shapes are unknown.
+      const plain = signed || ts.isIdentifier(rest) || ts.isCallExpression(rest) || ts.isPropertyAccessExpression(rest);
+      return { weight, signed, inner: rest, role: !plain || dense === sparse ? undefined : dense ? 'dense' : 'sparse' };
     });
     const dense = parsed.find((p) => p.role === 'dense');
     const sparse = parsed.find((p) => p.role === 'sparse');
