@@ -241,9 +241,23 @@ export function observeView(world: BlockAccess, pose: ViewPose, entities: readon
     const relYaw = wrapAngle(pose.yaw - Math.atan2(-cx, -cz));
     const relPitch = pose.pitch - Math.atan2(cy, horiz);
     if (Math.abs(relYaw) > FOV_YAW || Math.abs(relPitch) > FOV_PITCH) continue;
-    if (d > 0 && !lineOfSight(world, ex, ey, ez, e.x, e.y + e.height / 2, e.z) && !lineOfSight(world, ex, ey, ez, e.x, e.y + e.height * 0.9, e.z)) continue;
+    // Nearer than every occluder the surrounding grid rays found: in plain view. Otherwise cast a ray to it.
+    const clear = !occluded(out.rayDepth, relYaw, relPitch, Math.sqrt(horiz * horiz + cy * cy));
+    if (d > 0 && !clear && !lineOfSight(world, ex, ey, ez, e.x, e.y + e.height / 2, e.z) && !lineOfSight(world, ex, ey, ez, e.x, e.y + e.height * 0.9, e.z)) continue;
     out.note(e.nameIndex, d, relYaw, relPitch);
   }
+}
+
+/** Whether any grid ray around direction (relYaw, relPitch) hit an occluder nearer than `distance`. */
+function occluded(depth: Float64Array, relYaw: number, relPitch: number, distance: number): boolean {
+  const c = Math.round(((relYaw + FOV_YAW) / (2 * FOV_YAW)) * (RAY_COLUMNS - 1));
+  const r = Math.round(((relPitch + FOV_PITCH) / (2 * FOV_PITCH)) * (RAY_ROWS - 1));
+  for (let rr = Math.max(0, r - 1); rr <= Math.min(RAY_ROWS - 1, r + 1); rr++) {
+    for (let cc = Math.max(0, c - 1); cc <= Math.min(RAY_COLUMNS - 1, c + 1); cc++) {
+      if (depth[rr * RAY_COLUMNS + cc]! <= distance) return true;
+    }
+  }
+  return false;
 }
 
 function lineOfSight(world: BlockAccess, ex: number, ey: number, ez: number, tx: number, ty: number, tz: number): boolean {
