@@ -62,4 +62,8 @@ test('rollout rejects bad options with a clear message and exit code 2', () => {
   r = rollout(['--task', 'approach-dragon', '--out', tmpdir()]);
   assert.equal(r.status, 2);
   assert.match(r.stderr, /unknown task "approach-dragon"; built-in tasks: explore-diamond/);
+  const missing = path.join(tmpdir(), 'rs-no-such-checkpoint');
+  r = rollout(['--task', 'approach-tree', '--policy', missing, '--out', tmpdir()]);
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /no checkpoint here/);
 });

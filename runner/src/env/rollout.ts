@@ -42,7 +42,8 @@ export interface RolloutSummary {
 
 /** A batch policy: features of all envs in, one action index per env out. */
 interface BatchPolicy {
-  act(features: Float32Array, numEnvs: number, featureSize: number): Int32Array | Promise<Int32Array>;
+  act(features: Float32Array, numEnvs: number): Int32Array | Promise<Int32Array>;
+  dispose?(): void;
 }
 
 function parseArgs(argv: string[]): Map<string, string> {
@@ -94,17 +95,15 @@ function randomPolicy(seed: number): BatchPolicy {
   };
 }
 
-async function checkpointPolicy(dir: string, featureSize: number): Promise<BatchPolicy> {
-  // The trainer (runner/src/ppo) owns the checkpoint format and its loader.
-  const loaderModule = '../ppo/policy';
-  let mod: { loadPolicy?: (dir: string, featureSize: number) => Promise<BatchPolicy> };
-  try {
-    mod = (await import(loaderModule)) as typeof mod;
-  } catch (err) {
-    throw new Error(`cannot load checkpoint policies: the PPO policy loader is unavailable (${err instanceof Error ? err.message : String(err)})`);
+/** A trained checkpoint (the trainer's loader in runner/src/ppo owns the format); actions sampled, seeded. */
+async function checkpointPolicy(dir: string, featureSize: number, seed: number): Promise<BatchPolicy & { dispose(): void }> {
+  const { loadPolicy } = await import('../ppo/policy');
+  const policy = await loadPolicy(dir, { seed });
+  if (policy.featureSize !== featureSize) {
+    policy.dispose();
+    throw new Error(`${dir}: the policy was trained on ${policy.task} with ${policy.featureSize} features per step; this task's environment gives ${featureSize}`);
   }
-  if (!mod.loadPolicy) throw new Error('cannot load checkpoint policies: runner/src/ppo/policy has no loadPolicy');
-  return mod.loadPolicy(dir, featureSize);
+  return { act: (features, numEnvs) => policy.act(features, numEnvs), dispose: () => policy.dispose() };
 }
 
 const LAST_STEPS = 32;
@@ -159,14 +158,21 @@ export async function rolloutCommand(argv: string[]): Promise<number> {
   const policyArg = args.get('policy') ?? 'random';
   const started = performance.now();
   const env = await createEnv({ task, numEnvs, seed, backend, server: args.get('server'), workers });
-  const summary = await (async () => {
-    try {
-      const policy = policyArg === 'random' ? randomPolicy(seed ^ 0x2545f491) : await checkpointPolicy(policyArg, env.featureSize);
-      return await runRollout(env, policy, steps, seed, out);
-    } finally {
-      await env.close();
-    }
-  })();
+  let policy: BatchPolicy;
+  try {
+    policy = policyArg === 'random' ? randomPolicy(seed ^ 0x2545f491) : await checkpointPolicy(policyArg, env.featureSize, seed);
+  } catch (err) {
+    await env.close();
+    process.stderr.write(`rewardsmith rollout: ${(err as Error).message}\n`);
+    return 1;
+  }
+  let summary: RolloutCore;
+  try {
+    summary = await runRollout(env, policy, steps, seed, out);
+  } finally {
+    policy.dispose?.();
+    await env.close();
+  }
   const wall = (performance.now() - started) / 1000;
   const result: RolloutSummary = {
     task: task.id,
@@ -203,7 +209,7 @@ async function runRollout(env: Awaited<ReturnType<typeof createEnv>>, policy: Ba
   let envSteps = 0, episodes = 0, successes = 0, deaths = 0, episodeSteps = 0;
   const lines: string[] = [];
   while (envSteps < totalSteps) {
-    const actions = await policy.act(features, n, env.featureSize);
+    const actions = await policy.act(features, n);
     const r = await env.step(actions);
     features = r.features;
     for (let i = 0; i < n; i++) {
