@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chat, LlmError, LlmNotConfiguredError, resolveLlmConfig, LLM_LOG_FILE, type LlmCallRecord } from '../src/llm/client';
 import { critiqueReward, parseCritique } from '../src/llm/critic';
-import { contextText, numberedSource } from '../src/llm/prompts';
+import { contextText, loadTemplate, numberedSource, renderTemplate, TEMPLATE_NAMES } from '../src/llm/prompts';
 import { BUILTIN_TASKS } from '../src/tasks';
 import { SCALE_RULE, loadSchema } from '../src/schema';
 import { startLlmServer, type LlmTestServer } from './helpers/llm-server';
@@ -112,6 +112,17 @@ describe('prompts', () => {
     // every mob named is a real one
     const mobs = /- Mobs: (.*)\./.exec(text)![1]!.split(', ');
     assert.ok(mobs.length > 20 && mobs.every((m) => loadSchema().mobs.has(m)));
+  });
+
+  it('templates state no schema fact themselves (they are injected), and every placeholder is filled', () => {
+    for (const name of TEMPLATE_NAMES) {
+      const text = loadTemplate(name);
+      for (const fact of [SCALE_RULE.expression, '35°', '0..10', 'past_agent_positions, GLOBAL_DATA', '1.16.5']) {
+        assert.ok(!text.includes(fact), `prompts/${name}.md hand-copies "${fact}"`);
+      }
+    }
+    assert.throws(() => renderTemplate('designer-initial', {}), /uses \{\{context\}\} but no value was given/);
+    assert.throws(() => renderTemplate('designer-initial', { context: 'c', extra: 'x' }), /has no placeholder for \{\{extra\}\}/);
   });
 
   it('number source lines from 1', () => {

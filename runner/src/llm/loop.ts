@@ -1,0 +1,489 @@
+// The improvement loop (the paper's Algorithm 1) and the `design` / `loop` commands. Each iteration:
+// design (K candidates) → static checks → critic → train → evaluate → keep the best candidate → analyze
+// (programmatic + LLM) → the next iteration's design prompt. Every step's result is a file in the experiment
+// folder, written once it is complete, so an interrupted loop resumes where it stopped and the user can read
+// every reward, critique, run and analysis afterwards.
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { makeEvent, type RunnerEvent } from '../events';
+import { RUN_FILES, type EpisodeRecord, type RunSummary } from '../records';
+import { RewardError } from '../reward/compile';
+import { resolveTask, TaskFileError, type TaskSpec } from '../tasks';
+import { analyzeWithLlm, statisticsText, type LlmAnalysis, type ProgrammaticFinding } from './analyzer';
+import { LlmError, LlmNotConfiguredError, LLM_LOG_FILE, resolveLlmConfig, isLlmConfigured, type LlmConfig, type LlmLog } from './client';
+import { appliedSuggestions, designAndReview, type DesignRequest, type ReviewedReward } from './designer';
+import { analyzeRun, type Analysis } from '../analyze/analyze';
+import { trainReward, type TrainOutcome } from './train-step';
+
+/** Designer fixes of run-time reward errors per candidate (each goes through the review again). */
+const MAX_EXECUTION_FIXES = 2;
+
+export interface LoopOptions {
+  task: TaskSpec;
+  iterations: number;
+  out: string;
+  /** Rewards sampled per iteration; the best by evaluation success is kept. */
+  candidates: number;
+  /** Training budget per candidate, environment frames. */
+  steps: number;
+  seed: number;
+  /** A reward file to start from instead of the designer's first design. */
+  startReward?: string;
+  /** Extra `train` options passed through (envs, eval episodes, backend). */
+  train?: { envs?: number; evalEpisodes?: number; backend?: string; init?: string };
+  llm?: Partial<LlmConfig>;
+  emit?: (event: RunnerEvent) => void;
+  /** Human-readable progress lines. */
+  say?: (line: string) => void;
+}
+
+export interface CandidateResult {
+  candidate: number;
+  /** Reward file trained on (relative to the experiment folder), or null when no candidate became trainable. */
+  reward: string | null;
+  criticPassed: boolean;
+  executionFixes: number;
+  run: string | null;
+  summary: RunSummary | null;
+  failure: string | null;
+}
+
+export interface SuggestionRecord {
+  id: string;
+  source: 'llm' | 'analyzer';
+  message: string;
+  line?: number;
+  endLine?: number;
+  diff?: string;
+}
+
+export interface SuggestionOutcome extends SuggestionRecord {
+  /** The next iteration's chosen reward says it applied this suggestion (null: it did not say). */
+  applied: boolean | null;
+  success_before: number;
+  success_after: number;
+  death_before: number;
+  death_after: number;
+  /** Applied and the next iteration did better (more success, or as much with fewer deaths); null if not applied. */
+  helped: boolean | null;
+}
+
+export interface IterationResult {
+  iteration: number;
+  chosen: number | null;
+  reward: string | null;
+  success_rate: number | null;
+  death_rate: number | null;
+  avg_steps: number | null;
+  critic_passed: boolean;
+  candidates: CandidateResult[];
+  analysis: { llm: LlmAnalysis | null; findings: ProgrammaticFinding[]; suggestions: SuggestionRecord[] } | null;
+}
+
+export interface LoopResult {
+  iterations: IterationResult[];
+  suggestion_outcomes: SuggestionOutcome[];
+}
+
+const json = (value: unknown) => JSON.stringify(value, null, 2) + '\n';
+
+/** Writes via a temporary file and a rename, so a file that exists is complete (the resume marker). */
+function writeAtomic(file: string, text: string): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file + '.tmp', text);
+  renameSync(file + '.tmp', file);
+}
+
+/** Runs `compute` unless its result file exists from an earlier (interrupted) run of the loop. */
+async function cached<T>(file: string, compute: () => Promise<T>): Promise<T> {
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as T;
+  const value = await compute();
+  writeAtomic(file, json(value));
+  return value;
+}
+
+function readEpisodes(runDir: string): EpisodeRecord[] {
+  const file = path.join(runDir, RUN_FILES.episodes);
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as EpisodeRecord);
+}
+
+/** Better = more evaluation success, then fewer deaths, then a higher training return. */
+function better(a: RunSummary, b: RunSummary): boolean {
+  if (a.eval.success_rate !== b.eval.success_rate) return a.eval.success_rate > b.eval.success_rate;
+  if (a.eval.death_rate !== b.eval.death_rate) return a.eval.death_rate < b.eval.death_rate;
+  return a.train.mean_return > b.train.mean_return;
+}
+
+/** A run-time reward error as the designer sees it, located in the candidate file (the run trains a copy of it). */
+function errorText(e: ReturnType<RewardError['toJSON']>, rewardFile: string): string {
+  return `${path.basename(rewardFile)}:${e.line}:${e.column}: ${e.kind === 'throw' ? 'threw' : e.kind}: ${e.message}`;
+}
+
+class Loop {
+  private readonly log: LlmLog;
+  constructor(private readonly o: LoopOptions) {
+    this.log = { dir: o.out };
+  }
+
+  private say(line: string): void {
+    this.o.say?.(line);
+    this.o.emit?.(makeEvent({ type: 'log', level: 'info', message: line }));
+  }
+
+  private rel(p: string): string {
+    return path.relative(this.o.out, p);
+  }
+
+  /** One candidate: review (design → lint → critic), train; a run-time reward error goes back to the designer. */
+  private async candidate(iterDir: string, k: number, base: DesignRequest, firstDraft: string | undefined): Promise<CandidateResult> {
+    const dir = path.join(iterDir, `candidate-${k}`);
+    let request = base;
+    let draft = firstDraft;
+    let criticPassed = false;
+    for (let attempt = 1; attempt <= 1 + MAX_EXECUTION_FIXES; attempt++) {
+      const attemptDir = path.join(dir, `attempt-${attempt}`);
+      const reviewed = await cached<ReviewedReward>(path.join(attemptDir, 'review.json'), () =>
+        designAndReview({ task: this.o.task, request, firstDraft: draft, dir: attemptDir, llm: this.o.llm, log: this.log }),
+      );
+      draft = undefined;
+      for (const s of reviewed.steps) {
+        if (s.errors.length > 0) this.say(`  candidate ${k}: draft ${s.draft} has ${s.errors.length} static error(s); sent back to the designer`);
+        else if (s.critique) this.say(`  candidate ${k}: critic ${s.critique.success ? 'passed' : 'failed'} draft ${s.draft}${s.critique.critique ? `: ${s.critique.critique.split('\n')[0]}` : ''}`);
+      }
+      if (reviewed.source === null) {
+        return { candidate: k, reward: null, criticPassed: false, executionFixes: attempt - 1, run: null, summary: null, failure: reviewed.failure };
+      }
+      criticPassed = reviewed.criticPassed;
+      const rewardFile = path.join(attemptDir, `${this.o.task.id}.reward.ts`);
+      if (!existsSync(rewardFile)) writeAtomic(rewardFile, reviewed.source);
+      const runDir = path.join(attemptDir, 'run');
+      this.say(`  candidate ${k}: training on ${this.rel(rewardFile)} for ${this.o.steps} frames`);
+      const outcome = await cached<TrainOutcome>(path.join(attemptDir, 'train.json'), () =>
+        trainReward({ rewardFile, task: this.o.task, steps: this.o.steps, seed: this.o.seed, out: runDir, ...this.o.train, emit: this.o.emit }),
+      );
+      if (outcome.ok) {
+        const summary = JSON.parse(readFileSync(path.join(runDir, RUN_FILES.summary), 'utf8')) as RunSummary;
+        this.say(`  candidate ${k}: success ${(summary.eval.success_rate * 100).toFixed(1)}%, deaths ${(summary.eval.death_rate * 100).toFixed(1)}%`);
+        return { candidate: k, reward: this.rel(rewardFile), criticPassed, executionFixes: attempt - 1, run: this.rel(runDir), summary, failure: null };
+      }
+      this.say(`  candidate ${k}: the reward failed while training: ${errorText(outcome.error, rewardFile)}`);
+      request = { kind: 'fix-error', previous: reviewed.source, error: errorText(outcome.error, rewardFile) };
+    }
+    return { candidate: k, reward: null, criticPassed, executionFixes: MAX_EXECUTION_FIXES, run: null, summary: null, failure: `the reward still failed at run time after ${MAX_EXECUTION_FIXES} fixes` };
+  }
+
+  private async analyze(iterDir: string, chosen: CandidateResult): Promise<NonNullable<IterationResult['analysis']>> {
+    const runDir = path.join(this.o.out, chosen.run!);
+    const rewardFile = path.join(this.o.out, chosen.reward!);
+    const rewardSource = readFileSync(rewardFile, 'utf8');
+    // The programmatic analysis is the run's suggestions.json, as `rewardsmith analyze` writes it.
+    const programmatic = await cached<Analysis & { version: number }>(path.join(runDir, RUN_FILES.suggestions), async () => ({ version: 1, ...(await analyzeRun(runDir, { rewardFile })) }));
+    const found: ProgrammaticFinding[] = programmatic.suggestions;
+    const llm = await cached<LlmAnalysis>(path.join(iterDir, 'llm-analysis.json'), () =>
+      analyzeWithLlm({ task: this.o.task, rewardSource, summary: chosen.summary!, episodes: readEpisodes(runDir), findings: found, llm: this.o.llm, log: this.log }),
+    );
+    const suggestions: SuggestionRecord[] = [
+      ...llm.suggestions.map((s) => ({ ...s, source: 'llm' as const })),
+      ...found.map((f, i) => ({ id: `P${i + 1}`, source: 'analyzer' as const, message: f.message, ...(f.lines ? { line: f.lines[0], endLine: f.lines[1] } : {}), ...(f.diff ? { diff: f.diff } : {}) })),
+    ];
+    for (const s of suggestions) {
+      this.o.emit?.(makeEvent({ type: 'suggestion', id: `${path.basename(iterDir)}/${s.id}`, message: s.message, ...(s.line ? { lines: [s.line, s.endLine ?? s.line] as [number, number] } : {}), ...(s.diff ? { diff: s.diff } : {}) }));
+    }
+    return { llm, findings: found, suggestions };
+  }
+
+  private updateRequest(prev: IterationResult): DesignRequest | null {
+    const chosen = prev.candidates.find((c) => c.candidate === prev.chosen);
+    if (!chosen?.summary || !prev.analysis) return null;
+    return {
+      kind: 'update',
+      previous: readFileSync(path.join(this.o.out, chosen.reward!), 'utf8'),
+      statistics: statisticsText(chosen.summary),
+      analysis: [prev.analysis.llm?.analysis ?? '', ...prev.analysis.findings.map((f) => `- ${f.message}`)].filter(Boolean).join('\n'),
+      suggestions:
+        prev.analysis.suggestions.length === 0
+          ? 'None.'
+          : prev.analysis.suggestions.map((s) => `- ${s.id}: ${s.message}${s.line ? ` (lines ${s.line}${s.endLine ? `-${s.endLine}` : ''})` : ''}${s.diff ? `\n  proposed patch:\n${s.diff.replace(/^/gm, '    ')}` : ''}`).join('\n'),
+    };
+  }
+
+  async run(): Promise<LoopResult> {
+    const o = this.o;
+    mkdirSync(o.out, { recursive: true });
+    const experimentFile = path.join(o.out, 'experiment.json');
+    const settings = { task: o.task.id, steps: o.steps, candidates: o.candidates, seed: o.seed, start_reward: o.startReward ?? null };
+    if (existsSync(experimentFile)) {
+      const earlier = JSON.parse(readFileSync(experimentFile, 'utf8')) as typeof settings & { iterations: number };
+      for (const key of ['task', 'steps', 'candidates', 'seed'] as const) {
+        if (earlier[key] !== settings[key]) throw new Error(`${experimentFile} was started with ${key} = ${earlier[key]}, not ${settings[key]}: use a new --out folder, or the same settings to resume`);
+      }
+      this.say(`resuming the experiment in ${o.out}`);
+    }
+    writeAtomic(experimentFile, json({ ...settings, iterations: o.iterations, model: resolveLlmConfig(o.llm).model }));
+
+    const results: IterationResult[] = [];
+    for (let i = 1; i <= o.iterations; i++) {
+      const iterDir = path.join(o.out, `iteration-${i}`);
+      const result = await cached<IterationResult>(path.join(iterDir, 'iteration.json'), async () => {
+        const prev = results[results.length - 1];
+        const base = prev ? this.updateRequest(prev) : null;
+        const request: DesignRequest = base ?? { kind: 'initial' };
+        this.say(`iteration ${i}: ${request.kind === 'update' ? 'updating the reward from the analysis' : o.startReward && i === 1 ? `starting from ${o.startReward}` : 'designing a reward'}`);
+        const firstDraft = i === 1 && o.startReward ? readFileSync(o.startReward, 'utf8') : undefined;
+        const candidates: CandidateResult[] = [];
+        for (let k = 1; k <= o.candidates; k++) candidates.push(await this.candidate(iterDir, k, request, firstDraft));
+        let chosen: CandidateResult | null = null;
+        for (const c of candidates) if (c.summary && (!chosen || better(c.summary, chosen.summary!))) chosen = c;
+        if (chosen && o.candidates > 1) this.say(`iteration ${i}: keeping candidate ${chosen.candidate} (best evaluation success)`);
+        if (chosen) writeAtomic(path.join(iterDir, `${o.task.id}.reward.ts`), readFileSync(path.join(o.out, chosen.reward!), 'utf8'));
+        const analysis = chosen ? await this.analyze(iterDir, chosen) : null;
+        return {
+          iteration: i,
+          chosen: chosen?.candidate ?? null,
+          reward: chosen ? this.rel(path.join(iterDir, `${o.task.id}.reward.ts`)) : null,
+          success_rate: chosen?.summary?.eval.success_rate ?? null,
+          death_rate: chosen?.summary?.eval.death_rate ?? null,
+          avg_steps: chosen?.summary?.eval.avg_steps ?? null,
+          critic_passed: chosen?.criticPassed ?? false,
+          candidates,
+          analysis,
+        };
+      });
+      if (result.chosen === null) throw new Error(`iteration ${i}: no candidate could be trained (${result.candidates.map((c) => c.failure).join('; ')})`);
+      results.push(result);
+    }
+    const outcomes = suggestionOutcomes(o.out, results);
+    const loopResult: LoopResult = { iterations: results, suggestion_outcomes: outcomes };
+    writeAtomic(path.join(o.out, 'results.json'), json(loopResult));
+    return loopResult;
+  }
+}
+
+/** Whether each iteration's suggestions were applied by the next iteration's reward, and whether that helped. */
+export function suggestionOutcomes(out: string, results: IterationResult[]): SuggestionOutcome[] {
+  const outcomes: SuggestionOutcome[] = [];
+  for (let i = 0; i + 1 < results.length; i++) {
+    const before = results[i]!;
+    const after = results[i + 1]!;
+    if (!before.analysis || after.reward === null || before.success_rate === null || after.success_rate === null) continue;
+    const applied = appliedSuggestions(readFileSync(path.join(out, after.reward), 'utf8'));
+    const better = after.success_rate > before.success_rate || (after.success_rate === before.success_rate && after.death_rate! < before.death_rate!);
+    for (const s of before.analysis.suggestions) {
+      const isApplied = applied === null ? null : applied.includes(s.id);
+      outcomes.push({
+        ...s,
+        applied: isApplied,
+        success_before: before.success_rate,
+        success_after: after.success_rate,
+        death_before: before.death_rate!,
+        death_after: after.death_rate!,
+        helped: isApplied ? better : null,
+      });
+    }
+  }
+  return outcomes;
+}
+
+const pct = (v: number | null) => (v === null ? '—' : `${(v * 100).toFixed(1)}%`);
+
+export function resultsTable(result: LoopResult): string {
+  const rows = result.iterations.map((it) => [
+    String(it.iteration),
+    it.chosen === null ? '—' : `${it.chosen}/${it.candidates.length}`,
+    it.critic_passed ? 'yes' : 'no',
+    String(it.candidates.reduce((n, c) => n + c.executionFixes, 0)),
+    pct(it.success_rate),
+    pct(it.death_rate),
+    it.avg_steps === null ? '—' : it.avg_steps.toFixed(0),
+    it.reward ?? '—',
+  ]);
+  const header = ['iteration', 'kept', 'critic passed', 'runtime fixes', 'success', 'death rate', 'avg steps', 'reward file'];
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
+  const line = (cells: string[]) => cells.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd();
+  const out = [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
+  const judged = result.suggestion_outcomes.filter((s) => s.applied !== null);
+  if (judged.length > 0) {
+    out.push('', 'Suggestions (applied by the next iteration → did it help?):');
+    for (const s of judged) out.push(`  ${s.applied ? (s.helped ? 'applied, helped   ' : 'applied, no gain  ') : 'not applied       '} ${s.id} ${s.message.split('\n')[0]!.slice(0, 100)}`);
+  }
+  return out.join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Commands.
+
+/** Where a command writes; tests pass their own. */
+export interface CommandIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+const PROCESS_IO: CommandIo = { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) };
+
+function eventsWriter(events: string | undefined, io: CommandIo): ((e: RunnerEvent) => void) | undefined {
+  if (events === undefined) return undefined;
+  if (events !== 'ndjson') throw new UsageError(`--events must be ndjson, not "${events}"`);
+  return (e) => io.stdout(JSON.stringify(e) + '\n');
+}
+
+class UsageError extends Error {}
+
+/** An unknown task id is a usage error; a broken task file keeps its located TaskFileError. */
+function taskOption(value: string): TaskSpec {
+  try {
+    return resolveTask(value);
+  } catch (err) {
+    if (err instanceof TaskFileError) throw err;
+    throw new UsageError((err as Error).message);
+  }
+}
+
+function positiveInt(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${name} must be a positive integer, not "${value}"`);
+  return n;
+}
+
+/** Runs a command body: usage errors exit 2, LLM and reward errors exit 1 with their message, never a stack. */
+async function runCommand(command: 'design' | 'loop', io: CommandIo, emit: ((e: RunnerEvent) => void) | undefined, body: () => Promise<{ out: string; summary: string | null }>): Promise<number> {
+  try {
+    const { out, summary } = await body();
+    emit?.(makeEvent({ type: 'finished', ok: true, runDir: out, summary }));
+    return 0;
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    if (err instanceof UsageError) {
+      io.stderr(`rewardsmith ${command}: ${message}\nRun \`rewardsmith ${command} --help\` for its options.\n`);
+      return 2;
+    }
+    // LLM, task and reward problems are the user's to fix and their message says how; anything else may be
+    // a bug, so its stack goes along.
+    const known = err instanceof LlmError || err instanceof LlmNotConfiguredError || err instanceof RewardError || err instanceof TaskFileError;
+    io.stderr(`rewardsmith ${command}: ${known || !(err instanceof Error) ? message : (err.stack ?? message)}\n`);
+    emit?.(makeEvent({ type: 'finished', ok: false, runDir: '', summary: null, error: message }));
+    return 1;
+  }
+}
+
+const DESIGN_HELP = `usage: rewardsmith design --task T --out FILE [--events ndjson]
+
+Asks the LLM designer for a reward file for task T (a built-in id or a task file), checks it with the
+linter (errors go back to the designer) and the LLM critic (up to 3 rounds), and writes it to FILE.
+The drafts, critiques and LLM calls are kept in FILE's folder under .rewardsmith-design/<name>/.
+LLM: OPENAI_API_KEY, OPENAI_BASE_URL, REWARDSMITH_MODEL.`;
+
+export async function designCommand(argv: string[], io: CommandIo = PROCESS_IO): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: argv, options: { task: { type: 'string' }, out: { type: 'string' }, events: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
+  } catch (err) {
+    io.stderr(`rewardsmith design: ${(err as Error).message}\n\n${DESIGN_HELP}\n`);
+    return 2;
+  }
+  if (values.help) {
+    io.stdout(DESIGN_HELP + '\n');
+    return 0;
+  }
+  const emit = values.events === 'ndjson' ? eventsWriter('ndjson', io) : undefined;
+  const say = (line: string) => (emit ? emit(makeEvent({ type: 'log', level: 'info', message: line })) : io.stderr(line + '\n'));
+  return runCommand('design', io, emit, async () => {
+    if (values.events !== undefined) eventsWriter(values.events, io);
+    if (!values.task || !values.out) throw new UsageError('--task and --out are required');
+    const task = taskOption(values.task);
+    if (!isLlmConfigured(resolveLlmConfig())) throw new LlmNotConfiguredError();
+    const out = path.resolve(values.out);
+    const workDir = path.join(path.dirname(out), '.rewardsmith-design', path.basename(out).replace(/\.reward\.(ts|js)$/, ''));
+    rmSync(workDir, { recursive: true, force: true });
+    say(`designing a reward for ${task.id}`);
+    const reviewed = await designAndReview({ task, request: { kind: 'initial' }, dir: workDir, log: { dir: workDir } });
+    writeAtomic(path.join(workDir, 'review.json'), json(reviewed));
+    for (const s of reviewed.steps) {
+      if (s.errors.length > 0) say(`draft ${s.draft}: ${s.errors.length} static error(s), sent back to the designer`);
+      else if (s.critique) say(`draft ${s.draft}: critic ${s.critique.success ? 'passed' : `failed: ${s.critique.critique?.split('\n')[0] ?? ''}`}`);
+    }
+    if (reviewed.source === null) throw new Error(reviewed.failure ?? 'the designer produced no usable reward');
+    writeAtomic(out, reviewed.source);
+    say(`wrote ${out}${reviewed.criticPassed ? '' : ' (the critic still had objections after 3 rounds; see the review in ' + workDir + ')'}`);
+    return { out, summary: null };
+  });
+}
+
+const LOOP_HELP = `usage: rewardsmith loop --task T --iterations N --out DIR [--candidates K] [--steps N] [--reward FILE]
+                       [--seed S] [--envs E] [--eval-episodes E] [--backend B] [--init CHECKPOINT] [--events ndjson]
+
+Runs design → lint → critic → train → evaluate → analyze N times (the paper's Algorithm 1). Every
+iteration's reward files, critiques, run and analysis stay in DIR; running the same command again resumes an
+interrupted loop. --candidates K samples K rewards per iteration and keeps the best by evaluation success.
+--reward FILE starts from your reward instead of a fresh design. At the end, prints a table of iterations.
+LLM: OPENAI_API_KEY, OPENAI_BASE_URL, REWARDSMITH_MODEL; every call is logged to DIR/${LLM_LOG_FILE}.`;
+
+export async function loopCommand(argv: string[], io: CommandIo = PROCESS_IO): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        task: { type: 'string' },
+        iterations: { type: 'string' },
+        out: { type: 'string' },
+        candidates: { type: 'string' },
+        steps: { type: 'string' },
+        reward: { type: 'string' },
+        seed: { type: 'string' },
+        envs: { type: 'string' },
+        'eval-episodes': { type: 'string' },
+        backend: { type: 'string' },
+        init: { type: 'string' },
+        events: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (err) {
+    io.stderr(`rewardsmith loop: ${(err as Error).message}\n\n${LOOP_HELP}\n`);
+    return 2;
+  }
+  if (values.help) {
+    io.stdout(LOOP_HELP + '\n');
+    return 0;
+  }
+  const emit = values.events === 'ndjson' ? eventsWriter('ndjson', io) : undefined;
+  // With --events, stdout carries only events; people read stderr.
+  const say = (line: string) => (emit ? io.stderr(line + '\n') : io.stdout(line + '\n'));
+  return runCommand('loop', io, emit, async () => {
+    if (values.events !== undefined) eventsWriter(values.events, io);
+    if (!values.task || !values.out || !values.iterations) throw new UsageError('--task, --iterations and --out are required');
+    const task = taskOption(values.task);
+    if (!isLlmConfigured(resolveLlmConfig())) throw new LlmNotConfiguredError();
+    if (values.reward && !existsSync(values.reward)) throw new UsageError(`--reward ${values.reward}: no such file`);
+    const out = path.resolve(values.out);
+    const options: LoopOptions = {
+      task,
+      iterations: positiveInt('iterations', values.iterations, 1),
+      out,
+      candidates: positiveInt('candidates', values.candidates, 1),
+      steps: positiveInt('steps', values.steps, 256_000),
+      seed: values.seed === undefined ? 0 : positiveInt('seed', values.seed, 0),
+      startReward: values.reward ? path.resolve(values.reward) : undefined,
+      train: {
+        envs: values.envs === undefined ? undefined : positiveInt('envs', values.envs, 16),
+        evalEpisodes: values['eval-episodes'] === undefined ? undefined : positiveInt('eval-episodes', values['eval-episodes'], 100),
+        backend: values.backend,
+        init: values.init,
+      },
+      emit,
+      say,
+    };
+    emit?.(makeEvent({ type: 'started', command: 'loop', task: task.id, rewardFile: options.startReward ?? null, runDir: out, backend: values.backend ?? 'auto', env: 'sim', totalFrames: options.steps * options.iterations * options.candidates, numEnvs: options.train?.envs ?? 0, resumedFromFrames: 0 }));
+    const result = await new Loop(options).run();
+    say('\n' + resultsTable(result) + `\n\nExperiment folder: ${out}`);
+    const last = result.iterations[result.iterations.length - 1]!;
+    const lastChosen = last.candidates.find((c) => c.candidate === last.chosen);
+    return { out, summary: lastChosen?.run ? path.join(out, lastChosen.run, RUN_FILES.summary) : null };
+  });
+}

@@ -1,0 +1,62 @@
+// The loop's training step: trains (and evaluates) one candidate reward with the runner's `train()`, resuming
+// a run that an interruption left behind, and turns a reward failure during training into a result the loop
+// sends back to the designer instead of an exception.
+import { existsSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { makeEvent, type RunnerEvent } from '../events';
+import { train } from '../ppo/train';
+import type { BackendChoice } from '../ppo/backend';
+import { RUN_FILES } from '../records';
+import { RewardError } from '../reward/compile';
+import type { TaskSpec } from '../tasks';
+
+export type TrainOutcome = { ok: true } | { ok: false; error: ReturnType<RewardError['toJSON']> };
+
+export interface TrainStepOptions {
+  rewardFile: string;
+  task: TaskSpec;
+  steps: number;
+  seed: number;
+  /** Run folder. */
+  out: string;
+  envs?: number;
+  evalEpisodes?: number;
+  backend?: string;
+  init?: string;
+  /** The loop's event sink; the run's own started/finished events stay inside the loop. */
+  emit?: (e: RunnerEvent) => void;
+}
+
+export async function trainReward(o: TrainStepOptions): Promise<TrainOutcome> {
+  const checkpoint = path.join(o.out, RUN_FILES.checkpoint);
+  const resume = existsSync(checkpoint) && !existsSync(path.join(o.out, RUN_FILES.summary));
+  // A run killed before its first checkpoint has nothing to continue from; start it again.
+  if (!resume && existsSync(o.out)) rmSync(o.out, { recursive: true, force: true });
+  const emit = o.emit;
+  try {
+    await train({
+      rewardFile: o.rewardFile,
+      task: o.task,
+      steps: o.steps,
+      seed: o.seed,
+      out: o.out,
+      envs: o.envs,
+      evalEpisodes: o.evalEpisodes,
+      backend: o.backend as BackendChoice | undefined,
+      init: o.init,
+      resume,
+      emit: emit
+        ? (e) => {
+            if (e.type === 'started' || e.type === 'finished') return;
+            // The loop answers a reward error by asking the designer for a fix; for the editor it is progress, not a failure.
+            if (e.type === 'reward_error') emit(makeEvent({ type: 'log', level: 'warn', message: `reward error (${e.kind}) at ${e.file}:${e.line}:${e.column}: ${e.message}; asking the designer for a fix` }));
+            else emit(e);
+          }
+        : undefined,
+    });
+    return { ok: true };
+  } catch (err) {
+    if (err instanceof RewardError) return { ok: false, error: err.toJSON() };
+    throw err;
+  }
+}

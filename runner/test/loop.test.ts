@@ -1,0 +1,189 @@
+// The whole improvement loop, 2 iterations on approach-tree with a small training budget, against the scripted
+// OpenAI-compatible server playing designer, critic and analyzer through the real openai client. The script
+// includes a designer answer with a lint error, a reward that throws at run time, and a malformed critic answer.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { designCommand, loopCommand, type LoopResult } from '../src/llm/loop';
+import { LLM_LOG_FILE, type LlmCallRecord } from '../src/llm/client';
+import { startLlmServer, type LlmTestServer, type RecordedRequest } from './helpers/llm-server';
+
+const EXAMPLE = readFileSync(path.join(__dirname, '..', 'rewards', 'approach-tree.dense.reward.ts'), 'utf8');
+// Real LLM-style defects: a name that is not a block (lint error), and a Set stored as an array, which lints
+// clean (GLOBAL_DATA holds any value) but throws "visited.has is not a function" on the first step with no log in view.
+const WITH_MAGMA = EXAMPLE.replace(
+  'if (now === null && before !== null) return -1; // lost sight of the log',
+  "if (now === null && before !== null) return -1; // lost sight of the log\n    if ('magma' in current_nearest_blocks) return -1; // avoid magma",
+);
+const THROWS = EXAMPLE.replace('GLOBAL_DATA.visited = new Set();', 'GLOBAL_DATA.visited = [];');
+const UPDATED = EXAMPLE.replace('// Design thoughts:', '// Design thoughts:\n// Applied suggestions: S1\n// - Lava in view is now penalised (analyzer S1).');
+
+const fence = (code: string) => 'Here is the reward function.\n\n```ts\n' + code + '```\n';
+const roleOf = (r: RecordedRequest) =>
+  /reward designer/.test(r.system) ? 'designer' : /review reward functions/.test(r.system) ? 'critic' : /analyse the failed episodes/.test(r.system) ? 'analyzer' : 'unknown';
+
+/** The three roles, scripted. Answers depend on what was asked, so the script is a function of the request. */
+function script(requests: RecordedRequest[]) {
+  return (req: RecordedRequest): string => {
+    const role = roleOf(req);
+    const nth = requests.filter((r) => roleOf(r) === role).length; // 1-based, includes this request
+    if (role === 'designer') {
+      if (/Static checker diagnostics/.test(req.lastUser)) return fence(THROWS);
+      if (/Error while running it during training/.test(req.lastUser)) return fence(EXAMPLE);
+      if (/Result of training on it/.test(req.lastUser)) return fence(UPDATED);
+      return fence(WITH_MAGMA);
+    }
+    if (role === 'critic') {
+      if (nth === 1) return 'The reward looks reasonable to me; success is rewarded and health loss is punished.';
+      return JSON.stringify({ reasoning: 'Names are valid, memory keys are initialised before use, the scale rule holds.', success: true, critique: null, findings: [] });
+    }
+    if (role === 'analyzer') {
+      return '```json\n' + JSON.stringify({ analysis: 'Most failures are timeouts with no log ever in view: the agent does not search widely enough.', suggestions: [{ message: 'Penalise lava in view and reward entering unvisited cells more strongly.', line: 33 }] }) + '\n```';
+    }
+    return 'unexpected request';
+  };
+}
+
+describe('rewardsmith loop (2 iterations, approach-tree, scripted LLM)', () => {
+  let server: LlmTestServer;
+  let out: string;
+  const saved = { ...process.env };
+  let stdout = '';
+
+  before(async () => {
+    const requests: RecordedRequest[] = [];
+    server = await startLlmServer((req) => {
+      requests.push(req);
+      return script(requests)(req);
+    });
+    process.env.OPENAI_BASE_URL = server.baseUrl;
+    process.env.OPENAI_API_KEY = 'test-key';
+    process.env.REWARDSMITH_MODEL = 'scripted-gpt';
+    out = mkdtempSync(path.join(tmpdir(), 'loop-'));
+  });
+  after(async () => {
+    process.env = saved;
+    await server.close();
+    rmSync(out, { recursive: true, force: true });
+  });
+
+  const runLoop = async () => {
+    stdout = '';
+    const io = { stdout: (t: string) => void (stdout += t), stderr: (t: string) => void (stdout += t) };
+    return loopCommand(['--task', 'approach-tree', '--iterations', '2', '--out', out, '--steps', '2048', '--envs', '8', '--eval-episodes', '8'], io);
+  };
+
+  it('designs, lints, critiques, trains, fixes a throwing reward, analyzes, and prints the table', async () => {
+    assert.equal(await runLoop(), 0, stdout);
+    const result = JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8')) as LoopResult;
+    assert.equal(result.iterations.length, 2);
+    const [first, second] = result.iterations;
+
+    // iteration 1: magma draft → lint error → fixed draft throws in training → fix-error → trained
+    const cand = first!.candidates[0]!;
+    assert.equal(cand.executionFixes, 1);
+    assert.equal(cand.reward, 'iteration-1/candidate-1/attempt-2/approach-tree.reward.ts');
+    const review1 = JSON.parse(readFileSync(path.join(out, 'iteration-1/candidate-1/attempt-1/review.json'), 'utf8'));
+    assert.deepEqual(review1.steps.map((s: { request: string; errors: unknown[] }) => [s.request, s.errors.length > 0]), [['initial', true], ['fix-lint', false]]);
+    const train1 = JSON.parse(readFileSync(path.join(out, 'iteration-1/candidate-1/attempt-1/train.json'), 'utf8'));
+    assert.equal(train1.ok, false);
+    assert.equal(train1.error.kind, 'throw');
+    assert.match(train1.error.message, /has is not a function/);
+    assert.ok(existsSync(path.join(out, 'iteration-1/candidate-1/attempt-2/run/summary.json')));
+    assert.ok(first!.success_rate !== null && first!.death_rate !== null);
+    assert.equal(first!.analysis!.llm!.suggestions[0]!.id, 'S1');
+
+    // iteration 2 started from iteration 1's reward and analysis
+    assert.equal(second!.candidates[0]!.executionFixes, 0);
+    assert.match(readFileSync(path.join(out, second!.reward!), 'utf8'), /Applied suggestions: S1/);
+    const s1 = result.suggestion_outcomes.find((s) => s.id === 'S1')!;
+    assert.equal(s1.applied, true);
+    assert.equal(s1.helped, s1.success_after > s1.success_before || (s1.success_after === s1.success_before && s1.death_after < s1.death_before));
+    assert.equal(result.suggestion_outcomes.find((s) => s.source === 'analyzer')?.applied ?? false, false);
+
+    // what each role was told
+    const asked = server.requests;
+    const fixLint = asked.find((r) => /Static checker diagnostics/.test(r.lastUser))!;
+    assert.match(fixLint.lastUser, /'magma' is not a Minecraft 1\.16\.5 name/);
+    const fixError = asked.find((r) => /Error while running it during training/.test(r.lastUser))!;
+    assert.match(fixError.lastUser, /approach-tree\.reward\.ts:\d+:\d+: threw: .*has is not a function/);
+    assert.ok(asked.filter((r) => roleOf(r) === 'critic').every((r) => !r.lastUser.includes("'magma'")), 'a file with lint errors never reaches the critic');
+    const update = asked.find((r) => /Result of training on it/.test(r.lastUser))!;
+    assert.match(update.lastUser, /S1: Penalise lava in view/);
+    assert.match(update.lastUser, /success rate \d+(\.\d)?%, death rate/);
+    const analyzerAsk = asked.find((r) => roleOf(r) === 'analyzer')!;
+    assert.match(analyzerAsk.lastUser, /## Failed episodes \(\d+ shown, last 32 steps each\)|No episode failed\./);
+
+    // every call logged with model, tokens and latency
+    const log = readFileSync(path.join(out, LLM_LOG_FILE), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as LlmCallRecord);
+    assert.equal(log.length, asked.length);
+    assert.deepEqual(new Set(log.map((l) => l.role)), new Set(['designer', 'critic', 'analyzer']));
+    assert.ok(log.every((l) => l.model === 'scripted-gpt' && l.usage !== null && l.latency_ms >= 0 && l.temperature === 0.3));
+
+    // the final table
+    assert.match(stdout, /iteration +kept +critic passed +runtime fixes +success +death rate/);
+    assert.match(stdout, /^1 +1\/1 +yes +1 +\d+\.\d%/m);
+    assert.match(stdout, /^2 +1\/1 +yes +0 +\d+\.\d%/m);
+    assert.match(stdout, /applied, (helped|no gain) +S1/);
+  });
+
+  it('resumes without redoing finished steps', async () => {
+    const before = server.requests.length;
+    const trained = readFileSync(path.join(out, 'iteration-2/candidate-1/attempt-1/run/summary.json'), 'utf8');
+    // Interrupted after iteration 2's training: its analysis and iteration record are missing.
+    rmSync(path.join(out, 'iteration-2/iteration.json'));
+    rmSync(path.join(out, 'iteration-2/llm-analysis.json'));
+    assert.equal(await runLoop(), 0, stdout);
+    const again = server.requests.slice(before);
+    assert.deepEqual(again.map(roleOf), ['analyzer'], 'only the missing analysis is asked for again');
+    assert.equal(readFileSync(path.join(out, 'iteration-2/candidate-1/attempt-1/run/summary.json'), 'utf8'), trained, 'training was not redone');
+    assert.match(stdout, /resuming the experiment/);
+  });
+});
+
+describe('rewardsmith design', () => {
+  const saved = { ...process.env };
+  const stderr: string[] = [];
+  const capture = (fn: (io: { stdout: (t: string) => void; stderr: (t: string) => void }) => Promise<number>) => {
+    stderr.length = 0;
+    return fn({ stdout: (t) => void stderr.push(t), stderr: (t) => void stderr.push(t) });
+  };
+  after(() => {
+    process.env = saved;
+  });
+
+  it('writes a reviewed reward file, after sending a lint error back', async () => {
+    const requests: RecordedRequest[] = [];
+    const server = await startLlmServer((req) => {
+      requests.push(req);
+      if (roleOf(req) === 'designer') return fence(/Static checker diagnostics/.test(req.lastUser) ? EXAMPLE : WITH_MAGMA);
+      return JSON.stringify({ reasoning: 'ok', success: true, critique: null, findings: [] });
+    });
+    try {
+      process.env.OPENAI_BASE_URL = server.baseUrl;
+      process.env.OPENAI_API_KEY = 'k';
+      const dir = mkdtempSync(path.join(tmpdir(), 'design-cmd-'));
+      const file = path.join(dir, 'tree.reward.ts');
+      assert.equal(await capture((io) => designCommand(['--task', 'approach-tree', '--out', file], io)), 0, stderr.join(''));
+      assert.equal(readFileSync(file, 'utf8'), EXAMPLE);
+      assert.deepEqual(requests.map(roleOf), ['designer', 'designer', 'critic']);
+      assert.match(stderr.join(''), /draft 1: 1 static error\(s\), sent back to the designer/);
+      assert.ok(existsSync(path.join(dir, '.rewardsmith-design', 'tree', LLM_LOG_FILE)));
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('says no LLM is configured, with exit code 1 and no file', async () => {
+    delete process.env.OPENAI_BASE_URL;
+    delete process.env.OPENAI_API_KEY;
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'design-cmd-')), 'x.reward.ts');
+    assert.equal(await capture((io) => designCommand(['--task', 'approach-tree', '--out', file], io)), 1);
+    assert.match(stderr.join(''), /rewardsmith design: No LLM configured: set OPENAI_API_KEY/);
+    assert.ok(!existsSync(file));
+    assert.equal(await capture((io) => designCommand(['--task', 'no-such-task', '--out', file], io)), 2);
+    assert.match(stderr.join(''), /unknown task "no-such-task"/);
+  });
+});
