@@ -501,7 +501,7 @@ class Linter {
     const check = key !== undefined ? `'${key}' in ${dictText}` : `${this.snap.userTextOf(access)} !== undefined`;
     const what = key !== undefined ? `no ${key} is visible` : 'that name is not visible';
     if (this.unsafeUse(access)) {
-      if (!this.isGuarded(access, [ref])) this.reportEntry(access, access, `${this.snap.userTextOf(access)} is absent when ${what}; check ${check} first (reading it throws a TypeError).`);
+      if (!this.isGuarded(access, [ref])) this.reportEntry(access, check, `${this.snap.userTextOf(access)} is absent when ${what}; check ${check} first (reading it throws a TypeError).`);
       return;
     }
     // `const e = cnb.lava;` then `e[0]`: follow the alias unless it is reassigned.
@@ -522,24 +522,45 @@ class Linter {
       if (reassigned || this.isGuarded(p, [ref])) return;
       for (const use of uses) {
         if (this.unsafeUse(use) && !this.isGuarded(use, [`v:${use.text}`, ref])) {
-          this.reportEntry(use, access, `${use.text} (= ${this.snap.userTextOf(access)}) is undefined when ${what}; check it before use (reading it throws a TypeError).`);
+          this.reportEntry(use, `${use.text} !== undefined`, `${use.text} (= ${this.snap.userTextOf(access)}) is undefined when ${what}; check it before use (reading it throws a TypeError).`);
         }
       }
     }
   }
 
-  private reportEntry(use: ts.Expression, access: ts.Expression, message: string): void {
+  private reportEntry(use: ts.Expression, check: string, message: string): void {
     const fixes: Fix[] = [];
     const p = parentSkippingParens(use);
+    // In a condition: guard it (`if ('lava' in cnb && cnb.lava[0] < 3)`).
+    const condition = ts.findAncestor(use, (n) => {
+      const up = n.parent;
+      return !!up && (ts.isIfStatement(up) || ts.isWhileStatement(up)) && up.expression === n ? true : isFunctionLike(n) || ts.isStatement(n) ? 'quit' : false;
+    }) as ts.Expression | undefined;
+    if (condition) {
+      const cond = this.snap.userTextOf(condition);
+      const wrapped = /\|\||\?/.test(cond) ? `(${cond})` : cond;
+      fixes.push({ title: `Check first: if (${check} && …)`, edits: [this.replace(condition, `${check} && ${wrapped}`)], preferred: true });
+    }
     if ((ts.isElementAccessExpression(p) || ts.isPropertyAccessExpression(p)) && !p.questionDotToken) {
       const text = this.snap.userTextOf(p);
       const base = this.snap.userTextOf(use);
       const rest = text.slice(base.length);
       const replaced = ts.isElementAccessExpression(p) ? `${base}?.${rest}` : `${base}?${rest}`;
-      fixes.push({ title: `Use optional chaining: ${replaced}`, edits: [this.replace(p, replaced)], preferred: true });
+      fixes.push({ title: `Use optional chaining: ${replaced}`, edits: [this.replace(p, replaced)], preferred: !condition });
+    }
+    // A statement in a helper or the reward function: leave early with no reward when the entry is absent.
+    const statement = ts.findAncestor(use, (n) => ts.isStatement(n) && ts.isBlock(n.parent));
+    if (!condition && statement && ts.findAncestor(statement, isFunctionLike)) {
+      const start = this.snap.position(this.snap.toUser(statement.getStart(this.sf)));
+      const indent = /^\s*/.exec(this.snap.lineText(start.line))![0];
+      const negated = check.includes(' in ') ? `!(${check})` : check.replace('!==', '===');
+      fixes.push({
+        title: `Return 0 when it is absent: if (${negated}) return 0;`,
+        edits: [{ range: { start: { line: start.line, character: 0 }, end: { line: start.line, character: 0 } }, newText: `${indent}if (${negated}) return 0;\n` }],
+        preferred: fixes.length === 0,
+      });
     }
     this.report(use, 'nearest-entry-unchecked', 'error', message, fixes);
-    void access;
   }
 
   // ----- comparisons -------------------------------------------------------------------------------------
