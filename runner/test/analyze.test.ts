@@ -115,6 +115,10 @@ describe('analyze: recorded runs with known failure causes', () => {
     assert.match(stuck.evidence, /turn_left ×32, turned \d+° in place; reward \+\d+/);
     assert.match(stuck.diff!, /^\+ +if \(Math\.hypot\(stuck_x1 - stuck_x0, stuck_z1 - stuck_z0\) < STUCK_RADIUS\) return -1;$/m);
     assert.ok(!a.suggestions.some((s) => s.id === 'back-and-forth'), 'spinning is not back-and-forth');
+    // The bundled reward pays for turning towards a log and never for turning away: spinning farms it.
+    const turning = byId(a, 'turning-farmed');
+    assert.match(turning.evidence, /turned on the spot on 31 of the last 32 steps and the reward was positive on \d+ of them \(in view then: .*oak_log/);
+    assert.match(turning.diff!, /^\+ +if \(Math\.abs\(now\[1\]\) > Math\.abs\(before\[1\]\) \+ 0\.01\) return -1; \/\/ turned away from it/m);
     checkPatches(a);
   });
 
@@ -147,6 +151,7 @@ describe('analyze: recorded runs with known failure causes', () => {
     const a = await analyzeRun(runCopy('sparse-random'));
     assert.match(byId(a, 'reward-never-positive').message, /never positive in 192 recorded steps of 6 episodes \(values seen: 0\): it was 0 throughout/);
     const explore = byId(a, 'timeout-target-unseen');
+    assert.match(explore.diff!, /^\+ +if \(current_nearest_blocks\['cow'\] === undefined\) \{$/m);
     assert.match(explore.diff!, /^\+ +GLOBAL_DATA\.visited_cells\.add\(cell_key\);$/m);
     checkPatches(a);
   });
@@ -165,7 +170,9 @@ describe('analyze: patches on every bundled reward', () => {
     { kind: 'hazard-penalty', names: ['zombie', 'skeleton'], distance: 4, label: 'mob', why: 'mobs.' },
     { kind: 'pitch-limit', degrees: 45, why: 'pitch.' },
     { kind: 'stuck-penalty', window: 20, radius: 0.5, why: 'stuck.' },
-    { kind: 'exploration-bonus', cellSize: 4, why: 'explore.' },
+    { kind: 'exploration-bonus', cellSize: 4, targets: ['oak_log', 'birch_log'], why: 'explore.' },
+    { kind: 'exploration-bonus', cellSize: 4, targets: ['cow'], why: 'explore.' },
+    { kind: 'symmetric-turning', why: 'turning.' },
     { kind: 'movement-to-cells', cellSize: 2, why: 'cells.' },
   ];
   const rewards = path.join(ROOT, 'runner/rewards');
@@ -183,7 +190,7 @@ describe('analyze: patches on every bundled reward', () => {
           made++;
         } catch (err) {
           if (!(err instanceof PatchUnavailable)) throw err;
-          assert.match(err.message, /already pays|no bonus conditioned|does not end with `return 0`/, `${path.basename(file)} ${req.kind}: ${err.message}`);
+          assert.match(err.message, /already pays|no bonus conditioned|no bonus for turning/, `${path.basename(file)} ${req.kind}: ${err.message}`);
         }
       }
     }

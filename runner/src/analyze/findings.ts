@@ -12,6 +12,7 @@ export type FindingKind =
   | 'death'
   | 'stuck'
   | 'back-and-forth'
+  | 'turning-farmed'
   | 'extreme-pitch'
   | 'timeout-target-unseen'
   | 'reward-never-positive'
@@ -306,6 +307,40 @@ function backAndForthFinding(failed: EpisodeRecord[]): Finding | undefined {
   };
 }
 
+/** Turning on the spot while the reward pays: a "turned towards the target" bonus without the matching penalty. */
+function turningFarmFinding(failed: EpisodeRecord[]): Finding | undefined {
+  const evidence: EpisodeEvidence[] = [];
+  let affected = 0;
+  for (const ep of failed) {
+    const steps = ep.lastSteps;
+    const inPlace = steps.filter((s, i) => {
+      const prev = steps[i - 1];
+      return (s.action === 'turn_left' || s.action === 'turn_right') && !!prev && Math.hypot(s.position[0] - prev.position[0], s.position[2] - prev.position[2]) < 0.05;
+    });
+    const paid = inPlace.filter((s) => s.reward > 0);
+    if (inPlace.length < 8 || paid.length < 0.25 * inPlace.length || paid.length < 3) continue;
+    affected++;
+    const seen = [...new Set(paid.flatMap((s) => Object.keys(s.nearest)))].slice(0, 4);
+    evidence.push({
+      episode: ep.episode,
+      seed: ep.seed,
+      steps: [inPlace[0]!.step, inPlace[inPlace.length - 1]!.step],
+      note: `turned on the spot on ${inPlace.length} of the last ${steps.length} steps and the reward was positive on ${paid.length} of them (in view then: ${seen.join(', ') || 'nothing'})`,
+    });
+  }
+  if (affected === 0) return undefined;
+  const share = affected / failed.length;
+  return {
+    id: 'turning-farmed',
+    kind: 'turning-farmed',
+    share,
+    message: `${plural(affected, 'failed episode')} of ${failed.length} (${pct(share)}) turned on the spot and were paid for it: each sweep past the target earns the "turned towards it" bonus, and nothing costs on the way round.`,
+    suggestion: 'Make the turning rule symmetric: penalise turning away from the target (its |yaw| growing) as much as turning towards it pays, so spinning nets zero.',
+    evidence: evidence.slice(0, KEEP_EVIDENCE),
+    patch: { kind: 'symmetric-turning', why: `${pct(share)} of failed episodes spun on the spot collecting the turning bonus` },
+  };
+}
+
 function extremePitchFinding(failed: EpisodeRecord[]): Finding | undefined {
   const evidence: EpisodeEvidence[] = [];
   let affected = 0;
@@ -365,7 +400,7 @@ function timeoutFinding(failed: EpisodeRecord[], task: TaskSpec | undefined): Fi
     message: `${plural(affected, 'failed episode')} of ${failed.length} (${pct(share)}) ran out of time without the target (${targets.join('/')}) in view at the end; they visited ${fmt(meanCells, 0)} distinct 4 m cells on average.`,
     suggestion: 'The agent does not search: when the target is not in view, pay the first visit to each cell (a Set of visited cells in GLOBAL_DATA), so that covering new ground is rewarded and revisiting is not.',
     evidence: evidence.slice(0, KEEP_EVIDENCE),
-    patch: { kind: 'exploration-bonus', cellSize: 4, why: `${pct(share)} of failed episodes timed out without ever seeing the target; the first visit to each cell pays when nothing else does.` },
+    patch: { kind: 'exploration-bonus', cellSize: 4, targets, why: `${pct(share)} of failed episodes timed out without ever seeing the target; the first visit to each cell pays when nothing else does.` },
   };
 }
 
@@ -413,7 +448,7 @@ export function findFailures(episodes: EpisodeRecord[], task: TaskSpec | undefin
   const out: Finding[] = [];
   if (failed.length > 0) {
     out.push(...deathFindings(failed));
-    for (const f of [stuckFinding(failed), backAndForthFinding(failed), extremePitchFinding(failed), timeoutFinding(failed, task)]) if (f) out.push(f);
+    for (const f of [stuckFinding(failed), backAndForthFinding(failed), turningFarmFinding(failed), extremePitchFinding(failed), timeoutFinding(failed, task)]) if (f) out.push(f);
   }
   const sign = rewarded ? rewardSignFinding(episodes) : undefined;
   if (sign) out.push(sign);

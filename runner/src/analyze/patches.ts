@@ -16,8 +16,10 @@ export type PatchRequest =
   | { kind: 'stuck-penalty'; window: number; radius: number; why: string }
   /** Replace a bonus for moving (a condition on past_agent_positions) with a bonus for entering an unvisited cell. */
   | { kind: 'movement-to-cells'; cellSize: number; why: string }
-  /** Before the dense term's final `return 0`, pay the first visit to each cell. */
-  | { kind: 'exploration-bonus'; cellSize: number; why: string };
+  /** While none of `targets` is in view, pay the first visit to each cell. */
+  | { kind: 'exploration-bonus'; cellSize: number; targets: string[]; why: string }
+  /** Pair a bonus for turning towards a target (|yaw| shrinking) with the mirrored penalty for turning away. */
+  | { kind: 'symmetric-turning'; why: string };
 
 export interface RewardPatch {
   /** Unified diff against the original text (paths a/NAME, b/NAME). */
@@ -326,6 +328,9 @@ function editsFor(src: RewardSource, req: PatchRequest): Edit[] {
     case 'exploration-bonus':
       addExplorationBonus(src, term, req, edits);
       break;
+    case 'symmetric-turning':
+      mirrorTurningBonus(src, term, req, edits);
+      break;
   }
   return edits;
 }
@@ -433,20 +438,77 @@ function replaceMovementBonus(src: RewardSource, term: DenseTerm, req: PatchRequ
   }
 }
 
+/** `Math.abs(E[1])`, the magnitude of a nearest entry's yaw: the entry expression's text, else undefined. */
+function absYawOf(e: ts.Expression): string | undefined {
+  if (!ts.isCallExpression(e) || e.expression.getText() !== 'Math.abs' || e.arguments.length !== 1) return undefined;
+  const arg = e.arguments[0]!;
+  if (!ts.isElementAccessExpression(arg) || !ts.isNumericLiteral(arg.argumentExpression) || arg.argumentExpression.text !== '1') return undefined;
+  return arg.expression.getText();
+}
+
+/** `|A yaw| < |B yaw| ± margin` (or the same written with `>`) as the lesser and greater entries and the margin. */
+function compareYaw(cond: ts.Expression): { lesser: string; greater: string; margin: string | undefined } | undefined {
+  if (!ts.isBinaryExpression(cond)) return undefined;
+  const op = cond.operatorToken.kind;
+  const less = op === ts.SyntaxKind.LessThanToken || op === ts.SyntaxKind.LessThanEqualsToken;
+  const more = op === ts.SyntaxKind.GreaterThanToken || op === ts.SyntaxKind.GreaterThanEqualsToken;
+  if (!less && !more) return undefined;
+  const side = (e: ts.Expression): { entry: string | undefined; margin: string | undefined } => {
+    if (ts.isBinaryExpression(e) && (e.operatorToken.kind === ts.SyntaxKind.MinusToken || e.operatorToken.kind === ts.SyntaxKind.PlusToken) && ts.isNumericLiteral(e.right)) {
+      return { entry: absYawOf(e.left), margin: e.right.text };
+    }
+    return { entry: absYawOf(e), margin: undefined };
+  };
+  const [l, r] = [side(cond.left), side(cond.right)];
+  const [lesser, greater] = less ? [l, r] : [r, l];
+  return lesser.entry && greater.entry ? { lesser: lesser.entry, greater: greater.entry, margin: lesser.margin ?? greater.margin } : undefined;
+}
+
+function mirrorTurningBonus(src: RewardSource, term: DenseTerm, req: PatchRequest & { kind: 'symmetric-turning' }, edits: Edit[]): void {
+  if (term.kind !== 'function') throw new PatchUnavailable('the dense term is a variable; the turning bonus must be in a dense function');
+  const comparisons: { stmt: ts.IfStatement; lesser: string; greater: string; margin: string | undefined }[] = [];
+  const visit = (n: ts.Node) => {
+    if (ts.isFunctionLike(n) && n !== term.fn) return;
+    if (ts.isIfStatement(n)) {
+      const c = compareYaw(n.expression);
+      if (c) comparisons.push({ stmt: n, ...c });
+    }
+    ts.forEachChild(n, visit);
+  };
+  term.fn.body.forEachChild(visit);
+  // The bonus: one entry's |yaw| smaller than the other's (turned towards it), paying positive.
+  const turnedTowards = comparisons.find((c) => paysPositive(c.stmt.thenStatement));
+  if (!turnedTowards) throw new PatchUnavailable('the dense term has no bonus for turning towards a target (a shrinking |yaw|)');
+  const { stmt, lesser, greater, margin } = turnedTowards;
+  if (comparisons.some((c) => c.lesser === greater && c.greater === lesser)) throw new PatchUnavailable('the turning bonus already has a matching penalty for turning away');
+  const then = stmt.thenStatement;
+  if (!(ts.isReturnStatement(then) && then.expression && ts.isNumericLiteral(then.expression))) {
+    throw new PatchUnavailable('the turning bonus is not a plain `return <number>`, so its mirror cannot be written');
+  }
+  const indent = src.indentAt(stmt.getStart(src.sf));
+  const nl = src.text.indexOf('\n', stmt.end);
+  const at = nl < 0 ? src.text.length : nl + 1;
+  const condition = `Math.abs(${lesser}[1]) > Math.abs(${greater}[1])${margin ? ` + ${margin}` : ''}`;
+  edits.push({ start: at, end: at, text: `${indent}if (${condition}) return -${then.expression.text}; // turned away from it (analyzer: ${req.why})${src.eol}` });
+}
+
 function addExplorationBonus(src: RewardSource, term: DenseTerm, req: PatchRequest & { kind: 'exploration-bonus' }, edits: Edit[]): void {
-  if (term.kind !== 'function') throw new PatchUnavailable('the dense term is a variable; an exploration bonus needs a dense function with a final `return 0`');
+  if (term.kind !== 'function') throw new PatchUnavailable('the dense term is a variable; an exploration bonus needs a dense function to return from');
   const bodyText = term.fn.body.getText(src.sf);
   if (/GLOBAL_DATA/.test(bodyText) && /new Set\(/.test(bodyText)) throw new PatchUnavailable('the dense term already pays for visiting new cells');
-  const last = term.fn.body.statements[term.fn.body.statements.length - 1];
-  if (!last || !ts.isReturnStatement(last) || !last.expression || !ts.isNumericLiteral(last.expression) || Number(last.expression.text) !== 0) {
-    throw new PatchUnavailable('the dense function does not end with `return 0`, the place for a fallback exploration bonus');
-  }
-  ensureParameters(src, term, ['past_agent_positions', 'GLOBAL_DATA'], edits);
+  if (req.targets.length === 0) throw new PatchUnavailable('the task names no target to search for');
+  ensureParameters(src, term, ['current_nearest_blocks', 'past_agent_positions', 'GLOBAL_DATA'], edits);
   const cellSize = addConstant(src, 'CELL_SIZE', req.cellSize, 'metres: the first visit to each cell of this size pays (added by the analyzer)');
-  const indent = src.indentAt(last.getStart(src.sf));
-  const at = src.lineStart(last.getStart(src.sf));
-  const lines = [`// Analyzer: ${req.why}`, ...cellBonusLines(src, cellSize, ['return 1;'])];
-  edits.push({ start: at, end: at, text: lines.map((l) => indent + l.replace(/^\t+/, (t) => src.indentUnit.repeat(t.length)) + src.eol).join('') });
+  let unseen: string;
+  if (req.targets.length === 1) unseen = `current_nearest_blocks[${src.quote(req.targets[0]!)}] === undefined`;
+  else {
+    const names = src.fresh('TARGET_NAMES');
+    src.constants.push(`const ${names} = [${req.targets.map((t) => src.quote(t)).join(', ')}]; // the task's targets (added by the analyzer)`);
+    const each = src.fresh('target');
+    unseen = `${names}.every((${each}) => current_nearest_blocks[${each}] === undefined)`;
+  }
+  // At the top, so that every path of the function sees it; it only returns when a new cell is entered.
+  insertAtTop(src, term, [`// Analyzer: ${req.why}`, `if (${unseen}) {`, ...cellBonusLines(src, cellSize, ['return 1;']).map((l) => `\t${l}`), '}'], edits);
 }
 
 // The original file is linted once for all the patches of one analysis.
