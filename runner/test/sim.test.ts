@@ -15,7 +15,7 @@ import type { StepInfo, StepObservation } from '../src/env/types';
 const act = (name: (typeof GAME_FACTS.actions)[number]) => GAME_FACTS.actions.indexOf(name);
 const DEG = Math.PI / 180;
 
-/** An env on a fresh episode, with a cleared 13×13 room (stone floor, walls) around the agent at (0, 70, 0). */
+/** An env on a fresh episode, with a cleared 13×13 room (stone floor; optional walls at ±4) around the agent at (0, 70, 0). */
 function stage(taskId: string, opts: { walls?: boolean } = {}) {
   const task = BUILTIN_TASKS[taskId]!;
   const env = new SimEnv(task);
@@ -26,7 +26,7 @@ function stage(taskId: string, opts: { walls?: boolean } = {}) {
     for (let z = -6; z <= 6; z++) {
       env.world.setState(x, y0 - 1, z, S.stone);
       for (let y = y0; y <= y0 + 12; y++) {
-        const wall = opts.walls && (Math.abs(x) === 4 || Math.abs(z) === 4) && y <= y0 + 2;
+        const wall = opts.walls && (Math.abs(x) === 4 || Math.abs(z) === 4);
         env.world.setState(x, y, z, wall ? S.stone : S.air);
       }
     }
@@ -283,4 +283,32 @@ test('throughput smoke: a plains batch steps well over 1,000 env steps/s with th
   for (let k = 0; k < 250; k++) batch.step(actions.map((_, i) => (k * 3 + i) % 14));
   const rate = (8 * 250) / ((performance.now() - t0) / 1000);
   assert.ok(rate > 1000, `${rate.toFixed(0)} steps/s`);
+});
+
+test('equip selects a carried block and jump_place pillars the agent up one block with it', () => {
+  const { env, y0, step } = stage('approach-tree');
+  env.inventory.set('dirt', 3);
+  step(act('equip'));
+  step(act('no_op')); // settle on the floor: jump_place needs the feet on the ground
+  let r = step(act('jump_place'));
+  for (let i = 0; i < 20; i++) r = step(act('no_op'));
+  assert.equal(env.world.stateAt(0, y0, 0), S.dirt);
+  assert.equal(env.entity.pos.y, y0 + 1);
+  assert.equal(r.info.inventory.dirt, 2);
+  assert.equal(r.info.blockUnderFoot, 'dirt');
+});
+
+test('policy features: a visible log sets its slot; after turning away, the remembered bearing points back to it', () => {
+  const { env, y0, step, features } = stage('approach-tree', { walls: true }); // walls keep the world's trees out of view
+  assert.deepEqual(env.spec.names, ['oak_log', 'birch_log', 'lava']);
+  assert.equal(features.length, env.featureSize);
+  env.world.setState(0, y0 + 1, -3, S.oak_log);
+  step(act('no_op'));
+  assert.equal(features[0], 1, 'oak_log visible');
+  assert.ok(features[1]! > 0.95 && features[1]! < 1, 'proximity 1 − d/64');
+  for (let i = 0; i < 6; i++) step(act('turn_right')); // 90° right: the log is now to the left, out of view
+  assert.equal(features[0], 0);
+  assert.equal(features[4], 1, 'seen before');
+  assert.ok(features[6]! < -0.9, `bearing sin ${features[6]} (negative = to the left)`);
+  assert.ok(Array.from(features).every(Number.isFinite));
 });

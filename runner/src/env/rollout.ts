@@ -4,11 +4,12 @@
 // DIR/eval/episodes.ndjson. It is also the whole-process throughput benchmark of the simulator.
 import { mkdirSync, writeFileSync, appendFileSync } from 'node:fs';
 import path from 'node:path';
-import { availableParallelism, cpus } from 'node:os';
+import { cpus } from 'node:os';
 import { GAME_FACTS } from '../schema';
 import { resolveTask } from '../tasks';
 import { RUN_FILES, type EpisodeRecord, type RecordedStep } from '../records';
 import { createEnv } from './index';
+import { defaultWorkers } from './sim/vec';
 import type { StepObservation } from './types';
 
 const USAGE = `usage: rewardsmith rollout --task T --policy random|CHECKPOINT --steps N --seed S --out DIR
@@ -180,7 +181,7 @@ export async function rolloutCommand(argv: string[]): Promise<number> {
     policy: policyArg,
     seed,
     num_envs: numEnvs,
-    workers: workers ?? (backend === 'sim' ? Math.min(availableParallelism(), Math.floor(numEnvs / 4)) : 0),
+    workers: backend === 'sim' ? (workers ?? defaultWorkers(numEnvs)) : 0,
     ...summary,
     wall_seconds: Math.round(wall * 1000) / 1000,
     steps_per_second: Math.round(summary.env_steps / wall),
