@@ -72,7 +72,7 @@ describe('rewardsmith loop (2 iterations, approach-tree, scripted LLM)', () => {
   const runLoop = async () => {
     stdout = '';
     const io = { stdout: (t: string) => void (stdout += t), stderr: (t: string) => void (stdout += t) };
-    return loopCommand(['--task', 'approach-tree', '--iterations', '2', '--out', out, '--steps', '2048', '--envs', '8', '--eval-episodes', '8'], io);
+    return loopCommand(['--task', 'approach-tree', '--iterations', '2', '--out', out, '--steps', '1024', '--envs', '8', '--eval-episodes', '6'], io);
   };
 
   it('designs, lints, critiques, trains, fixes a throwing reward, analyzes, and prints the table', async () => {
@@ -140,6 +140,41 @@ describe('rewardsmith loop (2 iterations, approach-tree, scripted LLM)', () => {
     assert.deepEqual(again.map(roleOf), ['analyzer'], 'only the missing analysis is asked for again');
     assert.equal(readFileSync(path.join(out, 'iteration-2/candidate-1/attempt-1/run/summary.json'), 'utf8'), trained, 'training was not redone');
     assert.match(stdout, /resuming the experiment/);
+  });
+});
+
+describe('rewardsmith loop --candidates', () => {
+  it('trains every candidate and keeps the best by evaluation success', async () => {
+    const SPARSE = readFileSync(path.join(__dirname, '..', 'rewards', 'approach-tree.sparse.reward.ts'), 'utf8');
+    let designs = 0;
+    const server = await startLlmServer((req) => {
+      if (roleOf(req) === 'designer') return fence(++designs === 1 ? SPARSE : EXAMPLE);
+      if (roleOf(req) === 'critic') return JSON.stringify({ reasoning: 'ok', success: true, critique: null, findings: [] });
+      return JSON.stringify({ analysis: 'The agent never finds a tree.', suggestions: ['Reward exploring unvisited cells.'] });
+    });
+    const saved = { ...process.env };
+    const out = mkdtempSync(path.join(tmpdir(), 'loop-k-'));
+    try {
+      process.env.OPENAI_BASE_URL = server.baseUrl;
+      process.env.OPENAI_API_KEY = 'k';
+      let text = '';
+      const io = { stdout: (t: string) => void (text += t), stderr: (t: string) => void (text += t) };
+      assert.equal(await loopCommand(['--task', 'approach-tree', '--iterations', '1', '--candidates', '2', '--out', out, '--steps', '1024', '--envs', '8', '--eval-episodes', '6'], io), 0, text);
+      const result = JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8')) as LoopResult;
+      const it1 = result.iterations[0]!;
+      const [a, b] = it1.candidates.map((c) => c.summary!);
+      assert.ok(a && b, 'both candidates were trained and evaluated');
+      const expected = a.eval.success_rate !== b.eval.success_rate ? (a.eval.success_rate > b.eval.success_rate ? 1 : 2)
+        : a.eval.death_rate !== b.eval.death_rate ? (a.eval.death_rate < b.eval.death_rate ? 1 : 2)
+        : a.train.mean_return > b.train.mean_return ? 1 : 2;
+      assert.equal(it1.chosen, expected);
+      assert.equal(readFileSync(path.join(out, it1.reward!), 'utf8'), readFileSync(path.join(out, it1.candidates[expected - 1]!.reward!), 'utf8'));
+      assert.match(text, new RegExp(`^1 +${expected}/2 +yes`, 'm'));
+    } finally {
+      process.env = saved;
+      await server.close();
+      rmSync(out, { recursive: true, force: true });
+    }
   });
 });
 

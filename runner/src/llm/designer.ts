@@ -188,6 +188,7 @@ export async function designAndReview(opts: ReviewOptions): Promise<ReviewedRewa
       critique: null,
     };
     steps.push(step);
+    if (diagnostics.length > 0) writeFileSync(path.join(opts.dir, `draft-${draft}.lint.json`), JSON.stringify(diagnostics, null, 2) + '\n');
     if (step.errors.length > 0) {
       if (lintFixes >= limits.lintFixes) {
         // An earlier draft that passed the static checks is still trainable; otherwise nothing is.
@@ -210,6 +211,7 @@ export async function designAndReview(opts: ReviewOptions): Promise<ReviewedRewa
       signal: opts.signal,
       staticFindings: step.warnings.map((w) => ({ line: w.line, severity: w.severity, message: w.message })),
     });
+    writeFileSync(path.join(opts.dir, `draft-${draft}.critique.json`), JSON.stringify(step.critique, null, 2) + '\n');
     if (step.critique.success) return { source, criticPassed: true, steps, failure: null };
     if (criticRounds >= limits.criticRounds) return { source, criticPassed: false, steps, failure: null };
     const findings = step.critique.findings.map((f) => `- line ${f.line}${f.endLine ? `-${f.endLine}` : ''} (${f.severity}): ${f.message}`).join('\n');
@@ -217,9 +219,12 @@ export async function designAndReview(opts: ReviewOptions): Promise<ReviewedRewa
   }
 }
 
-/** Suggestion ids the designer says it applied (`// Applied suggestions: S1, S3`), or null when it did not say. */
+/**
+ * Suggestion ids the designer says it applied (`// Applied suggestions: S1, P2`: S = the LLM analyzer's,
+ * P = the programmatic analyzer's), or null when it did not say.
+ */
 export function appliedSuggestions(source: string): string[] | null {
   const m = /^\s*\/\/\s*Applied suggestions:\s*(.*)$/im.exec(source);
   if (!m) return null;
-  return [...m[1]!.matchAll(/\bS\d+\b/g)].map((x) => x[0]);
+  return [...m[1]!.matchAll(/\b[SP]\d+\b/g)].map((x) => x[0]);
 }
