@@ -225,6 +225,8 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
   let net: ActorCritic | null = null;
   let initNet: ActorCritic | null = null;
   let optimizer: tf.Optimizer | null = null;
+  // The reward sandbox unrefs its host process, so awaiting its exit alone would let Node quit mid-run.
+  const keepAlive = setInterval(() => {}, 1 << 30);
   try {
     // The reward copy is what trains: the user may edit the original while the run goes on.
     sandbox = await RewardSandbox.open(rewardCopy, n, { attack: task.attack });
@@ -388,6 +390,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
     net?.dispose();
     initNet?.dispose();
     optimizer?.dispose();
+    clearInterval(keepAlive);
   }
 }
 
@@ -540,8 +543,8 @@ export async function trainCommand(argv: string[]): Promise<number> {
       envs: { type: 'string' }, backend: { type: 'string' }, init: { type: 'string' }, resume: { type: 'string' },
       events: { type: 'string' }, 'eval-episodes': { type: 'string' }, workers: { type: 'string' },
     });
-    reporter = new Reporter(eventsOption(values.events as string | undefined));
     const v = values as Record<string, string | undefined>;
+    reporter = new Reporter(eventsOption(v.events));
     if (positionals.length > 1) throw new UsageError(`expected one reward file, got ${positionals.join(' ')}`);
     const out = v.resume ?? v.out;
     if (!out) throw new UsageError('--out DIR is required\n\n' + TRAIN_USAGE);
@@ -581,6 +584,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
   let reporter = new Reporter(false);
   let sandbox: RewardSandbox | null = null;
   let net: ActorCritic | null = null;
+  const keepAlive = setInterval(() => {}, 1 << 30);
   try {
     const { values, positionals } = parse(argv, {
       task: { type: 'string' }, episodes: { type: 'string' }, out: { type: 'string' }, reward: { type: 'string' },
@@ -592,6 +596,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
     if (!checkpoint || positionals.length > 1) throw new UsageError('expected one CHECKPOINT\n\n' + EVAL_USAGE);
     if (!v.out) throw new UsageError('--out DIR is required\n\n' + EVAL_USAGE);
     const dir = resolveCheckpointDir(checkpoint);
+    const backend = await ensureBackend(backendOption(v.backend) ?? 'auto');
     const loaded = ActorCritic.load(dir);
     net = loaded.net;
     const task = resolveTask(v.task ?? loaded.file.task);
@@ -602,7 +607,6 @@ export async function evalCommand(argv: string[]): Promise<number> {
     const episodes = intOption(v.episodes, 'episodes', 1) ?? DEFAULT_EVAL_EPISODES;
     const seed = intOption(v.seed, 'seed', 0) ?? state?.seed ?? 0;
     const numEnvs = Math.min(intOption(v.envs, 'envs', 1) ?? EVAL_ENVS, episodes);
-    const backend = await ensureBackend(backendOption(v.backend) ?? 'auto');
     const runDir = path.resolve(v.out);
     mkdirSync(runDir, { recursive: true });
     const start = Date.now();
@@ -641,5 +645,6 @@ export async function evalCommand(argv: string[]): Promise<number> {
   } finally {
     await sandbox?.close();
     net?.dispose();
+    clearInterval(keepAlive);
   }
 }

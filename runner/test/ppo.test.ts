@@ -1,0 +1,127 @@
+// PPO trainer: backend fallback, learning on the dense example reward, reward errors located in the file.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { train, loadPolicy } from '../src/ppo/train';
+import { createEnv } from '../src/env/index';
+import { resolveTask } from '../src/tasks';
+import { RewardSandbox } from '../src/reward/index';
+import { GAME_FACTS } from '../src/schema';
+import { parseEvent, type RunnerEvent } from '../src/events';
+
+const ROOT = path.resolve(__dirname, '../..');
+const CLI = path.join(ROOT, 'runner/src/cli.ts');
+const DENSE_TREE = path.join(ROOT, 'runner/rewards/approach-tree.dense.reward.ts');
+const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'rewardsmith-ppo-'));
+
+function runBackendProbe(choice: string, env: NodeJS.ProcessEnv = {}): { ok: boolean; out: string } {
+  const probe = path.join(ROOT, 'runner/test/fixtures/ppo/backend-probe.ts');
+  const r = spawnSync(process.execPath, ['--import', 'tsx', probe, choice], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
+  const line = r.stdout.trim().split('\n').pop() ?? '';
+  return { ok: !line.includes('"error"'), out: line };
+}
+
+const installed = (pkg: string) => {
+  try {
+    createRequire(__filename).resolve(pkg);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+test('auto backend falls back past the absent native backends to wasm, and to cpu when wasm cannot load', { skip: installed('@tensorflow/tfjs-node') || installed('@tensorflow/tfjs-node-gpu') ? 'a native backend is installed here' : false }, () => {
+  const auto = JSON.parse(runBackendProbe('auto').out) as { name: string; skipped: { name: string; reason: string }[] };
+  assert.equal(auto.name, 'wasm');
+  assert.deepEqual(auto.skipped.map((s) => s.name), ['gpu', 'node']);
+  assert.match(auto.skipped[0]!.reason, /Cannot find module '@tensorflow\/tfjs-node-gpu'/);
+
+  // The wasm binaries missing (e.g. a broken install) must not stop training: plain JS takes over.
+  const noWasm = JSON.parse(runBackendProbe('auto', { REWARDSMITH_WASM_DIR: path.join(tmp(), 'missing') }).out) as { name: string; skipped: { name: string }[] };
+  assert.equal(noWasm.name, 'cpu');
+  assert.deepEqual(noWasm.skipped.map((s) => s.name), ['gpu', 'node', 'wasm']);
+
+  // Asking for a backend explicitly is a promise: it fails clearly instead of silently running elsewhere.
+  const node = runBackendProbe('node');
+  assert.equal(node.ok, false);
+  assert.match(node.out, /backend \\?"node\\?" is not usable: Cannot find module '@tensorflow\/tfjs-node'/);
+});
+
+/** Mean per-step reward of a policy over fixed worlds, with the reward in its sandbox. */
+async function meanStepReward(act: (features: Float32Array, n: number) => Int32Array, numEnvs: number, steps: number): Promise<number> {
+  const task = resolveTask('approach-tree');
+  const env = await createEnv({ task, numEnvs, seed: 991, workers: 0 });
+  const sandbox = await RewardSandbox.open(DENSE_TREE, numEnvs);
+  try {
+    const seeds = Array.from({ length: numEnvs }, (_, i) => 50_000 + i);
+    const reset = await env.reset(seeds);
+    await sandbox.beginEpisodes(seeds.map((_, i) => i), reset.obs);
+    let features = reset.features, total = 0;
+    for (let t = 0; t < steps; t++) {
+      const res = await env.step(act(features, numEnvs));
+      const rewards = await sandbox.step(res.obs);
+      for (const r of rewards) total += r;
+      const done = res.info.flatMap((info, i) => (info.done ? [i] : []));
+      await sandbox.beginEpisodes(done, done.map((i) => res.resetObs[i]!));
+      features = res.features;
+    }
+    return total / (numEnvs * steps);
+  } finally {
+    await env.close();
+    await sandbox.close();
+  }
+}
+
+test('a short training run on the dense tree reward earns more reward than a random policy', { timeout: 120_000 }, async () => {
+  const out = path.join(tmp(), 'run');
+  const summary = await train({ rewardFile: DENSE_TREE, task: 'approach-tree', steps: 32_768, envs: 16, seed: 3, out, workers: 0, evalEpisodes: 0 });
+  assert.equal(summary.env_steps, 32_768);
+  assert.equal(summary.train.updates, 16);
+
+  const policy = await loadPolicy(out, { seed: 1 });
+  let state = 12345;
+  const random = (_f: Float32Array, n: number) => Int32Array.from({ length: n }, () => {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    return state % GAME_FACTS.actions.length;
+  });
+  const trained = await meanStepReward((f, n) => policy.act(f, n), 16, 300);
+  const baseline = await meanStepReward(random, 16, 300);
+  policy.dispose();
+  assert.ok(trained > baseline + 0.01, `trained policy ${trained.toFixed(4)} per step vs random ${baseline.toFixed(4)}`);
+});
+
+function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT });
+    let stdout = '', stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d));
+    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+test('a reward that throws mid-run stops training with its original line, on stderr and as a reward_error event', { timeout: 60_000 }, async () => {
+  const reward = path.join(ROOT, 'runner/test/fixtures/ppo/late-typo.reward.ts');
+  const out = path.join(tmp(), 'run');
+  const events = await runCli(['train', reward, '--task', 'approach-tree', '--steps', '4096', '--envs', '4', '--workers', '0', '--out', out, '--events', 'ndjson']);
+  assert.equal(events.code, 1);
+  const parsed = events.stdout.split('\n').map(parseEvent).filter((e): e is RunnerEvent => e !== undefined);
+  const error = parsed.find((e) => e.type === 'reward_error');
+  assert.ok(error && error.type === 'reward_error', events.stdout + events.stderr);
+  assert.equal(error.line, 9); // `origin[0]` on the undefined memory key
+  assert.equal(path.basename(error.file), 'late-typo.reward.ts');
+  assert.match(error.message, /undefined/);
+  const finished = parsed[parsed.length - 1]!;
+  assert.equal(finished.type, 'finished');
+  assert.equal(finished.type === 'finished' && finished.ok, false);
+  assert.match(events.stderr, /late-typo\.reward\.ts:9:\d+: .*undefined/);
+
+  // Without --events, the human form says the same on stderr.
+  const human = await runCli(['train', reward, '--task', 'approach-tree', '--steps', '4096', '--envs', '4', '--workers', '0', '--out', path.join(tmp(), 'run')]);
+  assert.equal(human.code, 1);
+  assert.match(human.stderr, /reward error \(throw\) at .*late-typo\.reward\.ts:9:\d+: .*undefined/);
+});

@@ -1,0 +1,108 @@
+// The run folder across an interruption: `train` killed with SIGKILL mid-run and continued with
+// `--resume DIR` reaches the same total frames with every metric line exactly once, and the records
+// (summary.json, metrics.ndjson, eval episodes) have the shapes the analyzer, loop and dashboard read.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseEvent, type RunnerEvent } from '../src/events';
+import { RUN_FILES, type EpisodeRecord, type RunSummary, type UpdateMetrics } from '../src/records';
+
+const ROOT = path.resolve(__dirname, '../..');
+const CLI = path.join(ROOT, 'runner/src/cli.ts');
+const REWARD = path.join(ROOT, 'runner/rewards/approach-tree.dense.reward.ts');
+
+interface CliRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  events: RunnerEvent[];
+  stderr: string;
+}
+
+/** Runs the CLI with --events ndjson; `killWhen` sees each event and may SIGKILL the process. */
+function runTrain(args: string[], killWhen?: (e: RunnerEvent) => boolean): Promise<CliRun> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'train', ...args, '--events', 'ndjson'], { cwd: ROOT });
+    const events: RunnerEvent[] = [];
+    let buffered = '', stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      buffered += d.toString();
+      let nl: number;
+      while ((nl = buffered.indexOf('\n')) >= 0) {
+        const e = parseEvent(buffered.slice(0, nl));
+        buffered = buffered.slice(nl + 1);
+        if (!e) continue;
+        events.push(e);
+        if (killWhen?.(e)) child.kill('SIGKILL');
+      }
+    });
+    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    child.on('close', (code, signal) => resolve({ code, signal, events, stderr }));
+  });
+}
+
+const FRAMES = 8 * 128 * 7; // 7 updates of 8 envs × 128 steps; checkpoints after updates 4 and 7
+
+test('train killed with SIGKILL resumes to the same total frames with no metric line lost or repeated', { timeout: 120_000 }, async () => {
+  const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'rewardsmith-resume-')), 'run');
+  const common = ['--envs', '8', '--workers', '0', '--eval-episodes', '4'];
+  // Kill after update 5: one update past the checkpoint, so the resumed run must redo (not repeat) it.
+  const first = await runTrain([REWARD, '--task', 'approach-tree', '--steps', String(FRAMES), '--seed', '7', '--out', out, ...common], (e) => e.type === 'progress' && e.update === 5);
+  assert.equal(first.signal, 'SIGKILL', first.stderr);
+  assert.ok(existsSync(path.join(out, RUN_FILES.checkpoint, 'state.json')));
+  assert.equal(readFileSync(path.join(out, RUN_FILES.metrics), 'utf8').trim().split('\n').length, 5);
+
+  const second = await runTrain(['--resume', out, ...common]);
+  assert.equal(second.code, 0, second.stderr);
+  const started = second.events.find((e) => e.type === 'started');
+  assert.ok(started?.type === 'started');
+  assert.equal(started.resumedFromFrames, 4 * 8 * 128);
+  assert.equal(started.totalFrames, FRAMES);
+  const finished = second.events[second.events.length - 1]!;
+  assert.ok(finished.type === 'finished' && finished.ok);
+
+  // metrics.ndjson: one line per update 1..7, frames strictly increasing to the total, every field a number.
+  const lines = readFileSync(path.join(out, RUN_FILES.metrics), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as UpdateMetrics);
+  assert.deepEqual(lines.map((m) => m.update), [1, 2, 3, 4, 5, 6, 7]);
+  assert.deepEqual(lines.map((m) => m.frames), [1, 2, 3, 4, 5, 6, 7].map((u) => u * 8 * 128));
+  const metricKeys: (keyof UpdateMetrics)[] = ['update', 'frames', 'fps', 'mean_return', 'success_rate', 'episodes', 'policy_loss', 'value_loss', 'entropy', 'kl', 'wall_seconds'];
+  for (const m of lines) {
+    assert.deepEqual(Object.keys(m).sort(), [...metricKeys].sort());
+    for (const k of metricKeys) assert.ok(Number.isFinite(m[k]), `metrics ${k} = ${m[k]}`);
+  }
+
+  // summary.json: the documented fields with the right types and values.
+  const summary = JSON.parse(readFileSync(path.join(out, RUN_FILES.summary), 'utf8')) as RunSummary;
+  assert.deepEqual(Object.keys(summary).sort(), ['backend', 'env', 'env_steps', 'eval', 'reward_file', 'reward_sha256', 'seed', 'task', 'train', 'wall_seconds']);
+  assert.equal(summary.task, 'approach-tree');
+  assert.equal(summary.env_steps, FRAMES);
+  assert.equal(summary.seed, 7);
+  assert.equal(summary.reward_file, REWARD);
+  assert.match(summary.reward_sha256 ?? '', /^[0-9a-f]{64}$/);
+  assert.ok(['wasm', 'cpu', 'node', 'gpu'].includes(summary.backend));
+  assert.deepEqual(Object.keys(summary.train).sort(), ['entropy', 'fps', 'frames', 'mean_return', 'success_rate', 'updates']);
+  assert.equal(summary.train.updates, 7);
+  assert.equal(summary.train.frames, FRAMES);
+  assert.deepEqual(Object.keys(summary.eval).sort(), ['avg_distance_moved', 'avg_steps', 'death_causes', 'death_rate', 'episodes', 'success_rate']);
+  assert.equal(summary.eval.episodes, 4);
+  for (const k of ['success_rate', 'death_rate'] as const) assert.ok(summary.eval[k] >= 0 && summary.eval[k] <= 1);
+  assert.ok(summary.wall_seconds > 0);
+
+  // Evaluation records: 4 episodes on seeds the run never trained on, in the analyzer's format.
+  const state = JSON.parse(readFileSync(path.join(out, RUN_FILES.checkpoint, 'state.json'), 'utf8')) as { trainingSeeds: number[] };
+  const episodes = readFileSync(path.join(out, RUN_FILES.episodes), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as EpisodeRecord);
+  assert.equal(episodes.length, 4);
+  for (const e of episodes) {
+    assert.ok(!state.trainingSeeds.includes(e.seed), `eval seed ${e.seed} was a training seed`);
+    assert.equal(e.path.length, e.steps + 1);
+    assert.equal(e.lastSteps.length, Math.min(32, e.steps));
+    assert.equal(e.lastSteps[e.lastSteps.length - 1]!.step, e.steps);
+    assert.ok(typeof e.final.blockUnderFoot === 'string' && typeof e.final.health === 'number');
+    assert.equal(e.success, !e.truncated && !e.died);
+  }
+  const failed = JSON.parse(readFileSync(path.join(out, RUN_FILES.failedEpisodes), 'utf8')) as EpisodeRecord[];
+  assert.deepEqual(failed.map((e) => e.episode), episodes.filter((e) => !e.success).map((e) => e.episode));
+  assert.equal(second.events.filter((e) => e.type === 'episode_failed').length, failed.length);
+});
