@@ -51,7 +51,7 @@ export const COMPILER_OPTIONS: ts.CompilerOptions = {
  * parameters get the schema's types. noImplicitAny stays on because it gives `let best = null` an evolving
  * type instead of `null`.
  */
-export const IMPLICIT_ANY_CODES: ReadonlySet<number> = new Set([7005, 7006, 7008, 7018, 7019, 7022, 7023, 7024, 7031, 7034, 7052, 7053]);
+export const IMPLICIT_ANY_CODES: ReadonlySet<number> = new Set([7005, 7006, 7008, 7010, 7011, 7018, 7019, 7022, 7023, 7024, 7031, 7034, 7052, 7053]);
 
 const POSITIONS_TYPE = 'AgentPositions';
 

@@ -715,6 +715,13 @@ class Linter {
     for (let kind = scanner.scan(); kind !== ts.SyntaxKind.EndOfFileToken; kind = scanner.scan()) {
       if (kind === ts.SyntaxKind.Identifier && previous !== ts.SyntaxKind.DotToken && previous !== ts.SyntaxKind.QuestionDotToken) {
         const word = scanner.getTokenValue();
+        if (word === 'def' && /^\s+\w+\s*\(/.test(text.slice(scanner.getTokenEnd())) && !declared.has('def')) {
+          const start = scanner.getTokenStart();
+          const line = this.snap.position(start).line;
+          this.pythonLines.add(line);
+          this.pythonOperatorLines.add(line);
+          this.out.push({ range: { start: this.snap.position(start), end: this.snap.position(scanner.getTokenEnd()) }, severity: 'error', code: 'python-ism', source: 'rewardsmith', message: "'def' is Python: reward files are TypeScript or JavaScript (`export function reward_function(...) { ... }`).", fixes: [] });
+        }
         const js = PYTHON_OPERATORS[word];
         // `{ not: 1 }` and labels are names, not operators.
         const nextChar = /\S/.exec(text.slice(scanner.getTokenEnd()))?.[0];
