@@ -73,6 +73,21 @@ describe('design → lint → critic pipeline', () => {
     for (const n of [1, 2, 3]) assert.ok(existsSync(path.join(dir, `draft-${n}.reward.ts`)));
   });
 
+  it("reviews the user's own file first, and has the designer fix only what the checks reject", async () => {
+    await server.close();
+    server = await startLlmServer((req) => (/reward designer/.test(req.system) ? fence(EXAMPLE) : JSON.stringify({ reasoning: 'ok', success: true, critique: null, findings: [] })));
+    const dir = mkdtempSync(path.join(tmpdir(), 'design-'));
+    const broken = EXAMPLE.replace("const entry = nearest_blocks[name];", "const entry = nearest_blocks[name];\n      if (current_nearest_blocks['wood'] !== undefined) return null;");
+    const reviewed = await designAndReview({ task: TREE, request: { kind: 'initial' }, firstDraft: broken, dir, llm: llm(server) });
+    assert.deepEqual(reviewed.steps.map((s) => s.request), ['given', 'fix-lint']);
+    assert.match(server.requests[0]!.lastUser, /Static checker diagnostics[\s\S]*'wood' is not a Minecraft/);
+    assert.equal(reviewed.source, EXAMPLE);
+    // a clean file goes straight to the critic, unchanged
+    const clean = await designAndReview({ task: TREE, request: { kind: 'initial' }, firstDraft: EXAMPLE, dir: mkdtempSync(path.join(tmpdir(), 'design-')), llm: llm(server) });
+    assert.deepEqual(clean.steps.map((s) => s.request), ['given']);
+    assert.equal(clean.source, EXAMPLE);
+  });
+
   it('gives up on a file that never passes the static checks, and never trains it', async () => {
     await server.close();
     server = await startLlmServer((req) => (/reward designer/.test(req.system) ? fence('export function reward(x) { return 1; }\n') : 'unused'));

@@ -178,6 +178,32 @@ describe('rewardsmith loop --candidates', () => {
   });
 });
 
+describe('rewardsmith loop failures', () => {
+  it('stops with a clear message when the LLM refuses, and keeps the experiment folder for a resume', async () => {
+    const server = await startLlmServer(() => ({ status: 400, message: 'model overloaded with nonsense' }));
+    const saved = { ...process.env };
+    const out = mkdtempSync(path.join(tmpdir(), 'loop-fail-'));
+    try {
+      process.env.OPENAI_BASE_URL = server.baseUrl;
+      process.env.OPENAI_API_KEY = 'k';
+      let text = '';
+      const io = { stdout: (t: string) => void (text += t), stderr: (t: string) => void (text += t) };
+      assert.equal(await loopCommand(['--task', 'approach-tree', '--iterations', '1', '--out', out, '--steps', '1024'], io), 1);
+      assert.match(text, /rewardsmith loop: LLM call failed: request refused \(400\): .*model overloaded with nonsense/);
+      assert.doesNotMatch(text, /\n\s+at /, 'no stack trace for an LLM failure');
+      assert.ok(existsSync(path.join(out, 'experiment.json')));
+      text = '';
+      assert.equal(await loopCommand(['--task', 'approach-tree', '--iterations', '1', '--out', out, '--steps', '999'], io), 1);
+      assert.match(text, /was started with steps = 1024, not 999/);
+      assert.equal(await loopCommand(['--task', 'approach-tree', '--out', out], io), 2);
+    } finally {
+      process.env = saved;
+      await server.close();
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('rewardsmith design', () => {
   const saved = { ...process.env };
   const stderr: string[] = [];
