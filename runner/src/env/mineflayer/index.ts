@@ -15,7 +15,7 @@ import type { TaskSpec } from '../../tasks';
 import type { DeathCause, EnvOptions, StepInfo, StepObservation, VecEnv, VecStepResult } from '../types';
 import { BLOCK_COUNT, LAVA_BLOCK, WATER_BLOCK, blockNames, mcData, nameIndex, stateToBlock } from '../sim/registry';
 import { EYE_HEIGHT, SightingMemory, ViewResult, featureSpec, nearestDict, observeView, writeFeatures, type BlockAccess, type FeatureSpec, type ViewEntity } from '../sim/observe';
-import { spawnPoint } from '../sim/worldgen';
+import { spawnPoint, type SpawnPoint } from '../sim/worldgen';
 import { nextEpisodeSeed } from '../sim/vec';
 import { startEmbeddedServer, type EmbeddedServer } from './server';
 
@@ -54,25 +54,55 @@ export function parseServerAddress(server: string): { host: string; port: number
   return { host: (m[1] ?? m[2])!, port };
 }
 
-/** Block state ids from the bot's world; unloaded chunks read as air. */
+/**
+ * Block state ids from the bot's world; unloaded chunks read as air. Columns are looked up once per step
+ * (`newStep` forgets them, since the server may replace a column between steps): the view casts ~15,000
+ * cell lookups per step and prismarine-world's own lookup builds a string key each time.
+ */
 class BotBlocks implements BlockAccess {
   private readonly p = new Vec3(0, 0, 0);
+  private readonly columns = new Map<number, { getBlockStateId(p: Vec3): number } | null>();
+  private lastKey = NaN;
+  private lastColumn: { getBlockStateId(p: Vec3): number } | null = null;
   constructor(private readonly bot: Bot) {}
+  newStep(): void {
+    this.columns.clear();
+    this.lastKey = NaN;
+  }
   stateAt(x: number, y: number, z: number): number {
     if (y < 0 || y > 255) return 0;
-    this.p.x = x;
+    const cx = x >> 4, cz = z >> 4;
+    const key = (cx + 32768) * 65536 + (cz + 32768);
+    if (key !== this.lastKey) {
+      let col = this.columns.get(key);
+      if (col === undefined) {
+        col = this.bot.world.getColumn(cx, cz) ?? null;
+        this.columns.set(key, col);
+      }
+      this.lastKey = key;
+      this.lastColumn = col;
+    }
+    if (this.lastColumn === null) return 0;
+    this.p.x = x & 15;
     this.p.y = y;
-    this.p.z = z;
-    return this.bot.world.getBlockStateId(this.p) ?? 0;
+    this.p.z = z & 15;
+    return this.lastColumn.getBlockStateId(this.p);
   }
+}
+
+/** Where an episode of `task` on `seed` starts (the simulator's spawn; underground at the task's y). */
+function startSpawn(task: TaskSpec, seed: number): SpawnPoint {
+  const spawn = spawnPoint(task.world, seed);
+  if (task.startY !== 'surface') spawn.y = task.startY;
+  return spawn;
 }
 
 /** One environment: a bot, its server (embedded or external) and the episode state the reward needs. */
 class MineflayerAgent {
   bot: Bot = null;
+  private blocks!: BotBlocks;
   private failure: Error | null = null;
   private onFailure: ((e: Error) => void) | null = null;
-  private readonly blocks: { stateAt(x: number, y: number, z: number): number };
   private physics: ReturnType<typeof Physics> | null = null;
   private readonly entity: PhysicsEntity;
   readonly spec: FeatureSpec;
@@ -103,7 +133,6 @@ class MineflayerAgent {
     this.memory = new SightingMemory(this.spec.names.length);
     this.successIndices = task.success.kind === 'near' ? task.success.names.map(nameIndex) : [];
     this.username = `rewardsmith${index}`;
-    this.blocks = { stateAt: (x, y, z) => this.botBlocks!.stateAt(x, y, z) };
     this.entity = {
       pos: new Vec3(0, 0, 0), vel: new Vec3(0, 0, 0), onGround: true, isInWater: false, isInLava: false, isInWeb: false,
       isCollidedHorizontally: false, isCollidedVertically: false, elytraFlying: false, jumpTicks: 0, jumpQueued: false,
@@ -112,7 +141,6 @@ class MineflayerAgent {
       jumpBoost: 0, speed: 0, slowness: 0, dolphinsGrace: 0, slowFalling: 0, levitation: 0, depthStrider: 0, elytraEquipped: false,
     };
   }
-  private botBlocks: BotBlocks | null = null;
 
   private where(): string {
     return `mineflayer env ${this.index} (server ${this.host}:${this.port}${this.embedded ? ', embedded flying-squid' : ''})`;
@@ -139,6 +167,22 @@ class MineflayerAgent {
     this.check();
   }
 
+  /** `work`, unless the connection fails or the timeout passes first. */
+  private async bounded<T>(what: string, work: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const stop = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new ServerConnectionError(`${this.where()}: timed out after ${this.timeoutMs} ms waiting for ${what}`)), this.timeoutMs);
+      this.onFailure = reject;
+      if (this.failure) reject(this.failure);
+    });
+    try {
+      return await Promise.race([work, stop]);
+    } finally {
+      clearTimeout(timer);
+      this.onFailure = null;
+    }
+  }
+
   async connect(): Promise<void> {
     const mineflayer = require('mineflayer');
     const bot: Bot = mineflayer.createBot({
@@ -147,7 +191,7 @@ class MineflayerAgent {
       hideErrors: true,
     });
     this.bot = bot;
-    this.botBlocks = new BotBlocks(bot);
+    this.blocks = new BotBlocks(bot);
     bot.on('error', (e: Error) => this.fail(`connection error: ${e.message}`));
     bot.on('kicked', (reason: unknown) => this.fail(`kicked by the server: ${typeof reason === 'string' ? reason : JSON.stringify(reason)}`));
     bot.on('end', (reason: unknown) => this.fail(`connection closed${reason ? ` (${String(reason)})` : ''}`));
@@ -164,6 +208,14 @@ class MineflayerAgent {
     let spawned = false;
     bot.once('spawn', () => (spawned = true));
     await this.until('the bot to spawn', () => spawned);
+    // flying-squid finishes a login when the client sends a `look` or `flying` packet; a lock-stepped bot
+    // sends neither on its own (mineflayer's tick sends full positions), so send looks until it is done.
+    if (this.embedded) {
+      await this.until('the end of the login sequence', () => {
+        bot._client.write('look', { yaw: 0, pitch: 0, onGround: true });
+        return this.embedded!.loggedIn(this.username);
+      });
+    }
     this.physics = Physics(mcData, { getBlock: (pos: Vec3) => bot.blockAt(pos, false) });
   }
   private lastHit: unknown = null;
@@ -172,12 +224,11 @@ class MineflayerAgent {
   async reset(seed: number, features: Float32Array, offset: number): Promise<StepObservation> {
     this.check();
     const bot = this.bot;
-    const spawn = spawnPoint(this.task.world, seed >>> 0);
-    if (this.task.startY !== 'surface') spawn.y = this.task.startY;
+    const spawn = startSpawn(this.task, seed >>> 0);
     if (this.embedded) {
-      await this.embedded.startEpisode(this.username, {
+      await this.bounded('the server to start the episode', this.embedded.startEpisode(this.username, {
         seed: seed >>> 0, kind: this.task.world, spawn, inventory: this.task.inventory, mobs: this.task.world === 'plains',
-      });
+      }));
       this.embedded.takeEvents(this.username);
       const near = () => bot.entity?.position && Math.abs(bot.entity.position.x - spawn.x) < 1e-6 && Math.abs(bot.entity.position.y - spawn.y) < 1e-6 && Math.abs(bot.entity.position.z - spawn.z) < 1e-6;
       await this.until('the episode start (spawn position, chunks, full health, inventory)', () =>
@@ -248,6 +299,7 @@ class MineflayerAgent {
   /** Applies one action for one tick; call `finishStep` after the batch has yielded to the network. */
   applyAction(action: number): void {
     this.check();
+    this.blocks.newStep();
     this.steps++;
     const e = this.entity, c = e.control;
     c.forward = c.back = c.left = c.right = c.jump = false;
@@ -430,6 +482,7 @@ class MineflayerAgent {
 
   private observe(features: Float32Array, offset: number, change: Record<string, number>, damageDealt: number, kills: Record<string, number>): StepObservation {
     const e = this.entity;
+    this.blocks.newStep();
     const pose = { x: e.pos.x, y: e.pos.y, z: e.pos.z, yaw: e.yaw, pitch: e.pitch };
     observeView(this.blocks, pose, this.mobs(), this.view);
     const relYaw = wrap(this.startYaw - e.yaw);
@@ -551,7 +604,7 @@ export async function createMineflayerEnv(opts: EnvOptions, more: MineflayerOpti
       let host: string, port: number, embedded: EmbeddedServer | null = null;
       if (opts.server) ({ host, port } = parseServerAddress(opts.server));
       else {
-        embedded = await startEmbeddedServer(opts.task.world, opts.seed >>> 0, timeoutMs);
+        embedded = await startEmbeddedServer(opts.task.world, opts.seed >>> 0, startSpawn(opts.task, opts.seed >>> 0), timeoutMs);
         servers.push(embedded);
         ({ host, port } = embedded);
       }

@@ -59,6 +59,8 @@ export interface EmbeddedServer {
   readonly port: number;
   /** Moves `username` onto a fresh world of `start.seed`, at its spawn, with full health and the task inventory. */
   startEpisode(username: string, start: EpisodeStart): Promise<void>;
+  /** Whether flying-squid's login sequence for `username` is over (it ends by re-sending the login position). */
+  loggedIn(username: string): boolean;
   /** The plugin's view of a player: death cause of its last death, damage and kills since the last call. */
   takeEvents(username: string): { deathCause: DeathCause | null; damageDealt: number; kills: Record<string, number> };
   /** The live flying-squid (tests use it to break things). */
@@ -94,17 +96,37 @@ function makeGenerator(kind: WorldKind, seed: number): (cx: number, cz: number) 
 }
 
 /** Starts a flying-squid on 127.0.0.1 at a free port with the first world (kind, seed). */
-export async function startEmbeddedServer(kind: WorldKind, seed: number, timeoutMs = 20_000): Promise<EmbeddedServer> {
+/**
+ * flying-squid's log plugin, when first loaded (at the first createMCServer), opens a readline prompt on
+ * stdin/stdout: it would read the runner's stdin and write "> " into the `--events ndjson` stdout. The
+ * plugins are loaded with createInterface replaced by an inert interface.
+ */
+function withInertReadline<T>(load: () => T): T {
+  const readline = require('node:readline');
+  const { createInterface, cursorTo } = readline;
+  const inert = { setPrompt() {}, prompt() {}, on() { return inert; }, close() {}, line: '' };
+  readline.createInterface = () => inert;
+  readline.cursorTo = () => true; // its logger moves the cursor on stdout before checking noConsoleOutput
+  try {
+    return load();
+  } finally {
+    readline.createInterface = createInterface;
+    readline.cursorTo = cursorTo;
+  }
+}
+
+export async function startEmbeddedServer(kind: WorldKind, seed: number, spawn: SpawnPoint, timeoutMs = 20_000): Promise<EmbeddedServer> {
   const flyingSquid = require('flying-squid');
-  // flying-squid resolves `generation.name` in its own generations table first; registering ours there makes
-  // it build the overworld from the simulator's generator (the other route, `require(name)`, needs a file).
   flyingSquid.generations[GENERATOR_NAME] = (options: { kind: WorldKind; worldSeed: number }) => makeGenerator(options.kind, options.worldSeed);
-  const serv: Serv = flyingSquid.createMCServer({
+  const serv: Serv = withInertReadline(() => flyingSquid.createMCServer({
     host: '127.0.0.1',
     port: 0,
     'online-mode': false,
     logging: false,
     noConsoleOutput: true,
+    // A `debug` function also stops flying-squid from installing its process-wide uncaughtException handler,
+    // which calls process.exit() (it would end the runner, or the test runner, on any error anywhere).
+    debug: () => undefined,
     gameMode: 0,
     difficulty: 1,
     generation: { name: GENERATOR_NAME, options: { kind, worldSeed: seed } },
@@ -117,7 +139,9 @@ export async function startEmbeddedServer(kind: WorldKind, seed: number, timeout
     'max-entities': 500,
     motd: 'rewardsmith',
     'player-list-text': { header: { text: '' }, footer: { text: '' } },
-  });
+  }));
+  // Its logger moves the terminal cursor on stdout even with console output off; the runner owns stdout.
+  serv.log = () => undefined;
   const failed = new Promise<never>((_, reject) => serv.once('error', (e: Error) => reject(new Error(`embedded flying-squid failed to start: ${e.message}`))));
   failed.catch(() => undefined);
   await Promise.race([serv.waitForReady(timeoutMs), failed]);
@@ -132,8 +156,9 @@ export async function startEmbeddedServer(kind: WorldKind, seed: number, timeout
     return s;
   };
   installRules(serv, stateOf);
-  let worldSeed = seed;
-  let worldKind = kind;
+  // Players log in at the first episode's spawn (flying-squid's default looks for the surface from y 81, which
+  // in the underground world is the top of the stone at y 256).
+  serv.getSpawnPoint = async () => new Vec3(spawn.x, spawn.y, spawn.z);
   let closed = false;
   return {
     host: '127.0.0.1',
@@ -149,16 +174,21 @@ export async function startEmbeddedServer(kind: WorldKind, seed: number, timeout
       for (const e of Object.values(serv.entities) as any[]) if (e.type !== 'player') serv.destroyEntity(e);
       const spawn = new Vec3(start.spawn.x, start.spawn.y, start.spawn.z);
       serv.getSpawnPoint = async () => spawn.clone();
-      // Always a fresh world: the last episode dug into this one. changeWorld unloads the player's chunks,
-      // sends the new ones and puts the player at the spawn point.
-      worldSeed = start.seed;
-      worldKind = start.kind;
+      // Always a fresh world: the last episode dug into this one. The player's chunks are unloaded (empty
+      // chunk packets), the new world's are sent around the spawn. (flying-squid's changeWorld would also
+      // wait for a movement packet a lock-stepped client does not send until it is told where it is.)
+      player._unloadAllChunks();
       const World = require('prismarine-world')(DEFAULT_GAME_VERSION);
-      serv.overworld = new World(makeGenerator(worldKind, worldSeed));
+      serv.overworld = new World(makeGenerator(start.kind, start.seed));
       serv.overworld.blockEntityData = {};
       serv.overworld.portals = [];
       serv._worldChunksUsed = {};
-      await player.changeWorld(serv.overworld, { dimension: 0 });
+      player.world = serv.overworld;
+      player.spawnPoint = spawn.clone();
+      player.position = spawn.clone();
+      await player.worldSendInitialChunks();
+      player.sendSelfPosition(spawn.clone());
+      await player.worldSendRestOfChunks();
       player.updateHealth(MAX_HP);
       player.updateFood(20);
       player.updateFoodSaturation(5);
@@ -178,6 +208,9 @@ export async function startEmbeddedServer(kind: WorldKind, seed: number, timeout
         }
       }
       player.sendSelfPosition(spawn.clone());
+    },
+    loggedIn(username) {
+      return serv.players.some((p: Player) => p.username === username && p.rewardsmithLoggedIn === true);
     },
     takeEvents(username) {
       const st = stateOf(username);
@@ -303,6 +336,12 @@ function installRules(serv: Serv, stateOf: (username: string) => RuleState): voi
   });
 
   serv.on('newPlayer', (player: Player) => {
+    // The login sequence's last act is `player.save()`; until then it may still teleport the player.
+    const save = player.save;
+    player.save = async () => {
+      player.rewardsmithLoggedIn = true;
+      return save?.();
+    };
     player.on('requestRespawn_cancel', (_data: unknown, cancel: (run?: boolean) => void) => {
       const st = stateOf(player.username);
       if (!st.start) return;
