@@ -107,6 +107,19 @@ describe('analyze: recorded runs with known failure causes', () => {
     }
   });
 
+  test('records written by `rewardsmith rollout` (a random policy that fell into lava) read the same', async () => {
+    // Made with: rewardsmith rollout --task explore-diamond --policy random --steps 20000 --seed 1 --envs 8
+    const dir = runCopy('random-rollout-lava');
+    const a = await analyzeRun(dir, { rewardFile: path.join(ROOT, 'runner/rewards/explore-diamond.dense.reward.ts') });
+    assert.equal(a.mainDeathCause, 'lava');
+    const lava = a.suggestions[0]!;
+    assert.equal(lava.id, 'death-lava');
+    assert.match(lava.message, /The reward already reads lava \(line [\d, ]+\), and the agents died anyway/);
+    assert.match(lava.diff!, /^\+ +if \(lava_in_view !== undefined && lava_in_view\[0\] < LAVA_PENALTY_DISTANCE\) return -1;$/m);
+    assert.ok(!a.suggestions.some((s) => s.kind === 'reward-never-positive'), 'a reward-less rollout says nothing about the reward sign');
+    checkPatches(a);
+  });
+
   test('spinning on the spot: stuck, with the turning and the positive reward as evidence; a standing-still penalty', async () => {
     const a = await analyzeRun(runCopy('spin-in-place'));
     assert.equal(a.mainDeathCause, null);

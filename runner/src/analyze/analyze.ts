@@ -176,7 +176,8 @@ export async function analyzeRun(runDir: string, opts: { rewardFile?: string } =
   for (const e of episodes) if (e.died) deathCauses[e.deathCause ?? 'other'] = (deathCauses[e.deathCause ?? 'other'] ?? 0) + 1;
   const main = Object.entries(deathCauses).sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
   // A rollout without a reward (a random policy, say) records zeros; the reward's sign then means nothing.
-  const findings = findFailures(episodes, task, !!reward || !!summary?.reward_file);
+  const rewarded = !summary || !!summary.reward_file || existsSync(path.join(runDir, RUN_FILES.rewardCopy));
+  const findings = findFailures(episodes, task, rewarded);
   return {
     runDir,
     task: summary?.task ?? null,
