@@ -229,10 +229,11 @@ export function startServer(connection: Connection = createConnection(ProposedFe
   });
   documents.onDidChangeContent((e) => {
     if (!isReward(e.document.uri)) return;
-    reanchorCritic(e.document);
-    // Edit-then-undo: content seen by the critic before gets its findings back from the cache.
+    // Content the critic has reviewed before (e.g. edit, then undo) shows that review again; otherwise the
+    // findings follow their lines and go when those lines change.
     const cached = criticCache.get(contentKey(e.document.getText()));
-    if (cached && !criticFindings.get(e.document.uri)?.length) setCritic(e.document, cached.findings);
+    if (cached) setCritic(e.document, cached.findings);
+    else reanchorCritic(e.document);
     schedule(e.document.uri);
   });
   documents.onDidClose((e) => {

@@ -202,6 +202,11 @@ describe('language server over stdio', () => {
     const critic = diagnostics().filter((d) => d.source === 'reward-critic');
     assert.deepEqual(critic.map((d) => d.range.start.line), [14]);
     assert.equal(critic[0]!.message, 'GLOBAL_DATA["health"] is compared before it is stored.');
+    // Undo both edits: the content the critic reviewed is back, and so is its review (from the cache).
+    await edit([{ range: { start: { line: 32, character: changed.length }, end: { line: 32, character: changed.length + ' // reviewed'.length } }, newText: '' }]);
+    await edit([{ range: { start: { line: 5, character: 0 }, end: { line: 6, character: 0 } }, newText: '' }]);
+    assert.deepEqual(diagnostics().filter((d) => d.source === 'reward-critic').map((d) => d.range.start.line), [13, 31]);
+    assert.equal(llm.requests.length, calls);
   });
 
   test('critique: a malformed answer becomes a clear error, and the server keeps working', async () => {
@@ -214,7 +219,8 @@ describe('language server over stdio', () => {
     }
     const missing = (await client.sendRequest(critiqueRequest, { textDocument: { uri: 'file:///nowhere/x.reward.ts' } })) as CritiqueResult;
     assert.ok(missing.status === 'error' && missing.kind === 'no-document');
-    const hover = await client.sendRequest('textDocument/hover', { textDocument: { uri }, position: { line: 6, character: 40 } });
+    const line = text.split('\n').findIndex((l) => l.includes('health < GLOBAL'));
+    const hover = await client.sendRequest('textDocument/hover', { textDocument: { uri }, position: { line, character: text.split('\n')[line]!.indexOf('health') + 2 } });
     assert.ok(hover, 'server still answers');
   });
 
