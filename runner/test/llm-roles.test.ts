@@ -21,6 +21,10 @@ describe('designer answer extraction', () => {
     const r = extractRewardCode('```js\nexport function reward_function() { return 0; }\n```', TREE);
     assert.deepEqual(r, { ok: true, value: '// task: approach-tree\nexport function reward_function() { return 0; }\n' });
   });
+  it("corrects a header that names another task", () => {
+    const r = extractRewardCode('```ts\n// task: approach-cow\nexport function reward_function() { return 0; }\n```', TREE);
+    assert.deepEqual(r, { ok: true, value: '// task: approach-tree\nexport function reward_function() { return 0; }\n' });
+  });
   it('rejects prose and several blocks, saying why', () => {
     assert.match((extractRewardCode('just words', TREE) as { problem: string }).problem, /no fenced code block/);
     assert.match((extractRewardCode('```ts\na\n```\n```ts\nb\n```', TREE) as { problem: string }).problem, /2 code blocks/);

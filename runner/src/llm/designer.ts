@@ -60,8 +60,10 @@ export function extractRewardCode(text: string, task: TaskSpec): Validation<stri
   if (blocks.length > 1) return { ok: false, problem: `the answer has ${blocks.length} code blocks; put the whole reward file in exactly one ` + '```ts block' };
   let code = blocks[0]!.replace(/\r\n?/g, '\n').trimEnd();
   if (!/\S/.test(code)) return { ok: false, problem: 'the code block is empty' };
+  // The header names the task the file is for; the designer may omit it or copy another task's.
   const header = taskHeader(code);
   if (header === undefined) code = `// task: ${task.id}\n${code}`;
+  else if (header !== task.id) code = code.replace(/^(\s*\/\/\s*task:\s*)\S+/m, `$1${task.id}`);
   return { ok: true, value: code + '\n' };
 }
 

@@ -14,7 +14,7 @@ import { analyzeWithLlm, statisticsText, type LlmAnalysis, type ProgrammaticFind
 import { LlmError, LlmNotConfiguredError, LLM_LOG_FILE, resolveLlmConfig, isLlmConfigured, type LlmConfig, type LlmLog } from './client';
 import { appliedSuggestions, designAndReview, type DesignRequest, type ReviewedReward } from './designer';
 import { analyzeRun, type Analysis } from '../analyze/analyze';
-import { trainReward, type TrainOutcome } from './train-step';
+import type { TrainOutcome } from './train-step';
 
 /** Designer fixes of run-time reward errors per candidate (each goes through the review again). */
 const MAX_EXECUTION_FIXES = 2;
@@ -163,8 +163,9 @@ class Loop {
       if (!existsSync(rewardFile)) writeAtomic(rewardFile, reviewed.source);
       const runDir = path.join(attemptDir, 'run');
       this.say(`  candidate ${k}: training on ${this.rel(rewardFile)} for ${this.o.steps} frames`);
-      const outcome = await cached<TrainOutcome>(path.join(attemptDir, 'train.json'), () =>
-        trainReward({ rewardFile, task: this.o.task, steps: this.o.steps, seed: this.o.seed, out: runDir, ...this.o.train, emit: this.o.emit }),
+      const outcome = await cached<TrainOutcome>(path.join(attemptDir, 'train.json'), async () =>
+        // Loaded on first use: `rewardsmith design` shares this module and must not pay for TensorFlow.
+        (await import('./train-step')).trainReward({ rewardFile, task: this.o.task, steps: this.o.steps, seed: this.o.seed, out: runDir, ...this.o.train, emit: this.o.emit }),
       );
       if (outcome.ok) {
         const summary = JSON.parse(readFileSync(path.join(runDir, RUN_FILES.summary), 'utf8')) as RunSummary;
