@@ -107,19 +107,21 @@ export function compileRewardFile(file: string, source: string = readFileSync(fi
 
   const checkParameters = (name: string, params: ts.NodeArray<ts.ParameterDeclaration>, allowed: string[][]) => {
     const expected = allowed[allowed.length - 1]!;
+    // Messages list the attack parameters only to files that declare more than the basic ones.
+    const shown = (params.length > BASIC_PARAMETERS.length ? ALL_PARAMETERS : BASIC_PARAMETERS).join(', ');
     params.forEach((p, i) => {
       if (!ts.isIdentifier(p.name) || p.dotDotDotToken) {
         fail('contract', p, `${name}: parameter ${i + 1} must be a plain name (${expected[i] ?? 'none'}), not a pattern or rest parameter`);
       }
       const got = (p.name as ts.Identifier).text;
-      if (i >= expected.length) fail('contract', p, `${name}: unexpected parameter ${i + 1} "${got}"; the reward takes (${expected.join(', ')})`);
+      if (i >= expected.length) fail('contract', p, `${name}: unexpected parameter ${i + 1} "${got}"; the reward takes (${shown})`);
       if (got !== expected[i]) {
-        fail('contract', p, `${name}: parameter ${i + 1} is "${got}" but must be "${expected[i]}"; the parameters are (${expected.join(', ')}) in this order`);
+        fail('contract', p, `${name}: parameter ${i + 1} is "${got}" but must be "${expected[i]}"; the parameters are (${shown}) in this order`);
       }
     });
     if (!allowed.some((a) => a.length === params.length)) {
       const lengths = allowed.map((a) => a.length).join(' or ');
-      fail('contract', exported.get(name)!.node, `${name} takes ${lengths} parameters (${expected.slice(0, Math.max(...allowed.map((a) => a.length))).join(', ')}), got ${params.length}`);
+      fail('contract', exported.get(name)!.node, `${name} takes ${lengths} parameters (${shown}), got ${params.length}`);
     }
   };
 

@@ -3,6 +3,7 @@
 // environments in one boundary crossing per step. Every failure is a RewardError located in the original file.
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import path from 'node:path';
 import { SCALE_RULE } from '../schema';
 import type { StepObservation } from '../env/types';
@@ -61,6 +62,10 @@ export class RewardSandbox {
     private readonly child: ChildProcess,
   ) {
     this.positions = new SourcePositions(compiled);
+    // An idle sandbox does not keep the process alive; a pending request does, through its watchdog timer.
+    child.unref();
+    child.channel?.unref();
+    (child.stderr as Socket | null)?.unref();
     child.stderr?.on('data', (d: Buffer) => {
       this.stderrTail = (this.stderrTail + d.toString()).slice(-2000);
     });
@@ -155,6 +160,7 @@ export class RewardSandbox {
     this.dead ??= new Error('the reward sandbox is closed');
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+    this.child.ref(); // keep the process alive until the host is gone
     this.child.kill('SIGKILL');
     await exited;
   }

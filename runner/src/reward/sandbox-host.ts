@@ -194,7 +194,8 @@ function failureOf(err: unknown, sandbox: Sandbox | null, req: { timeoutMs: numb
     return { kind: 'timeout', message: `exceeded ${req.timeoutMs} ms`, env: where.env, entry: where.entry, fatal: true };
   }
   // An error the reward script threw at its top level (isolated-vm copies it with the isolate's stack).
-  return { kind: 'throw', message, env: null, stack: String(e?.stack ?? '') };
+  const name = (err as { name?: unknown })?.name;
+  return { kind: 'throw', message: typeof name === 'string' && name !== 'Error' ? `${name}: ${message}` : message, env: null, stack: String(e?.stack ?? '') };
 }
 
 function serve(): void {
