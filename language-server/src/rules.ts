@@ -13,6 +13,7 @@ import {
   type ObservationSchema,
   type Range as ValueRange,
 } from '../../runner/src/schema';
+import { RewardError, compileRewardFile } from '../../runner/src/reward/compile';
 import { IMPLICIT_ANY_CODES, RewardProject, schemaParameter, type Snapshot } from './analysis';
 
 export type Severity = 'error' | 'warning' | 'information' | 'hint';
@@ -58,7 +59,11 @@ export const RULES = {
   'swapped-arguments': 'a helper call whose schema arguments are in the wrong order',
   'undefined-return': 'a function feeding the reward that can return undefined',
   'python-ism': 'Python in a JavaScript/TypeScript reward (len, np.sign, True, and, …)',
+  'reward-contract': 'the file does not export reward_function (or dense and sparse) with the contract\'s parameters, or imports modules',
 } as const;
+
+/** Contract results by file, keyed by what the contract depends on (imports and exported signatures). */
+const contractCache = new Map<string, { key: string; error: { line: number; column: number; message: string } | null }>();
 
 export type RuleId = keyof typeof RULES;
 
@@ -161,6 +166,7 @@ class Linter {
     this.globalData(globalAccesses);
     this.bareReturns();
     this.scaleRule();
+    this.contract();
     this.pythonOperators();
     this.typescript();
     // On a line with `and`/`or`/`not` the parse is broken, so other findings there are noise.
@@ -975,6 +981,48 @@ class Linter {
     visit(this.sf);
   }
 
+  /**
+   * The runtime's own contract check (runner/src/reward/compile.ts), so that lint and training agree. It
+   * transpiles the file, which is too slow for every keystroke, so it runs again only when the imports or
+   * the exported functions' signatures change. Syntax errors are left to TypeScript's diagnostics.
+   */
+  private contract(): void {
+    const parts: string[] = [];
+    for (const st of this.sf.statements) {
+      if (ts.isImportDeclaration(st) || ts.isImportEqualsDeclaration(st)) parts.push(this.snap.userTextOf(st));
+      else if (ts.canHaveModifiers(st) && (ts.getModifiers(st) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) {
+        if (ts.isFunctionDeclaration(st)) parts.push(`${st.name?.text}(${st.parameters.map((p) => this.snap.userTextOf(p.name)).join(',')})@${st.getStart(this.sf)}`);
+        else if (ts.isVariableStatement(st)) {
+          for (const d of st.declarationList.declarations) {
+            const init = d.initializer && skipParens(d.initializer);
+            const params = init && (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) ? init.parameters.map((p) => this.snap.userTextOf(p.name)).join(',') : '';
+            parts.push(`${this.snap.userTextOf(d.name)}(${params})@${d.getStart(this.sf)}`);
+          }
+        }
+      }
+    }
+    const file = this.sf.fileName;
+    const key = parts.join('\n');
+    let cached = contractCache.get(file);
+    if (!cached || cached.key !== key) {
+      let error: { line: number; column: number; message: string } | null = null;
+      try {
+        compileRewardFile(file, this.snap.text);
+      } catch (err) {
+        if (!(err instanceof RewardError)) throw err;
+        if (err.kind === 'compile') return; // a syntax error: TypeScript reports it; check the contract once it parses
+        error = { line: err.line, column: err.column, message: err.detail };
+      }
+      cached = { key, error };
+      contractCache.set(file, cached);
+    }
+    if (!cached.error) return;
+    const start = { line: cached.error.line - 1, character: cached.error.column - 1 };
+    const word = /^[\w$]+/.exec(this.snap.lineText(start.line).slice(start.character))?.[0] ?? '';
+    const range = { start, end: { line: start.line, character: start.character + Math.max(word.length, 1) } };
+    this.out.push({ range, severity: 'error', code: 'reward-contract', source: 'rewardsmith', message: cached.error.message, fixes: [] });
+  }
+
   // ----- the scale rule ------------------------------------------------------------------------------------
 
   private rewardFunction(): ts.FunctionLikeDeclaration | undefined {
@@ -1083,6 +1131,8 @@ class Linter {
     const mine = [...this.out];
     for (const d of diagnostics) {
       if (d.start === undefined || d.length === undefined || IMPLICIT_ANY_CODES.has(d.code)) continue;
+      // "Cannot find module": the contract rule says why imports cannot work in the sandbox.
+      if (d.code === 2307 || d.code === 2792) continue;
       const range = this.snap.range(d.start, d.start + d.length);
       if (this.pythonLines.has(range.start.line)) continue;
       // A rule already explains this spot (e.g. TypeScript's "not callable" under `cnb.get(…)`).
