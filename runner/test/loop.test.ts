@@ -72,7 +72,7 @@ describe('rewardsmith loop (2 iterations, approach-tree, scripted LLM)', () => {
   const runLoop = async () => {
     stdout = '';
     const io = { stdout: (t: string) => void (stdout += t), stderr: (t: string) => void (stdout += t) };
-    return loopCommand(['--task', 'approach-tree', '--iterations', '2', '--out', out, '--steps', '1024', '--envs', '8', '--eval-episodes', '6'], io);
+    return loopCommand(['--task', 'approach-tree', '--iterations', '2', '--out', out, '--steps', '1024', '--envs', '8', '--eval-episodes', '4'], io);
   };
 
   it('designs, lints, critiques, trains, fixes a throwing reward, analyzes, and prints the table', async () => {
@@ -132,9 +132,10 @@ describe('rewardsmith loop (2 iterations, approach-tree, scripted LLM)', () => {
   it('resumes without redoing finished steps', async () => {
     const before = server.requests.length;
     const trained = readFileSync(path.join(out, 'iteration-2/candidate-1/attempt-1/run/summary.json'), 'utf8');
-    // Interrupted after iteration 2's training: its analysis and iteration record are missing.
+    // Interrupted right after iteration 2's run finished: its training record, analysis and iteration record are missing.
     rmSync(path.join(out, 'iteration-2/iteration.json'));
     rmSync(path.join(out, 'iteration-2/llm-analysis.json'));
+    rmSync(path.join(out, 'iteration-2/candidate-1/attempt-1/train.json'));
     assert.equal(await runLoop(), 0, stdout);
     const again = server.requests.slice(before);
     assert.deepEqual(again.map(roleOf), ['analyzer'], 'only the missing analysis is asked for again');
@@ -159,7 +160,7 @@ describe('rewardsmith loop --candidates', () => {
       process.env.OPENAI_API_KEY = 'k';
       let text = '';
       const io = { stdout: (t: string) => void (text += t), stderr: (t: string) => void (text += t) };
-      assert.equal(await loopCommand(['--task', 'approach-tree', '--iterations', '1', '--candidates', '2', '--out', out, '--steps', '1024', '--envs', '8', '--eval-episodes', '6'], io), 0, text);
+      assert.equal(await loopCommand(['--task', 'approach-tree', '--iterations', '1', '--candidates', '2', '--out', out, '--steps', '1024', '--envs', '8', '--eval-episodes', '4'], io), 0, text);
       const result = JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8')) as LoopResult;
       const it1 = result.iterations[0]!;
       const [a, b] = it1.candidates.map((c) => c.summary!);

@@ -28,8 +28,9 @@ export interface TrainStepOptions {
 }
 
 export async function trainReward(o: TrainStepOptions): Promise<TrainOutcome> {
-  const checkpoint = path.join(o.out, RUN_FILES.checkpoint);
-  const resume = existsSync(checkpoint) && !existsSync(path.join(o.out, RUN_FILES.summary));
+  // Interrupted after the run finished but before the loop recorded it: the run is complete.
+  if (existsSync(path.join(o.out, RUN_FILES.summary))) return { ok: true };
+  const resume = existsSync(path.join(o.out, RUN_FILES.checkpoint));
   // A run killed before its first checkpoint has nothing to continue from; start it again.
   if (!resume && existsSync(o.out)) rmSync(o.out, { recursive: true, force: true });
   const emit = o.emit;
