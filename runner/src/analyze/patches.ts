@@ -527,18 +527,27 @@ function lintKeys(fileName: string, text: string, original: boolean): Map<string
   return counts;
 }
 
+/** Syntax errors the parser recorded (the compiler keeps them on the source file; there is no public getter). */
+function parseErrorsOf(sf: ts.SourceFile): ts.DiagnosticWithLocation[] {
+  return (sf as unknown as { parseDiagnostics?: ts.DiagnosticWithLocation[] }).parseDiagnostics ?? [];
+}
+
 /**
  * The patch for `req` on a reward file's text. Throws PatchUnavailable when the file has no place for it or
  * when the patched file would not parse or would add a lint error or warning.
  */
 export function patchReward(fileName: string, text: string, req: PatchRequest): RewardPatch {
   const src = new RewardSource(fileName, text);
+  const broken = parseErrorsOf(src.sf)[0];
+  if (broken) {
+    const { line, character } = src.sf.getLineAndCharacterOfPosition(broken.start ?? 0);
+    throw new PatchUnavailable(`the reward file does not parse (line ${line + 1}, column ${character + 1}: ${ts.flattenDiagnosticMessageText(broken.messageText, ' ')}); fix that first`);
+  }
   const edits = editsFor(src, req);
   const constants = constantsEdit(src);
   if (constants) edits.push(constants);
   const patched = applyEdits(text, edits);
-  const check = ts.createSourceFile(fileName, patched, ts.ScriptTarget.ES2022, false, ts.ScriptKind.TS);
-  const parseErrors = (check as unknown as { parseDiagnostics: ts.Diagnostic[] }).parseDiagnostics ?? [];
+  const parseErrors = parseErrorsOf(ts.createSourceFile(fileName, patched, ts.ScriptTarget.ES2022, false, ts.ScriptKind.TS));
   if (parseErrors.length > 0) throw new PatchUnavailable(`internal error: the patched file does not parse (${ts.flattenDiagnosticMessageText(parseErrors[0]!.messageText, ' ')})`);
   const before = lintKeys(fileName, text, true);
   const after = lintKeys(fileName, patched, false);
