@@ -991,19 +991,21 @@ class Linter {
     for (const st of this.sf.statements) {
       if (ts.isImportDeclaration(st) || ts.isImportEqualsDeclaration(st)) parts.push(this.snap.userTextOf(st));
       else if (ts.canHaveModifiers(st) && (ts.getModifiers(st) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) {
-        if (ts.isFunctionDeclaration(st)) parts.push(`${st.name?.text}(${st.parameters.map((p) => this.snap.userTextOf(p.name)).join(',')})@${st.getStart(this.sf)}`);
+        if (ts.isFunctionDeclaration(st)) parts.push(`${st.name?.text}(${st.parameters.map((p) => this.snap.userTextOf(p.name)).join(',')})`);
         else if (ts.isVariableStatement(st)) {
           for (const d of st.declarationList.declarations) {
             const init = d.initializer && skipParens(d.initializer);
             const params = init && (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) ? init.parameters.map((p) => this.snap.userTextOf(p.name)).join(',') : '';
-            parts.push(`${this.snap.userTextOf(d.name)}(${params})@${d.getStart(this.sf)}`);
+            parts.push(`${this.snap.userTextOf(d.name)}(${params})`);
           }
         }
       }
     }
     const file = this.sf.fileName;
-    const key = parts.join('\n');
+    // Where the statements are matters only for placing an error.
+    const signatures = parts.join('\n');
     let cached = contractCache.get(file);
+    const key = cached?.error ? `${signatures}\n@${this.sf.statements.map((st) => st.getStart(this.sf)).join(',')}` : signatures;
     if (!cached || cached.key !== key) {
       let error: { line: number; column: number; message: string } | null = null;
       try {
@@ -1013,7 +1015,7 @@ class Linter {
         if (err.kind === 'compile') return; // a syntax error: TypeScript reports it; check the contract once it parses
         error = { line: err.line, column: err.column, message: err.detail };
       }
-      cached = { key, error };
+      cached = { key: error ? `${signatures}\n@${this.sf.statements.map((st) => st.getStart(this.sf)).join(',')}` : signatures, error };
       contractCache.set(file, cached);
     }
     if (!cached.error) return;
