@@ -8,7 +8,6 @@ import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerO
 import { critiqueRequest, setLlmApiKeyNotification, type AnalyzerSuggestion } from '../../language-server/src/lsp_ext';
 import { makeEvent, type RunnerEvent } from '../../runner/src/events';
 import { RUN_FILES } from '../../runner/src/records';
-import { BUILTIN_TASKS } from '../../runner/src/tasks';
 import { rewardEntryLine, taskFromHeader } from './core';
 import { Dashboard } from './dashboard';
 import { API_KEY_SECRET, failureReason, Runner } from './runner';
@@ -103,6 +102,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     if (fromHeader) return fromHeader;
     const fromSetting = vscode.workspace.getConfiguration('rewardsmith').get<string>('defaultTask');
     if (fromSetting) return fromSetting;
+    // Loaded on demand: the task module pulls in minecraft-data, which activation should not pay for.
+    const { BUILTIN_TASKS } = await import('../../runner/src/tasks');
     const picked = await vscode.window.showQuickPick(
       Object.values(BUILTIN_TASKS).map((t) => ({ label: t.id, detail: t.description.objective })),
       { title: 'Which task? (add a `// task: <id>` line to the file to skip this question)', ignoreFocusOut: true },
