@@ -24,31 +24,47 @@ function randomActions(n: number, seed: number): Int32Array {
   });
 }
 
-async function oneThread(taskId: string): Promise<number> {
+/** Wall-clock and CPU-time rates of a timed section (CPU time covers all threads of this process). */
+interface Rate {
+  wall: number;
+  cpu: number;
+}
+const fmt = (r: Rate) => `${r.wall.toFixed(0).padStart(6)} steps/s (${r.cpu.toFixed(0)} per CPU-s)`;
+
+async function timed(steps: number, body: () => Promise<void>): Promise<Rate> {
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  await body();
+  const cpu = process.cpuUsage(c0);
+  return { wall: steps / ((performance.now() - t0) / 1000), cpu: steps / ((cpu.user + cpu.system) / 1e6) };
+}
+
+async function oneThread(taskId: string): Promise<Rate> {
   const batch = new SimBatch(BUILTIN_TASKS[taskId]!, ENVS, 0);
   batch.reset(Array.from({ length: ENVS }, (_, i) => i + 1));
   for (let k = 0; k < 100; k++) batch.step(randomActions(ENVS, k));
   const rounds = 400;
-  const t0 = performance.now();
-  for (let k = 0; k < rounds; k++) batch.step(randomActions(ENVS, 1000 + k));
-  return (ENVS * rounds) / ((performance.now() - t0) / 1000);
+  return timed(ENVS * rounds, async () => {
+    for (let k = 0; k < rounds; k++) batch.step(randomActions(ENVS, 1000 + k));
+  });
 }
 
-async function allCores(taskId: string): Promise<{ rate: number; workers: number }> {
+async function allCores(taskId: string): Promise<{ rate: Rate; workers: number }> {
   const env = await createEnv({ task: BUILTIN_TASKS[taskId]!, numEnvs: ENVS, seed: 1 });
   try {
     await env.reset(Array.from({ length: ENVS }, (_, i) => i + 1));
     for (let k = 0; k < 100; k++) await env.step(randomActions(ENVS, k));
     const rounds = 800;
-    const t0 = performance.now();
-    for (let k = 0; k < rounds; k++) await env.step(randomActions(ENVS, 1000 + k));
-    return { rate: (ENVS * rounds) / ((performance.now() - t0) / 1000), workers: (env as unknown as { shards: unknown[] }).shards.length };
+    const rate = await timed(ENVS * rounds, async () => {
+      for (let k = 0; k < rounds; k++) await env.step(randomActions(ENVS, 1000 + k));
+    });
+    return { rate, workers: (env as unknown as { shards: unknown[] }).shards.length };
   } finally {
     await env.close();
   }
 }
 
-function wholeProcess(taskId: string, steps: number): { rate: number; wall: number; inner: number } {
+function wholeProcess(taskId: string, steps: number): { rate: number; wall: number; inner: number; perCpu: number } {
   const out = mkdtempSync(path.join(tmpdir(), 'rs-bench-'));
   try {
     const root = path.join(__dirname, '..', '..');
@@ -56,22 +72,25 @@ function wholeProcess(taskId: string, steps: number): { rate: number; wall: numb
     const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'runner/src/cli.ts'), 'rollout', '--task', taskId, '--policy', 'random', '--steps', String(steps), '--envs', String(ENVS), '--seed', '1', '--out', out], { cwd: root, encoding: 'utf8' });
     const wall = (performance.now() - t0) / 1000;
     if (r.status !== 0) throw new Error(`rollout failed: ${r.stderr}`);
-    const summary = JSON.parse(readFileSync(path.join(out, 'summary.json'), 'utf8')) as { env_steps: number; steps_per_second: number };
-    return { rate: summary.env_steps / wall, wall, inner: summary.steps_per_second };
+    const summary = JSON.parse(readFileSync(path.join(out, 'summary.json'), 'utf8')) as { env_steps: number; steps_per_second: number; cpu_seconds: number };
+    return { rate: summary.env_steps / wall, wall, inner: summary.steps_per_second, perCpu: summary.env_steps / summary.cpu_seconds };
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
 }
 
 export async function run(): Promise<void> {
-  console.log(`method: random policy, ${ENVS} envs, full observation every step; load average at start ${loadavg().map((l) => l.toFixed(1)).join(' ')} (other work on the machine lowers these figures)`);
+  console.log(
+    `method: random policy, ${ENVS} envs, full observation every step; load average at start ${loadavg().map((l) => l.toFixed(1)).join(' ')}. ` +
+      'Wall-clock rates drop when other work shares the cores; steps per CPU-second (all threads) do not, and × cores bounds the idle-machine rate.',
+  );
   for (const task of TASKS) {
     const single = await oneThread(task);
     const multi = await allCores(task);
     const whole = wholeProcess(task, 200_000);
     console.log(
-      `${task.padEnd(16)} one thread ${single.toFixed(0).padStart(7)} steps/s | one process, ${multi.workers} worker threads ${multi.rate.toFixed(0).padStart(7)} steps/s | ` +
-        `rollout as a whole process (200k steps, tsx, incl. start-up ${whole.wall.toFixed(1)} s) ${whole.rate.toFixed(0).padStart(7)} steps/s (inside: ${whole.inner})`,
+      `${task.padEnd(16)} one thread ${fmt(single)} | one process, ${multi.workers} worker threads ${fmt(multi.rate)} | ` +
+        `rollout as a whole process (200k steps, incl. start-up ${whole.wall.toFixed(1)} s) ${whole.rate.toFixed(0).padStart(6)} steps/s (${whole.perCpu.toFixed(0)} per CPU-s)`,
     );
   }
 }

@@ -36,6 +36,8 @@ export interface RolloutSummary {
   avg_episode_steps: number;
   wall_seconds: number;
   steps_per_second: number;
+  /** CPU time of the whole process (all threads): steps per CPU-second is the load-independent figure. */
+  cpu_seconds: number;
   machine: string;
   /** For each block/mob name: in how many env steps it was visible. */
   observed: Record<string, number>;
@@ -158,6 +160,7 @@ export async function rolloutCommand(argv: string[]): Promise<number> {
   }
   const policyArg = args.get('policy') ?? 'random';
   const started = performance.now();
+  const cpuStart = process.cpuUsage();
   const env = await createEnv({ task, numEnvs, seed, backend, server: args.get('server'), workers });
   let policy: BatchPolicy;
   try {
@@ -175,6 +178,7 @@ export async function rolloutCommand(argv: string[]): Promise<number> {
     await env.close();
   }
   const wall = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuStart);
   const result: RolloutSummary = {
     task: task.id,
     env: backend,
@@ -185,6 +189,7 @@ export async function rolloutCommand(argv: string[]): Promise<number> {
     ...summary,
     wall_seconds: Math.round(wall * 1000) / 1000,
     steps_per_second: Math.round(summary.env_steps / wall),
+    cpu_seconds: Math.round((cpu.user + cpu.system) / 1000) / 1000,
     machine: `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}`,
   };
   writeFileSync(path.join(out, RUN_FILES.summary), JSON.stringify(result, null, 2) + '\n');
@@ -195,7 +200,7 @@ export async function rolloutCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
-type RolloutCore = Omit<RolloutSummary, 'task' | 'env' | 'policy' | 'seed' | 'num_envs' | 'workers' | 'wall_seconds' | 'steps_per_second' | 'machine'>;
+type RolloutCore = Omit<RolloutSummary, 'task' | 'env' | 'policy' | 'seed' | 'num_envs' | 'workers' | 'wall_seconds' | 'steps_per_second' | 'cpu_seconds' | 'machine'>;
 
 async function runRollout(env: Awaited<ReturnType<typeof createEnv>>, policy: BatchPolicy, totalSteps: number, seed: number, out: string): Promise<RolloutCore> {
   const n = env.numEnvs;

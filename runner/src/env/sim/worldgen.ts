@@ -41,20 +41,6 @@ function noise2(seed: number, x: number, z: number, scale: number): number {
   const c = rand01(seed, ix, iz + 1), d = rand01(seed, ix + 1, iz + 1);
   return (a + (b - a) * tx + (c - a) * tz + (a - b - c + d) * tx * tz) * 2 - 1;
 }
-/** 3D value noise in [-1, 1]; vertical lattice spacing `yScale`. */
-function noise3(seed: number, x: number, y: number, z: number, scale: number, yScale: number): number {
-  const fx = x / scale, fy = y / yScale, fz = z / scale;
-  const ix = Math.floor(fx), iy = Math.floor(fy), iz = Math.floor(fz);
-  const tx = smooth(fx - ix), ty = smooth(fy - iy), tz = smooth(fz - iz);
-  const v = (dx: number, dy: number, dz: number) => rand01(seed, ix + dx, iy + dy, iz + dz);
-  const x00 = v(0, 0, 0) + (v(1, 0, 0) - v(0, 0, 0)) * tx;
-  const x10 = v(0, 1, 0) + (v(1, 1, 0) - v(0, 1, 0)) * tx;
-  const x01 = v(0, 0, 1) + (v(1, 0, 1) - v(0, 0, 1)) * tx;
-  const x11 = v(0, 1, 1) + (v(1, 1, 1) - v(0, 1, 1)) * tx;
-  const y0 = x00 + (x10 - x00) * ty, y1 = x01 + (x11 - x01) * ty;
-  return (y0 + (y1 - y0) * tz) * 2 - 1;
-}
-
 // Salts so that different features draw independent numbers from one seed.
 const SALT = { height: 11, detail: 12, plant: 13, tree: 14, spawn: 15, mobs: 16, bedrock: 17, cave1: 18, cave2: 19, cave3: 20, ore: 21 };
 
@@ -152,12 +138,48 @@ export const LAVA_LEVEL = 10;
 /** Half extent of the room carved around the underground spawn (x/z), so the agent starts free. */
 const SPAWN_ROOM = 1;
 
-function isCave(seed: number, x: number, y: number, z: number): boolean {
-  // Two thin noise shells intersect in tunnels ("spaghetti"); a third, sparse field opens rooms.
-  const a = noise3(seed + SALT.cave1, x, y, z, 14, 9);
-  const b = noise3(seed + SALT.cave2, x, y, z, 14, 9);
-  if (a * a + b * b < 0.012) return true;
-  return noise3(seed + SALT.cave3, x, y, z, 20, 10) > 0.72;
+/**
+ * 3D value noise in [-1, 1] (lattice spacing `scale`, vertically `yScale`, smoothstep-interpolated) over one
+ * chunk column's cells (y in [minY, minY + height)); the lattice values are hashed once per chunk.
+ */
+function noiseField3(seed: number, cx: number, cz: number, minY: number, height: number, scale: number, yScale: number): Float32Array {
+  const x0 = Math.floor((cx * 16) / scale), z0 = Math.floor((cz * 16) / scale), y0 = Math.floor(minY / yScale);
+  const nx = Math.floor((cx * 16 + 15) / scale) - x0 + 2, nz = Math.floor((cz * 16 + 15) / scale) - z0 + 2;
+  const ny = Math.floor((minY + height - 1) / yScale) - y0 + 2;
+  const lattice = new Float64Array(nx * ny * nz);
+  for (let i = 0; i < nx; i++) for (let j = 0; j < ny; j++) for (let k = 0; k < nz; k++) lattice[(i * ny + j) * nz + k] = rand01(seed, x0 + i, y0 + j, z0 + k);
+  const out = new Float32Array(16 * 16 * height);
+  for (let yy = 0; yy < height; yy++) {
+    const fy = (minY + yy) / yScale, iy = Math.floor(fy), ty = smooth(fy - iy), j = iy - y0;
+    for (let lz = 0; lz < 16; lz++) {
+      const fz = (cz * 16 + lz) / scale, iz = Math.floor(fz), tz = smooth(fz - iz), k = iz - z0;
+      for (let lx = 0; lx < 16; lx++) {
+        const fx = (cx * 16 + lx) / scale, ix = Math.floor(fx), tx = smooth(fx - ix), i = ix - x0;
+        // Corners of the lattice cell (no per-cell closures: this loop runs for every block of the chunk).
+        const c000 = (i * ny + j) * nz + k, c100 = c000 + ny * nz, c010 = c000 + nz, c110 = c100 + nz;
+        const x00 = lattice[c000]! + (lattice[c100]! - lattice[c000]!) * tx;
+        const x10 = lattice[c010]! + (lattice[c110]! - lattice[c010]!) * tx;
+        const x01 = lattice[c000 + 1]! + (lattice[c100 + 1]! - lattice[c000 + 1]!) * tx;
+        const x11 = lattice[c010 + 1]! + (lattice[c110 + 1]! - lattice[c010 + 1]!) * tx;
+        const a = x00 + (x10 - x00) * ty, b = x01 + (x11 - x01) * ty;
+        out[cellIndex(lx, yy, lz)] = (a + (b - a) * tz) * 2 - 1;
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Cave cells of a chunk column: two thin noise shells intersect in tunnels ("spaghetti"); a third, sparse
+ * field opens rooms.
+ */
+function caveMask(seed: number, cx: number, cz: number, minY: number, height: number): Uint8Array {
+  const a = noiseField3(seed + SALT.cave1, cx, cz, minY, height, 14, 9);
+  const b = noiseField3(seed + SALT.cave2, cx, cz, minY, height, 14, 9);
+  const c = noiseField3(seed + SALT.cave3, cx, cz, minY, height, 20, 10);
+  const mask = new Uint8Array(a.length);
+  for (let i = 0; i < a.length; i++) mask[i] = a[i]! * a[i]! + b[i]! * b[i]! < 0.012 || c[i]! > 0.72 ? 1 : 0;
+  return mask;
 }
 
 function generateUndergroundChunk(seed: number, cx: number, cz: number, out: Uint16Array): void {
@@ -170,14 +192,14 @@ function generateUndergroundChunk(seed: number, cx: number, cz: number, out: Uin
       ORES.forEach((ore, oi) => {
         const radius = ore.size >= 17 ? 2 : 1;
         for (let v = 0; v < ore.count; v++) {
-          const h = (k: number) => hash32(seed + SALT.ore, ocx * 64 + oi, ocz * 64 + v, k);
-          const x0 = ocx * 16 + (h(0) % 16), z0 = ocz * 16 + (h(1) % 16);
+          const a = ocx * 64 + oi, b = ocz * 64 + v;
+          const x0 = ocx * 16 + (hash32(seed + SALT.ore, a, b, 0) % 16), z0 = ocz * 16 + (hash32(seed + SALT.ore, a, b, 1) % 16);
           const span = ore.maxY - ore.minY + 1;
-          const y0 = ore.triangular ? 16 + (h(2) % 16) - (h(3) % 16) : ore.minY + (h(2) % span);
+          const y0 = ore.triangular ? 16 + (hash32(seed + SALT.ore, a, b, 2) % 16) - (hash32(seed + SALT.ore, a, b, 3) % 16) : ore.minY + (hash32(seed + SALT.ore, a, b, 2) % span);
           if (y0 < minY - radius || y0 >= minY + height + radius) continue;
           if (x0 < cx * 16 - radius || x0 > cx * 16 + 15 + radius || z0 < cz * 16 - radius || z0 > cz * 16 + 15 + radius) continue;
           for (let k = 0; k < ore.size; k++) {
-            const r = h(10 + k);
+            const r = hash32(seed + SALT.ore, a, b, 10 + k);
             const x = x0 + ((r & 7) % (2 * radius + 1)) - radius;
             const y = y0 + (((r >>> 3) & 7) % (2 * radius + 1)) - radius;
             const z = z0 + (((r >>> 6) & 7) % (2 * radius + 1)) - radius;
@@ -192,6 +214,7 @@ function generateUndergroundChunk(seed: number, cx: number, cz: number, out: Uin
     }
   }
   const spawn = undergroundSpawn(seed);
+  const caves = caveMask(seed, cx, cz, minY, height);
   for (let lz = 0; lz < 16; lz++) {
     for (let lx = 0; lx < 16; lx++) {
       const x = cx * 16 + lx, z = cz * 16 + lz;
@@ -209,7 +232,7 @@ function generateUndergroundChunk(seed: number, cx: number, cz: number, out: Uin
           out[i] = y === sy - 1 ? S.stone : S.cave_air; // a solid floor under the feet, two cells of air
           continue;
         }
-        if (y < 44 && isCave(seed, x, y, z)) out[i] = y <= LAVA_LEVEL ? S.lava : S.cave_air;
+        if (y < 44 && caves[i] === 1) out[i] = y <= LAVA_LEVEL ? S.lava : S.cave_air;
       }
     }
   }
