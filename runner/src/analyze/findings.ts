@@ -382,17 +382,19 @@ function timeoutFinding(failed: EpisodeRecord[], task: TaskSpec | undefined): Fi
   if (targets.length === 0) return undefined;
   const evidence: EpisodeEvidence[] = [];
   let affected = 0;
+  let cellsTotal = 0;
   for (const ep of failed) {
     if (!ep.truncated || ep.died) continue;
     if (ep.lastSteps.some((s) => nearestOf(s.nearest, targets)) || nearestOf(ep.final.nearest, targets)) continue;
     affected++;
     const cells = new Set(ep.path.map((q) => `${Math.floor(q[0] / 4)},${Math.floor(q[2] / 4)}`));
+    cellsTotal += cells.size;
     const first = ep.lastSteps[0]?.step ?? 1;
     evidence.push({ episode: ep.episode, seed: ep.seed, steps: [first, ep.steps], note: `timed out after ${ep.steps} steps; no ${targets.join('/')} in view in the last ${ep.lastSteps.length} steps; ${fmt(ep.distanceMoved)} m from the start, ${cells.size} distinct 4 m cells visited` });
   }
   if (affected === 0) return undefined;
   const share = affected / failed.length;
-  const meanCells = evidence.reduce((t, e) => t + Number(/(\d+) distinct/.exec(e.note)?.[1] ?? 0), 0) / evidence.length;
+  const meanCells = cellsTotal / affected;
   return {
     id: 'timeout-target-unseen',
     kind: 'timeout-target-unseen',

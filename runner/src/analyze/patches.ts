@@ -409,7 +409,7 @@ function replaceMovementBonus(src: RewardSource, term: DenseTerm, req: PatchRequ
   const start = src.lineStart(ifStmt.getStart(src.sf));
   const endLine = src.text.indexOf('\n', ifStmt.end);
   const end = endLine < 0 ? src.text.length : endLine + 1;
-  // Keep a trailing comment on the replaced line: it described the old bonus, so drop it with the statement.
+  // The whole line goes, its trailing comment too: that comment described the old bonus.
   edits.push({ start, end, text: lines.map((l) => indent + l.replace(/^\t+/, (t) => src.indentUnit.repeat(t.length)) + src.eol).join('') });
   // Locals that only fed the removed condition are dead now (and, in turn, locals that only fed those).
   const removed = new Set<ts.Node>([ifStmt.expression]);
