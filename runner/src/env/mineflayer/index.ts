@@ -76,7 +76,7 @@ class BotBlocks implements BlockAccess {
     if (key !== this.lastKey) {
       let col = this.columns.get(key);
       if (col === undefined) {
-        col = this.bot.world.getColumn(cx, cz) ?? null;
+        col = (this.bot.world.getColumn(cx, cz) as { getBlockStateId(p: Vec3): number } | undefined) ?? null;
         this.columns.set(key, col);
       }
       this.lastKey = key;

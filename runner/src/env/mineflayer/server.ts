@@ -336,6 +336,26 @@ function installRules(serv: Serv, stateOf: (username: string) => RuleState): voi
   });
 
   serv.on('newPlayer', (player: Player) => {
+    // flying-squid's login starts a 5 s latency broadcast per player (a setInterval right after
+    // `_sendPlayerList(player)`, which its player plugin has just defined) and never clears it: it would keep
+    // the runner's process alive after close. The interval is captured at creation, cleared on leaving.
+    const sendPlayerList = serv._sendPlayerList;
+    serv._sendPlayerList = (target: Player) => {
+      sendPlayerList(target);
+      if (target !== player || player.rewardsmithLatencyTimer !== undefined) return;
+      const setIntervalOriginal = globalThis.setInterval;
+      const restore = () => {
+        globalThis.setInterval = setIntervalOriginal;
+      };
+      globalThis.setInterval = ((...args: Parameters<typeof setInterval>) => {
+        restore();
+        const timer = setIntervalOriginal(...args);
+        player.rewardsmithLatencyTimer = timer;
+        return timer;
+      }) as typeof setInterval;
+      queueMicrotask(restore);
+    };
+    player.on('disconnected', () => clearInterval(player.rewardsmithLatencyTimer));
     // The login sequence's last act is `player.save()`; until then it may still teleport the player.
     const save = player.save;
     player.save = async () => {
