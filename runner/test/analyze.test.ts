@@ -221,11 +221,12 @@ describe('analyze: patches on every bundled reward', () => {
       '  const sparse = log !== undefined && log[0] < 1 ? 1 : 0;',
       '  return Math.sign(sparse) * 1 + Math.sign(dense) * 0.1;',
       '}',
-      '',
-    ].join('\n');
+    ].join('\n'); // and no newline at the end, which the diff must say
     writeFileSync(file, text);
     const p = patchReward(file, text, { kind: 'hazard-penalty', names: ['lava'], distance: 5, why: 'lava.' });
     assert.match(p.patched, /if \(lava_in_view !== undefined && lava_in_view\[0\] < LAVA_PENALTY_DISTANCE\) dense = -1;\n  return Math\.sign\(sparse\)/);
+    assert.match(p.diff, /^ \}\n\\ No newline at end of file\n$/m);
+    assert.equal(applyWithPatch(file, p.diff), p.patched);
     assert.deepEqual(lintProblems(file, p.patched), lintProblems(file, text));
   });
 

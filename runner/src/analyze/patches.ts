@@ -610,6 +610,10 @@ export function unifiedDiff(oldText: string, newText: string, name: string): { t
     out.push(`@@ -${oldStart},${oldLen} +${newStart},${newLen} @@`);
     for (const o of hunk) {
       out.push(o.op + o.line);
+      // A last line without a newline is marked, or `patch` would add one (or refuse the hunk).
+      const lastOld = o.op !== '+' && o.ai === n - 1 && !/\n$/.test(oldText);
+      const lastNew = o.op !== '-' && o.bi === m - 1 && !/\n$/.test(newText);
+      if (lastOld || lastNew) out.push('\\ No newline at end of file');
       if (o.op !== ' ') {
         firstChanged = Math.min(firstChanged, o.ai + 1);
         lastChanged = Math.max(lastChanged, o.op === '-' ? o.ai + 1 : o.ai);
