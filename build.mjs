@@ -7,8 +7,6 @@ import { existsSync } from 'node:fs';
 const watch = process.argv.includes('--watch');
 const external = [
   'vscode', 'isolated-vm', '@tensorflow/tfjs-node', '@tensorflow/tfjs-node-gpu', '@tensorflow/tfjs-backend-wasm',
-  // tfjs-core must be ONE instance shared with the external backends above (they register into it).
-  '@tensorflow/tfjs-core', '@tensorflow/tfjs-backend-cpu',
   'minecraft-data', 'mineflayer', 'flying-squid', 'prismarine-physics', 'prismarine-block', 'prismarine-chunk',
   'prismarine-world', 'vec3', 'typescript',
 ];

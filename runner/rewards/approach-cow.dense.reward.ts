@@ -4,9 +4,10 @@
 // - Dying or losing health is the worst outcome: sparse is -1 when health drops (last health kept in
 //   GLOBAL_DATA, written before it is read).
 // - Cows wander, so the dense reward follows the nearest cow step by step while it is in view: +1 for
-//   getting closer or turning towards it, -1 for moving away; +1 when a cow comes into view, -1 when the
-//   agent loses sight of it.
-// - With no cow in view, +1 the first time the agent enters a 4 m cell, so it searches the plains.
+//   getting closer, -1 for falling behind; at the same distance +1 for turning towards it, -1 otherwise
+//   (turning away or idling), so no back-and-forth earns anything and reaching the cow soon pays most.
+// - +1 when a cow comes into view, -1 when the agent loses sight of it.
+// - With no cow in view, +1 the first time the agent enters a 4 m cell (search the plains), -1 otherwise.
 // - Only the signs count: reward = sign(sparse) * 1 + sign(dense) * 0.1.
 
 export function reward_function(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA) {
@@ -17,15 +18,16 @@ export function reward_function(current_nearest_blocks, previous_nearest_blocks,
     if (now === undefined && before !== undefined) return -1; // lost sight of the cow
     if (now !== undefined && before !== undefined) {
       if (now[0] < before[0] - 0.05) return 1; // closer
-      if (Math.abs(now[1]) < Math.abs(before[1]) - 0.01) return 1; // turned towards it
       if (now[0] > before[0] + 0.05) return -1; // fell behind
-      return 0;
+      const turned = Math.abs(before[1]) - Math.abs(now[1]);
+      if (turned > 0.01) return 1; // turned towards it
+      return -1; // turned away or stood still: time is running
     }
     // No cow in view: reward entering a new 4 m cell.
     if (!('visited' in GLOBAL_DATA)) GLOBAL_DATA.visited = new Set();
     const [x, , z] = past_agent_positions[past_agent_positions.length - 1];
     const cell = `${Math.floor(x / 4)},${Math.floor(z / 4)}`;
-    if (GLOBAL_DATA.visited.has(cell)) return 0;
+    if (GLOBAL_DATA.visited.has(cell)) return -1;
     GLOBAL_DATA.visited.add(cell);
     return 1;
   }

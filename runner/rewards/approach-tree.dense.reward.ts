@@ -3,9 +3,11 @@
 // - Success is a log in view and closer than 1 m, so the sparse reward pays +1 exactly then.
 // - Dying or losing health is the worst outcome: sparse is -1 when health drops. The last health is kept
 //   in GLOBAL_DATA and written before it is ever read.
-// - Dense shaping, while a log is in view: +1 for getting closer to the nearest log or for turning towards
-//   it (smaller |yaw|), -1 for moving away; +1 for bringing a log into view, -1 for losing sight of it.
-// - With no log in view, exploring pays a little: +1 the first time the agent enters a 4 m cell.
+// - Dense shaping, while a log is in view: +1 for getting closer, -1 for moving away; at the same distance
+//   +1 for turning towards it (smaller |yaw|), -1 for turning away, and -1 for doing nothing useful, so
+//   every back-and-forth nets at most zero and finishing early is worth more than dawdling.
+// - +1 for bringing a log into view, -1 for losing sight of it (again symmetric).
+// - With no log in view, exploring pays: +1 the first time the agent enters a 4 m cell, -1 otherwise.
 // - Only the signs count: reward = sign(sparse) * 1 + sign(dense) * 0.1.
 
 // Every log kind: plains trees are oak and birch, but all of them are trees.
@@ -29,15 +31,16 @@ export function reward_function(current_nearest_blocks, previous_nearest_blocks,
     if (now === null && before !== null) return -1; // lost sight of the log
     if (now !== null && before !== null) {
       if (now[0] < before[0] - 0.05) return 1; // closer
-      if (Math.abs(now[1]) < Math.abs(before[1]) - 0.01) return 1; // turned towards it
       if (now[0] > before[0] + 0.05) return -1; // walked away
-      return 0;
+      const turned = Math.abs(before[1]) - Math.abs(now[1]);
+      if (turned > 0.01) return 1; // turned towards it
+      return -1; // turned away or stood still: time is running
     }
     // Nothing in view: reward entering a new 4 m cell so the agent searches instead of spinning.
     if (!('visited' in GLOBAL_DATA)) GLOBAL_DATA.visited = new Set();
     const [x, , z] = past_agent_positions[past_agent_positions.length - 1];
     const cell = `${Math.floor(x / 4)},${Math.floor(z / 4)}`;
-    if (GLOBAL_DATA.visited.has(cell)) return 0;
+    if (GLOBAL_DATA.visited.has(cell)) return -1;
     GLOBAL_DATA.visited.add(cell);
     return 1;
   }

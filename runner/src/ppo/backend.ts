@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
-import '@tensorflow/tfjs-backend-cpu';
+import { MathBackendCPU } from '@tensorflow/tfjs-backend-cpu';
 // tfjs-core's main entry has no gradients (the umbrella @tensorflow/tfjs package registers them); PPO needs them.
 import '@tensorflow/tfjs-core/dist/register_all_gradients';
 
@@ -42,7 +42,12 @@ const LOADERS: Record<Exclude<BackendChoice, 'auto'>, () => Promise<string>> = {
   gpu: () => tryNative('@tensorflow/tfjs-node-gpu'),
   node: () => tryNative('@tensorflow/tfjs-node'),
   wasm: tryWasm,
-  cpu: async () => 'cpu',
+  cpu: async () => {
+    // Importing the package registers 'cpu' and its kernels; bundlers that trust the package's "sideEffects"
+    // field drop a bare import, so the backend is named here and registered if it is missing.
+    if (!tf.findBackendFactory('cpu')) tf.registerBackend('cpu', () => new MathBackendCPU(), 1);
+    return 'cpu';
+  },
 };
 
 /** Picks and initialises a backend. Throws when an explicitly requested backend cannot run. */

@@ -24,7 +24,7 @@ export { loadPolicy, type LoadedPolicy } from './policy';
 
 /** The paper's training budget. */
 export const DEFAULT_STEPS = 256_000;
-export const DEFAULT_ENVS = 64;
+export const DEFAULT_ENVS = 32;
 /** Steps per env per rollout; one PPO update per rollout of DEFAULT_ENVS × this frames. */
 export const DEFAULT_ROLLOUT_STEPS = 128;
 export const DEFAULT_CHECKPOINT_EVERY = 4;
@@ -32,6 +32,9 @@ export const DEFAULT_CHECKPOINT_EVERY = 4;
 const CURVE_WINDOW = 100;
 // Evaluation batch: enough envs to keep the workers busy, few enough that little runs past the last episode.
 const EVAL_ENVS = 25;
+// Per reward call. The sandbox's 50 ms default is wall clock, and on a busy 2-core machine a reward of a few
+// microseconds can be descheduled for longer than that; 250 ms still stops a runaway loop within a step.
+const REWARD_TIMEOUT_MS = 250;
 
 /** Options of `train()` (the CLI flags map one to one). */
 export interface TrainOptions {
@@ -229,7 +232,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
   const keepAlive = setInterval(() => {}, 1 << 30);
   try {
     // The reward copy is what trains: the user may edit the original while the run goes on.
-    sandbox = await RewardSandbox.open(rewardCopy, n, { attack: task.attack });
+    sandbox = await RewardSandbox.open(rewardCopy, n, { attack: task.attack, timeoutMs: REWARD_TIMEOUT_MS });
     env = await createEnv({ task, numEnvs: n, seed: state.seed, workers: options.workers });
     const config = { featureSize: env.featureSize, numActions: GAME_FACTS.actions.length, hidden: [64, 64] };
     optimizer = tf.train.adam(hp.learningRate);
@@ -340,7 +343,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
     sandbox = null;
     let result: Awaited<ReturnType<typeof evaluate>> | null = null;
     if (evalEpisodes > 0) {
-      sandbox = await RewardSandbox.open(rewardCopy, evalEnvs, { attack: task.attack });
+      sandbox = await RewardSandbox.open(rewardCopy, evalEnvs, { attack: task.attack, timeoutMs: REWARD_TIMEOUT_MS });
       const policy = net;
       const evalRng = new Rng(state.seed ^ 0xe7a1);
       result = await evaluate({
@@ -611,7 +614,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
     mkdirSync(runDir, { recursive: true });
     const start = Date.now();
     reporter.emit(makeEvent({ type: 'started', command: 'eval', task: task.id, rewardFile: path.resolve(rewardFile), runDir, backend: backend.name, env: 'sim', totalFrames: 0, numEnvs, resumedFromFrames: 0 }));
-    sandbox = await RewardSandbox.open(rewardFile, numEnvs, { attack: task.attack });
+    sandbox = await RewardSandbox.open(rewardFile, numEnvs, { attack: task.attack, timeoutMs: REWARD_TIMEOUT_MS });
     const rng = new Rng(seed ^ 0xe7a1);
     const policy = net;
     const result = await evaluate({
