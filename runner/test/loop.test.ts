@@ -205,6 +205,33 @@ describe('rewardsmith loop failures', () => {
   });
 });
 
+describe('rewardsmith loop with a designer that never passes the checks', () => {
+  it('trains nothing, says why, and retries the design on the next run', async () => {
+    const server = await startLlmServer(() => fence('export function reward(x) {\n  return 1;\n}\n'));
+    const saved = { ...process.env };
+    const out = mkdtempSync(path.join(tmpdir(), 'loop-lint-'));
+    try {
+      process.env.OPENAI_BASE_URL = server.baseUrl;
+      process.env.OPENAI_API_KEY = 'k';
+      let text = '';
+      const io = { stdout: (t: string) => void (text += t), stderr: (t: string) => void (text += t) };
+      const args = ['--task', 'approach-tree', '--iterations', '1', '--out', out, '--steps', '1024'];
+      assert.equal(await loopCommand(args, io), 1);
+      assert.match(text, /iteration 1: no candidate could be trained \(draft 4 still has static errors after 3 fixes, so it is not trained:\n- line \d+, column \d+ \(error, reward-contract\)/);
+      assert.match(text, /draft 4 has 1 static error\(s\); giving up on this candidate/);
+      assert.doesNotMatch(text, /\n\s+at /);
+      assert.equal(server.requests.length, 4);
+      assert.ok(!existsSync(path.join(out, 'iteration-1/candidate-1/attempt-1/run')), 'never trained');
+      assert.equal(await loopCommand(args, io), 1);
+      assert.equal(server.requests.length, 8, 'the failed design is not cached');
+    } finally {
+      process.env = saved;
+      await server.close();
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('rewardsmith design', () => {
   const saved = { ...process.env };
   const stderr: string[] = [];

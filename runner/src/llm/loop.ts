@@ -95,11 +95,14 @@ function writeAtomic(file: string, text: string): void {
   renameSync(file + '.tmp', file);
 }
 
-/** Runs `compute` unless its result file exists from an earlier (interrupted) run of the loop. */
-async function cached<T>(file: string, compute: () => Promise<T>): Promise<T> {
+/**
+ * Runs `compute` unless its result file exists from an earlier (interrupted) run of the loop. A result that
+ * `keep` rejects (a failure worth retrying on the next run) is returned but not recorded.
+ */
+async function cached<T>(file: string, compute: () => Promise<T>, keep: (value: T) => boolean = () => true): Promise<T> {
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as T;
   const value = await compute();
-  writeAtomic(file, json(value));
+  if (keep(value)) writeAtomic(file, json(value));
   return value;
 }
 
@@ -124,6 +127,9 @@ function errorText(e: ReturnType<RewardError['toJSON']>, rewardFile: string): st
   return `${path.basename(rewardFile)}:${e.line}:${e.column}: ${e.kind === 'throw' ? 'threw' : e.kind}: ${e.message}`;
 }
 
+/** A condition the user must act on (settings changed, nothing trainable); reported without a stack. */
+class LoopError extends Error {}
+
 class Loop {
   private readonly log: LlmLog;
   constructor(private readonly o: LoopOptions) {
@@ -147,12 +153,15 @@ class Loop {
     let criticPassed = false;
     for (let attempt = 1; attempt <= 1 + MAX_EXECUTION_FIXES; attempt++) {
       const attemptDir = path.join(dir, `attempt-${attempt}`);
-      const reviewed = await cached<ReviewedReward>(path.join(attemptDir, 'review.json'), () =>
-        designAndReview({ task: this.o.task, request, firstDraft: draft, dir: attemptDir, llm: this.o.llm, log: this.log }),
+      const reviewed = await cached<ReviewedReward>(
+        path.join(attemptDir, 'review.json'),
+        () => designAndReview({ task: this.o.task, request, firstDraft: draft, dir: attemptDir, llm: this.o.llm, log: this.log }),
+        (r) => r.source !== null,
       );
       draft = undefined;
       for (const s of reviewed.steps) {
-        if (s.errors.length > 0) this.say(`  candidate ${k}: draft ${s.draft} has ${s.errors.length} static error(s); sent back to the designer`);
+        const last = s === reviewed.steps[reviewed.steps.length - 1];
+        if (s.errors.length > 0) this.say(`  candidate ${k}: draft ${s.draft} has ${s.errors.length} static error(s); ${last && reviewed.source === null ? 'giving up on this candidate' : 'sent back to the designer'}`);
         else if (s.critique) this.say(`  candidate ${k}: critic ${s.critique.success ? 'passed' : 'failed'} draft ${s.draft}${s.critique.critique ? `: ${s.critique.critique.split('\n')[0]}` : ''}`);
       }
       if (reviewed.source === null) {
@@ -205,7 +214,8 @@ class Loop {
       kind: 'update',
       previous: readFileSync(path.join(this.o.out, chosen.reward!), 'utf8'),
       statistics: statisticsText(chosen.summary),
-      analysis: [prev.analysis.llm?.analysis ?? '', ...prev.analysis.findings.map((f) => `- ${f.message}`)].filter(Boolean).join('\n'),
+      // The programmatic findings reach the designer as P-suggestions (below), with their patches.
+      analysis: prev.analysis.llm?.analysis ?? 'No analysis.',
       suggestions:
         prev.analysis.suggestions.length === 0
           ? 'None.'
@@ -221,7 +231,7 @@ class Loop {
     if (existsSync(experimentFile)) {
       const earlier = JSON.parse(readFileSync(experimentFile, 'utf8')) as typeof settings & { iterations: number };
       for (const key of ['task', 'steps', 'candidates', 'seed'] as const) {
-        if (earlier[key] !== settings[key]) throw new Error(`${experimentFile} was started with ${key} = ${earlier[key]}, not ${settings[key]}: use a new --out folder, or the same settings to resume`);
+        if (earlier[key] !== settings[key]) throw new LoopError(`${experimentFile} was started with ${key} = ${earlier[key]}, not ${settings[key]}: use a new --out folder, or the same settings to resume`);
       }
       this.say(`resuming the experiment in ${o.out}`);
     }
@@ -230,14 +240,15 @@ class Loop {
     const results: IterationResult[] = [];
     for (let i = 1; i <= o.iterations; i++) {
       const iterDir = path.join(o.out, `iteration-${i}`);
-      const result = await cached<IterationResult>(path.join(iterDir, 'iteration.json'), async () => {
+      const result = await cached<IterationResult>(path.join(iterDir, 'iteration.json'), async (): Promise<IterationResult> => {
         const prev = results[results.length - 1];
         const base = prev ? this.updateRequest(prev) : null;
         const request: DesignRequest = base ?? { kind: 'initial' };
         this.say(`iteration ${i}: ${request.kind === 'update' ? 'updating the reward from the analysis' : o.startReward && i === 1 ? `starting from ${o.startReward}` : 'designing a reward'}`);
         const firstDraft = i === 1 && o.startReward ? readFileSync(o.startReward, 'utf8') : undefined;
         const candidates: CandidateResult[] = [];
-        for (let k = 1; k <= o.candidates; k++) candidates.push(await this.candidate(iterDir, k, request, firstDraft));
+        // With a starting reward, candidate 1 is the user's file and the others are fresh designs.
+        for (let k = 1; k <= o.candidates; k++) candidates.push(await this.candidate(iterDir, k, request, k === 1 ? firstDraft : undefined));
         let chosen: CandidateResult | null = null;
         for (const c of candidates) if (c.summary && (!chosen || better(c.summary, chosen.summary!))) chosen = c;
         if (chosen && o.candidates > 1) this.say(`iteration ${i}: keeping candidate ${chosen.candidate} (best evaluation success)`);
@@ -254,8 +265,9 @@ class Loop {
           candidates,
           analysis,
         };
-      });
-      if (result.chosen === null) throw new Error(`iteration ${i}: no candidate could be trained (${result.candidates.map((c) => c.failure).join('; ')})`);
+      }, (r) => r.chosen !== null);
+      // Nothing trainable came out (the designer kept failing the checks): stop; running again retries it.
+      if (result.chosen === null) throw new LoopError(`iteration ${i}: no candidate could be trained (${result.candidates.map((c) => c.failure).join('; ')})`);
       results.push(result);
     }
     const outcomes = suggestionOutcomes(o.out, results);
@@ -365,7 +377,7 @@ async function runCommand(command: 'design' | 'loop', io: CommandIo, emit: ((e: 
     }
     // LLM, task and reward problems are the user's to fix and their message says how; anything else may be
     // a bug, so its stack goes along.
-    const known = err instanceof LlmError || err instanceof LlmNotConfiguredError || err instanceof RewardError || err instanceof TaskFileError;
+    const known = err instanceof LlmError || err instanceof LlmNotConfiguredError || err instanceof RewardError || err instanceof TaskFileError || err instanceof LoopError;
     io.stderr(`rewardsmith ${command}: ${known || !(err instanceof Error) ? message : (err.stack ?? message)}\n`);
     emit?.(makeEvent({ type: 'finished', ok: false, runDir: '', summary: null, error: message }));
     return 1;
@@ -408,7 +420,7 @@ export async function designCommand(argv: string[], io: CommandIo = PROCESS_IO):
       if (s.errors.length > 0) say(`draft ${s.draft}: ${s.errors.length} static error(s), sent back to the designer`);
       else if (s.critique) say(`draft ${s.draft}: critic ${s.critique.success ? 'passed' : `failed: ${s.critique.critique?.split('\n')[0] ?? ''}`}`);
     }
-    if (reviewed.source === null) throw new Error(reviewed.failure ?? 'the designer produced no usable reward');
+    if (reviewed.source === null) throw new LoopError(reviewed.failure ?? 'the designer produced no usable reward');
     writeAtomic(out, reviewed.source);
     say(`wrote ${out}${reviewed.criticPassed ? '' : ' (the critic still had objections after 3 rounds; see the review in ' + workDir + ')'}`);
     return { out, summary: null };
