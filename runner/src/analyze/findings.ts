@@ -177,8 +177,10 @@ function deathFindings(failed: EpisodeRecord[]): Finding[] {
     const q75 = sorted[Math.floor(sorted.length * 0.75)] ?? 4;
     const distance = Math.min(8, Math.max(3, Math.ceil(q75)));
     if (cause === 'lava' || cause === 'fire') {
-      suggestion = `Penalise lava in view: make the dense term −1 whenever lava is visible closer than ${distance} m (the distance it was seen at in the last steps before most deaths), before any other shaping; dying is already the end of the episode, so the warning has to come earlier.`;
-      patch = { kind: 'hazard-penalty', names: ['lava'], distance, why: `${pct(share)} of failed episodes died in lava, most with lava in view beforehand; lava in view closer than this costs.` };
+      // Burning to death mostly follows stepping into lava; only fire blocks seen without lava point at fire.
+      const hazard = cause === 'fire' && seenNames.has('fire') && !seenNames.has('lava') ? 'fire' : 'lava';
+      suggestion = `Penalise ${hazard} in view: make the dense term −1 whenever ${hazard} is visible closer than ${distance} m (the distance it was seen at in the last steps before most deaths), before any other shaping; dying is already the end of the episode, so the warning has to come earlier.`;
+      patch = { kind: 'hazard-penalty', names: [hazard], distance, why: `${pct(share)} of failed episodes died ${cause === 'lava' ? 'in lava' : 'burning'}, most with ${hazard} in view beforehand; ${hazard} in view closer than this costs.` };
     } else if (cause === 'mob') {
       const names = HOSTILE_MOBS.filter((m) => seenNames.has(m));
       suggestion = names.length > 0
