@@ -846,7 +846,7 @@ class Linter {
       const key = this.globalKey(access);
       if (key === undefined) continue;
       const p = parentSkippingParens(access);
-      if (ts.isCallExpression(p) && p.expression === access && (OBJECT_METHODS.has(key) || PYTHON_DICT_METHODS.has(key))) continue;
+      if (OBJECT_METHODS.has(key) || (ts.isCallExpression(p) && p.expression === access && PYTHON_DICT_METHODS.has(key))) continue;
       if (ts.isDeleteExpression(p)) continue;
       if (ts.isBinaryExpression(p) && p.left === access) {
         const op = p.operatorToken.kind;
@@ -1148,6 +1148,10 @@ class Linter {
         message = 'Not all code paths return a value: on the others this function returns undefined, which makes the reward NaN.';
       } else if (d.code === 2493) {
         code = 'index-out-of-range';
+      } else if (d.code === 2580 || d.code === 2591) {
+        // TypeScript suggests installing @types/node; the sandbox has no Node.js globals at all.
+        const name = /Cannot find name '([^']+)'/.exec(text)?.[1] ?? 'it';
+        message = `Cannot find name '${name}': reward code runs in a sandbox without Node.js globals (no require, process, file system, network or timers).`;
       }
       const severity: Severity = d.category === ts.DiagnosticCategory.Error ? 'error' : d.category === ts.DiagnosticCategory.Warning ? 'warning' : d.category === ts.DiagnosticCategory.Suggestion ? 'hint' : 'information';
       this.out.push({ range, severity, code, message, source: 'rewardsmith', fixes: [] });
