@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { designCommand, loopCommand, type LoopResult } from '../src/llm/loop';
 import { LLM_LOG_FILE, type LlmCallRecord } from '../src/llm/client';
+import { parseEvent } from '../src/events';
 import { startLlmServer, type LlmTestServer, type RecordedRequest } from './helpers/llm-server';
 
 const EXAMPLE = readFileSync(path.join(__dirname, '..', 'rewards', 'approach-tree.dense.reward.ts'), 'utf8');
@@ -159,8 +160,19 @@ describe('rewardsmith loop --candidates', () => {
       process.env.OPENAI_BASE_URL = server.baseUrl;
       process.env.OPENAI_API_KEY = 'k';
       let text = '';
-      const io = { stdout: (t: string) => void (text += t), stderr: (t: string) => void (text += t) };
-      assert.equal(await loopCommand(['--task', 'approach-tree', '--iterations', '1', '--candidates', '2', '--out', out, '--steps', '1024', '--envs', '8', '--eval-episodes', '4'], io), 0, text);
+      let events = '';
+      const io = { stdout: (t: string) => void (events += t), stderr: (t: string) => void (text += t) };
+      assert.equal(await loopCommand(['--task', 'approach-tree', '--iterations', '1', '--candidates', '2', '--out', out, '--steps', '1024', '--envs', '8', '--eval-episodes', '4', '--events', 'ndjson'], io), 0, text);
+      // stdout carries only versioned events, for the extension: one loop started … finished, the runs' progress inside
+      const parsed = events.trim().split('\n').map((l) => parseEvent(l));
+      assert.ok(parsed.every((e) => e !== undefined), 'every stdout line is an event');
+      const types = parsed.map((e) => e!.type);
+      assert.equal(types[0], 'started');
+      assert.equal(types[types.length - 1], 'finished');
+      assert.equal(types.filter((t) => t === 'started' || t === 'finished').length, 2, "the runs' own started/finished stay inside the loop");
+      assert.equal(types.filter((t) => t === 'eval').length, 2);
+      assert.ok(types.includes('progress'));
+      assert.ok(parsed.some((e) => e!.type === 'suggestion' && e!.id === 'iteration-1/S1' && e!.message === 'Reward exploring unvisited cells.'));
       const result = JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8')) as LoopResult;
       const it1 = result.iterations[0]!;
       const [a, b] = it1.candidates.map((c) => c.summary!);
