@@ -66,7 +66,7 @@ function onEvent(e: RunnerEvent): void {
   const s = live!;
   switch (e.type) {
     case 'started':
-      byId('live-label').textContent = `${e.task} · ${e.rewardFile ?? 'sparse'} (live)`;
+      byId('live-label').textContent = `${e.task} · ${e.rewardFile?.split(/[\\/]/).pop() ?? 'sparse reward'} (live)`;
       byId('live-status').textContent = `training on ${e.env} with ${e.numEnvs} envs, backend ${e.backend}, ${e.totalFrames.toLocaleString()} frames${e.resumedFromFrames ? `, resumed at ${e.resumedFromFrames.toLocaleString()}` : ''}`;
       break;
     case 'progress':

@@ -117,7 +117,13 @@ try {
   const apply = page.locator('.action-widget .monaco-list-row', { hasText: 'Apply suggested patch' }).first();
   await apply.waitFor({ timeout: 30_000 });
   await screenshot('suggestion-code-actions');
-  await apply.click();
+  // The menu is driven by keyboard (a pointer shield covers it right after opening): down to the action, Enter.
+  for (let i = 0; i < 40; i++) {
+    const focused = await page.locator('.action-widget .monaco-list-row.focused').first().innerText().catch(() => '');
+    if (focused.includes('Apply suggested patch')) break;
+    await page.keyboard.press('ArrowDown');
+  }
+  await page.keyboard.press('Enter');
 
   // The patch is previewed before it is applied: a refactor preview (server action) or a diff (client preview).
   const previewApply = page.locator('.refactor-preview .monaco-button, .notification-toast .monaco-button', { hasText: /^Apply$/ }).first();
