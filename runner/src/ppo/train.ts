@@ -55,6 +55,8 @@ export interface TrainOptions {
   init?: string;
   /** Continue the run in `out` from its last checkpoint. */
   resume?: boolean;
+  /** Replace a run already in `out` (otherwise that is an error). */
+  overwrite?: boolean;
   /** Held-out evaluation episodes after training (0 skips evaluation). Default 100. */
   evalEpisodes?: number;
   /** Env worker threads (default: the env module's choice). */
@@ -163,8 +165,11 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
   const emit = options.emit ?? (() => {});
   const previous = options.resume ? readCheckpoint(runDir) : null;
   if (options.resume && !previous) throw new Error(`${runDir}: no checkpoint to resume from`);
-  if (!options.resume && existsSync(path.join(runDir, RUN_FILES.checkpoint))) {
-    throw new Error(`${runDir} already holds a run; pass --resume to continue it or choose another --out`);
+  if (!options.resume && existsSync(path.join(runDir, RUN_FILES.metrics))) {
+    if (!options.overwrite) throw new Error(`${runDir} already holds a run; pass --resume to continue it, --overwrite to replace it, or choose another --out`);
+    for (const name of [RUN_FILES.checkpoint, CHECKPOINT_TMP, CHECKPOINT_OLD, RUN_FILES.metrics, RUN_FILES.summary, path.dirname(RUN_FILES.episodes), RUN_FILES.suggestions]) {
+      rmSync(path.join(runDir, name), { recursive: true, force: true });
+    }
   }
   const rewardCopy = path.join(runDir, RUN_FILES.rewardCopy);
   let state: TrainState;
@@ -401,7 +406,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
 
 const TRAIN_USAGE = `usage: rewardsmith train REWARD_FILE --task T [--steps N] [--seed S] --out DIR [--envs K]
                         [--backend auto|gpu|node|wasm|cpu] [--init CHECKPOINT] [--events ndjson]
-                        [--eval-episodes K] [--workers W]
+                        [--eval-episodes K] [--workers W] [--overwrite]
        rewardsmith train --resume DIR [--events ndjson]
 
 Trains a PPO agent on the reward in the headless simulator for N frames (default ${DEFAULT_STEPS}), then
@@ -411,6 +416,7 @@ DIR/eval/ and a checkpoint (DIR/checkpoint) that --resume continues after an int
   --backend B         TensorFlow.js backend; auto tries gpu, node, wasm, cpu in that order
   --init CHECKPOINT   start from this policy and keep a KL term to it
   --events ndjson     print one JSON event per line on stdout instead of the progress bar
+  --overwrite         replace a run already in DIR (default: refuse)
 `;
 
 const EVAL_USAGE = `usage: rewardsmith eval CHECKPOINT --task T [--episodes K] --out DIR [--reward FILE] [--seed S]
@@ -544,7 +550,7 @@ export async function trainCommand(argv: string[]): Promise<number> {
     const { values, positionals } = parse(argv, {
       task: { type: 'string' }, steps: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' },
       envs: { type: 'string' }, backend: { type: 'string' }, init: { type: 'string' }, resume: { type: 'string' },
-      events: { type: 'string' }, 'eval-episodes': { type: 'string' }, workers: { type: 'string' },
+      events: { type: 'string' }, 'eval-episodes': { type: 'string' }, workers: { type: 'string' }, overwrite: { type: 'boolean' },
     });
     const v = values as Record<string, string | undefined>;
     reporter = new Reporter(eventsOption(v.events));
@@ -564,6 +570,7 @@ export async function trainCommand(argv: string[]): Promise<number> {
       backend: backendOption(v.backend),
       init: v.init,
       resume: v.resume !== undefined,
+      overwrite: (values as Record<string, unknown>).overwrite === true,
       evalEpisodes: intOption(v['eval-episodes'], 'eval-episodes', 0),
       workers: intOption(v.workers, 'workers', 0),
       emit: reporter.emit,
