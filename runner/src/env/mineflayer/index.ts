@@ -194,7 +194,10 @@ class MineflayerAgent {
     this.blocks = new BotBlocks(bot);
     bot.on('error', (e: Error) => this.fail(`connection error: ${e.message}`));
     bot.on('kicked', (reason: unknown) => this.fail(`kicked by the server: ${typeof reason === 'string' ? reason : JSON.stringify(reason)}`));
-    bot.on('end', (reason: unknown) => this.fail(`connection closed${reason ? ` (${String(reason)})` : ''}`));
+    bot.on('end', (reason: unknown) => {
+      this.ended = true;
+      this.fail(`connection closed${reason ? ` (${String(reason)})` : ''}`);
+    });
     // The server moved the player (teleport, respawn): the physics state follows.
     bot.on('forcedMove', () => {
       this.entity.pos.set(bot.entity.position.x, bot.entity.position.y, bot.entity.position.z);
@@ -219,6 +222,7 @@ class MineflayerAgent {
     this.physics = Physics(mcData, { getBlock: (pos: Vec3) => bot.blockAt(pos, false) });
   }
   private lastHit: unknown = null;
+  private ended = false;
 
   /** Starts an episode on `seed`'s world (embedded) or where the external server has the player. */
   async reset(seed: number, features: Float32Array, offset: number): Promise<StepObservation> {
@@ -506,19 +510,19 @@ class MineflayerAgent {
     const bot = this.bot;
     if (!bot) return;
     this.failure ??= new ServerConnectionError(`${this.where()}: closed`);
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, 2000);
-      bot.once('end', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      try {
+    if (!this.ended) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 2000);
+        bot.once('end', () => {
+          clearTimeout(timer);
+          resolve();
+        });
         bot.quit();
-      } catch {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
+      });
+    }
+    // minecraft-protocol's end() leaves a 30 s timer to destroy a socket that does not close by itself.
+    clearTimeout(bot._client.closeTimer);
+    bot._client.socket?.destroy();
   }
 }
 

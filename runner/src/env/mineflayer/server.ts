@@ -133,7 +133,7 @@ export async function startEmbeddedServer(kind: WorldKind, seed: number, spawn: 
     'max-players': 16,
     'view-distance': 4,
     version: DEFAULT_GAME_VERSION,
-    kickTimeout: 30_000,
+    kickTimeout: 5_000,
     plugins: {},
     'everybody-op': true,
     'max-entities': 500,
