@@ -26,10 +26,11 @@ const published = new Map<string, PublishDiagnosticsParams>();
 const waiters: (() => void)[] = [];
 const resolved: { id: string; how: string }[] = [];
 let stderr = '';
+let criticTimeoutMs = 5000;
 
 // The critic: a review anchored to the GLOBAL_DATA line (14) and the return line (32), unless the code is
 // asked to answer malformed JSON.
-let criticAnswer = (): string =>
+let criticAnswer = (): string | { delayMs: number; reply: string } =>
   JSON.stringify({
     reasoning: 'The reward reads memory before writing it and weights dense above sparse.',
     success: false,
@@ -102,7 +103,7 @@ describe('language server over stdio', () => {
     });
     // Workspace settings override the environment: the base URL of the scripted server comes from here.
     client.onRequest('workspace/configuration', (params: { items: { section?: string }[] }) =>
-      params.items.map((item) => (item.section === 'rewardsmith.llm' ? { baseUrl: llm.baseUrl, model: 'scripted-critic', retryDelayMs: 1, maxRetries: 1, timeoutMs: 5000 } : item.section === 'rewardsmith.defaultTask' ? '' : null)),
+      params.items.map((item) => (item.section === 'rewardsmith.llm' ? { baseUrl: llm.baseUrl, model: 'scripted-critic', retryDelayMs: 1, maxRetries: 1, timeoutMs: criticTimeoutMs } : item.section === 'rewardsmith.defaultTask' ? '' : null)),
     );
     client.onRequest('client/registerCapability', () => null);
     client.listen();
@@ -217,6 +218,11 @@ describe('language server over stdio', () => {
       assert.equal(result.kind, 'llm');
       assert.match(result.message, /critic failed .*malformed/i);
     }
+    // A critic that does not answer in time: retried, then a clear message.
+    criticTimeoutMs = 150;
+    criticAnswer = () => ({ delayMs: 1000, reply: '{}' });
+    const slow = (await client.sendRequest(critiqueRequest, { textDocument: { uri }, force: true })) as CritiqueResult;
+    assert.ok(slow.status === 'error' && slow.kind === 'llm' && /no answer within 150 ms/.test(slow.message), JSON.stringify(slow));
     const missing = (await client.sendRequest(critiqueRequest, { textDocument: { uri: 'file:///nowhere/x.reward.ts' } })) as CritiqueResult;
     assert.ok(missing.status === 'error' && missing.kind === 'no-document');
     const line = text.split('\n').findIndex((l) => l.includes('health < GLOBAL'));
