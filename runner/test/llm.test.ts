@@ -112,6 +112,10 @@ describe('prompts', () => {
     // every mob named is a real one
     const mobs = /- Mobs: (.*)\./.exec(text)![1]!.split(', ');
     assert.ok(mobs.length > 20 && mobs.every((m) => loadSchema().mobs.has(m)));
+    // the "not names" list never calls a real name (diamond, beef) wrong
+    const wrong = [.../- Not names \(use the real ones\): (.*)\./.exec(text)![1]!.matchAll(/`(\w+)` →/g)].map((m) => m[1]!);
+    assert.ok(wrong.includes('magma') && wrong.every((w) => loadSchema().kindsOf(w).length === 0));
+    assert.match(text, /sandbox limited to 50 ms per call and 256 MB/);
   });
 
   it('templates state no schema fact themselves (they are injected), and every placeholder is filled', () => {

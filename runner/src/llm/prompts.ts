@@ -14,6 +14,7 @@ import {
   parameterNames,
   type Range,
 } from '../schema';
+import { DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_MS } from '../reward/index';
 import { taskDescriptionText, type TaskSpec } from '../tasks';
 
 export const TEMPLATE_NAMES = [
@@ -95,7 +96,7 @@ export function rewardContractText(attack: boolean): string {
     `  \`${SCALE_RULE.expression}\``,
     `  Only the signs of dense and sparse count: sparse weighs ${SCALE_RULE.sparseWeight}, dense ${SCALE_RULE.denseWeight}, so the reward is one of ${values}.`,
     '- It returns a finite number for every possible input, including the first step of an episode (empty `previous_nearest_blocks`, a single entry in `past_agent_positions`).',
-    '- No imports, `require`, file, network, timers or `process`: it runs in a sandbox with a per-call time limit. Use `GLOBAL_DATA` for anything that must be remembered between steps.',
+    `- No imports, \`require\`, file, network, timers or \`process\`: it runs in a sandbox limited to ${DEFAULT_TIMEOUT_MS} ms per call and ${DEFAULT_MEMORY_MB} MB of memory. Use \`GLOBAL_DATA\` for anything that must be remembered between steps.`,
   ].join('\n');
 }
 
@@ -105,7 +106,10 @@ export function namesText(task: TaskSpec | undefined): string {
   const attack = task?.attack ?? false;
   const blocks = [...schema.blocks].filter((n) => /(_ore|_log|_leaves)$|^(lava|water|stone|dirt|grass_block|sand|gravel|bedrock|cobblestone|obsidian|fire)$/.test(n)).sort();
   const targets = !task ? [] : task.success.kind === 'near' ? task.success.names : [task.success.mob];
-  const mistakes = Object.entries(NAME_ALIASES).map(([wrong, right]) => `\`${wrong}\` → ${right.map((r) => `\`${r}\``).join(' or ')}`);
+  // Only words that are no Minecraft name at all: `diamond` or `beef` are real items, the linter judges their use.
+  const mistakes = Object.entries(NAME_ALIASES)
+    .filter(([wrong]) => schema.kindsOf(wrong).length === 0)
+    .map(([wrong, right]) => `\`${wrong}\` → ${right.map((r) => `\`${r}\``).join(' or ')}`);
   return [
     `Names are Minecraft ${schema.gameVersion} registry ids without the \`minecraft:\` prefix. Keys of the nearest-blocks dictionaries are block and mob names; keys of \`inventory_change\` are item names${attack ? '; keys of `kill_entity` are mob names' : ''}.`,
     ...(targets.length > 0 ? [`- The task's success refers to: ${targets.map((t) => `\`${t}\``).join(', ')}.`] : []),
