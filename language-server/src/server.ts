@@ -134,7 +134,9 @@ export function startServer(connection: Connection = createConnection(ProposedFe
       diagnostics.push({ range: finding.range, severity: SEVERITY[finding.severity], source: DIAGNOSTIC_SOURCE.critic, message: finding.message });
     }
     for (const s of suggestions.get(uri)?.values() ?? []) {
-      const range = s.range ?? rewardFunctionLine(doc);
+      // Clients may send `character: MAX_SAFE_INTEGER` for "end of line": clamp to the document.
+      const clamp = (p: { line: number; character: number }) => (doc ? doc.positionAt(doc.offsetAt(p)) : p);
+      const range = s.range ? { start: clamp(s.range.start), end: clamp(s.range.end) } : rewardFunctionLine(doc);
       diagnostics.push({
         range,
         severity: DiagnosticSeverity.Information,
