@@ -11,7 +11,7 @@ import path from 'node:path';
 import { GAME_FACTS } from '../src/schema';
 import { BUILTIN_TASKS } from '../src/tasks';
 import { createEnv } from '../src/env/index';
-import { SimBatch } from '../src/env/sim/vec';
+import { SimBatch, SimVecEnv } from '../src/env/sim/vec';
 
 const TASKS = ['approach-tree', 'explore-diamond'];
 const ENVS = 64;
@@ -58,7 +58,7 @@ async function allCores(taskId: string): Promise<{ rate: Rate; workers: number }
     const rate = await timed(ENVS * rounds, async () => {
       for (let k = 0; k < rounds; k++) await env.step(randomActions(ENVS, 1000 + k));
     });
-    return { rate, workers: (env as unknown as { shards: unknown[] }).shards.length };
+    return { rate, workers: (env as SimVecEnv).workerCount };
   } finally {
     await env.close();
   }
@@ -89,7 +89,7 @@ export async function run(): Promise<void> {
     const multi = await allCores(task);
     const whole = wholeProcess(task, 200_000);
     console.log(
-      `${task.padEnd(16)} one thread ${fmt(single)} | one process, ${multi.workers} worker threads ${fmt(multi.rate)} | ` +
+      `${task.padEnd(16)} one thread ${fmt(single)} | one process, main + ${multi.workers} worker thread(s) ${fmt(multi.rate)} | ` +
         `rollout as a whole process (200k steps, incl. start-up ${whole.wall.toFixed(1)} s) ${whole.rate.toFixed(0).padStart(6)} steps/s (${whole.perCpu.toFixed(0)} per CPU-s)`,
     );
   }

@@ -70,8 +70,8 @@ export interface EnvOptions {
   backend?: 'sim' | 'mineflayer';
   /** mineflayer only: host:port of an external server; default is an embedded flying-squid. */
   server?: string;
-  /** sim only: worker threads to spread the envs over (0 = step in this thread); default one per core for
-   * batches of 8 or more. */
+  /** sim only: worker threads that step shares of the envs besides the calling thread (0 = all in this
+   * thread); default: one per further core, for batches of 8 or more. */
   workers?: number;
 }
 

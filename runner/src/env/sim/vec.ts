@@ -3,6 +3,7 @@
 // the simulator uses the second core.
 import { availableParallelism } from 'node:os';
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { TaskSpec } from '../../tasks';
@@ -73,7 +74,8 @@ function startWorker(): Worker {
   const bundled = path.join(__dirname, 'env-worker.js');
   if (__filename.endsWith('.js') && existsSync(bundled)) return new Worker(bundled);
   const source = path.join(__dirname, '..', 'worker.ts');
-  return new Worker(`require('tsx/cjs'); require(${JSON.stringify(source)});`, { eval: true, execArgv: [] });
+  const tsx = createRequire(__filename).resolve('tsx/cjs'); // resolved here: an eval worker resolves from the cwd
+  return new Worker(`require(${JSON.stringify(tsx)}); require(${JSON.stringify(source)});`, { eval: true, execArgv: [] });
 }
 
 class ShardWorker {
@@ -114,12 +116,17 @@ class ShardWorker {
   }
 }
 
-/** The simulator's VecEnv. With `workers` > 0 the envs are split into that many worker-thread shards. */
+/**
+ * The simulator's VecEnv. The envs are split into shards: one stepped in this thread and one per worker
+ * thread; a step starts the workers, steps the local shard meanwhile, then gathers, so with W workers the
+ * batch uses W + 1 cores and the calling thread is never idle while the workers run.
+ */
 export class SimVecEnv implements VecEnv {
   readonly backend = 'sim' as const;
   readonly numEnvs: number;
   featureSize = 0;
-  private local: SimBatch | null = null;
+  private local!: SimBatch;
+  private localCount = 0;
   private shards: { worker: ShardWorker; first: number; count: number }[] = [];
 
   private constructor(readonly task: TaskSpec, numEnvs: number) {
@@ -128,23 +135,19 @@ export class SimVecEnv implements VecEnv {
 
   static async create(opts: EnvOptions, workers: number): Promise<SimVecEnv> {
     const env = new SimVecEnv(opts.task, opts.numEnvs);
-    const shardCount = Math.max(0, Math.min(workers, opts.numEnvs));
-    if (shardCount === 0) {
-      env.local = new SimBatch(opts.task, opts.numEnvs, 0);
-      env.featureSize = env.local.featureSize;
-      return env;
-    }
-    let first = 0;
-    for (let s = 0; s < shardCount; s++) {
-      const count = Math.floor(opts.numEnvs / shardCount) + (s < opts.numEnvs % shardCount ? 1 : 0);
+    const parts = Math.max(1, Math.min(workers + 1, opts.numEnvs));
+    const sizes = Array.from({ length: parts }, (_, s) => Math.floor(opts.numEnvs / parts) + (s < opts.numEnvs % parts ? 1 : 0));
+    env.localCount = sizes[0]!;
+    env.local = new SimBatch(opts.task, env.localCount, 0);
+    env.featureSize = env.local.featureSize;
+    let first = env.localCount;
+    for (const count of sizes.slice(1)) {
       env.shards.push({ worker: new ShardWorker(), first, count });
       first += count;
     }
     try {
       const replies = await Promise.all(env.shards.map((sh) => sh.worker.request({ type: 'init', task: opts.task, count: sh.count, firstIndex: sh.first })));
-      const r = replies[0]!;
-      if (r.type !== 'ready') throw new Error('env worker did not initialise');
-      env.featureSize = r.featureSize;
+      for (const r of replies) if (r.type !== 'ready' || r.featureSize !== env.featureSize) throw new Error('env worker did not initialise');
     } catch (err) {
       await env.close();
       throw err;
@@ -152,35 +155,48 @@ export class SimVecEnv implements VecEnv {
     return env;
   }
 
+  /** Worker threads in use (the calling thread steps a shard as well). */
+  get workerCount(): number {
+    return this.shards.length;
+  }
+
   async reset(seeds: number[]): Promise<{ features: Float32Array; obs: StepObservation[] }> {
     if (seeds.length !== this.numEnvs) throw new Error(`reset needs ${this.numEnvs} seeds, got ${seeds.length}`);
-    if (this.local) return this.local.reset(seeds);
-    const replies = await Promise.all(this.shards.map((sh) => sh.worker.request({ type: 'reset', seeds: seeds.slice(sh.first, sh.first + sh.count) })));
+    const pending = this.shards.map((sh) => sh.worker.request({ type: 'reset', seeds: seeds.slice(sh.first, sh.first + sh.count) }));
+    const mine = this.local.reset(seeds.slice(0, this.localCount));
+    if (this.shards.length === 0) return mine;
+    const replies = await Promise.all(pending);
     const features = new Float32Array(this.numEnvs * this.featureSize);
-    const obs: StepObservation[] = [];
+    features.set(mine.features, 0);
+    const obs: StepObservation[] = mine.obs;
     replies.forEach((r, s) => {
       if (r.type !== 'reset') throw new Error('unexpected env worker reply');
       features.set(r.features, this.shards[s]!.first * this.featureSize);
-      obs.push(...r.obs);
+      for (const o of r.obs) obs.push(o);
     });
     return { features, obs };
   }
 
   async step(actions: Int32Array): Promise<VecStepResult> {
     if (actions.length !== this.numEnvs) throw new Error(`step needs ${this.numEnvs} actions, got ${actions.length}`);
-    if (this.local) return this.local.step(actions);
-    const replies = await Promise.all(this.shards.map((sh) => {
+    const pending = this.shards.map((sh) => {
       const part = actions.slice(sh.first, sh.first + sh.count);
       return sh.worker.request({ type: 'step', actions: part }, [part.buffer as ArrayBuffer]);
-    }));
+    });
+    const mine = this.local.step(this.shards.length === 0 ? actions : actions.subarray(0, this.localCount));
+    if (this.shards.length === 0) return mine;
+    const replies = await Promise.all(pending);
     const features = new Float32Array(this.numEnvs * this.featureSize);
-    const obs: StepObservation[] = [], info: StepInfo[] = [], resetObs: (StepObservation | null)[] = [];
+    features.set(mine.features, 0);
+    const { obs, info, resetObs } = mine;
     replies.forEach((r, s) => {
       if (r.type !== 'step') throw new Error('unexpected env worker reply');
       features.set(r.result.features, this.shards[s]!.first * this.featureSize);
-      obs.push(...r.result.obs);
-      info.push(...r.result.info);
-      resetObs.push(...r.result.resetObs);
+      for (let i = 0; i < r.result.obs.length; i++) {
+        obs.push(r.result.obs[i]!);
+        info.push(r.result.info[i]!);
+        resetObs.push(r.result.resetObs[i]!);
+      }
     });
     return { features, obs, info, resetObs };
   }
@@ -192,7 +208,7 @@ export class SimVecEnv implements VecEnv {
   }
 }
 
-/** Default worker count: one per core when the batch is big enough to amortise the messages. */
+/** Default worker threads: one per core beyond the calling thread's, when the batch is big enough to share. */
 export function defaultWorkers(numEnvs: number): number {
-  return numEnvs >= 8 ? Math.min(availableParallelism(), Math.floor(numEnvs / 4)) : 0;
+  return numEnvs >= 8 ? Math.min(availableParallelism() - 1, Math.floor(numEnvs / 4)) : 0;
 }
