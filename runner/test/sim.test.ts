@@ -119,6 +119,29 @@ test('falling 10 blocks costs 7 hp (3.5 hearts); natural regeneration heals half
   assert.equal(r.obs.health, 10 - 3);
 });
 
+test('standing in fire burns to death with cause fire; water puts the burning out', () => {
+  const { env, y0, step } = stage('approach-tree');
+  const fire = mcData.blocksByName.fire!.defaultState!;
+  env.world.setState(0, y0, 0, fire);
+  let r = step(act('no_op'));
+  assert.equal(r.obs.health, 9.5);
+  let n = 1;
+  while (!r.info.done && n < 600) {
+    r = step(act('no_op'));
+    n++;
+  }
+  assert.ok(r.info.died);
+  assert.equal(r.info.deathCause, 'fire');
+
+  const wet = stage('approach-tree');
+  wet.env.world.setState(0, wet.y0, 0, fire);
+  wet.step(act('no_op')); // catches fire
+  wet.env.world.setState(0, wet.y0, 0, S.water);
+  let h = 0;
+  for (let i = 0; i < 100; i++) h = wet.step(act('no_op')).obs.health;
+  assert.equal(h, 10, 'extinguished, then regenerated');
+});
+
 test('staying under water drowns the agent after its 15 s of air', () => {
   const { env, y0, step } = stage('approach-tree');
   for (let x = -6; x <= 6; x++) for (let z = -6; z <= 6; z++) for (let y = y0; y <= y0 + 8; y++) env.world.setState(x, y, z, S.water);
