@@ -200,6 +200,7 @@ class MineflayerAgent {
     });
     // The server moved the player (teleport, respawn): the physics state follows.
     bot.on('forcedMove', () => {
+      this.forcedMoves++;
       this.entity.pos.set(bot.entity.position.x, bot.entity.position.y, bot.entity.position.z);
       this.entity.vel.set(0, 0, 0);
     });
@@ -223,6 +224,7 @@ class MineflayerAgent {
   }
   private lastHit: unknown = null;
   private ended = false;
+  private forcedMoves = 0;
 
   /** Starts an episode on `seed`'s world (embedded) or where the external server has the player. */
   async reset(seed: number, features: Float32Array, offset: number): Promise<StepObservation> {
@@ -236,7 +238,8 @@ class MineflayerAgent {
       this.embedded.takeEvents(this.username);
       const near = () => bot.entity?.position && Math.abs(bot.entity.position.x - spawn.x) < 1e-6 && Math.abs(bot.entity.position.y - spawn.y) < 1e-6 && Math.abs(bot.entity.position.z - spawn.z) < 1e-6;
       await this.until('the episode start (spawn position, chunks, full health, inventory)', () =>
-        near() && bot.health === 20 && bot.blockAt(bot.entity.position.offset(0, -1, 0)) !== null &&
+        // Every teleport the server sent has arrived (a late one would pull the agent back mid-episode).
+        this.forcedMoves >= this.embedded!.positionsSent(this.username) && near() && bot.health === 20 && bot.blockAt(bot.entity.position.offset(0, -1, 0)) !== null &&
         Object.entries(this.task.inventory).every(([name, n]) => this.count(name) === n));
     } else {
       if (!bot.isAlive || bot.health <= 0) {

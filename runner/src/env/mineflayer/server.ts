@@ -59,6 +59,8 @@ export interface EmbeddedServer {
   readonly port: number;
   /** Moves `username` onto a fresh world of `start.seed`, at its spawn, with full health and the task inventory. */
   startEpisode(username: string, start: EpisodeStart): Promise<void>;
+  /** How many position packets (teleports) the server has sent `username`; mineflayer counts them as forcedMove. */
+  positionsSent(username: string): number;
   /** Whether flying-squid's login sequence for `username` is over (it ends by re-sending the login position). */
   loggedIn(username: string): boolean;
   /** The plugin's view of a player: death cause of its last death, damage and kills since the last call. */
@@ -115,7 +117,22 @@ function withInertReadline<T>(load: () => T): T {
   }
 }
 
+/**
+ * flying-squid's log plugin registers `exit-hook`, whose SIGINT/SIGTERM handlers call process.exit() at once:
+ * they would cut short the runner's own signal handling (a trainer saving its checkpoint). The signal
+ * listeners that appeared since flying-squid was first loaded are removed (its `exit` hook, which quits the
+ * servers, stays).
+ */
+let signalListenersBefore: Map<NodeJS.Signals, Function[]> | null = null;
+function dropFlyingSquidSignalHandlers(): void {
+  if (!signalListenersBefore) return;
+  for (const [signal, before] of signalListenersBefore) {
+    for (const listener of process.listeners(signal)) if (!before.includes(listener)) process.removeListener(signal, listener as (...args: unknown[]) => void);
+  }
+}
+
 export async function startEmbeddedServer(kind: WorldKind, seed: number, spawn: SpawnPoint, timeoutMs = 20_000): Promise<EmbeddedServer> {
+  signalListenersBefore ??= new Map((['SIGINT', 'SIGTERM'] as const).map((sig) => [sig, [...process.listeners(sig)]]));
   const flyingSquid = require('flying-squid');
   flyingSquid.generations[GENERATOR_NAME] = (options: { kind: WorldKind; worldSeed: number }) => makeGenerator(options.kind, options.worldSeed);
   const serv: Serv = withInertReadline(() => flyingSquid.createMCServer({
@@ -145,6 +162,7 @@ export async function startEmbeddedServer(kind: WorldKind, seed: number, spawn: 
   const failed = new Promise<never>((_, reject) => serv.once('error', (e: Error) => reject(new Error(`embedded flying-squid failed to start: ${e.message}`))));
   failed.catch(() => undefined);
   await Promise.race([serv.waitForReady(timeoutMs), failed]);
+  dropFlyingSquidSignalHandlers();
   const port: number = serv._server.socketServer.address().port;
   const states = new Map<string, RuleState>();
   const stateOf = (username: string): RuleState => {
@@ -167,6 +185,7 @@ export async function startEmbeddedServer(kind: WorldKind, seed: number, spawn: 
     async startEpisode(username, start) {
       const player: Player = serv.players.find((p: Player) => p.username === username);
       if (!player) throw new Error(`player ${username} is not on the embedded server`);
+      dropFlyingSquidSignalHandlers();
       const st = stateOf(username);
       st.start = start;
       Object.assign(st, { fireTicks: 0, invulnerable: 0, lastHurt: 0, regen: 0, fallDistance: 0, lastY: null, deathCause: null, damageDealt: 0, kills: {} });
@@ -187,7 +206,6 @@ export async function startEmbeddedServer(kind: WorldKind, seed: number, spawn: 
       player.spawnPoint = spawn.clone();
       player.position = spawn.clone();
       await player.worldSendInitialChunks();
-      player.sendSelfPosition(spawn.clone());
       await player.worldSendRestOfChunks();
       player.updateHealth(MAX_HP);
       player.updateFood(20);
@@ -207,7 +225,12 @@ export async function startEmbeddedServer(kind: WorldKind, seed: number, spawn: 
           mob.health = MOB_MAX_HEALTH[m.type] ?? 10;
         }
       }
+      // The one position packet of the reset, sent last: the client starts the episode when it arrives, and a
+      // later one would teleport it back to the spawn mid-episode.
       player.sendSelfPosition(spawn.clone());
+    },
+    positionsSent(username) {
+      return serv.players.find((p: Player) => p.username === username)?.rewardsmithPositionsSent ?? 0;
     },
     loggedIn(username) {
       return serv.players.some((p: Player) => p.username === username && p.rewardsmithLoggedIn === true);
@@ -356,6 +379,13 @@ function installRules(serv: Serv, stateOf: (username: string) => RuleState): voi
       queueMicrotask(restore);
     };
     player.on('disconnected', () => clearInterval(player.rewardsmithLatencyTimer));
+    // Count teleports, so the env can wait until the client has applied the last one.
+    const sendSelfPosition = player.sendSelfPosition;
+    player.rewardsmithPositionsSent = 0;
+    player.sendSelfPosition = (position?: unknown) => {
+      player.rewardsmithPositionsSent++;
+      return sendSelfPosition(position);
+    };
     // The login sequence's last act is `player.save()`; until then it may still teleport the player.
     const save = player.save;
     player.save = async () => {
