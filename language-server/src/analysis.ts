@@ -241,7 +241,7 @@ function changeRange(before: string, after: string): ts.TextChangeRange {
 export class Snapshot {
   readonly checker: ts.TypeChecker;
   private readonly lineStarts: number[];
-  private readonly aliasTypes = new Map<string, ts.Type>();
+  private readonly aliasTypes = new Map<string, ts.Type | undefined>();
 
   constructor(
     readonly project: RewardProject,
@@ -252,10 +252,16 @@ export class Snapshot {
   ) {
     this.checker = program.getTypeChecker();
     this.lineStarts = computeLineStarts(text);
-    const decls = program.getSourceFile(DECLARATIONS_FILE);
-    for (const st of decls?.statements ?? []) {
-      if (ts.isTypeAliasDeclaration(st)) this.aliasTypes.set(st.name.text, this.checker.getTypeAtLocation(st.name));
+  }
+
+  /** The declared type of a schema type alias, resolved on first use (the name unions are never needed). */
+  private aliasType(name: string): ts.Type | undefined {
+    if (!this.aliasTypes.has(name)) {
+      const decls = this.program.getSourceFile(DECLARATIONS_FILE);
+      const decl = decls?.statements.find((st) => (ts.isTypeAliasDeclaration(st) || ts.isInterfaceDeclaration(st)) && st.name.text === name) as ts.DeclarationStatement | undefined;
+      this.aliasTypes.set(name, decl?.name ? this.checker.getTypeAtLocation(decl.name) : undefined);
     }
+    return this.aliasTypes.get(name);
   }
 
   get isJs(): boolean {
@@ -322,7 +328,7 @@ export class Snapshot {
 
   /** Is `type` (ignoring null/undefined) the schema type alias `name` (NearestBlocks, NearestEntry, …)? */
   isSchemaType(type: ts.Type, name: string): boolean {
-    const alias = this.aliasTypes.get(name);
+    const alias = this.aliasType(name);
     if (!alias) return false;
     const t = this.checker.getNonNullableType(type);
     return t === alias || t.aliasSymbol?.name === name;
