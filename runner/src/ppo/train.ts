@@ -386,9 +386,15 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
     writeFileSync(summaryFile, JSON.stringify(summary, null, 2) + '\n');
     emit(makeEvent({ type: 'finished', ok: true, runDir, summary: summaryFile }));
     return summary;
-  } catch (err) {
+  } catch (caught) {
+    let err = caught;
     if (err instanceof RewardError) {
-      emit(makeEvent({ type: 'reward_error', file: err.file, line: err.line, column: err.column, kind: err.kind, message: err.detail }));
+      // The run trains its copy of the reward; point the user at the file they edit while it is unchanged.
+      if (path.resolve(err.file) === rewardCopy && existsSync(state.rewardFile) && sha256(state.rewardFile) === state.rewardSha256) {
+        err = new RewardError(err.kind, state.rewardFile, err.line, err.column, err.detail, err.env);
+      }
+      const e = err as RewardError;
+      emit(makeEvent({ type: 'reward_error', file: e.file, line: e.line, column: e.column, kind: e.kind, message: e.detail }));
     }
     emit(makeEvent({ type: 'finished', ok: false, runDir, summary: null, error: err instanceof Error ? err.message : String(err) }));
     throw err;
