@@ -125,10 +125,19 @@ try {
   }
   await page.keyboard.press('Enter');
 
-  // The patch is previewed before it is applied: a refactor preview (server action) or a diff (client preview).
-  const previewApply = page.locator('.refactor-preview .monaco-button, .notification-toast .monaco-button', { hasText: /^Apply$/ }).first();
+  // The patch is previewed before it is applied: VS Code's Refactor Preview (the edit needs confirmation).
+  const previewApply = page.locator('.monaco-button', { hasText: /^Apply$/ }).first();
   await previewApply.waitFor({ timeout: 30_000 });
+  const preview = page.locator('.part.panel');
+  await preview.locator('.monaco-list-row', { hasText: 'tree.reward.ts' }).first().click(); // opens the diff
+  await page.waitForTimeout(1500);
   await screenshot('patch-preview');
+  // Edits that need confirmation start unticked: tick the file (all its edits), as the user does, and read the diff.
+  const fileBox = preview.locator('.monaco-list-row', { hasText: 'tree.reward.ts' }).first().locator('[role="checkbox"], input[type="checkbox"]').first();
+  if ((await fileBox.getAttribute('aria-checked')) !== 'true' && !(await fileBox.isChecked().catch(() => false))) await fileBox.click();
+  await preview.locator('.monaco-list-row', { hasText: 'tree.reward.ts' }).first().click();
+  await page.waitForTimeout(1500);
+  await screenshot('patch-preview-diff');
   await previewApply.click();
   await page.waitForTimeout(1000);
   await page.locator('.tab', { hasText: 'tree.reward.ts' }).first().click();
