@@ -21,13 +21,14 @@ export function reward_function(current_nearest_blocks, previous_nearest_blocks,
       if (now[0] > before[0] + 0.05) return -1; // fell behind
       const turned = Math.abs(before[1]) - Math.abs(now[1]);
       if (turned > 0.01) return 1; // turned towards it
-      return -1; // turned away or stood still: time is running
+      if (turned < -0.01) return -1; // turned away
+      return 0;
     }
     // No cow in view: reward entering a new 4 m cell.
     if (!('visited' in GLOBAL_DATA)) GLOBAL_DATA.visited = new Set();
     const [x, , z] = past_agent_positions[past_agent_positions.length - 1];
     const cell = `${Math.floor(x / 4)},${Math.floor(z / 4)}`;
-    if (GLOBAL_DATA.visited.has(cell)) return -1;
+    if (GLOBAL_DATA.visited.has(cell)) return 0;
     GLOBAL_DATA.visited.add(cell);
     return 1;
   }
