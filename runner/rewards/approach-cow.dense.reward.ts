@@ -4,10 +4,11 @@
 // - Dying or losing health is the worst outcome: sparse is -1 when health drops (last health kept in
 //   GLOBAL_DATA, written before it is read).
 // - Cows wander, so the dense reward follows the nearest cow step by step while it is in view: +1 for
-//   getting closer, -1 for falling behind; at the same distance +1 for turning towards it, -1 otherwise
-//   (turning away or idling), so no back-and-forth earns anything and reaching the cow soon pays most.
+//   getting closer, -1 for falling behind; at the same distance +1 for turning towards it and -1 for
+//   turning away, so no back-and-forth earns anything.
 // - +1 when a cow comes into view, -1 when the agent loses sight of it.
-// - With no cow in view, +1 the first time the agent enters a 4 m cell (search the plains), -1 otherwise.
+// - With no cow in view, +1 the first time the agent enters a 4 m cell (search the plains), 0 otherwise:
+//   no per-step penalty, which would make giving up the search look as good as searching.
 // - Only the signs count: reward = sign(sparse) * 1 + sign(dense) * 0.1.
 
 export function reward_function(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA) {
