@@ -8,10 +8,18 @@ import { Vec3 } from 'vec3';
 import { BUILTIN_TASKS } from '../src/tasks';
 import { GAME_FACTS } from '../src/schema';
 import { blockStateAt } from '../src/env/sim/worldgen';
-import { S } from '../src/env/sim/registry';
+import { S, mcData } from '../src/env/sim/registry';
 import { createMineflayerEnv, parseServerAddress, ServerConnectionError } from '../src/env/mineflayer/index';
 import { startEmbeddedServer } from '../src/env/mineflayer/server';
 
+async function waitFor(ready: () => boolean, what: string, ms = 5_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!ready()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+const startOf = (_task: unknown, obs: { position: number[] }) => new Vec3(obs.position[0]!, obs.position[1]!, obs.position[2]!);
 const act = (a: (typeof GAME_FACTS.actions)[number]) => GAME_FACTS.actions.indexOf(a);
 /* eslint-disable @typescript-eslint/no-explicit-any -- reaching into the live bot and server */
 
@@ -59,6 +67,15 @@ test('embedded flying-squid: generated world, lava kills with cause lava, the ep
     assert.equal(death.resetObs[0].health, 10, 'the next episode starts at full health');
     assert.equal(bot.world.getBlockStateId(new Vec3(x0, y0, z0)) === S.lava, false, 'the next episode is on a fresh world');
 
+    // flying-squid's own respawn leaves the player where it died; the plugin's puts it at the spawn, healed.
+    const spawn = startOf(task, death.resetObs[0]);
+    player.sendSelfPosition(spawn.offset(1.25, 0, 0));
+    await waitFor(() => bot.entity.position.distanceTo(spawn) > 1, 'the bot to be moved off the spawn');
+    player.updateHealth(0);
+    await waitFor(() => bot.health === 0, 'the bot to see its death');
+    bot.respawn();
+    await waitFor(() => bot.health === 20 && bot.entity.position.distanceTo(spawn) < 1e-6, 'a respawn at the spawn with full health');
+
     // Kill the server's sockets mid-episode: the next steps fail with a clear error, fast.
     const started = Date.now();
     for (const client of Object.values(serv._server.clients) as any[]) client.socket.destroy();
@@ -98,5 +115,36 @@ test('an external server given as host:port is used as it is: the bot steps wher
   } finally {
     await env.close();
     await server.close();
+  }
+});
+
+test('attack-cow on flying-squid: hits deal damage, the kill is reported and ends the episode with success', { timeout: 40_000 }, async () => {
+  const task = BUILTIN_TASKS['attack-cow']!;
+  const env: any = await createMineflayerEnv({ task, numEnvs: 1, seed: 5, backend: 'mineflayer' }, { timeoutMs: 10_000 });
+  try {
+    await env.reset([5]);
+    const serv = env.servers[0].serv;
+    const agent = env.agents[0];
+    // A cow 1.5 m straight ahead; looking 15° down puts it under the crosshair.
+    const e = agent.entity;
+    const at = new Vec3(e.pos.x - Math.sin(e.yaw) * 1.5, e.pos.y, e.pos.z - Math.cos(e.yaw) * 1.5);
+    const cow = serv.spawnMob(mcData.entitiesByName.cow!.id, serv.players[0].world, at);
+    cow.gravity = new Vec3(0, 0, 0);
+    cow.health = 10;
+    await env.step(Int32Array.of(act('turn_down')));
+    await waitFor(() => Object.values(agent.bot.entities).some((x: any) => x.name === 'cow' && x.position.distanceTo(at) < 0.1), 'the cow to reach the client');
+    let dealt = 0;
+    let end: any = null;
+    for (let i = 0; i < 40 && !end; i++) {
+      const r = await env.step(Int32Array.of(act('attack')));
+      dealt += r.obs[0].damage_dealt;
+      if (r.info[0].done) end = r;
+    }
+    assert.ok(end, `the cow did not die; damage dealt ${dealt}`);
+    assert.deepEqual(end.obs[0].kill_entity, { cow: 1 });
+    assert.equal(end.info[0].success, true);
+    assert.equal(dealt, 10, 'damage dealt adds up to the cow\'s 10 hp');
+  } finally {
+    await env.close();
   }
 });

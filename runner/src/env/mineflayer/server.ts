@@ -262,7 +262,7 @@ export async function startEmbeddedServer(kind: WorldKind, seed: number, spawn: 
  * The `rewardsmith-rules` plugin: per server tick, for each player, lava/fire/fall damage with the 10-tick
  * hurt immunity, burning, water putting fire out, natural regeneration (hunger held at max); death records its
  * cause; the client's respawn request puts the player back at the episode's spawn (flying-squid's own respawn
- * leaves the player where it died, e.g. in the lava); broken blocks give their loot straight into the
+ * never fires on 1.16 and would leave the player where it died, e.g. in the lava); broken blocks give their loot straight into the
  * inventory with the 1.16.5 loot table's chances and harvest-tool rule (flying-squid drops every table entry
  * as items, including silk-touch ones and stone dug by hand).
  */
@@ -392,14 +392,17 @@ function installRules(serv: Serv, stateOf: (username: string) => RuleState): voi
       player.rewardsmithLoggedIn = true;
       return save?.();
     };
-    player.on('requestRespawn_cancel', (_data: unknown, cancel: (run?: boolean) => void) => {
+    // flying-squid's respawn never fires on 1.16: the packet's action id arrives mapped to the string
+    // 'perform_respawn' and flying-squid compares it with 0 (and its respawn would keep the player where it
+    // died, e.g. in the lava). The plugin respawns the player at the episode's spawn (or the world spawn).
+    player._client.on('client_command', (data: { actionId?: unknown; payload?: unknown }) => {
+      const respawn = data.actionId === 'perform_respawn' || data.actionId === 0 || data.payload === 0;
+      if (!respawn || player.health > 0) return;
       const st = stateOf(player.username);
-      if (!st.start) return;
-      cancel(false);
-      const spawn = new Vec3(st.start.spawn.x, st.start.spawn.y, st.start.spawn.z);
+      const at = st.start ? new Vec3(st.start.spawn.x, st.start.spawn.y, st.start.spawn.z) : player.spawnPoint;
       Object.assign(st, { fireTicks: 0, invulnerable: 0, lastHurt: 0, regen: 0, fallDistance: 0, lastY: null });
       player._sendRespawn();
-      player.sendSelfPosition(spawn);
+      player.sendSelfPosition(at);
       player.updateHealth(MAX_HP);
       player.nearbyEntities = [];
       player.updateAndSpawn();
@@ -423,8 +426,10 @@ function installRules(serv: Serv, stateOf: (username: string) => RuleState): voi
     });
     // Damage dealt and kills, for the reward's `damage_dealt` / `kill_entity`: health before the hit
     // (flying-squid's `attack` behaviour) against health after it (`attack_done`).
-    player.on('attack', (data: { attackedEntity: any; healthBefore?: number }) => {
+    player.on('attack', (data: { attackedEntity: any; healthBefore?: number; velocity?: Vec3 }) => {
       data.healthBefore = data.attackedEntity?.health;
+      // No knockback: mobs here have no gravity (see startEpisode), so a pushed mob would slide away forever.
+      if (data.attackedEntity?.type !== 'player') data.velocity = new Vec3(0, 0, 0);
     });
     player.on('attack_done', (data: { attackedEntity: any; healthBefore?: number }, cancelled: boolean) => {
       const target = data.attackedEntity;
