@@ -69,6 +69,7 @@ try {
   await page.locator('.codelens-decoration a', { hasText: 'Critique' }).click();
   const noLlm = page.locator('.notification-toast', { hasText: 'No LLM is configured' });
   await noLlm.waitFor({ timeout: 30_000 });
+  await page.waitForTimeout(800); // the toast fades in
   await screenshot('critique-without-llm');
   await command('Notifications: Clear All Notifications');
 
