@@ -5,7 +5,7 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 E2E=${REWARDSMITH_E2E_DIR:-$ROOT/.e2e}
-RECIPE=${REWARDSMITH_E2E_RECIPE:-/work/shared/tools/vscode-e2e/setup.sh}
+RECIPE=${REWARDSMITH_E2E_RECIPE:-$ROOT/extension/test/e2e/setup-vscode.sh}
 START=$(date +%s)
 cd "$ROOT"
 
