@@ -90,6 +90,24 @@ test('breaking diamond ore with an iron pickaxe yields diamonds from blockLoot; 
   assert.deepEqual(gained, { oak_log: 1 });
 });
 
+test('loot alternatives: gravel gives gravel or flint (one item), leaves by hand never give themselves (shears only)', () => {
+  const { env, y0, step } = stage('explore-diamond');
+  for (let k = 0; k < 6; k++) {
+    env.world.setState(0, y0 + 1, -2, S.gravel);
+    let gained: Record<string, number> = {};
+    for (let i = 0; i < 60 && env.world.stateAt(0, y0 + 1, -2) !== S.air; i++) gained = step(act('attack')).obs.inventory_change;
+    const items = Object.keys(gained);
+    assert.equal(items.length, 1, JSON.stringify(gained));
+    assert.ok(items[0] === 'gravel' || items[0] === 'flint');
+  }
+  const tree = stage('approach-tree');
+  for (let k = 0; k < 6; k++) {
+    tree.env.world.setState(0, tree.y0 + 1, -2, S.oak_leaves);
+    for (let i = 0; i < 60 && tree.env.world.stateAt(0, tree.y0 + 1, -2) !== S.air; i++) tree.step(act('attack'));
+  }
+  assert.equal(tree.env.inventory.get('oak_leaves'), undefined);
+});
+
 test('lava burns 2 hearts per hit and kills with cause lava', () => {
   const { env, y0, step } = stage('explore-diamond');
   for (let x = -2; x <= 2; x++) for (let z = -2; z <= 2; z++) for (let y = y0 - 1; y <= y0; y++) env.world.setState(x, y, z, S.lava);

@@ -85,14 +85,29 @@ export function makeMob(s: MobSpawn): Mob {
   };
 }
 
-/** Items a loot table entry yields with no silk touch: silk-touch entries never, the others by their chance. */
-function rollLoot(drops: { item: string; dropChance: number; stackSizeRange: (number | null)[]; silkTouch?: boolean; noSilkTouch?: boolean }[], rng: Rng, give: (item: string, n: number) => void): void {
+type LootDrop = { item: string; dropChance: number; stackSizeRange: (number | null)[]; silkTouch?: boolean; noSilkTouch?: boolean };
+
+/**
+ * Rolls a minecraft-data 1.16.5 loot table (blockLoot / entityLoot) for a tool without silk touch.
+ * minecraft-data flattens the game's alternatives into entries with split chances, so: silk-touch entries
+ * never drop; the no-silk-touch entries are alternatives of which exactly one drops (weighted by their
+ * chances; stone → cobblestone, gravel → gravel or flint); a block's drop of itself at a chance below 1
+ * beside other entries is the flattened shears branch (leaves, grass) and needs shears, which no task
+ * gives; every other entry drops with its chance. Counts are uniform in `stackSizeRange`.
+ */
+function rollLoot(drops: LootDrop[], rng: Rng, give: (item: string, n: number) => void, blockName: string | null): void {
+  const alternatives = drops.filter((d) => d.noSilkTouch);
+  const chosen: LootDrop[] = [];
+  if (alternatives.length > 0) {
+    let u = rng.next() * alternatives.reduce((sum, d) => sum + d.dropChance, 0);
+    chosen.push(alternatives.find((d) => (u -= d.dropChance) < 0) ?? alternatives[alternatives.length - 1]!);
+  }
   for (const d of drops) {
-    if (d.silkTouch) continue;
-    // minecraft-data splits "silk touch ? block : item" into two entries of chance 0.5 each; the
-    // no-silk-touch branch is certain when the tool has no silk touch.
-    const chance = d.noSilkTouch ? 1 : d.dropChance;
-    if (rng.next() >= chance) continue;
+    if (d.silkTouch || d.noSilkTouch) continue;
+    if (d.item === blockName && d.dropChance < 1 && drops.length > 1) continue;
+    if (rng.next() < d.dropChance) chosen.push(d);
+  }
+  for (const d of chosen) {
     const min = d.stackSizeRange[0] ?? 1, max = d.stackSizeRange[1] ?? min;
     const n = rng.int(min, max);
     if (n > 0 && mcData.itemsByName[d.item]) give(d.item, n);
@@ -361,7 +376,7 @@ export class SimEnv {
     // Blocks with harvest tools drop nothing when broken with anything else (stone by hand).
     if (block.harvestTools && (heldId === undefined || !block.harvestTools[heldId])) return;
     const loot = mcData.blockLoot[block.name];
-    if (loot) rollLoot(loot.drops, this.rng, (item, n) => this.give(item, n));
+    if (loot) rollLoot(loot.drops, this.rng, (item, n) => this.give(item, n), block.name);
   }
 
   private hitMob(m: Mob): void {
@@ -387,7 +402,7 @@ export class SimEnv {
       this.kills.set(m.type, (this.kills.get(m.type) ?? 0) + 1);
       this.killsStep[m.type] = (this.killsStep[m.type] ?? 0) + 1;
       const loot = mcData.entityLoot[m.type];
-      if (loot) rollLoot(loot.drops, this.rng, (item, n) => this.give(item, n));
+      if (loot) rollLoot(loot.drops, this.rng, (item, n) => this.give(item, n), null);
     }
   }
 
