@@ -9,7 +9,7 @@ RECIPE=${REWARDSMITH_E2E_RECIPE:-$ROOT/extension/test/e2e/setup-vscode.sh}
 START=$(date +%s)
 cd "$ROOT"
 
-bash "$RECIPE" "$E2E" >"$E2E.setup.log" 2>&1 || { cat "$E2E.setup.log"; exit 1; }
+mkdir -p "$E2E" && bash "$RECIPE" "$E2E" >"$E2E/setup.log" 2>&1 || { cat "$E2E/setup.log"; exit 1; }
 
 # A fresh install of the .vsix exactly as a user gets it.
 npm run --silent package
