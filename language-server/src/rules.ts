@@ -480,9 +480,19 @@ class Linter {
       if (ts.isForInStatement(loop)) return this.refOf(loop.expression) === dictRef;
       if (ts.isForOfStatement(loop)) return isKeysOf(loop.expression);
     }
-    if (ts.isParameter(decl) && (ts.isArrowFunction(decl.parent) || ts.isFunctionExpression(decl.parent))) {
+    if (ts.isParameter(decl) && (ts.isArrowFunction(decl.parent) || ts.isFunctionExpression(decl.parent)) && decl.parent.parameters[0] === decl) {
       const call = decl.parent.parent;
-      return ts.isCallExpression(call) && ts.isPropertyAccessExpression(call.expression) && isKeysOf(call.expression.expression);
+      if (!ts.isCallExpression(call) || !ts.isPropertyAccessExpression(call.expression)) return false;
+      const receiver = skipParens(call.expression.expression);
+      if (isKeysOf(receiver)) return true;
+      // NAMES.filter((n) => n in D).map((n) => D[n][0]): the filter kept only present keys.
+      if (ts.isCallExpression(receiver) && ts.isPropertyAccessExpression(receiver.expression) && receiver.expression.name.text === 'filter') {
+        const test = receiver.arguments[0];
+        if (test && (ts.isArrowFunction(test) || ts.isFunctionExpression(test)) && test.parameters[0] && ts.isIdentifier(test.parameters[0].name)) {
+          const body = ts.isBlock(test.body) ? test.body.statements.find(ts.isReturnStatement)?.expression : test.body;
+          return !!body && this.implies(body, true).has(`${dictRef}|#${test.parameters[0].name.text}`);
+        }
+      }
     }
     return false;
   }
