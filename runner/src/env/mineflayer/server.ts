@@ -1,7 +1,7 @@
 // The embedded Minecraft 1.16.5 server of the mineflayer backend: a flying-squid listening on a free loopback
 // port, serving the simulator's generated world (the same `generateChunk` as the simulator, fed to
 // flying-squid as a custom generator), plus the `rewardsmith-rules` server plugin that adds the game rules
-// flying-squid lacks (lava, fire and fall damage, natural regeneration, a respawn at the spawn point, loot
+// flying-squid lacks (lava, fire and fall damage, drowning, natural regeneration, a respawn at the spawn point, loot
 // straight into the inventory) and the episode reset the environment drives. README.md next to this file says
 // which rules hold on which server.
 import { createRequire } from 'node:module';
@@ -28,6 +28,7 @@ const BURN_INTERVAL = 20;
 const INVULNERABLE_TICKS = 10;
 const REGEN_INTERVAL = 80;
 const SAFE_FALL = 3;
+const MAX_AIR = 300;
 
 /** One episode's start, as the environment asks for it. */
 export interface EpisodeStart {
@@ -46,6 +47,7 @@ interface RuleState {
   invulnerable: number;
   lastHurt: number;
   regen: number;
+  air: number;
   fallDistance: number;
   lastY: number | null;
   deathCause: DeathCause | null;
@@ -168,7 +170,7 @@ export async function startEmbeddedServer(kind: WorldKind, seed: number, spawn: 
   const stateOf = (username: string): RuleState => {
     let s = states.get(username);
     if (!s) {
-      s = { start: null, fireTicks: 0, invulnerable: 0, lastHurt: 0, regen: 0, fallDistance: 0, lastY: null, deathCause: null, damageDealt: 0, kills: {} };
+      s = { start: null, fireTicks: 0, invulnerable: 0, lastHurt: 0, regen: 0, air: MAX_AIR, fallDistance: 0, lastY: null, deathCause: null, damageDealt: 0, kills: {} };
       states.set(username, s);
     }
     return s;
@@ -188,7 +190,7 @@ export async function startEmbeddedServer(kind: WorldKind, seed: number, spawn: 
       dropFlyingSquidSignalHandlers();
       const st = stateOf(username);
       st.start = start;
-      Object.assign(st, { fireTicks: 0, invulnerable: 0, lastHurt: 0, regen: 0, fallDistance: 0, lastY: null, deathCause: null, damageDealt: 0, kills: {} });
+      Object.assign(st, { fireTicks: 0, invulnerable: 0, lastHurt: 0, regen: 0, air: MAX_AIR, fallDistance: 0, lastY: null, deathCause: null, damageDealt: 0, kills: {} });
       // Remove the previous episode's mobs and dropped items.
       for (const e of Object.values(serv.entities) as any[]) if (e.type !== 'player') serv.destroyEntity(e);
       const spawn = new Vec3(start.spawn.x, start.spawn.y, start.spawn.z);
@@ -259,7 +261,7 @@ export async function startEmbeddedServer(kind: WorldKind, seed: number, spawn: 
 }
 
 /**
- * The `rewardsmith-rules` plugin: per server tick, for each player, lava/fire/fall damage with the 10-tick
+ * The `rewardsmith-rules` plugin: per server tick, for each player, lava/fire/fall/drowning damage with the 10-tick
  * hurt immunity, burning, water putting fire out, natural regeneration (hunger held at max); death records its
  * cause; the client's respawn request puts the player back at the episode's spawn (flying-squid's own respawn
  * never fires on 1.16 and would leave the player where it died, e.g. in the lava); broken blocks give their loot straight into the
@@ -349,6 +351,13 @@ function installRules(serv: Serv, stateOf: (username: string) => RuleState): voi
         st.fireTicks--;
         if (!inLava && st.fireTicks % BURN_INTERVAL === 0) hurt(player, st, 1, 'fire');
       }
+      // Drowning: 15 s of air with the eyes in water, then 2 hp per second; air refills quickly outside.
+      if (stateToBlock[stateAt(Math.floor(pos.x), Math.floor(pos.y + 1.62), Math.floor(pos.z))] === WATER_BLOCK) {
+        if (--st.air <= -20) {
+          st.air = 0;
+          hurt(player, st, 2, 'drowning');
+        }
+      } else st.air = Math.min(MAX_AIR, st.air + 4);
       if (player.health > 0 && player.health < MAX_HP) {
         if (++st.regen >= REGEN_INTERVAL) {
           st.regen = 0;
@@ -400,7 +409,7 @@ function installRules(serv: Serv, stateOf: (username: string) => RuleState): voi
       if (!respawn || player.health > 0) return;
       const st = stateOf(player.username);
       const at = st.start ? new Vec3(st.start.spawn.x, st.start.spawn.y, st.start.spawn.z) : player.spawnPoint;
-      Object.assign(st, { fireTicks: 0, invulnerable: 0, lastHurt: 0, regen: 0, fallDistance: 0, lastY: null });
+      Object.assign(st, { fireTicks: 0, invulnerable: 0, lastHurt: 0, regen: 0, air: MAX_AIR, fallDistance: 0, lastY: null });
       player._sendRespawn();
       player.sendSelfPosition(at);
       player.updateHealth(MAX_HP);
