@@ -76,7 +76,7 @@ async function meanStepReward(act: (features: Float32Array, n: number) => Int32A
   }
 }
 
-test('a short training run on the dense tree reward earns more reward than a random policy', { timeout: 120_000 }, async () => {
+test('a short training run on the dense tree reward earns more reward than a random policy', { timeout: 300_000 }, async () => {
   const out = path.join(tmp(), 'run');
   const summary = await train({ rewardFile: DENSE_TREE, task: 'approach-tree', steps: 32_768, envs: 16, seed: 3, out, workers: 0, evalEpisodes: 0 });
   assert.equal(summary.env_steps, 32_768);
@@ -104,7 +104,7 @@ function runCli(args: string[]): Promise<{ code: number | null; stdout: string; 
   });
 }
 
-test('a reward that throws mid-run stops training with its original line, on stderr and as a reward_error event', { timeout: 60_000 }, async () => {
+test('a reward that throws mid-run stops training with its original line, on stderr and as a reward_error event', { timeout: 300_000 }, async () => {
   const reward = path.join(ROOT, 'runner/test/fixtures/ppo/late-typo.reward.ts');
   const out = path.join(tmp(), 'run');
   const events = await runCli(['train', reward, '--task', 'approach-tree', '--steps', '4096', '--envs', '4', '--workers', '0', '--out', out, '--events', 'ndjson']);

@@ -45,7 +45,7 @@ function runTrain(args: string[], killWhen?: (e: RunnerEvent) => boolean): Promi
 
 const FRAMES = 8 * 128 * 7; // 7 updates of 8 envs × 128 steps; checkpoints after updates 4 and 7
 
-test('train killed with SIGKILL resumes to the same total frames with no metric line lost or repeated', { timeout: 120_000 }, async () => {
+test('train killed with SIGKILL resumes to the same total frames with no metric line lost or repeated', { timeout: 300_000 }, async () => {
   const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'rewardsmith-resume-')), 'run');
   const common = ['--envs', '8', '--workers', '0', '--eval-episodes', '4'];
   // Kill after update 5: one update past the checkpoint, so the resumed run must redo (not repeat) it.
