@@ -8,7 +8,7 @@ const watch = process.argv.includes('--watch');
 const external = [
   'vscode', 'isolated-vm', '@tensorflow/tfjs-node', '@tensorflow/tfjs-node-gpu', '@tensorflow/tfjs-backend-wasm',
   'minecraft-data', 'mineflayer', 'flying-squid', 'prismarine-physics', 'prismarine-block', 'prismarine-chunk',
-  'prismarine-world', 'vec3', 'typescript',
+  'prismarine-world', 'vec3', 'typescript', 'esbuild',
 ];
 
 // Node entry points: [source, output name]. Workers are separate bundles because they are loaded by path.
