@@ -19,7 +19,6 @@ async function waitFor(ready: () => boolean, what: string, ms = 5_000): Promise<
     await new Promise((r) => setTimeout(r, 10));
   }
 }
-const startOf = (_task: unknown, obs: { position: number[] }) => new Vec3(obs.position[0]!, obs.position[1]!, obs.position[2]!);
 const act = (a: (typeof GAME_FACTS.actions)[number]) => GAME_FACTS.actions.indexOf(a);
 /* eslint-disable @typescript-eslint/no-explicit-any -- reaching into the live bot and server */
 
@@ -68,7 +67,8 @@ test('embedded flying-squid: generated world, lava kills with cause lava, the ep
     assert.equal(bot.world.getBlockStateId(new Vec3(x0, y0, z0)) === S.lava, false, 'the next episode is on a fresh world');
 
     // flying-squid's own respawn leaves the player where it died; the plugin's puts it at the spawn, healed.
-    const spawn = startOf(task, death.resetObs[0]);
+    const [sx, sy, sz] = death.resetObs[0].position;
+    const spawn = new Vec3(sx, sy, sz);
     player.sendSelfPosition(spawn.offset(1.25, 0, 0));
     await waitFor(() => bot.entity.position.distanceTo(spawn) > 1, 'the bot to be moved off the spawn');
     player.updateHealth(0);

@@ -118,7 +118,13 @@ class MineflayerAgent {
   private dig: { x: number; y: number; z: number; ticks: number; needed: number } | null = null;
   private placePending = 0;
   private placeY = 0;
-  private username: string;
+  private readonly username: string;
+  /** The mob last attacked and the kills seen since the last step (external servers; the embedded one reports). */
+  private lastHit: unknown = null;
+  private pendingKills: Record<string, number> = {};
+  /** The connection has ended; how many teleports (position packets) the bot has applied. */
+  private ended = false;
+  private forcedMoves = 0;
 
   constructor(
     readonly task: TaskSpec,
@@ -207,7 +213,7 @@ class MineflayerAgent {
     bot.on('entityDead', (e: { name?: string }) => {
       // On an external server kills are seen as death animations of mobs the agent last hit; the embedded
       // server reports them exactly (takeEvents).
-      if (!this.embedded && e.name && this.lastHit === e) this.kills.set(e.name, (this.kills.get(e.name) ?? 0) + 1);
+      if (!this.embedded && e.name && this.lastHit === e) this.pendingKills[e.name] = (this.pendingKills[e.name] ?? 0) + 1;
     });
     let spawned = false;
     bot.once('spawn', () => (spawned = true));
@@ -222,9 +228,6 @@ class MineflayerAgent {
     }
     this.physics = Physics(mcData, { getBlock: (pos: Vec3) => bot.blockAt(pos, false) });
   }
-  private lastHit: unknown = null;
-  private ended = false;
-  private forcedMoves = 0;
 
   /** Starts an episode on `seed`'s world (embedded) or where the external server has the player. */
   async reset(seed: number, features: Float32Array, offset: number): Promise<StepObservation> {
@@ -269,6 +272,7 @@ class MineflayerAgent {
     this.dig = null;
     this.placePending = 0;
     this.kills.clear();
+    this.pendingKills = {};
     this.memory.reset();
     this.sendPose();
     this.prevInventory = this.inventory();
@@ -344,17 +348,18 @@ class MineflayerAgent {
     for (const [k, v] of this.prevInventory) if (!inv.has(k)) change[k] = -v;
     this.prevInventory = inv;
     let damageDealt = 0;
-    const killsStep: Record<string, number> = {};
+    let killsStep: Record<string, number>;
     let deathCause: DeathCause | null = null;
     if (this.embedded) {
       const ev = this.embedded.takeEvents(this.username);
       damageDealt = ev.damageDealt;
-      for (const [k, n] of Object.entries(ev.kills)) {
-        killsStep[k] = n;
-        this.kills.set(k, (this.kills.get(k) ?? 0) + n);
-      }
+      killsStep = ev.kills;
       deathCause = ev.deathCause;
+    } else {
+      killsStep = this.pendingKills;
+      this.pendingKills = {};
     }
+    for (const [k, n] of Object.entries(killsStep)) this.kills.set(k, (this.kills.get(k) ?? 0) + n);
     const obs = this.observe(features, offset, change, damageDealt, killsStep);
     const died = bot.health <= 0;
     if (died && !deathCause) deathCause = this.entity.isInLava ? 'lava' : 'other';
@@ -537,8 +542,6 @@ class MineflayerVecEnv implements VecEnv {
   readonly featureSize: number;
   private readonly seeds: number[];
   private lastStepAt = 0;
-  /** Steps taken and wall time spent in step(), for throughput reports. */
-  stepCount = 0;
 
   constructor(
     readonly task: TaskSpec,
@@ -587,7 +590,6 @@ class MineflayerVecEnv implements VecEnv {
       this.seeds[i] = nextEpisodeSeed(this.seeds[i]!, i);
       resetObs[i] = await a.reset(this.seeds[i]!, features, i * f);
     }));
-    this.stepCount += n;
     return { features, obs, info, resetObs };
   }
 
