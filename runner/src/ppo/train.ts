@@ -485,7 +485,11 @@ class Reporter {
   }
 
   evalProgress = (done: number, total: number): void => {
-    if (this.events || !this.tty) return;
+    if (this.events) return;
+    if (!this.tty) {
+      if (done === 1) process.stderr.write(`evaluating on ${total} held-out worlds...\n`);
+      return;
+    }
     process.stderr.write(`\r${bar(done / total)} evaluating ${done}/${total} episodes\x1b[K${done >= total ? '\n' : ''}`);
   };
 
