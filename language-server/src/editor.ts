@@ -40,7 +40,7 @@ function fieldMarkdown(label: string, f: Field): string {
   return `**${label}** \`number\` — ${f.range.min.toFixed(2).replace(/\.00$/, '')}..${f.range.max.toFixed(2).replace(/\.00$/, '')} ${f.range.unit}\n\n${f.doc}`;
 }
 
-function nameMarkdown(snap: Snapshot, name: string, keys: DictKeys, dictText: string): string {
+function nameMarkdown(name: string, keys: DictKeys, dictText: string): string {
   const schema = loadSchema();
   const kinds = schema.kindsOf(name);
   const display = schema.displayName(name);
@@ -48,7 +48,6 @@ function nameMarkdown(snap: Snapshot, name: string, keys: DictKeys, dictText: st
   if (schema.namesFor(keys).has(name)) return `${head}\n\n\`${dictText}['${name}']\`: ${KEY_DOCS[keys]}.`;
   const suggestions = suggestNames(name, schema.namesFor(keys));
   return `${head}\n\nNever a key of \`${dictText}\`${suggestions.length ? `; did you mean ${suggestions.map((s) => `\`${s}\``).join(', ')}?` : '.'}`;
-  void snap;
 }
 
 export function hoverAt(snap: Snapshot, userOffset: number): Hover | undefined {
@@ -59,7 +58,7 @@ export function hoverAt(snap: Snapshot, userOffset: number): Hover | undefined {
   const md = (value: string): Hover => ({ contents: { kind: MarkupKind.Markdown, value }, range });
   if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isIdentifier(node)) {
     const ctx = keyContext(snap, node);
-    if (ctx) return md(nameMarkdown(snap, node.text, ctx.keys, snap.userTextOf(ctx.dict)));
+    if (ctx) return md(nameMarkdown(node.text, ctx.keys, snap.userTextOf(ctx.dict)));
   }
   if (ts.isIdentifier(node)) {
     const decl = snap.checker.getSymbolAtLocation(node)?.valueDeclaration;

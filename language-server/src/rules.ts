@@ -900,7 +900,7 @@ class Linter {
       const readAt = read.node.getStart(this.sf);
       const earlier = (writes.get(read.key) ?? []).some((w) => this.anchor(w.node, w.at, read.node) <= this.anchor(read.node, readAt, w.node));
       if (earlier) continue;
-      this.reportGlobal(read.node, read.key, read.compound, writes.get(read.key)?.[0]?.value);
+      this.reportGlobal(read.node, read.compound, writes.get(read.key)?.[0]?.value);
     }
   }
 
@@ -922,7 +922,7 @@ class Linter {
     return false;
   }
 
-  private reportGlobal(read: ts.Expression, key: string, compound: boolean, firstWrite: ts.Expression | undefined): void {
+  private reportGlobal(read: ts.Expression, compound: boolean, firstWrite: ts.Expression | undefined): void {
     const access = this.snap.userTextOf(read);
     const p = parentSkippingParens(read);
     const member = (ts.isPropertyAccessExpression(p) || ts.isElementAccessExpression(p)) && skipParens(p.expression) === read ? p : undefined;
@@ -946,7 +946,6 @@ class Linter {
     }
     if (!compound && !member) fixes.push({ title: `Use a default: (${access} ?? ${init})`, edits: [this.replace(read, `(${access} ?? ${init})`)] });
     this.report(read, 'global-data-uninitialised', 'error', message, fixes);
-    void key;
   }
 
   private initialValue(read: ts.Expression, method: string | undefined, firstWrite: ts.Expression | undefined): string {
