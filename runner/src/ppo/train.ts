@@ -33,8 +33,9 @@ const CURVE_WINDOW = 100;
 // Evaluation batch: enough envs to keep the workers busy, few enough that little runs past the last episode.
 const EVAL_ENVS = 25;
 // Per reward call. The sandbox's 50 ms default is wall clock, and on a busy 2-core machine a reward of a few
-// microseconds can be descheduled for longer than that; 250 ms still stops a runaway loop within a step.
-const REWARD_TIMEOUT_MS = 250;
+// microseconds can be descheduled for longer than that (250 ms tripped at load average 18); 1 s still stops a
+// runaway loop within a step.
+const REWARD_TIMEOUT_MS = 1000;
 
 /** Options of `train()` (the CLI flags map one to one). */
 export interface TrainOptions {
