@@ -142,9 +142,12 @@ test('rewardsmith lint --format json prints the documented shape and exits 1 on 
     ['9:unknown-name', '10:unknown-name', '13:global-data-uninitialised', '31:scale-swapped'],
   );
   assert.ok(diagnostics.every((d) => d.file === bad && d.source === 'rewardsmith' && d.severity === 'error'));
-  const ok = await run(process.execPath, ['--import', 'tsx', cli, 'lint', '--format', 'json', good], { cwd: root });
-  assert.deepEqual(JSON.parse(ok.stdout), []);
-  const text = await run(process.execPath, ['--import', 'tsx', cli, 'lint', path.join(root, 'does-not-exist.reward.ts')], { cwd: root }).catch((e: { code: number; stderr: string }) => e);
-  assert.equal((text as { code: number }).code, 2);
-  assert.match((text as { stderr: string }).stderr, /cannot read .*does-not-exist/);
+  // A clean file lints to []; a file that cannot be read is named on stderr and makes the exit code 2.
+  const missing = await run(process.execPath, ['--import', 'tsx', cli, 'lint', '--format', 'json', good, path.join(root, 'does-not-exist.reward.ts')], { cwd: root }).then(
+    () => assert.fail('lint should exit 2'),
+    (err: { code: number; stdout: string; stderr: string }) => err,
+  );
+  assert.equal(missing.code, 2);
+  assert.deepEqual(JSON.parse(missing.stdout), []);
+  assert.match(missing.stderr, /cannot read .*does-not-exist/);
 });
