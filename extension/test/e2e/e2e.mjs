@@ -105,7 +105,12 @@ try {
   await screenshot('dashboard-past-runs');
 
   // 4. The analyzer's suggestion: a diagnostic on the reward file with an "Apply suggested patch" code action.
-  await page.locator('.notification-toast', { hasText: /The analyzer has \d+ suggestion/ }).waitFor({ timeout: 180_000 });
+  const analyzerToast = page.locator('.notification-toast', { hasText: /The analyzer has \d+ suggestion/ });
+  await analyzerToast.waitFor({ timeout: 180_000 });
+  // "Show" opens the Suggestions tree: one row per suggestion, marked when it carries a patch.
+  await analyzerToast.locator('.monaco-button', { hasText: 'Show' }).click();
+  await page.locator('.monaco-list-row', { hasText: /tree\.reward\.ts:\d+ · patch/ }).first().waitFor({ timeout: 30_000 });
+  await screenshot('suggestions-view');
   await page.locator('.tab', { hasText: 'tree.reward.ts' }).first().click();
   await command('View: Focus Problems');
   const suggestion = page.locator('.markers-panel .monaco-list-row', { hasText: 'reward-analyzer' }).first();
