@@ -9,7 +9,7 @@ import path from 'node:path';
 import { SCALE_RULE } from '../schema';
 import type { StepObservation } from '../env/types';
 import { compileRewardFile, RewardError, SourcePositions, type CompiledReward } from './compile';
-import type { HostCommand, HostFailure, HostReply, HostRequest } from './sandbox-host';
+import type { HostCommand, HostFailure, HostReply, HostRequest, PackedStep } from './sandbox-host';
 
 // The reward script's name inside the isolate; stack frames carrying it are mapped to the reward file.
 const REWARD_SCRIPT_NAME = 'rewardsmith-reward.js';
@@ -75,6 +75,7 @@ export class RewardSandbox {
   private dead: Error | null = null;
   private stderrTail = '';
   private readonly positions: SourcePositions;
+  private readonly encoder = new ObservationEncoder();
 
   private constructor(
     readonly compiled: CompiledReward,
@@ -173,8 +174,14 @@ export class RewardSandbox {
    */
   async step(obs: StepObservation[]): Promise<Float64Array> {
     if (obs.length !== this.numEnvs) throw new Error(`step: expected ${this.numEnvs} observations, got ${obs.length}`);
-    const reply = await this.request({ op: 'step', json: JSON.stringify(obs), count: obs.length }, this.timeoutMs * obs.length + HOST_GRACE_MS);
+    const packed = this.encoder.encode(obs);
+    const reply = await this.request({ op: 'step', ...packed }, this.timeoutMs * obs.length + HOST_GRACE_MS);
     return Float64Array.from((reply as { values: number[] }).values);
+  }
+
+  /** Process id of the sandbox host (for CPU accounting in benchmarks). */
+  get hostPid(): number | undefined {
+    return this.child.pid;
   }
 
   async close(): Promise<void> {
@@ -223,4 +230,57 @@ export class RewardSandbox {
 
 function lastLine(text: string): string {
   return text.trim().split('\n').pop() ?? '';
+}
+
+/** Packs step observations into numbers plus a name table that grows as names first appear (see PackedStep). */
+class ObservationEncoder {
+  private readonly ids = new Map<string, number>();
+  private buffer = new Float64Array(4096);
+  private length = 0;
+  private newNames: string[] = [];
+
+  encode(obs: StepObservation[]): PackedStep {
+    this.length = 0;
+    this.newNames = [];
+    for (const o of obs) {
+      this.entries(o.nearest, (v) => {
+        this.push(v[0]);
+        this.push(v[1]);
+        this.push(v[2]);
+      });
+      this.entries(o.inventory_change, (v) => this.push(v));
+      this.push(o.health);
+      for (let i = 0; i < 5; i++) this.push(o.position[i]!);
+      this.push(o.damage_dealt);
+      this.entries(o.kill_entity, (v) => this.push(v));
+    }
+    return { newNames: this.newNames, data: this.buffer.slice(0, this.length), count: obs.length };
+  }
+
+  private entries<V>(dict: Record<string, V>, pushValue: (v: V) => void): void {
+    const countAt = this.length;
+    this.push(0);
+    let n = 0;
+    for (const name in dict) {
+      let id = this.ids.get(name);
+      if (id === undefined) {
+        id = this.ids.size;
+        this.ids.set(name, id);
+        this.newNames.push(name);
+      }
+      this.push(id);
+      pushValue(dict[name]!);
+      n++;
+    }
+    this.buffer[countAt] = n;
+  }
+
+  private push(v: number): void {
+    if (this.length === this.buffer.length) {
+      const grown = new Float64Array(this.buffer.length * 2);
+      grown.set(this.buffer);
+      this.buffer = grown;
+    }
+    this.buffer[this.length++] = v;
+  }
 }

@@ -19,7 +19,16 @@ export interface OpenRequest {
   sparseWeight: number;
   denseWeight: number;
 }
-export type HostCommand = OpenRequest | { op: 'begin'; json: string } | { op: 'step'; json: string; count: number };
+/**
+ * A step's observations, packed (see encodeObservations in index.ts): names that are new since the last step
+ * (the isolate keeps the table) and one Float64Array of numbers — much cheaper than JSON in and out.
+ */
+export interface PackedStep {
+  newNames: string[];
+  data: Float64Array;
+  count: number;
+}
+export type HostCommand = OpenRequest | { op: 'begin'; json: string } | ({ op: 'step' } & PackedStep);
 export type HostRequest = { id: number } & HostCommand;
 
 /** A failure inside the sandbox, in compiled-JS terms; the parent maps it to the original file. */
@@ -45,6 +54,7 @@ const DRIVER = String.raw`(function () {
   const moduleExports = {};
   globalThis.exports = moduleExports;
   const states = [];
+  const names = [];
   let call = null;
   let entry = 'reward_function';
   class BadReturn { constructor(fn, value) { this.fn = fn; this.value = value; } }
@@ -95,13 +105,28 @@ const DRIVER = String.raw`(function () {
         states[m.envs[i]] = { previous: o.nearest, positions: [o.position], data: {} };
       }
     },
-    step(json, timeoutMs) {
-      const obs = parse(json);
-      const out = new Array(obs.length);
-      for (let e = 0; e < obs.length; e++) {
+    // Layout per env: nNearest, (nameId, distance, yaw, pitch)*, nInventory, (nameId, delta)*, health,
+    // x, y, z, yaw, pitch, damage_dealt, nKill, (nameId, count)*.
+    step(newNames, data, count) {
+      for (let i = 0; i < newNames.length; i++) names[names.length] = newNames[i];
+      const out = new Array(count);
+      // The slowest call by wall clock; the host decides with the isolate's CPU time whether it was a time-out.
+      const slowest = { ms: -1, env: -1, entry: entry };
+      let p = 0;
+      for (let e = 0; e < count; e++) {
         const s = states[e];
         if (s === undefined) return { kind: 'contract', env: e, message: 'no episode has begun for env ' + e + ' (call beginEpisodes first)' };
-        const o = obs[e];
+        const nearest = {};
+        for (let n = data[p++]; n > 0; n--, p += 4) nearest[names[data[p]]] = [data[p + 1], data[p + 2], data[p + 3]];
+        const inventory_change = {};
+        for (let n = data[p++]; n > 0; n--, p += 2) inventory_change[names[data[p]]] = data[p + 1];
+        const health = data[p++];
+        const position = [data[p], data[p + 1], data[p + 2], data[p + 3], data[p + 4]];
+        p += 5;
+        const damage_dealt = data[p++];
+        const kill_entity = {};
+        for (let n = data[p++]; n > 0; n--, p += 2) kill_entity[names[data[p]]] = data[p + 1];
+        const o = { nearest, inventory_change, health, position, damage_dealt, kill_entity };
         s.positions[s.positions.length] = o.position;
         api.currentEnv = e;
         api.currentEntry = entry;
@@ -115,29 +140,32 @@ const DRIVER = String.raw`(function () {
           try { stack = String(err && err.stack); } catch (x) { stack = ''; }
           return { kind: 'throw', env: e, message: errorText(err), stack };
         }
-        if (now() - t0 > timeoutMs) return { kind: 'timeout', env: e, entry: api.currentEntry, message: 'exceeded ' + timeoutMs + ' ms' };
+        const took = now() - t0;
+        if (took > slowest.ms) { slowest.ms = took; slowest.env = e; slowest.entry = api.currentEntry; }
         if (typeof r !== 'number' || !isFinite(r)) return { kind: 'bad-return', env: e, entry, message: 'reward must be a finite number, got ' + describe(r) };
         s.previous = o.nearest;
         out[e] = r;
       }
       api.currentEnv = -1;
-      return out;
+      return { values: out, slowest };
     },
   };
   return api;
 })()`;
 
+const BATCH_SLACK_MS = 500;
+
 class Sandbox {
   private readonly isolate: ivm.Isolate;
   private readonly api: ivm.Reference<Record<string, unknown>>;
-  private readonly stepFn: ivm.Reference<(json: string, timeoutMs: number) => unknown>;
+  private readonly stepFn: ivm.Reference<(newNames: string[], data: Float64Array, count: number) => unknown>;
   private readonly beginFn: ivm.Reference<(json: string) => void>;
 
   constructor(private readonly req: OpenRequest) {
     this.isolate = new ivm.Isolate({ memoryLimit: req.memoryMb });
     const context = this.isolate.createContextSync();
     this.api = this.isolate.compileScriptSync(DRIVER, { filename: 'rewardsmith-driver.js' }).runSync(context, { reference: true });
-    this.stepFn = this.api.getSync('step', { reference: true }) as ivm.Reference<(json: string, timeoutMs: number) => unknown>;
+    this.stepFn = this.api.getSync('step', { reference: true }) as ivm.Reference<(newNames: string[], data: Float64Array, count: number) => unknown>;
     this.beginFn = this.api.getSync('begin', { reference: true }) as ivm.Reference<(json: string) => void>;
     const script = this.isolate.compileScriptSync(req.js, { filename: req.scriptName });
     // The file's top level runs once; it gets a generous multiple of the per-call limit.
@@ -151,15 +179,24 @@ class Sandbox {
     this.beginFn.applySync(undefined, [json], { timeout: 10_000 });
   }
 
-  step(json: string, count: number): { values: number[] } | { failure: HostFailure } {
-    // One time budget for the whole batch (per-call limit × calls); the driver checks each call against
-    // the per-call limit as it returns, so only a call that never returns runs into the batch budget.
-    const result = this.stepFn.applySync(undefined, [json, this.req.timeoutMs], {
-      timeout: this.req.timeoutMs * Math.max(1, count),
+  step({ newNames, data, count }: PackedStep): { values: number[] } | { failure: HostFailure } {
+    // A call that never returns runs into the batch budget: the per-call limit for every call of the batch,
+    // plus slack so that a loaded machine's scheduling stalls do not end a healthy run.
+    const cpuBefore = this.isolate.cpuTime;
+    const result = this.stepFn.applySync(undefined, [newNames, data, count], {
+      arguments: { copy: true },
+      timeout: this.req.timeoutMs * Math.max(1, count) + BATCH_SLACK_MS,
       result: { copy: true },
-    }) as number[] | HostFailure;
-    if (Array.isArray(result)) return { values: result };
-    return { failure: result };
+    }) as { values: number[]; slowest: { ms: number; env: number; entry: string } } | HostFailure;
+    if (!('values' in result)) return { failure: result };
+    // A call that returned but took longer than the limit is a time-out only if the isolate really spent
+    // that long computing: wall time alone also counts the moments the OS ran something else.
+    const { slowest } = result;
+    const cpuMs = Number(this.isolate.cpuTime - cpuBefore) / 1e6;
+    if (slowest.ms > this.req.timeoutMs && cpuMs > this.req.timeoutMs) {
+      return { failure: { kind: 'timeout', message: `exceeded ${this.req.timeoutMs} ms`, env: slowest.env, entry: slowest.entry, fatal: true } };
+    }
+    return { values: result.values };
   }
 
   /** Which env and exported function were running when a batch was cut off (valid after a time-out). */
@@ -216,7 +253,7 @@ function serve(): void {
         sandbox.begin(msg.json);
         reply({ id: msg.id, ok: true });
       } else {
-        const r = sandbox.step(msg.json, msg.count);
+        const r = sandbox.step(msg);
         if ('values' in r) reply({ id: msg.id, ok: true, values: r.values });
         else reply({ id: msg.id, ok: false, failure: r.failure });
       }
