@@ -63,7 +63,7 @@ export const PARAMETERS: readonly ParameterSpec[] = [
     name: 'previous_nearest_blocks',
     tsType: 'NearestBlocks',
     keys: 'nearby',
-    doc: 'The same as `current_nearest_blocks`, for the previous step (empty on the first step of an episode).',
+    doc: 'The same as `current_nearest_blocks`, for the previous step (on the first step of an episode: the observation the episode started with).',
   },
   {
     name: 'inventory_change',
