@@ -116,12 +116,13 @@ export function completionsAt(snap: Snapshot, userOffset: number): CompletionIte
     const closed = node.getEnd() - start > node.text.length;
     return names(ctx.keys, snap.userTextOf(ctx.dict), start, closed ? node.getEnd() - 1 : node.getEnd());
   }
-  if (node && (ts.isIdentifier(node) || node.kind === ts.SyntaxKind.DotToken)) {
-    const access = ts.isIdentifier(node) ? node.parent : node.parent;
-    if (access && ts.isPropertyAccessExpression(access)) {
-      const keys = schemaFacts(snap, access.expression).keys;
-      if (keys) return names(keys, snap.userTextOf(access.expression), access.name.getStart(sf), access.name.getEnd());
-    }
+  // `D.na|` (the name being typed) or `D.|` (nothing typed yet; the parser may have taken a word on the next
+  // line as the name, which must not be replaced).
+  const access = node && ts.isIdentifier(node) && node.parent && ts.isPropertyAccessExpression(node.parent) && node.parent.name === node ? node.parent : node;
+  if (access && ts.isPropertyAccessExpression(access) && pos > access.expression.getEnd()) {
+    const keys = schemaFacts(snap, access.expression).keys;
+    const nameStart = access.name.getStart(sf);
+    if (keys) return names(keys, snap.userTextOf(access.expression), Math.min(nameStart, pos), nameStart >= pos ? pos : access.name.getEnd());
   }
   const completions = snap.project.languageService().getCompletionsAtPosition(sf.fileName, pos, {});
   return (completions?.entries ?? []).map((e) => ({ label: e.name, kind: TS_KINDS[e.kind] ?? CompletionItemKind.Text, sortText: e.sortText }));

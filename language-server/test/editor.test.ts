@@ -1,0 +1,42 @@
+// Hover and completion in-process, on the kinds of spots an editor asks about.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { RewardProject } from '../src/analysis';
+import { completionsAt, hoverAt } from '../src/editor';
+
+const source = `export function reward_function(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA) {
+  const cow = current_nearest_blocks['cow'];
+  if (cow === undefined) return 0;
+  const [distance, yaw] = cow;
+  const height = past_agent_positions[past_agent_positions.length - 1][1];
+  const gained = inventory_change.
+  return Math.sign(distance < 2 ? 1 : 0) * 1 + Math.sign(cow[1] + yaw + height) * 0.1;
+}
+`;
+
+const project = new RewardProject('/virtual/editor.reward.ts', source);
+const snap = project.snapshot();
+const at = (needle: string, nth = 0, delta = 1) => {
+  let i = -1;
+  for (let k = 0; k <= nth; k++) i = source.indexOf(needle, i + 1);
+  return i + delta;
+};
+const hover = (offset: number) => (hoverAt(snap, offset)?.contents as { value: string } | undefined)?.value ?? '';
+
+test('hover: entry elements by destructuring and by index, positions, parameters', () => {
+  assert.match(hover(at('distance, yaw')), /\*\*distance\*\* `number` — 0\.\.64 m[\s\S]*metres/);
+  assert.match(hover(at('yaw]')), /\*\*yaw\*\* `number` — -3\.14\.\.3\.14 rad[\s\S]*radians/);
+  assert.match(hover(at('1] + yaw', 0, 0)), /\[1\] yaw[\s\S]*-3\.14\.\.3\.14 rad/);
+  assert.match(hover(at('][1]', 0, 2)), /\[1\] y[\s\S]*0\.\.256 m[\s\S]*ground level/);
+  assert.match(hover(at('GLOBAL_DATA')), /\*\*GLOBAL_DATA\*\* `GlobalData`[\s\S]*empty object at episode start/);
+  assert.match(hover(at("'cow'")), /\*\*cow\*\* — Cow \(mob\)/);
+});
+
+test('completion: item names after inventory_change., block and mob names in nearest-blocks keys', () => {
+  const items = completionsAt(snap, at('inventory_change.\n', 0, 'inventory_change.'.length)).map((c) => c.label);
+  assert.ok(items.includes('oak_log') && items.includes('diamond') && items.includes('beef'));
+  assert.ok(!items.includes('water') && !items.includes('cow'), 'water and cow are not items');
+  const keys = completionsAt(snap, at("'cow'", 0, 2)).map((c) => c.label);
+  assert.ok(keys.includes('cow') && keys.includes('lava') && keys.includes('diamond_ore'));
+  assert.ok(!keys.includes('diamond'), 'diamond (the item) is never a nearest-blocks key');
+});
