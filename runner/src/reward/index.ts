@@ -18,7 +18,11 @@ export { compileRewardFile, RewardError, SourcePositions };
 export type { CompiledReward, EntryLocation, RewardErrorKind, RewardExportsKind } from './compile';
 
 export interface SandboxOptions {
-  /** Per reward call, wall clock (default 50). */
+  /**
+   * Per reward call (default 50). A call that returns late fails only if the isolate also spent that much CPU
+   * time in the step, so scheduling stalls on a loaded machine do not count; a call that never returns is
+   * cut off by the step's wall-clock budget (this limit × envs + 0.5 s).
+   */
   timeoutMs?: number;
   /** Heap of the isolate (default 256). */
   memoryMb?: number;
@@ -31,7 +35,7 @@ export const DEFAULT_MEMORY_MB = 256;
 
 // Extra time the parent grants a step beyond the sandbox's own budget before it declares the host hung.
 const HOST_GRACE_MS = 5000;
-// Host start-up (Node, and tsx when running from sources) plus the isolate and the file's top level.
+// Host start-up (Node and isolated-vm) plus creating the isolate and running the file's top level.
 const OPEN_TIMEOUT_MS = 30_000;
 
 /**
