@@ -14,7 +14,8 @@ import * as path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 const stage = path.join(root, 'dist', 'package');
-const NOT_SHIPPED = new Set(['vscode', 'mineflayer', 'flying-squid', '@tensorflow/tfjs-node', '@tensorflow/tfjs-node-gpu']);
+// esbuild is external only for running from sources (the packaged runner uses the prebuilt dist/sandbox-host.js).
+const NOT_SHIPPED = new Set(['vscode', 'mineflayer', 'flying-squid', '@tensorflow/tfjs-node', '@tensorflow/tfjs-node-gpu', 'esbuild']);
 const GAME_VERSION = '1.16.5';
 /** Files no runtime loads: maps, typings and sources, docs, the browser/ESM bundle flavours, native sources. */
 const TRIMMED = /(\.map|\.ts|\.md|\.markdown|\.min\.js|\.es2017\.js|\.fesm\.js|\.cc|\.cpp|\.h|\.gyp|\.gypi|\.tsbuildinfo)$/i;
