@@ -900,8 +900,30 @@ class Linter {
       const readAt = read.node.getStart(this.sf);
       const earlier = (writes.get(read.key) ?? []).some((w) => this.anchor(w.node, w.at, read.node) <= this.anchor(read.node, readAt, w.node));
       if (earlier) continue;
+      if (!read.compound && this.checkedLater(read.node)) continue;
       this.reportGlobal(read.node, read.compound, writes.get(read.key)?.[0]?.value);
     }
+  }
+
+  /** `const prev = GLOBAL_DATA.k;` is harmless when every use of `prev` checks it (`prev !== undefined && …`). */
+  private checkedLater(read: ts.Expression): boolean {
+    const decl = parentSkippingParens(read);
+    if (!ts.isVariableDeclaration(decl) || !ts.isIdentifier(decl.name) || !decl.initializer || skipParens(decl.initializer) !== read) return false;
+    const name = decl.name;
+    const sym = this.checker.getSymbolAtLocation(name);
+    const scope = ts.findAncestor(decl, (n) => ts.isBlock(n) || ts.isSourceFile(n) || isFunctionLike(n)) ?? this.sf;
+    let safe = true;
+    const visit = (n: ts.Node) => {
+      if (!safe) return;
+      if (ts.isIdentifier(n) && n !== name && n.text === name.text && this.checker.getSymbolAtLocation(n) === sym) {
+        const up = parentSkippingParens(n);
+        const assigned = ts.isBinaryExpression(up) && up.left === n && up.operatorToken.kind === ts.SyntaxKind.EqualsToken;
+        if (!assigned && !this.selfGuarding(n) && !this.isGuarded(n, [`v:${name.text}`])) safe = false;
+      }
+      ts.forEachChild(n, visit);
+    };
+    visit(scope);
+    return safe;
   }
 
   /** Reads that test for the key themselves: `if (G.k)`, `G.k ?? 0`, `G.k === undefined`, `G.k?.add(…)`. */
