@@ -2,7 +2,7 @@
 // frames, PPO on the designed dense example reward vs the sparse (success-only) reward, each evaluated on
 // 100 held-out worlds. `npm run bench table` (optionally BENCH_TABLE_STEPS / BENCH_TABLE_EVAL / BENCH_TABLE_SEED).
 import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
+import os, { loadavg } from 'node:os';
 import path from 'node:path';
 import { train, resultTable, DEFAULT_STEPS } from '../src/ppo/train';
 import type { RunSummary } from '../src/records';
@@ -22,7 +22,8 @@ export async function run(): Promise<void> {
   const only = process.env.BENCH_TABLE_ONLY; // e.g. "approach-cow" to run one task's rows
   const outRoot = process.env.BENCH_TABLE_OUT ?? mkdtempSync(path.join(os.tmpdir(), 'rewardsmith-table-'));
   console.log(`method: train() with the default hyperparameters (runner/src/ppo/README.md), ${steps.toLocaleString('en-US')} frames, seed ${seed}, ` +
-    `then ${evalEpisodes} held-out evaluation episodes; wall time = training + evaluation; runs in ${outRoot}`);
+    `then ${evalEpisodes} held-out evaluation episodes; wall time = training + evaluation; runs in ${outRoot}; ` +
+    `load average at start ${loadavg()[0]!.toFixed(1)} (other work on the machine slows every figure)`);
   const rows: { task: string; reward: string; summary: RunSummary }[] = [];
   for (const row of ROWS.filter((r) => !only || r.task === only)) {
     const summary = await train({
@@ -38,6 +39,7 @@ export async function run(): Promise<void> {
       `(training ${(summary.env_steps / Math.max(summary.train.fps, 1)).toFixed(0)} s at the last update's fps)`);
   }
   console.log('\n' + resultTable(rows));
+  console.log(`load average at end ${loadavg()[0]!.toFixed(1)}`);
   for (const task of new Set(rows.map((r) => r.task))) {
     const dense = rows.find((r) => r.task === task && r.reward.includes('.dense.'))?.summary.eval.success_rate;
     const sparse = rows.find((r) => r.task === task && r.reward.includes('.sparse.'))?.summary.eval.success_rate;
