@@ -32,9 +32,9 @@ export const DEFAULT_CHECKPOINT_EVERY = 4;
 const CURVE_WINDOW = 100;
 // Evaluation batch: enough envs to keep the workers busy, few enough that little runs past the last episode.
 const EVAL_ENVS = 25;
-// Per reward call. The sandbox's 50 ms default is wall clock, and on a busy 2-core machine a reward of a few
-// microseconds can be descheduled for longer than that (250 ms tripped at load average 18); 1 s still stops a
-// runaway loop within a step.
+// Per reward call. The sandbox judges a late call by the isolate's CPU time, but a step also has a wall-clock
+// budget of this limit × envs; at a load average of 18 on 2 cores a 250 ms limit failed a healthy run, so
+// training allows 1 s, which still stops a runaway loop within a step.
 const REWARD_TIMEOUT_MS = 1000;
 
 /** Options of `train()` (the CLI flags map one to one). */
