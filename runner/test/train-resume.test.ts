@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseEvent, type RunnerEvent } from '../src/events';
 import { RUN_FILES, type EpisodeRecord, type RunSummary, type UpdateMetrics } from '../src/records';
+import { DEFAULT_ROLLOUT_STEPS } from '../src/ppo/train';
 
 const ROOT = path.resolve(__dirname, '../..');
 const CLI = path.join(ROOT, 'runner/src/cli.ts');
@@ -43,7 +44,8 @@ function runTrain(args: string[], killWhen?: (e: RunnerEvent) => boolean): Promi
   });
 }
 
-const FRAMES = 8 * 128 * 7; // 7 updates of 8 envs × 128 steps; checkpoints after updates 4 and 7
+const PER_UPDATE = 8 * DEFAULT_ROLLOUT_STEPS;
+const FRAMES = PER_UPDATE * 7; // 7 updates of 8 envs; checkpoints after updates 4 and 7
 
 test('train killed with SIGKILL resumes to the same total frames with no metric line lost or repeated', { timeout: 300_000 }, async () => {
   const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'rewardsmith-resume-')), 'run');
@@ -58,7 +60,7 @@ test('train killed with SIGKILL resumes to the same total frames with no metric 
   assert.equal(second.code, 0, second.stderr);
   const started = second.events.find((e) => e.type === 'started');
   assert.ok(started?.type === 'started');
-  assert.equal(started.resumedFromFrames, 4 * 8 * 128);
+  assert.equal(started.resumedFromFrames, 4 * PER_UPDATE);
   assert.equal(started.totalFrames, FRAMES);
   const finished = second.events[second.events.length - 1]!;
   assert.ok(finished.type === 'finished' && finished.ok);
@@ -66,7 +68,7 @@ test('train killed with SIGKILL resumes to the same total frames with no metric 
   // metrics.ndjson: one line per update 1..7, frames strictly increasing to the total, every field a number.
   const lines = readFileSync(path.join(out, RUN_FILES.metrics), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as UpdateMetrics);
   assert.deepEqual(lines.map((m) => m.update), [1, 2, 3, 4, 5, 6, 7]);
-  assert.deepEqual(lines.map((m) => m.frames), [1, 2, 3, 4, 5, 6, 7].map((u) => u * 8 * 128));
+  assert.deepEqual(lines.map((m) => m.frames), [1, 2, 3, 4, 5, 6, 7].map((u) => u * PER_UPDATE));
   const metricKeys: (keyof UpdateMetrics)[] = ['update', 'frames', 'fps', 'mean_return', 'success_rate', 'episodes', 'policy_loss', 'value_loss', 'entropy', 'kl', 'wall_seconds'];
   for (const m of lines) {
     assert.deepEqual(Object.keys(m).sort(), [...metricKeys].sort());
@@ -105,4 +107,21 @@ test('train killed with SIGKILL resumes to the same total frames with no metric 
   const failed = JSON.parse(readFileSync(path.join(out, RUN_FILES.failedEpisodes), 'utf8')) as EpisodeRecord[];
   assert.deepEqual(failed.map((e) => e.episode), episodes.filter((e) => !e.success).map((e) => e.episode));
   assert.equal(second.events.filter((e) => e.type === 'episode_failed').length, failed.length);
+
+  // `eval CHECKPOINT` re-evaluates the trained policy into its own folder, with the run's reward copy.
+  const evalDir = path.join(out, 'eval-again');
+  const evaluated = await new Promise<CliRun>((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'eval', out, '--task', 'approach-tree', '--episodes', '3', '--envs', '3', '--workers', '0', '--out', evalDir, '--events', 'ndjson'], { cwd: ROOT });
+    let stdout = '', stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d));
+    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    child.on('close', (code, signal) => resolve({ code, signal, events: stdout.split('\n').map(parseEvent).filter((e): e is RunnerEvent => e !== undefined), stderr }));
+  });
+  assert.equal(evaluated.code, 0, evaluated.stderr);
+  const evalEvent = evaluated.events.find((e) => e.type === 'eval');
+  assert.ok(evalEvent?.type === 'eval' && evalEvent.episodes === 3);
+  const again = JSON.parse(readFileSync(path.join(evalDir, RUN_FILES.summary), 'utf8')) as RunSummary;
+  assert.equal(again.eval.episodes, 3);
+  assert.equal(again.reward_file, path.join(out, RUN_FILES.rewardCopy));
+  assert.equal(readFileSync(path.join(evalDir, RUN_FILES.episodes), 'utf8').trim().split('\n').length, 3);
 });

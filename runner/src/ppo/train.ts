@@ -26,7 +26,7 @@ export { loadPolicy, type LoadedPolicy } from './policy';
 export const DEFAULT_STEPS = 256_000;
 export const DEFAULT_ENVS = 32;
 /** Steps per env per rollout; one PPO update per rollout of DEFAULT_ENVS × this frames. */
-export const DEFAULT_ROLLOUT_STEPS = 128;
+export const DEFAULT_ROLLOUT_STEPS = 64;
 export const DEFAULT_CHECKPOINT_EVERY = 4;
 // Training episodes whose return/success make up the reported curves.
 const CURVE_WINDOW = 100;
@@ -48,7 +48,7 @@ export interface TrainOptions {
   seed?: number;
   /** Run folder. */
   out: string;
-  /** Parallel environments (one policy batch). Default 64. */
+  /** Parallel environments (one policy batch). Default 32. */
   envs?: number;
   /** TensorFlow.js backend. Default auto. */
   backend?: BackendChoice;
@@ -62,7 +62,7 @@ export interface TrainOptions {
   evalEpisodes?: number;
   /** Env worker threads (default: the env module's choice). */
   workers?: number;
-  /** Steps per env per rollout. Default 128. */
+  /** Steps per env per rollout. Default 64. */
   rolloutSteps?: number;
   /** Write a checkpoint every this many updates (and always at the end). Default 4. */
   checkpointEvery?: number;
