@@ -1,11 +1,11 @@
 // The paper's table, reproduced in kind: on approach-tree and approach-cow, at the paper's budget of 256,000
 // frames, PPO on the designed dense example reward vs the sparse (success-only) reward, each evaluated on
 // 100 held-out worlds. `npm run bench table` (optionally BENCH_TABLE_STEPS / BENCH_TABLE_EVAL / BENCH_TABLE_SEED).
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import os, { loadavg } from 'node:os';
 import path from 'node:path';
 import { train, resultTable, DEFAULT_STEPS } from '../src/ppo/train';
-import type { RunSummary } from '../src/records';
+import { RUN_FILES, type RunSummary, type UpdateMetrics } from '../src/records';
 
 const ROOT = path.resolve(__dirname, '../..');
 const ROWS: { task: string; reward: string }[] = [
@@ -26,17 +26,13 @@ export async function run(): Promise<void> {
     `load average at start ${loadavg()[0]!.toFixed(1)} (other work on the machine slows every figure)`);
   const rows: { task: string; reward: string; summary: RunSummary }[] = [];
   for (const row of ROWS.filter((r) => !only || r.task === only)) {
-    const summary = await train({
-      rewardFile: path.join(ROOT, 'runner/rewards', row.reward),
-      task: row.task,
-      steps,
-      seed,
-      evalEpisodes,
-      out: path.join(outRoot, `${row.task}.${row.reward.split('.')[1]}`),
-    });
+    const out = path.join(outRoot, `${row.task}.${row.reward.split('.')[1]}`);
+    const summary = await train({ rewardFile: path.join(ROOT, 'runner/rewards', row.reward), task: row.task, steps, seed, evalEpisodes, out, overwrite: true });
     rows.push({ ...row, summary });
-    console.log(`${row.task} ${row.reward}: success ${(summary.eval.success_rate * 100).toFixed(1)}% in ${summary.wall_seconds.toFixed(0)} s ` +
-      `(training ${(summary.env_steps / Math.max(summary.train.fps, 1)).toFixed(0)} s at the last update's fps)`);
+    const metrics = readFileSync(path.join(out, RUN_FILES.metrics), 'utf8').trim().split('\n');
+    const trainSeconds = (JSON.parse(metrics[metrics.length - 1]!) as UpdateMetrics).wall_seconds;
+    console.log(`${row.task} ${row.reward}: success ${(summary.eval.success_rate * 100).toFixed(1)}%; ` +
+      `training ${trainSeconds.toFixed(0)} s (${(summary.env_steps / trainSeconds).toFixed(0)} frames/s), training + evaluation ${summary.wall_seconds.toFixed(0)} s`);
   }
   console.log('\n' + resultTable(rows));
   console.log(`load average at end ${loadavg()[0]!.toFixed(1)}`);
