@@ -10,11 +10,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createRequire } from 'node:module';
 import { Vec3 } from 'vec3';
 import { Physics, type PhysicsEntity } from 'prismarine-physics';
-import { DEFAULT_GAME_VERSION, GAME_FACTS } from '../../schema';
+import { DEFAULT_GAME_VERSION } from '../../schema';
 import type { TaskSpec } from '../../tasks';
 import type { DeathCause, EnvOptions, StepInfo, StepObservation, VecEnv, VecStepResult } from '../types';
-import { BLOCK_COUNT, LAVA_BLOCK, WATER_BLOCK, blockNames, mcData, nameIndex, stateToBlock } from '../sim/registry';
-import { EYE_HEIGHT, SightingMemory, ViewResult, featureSpec, nearestDict, observeView, writeFeatures, type BlockAccess, type FeatureSpec, type ViewEntity } from '../sim/observe';
+import { BLOCK_COUNT, mcData, nameIndex } from '../sim/registry';
+import { DEG, SightingMemory, ViewResult, featureSpec, nearestDict, observeView, round3, wrapAngle, writeFeatures, type BlockAccess, type FeatureSpec, type ViewEntity } from '../sim/observe';
+import {
+  ENTITY_REACH, JumpPlace, LookRay, applyAction, blockUnderFoot, digTicksNeeded, isSuccess, newPlayerEntity, placePlayer, targetBlock,
+  trackedNames, type BlockHit, type GameActions,
+} from '../sim/rules';
 import { spawnPoint, type SpawnPoint } from '../sim/worldgen';
 import { nextEpisodeSeed } from '../sim/vec';
 import { startEmbeddedServer, type EmbeddedServer } from './server';
@@ -23,11 +27,6 @@ const require = createRequire(__filename);
 /* eslint-disable @typescript-eslint/no-explicit-any -- mineflayer's Bot is used through a few fields only */
 type Bot = any;
 
-const DEG = Math.PI / 180;
-const TURN = GAME_FACTS.turnDeg * DEG;
-const A = Object.fromEntries(GAME_FACTS.actions.map((a, i) => [a, i])) as Record<(typeof GAME_FACTS.actions)[number], number>;
-const BLOCK_REACH = 4.5;
-const ENTITY_REACH = 3;
 /** One game tick: the default wall-clock length of a step, so server-side rules see game-speed time. */
 export const TICK_MS = 50;
 
@@ -116,8 +115,17 @@ class MineflayerAgent {
   private prevInventory = new Map<string, number>();
   private kills = new Map<string, number>();
   private dig: { x: number; y: number; z: number; ticks: number; needed: number } | null = null;
-  private placePending = 0;
-  private placeY = 0;
+  private readonly ray = new LookRay();
+  private readonly hit: BlockHit = { x: 0, y: 0, z: 0, t: 0 };
+  private readonly jumpPlace = new JumpPlace();
+  private readonly actions: GameActions = {
+    attack: () => this.attack(),
+    equipNext: () => this.equipNext(),
+    startJumpPlace: () => this.jumpPlace.start(this.entity, this.heldName()),
+    stopDigging: () => {
+      if (this.dig) this.cancelDig();
+    },
+  };
   private readonly username: string;
   /** The mob last attacked and the kills seen since the last step (external servers; the embedded one reports). */
   private lastHit: unknown = null;
@@ -134,18 +142,11 @@ class MineflayerAgent {
     readonly embedded: EmbeddedServer | null,
     private readonly timeoutMs: number,
   ) {
-    const tracked = task.success.kind === 'near' ? task.success.names : [task.success.mob];
-    this.spec = featureSpec(tracked);
+    this.spec = featureSpec(trackedNames(task));
     this.memory = new SightingMemory(this.spec.names.length);
     this.successIndices = task.success.kind === 'near' ? task.success.names.map(nameIndex) : [];
     this.username = `rewardsmith${index}`;
-    this.entity = {
-      pos: new Vec3(0, 0, 0), vel: new Vec3(0, 0, 0), onGround: true, isInWater: false, isInLava: false, isInWeb: false,
-      isCollidedHorizontally: false, isCollidedVertically: false, elytraFlying: false, jumpTicks: 0, jumpQueued: false,
-      fireworkRocketDuration: 0, attributes: undefined, yaw: 0, pitch: 0,
-      control: { forward: false, back: false, left: false, right: false, jump: false, sprint: false, sneak: false },
-      jumpBoost: 0, speed: 0, slowness: 0, dolphinsGrace: 0, slowFalling: 0, levitation: 0, depthStrider: 0, elytraEquipped: false,
-    };
+    this.entity = newPlayerEntity();
   }
 
   private where(): string {
@@ -256,21 +257,13 @@ class MineflayerAgent {
       spawn.yaw = bot.entity.yaw;
     }
     bot.setQuickBarSlot(0);
-    const e = this.entity;
-    e.pos.set(spawn.x, spawn.y, spawn.z);
-    e.vel.set(0, 0, 0);
-    e.yaw = spawn.yaw;
-    e.pitch = 0;
-    e.onGround = true;
-    e.isInWater = e.isInLava = false;
-    e.jumpTicks = 0;
-    e.jumpQueued = false;
+    placePlayer(this.entity, spawn.x, spawn.y, spawn.z, spawn.yaw);
     this.startY = spawn.y;
     this.startYaw = spawn.yaw;
     this.steps = 0;
     this.lastAction = -1;
     this.dig = null;
-    this.placePending = 0;
+    this.jumpPlace.reset();
     this.kills.clear();
     this.pendingKills = {};
     this.memory.reset();
@@ -312,24 +305,8 @@ class MineflayerAgent {
     this.check();
     this.blocks.newStep();
     this.steps++;
-    const e = this.entity, c = e.control;
-    c.forward = c.back = c.left = c.right = c.jump = false;
-    switch (action) {
-      case A.turn_up: e.pitch = Math.min(Math.PI / 2, e.pitch + TURN); break;
-      case A.turn_down: e.pitch = Math.max(-Math.PI / 2, e.pitch - TURN); break;
-      case A.turn_left: e.yaw += TURN; break;
-      case A.turn_right: e.yaw -= TURN; break;
-      case A.forward: c.forward = true; break;
-      case A.forward_jump: c.forward = true; c.jump = true; break;
-      case A.jump: c.jump = true; break;
-      case A.back: c.back = true; break;
-      case A.move_left: c.left = true; break;
-      case A.move_right: c.right = true; break;
-      case A.attack: this.attack(); break;
-      case A.equip: this.equipNext(); break;
-      case A.jump_place: this.startJumpPlace(); break;
-    }
-    if (action !== A.attack && this.dig) this.cancelDig();
+    const e = this.entity;
+    applyAction(e, action, this.actions);
     if (this.bot.health > 0) {
       this.physics!.simulatePlayer(e, { getBlock: (pos: Vec3) => this.bot.blockAt(pos, false) });
       this.finishJumpPlace();
@@ -363,49 +340,18 @@ class MineflayerAgent {
     const obs = this.observe(features, offset, change, damageDealt, killsStep);
     const died = bot.health <= 0;
     if (died && !deathCause) deathCause = this.entity.isInLava ? 'lava' : 'other';
-    const success = !died && this.isSuccess();
+    const success = !died && isSuccess(this.task, this.kills, this.view, this.successIndices);
     const truncated = !died && !success && this.steps >= this.task.maxSteps;
     const info: StepInfo = {
       step: this.steps, success, done: died || success || truncated, truncated, died, deathCause: died ? deathCause : null,
-      blockUnderFoot: this.blockUnderFoot(), inventory: Object.fromEntries(inv),
+      blockUnderFoot: blockUnderFoot(this.blocks, this.entity), inventory: Object.fromEntries(inv),
     };
     return { obs, info };
   }
 
-  private isSuccess(): boolean {
-    const s = this.task.success;
-    if (s.kind === 'kill') return (this.kills.get(s.mob) ?? 0) >= s.count;
-    for (const i of this.successIndices) if (this.view.dist[i]! < s.distance) return true;
-    return false;
-  }
-
-  private blockUnderFoot(): string {
-    const p = this.entity.pos;
-    return blockNames[stateToBlock[this.blocks.stateAt(Math.floor(p.x), Math.floor(p.y - 0.05), Math.floor(p.z))]!]!;
-  }
-
-  /** The block the crosshair is on within reach, fluids and airs looked through (the simulator's rule). */
-  private targetBlock(): { x: number; y: number; z: number; t: number } | null {
-    const e = this.entity;
-    const ex = e.pos.x, ey = e.pos.y + EYE_HEIGHT, ez = e.pos.z;
-    const cp = Math.cos(e.pitch);
-    const dx = -Math.sin(e.yaw) * cp, dy = Math.sin(e.pitch), dz = -Math.cos(e.yaw) * cp;
-    let lx = NaN, ly = NaN, lz = NaN;
-    for (let t = 0; t <= BLOCK_REACH; t += 0.05) {
-      const x = Math.floor(ex + dx * t), y = Math.floor(ey + dy * t), z = Math.floor(ez + dz * t);
-      if (x === lx && y === ly && z === lz) continue;
-      lx = x; ly = y; lz = z;
-      const s = this.blocks.stateAt(x, y, z);
-      const b = stateToBlock[s]!;
-      if (blockNames[b] === 'air' || blockNames[b] === 'cave_air' || b === WATER_BLOCK || b === LAVA_BLOCK) continue;
-      return { x, y, z, t };
-    }
-    return null;
-  }
-
   private attack(): void {
     const bot = this.bot;
-    const block = this.targetBlock();
+    const block = targetBlock(this.blocks, this.ray.from(this.entity), this.hit) ? this.hit : null;
     const mob = bot.entityAtCursor(Math.min(ENTITY_REACH, block ? block.t : Infinity));
     if (mob && mob.type === 'mob') {
       if (this.dig) this.cancelDig();
@@ -422,8 +368,7 @@ class MineflayerAgent {
       if (this.dig) this.cancelDig();
       const target = bot.blockAt(new Vec3(block.x, block.y, block.z), false);
       const heldId = bot.heldItem ? bot.heldItem.type : null;
-      const ms = target && target.diggable ? target.digTime(heldId, false, this.entity.isInWater, !this.entity.onGround) : Infinity;
-      this.dig = { ...location, ticks: 0, needed: Math.max(1, Math.ceil(ms / 50)) };
+      this.dig = { ...location, ticks: 0, needed: digTicksNeeded(target, heldId, this.entity) };
       bot._client.write('block_dig', { status: 0, location, face: 1 });
     }
     bot.swingArm('right');
@@ -455,30 +400,17 @@ class MineflayerAgent {
     }
   }
 
-  private startJumpPlace(): void {
-    this.entity.control.jump = true;
-    const held = this.heldName();
-    if (held !== null && mcData.blocksByName[held] && this.entity.onGround) {
-      this.placePending = 10;
-      this.placeY = Math.floor(this.entity.pos.y + 0.01);
-    }
-  }
-
-  /** Places the held block where the feet were once the jump has lifted the player clear (simulator rule). */
+  /** Places the held block where the feet were once the jump has lifted the player clear (the simulator's rule). */
   private finishJumpPlace(): void {
-    if (this.placePending <= 0) return;
-    this.placePending--;
-    const p = this.entity.pos;
-    const held = this.heldName();
-    if (p.y < this.placeY + 1 || held === null) return;
-    const block = mcData.blocksByName[held];
-    const x = Math.floor(p.x), z = Math.floor(p.z);
+    const block = this.jumpPlace.due(this.entity, this.heldName());
     if (!block) return;
+    const p = this.entity.pos, y = this.jumpPlace.y;
+    const x = Math.floor(p.x), z = Math.floor(p.z);
     this.bot._client.write('block_place', {
-      location: { x, y: this.placeY - 1, z }, direction: 1, hand: 0, cursorX: 0.5, cursorY: 1, cursorZ: 0.5, insideBlock: false,
+      location: { x, y: y - 1, z }, direction: 1, hand: 0, cursorX: 0.5, cursorY: 1, cursorZ: 0.5, insideBlock: false,
     });
-    this.bot.world.setBlockStateId(new Vec3(x, this.placeY, z), block.defaultState ?? block.minStateId ?? block.id);
-    this.placePending = 0;
+    this.bot.world.setBlockStateId(new Vec3(x, y, z), block.defaultState ?? block.minStateId ?? block.id);
+    this.jumpPlace.placed();
   }
 
   private mobs(): ViewEntity[] {
@@ -497,7 +429,7 @@ class MineflayerAgent {
     this.blocks.newStep();
     const pose = { x: e.pos.x, y: e.pos.y, z: e.pos.z, yaw: e.yaw, pitch: e.pitch };
     observeView(this.blocks, pose, this.mobs(), this.view);
-    const relYaw = wrap(this.startYaw - e.yaw);
+    const relYaw = wrapAngle(this.startYaw - e.yaw);
     const health = Math.max(0, this.bot.health) / 2;
     const dig = this.dig && Number.isFinite(this.dig.needed) ? this.dig.ticks / this.dig.needed : 0;
     writeFeatures(this.spec, this.view, this.blocks, pose, {
@@ -534,8 +466,6 @@ class MineflayerAgent {
   }
 }
 
-const round3 = (v: number) => Math.round(v * 1000) / 1000;
-const wrap = (a: number) => a - 2 * Math.PI * Math.floor((a + Math.PI) / (2 * Math.PI));
 
 class MineflayerVecEnv implements VecEnv {
   readonly backend = 'mineflayer' as const;

@@ -10,6 +10,8 @@ import { DEFAULT_GAME_VERSION } from '../../schema';
 import type { TaskSpec, WorldKind } from '../../tasks';
 import type { DeathCause } from '../types';
 import { FIRE_BLOCKS, LAVA_BLOCK, MOB_MAX_HEALTH, WATER_BLOCK, mcData, stateToBlock } from '../sim/registry';
+import { EYE_HEIGHT } from '../sim/observe';
+import { MAX_HP, PlayerRules } from '../sim/rules';
 import { WORLD_BANDS, cellIndex, generateChunk, mobSpawns, spawnPoint, type SpawnPoint } from '../sim/worldgen';
 
 // flying-squid, prismarine-world and prismarine-chunk ship no types; they are CommonJS, loaded with require.
@@ -18,17 +20,6 @@ const require = createRequire(__filename);
 /* eslint-disable @typescript-eslint/no-explicit-any -- the untyped flying-squid object graph */
 type Serv = any;
 type Player = any;
-
-// 1.16 rule values, in ticks and health points (the player has 20 hp).
-const MAX_HP = 20;
-const LAVA_DAMAGE = 4;
-const LAVA_FIRE_TICKS = 300;
-const FIRE_BLOCK_FIRE_TICKS = 160;
-const BURN_INTERVAL = 20;
-const INVULNERABLE_TICKS = 10;
-const REGEN_INTERVAL = 80;
-const SAFE_FALL = 3;
-const MAX_AIR = 300;
 
 /** One episode's start, as the environment asks for it. */
 export interface EpisodeStart {
@@ -43,14 +34,10 @@ export interface EpisodeStart {
 /** Per-player rule state kept by the plugin. */
 interface RuleState {
   start: EpisodeStart | null;
-  fireTicks: number;
-  invulnerable: number;
-  lastHurt: number;
-  regen: number;
-  air: number;
-  fallDistance: number;
+  /** The simulator's player rules; their `hp` mirrors the player's health during a tick. */
+  rules: PlayerRules;
+  /** The player's y at the last tick (null: none since the episode start or respawn), for fall damage. */
   lastY: number | null;
-  deathCause: DeathCause | null;
   /** Damage this player's attacks dealt to mobs, and kills by mob name, since the env last read them. */
   damageDealt: number;
   kills: Record<string, number>;
@@ -170,7 +157,7 @@ export async function startEmbeddedServer(kind: WorldKind, seed: number, spawn: 
   const stateOf = (username: string): RuleState => {
     let s = states.get(username);
     if (!s) {
-      s = { start: null, fireTicks: 0, invulnerable: 0, lastHurt: 0, regen: 0, air: MAX_AIR, fallDistance: 0, lastY: null, deathCause: null, damageDealt: 0, kills: {} };
+      s = { start: null, rules: new PlayerRules(), lastY: null, damageDealt: 0, kills: {} };
       states.set(username, s);
     }
     return s;
@@ -190,7 +177,9 @@ export async function startEmbeddedServer(kind: WorldKind, seed: number, spawn: 
       dropFlyingSquidSignalHandlers();
       const st = stateOf(username);
       st.start = start;
-      Object.assign(st, { fireTicks: 0, invulnerable: 0, lastHurt: 0, regen: 0, air: MAX_AIR, fallDistance: 0, lastY: null, deathCause: null, damageDealt: 0, kills: {} });
+      st.rules.reset();
+      st.rules.deathCause = null;
+      Object.assign(st, { lastY: null, damageDealt: 0, kills: {} });
       // Remove the previous episode's mobs and dropped items.
       for (const e of Object.values(serv.entities) as any[]) if (e.type !== 'player') serv.destroyEntity(e);
       const spawn = new Vec3(start.spawn.x, start.spawn.y, start.spawn.z);
@@ -239,7 +228,7 @@ export async function startEmbeddedServer(kind: WorldKind, seed: number, spawn: 
     },
     takeEvents(username) {
       const st = stateOf(username);
-      const out = { deathCause: st.deathCause, damageDealt: st.damageDealt, kills: st.kills };
+      const out = { deathCause: st.rules.deathCause, damageDealt: st.damageDealt, kills: st.kills };
       st.damageDealt = 0;
       st.kills = {};
       return out;
@@ -270,21 +259,6 @@ export async function startEmbeddedServer(kind: WorldKind, seed: number, spawn: 
  */
 function installRules(serv: Serv, stateOf: (username: string) => RuleState): void {
   const Item = require('prismarine-item')(DEFAULT_GAME_VERSION);
-  const hurt = (player: Player, st: RuleState, amount: number, cause: DeathCause) => {
-    if (player.health <= 0) return;
-    if (st.invulnerable > 0) {
-      if (amount <= st.lastHurt) return;
-      const extra = amount - st.lastHurt;
-      st.lastHurt = amount;
-      amount = extra;
-    } else {
-      st.lastHurt = amount;
-      st.invulnerable = INVULNERABLE_TICKS;
-    }
-    const hp = Math.max(0, player.health - amount);
-    if (hp <= 0) st.deathCause = cause;
-    player.updateHealth(hp);
-  };
   const give = (player: Player, itemName: string, count: number) => {
     const item = mcData.itemsByName[itemName];
     if (!item || count <= 0) return;
@@ -320,7 +294,6 @@ function installRules(serv: Serv, stateOf: (username: string) => RuleState): voi
           return 0;
         }
       };
-      if (st.invulnerable > 0) st.invulnerable--;
       let inLava = false, inFire = false, inWater = false;
       for (let x = Math.floor(pos.x - 0.3); x <= Math.floor(pos.x + 0.3); x++) {
         for (let y = Math.floor(pos.y); y <= Math.floor(pos.y + 1.8); y++) {
@@ -332,38 +305,15 @@ function installRules(serv: Serv, stateOf: (username: string) => RuleState): voi
           }
         }
       }
-      // Fall damage from the positions the client reports; fluids reset the fall.
-      if (inWater || inLava) st.fallDistance = 0;
-      else if (player.onGround) {
-        if (st.fallDistance > SAFE_FALL) hurt(player, st, Math.ceil(st.fallDistance - SAFE_FALL), 'fall');
-        st.fallDistance = 0;
-      } else if (st.lastY !== null && pos.y < st.lastY) st.fallDistance += st.lastY - pos.y;
+      const eyesInWater = stateToBlock[stateAt(Math.floor(pos.x), Math.floor(pos.y + EYE_HEIGHT), Math.floor(pos.z))] === WATER_BLOCK;
+      // Falls are measured from the positions the client reports.
+      const drop = st.lastY === null ? 0 : st.lastY - pos.y;
       st.lastY = pos.y;
-      if (inLava) {
-        st.fireTicks = LAVA_FIRE_TICKS;
-        hurt(player, st, LAVA_DAMAGE, 'lava');
-      } else if (inFire) {
-        st.fireTicks = Math.max(st.fireTicks, FIRE_BLOCK_FIRE_TICKS);
-        hurt(player, st, 1, 'fire');
-      }
-      if (inWater) st.fireTicks = 0;
-      if (st.fireTicks > 0) {
-        st.fireTicks--;
-        if (!inLava && st.fireTicks % BURN_INTERVAL === 0) hurt(player, st, 1, 'fire');
-      }
-      // Drowning: 15 s of air with the eyes in water, then 2 hp per second; air refills quickly outside.
-      if (stateToBlock[stateAt(Math.floor(pos.x), Math.floor(pos.y + 1.62), Math.floor(pos.z))] === WATER_BLOCK) {
-        if (--st.air <= -20) {
-          st.air = 0;
-          hurt(player, st, 2, 'drowning');
-        }
-      } else st.air = Math.min(MAX_AIR, st.air + 4);
-      if (player.health > 0 && player.health < MAX_HP) {
-        if (++st.regen >= REGEN_INTERVAL) {
-          st.regen = 0;
-          player.updateHealth(Math.min(MAX_HP, player.health + 1));
-        }
-      } else st.regen = 0;
+      // The rules work on a copy of the health; the client is told the tick's outcome once.
+      const rules = st.rules;
+      rules.hp = player.health;
+      rules.tick(inLava, inFire, inWater, eyesInWater, player.onGround, drop, false);
+      if (rules.hp !== player.health) player.updateHealth(rules.hp);
     }
   });
 
@@ -409,7 +359,8 @@ function installRules(serv: Serv, stateOf: (username: string) => RuleState): voi
       if (!respawn || player.health > 0) return;
       const st = stateOf(player.username);
       const at = st.start ? new Vec3(st.start.spawn.x, st.start.spawn.y, st.start.spawn.z) : player.spawnPoint;
-      Object.assign(st, { fireTicks: 0, invulnerable: 0, lastHurt: 0, regen: 0, air: MAX_AIR, fallDistance: 0, lastY: null });
+      st.rules.reset();
+      st.lastY = null;
       player._sendRespawn();
       player.sendSelfPosition(at);
       player.updateHealth(MAX_HP);

@@ -47,7 +47,7 @@ export interface ViewPose {
 }
 
 export const EYE_HEIGHT = 1.62;
-const DEG = Math.PI / 180;
+export const DEG = Math.PI / 180;
 const FOV_YAW = GAME_FACTS.fovYawDeg * DEG;
 const FOV_PITCH = GAME_FACTS.fovPitchDeg * DEG;
 const VIEW = GAME_FACTS.viewDistance;
@@ -101,7 +101,8 @@ const occludes = stateOccludes;
 const toBlock = stateToBlock;
 const solid = stateSolid;
 
-const wrapAngle = (a: number) => a - 2 * Math.PI * Math.floor((a + Math.PI) / (2 * Math.PI));
+/** `a` radians brought into [-π, π). */
+export const wrapAngle = (a: number) => a - 2 * Math.PI * Math.floor((a + Math.PI) / (2 * Math.PI));
 
 /**
  * Casts one ray from (ox, oy, oz) along the unit vector (dx, dy, dz) up to `maxDist`. Visible blocks entered
@@ -268,6 +269,8 @@ function lineOfSight(world: BlockAccess, ex: number, ey: number, ez: number, tx:
 }
 
 const round = (v: number, k: number) => Math.round(v * k) / k;
+/** Millimetre precision: how the reward's observation gives positions and angles. */
+export const round3 = (v: number) => round(v, 1000);
 /** The reward's `current_nearest_blocks` dict for a view (distances in mm, angles in mrad precision). */
 export function nearestDict(view: ViewResult): NearestBlocks {
   const out: NearestBlocks = {};

@@ -1,34 +1,25 @@
 // One simulated environment: a generated world, the agent driven by prismarine-physics (one agent step =
 // one game tick: walking moves ~0.2 m, a turn is 15°), the game rules the tasks need, the plains animals,
 // and the observation. `SimEnv.step` writes the reward's observation, the info and the policy features.
-import { Vec3 } from 'vec3';
 import { Physics, type PhysicsEntity } from 'prismarine-physics';
-import { GAME_FACTS } from '../../schema';
 import type { TaskSpec } from '../../tasks';
-import type { DeathCause, StepInfo, StepObservation } from '../types';
-import { FIRE_BLOCKS, LAVA_BLOCK, WATER_BLOCK, blockNames, mcData, mobNameIndex, nameIndex, stateSolid as solidTable, stateToBlock as toBlockTable, S } from './registry';
+import type { StepInfo, StepObservation } from '../types';
+import { FIRE_BLOCKS, LAVA_BLOCK, WATER_BLOCK, mcData, mobNameIndex, nameIndex, stateSolid as solidTable, stateToBlock as toBlockTable, S } from './registry';
 import { SimWorld, blockOfState } from './world';
 import { mobSpawns, spawnPoint, hash32, type MobSpawn } from './worldgen';
-import { EYE_HEIGHT, SightingMemory, ViewResult, featureSpec, nearestDict, observeView, writeFeatures, type FeatureSpec, type ViewEntity } from './observe';
+import { DEG, EYE_HEIGHT, SightingMemory, ViewResult, featureSpec, nearestDict, observeView, writeFeatures, round3 as round3Fn, wrapAngle as wrapAngleFn, type FeatureSpec, type ViewEntity } from './observe';
+import {
+  ENTITY_REACH, INVULNERABLE_TICKS, JumpPlace, LookRay, PlayerRules, applyAction as applyActionFn, blockUnderFoot, digTicksNeeded,
+  isSuccess, newPlayerEntity, placePlayer, targetBlock, trackedNames, type BlockHit, type GameActions,
+} from './rules';
 
 // Module-local aliases: imported bindings compile to getter calls under tsx, too slow for the hot loop.
 const stateSolid = solidTable;
 const stateToBlock = toBlockTable;
-const DEG = Math.PI / 180;
-const TURN = GAME_FACTS.turnDeg * DEG;
-const A = Object.fromEntries(GAME_FACTS.actions.map((a, i) => [a, i])) as Record<(typeof GAME_FACTS.actions)[number], number>;
+const applyAction = applyActionFn;
+const round3 = round3Fn;
+const wrapAngle = wrapAngleFn;
 
-// Game rules (Minecraft 1.16 values, in ticks and health points; the player has 20 hp = 10 hearts).
-const MAX_HP = 20;
-const BLOCK_REACH = 4.5;
-const ENTITY_REACH = 3;
-const INVULNERABLE_TICKS = 10;
-const LAVA_DAMAGE = 4;
-const LAVA_FIRE_TICKS = 300;
-const FIRE_BLOCK_FIRE_TICKS = 160;
-const BURN_INTERVAL = 20;
-const MAX_AIR = 300;
-const REGEN_INTERVAL = 80; // natural regeneration with a full hunger bar and no saturation
 const HAND_ATTACK = { damage: 1, cooldown: 5 };
 /** Attack damage and cooldown (ticks) of held tools the tasks give; anything else hits like a hand. */
 const TOOL_ATTACK: Readonly<Record<string, { damage: number; cooldown: number }>> = {
@@ -122,25 +113,25 @@ export class SimEnv {
   mobs: Mob[] = [];
   seed = 0;
   steps = 0;
-  hp = MAX_HP;
-  private air = MAX_AIR;
-  private fireTicks = 0;
-  private invulnerable = 0;
-  private lastHurt = 0;
-  private regen = 0;
-  private fallDistance = 0;
+  readonly rules = new PlayerRules();
   private startY = 0;
   private startYaw = 0;
   private startPitch = 0;
   private lastAction = -1;
   private attackCooldown = 0;
-  private digX = 0;
-  private digY = 0;
-  private digZ = 0;
+  private readonly ray = new LookRay();
+  /** The block being dug (valid while digTicks > 0) and the block the look ray hits on an attack tick. */
+  private readonly dig: BlockHit = { x: 0, y: 0, z: 0, t: 0 };
+  private readonly hit: BlockHit = { x: 0, y: 0, z: 0, t: 0 };
   private digTicks = 0;
   private digNeeded = 0;
-  private placePending = 0;
-  private placeY = 0;
+  private readonly jumpPlace = new JumpPlace();
+  private readonly actions: GameActions = {
+    attack: () => this.attack(),
+    equipNext: () => this.equipNext(),
+    startJumpPlace: () => this.jumpPlace.start(this.entity, this.held),
+    stopDigging: () => (this.digTicks = 0),
+  };
   readonly inventory = new Map<string, number>();
   private held: string | null = null;
   private change = new Map<string, number>();
@@ -148,7 +139,6 @@ export class SimEnv {
   private killsStep: Record<string, number> = {};
   readonly kills = new Map<string, number>();
   private rng = new Rng(0);
-  deathCause: DeathCause | null = null;
   readonly view = new ViewResult();
   private readonly memory: SightingMemory;
   private readonly successIndices: number[];
@@ -156,18 +146,11 @@ export class SimEnv {
   totalSteps = 0;
 
   constructor(readonly task: TaskSpec) {
-    const tracked = task.success.kind === 'near' ? task.success.names : [task.success.mob];
-    this.spec = featureSpec(tracked);
+    this.spec = featureSpec(trackedNames(task));
     this.featureSize = this.spec.size;
     this.memory = new SightingMemory(this.spec.names.length);
     this.successIndices = task.success.kind === 'near' ? task.success.names.map(nameIndex) : [];
-    this.entity = {
-      pos: new Vec3(0, 0, 0), vel: new Vec3(0, 0, 0), onGround: false, isInWater: false, isInLava: false, isInWeb: false,
-      isCollidedHorizontally: false, isCollidedVertically: false, elytraFlying: false, jumpTicks: 0, jumpQueued: false,
-      fireworkRocketDuration: 0, attributes: undefined, yaw: 0, pitch: 0,
-      control: { forward: false, back: false, left: false, right: false, jump: false, sprint: false, sneak: false },
-      jumpBoost: 0, speed: 0, slowness: 0, dolphinsGrace: 0, slowFalling: 0, levitation: 0, depthStrider: 0, elytraEquipped: false,
-    };
+    this.entity = newPlayerEntity();
   }
 
   /** Starts an episode on the world of `seed`; writes the first features at `features[offset..]`. */
@@ -179,31 +162,22 @@ export class SimEnv {
     const spawn = spawnPoint(this.task.world, this.seed);
     const e = this.entity;
     const startY = this.task.startY === 'surface' ? spawn.y : this.task.startY;
-    e.pos.set(spawn.x, startY, spawn.z);
-    e.vel.set(0, 0, 0);
-    e.yaw = spawn.yaw;
-    e.pitch = 0;
-    e.onGround = true;
-    e.isInWater = e.isInLava = false;
-    e.jumpTicks = 0;
-    e.jumpQueued = false;
+    placePlayer(e, spawn.x, startY, spawn.z, spawn.yaw);
     this.startY = startY;
     this.startYaw = spawn.yaw;
     this.startPitch = 0;
     this.mobs = this.task.world === 'plains' ? mobSpawns(this.seed).map(makeMob) : [];
     this.steps = 0;
-    this.hp = MAX_HP;
-    this.air = MAX_AIR;
-    this.fireTicks = this.invulnerable = this.lastHurt = this.regen = this.fallDistance = 0;
+    this.rules.reset();
+    this.rules.deathCause = null;
     this.lastAction = -1;
     this.attackCooldown = 100;
     this.digTicks = this.digNeeded = 0;
-    this.placePending = 0;
+    this.jumpPlace.reset();
     this.inventory.clear();
     for (const [item, n] of Object.entries(this.task.inventory)) this.inventory.set(item, n);
     this.held = Object.keys(this.task.inventory)[0] ?? null;
     this.kills.clear();
-    this.deathCause = null;
     this.memory.reset();
     this.change.clear();
     this.damageDealt = 0;
@@ -219,24 +193,7 @@ export class SimEnv {
     this.steps++;
     this.totalSteps++;
     const e = this.entity;
-    const c = e.control;
-    c.forward = c.back = c.left = c.right = c.jump = false;
-    switch (action) {
-      case A.turn_up: e.pitch = Math.min(Math.PI / 2, e.pitch + TURN); break;
-      case A.turn_down: e.pitch = Math.max(-Math.PI / 2, e.pitch - TURN); break;
-      case A.turn_left: e.yaw += TURN; break;
-      case A.turn_right: e.yaw -= TURN; break;
-      case A.forward: c.forward = true; break;
-      case A.forward_jump: c.forward = true; c.jump = true; break;
-      case A.jump: c.jump = true; break;
-      case A.back: c.back = true; break;
-      case A.move_left: c.left = true; break;
-      case A.move_right: c.right = true; break;
-      case A.attack: this.attack(); break;
-      case A.equip: this.equipNext(); break;
-      case A.jump_place: this.startJumpPlace(); break;
-    }
-    if (action !== A.attack) this.digTicks = 0;
+    applyAction(e, action, this.actions);
     this.attackCooldown++;
     const yBefore = e.pos.y;
     physicsEngine!.simulatePlayer(e, this.world);
@@ -245,26 +202,18 @@ export class SimEnv {
     this.tickMobs();
     this.lastAction = action;
     const obs = this.observe(features, offset);
-    const died = this.hp <= 0;
-    const success = !died && this.isSuccess();
+    const died = this.rules.hp <= 0;
+    const success = !died && isSuccess(this.task, this.kills, this.view, this.successIndices);
     const truncated = !died && !success && this.steps >= this.task.maxSteps;
     const info: StepInfo = {
-      step: this.steps, seed: this.seed, success, done: died || success || truncated, truncated, died, deathCause: died ? this.deathCause : null,
+      step: this.steps, seed: this.seed, success, done: died || success || truncated, truncated, died, deathCause: died ? this.rules.deathCause : null,
       blockUnderFoot: this.blockUnderFoot(), inventory: Object.fromEntries(this.inventory),
     };
     return { obs, info };
   }
 
-  private isSuccess(): boolean {
-    const s = this.task.success;
-    if (s.kind === 'kill') return (this.kills.get(s.mob) ?? 0) >= s.count;
-    for (const i of this.successIndices) if (this.view.dist[i]! < s.distance) return true;
-    return false;
-  }
-
   blockUnderFoot(): string {
-    const p = this.entity.pos;
-    return blockNames[stateToBlock[this.world.stateAt(Math.floor(p.x), Math.floor(p.y - 0.05), Math.floor(p.z))]!]!;
+    return blockUnderFoot(this.world, this.entity);
   }
 
   private give(item: string, n: number): void {
@@ -283,57 +232,27 @@ export class SimEnv {
     this.held = items[(i + 1) % items.length]!;
   }
 
-  private startJumpPlace(): void {
-    this.entity.control.jump = true;
-    if (this.held !== null && mcData.blocksByName[this.held] && this.entity.onGround) {
-      this.placePending = 10;
-      this.placeY = Math.floor(this.entity.pos.y + 0.01);
-    }
-  }
-
-  /** jump_place puts the held block where the feet were once the jump has lifted the player clear of it. */
+  /** The held block goes into the cell the feet left once the jump has lifted the player clear of it. */
   private finishJumpPlace(): void {
-    if (this.placePending <= 0) return;
-    this.placePending--;
-    const p = this.entity.pos;
-    if (p.y < this.placeY + 1 || this.held === null) return;
-    const x = Math.floor(p.x), z = Math.floor(p.z);
-    const cur = this.world.stateAt(x, this.placeY, z);
-    if (stateSolid[cur] === 1) return;
-    const block = mcData.blocksByName[this.held];
+    const block = this.jumpPlace.due(this.entity, this.held);
     if (!block) return;
-    this.world.setState(x, this.placeY, z, block.defaultState ?? block.id);
-    this.give(this.held, -1);
-    this.placePending = 0;
-  }
-
-  /** The block the crosshair is on within block reach (fluids are looked through), or null. */
-  private targetBlock(ex: number, ey: number, ez: number, dx: number, dy: number, dz: number): { x: number; y: number; z: number; t: number } | null {
-    // Small fixed-step march: reach is 4.5 m, so 0.05 m steps cost ~90 lookups only on attack ticks.
-    let lx = NaN, ly = NaN, lz = NaN;
-    for (let t = 0; t <= BLOCK_REACH; t += 0.05) {
-      const x = Math.floor(ex + dx * t), y = Math.floor(ey + dy * t), z = Math.floor(ez + dz * t);
-      if (x === lx && y === ly && z === lz) continue;
-      lx = x; ly = y; lz = z;
-      const s = this.world.stateAt(x, y, z);
-      const b = stateToBlock[s]!;
-      if (s === S.air || s === S.cave_air || b === WATER_BLOCK || b === LAVA_BLOCK) continue;
-      return { x, y, z, t };
-    }
-    return null;
+    const p = this.entity.pos, y = this.jumpPlace.y;
+    const x = Math.floor(p.x), z = Math.floor(p.z);
+    if (stateSolid[this.world.stateAt(x, y, z)] === 1) return;
+    this.world.setState(x, y, z, block.defaultState ?? block.id);
+    this.give(this.held!, -1);
+    this.jumpPlace.placed();
   }
 
   private attack(): void {
     const e = this.entity;
-    const ex = e.pos.x, ey = e.pos.y + EYE_HEIGHT, ez = e.pos.z;
-    const cp = Math.cos(e.pitch);
-    const dx = -Math.sin(e.yaw) * cp, dy = Math.sin(e.pitch), dz = -Math.cos(e.yaw) * cp;
-    const block = this.targetBlock(ex, ey, ez, dx, dy, dz);
+    const ray = this.ray.from(e);
+    const block = targetBlock(this.world, ray, this.hit) ? this.hit : null;
     // Nearest mob whose box the look ray enters within entity reach, and in front of the targeted block.
     let mob: Mob | null = null;
     let mobT = Math.min(ENTITY_REACH, block ? block.t : Infinity);
     for (const m of this.mobs) {
-      const t = rayBox(ex, ey, ez, dx, dy, dz, m.x - m.width / 2, m.y, m.z - m.width / 2, m.x + m.width / 2, m.y + m.height, m.z + m.width / 2);
+      const t = rayBox(ray.ox, ray.oy, ray.oz, ray.dx, ray.dy, ray.dz, m.x - m.width / 2, m.y, m.z - m.width / 2, m.x + m.width / 2, m.y + m.height, m.z + m.width / 2);
       if (t >= 0 && t <= mobT) {
         mob = m;
         mobT = t;
@@ -348,15 +267,14 @@ export class SimEnv {
       this.digTicks = 0;
       return;
     }
-    if (this.digTicks === 0 || block.x !== this.digX || block.y !== this.digY || block.z !== this.digZ) {
-      this.digX = block.x;
-      this.digY = block.y;
-      this.digZ = block.z;
+    const dig = this.dig;
+    if (this.digTicks === 0 || block.x !== dig.x || block.y !== dig.y || block.z !== dig.z) {
+      dig.x = block.x;
+      dig.y = block.y;
+      dig.z = block.z;
       this.digTicks = 0;
-      const b = blockOfState(this.world.stateAt(block.x, block.y, block.z));
       const heldId = this.held !== null ? (mcData.itemsByName[this.held]?.id ?? null) : null;
-      const ms = b.diggable ? b.digTime(heldId, false, e.isInWater, !e.onGround) : Infinity;
-      this.digNeeded = Math.max(1, Math.ceil(ms / 50));
+      this.digNeeded = digTicksNeeded(blockOfState(this.world.stateAt(block.x, block.y, block.z)), heldId, e);
     }
     this.digTicks++;
     if (this.digTicks >= this.digNeeded) this.breakBlock(block.x, block.y, block.z);
@@ -406,31 +324,8 @@ export class SimEnv {
     }
   }
 
-  private hurt(amount: number, cause: DeathCause): void {
-    if (this.hp <= 0) return;
-    if (this.invulnerable > 0) {
-      if (amount <= this.lastHurt) return;
-      const extra = amount - this.lastHurt;
-      this.lastHurt = amount;
-      amount = extra;
-    } else {
-      this.lastHurt = amount;
-      this.invulnerable = INVULNERABLE_TICKS;
-    }
-    this.hp = Math.max(0, this.hp - amount);
-    if (this.hp <= 0) this.deathCause = cause;
-  }
-
   private applyRules(yBefore: number): void {
     const e = this.entity;
-    if (this.invulnerable > 0) this.invulnerable--;
-    // Fall damage: distance fallen since last on the ground, minus 3 blocks, on landing; fluids reset it.
-    if (e.isInWater || e.isInLava) this.fallDistance = 0;
-    else if (e.onGround) {
-      if (this.fallDistance > 3) this.hurt(Math.ceil(this.fallDistance - 3), 'fall');
-      this.fallDistance = 0;
-    } else if (e.pos.y < yBefore) this.fallDistance += yBefore - e.pos.y;
-    // Lava sets the player on fire and burns 4 hp per hit; fire blocks ignite; water puts fire out.
     let inFire = false;
     const minX = Math.floor(e.pos.x - 0.3), maxX = Math.floor(e.pos.x + 0.3);
     const minZ = Math.floor(e.pos.z - 0.3), maxZ = Math.floor(e.pos.z + 0.3);
@@ -438,35 +333,8 @@ export class SimEnv {
     for (let x = minX; x <= maxX; x++) for (let y = minY; y <= maxY; y++) for (let z = minZ; z <= maxZ; z++) {
       if (FIRE_BLOCKS.has(stateToBlock[this.world.stateAt(x, y, z)]!)) inFire = true;
     }
-    if (e.isInLava) {
-      this.fireTicks = LAVA_FIRE_TICKS;
-      this.hurt(LAVA_DAMAGE, 'lava');
-    } else if (inFire) {
-      this.fireTicks = Math.max(this.fireTicks, FIRE_BLOCK_FIRE_TICKS);
-      this.hurt(1, 'fire');
-    }
-    if (e.isInWater) this.fireTicks = 0;
-    if (this.fireTicks > 0) {
-      this.fireTicks--;
-      if (!e.isInLava && this.fireTicks % BURN_INTERVAL === 0) this.hurt(1, 'fire');
-    }
-    // Drowning: 15 s of air with the eyes in water, then 2 hp per second; air refills quickly outside.
-    const eyeState = this.world.stateAt(Math.floor(e.pos.x), Math.floor(e.pos.y + EYE_HEIGHT), Math.floor(e.pos.z));
-    if (stateToBlock[eyeState] === WATER_BLOCK) {
-      this.air--;
-      if (this.air <= -20) {
-        this.air = 0;
-        this.hurt(2, 'drowning');
-      }
-    } else this.air = Math.min(MAX_AIR, this.air + 4);
-    if (e.pos.y < -64) this.hurt(MAX_HP, 'other');
-    // Natural regeneration (hunger held at maximum).
-    if (this.hp > 0 && this.hp < MAX_HP) {
-      if (++this.regen >= REGEN_INTERVAL) {
-        this.regen = 0;
-        this.hp = Math.min(MAX_HP, this.hp + 1);
-      }
-    } else this.regen = 0;
+    const eyesInWater = stateToBlock[this.world.stateAt(Math.floor(e.pos.x), Math.floor(e.pos.y + EYE_HEIGHT), Math.floor(e.pos.z))] === WATER_BLOCK;
+    this.rules.tick(e.isInLava, inFire, e.isInWater, eyesInWater, e.onGround, yBefore - e.pos.y, e.pos.y < -64);
   }
 
   private tickMobs(): void {
@@ -528,9 +396,9 @@ export class SimEnv {
     const e = this.entity;
     const pose = { x: e.pos.x, y: e.pos.y, z: e.pos.z, yaw: e.yaw, pitch: e.pitch };
     observeView(this.world, pose, this.mobs, this.view);
-    const relYaw = wrap(this.startYaw - e.yaw);
+    const relYaw = wrapAngle(this.startYaw - e.yaw);
     writeFeatures(this.spec, this.view, this.world, pose, {
-      health: this.hp / 2, onGround: e.onGround, inWater: e.isInWater, inLava: e.isInLava, yOffset: e.pos.y - this.startY,
+      health: this.rules.hp / 2, onGround: e.onGround, inWater: e.isInWater, inLava: e.isInLava, yOffset: e.pos.y - this.startY,
       relYaw, digProgress: this.digProgress(), lastAction: this.lastAction,
     }, this.memory, features, offset);
     const change: Record<string, number> = {};
@@ -538,7 +406,7 @@ export class SimEnv {
     return {
       nearest: nearestDict(this.view),
       inventory_change: change,
-      health: this.hp / 2,
+      health: this.rules.hp / 2,
       position: [round3(e.pos.x), round3(e.pos.y), round3(e.pos.z), round3(relYaw / DEG), round3((this.startPitch - e.pitch) / DEG)],
       damage_dealt: this.damageDealt,
       kill_entity: this.killsStep,
@@ -546,8 +414,6 @@ export class SimEnv {
   }
 }
 
-const round3 = (v: number) => Math.round(v * 1000) / 1000;
-const wrap = (a: number) => a - 2 * Math.PI * Math.floor((a + Math.PI) / (2 * Math.PI));
 
 /** Entry distance of a ray into an axis-aligned box, or -1 if it misses. */
 function rayBox(ox: number, oy: number, oz: number, dx: number, dy: number, dz: number, x0: number, y0: number, z0: number, x1: number, y1: number, z1: number): number {
