@@ -179,7 +179,7 @@ describe('rewardsmith loop --candidates', () => {
       assert.ok(a && b, 'both candidates were trained and evaluated');
       const expected = a.eval.success_rate !== b.eval.success_rate ? (a.eval.success_rate > b.eval.success_rate ? 1 : 2)
         : a.eval.death_rate !== b.eval.death_rate ? (a.eval.death_rate < b.eval.death_rate ? 1 : 2)
-        : a.train.mean_return > b.train.mean_return ? 1 : 2;
+        : b.train.mean_return > a.train.mean_return ? 2 : 1; // a full tie keeps the earlier candidate
       assert.equal(it1.chosen, expected);
       assert.equal(readFileSync(path.join(out, it1.reward!), 'utf8'), readFileSync(path.join(out, it1.candidates[expected - 1]!.reward!), 'utf8'));
       assert.match(text, new RegExp(`^1 +${expected}/2 +yes`, 'm'));
