@@ -230,6 +230,29 @@ describe('analyze: patches on every bundled reward', () => {
     assert.deepEqual(lintProblems(file, p.patched), lintProblems(file, text));
   });
 
+  test('a reward whose dense term is a variable gets the exploration bonus just before the return', () => {
+    const file = path.join(tmp, 'variable-explore.reward.ts');
+    const text = [
+      '// task: approach-tree',
+      'export function reward_function(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA) {',
+      '  let dense = 0;',
+      "  const log = current_nearest_blocks['oak_log'];",
+      '  if (log !== undefined) dense = 1;',
+      '  const sparse = log !== undefined && log[0] < 1 ? 1 : 0;',
+      '  return Math.sign(sparse) * 1 + Math.sign(dense) * 0.1;',
+      '}',
+      '',
+    ].join('\n');
+    writeFileSync(file, text);
+    const p = patchReward(file, text, { kind: 'exploration-bonus', cellSize: 4, targets: ['oak_log', 'birch_log'], why: 'explore.' });
+    assert.match(p.patched, /GLOBAL_DATA\.visited_cells\.add\(cell_key\);\n +dense = 1;\n +\}\n +\}\n  return Math\.sign\(sparse\)/);
+    assert.equal(applyWithPatch(file, p.diff), p.patched);
+    compileRewardFile(file, p.patched);
+    assert.deepEqual(lintProblems(file, p.patched), lintProblems(file, text));
+    // Applied twice, the second analysis finds the bonus already there.
+    assert.throws(() => patchReward(file, p.patched, { kind: 'exploration-bonus', cellSize: 4, targets: ['oak_log'], why: 'again.' }), /already pays/);
+  });
+
   test('a reward file that does not parse gets no patch, and the reason says where it is broken', () => {
     const file = path.join(tmp, 'broken.reward.ts');
     const text = readFileSync(path.join(ROOT, 'runner/rewards/approach-tree.dense.reward.ts'), 'utf8').replace(/return 1;/, 'return 1 +;');

@@ -493,8 +493,7 @@ function mirrorTurningBonus(src: RewardSource, term: DenseTerm, req: PatchReques
 }
 
 function addExplorationBonus(src: RewardSource, term: DenseTerm, req: PatchRequest & { kind: 'exploration-bonus' }, edits: Edit[]): void {
-  if (term.kind !== 'function') throw new PatchUnavailable('the dense term is a variable; an exploration bonus needs a dense function to return from');
-  const bodyText = term.fn.body.getText(src.sf);
+  const bodyText = (term.kind === 'function' ? term.fn.body : term.before.parent).getText(src.sf);
   if (/GLOBAL_DATA/.test(bodyText) && /new Set\(/.test(bodyText)) throw new PatchUnavailable('the dense term already pays for visiting new cells');
   if (req.targets.length === 0) throw new PatchUnavailable('the task names no target to search for');
   ensureParameters(src, term, ['current_nearest_blocks', 'past_agent_positions', 'GLOBAL_DATA'], edits);
@@ -507,8 +506,9 @@ function addExplorationBonus(src: RewardSource, term: DenseTerm, req: PatchReque
     const each = src.fresh('target');
     unseen = `${names}.every((${each}) => current_nearest_blocks[${each}] === undefined)`;
   }
-  // At the top, so that every path of the function sees it; it only returns when a new cell is entered.
-  insertAtTop(src, term, [`// Analyzer: ${req.why}`, `if (${unseen}) {`, ...cellBonusLines(src, cellSize, ['return 1;']).map((l) => `\t${l}`), '}'], edits);
+  // At the top of a dense function, so that every path sees it (it only returns when a new cell is entered);
+  // for a dense variable, just before the final return, so that it overrides what was computed the same way.
+  insertAtTop(src, term, [`// Analyzer: ${req.why}`, `if (${unseen}) {`, ...cellBonusLines(src, cellSize, [yieldDense(term, 1)]).map((l) => `\t${l}`), '}'], edits);
 }
 
 // The original file is linted once for all the patches of one analysis.
