@@ -177,6 +177,18 @@ describe('analyze: recorded runs with known failure causes', () => {
   });
 });
 
+/** A reward whose dense term is a `let` variable rather than a function. */
+const VARIABLE_DENSE_REWARD = [
+  '// task: approach-tree',
+  'export function reward_function(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA) {',
+  '  let dense = 0;',
+  "  const log = current_nearest_blocks['oak_log'];",
+  '  if (log !== undefined) dense = 1;',
+  '  const sparse = log !== undefined && log[0] < 1 ? 1 : 0;',
+  '  return Math.sign(sparse) * 1 + Math.sign(dense) * 0.1;',
+  '}',
+].join('\n');
+
 describe('analyze: patches on every bundled reward', () => {
   const requests: PatchRequest[] = [
     { kind: 'hazard-penalty', names: ['lava'], distance: 4, why: 'lava.' },
@@ -212,16 +224,7 @@ describe('analyze: patches on every bundled reward', () => {
 
   test('a reward whose dense term is a variable gets the penalty assigned before the return', () => {
     const file = path.join(tmp, 'variable.reward.ts');
-    const text = [
-      '// task: approach-tree',
-      'export function reward_function(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA) {',
-      '  let dense = 0;',
-      "  const log = current_nearest_blocks['oak_log'];",
-      '  if (log !== undefined) dense = 1;',
-      '  const sparse = log !== undefined && log[0] < 1 ? 1 : 0;',
-      '  return Math.sign(sparse) * 1 + Math.sign(dense) * 0.1;',
-      '}',
-    ].join('\n'); // and no newline at the end, which the diff must say
+    const text = VARIABLE_DENSE_REWARD; // and no newline at the end, which the diff must say
     writeFileSync(file, text);
     const p = patchReward(file, text, { kind: 'hazard-penalty', names: ['lava'], distance: 5, why: 'lava.' });
     assert.match(p.patched, /if \(lava_in_view !== undefined && lava_in_view\[0\] < LAVA_PENALTY_DISTANCE\) dense = -1;\n  return Math\.sign\(sparse\)/);
@@ -232,17 +235,7 @@ describe('analyze: patches on every bundled reward', () => {
 
   test('a reward whose dense term is a variable gets the exploration bonus just before the return', () => {
     const file = path.join(tmp, 'variable-explore.reward.ts');
-    const text = [
-      '// task: approach-tree',
-      'export function reward_function(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA) {',
-      '  let dense = 0;',
-      "  const log = current_nearest_blocks['oak_log'];",
-      '  if (log !== undefined) dense = 1;',
-      '  const sparse = log !== undefined && log[0] < 1 ? 1 : 0;',
-      '  return Math.sign(sparse) * 1 + Math.sign(dense) * 0.1;',
-      '}',
-      '',
-    ].join('\n');
+    const text = VARIABLE_DENSE_REWARD + '\n';
     writeFileSync(file, text);
     const p = patchReward(file, text, { kind: 'exploration-bonus', cellSize: 4, targets: ['oak_log', 'birch_log'], why: 'explore.' });
     assert.match(p.patched, /GLOBAL_DATA\.visited_cells\.add\(cell_key\);\n +dense = 1;\n +\}\n +\}\n  return Math\.sign\(sparse\)/);
