@@ -132,28 +132,8 @@ function castRay(
   let distance = Infinity;
   let check = false; // whether (x, y, z) is a newly entered cell still to be looked at
   for (;;) {
-    if (check) {
-      visits++;
-      let s: number;
-      if (store) {
-        const cx = x >> 4, cz = z >> 4;
-        if (cx !== ccx || cz !== ccz) {
-          ccx = cx;
-          ccz = cz;
-          const c = store.column(cx, cz);
-          cells = c.cells;
-          top = c.top;
-        }
-        s = y < minY ? below : y >= maxY ? above : cells![((y - minY) << 8) | ((z & 15) << 4) | (x & 15)]!;
-      } else s = world.stateAt(x, y, z);
-      if (visible[s] === 1) {
-        if (view !== null) view.note(toBlock[s]!, t, relYaw, relPitch);
-        if (occludes[s] === 1) {
-          distance = t;
-          break;
-        }
-      }
-    } else if (store) {
+    if (store) {
+      // The column under the ray (also when the cell is not looked at: the skip below needs its top).
       const cx = x >> 4, cz = z >> 4;
       if (cx !== ccx || cz !== ccz) {
         ccx = cx;
@@ -161,6 +141,17 @@ function castRay(
         const c = store.column(cx, cz);
         cells = c.cells;
         top = c.top;
+      }
+    }
+    if (check) {
+      visits++;
+      const s = store ? (y < minY ? below : y >= maxY ? above : cells![((y - minY) << 8) | ((z & 15) << 4) | (x & 15)]!) : world.stateAt(x, y, z);
+      if (visible[s] === 1) {
+        if (view !== null) view.note(toBlock[s]!, t, relYaw, relPitch);
+        if (occludes[s] === 1) {
+          distance = t;
+          break;
+        }
       }
     }
     if (store && y > top) {
