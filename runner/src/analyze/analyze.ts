@@ -48,7 +48,8 @@ export class RunRecordError extends Error {
   override name = 'RunRecordError';
 }
 
-function readEpisodes(runDir: string): EpisodeRecord[] {
+/** A run's evaluation episodes, each checked, with located errors (file and line) for malformed records. */
+export function readEpisodes(runDir: string): EpisodeRecord[] {
   const file = path.join(runDir, RUN_FILES.episodes);
   if (!existsSync(file)) {
     const failedFile = path.join(runDir, RUN_FILES.failedEpisodes);

@@ -7,13 +7,13 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { makeEvent, type RunnerEvent } from '../events';
-import { RUN_FILES, type EpisodeRecord, type RunSummary } from '../records';
+import { RUN_FILES, type RunSummary } from '../records';
 import { RewardError } from '../reward/compile';
 import { resolveTask, TaskFileError, type TaskSpec } from '../tasks';
 import { analyzeWithLlm, statisticsText, type LlmAnalysis, type ProgrammaticFinding } from './analyzer';
 import { LlmError, LlmNotConfiguredError, LLM_LOG_FILE, resolveLlmConfig, isLlmConfigured, type LlmConfig, type LlmLog } from './client';
 import { appliedSuggestions, designAndReview, type DesignRequest, type ReviewedReward } from './designer';
-import { analyzeRun, type Analysis } from '../analyze/analyze';
+import { analyzeRun, readEpisodes, type Analysis } from '../analyze/analyze';
 import type { TrainOutcome } from './train-step';
 
 /** Designer fixes of run-time reward errors per candidate (each goes through the review again). */
@@ -104,15 +104,6 @@ async function cached<T>(file: string, compute: () => Promise<T>, keep: (value: 
   const value = await compute();
   if (keep(value)) writeAtomic(file, json(value));
   return value;
-}
-
-function readEpisodes(runDir: string): EpisodeRecord[] {
-  const file = path.join(runDir, RUN_FILES.episodes);
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as EpisodeRecord);
 }
 
 /** Better = more evaluation success, then fewer deaths, then a higher training return. */
