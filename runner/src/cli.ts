@@ -1,5 +1,7 @@
 // `rewardsmith <command>`: one dispatcher; each command lives with the module that implements it and is
 // loaded lazily so that `rewardsmith lint` does not pay for TensorFlow or the Minecraft server stack.
+import { didYouMean, reportCommandError } from './args';
+
 type CommandMain = (argv: string[]) => Promise<number>;
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMain> }> = {
@@ -27,10 +29,16 @@ async function main(argv: string[]): Promise<number> {
   }
   const command = COMMANDS[name];
   if (!command) {
-    process.stderr.write(`rewardsmith: unknown command "${name}"\n\n${usage()}\n`);
+    const [near] = didYouMean(name, Object.keys(COMMANDS));
+    process.stderr.write(`rewardsmith: unknown command "${name}"${near ? ` (did you mean ${near}?)` : ''}\n\n${usage()}\n`);
     return 2;
   }
-  return (await command.load())(rest);
+  const main = await command.load();
+  try {
+    return await main(rest);
+  } catch (err) {
+    return reportCommandError(name, err);
+  }
 }
 
 main(process.argv.slice(2)).then(
@@ -38,7 +46,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (err: unknown) => {
-    process.stderr.write(`rewardsmith: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.stderr.write(`rewardsmith: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exitCode = 1;
   },
 );

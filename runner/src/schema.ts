@@ -257,7 +257,7 @@ export function loadSchema(gameVersion: string = DEFAULT_GAME_VERSION): Observat
 }
 
 /** Damerau-free Levenshtein distance, small strings only. */
-function editDistance(a: string, b: string): number {
+export function editDistance(a: string, b: string): number {
   const prev = new Array<number>(b.length + 1);
   for (let j = 0; j <= b.length; j++) prev[j] = j;
   for (let i = 1; i <= a.length; i++) {

@@ -1,0 +1,259 @@
+// The one argument parser of every `rewardsmith` command: typed options declared once per command,
+// `--help` generated from them (exit 0), did-you-mean for unknown options and enum values, and one error
+// format, `rewardsmith <command>: <message>`, with exit code 2 for usage errors and 1 for failures.
+// User errors never print a stack trace; unexpected ones do only with REWARDSMITH_DEBUG=1.
+import { editDistance } from './schema';
+
+/** A mistake in how the command was called (exit 2). */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** A failure the user can act on, reported as one line without a stack (exit 1). */
+export class CommandError extends Error {
+  override readonly name = 'CommandError';
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+  }
+}
+
+interface OptionBase {
+  description: string;
+  /** One-letter alias, e.g. `h`. */
+  short?: string;
+  /** Placeholder in the help text, e.g. `DIR`. */
+  valueName?: string;
+}
+export interface StringOption extends OptionBase {
+  type: 'string';
+  default?: string;
+  /** Allowed values; anything else is a usage error with a did-you-mean. */
+  choices?: readonly string[];
+}
+export interface IntOption extends OptionBase {
+  type: 'int';
+  default?: number;
+  min?: number;
+  max?: number;
+}
+export interface NumberOption extends OptionBase {
+  type: 'number';
+  default?: number;
+  min?: number;
+  max?: number;
+}
+export interface BooleanOption extends OptionBase {
+  type: 'boolean';
+}
+/** Takes every following value up to the next option: `--rewards a.ts b.ts`; may also be repeated. */
+export interface ListOption extends OptionBase {
+  type: 'list';
+}
+export type OptionSpec = StringOption | IntOption | NumberOption | BooleanOption | ListOption;
+
+export interface CommandSpec<O extends Record<string, OptionSpec>> {
+  /** The command's name as typed: `train`. */
+  command: string;
+  /** One line under the usage line. */
+  summary: string;
+  /** Positional arguments in the usage line, e.g. `REWARD_FILE` or `[FILE...]`. */
+  positionals?: string;
+  /** Lowest and highest number of positionals (default 0..0). */
+  minPositionals?: number;
+  maxPositionals?: number;
+  options: O;
+  /** Extra text after the option list (examples, notes). */
+  epilog?: string;
+}
+
+type ValueOf<S extends OptionSpec> = S extends BooleanOption
+  ? boolean
+  : S extends ListOption
+    ? string[]
+    : S extends IntOption | NumberOption
+      ? S extends { default: number }
+        ? number
+        : number | undefined
+      : S extends { default: string }
+        ? string
+        : string | undefined;
+
+export type ParsedValues<O extends Record<string, OptionSpec>> = { [K in keyof O]: ValueOf<O[K]> };
+
+export interface ParsedArgs<O extends Record<string, OptionSpec>> {
+  values: ParsedValues<O>;
+  positionals: string[];
+  /** Options the user gave explicitly (so a config file's value can be overridden only by them). */
+  given: ReadonlySet<keyof O & string>;
+}
+
+/** Closest candidates to `word` by edit distance (and prefix), for "did you mean". */
+export function didYouMean(word: string, candidates: Iterable<string>, limit = 1): string[] {
+  const threshold = Math.max(2, Math.floor(word.length / 3));
+  return [...candidates]
+    .map((c) => [c, c.startsWith(word) && word.length >= 2 ? 0 : editDistance(word, c)] as const)
+    .filter(([, d]) => d <= threshold)
+    .sort((a, b) => a[1] - b[1] || a[0].localeCompare(b[0]))
+    .slice(0, limit)
+    .map(([c]) => c);
+}
+
+function suggestion(word: string, candidates: Iterable<string>, prefix = ''): string {
+  const [best] = didYouMean(word, candidates);
+  return best === undefined ? '' : ` (did you mean ${prefix}${best}?)`;
+}
+
+export function helpText<O extends Record<string, OptionSpec>>(spec: CommandSpec<O>): string {
+  const lines = [`usage: rewardsmith ${spec.command}${spec.positionals ? ` ${spec.positionals}` : ''} [options]`, '', spec.summary, '', 'options:'];
+  const rows = Object.entries(spec.options).map(([name, o]) => {
+    const value = o.type === 'boolean' ? '' : ` ${o.valueName ?? (o.type === 'list' ? 'VALUE...' : o.type === 'string' && o.choices ? o.choices.join('|') : 'VALUE')}`;
+    const flag = `${o.short ? `-${o.short}, ` : '    '}--${name}${value}`;
+    const dflt = 'default' in o && o.default !== undefined ? ` (default ${o.default})` : '';
+    return [flag, o.description + dflt] as const;
+  });
+  rows.push(['-h, --help', 'show this help']);
+  const width = Math.min(34, Math.max(...rows.map(([f]) => f.length)));
+  for (const [flag, text] of rows) lines.push(`  ${flag.padEnd(width)}  ${text}`);
+  if (spec.epilog) lines.push('', spec.epilog);
+  return lines.join('\n') + '\n';
+}
+
+/** Thrown by `parseCommandArgs` when the user asked for help; `runCommand` prints it and exits 0. */
+export class HelpRequested extends Error {
+  constructor(readonly text: string) {
+    super('help requested');
+  }
+}
+
+function convert(name: string, o: OptionSpec, raw: string): string | number {
+  if (o.type === 'int' || o.type === 'number') {
+    const v = raw.trim() === '' ? Number.NaN : Number(raw);
+    const what = o.type === 'int' ? 'an integer' : 'a number';
+    if (!Number.isFinite(v) || (o.type === 'int' && !Number.isInteger(v))) throw new UsageError(`--${name} must be ${what}, got "${raw}"`);
+    if (o.min !== undefined && v < o.min) throw new UsageError(`--${name} must be ≥ ${o.min}, got ${raw}`);
+    if (o.max !== undefined && v > o.max) throw new UsageError(`--${name} must be ≤ ${o.max}, got ${raw}`);
+    return v;
+  }
+  if (o.type === 'string' && o.choices && !o.choices.includes(raw)) {
+    throw new UsageError(`--${name} must be one of ${o.choices.join(', ')}, got "${raw}"${suggestion(raw, o.choices)}`);
+  }
+  return raw;
+}
+
+/**
+ * Parses `argv` against the command's spec. Throws `HelpRequested` for -h/--help and `UsageError` for
+ * anything wrong (unknown option with did-you-mean, missing value, bad number or choice, positionals).
+ */
+export function parseCommandArgs<O extends Record<string, OptionSpec>>(spec: CommandSpec<O>, argv: readonly string[]): ParsedArgs<O> {
+  const options = spec.options as Record<string, OptionSpec>;
+  const byShort = new Map(Object.entries(options).flatMap(([n, o]) => (o.short ? [[o.short, n] as const] : [])));
+  const values: Record<string, unknown> = {};
+  const given = new Set<string>();
+  const positionals: string[] = [];
+  for (const [name, o] of Object.entries(options)) {
+    if (o.type === 'boolean') values[name] = false;
+    else if (o.type === 'list') values[name] = [];
+    else values[name] = o.default;
+  }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (arg === '--help' || arg === '-h') throw new HelpRequested(helpText(spec));
+    if (!arg.startsWith('-') || arg === '-' || /^-\d/.test(arg)) {
+      positionals.push(arg);
+      continue;
+    }
+    let name: string;
+    let inline: string | undefined;
+    if (arg.startsWith('--')) {
+      const eq = arg.indexOf('=');
+      name = eq > 0 ? arg.slice(2, eq) : arg.slice(2);
+      inline = eq > 0 ? arg.slice(eq + 1) : undefined;
+    } else {
+      const full = byShort.get(arg.slice(1));
+      if (!full) throw new UsageError(`unknown option ${arg}${suggestion(arg.slice(1), byShort.keys(), '-')}`);
+      name = full;
+    }
+    const o = options[name];
+    if (!o) throw new UsageError(`unknown option --${name}${suggestion(name, [...Object.keys(options), 'help'], '--')}`);
+    given.add(name);
+    if (o.type === 'boolean') {
+      if (inline !== undefined) {
+        if (inline !== 'true' && inline !== 'false') throw new UsageError(`--${name} takes no value (got "${inline}")`);
+        values[name] = inline === 'true';
+      } else values[name] = true;
+      continue;
+    }
+    if (o.type === 'list') {
+      const list = values[name] as string[];
+      if (inline !== undefined) list.push(inline);
+      while (i + 1 < argv.length && !argv[i + 1]!.startsWith('--')) list.push(argv[++i]!);
+      if (list.length === 0) throw new UsageError(`--${name} needs at least one value`);
+      continue;
+    }
+    let raw = inline;
+    if (raw === undefined) {
+      const next = argv[i + 1];
+      if (next === undefined || (next.startsWith('--') && next.length > 2)) throw new UsageError(`--${name} needs a value${o.valueName ? ` (${o.valueName})` : ''}`);
+      raw = next;
+      i++;
+    }
+    values[name] = convert(name, o, raw);
+  }
+  const min = spec.minPositionals ?? 0;
+  const max = spec.maxPositionals ?? min;
+  const what = spec.positionals ?? 'arguments';
+  if (positionals.length < min) throw new UsageError(`missing ${what}`);
+  if (positionals.length > max) {
+    throw new UsageError(max === 0 ? `unexpected argument "${positionals[0]}"` : `too many arguments: ${positionals.slice(max).map((p) => `"${p}"`).join(' ')}`);
+  }
+  return { values: values as ParsedValues<O>, positionals, given: given as Set<keyof O & string> };
+}
+
+/** Output streams of a command, so tests can capture them. */
+export interface CommandIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+export const PROCESS_IO: CommandIo = {
+  stdout: (t) => process.stdout.write(t),
+  stderr: (t) => process.stderr.write(t),
+};
+
+/**
+ * Runs a command body and turns what it throws into the one error format. Usage errors also point to
+ * `--help`; unexpected errors print their stack only with REWARDSMITH_DEBUG=1.
+ */
+export async function runCommand(command: string, body: () => Promise<number>, io: CommandIo = PROCESS_IO): Promise<number> {
+  try {
+    return await body();
+  } catch (err) {
+    return reportCommandError(command, err, io);
+  }
+}
+
+export function reportCommandError(command: string, err: unknown, io: CommandIo = PROCESS_IO): number {
+  if (err instanceof HelpRequested) {
+    io.stdout(err.text);
+    return 0;
+  }
+  const prefix = `rewardsmith ${command}: `;
+  if (err instanceof UsageError) {
+    io.stderr(`${prefix}${err.message}\nRun \`rewardsmith ${command} --help\` for its options.\n`);
+    return 2;
+  }
+  if (err instanceof CommandError) {
+    io.stderr(`${prefix}${err.message}\n`);
+    return err.exitCode;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  const debug = process.env.REWARDSMITH_DEBUG === '1' && err instanceof Error && err.stack ? `\n${err.stack}` : '';
+  io.stderr(`${prefix}${message}${debug}\n`);
+  return 1;
+}
