@@ -9,6 +9,7 @@ import { SimEnv, makeMob } from '../src/env/sim/sim';
 import { SimBatch } from '../src/env/sim/vec';
 import { createEnv } from '../src/env/index';
 import { S, mcData } from '../src/env/sim/registry';
+import { FEATURE_CLASSES, FEATURE_SPEC, LIDAR_COLUMNS } from '../src/env/sim/features';
 import { LAVA_LEVEL, blockStateAt, generateChunk, mobSpawns, spawnPoint, WORLD_BANDS } from '../src/env/sim/worldgen';
 import type { StepInfo, StepObservation } from '../src/env/types';
 
@@ -341,17 +342,27 @@ test('equip selects a carried block and jump_place pillars the agent up one bloc
   assert.equal(r.info.blockUnderFoot, 'dirt');
 });
 
-test('policy features: a visible log sets its slot; after turning away, the remembered bearing points back to it', () => {
+test('policy features: a log ahead shows in the wood slot and the LiDAR; once out of view, nothing in the features tells where it was', () => {
+  const field = (name: string) => FEATURE_SPEC.fields.find((f) => f.name === name)!;
+  const wood = field('nearest').offset + FEATURE_CLASSES.indexOf('wood') * 4;
   const { env, y0, step, features } = stage('approach-tree', { walls: true }); // walls keep the world's trees out of view
-  assert.deepEqual(env.spec.names, ['oak_log', 'birch_log', 'lava']);
   assert.equal(features.length, env.featureSize);
+  for (const id of Object.keys(BUILTIN_TASKS)) assert.equal(new SimEnv(BUILTIN_TASKS[id]!).featureSize, FEATURE_SPEC.size, `${id}: the same features for every task`);
   env.world.setState(0, y0 + 1, -3, S.oak_log);
   step(act('no_op'));
-  assert.equal(features[0], 1, 'oak_log visible');
-  assert.ok(features[1]! > 0.95 && features[1]! < 1, 'proximity 1 − d/64');
-  for (let i = 0; i < 6; i++) step(act('turn_right')); // 90° right: the log is now to the left, out of view
-  assert.equal(features[0], 0);
-  assert.equal(features[4], 1, 'seen before');
-  assert.ok(features[6]! < -0.9, `bearing sin ${features[6]} (negative = to the left)`);
-  assert.ok(Array.from(features).every(Number.isFinite));
+  assert.equal(features[wood], 1, 'wood visible');
+  assert.ok(features[wood + 1]! > 0.95 && features[wood + 1]! < 1, 'proximity 1 − d/64');
+  // The middle LiDAR ray (row 2, column 4) points straight ahead at the log, 2.5 m away.
+  const ray = field('lidar').offset + (2 * LIDAR_COLUMNS + 4) * (1 + FEATURE_CLASSES.length);
+  assert.ok(Math.abs(features[ray]! - (1 - 2.5 / 64)) < 1e-3, `LiDAR proximity ${features[ray]}`);
+  assert.equal(features[ray + 1 + FEATURE_CLASSES.indexOf('wood')], 1, 'LiDAR class wood');
+  for (let i = 0; i < 6; i++) step(act('turn_right')); // 90° right: the log is out of view
+  const withLog = Array.from(features);
+  assert.equal(features[wood], 0);
+  // The same history without the log: identical features (no memory of sightings, no bearing to targets).
+  const other = stage('approach-tree', { walls: true });
+  other.step(act('no_op'));
+  for (let i = 0; i < 6; i++) other.step(act('turn_right'));
+  assert.deepEqual(Array.from(other.features), withLog);
+  assert.ok(withLog.every(Number.isFinite));
 });

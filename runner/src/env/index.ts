@@ -7,8 +7,10 @@
 //   (feet position, mineflayer yaw) and `mobSpawns(seed)` the plains animals.
 // - sim/observe.ts: `observeView(blocks, pose, entities, view)` over a `BlockAccess` (state id at x, y, z),
 //   `ViewEntity[]` and a `ViewPose` (feet, mineflayer yaw/pitch); `nearestDict(view)` is the reward's
-//   current_nearest_blocks; `featureSpec` + `writeFeatures` (with `SightingMemory` per episode) the policy
-//   features.
+//   current_nearest_blocks.
+// - sim/features.ts: `FEATURE_SPEC` (the layout, the same for every task) + `writeFeatures` (with a
+//   `FeatureMemory` per episode) the policy features: LiDAR grid, nearest visible thing per class, inventory,
+//   status, motion, last action.
 // - sim/vec.ts: `nextEpisodeSeed(seed, envIndex)`, the per-env stream of episode seeds.
 // Time: one agent step is one game tick (50 ms): walking moves ~0.2 m per step, a turn action is 15°.
 import type { EnvOptions, VecEnv } from './types';

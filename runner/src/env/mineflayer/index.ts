@@ -14,10 +14,11 @@ import { DEFAULT_GAME_VERSION } from '../../schema';
 import type { TaskSpec } from '../../tasks';
 import type { DeathCause, EnvOptions, StepInfo, StepObservation, VecEnv, VecStepResult } from '../types';
 import { BLOCK_COUNT, mcData, nameIndex } from '../sim/registry';
-import { DEG, SightingMemory, ViewResult, featureSpec, nearestDict, observeView, round3, wrapAngle, writeFeatures, type BlockAccess, type FeatureSpec, type ViewEntity } from '../sim/observe';
+import { DEG, ViewResult, nearestDict, observeView, round3, wrapAngle, type BlockAccess, type ViewEntity } from '../sim/observe';
+import { FEATURE_SPEC, FeatureMemory, writeFeatures } from '../sim/features';
 import {
   ENTITY_REACH, JumpPlace, LookRay, applyAction, blockUnderFoot, digTicksNeeded, isSuccess, newPlayerEntity, placePlayer, targetBlock,
-  trackedNames, type BlockHit, type GameActions,
+  type BlockHit, type GameActions,
 } from '../sim/rules';
 import { spawnPoint, type SpawnPoint } from '../sim/worldgen';
 import { nextEpisodeSeed } from '../sim/vec';
@@ -104,8 +105,7 @@ class MineflayerAgent {
   private onFailure: ((e: Error) => void) | null = null;
   private physics: ReturnType<typeof Physics> | null = null;
   private readonly entity: PhysicsEntity;
-  readonly spec: FeatureSpec;
-  private readonly memory: SightingMemory;
+  private readonly memory = new FeatureMemory();
   private readonly view = new ViewResult();
   private readonly successIndices: number[];
   private steps = 0;
@@ -142,8 +142,6 @@ class MineflayerAgent {
     readonly embedded: EmbeddedServer | null,
     private readonly timeoutMs: number,
   ) {
-    this.spec = featureSpec(trackedNames(task));
-    this.memory = new SightingMemory(this.spec.names.length);
     this.successIndices = task.success.kind === 'near' ? task.success.names.map(nameIndex) : [];
     this.username = `rewardsmith${index}`;
     this.entity = newPlayerEntity();
@@ -428,12 +426,13 @@ class MineflayerAgent {
     const e = this.entity;
     this.blocks.newStep();
     const pose = { x: e.pos.x, y: e.pos.y, z: e.pos.z, yaw: e.yaw, pitch: e.pitch };
-    observeView(this.blocks, pose, this.mobs(), this.view);
+    const mobs = this.mobs();
+    observeView(this.blocks, pose, mobs, this.view);
     const relYaw = wrapAngle(this.startYaw - e.yaw);
     const health = Math.max(0, this.bot.health) / 2;
     const dig = this.dig && Number.isFinite(this.dig.needed) ? this.dig.ticks / this.dig.needed : 0;
-    writeFeatures(this.spec, this.view, this.blocks, pose, {
-      health, onGround: e.onGround, inWater: e.isInWater, inLava: e.isInLava, yOffset: e.pos.y - this.startY,
+    writeFeatures(this.view, this.blocks, pose, mobs, {
+      health, food: this.bot.food ?? 20, inventory: this.inventory(), held: this.heldName(), onGround: e.onGround, inWater: e.isInWater, inLava: e.isInLava, yOffset: e.pos.y - this.startY,
       relYaw, digProgress: dig, lastAction: this.lastAction,
     }, this.memory, features, offset);
     return {
@@ -479,7 +478,7 @@ class MineflayerVecEnv implements VecEnv {
     private readonly servers: EmbeddedServer[],
     private readonly tickMs: number,
   ) {
-    this.featureSize = agents[0]!.spec.size;
+    this.featureSize = FEATURE_SPEC.size;
     this.seeds = new Array<number>(agents.length).fill(0);
   }
 

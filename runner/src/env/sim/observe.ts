@@ -6,7 +6,7 @@
 // reward's `{name: [d, yaw, pitch]}` dict is built from them once per step (`nearestDict`).
 import { GAME_FACTS } from '../../schema';
 import type { NearestBlocks } from '../types';
-import { LAVA_BLOCK, NAME_COUNT, WATER_BLOCK, nameIndex, observableNames, stateOccludes, stateSolid, stateToBlock, stateVisible } from './registry';
+import { NAME_COUNT, observableNames, stateOccludes, stateToBlock, stateVisible } from './registry';
 
 /** Block state ids of the world (1.16.5 global palette). */
 export interface BlockAccess {
@@ -99,19 +99,22 @@ export class ViewResult {
 const visible = stateVisible;
 const occludes = stateOccludes;
 const toBlock = stateToBlock;
-const solid = stateSolid;
 
 /** `a` radians brought into [-π, π). */
 export const wrapAngle = (a: number) => a - 2 * Math.PI * Math.floor((a + Math.PI) / (2 * Math.PI));
 
+let lastHit = 0;
+/** The state id where the last `castRay` that returned a finite distance stopped. */
+export const hitState = () => lastHit;
+
 /**
  * Casts one ray from (ox, oy, oz) along the unit vector (dx, dy, dz) up to `maxDist`. Visible blocks entered
  * are noted with the ray's relative angles. Returns the distance to the first occluding block, or Infinity.
- * With `view` null it only tests occlusion (used for mobs).
+ * With `view` null it only tests occlusion (used for mobs). `stops`: which states end the ray (default: occluders).
  */
-function castRay(
+export function castRay(
   world: BlockAccess, ox: number, oy: number, oz: number, dx: number, dy: number, dz: number, maxDist: number,
-  view: ViewResult | null, relYaw: number, relPitch: number,
+  view: ViewResult | null, relYaw: number, relPitch: number, stops: Uint8Array = occludes,
 ): number {
   let x = Math.floor(ox), y = Math.floor(oy), z = Math.floor(oz);
   const stepX = dx > 0 ? 1 : -1, stepY = dy > 0 ? 1 : -1, stepZ = dz > 0 ? 1 : -1;
@@ -148,8 +151,9 @@ function castRay(
       const s = store ? (y < minY ? below : y >= maxY ? above : cells![((y - minY) << 8) | ((z & 15) << 4) | (x & 15)]!) : world.stateAt(x, y, z);
       if (visible[s] === 1) {
         if (view !== null) view.note(toBlock[s]!, t, relYaw, relPitch);
-        if (occludes[s] === 1) {
+        if (stops[s] === 1) {
           distance = t;
+          lastHit = s;
           break;
         }
       }
@@ -267,145 +271,5 @@ export function nearestDict(view: ViewResult): NearestBlocks {
   const out: NearestBlocks = {};
   for (const i of view.seen) out[observableNames[i]!] = [round(view.dist[i]!, 1000), round(view.yaw[i]!, 10000), round(view.pitch[i]!, 10000)];
   return out;
-}
-
-// ---- policy features ----
-
-/** The hazards every task's feature vector tracks besides its success names. */
-const HAZARDS = ['lava'];
-const PER_NAME = 9;
-const DEPTH_COLS = 5;
-const DEPTH_ROWS = 4;
-const OCCUPANCY = 3 * 3 * 4;
-const SCALARS = 9;
-
-/** Which names a task's feature vector tracks, and its size. */
-export interface FeatureSpec {
-  names: string[];
-  nameIndices: number[];
-  size: number;
-}
-
-export function featureSpec(trackedNames: readonly string[]): FeatureSpec {
-  const names = [...new Set([...trackedNames, ...HAZARDS])];
-  const nameIndices = names.map((n) => {
-    const i = nameIndex(n);
-    if (i < 0) throw new Error(`"${n}" is not an observable block or mob name`);
-    return i;
-  });
-  return { names, nameIndices, size: names.length * PER_NAME + DEPTH_COLS * DEPTH_ROWS + OCCUPANCY + SCALARS + GAME_FACTS.actions.length };
-}
-
-/** Where each tracked name was last seen (world coordinates), per episode; the policy's short memory. */
-export class SightingMemory {
-  readonly x: Float64Array;
-  readonly y: Float64Array;
-  readonly z: Float64Array;
-  readonly since: Float64Array;
-  constructor(n: number) {
-    this.x = new Float64Array(n);
-    this.y = new Float64Array(n);
-    this.z = new Float64Array(n);
-    this.since = new Float64Array(n).fill(Infinity);
-  }
-  reset(): void {
-    this.since.fill(Infinity);
-  }
-}
-
-/** The agent's own state the features need, the same in both backends. */
-export interface FeatureAgent {
-  health: number; // 0..10
-  onGround: boolean;
-  inWater: boolean;
-  inLava: boolean;
-  /** Feet y minus the episode's start y. */
-  yOffset: number;
-  /** Yaw relative to the initial facing, radians, positive to the right. */
-  relYaw: number;
-  /** Digging progress on the current target, 0..1. */
-  digProgress: number;
-  /** Index of the previous action, or -1 at episode start. */
-  lastAction: number;
-}
-
-/**
- * Writes the fixed-size policy features at `out[offset..offset+spec.size)`. Layout: per tracked name
- * [visible, proximity, yaw/35°, pitch/30°, seen-before, recency, bearing sin, bearing cos, remembered
- * proximity]; a 5×4 coarse depth grid over the field of view (4/(4+d)); a 3×3×4 occupancy cube around the
- * feet in the facing frame (solid 1, water 0.5, lava −1); health, pitch, on-ground, in-water, in-lava, y
- * offset, dig progress, sin/cos of the yaw from the initial facing; the last action one-hot.
- * Updates `memory` with this step's sightings.
- */
-export function writeFeatures(
-  spec: FeatureSpec, view: ViewResult, world: BlockAccess, pose: ViewPose, agent: FeatureAgent, memory: SightingMemory,
-  out: Float32Array, offset: number,
-): void {
-  let o = offset;
-  const ex = pose.x, ey = pose.y + EYE_HEIGHT, ez = pose.z;
-  for (let k = 0; k < spec.nameIndices.length; k++) {
-    const i = spec.nameIndices[k]!;
-    const d = view.dist[i]!;
-    if (d !== Infinity) {
-      out[o++] = 1;
-      out[o++] = 1 - d / VIEW;
-      out[o++] = view.yaw[i]! / FOV_YAW;
-      out[o++] = view.pitch[i]! / FOV_PITCH;
-      // Remember the world position of the sighting to give a bearing when it leaves the view.
-      const yaw = pose.yaw - view.yaw[i]!, pitch = pose.pitch - view.pitch[i]!;
-      memory.x[k] = ex - Math.sin(yaw) * Math.cos(pitch) * d;
-      memory.y[k] = ey + Math.sin(pitch) * d;
-      memory.z[k] = ez - Math.cos(yaw) * Math.cos(pitch) * d;
-      memory.since[k] = 0;
-    } else {
-      out[o++] = 0;
-      out[o++] = 0;
-      out[o++] = 0;
-      out[o++] = 0;
-      memory.since[k]! += 1;
-    }
-    if (memory.since[k] !== Infinity) {
-      const mx = memory.x[k]! - ex, mz = memory.z[k]! - ez, my = memory.y[k]! - ey;
-      const bearing = wrapAngle(pose.yaw - Math.atan2(-mx, -mz));
-      out[o++] = 1;
-      out[o++] = Math.exp(-memory.since[k]! / 100);
-      out[o++] = Math.sin(bearing);
-      out[o++] = Math.cos(bearing);
-      out[o++] = 1 - Math.min(Math.sqrt(mx * mx + my * my + mz * mz), VIEW) / VIEW;
-    } else {
-      for (let j = 0; j < 5; j++) out[o++] = 0;
-    }
-  }
-  for (let gr = 0; gr < DEPTH_ROWS; gr++) {
-    for (let gc = 0; gc < DEPTH_COLS; gc++) {
-      let min = Infinity;
-      const r0 = Math.floor((gr * RAY_ROWS) / DEPTH_ROWS), r1 = Math.floor(((gr + 1) * RAY_ROWS) / DEPTH_ROWS);
-      const c0 = Math.floor((gc * RAY_COLUMNS) / DEPTH_COLS), c1 = Math.floor(((gc + 1) * RAY_COLUMNS) / DEPTH_COLS);
-      for (let r = r0; r < r1; r++) for (let c = c0; c < c1; c++) min = Math.min(min, view.rayDepth[r * RAY_COLUMNS + c]!);
-      out[o++] = min === Infinity ? 0 : 4 / (4 + min);
-    }
-  }
-  const fx = -Math.sin(pose.yaw), fz = -Math.cos(pose.yaw); // forward
-  const rx = -fz, rz = fx; // right (yaw increases to the left)
-  const fy = Math.floor(pose.y + 0.01);
-  for (let dy = -1; dy <= 2; dy++) {
-    for (let f = -1; f <= 1; f++) {
-      for (let r = -1; r <= 1; r++) {
-        const s = world.stateAt(Math.floor(pose.x + fx * f + rx * r), fy + dy, Math.floor(pose.z + fz * f + rz * r));
-        const b = toBlock[s]!;
-        out[o++] = b === LAVA_BLOCK ? -1 : b === WATER_BLOCK ? 0.5 : solid[s]!;
-      }
-    }
-  }
-  out[o++] = agent.health / GAME_FACTS.maxHealth;
-  out[o++] = -pose.pitch / (Math.PI / 2);
-  out[o++] = agent.onGround ? 1 : 0;
-  out[o++] = agent.inWater ? 1 : 0;
-  out[o++] = agent.inLava ? 1 : 0;
-  out[o++] = Math.max(-1, Math.min(1, agent.yOffset / 16));
-  out[o++] = agent.digProgress;
-  out[o++] = Math.sin(agent.relYaw);
-  out[o++] = Math.cos(agent.relYaw);
-  for (let a = 0; a < GAME_FACTS.actions.length; a++) out[o++] = a === agent.lastAction ? 1 : 0;
 }
 

@@ -180,11 +180,6 @@ export function blockUnderFoot(blocks: BlockAccess, e: PhysicsEntity): string {
   return blockNames[stateToBlock[blocks.stateAt(Math.floor(p.x), Math.floor(p.y - 0.05), Math.floor(p.z))]!]!;
 }
 
-/** The names whose nearest sighting the policy features track: the success targets. */
-export function trackedNames(task: TaskSpec): readonly string[] {
-  return task.success.kind === 'near' ? task.success.names : [task.success.mob];
-}
-
 /** Whether the episode has succeeded: enough kills, or a target within distance (`targets`: their name indices). */
 export function isSuccess(task: TaskSpec, kills: ReadonlyMap<string, number>, view: ViewResult, targets: readonly number[]): boolean {
   const s = task.success;

@@ -7,10 +7,11 @@ import type { StepInfo, StepObservation } from '../types';
 import { FIRE_BLOCKS, LAVA_BLOCK, WATER_BLOCK, mcData, mobNameIndex, nameIndex, stateSolid as solidTable, stateToBlock as toBlockTable, S } from './registry';
 import { SimWorld, blockOfState } from './world';
 import { mobSpawns, spawnPoint, hash32, type MobSpawn } from './worldgen';
-import { DEG, EYE_HEIGHT, SightingMemory, ViewResult, featureSpec, nearestDict, observeView, writeFeatures, round3 as round3Fn, wrapAngle as wrapAngleFn, type FeatureSpec, type ViewEntity } from './observe';
+import { DEG, EYE_HEIGHT, ViewResult, nearestDict, observeView, round3 as round3Fn, wrapAngle as wrapAngleFn, type ViewEntity } from './observe';
+import { FEATURE_SPEC, FeatureMemory, rayBox, writeFeatures } from './features';
 import {
   ENTITY_REACH, INVULNERABLE_TICKS, JumpPlace, LookRay, PlayerRules, applyAction as applyActionFn, blockUnderFoot, digTicksNeeded,
-  isSuccess, newPlayerEntity, placePlayer, targetBlock, trackedNames, type BlockHit, type GameActions,
+  isSuccess, newPlayerEntity, placePlayer, targetBlock, type BlockHit, type GameActions,
 } from './rules';
 
 // Module-local aliases: imported bindings compile to getter calls under tsx, too slow for the hot loop.
@@ -106,8 +107,7 @@ function rollLoot(drops: LootDrop[], rng: Rng, give: (item: string, n: number) =
 }
 
 export class SimEnv {
-  readonly spec: FeatureSpec;
-  readonly featureSize: number;
+  readonly featureSize = FEATURE_SPEC.size;
   world!: SimWorld;
   readonly entity: PhysicsEntity;
   mobs: Mob[] = [];
@@ -140,15 +140,12 @@ export class SimEnv {
   readonly kills = new Map<string, number>();
   private rng = new Rng(0);
   readonly view = new ViewResult();
-  private readonly memory: SightingMemory;
+  private readonly memory = new FeatureMemory();
   private readonly successIndices: number[];
   /** Total steps this env has simulated (all episodes). */
   totalSteps = 0;
 
   constructor(readonly task: TaskSpec) {
-    this.spec = featureSpec(trackedNames(task));
-    this.featureSize = this.spec.size;
-    this.memory = new SightingMemory(this.spec.names.length);
     this.successIndices = task.success.kind === 'near' ? task.success.names.map(nameIndex) : [];
     this.entity = newPlayerEntity();
   }
@@ -397,8 +394,8 @@ export class SimEnv {
     const pose = { x: e.pos.x, y: e.pos.y, z: e.pos.z, yaw: e.yaw, pitch: e.pitch };
     observeView(this.world, pose, this.mobs, this.view);
     const relYaw = wrapAngle(this.startYaw - e.yaw);
-    writeFeatures(this.spec, this.view, this.world, pose, {
-      health: this.rules.hp / 2, onGround: e.onGround, inWater: e.isInWater, inLava: e.isInLava, yOffset: e.pos.y - this.startY,
+    writeFeatures(this.view, this.world, pose, this.mobs, {
+      health: this.rules.hp / 2, food: 20, inventory: this.inventory, held: this.held, onGround: e.onGround, inWater: e.isInWater, inLava: e.isInLava, yOffset: e.pos.y - this.startY,
       relYaw, digProgress: this.digProgress(), lastAction: this.lastAction,
     }, this.memory, features, offset);
     const change: Record<string, number> = {};
@@ -413,23 +410,3 @@ export class SimEnv {
     };
   }
 }
-
-
-/** Entry distance of a ray into an axis-aligned box, or -1 if it misses. */
-function rayBox(ox: number, oy: number, oz: number, dx: number, dy: number, dz: number, x0: number, y0: number, z0: number, x1: number, y1: number, z1: number): number {
-  let tmin = 0, tmax = Infinity;
-  const axes: [number, number, number, number][] = [[ox, dx, x0, x1], [oy, dy, y0, y1], [oz, dz, z0, z1]];
-  for (const [o, d, lo, hi] of axes) {
-    if (Math.abs(d) < 1e-12) {
-      if (o < lo || o > hi) return -1;
-      continue;
-    }
-    let t0 = (lo - o) / d, t1 = (hi - o) / d;
-    if (t0 > t1) [t0, t1] = [t1, t0];
-    tmin = Math.max(tmin, t0);
-    tmax = Math.min(tmax, t1);
-    if (tmin > tmax) return -1;
-  }
-  return tmin;
-}
-
