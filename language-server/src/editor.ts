@@ -3,8 +3,8 @@
 import ts from 'typescript';
 import { CompletionItemKind, MarkupKind, type CompletionItem, type Hover } from 'vscode-languageserver-protocol';
 import { NEAREST_ENTRY, loadSchema, suggestNames } from '../../runner/src/schema';
-import { schemaParameter, type Snapshot } from './analysis';
-import { schemaFacts, type DictKeys, type Field } from './rules';
+import { schemaParameter, type Snapshot } from '../../runner/src/lint/analysis';
+import { schemaFacts, type DictKeys, type Field } from '../../runner/src/lint/rules';
 
 const KEY_DOCS: Record<DictKeys, string> = {
   nearby: `[distance m, yaw rad, pitch rad] (${NEAREST_ENTRY.map((f) => f.name).join(', ')}) of the nearest visible one; absent when none is visible`,

@@ -18,8 +18,8 @@ import {
   type TextEdit,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { REWARD_FILE_PATTERN, RewardProject } from './analysis';
-import { critiqueFile } from './critique';
+import { REWARD_FILE_PATTERN, RewardProject } from '../../runner/src/lint/analysis';
+import { critiqueFile } from '../../runner/src/llm/critique';
 import { completionsAt, hoverAt } from './editor';
 import {
   CONFIGURATION_SECTION,
@@ -35,7 +35,7 @@ import {
   type CritiqueResult,
   type LlmSettings,
 } from './lsp_ext';
-import { lintSnapshot, type RewardDiagnostic, type Severity } from './rules';
+import { lintSnapshot, type RewardDiagnostic, type Severity } from '../../runner/src/lint/rules';
 
 const SEVERITY: Record<Severity, DiagnosticSeverity> = {
   error: DiagnosticSeverity.Error,

@@ -1,7 +1,7 @@
 // Hover and completion in-process, on the kinds of spots an editor asks about.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { RewardProject } from '../src/analysis';
+import { RewardProject } from '../../runner/src/lint/analysis';
 import { completionsAt, hoverAt } from '../src/editor';
 
 const source = `export function reward_function(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA) {

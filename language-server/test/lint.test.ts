@@ -8,8 +8,8 @@ import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
-import { RewardProject } from '../src/analysis';
-import { lintSnapshot, lintText, type RewardDiagnostic, type TextEdit } from '../src/rules';
+import { RewardProject } from '../../runner/src/lint/analysis';
+import { lintSnapshot, lintText, type RewardDiagnostic, type TextEdit } from '../../runner/src/lint/rules';
 
 const root = path.join(__dirname, '..', '..');
 const fixtures = path.join(__dirname, 'fixtures');

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { RewardSandbox } from '../src/reward';
 import { BUILTIN_TASKS } from '../src/tasks';
 import { scriptedTrajectory } from '../test/fixtures/rewards/trajectory';
-import type { StepObservation } from '../src/env/types';
+import type { StepObservation } from '../src/schema';
 
 const NUM_ENVS = 64;
 const STEPS = 400; // per env; episodes restart (beginEpisodes) when a trajectory runs out

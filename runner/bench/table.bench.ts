@@ -4,7 +4,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import os, { loadavg } from 'node:os';
 import path from 'node:path';
-import { train, resultTable, DEFAULT_STEPS } from '../src/ppo/train';
+import { train, resultTable, DEFAULT_STEPS } from '../src/runs/train';
 import { RUN_FILES, type RunSummary, type UpdateMetrics } from '../src/records';
 
 const ROOT = path.resolve(__dirname, '../..');

@@ -1,20 +1,42 @@
 // `rewardsmith <command>`: one dispatcher; each command lives with the module that implements it and is
 // loaded lazily so that `rewardsmith lint` does not pay for TensorFlow or the Minecraft server stack.
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { didYouMean, reportCommandError } from './args';
 
 type CommandMain = (argv: string[]) => Promise<number>;
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMain> }> = {
-  train: { summary: 'train a PPO agent on a reward file', load: async () => (await import('./ppo/train')).trainCommand },
-  eval: { summary: 'evaluate a checkpoint on held-out worlds', load: async () => (await import('./ppo/train')).evalCommand },
-  rollout: { summary: 'roll out a policy in an environment and summarise', load: async () => (await import('./env/rollout')).rolloutCommand },
-  lint: { summary: 'lint reward files against the observation schema', load: async () => (await import('../../language-server/src/cli')).lintCommand },
-  lsp: { summary: 'start the language server (--stdio)', load: async () => (await import('../../language-server/src/cli')).lspCommand },
-  critique: { summary: 'ask the LLM critic to review a reward file', load: async () => (await import('../../language-server/src/cli')).critiqueCommand },
+  train: { summary: 'train a PPO agent on a reward file', load: async () => (await import('./runs/train')).trainCommand },
+  eval: { summary: 'evaluate a checkpoint on held-out worlds', load: async () => (await import('./runs/train')).evalCommand },
+  rollout: { summary: 'roll out a policy in an environment and summarise', load: async () => (await import('./runs/rollout')).rolloutCommand },
+  lint: { summary: 'lint reward files against the observation schema', load: async () => (await import('./lint/cli')).lintCommand },
+  lsp: { summary: 'start the language server (--stdio)', load: async () => lspCommand },
+  critique: { summary: 'ask the LLM critic to review a reward file', load: async () => (await import('./llm/critique')).critiqueCommand },
   design: { summary: 'write a reward file for a task with the LLM designer', load: async () => (await import('./llm/loop')).designCommand },
   analyze: { summary: 'analyse a run\'s failed episodes and suggest patches', load: async () => (await import('./analyze/analyze')).analyzeCommand },
   loop: { summary: 'run design → critic → train → analyze for N iterations', load: async () => (await import('./llm/loop')).loopCommand },
 };
+
+const LSP_USAGE = 'usage: rewardsmith lsp --stdio | --node-ipc | --socket=PORT\n\nStarts the Rewardsmith language server (any LSP client).\n';
+
+/**
+ * `rewardsmith lsp`: starts the language server, which sits above the runner (it imports the lint rules), so
+ * the runner loads it by file path at run time as an editor would, never by import: `server.js` beside this
+ * bundle in dist/, or the server's source when the CLI itself runs from source.
+ */
+async function lspCommand(argv: string[]): Promise<number> {
+  if (!argv.some((a) => a === '--stdio' || a === '--node-ipc' || a.startsWith('--socket=') || a.startsWith('--pipe='))) {
+    process.stderr.write(LSP_USAGE);
+    return 2;
+  }
+  const candidates = [path.join(__dirname, 'server.js'), path.join(__dirname, '..', '..', 'language-server', 'src', 'server.ts')];
+  const entry = candidates.find((file) => existsSync(file));
+  if (!entry) throw new Error(`the language server is missing (looked for ${candidates.join(', ')})`);
+  const { startServer } = createRequire(__filename)(entry) as { startServer: () => Promise<number> };
+  return startServer();
+}
 
 function usage(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));

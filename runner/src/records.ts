@@ -1,6 +1,6 @@
 // On-disk records of a run, written by the trainer/evaluator and read by the analyzer, the loop and the
 // extension's dashboard. One definition here so writer and readers cannot drift.
-import type { AgentPosition, DeathCause, NearestBlocks } from './env/types';
+import type { AgentPosition, DeathCause, NearestBlocks } from './schema';
 
 /** One step of a recorded episode, in the analyzer's format (the paper's trajectory fields). */
 export interface RecordedStep {

@@ -28,6 +28,27 @@ export const POSITION_ENTRY: readonly { name: string; index: number; range: Rang
   { name: 'pitch', index: 4, range: { min: -90, max: 90, unit: '°' }, doc: 'Facing pitch in degrees relative to the initial facing; positive looks down.' },
 ];
 
+/** `{name: [distance m, yaw rad, pitch rad]}` for each visible block type and mob: the reward's NearestBlocks. */
+export type NearestBlocks = Record<string, [number, number, number]>;
+/** `[x, y, z, yaw°, pitch°]`, yaw and pitch relative to the initial facing (schema POSITION_ENTRY). */
+export type AgentPosition = [number, number, number, number, number];
+
+/**
+ * What one step gives the reward runtime for one environment. The runtime itself keeps
+ * `previous_nearest_blocks`, `past_agent_positions` and `GLOBAL_DATA` per episode, so only this step's
+ * values cross the sandbox boundary (history would make each step O(episode length)).
+ */
+export interface StepObservation {
+  nearest: NearestBlocks;
+  inventory_change: Record<string, number>;
+  health: number;
+  position: AgentPosition;
+  damage_dealt: number;
+  kill_entity: Record<string, number>;
+}
+
+export type DeathCause = 'lava' | 'fire' | 'fall' | 'drowning' | 'mob' | 'other';
+
 export type ParameterName =
   | 'current_nearest_blocks'
   | 'previous_nearest_blocks'

@@ -13,7 +13,7 @@ import { parseEvent, type SuggestionEvent } from '../src/events';
 import { RUN_FILES } from '../src/records';
 import { compileRewardFile, RewardSandbox } from '../src/reward/index';
 import type { EpisodeRecord } from '../src/records';
-import { lintText } from '../../language-server/src/rules';
+import { lintText } from '../src/lint/rules';
 import { applyUnifiedDiff } from '../../extension/src/core';
 
 const ROOT = path.resolve(__dirname, '../..');

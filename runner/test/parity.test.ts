@@ -13,7 +13,7 @@ import { BUILTIN_TASKS } from '../src/tasks';
 import { GAME_FACTS, loadSchema, type ActionName } from '../src/schema';
 import { SimEnv } from '../src/env/sim/sim';
 import { createMineflayerEnv } from '../src/env/mineflayer/index';
-import type { StepObservation } from '../src/env/types';
+import type { StepObservation } from '../src/schema';
 
 const SEED = 7;
 const act = (a: ActionName) => GAME_FACTS.actions.indexOf(a);

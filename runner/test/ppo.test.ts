@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { train, loadPolicy, DEFAULT_ROLLOUT_STEPS } from '../src/ppo/train';
+import { train, loadPolicy, DEFAULT_ROLLOUT_STEPS } from '../src/runs/train';
 import { createEnv } from '../src/env/index';
 import { resolveTask } from '../src/tasks';
 import { RewardSandbox } from '../src/reward/index';

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { combineScaled, SCALE_RULE } from '../src/schema';
 import { BUILTIN_TASKS, type TaskSpec } from '../src/tasks';
-import type { StepObservation } from '../src/env/types';
+import type { StepObservation } from '../src/schema';
 import { compileRewardFile, RewardError, RewardSandbox, type RewardErrorKind, type SandboxOptions } from '../src/reward';
 import { scriptedTrajectory } from './fixtures/rewards/trajectory';
 

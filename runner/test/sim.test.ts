@@ -11,7 +11,8 @@ import { createEnv } from '../src/env/index';
 import { S, mcData } from '../src/env/sim/registry';
 import { FEATURE_CLASSES, FEATURE_SPEC, LIDAR_COLUMNS } from '../src/env/sim/features';
 import { LAVA_LEVEL, blockStateAt, generateChunk, mobSpawns, spawnPoint, WORLD_BANDS } from '../src/env/sim/worldgen';
-import type { StepInfo, StepObservation } from '../src/env/types';
+import type { StepObservation } from '../src/schema';
+import type { StepInfo } from '../src/env/types';
 
 const act = (name: (typeof GAME_FACTS.actions)[number]) => GAME_FACTS.actions.indexOf(name);
 const DEG = Math.PI / 180;

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseEvent, type RunnerEvent } from '../src/events';
 import { RUN_FILES, type EpisodeRecord, type RunSummary, type UpdateMetrics } from '../src/records';
-import { DEFAULT_ROLLOUT_STEPS } from '../src/ppo/train';
+import { DEFAULT_ROLLOUT_STEPS } from '../src/runs/train';
 
 const ROOT = path.resolve(__dirname, '../..');
 const CLI = path.join(ROOT, 'runner/src/cli.ts');

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import ts from 'typescript';
 import { parameterNames, SCALE_RULE, type ParameterName } from '../schema';
-import { lintText } from '../../../language-server/src/rules';
+import { lintText } from '../lint/rules';
 
 export type PatchRequest =
   /** Dense -1 while one of `names` is in view closer than `distance` m. */

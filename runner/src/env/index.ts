@@ -11,7 +11,7 @@
 // - sim/features.ts: `FEATURE_SPEC` (the layout, the same for every task) + `writeFeatures` (with a
 //   `FeatureMemory` per episode) the policy features: LiDAR grid, nearest visible thing per class, inventory,
 //   status, motion, last action.
-// - sim/vec.ts: `nextEpisodeSeed(seed, envIndex)`, the per-env stream of episode seeds.
+// - ../seeds.ts: `nextEpisodeSeed(seed, envIndex)`, the per-env stream of episode seeds.
 // Time: one agent step is one game tick (50 ms): walking moves ~0.2 m per step, a turn action is 15°.
 import type { EnvOptions, VecEnv } from './types';
 import { SimVecEnv, defaultWorkers } from './sim/vec';

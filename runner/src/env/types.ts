@@ -1,28 +1,8 @@
 // The one interface both backends (headless simulator, mineflayer on a real server) implement. Everything
 // above it (rewards, PPO, evaluation, analysis) sees only this.
-import type { ActionName } from '../schema';
+import type { ActionName, DeathCause, StepObservation } from '../schema';
 import type { TaskSpec } from '../tasks';
 
-/** `{name: [distance m, yaw rad, pitch rad]}` for each visible block type and mob: the schema's NearestBlocks. */
-export type NearestBlocks = Record<string, [number, number, number]>;
-/** `[x, y, z, yaw°, pitch°]`, yaw and pitch relative to the initial facing (schema POSITION_ENTRY). */
-export type AgentPosition = [number, number, number, number, number];
-
-/**
- * What one step gives the reward runtime for one environment. The runtime itself keeps
- * `previous_nearest_blocks`, `past_agent_positions` and `GLOBAL_DATA` per episode, so only this step's
- * values cross the sandbox boundary (history would make each step O(episode length)).
- */
-export interface StepObservation {
-  nearest: NearestBlocks;
-  inventory_change: Record<string, number>;
-  health: number;
-  position: AgentPosition;
-  damage_dealt: number;
-  kill_entity: Record<string, number>;
-}
-
-export type DeathCause = 'lava' | 'fire' | 'fall' | 'drowning' | 'mob' | 'other';
 
 export interface StepInfo {
   /** Step index within the episode, 1 for the first step after reset. */
@@ -76,3 +56,4 @@ export interface EnvOptions {
 }
 
 export type { ActionName };
+export type { AgentPosition, DeathCause, NearestBlocks, StepObservation } from '../schema';

@@ -3,7 +3,7 @@
 // goes back to the designer with the diagnostics and is never trained), then the LLM critic, up to 3 rounds.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { lintText } from '../../../language-server/src/rules';
+import { lintText } from '../lint/rules';
 import { compileRewardFile, RewardError } from '../reward/compile';
 import type { TaskSpec } from '../tasks';
 import { chatValidated, type ChatMessage, type LlmConfig, type LlmLog, type Validation } from './client';

@@ -4,7 +4,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { makeEvent, type RunnerEvent } from '../events';
-import { train } from '../ppo/train';
+import { train } from '../runs/train';
 import type { BackendChoice } from '../ppo/backend';
 import { RUN_FILES } from '../records';
 import { RewardError } from '../reward/compile';

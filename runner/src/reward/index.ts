@@ -6,8 +6,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import path from 'node:path';
-import { SCALE_RULE } from '../schema';
-import type { StepObservation } from '../env/types';
+import { SCALE_RULE, type StepObservation } from '../schema';
 import { compileRewardFile, RewardError, SourcePositions, type CompiledReward } from './compile';
 import type { HostCommand, HostFailure, HostReply, HostRequest, PackedStep } from './sandbox-host';
 

@@ -21,7 +21,7 @@ import {
   type BlockHit, type GameActions,
 } from '../sim/rules';
 import { spawnPoint, type SpawnPoint } from '../sim/worldgen';
-import { nextEpisodeSeed } from '../sim/vec';
+import { nextEpisodeSeed } from '../../seeds';
 import { startEmbeddedServer, type EmbeddedServer } from './server';
 
 const require = createRequire(__filename);

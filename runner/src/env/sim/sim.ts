@@ -6,7 +6,8 @@ import type { TaskSpec } from '../../tasks';
 import type { StepInfo, StepObservation } from '../types';
 import { FIRE_BLOCKS, LAVA_BLOCK, WATER_BLOCK, mcData, mobNameIndex, nameIndex, stateSolid as solidTable, stateToBlock as toBlockTable, S } from './registry';
 import { SimWorld, blockOfState } from './world';
-import { mobSpawns, spawnPoint, hash32, type MobSpawn } from './worldgen';
+import { mobSpawns, spawnPoint, type MobSpawn } from './worldgen';
+import { hash32 } from '../../seeds';
 import { DEG, EYE_HEIGHT, ViewResult, nearestDict, observeView, round3 as round3Fn, wrapAngle as wrapAngleFn, type ViewEntity } from './observe';
 import { FEATURE_SPEC, FeatureMemory, rayBox, writeFeatures } from './features';
 import {

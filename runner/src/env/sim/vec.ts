@@ -9,10 +9,7 @@ import { Worker } from 'node:worker_threads';
 import type { TaskSpec } from '../../tasks';
 import type { EnvOptions, StepInfo, StepObservation, VecEnv, VecStepResult } from '../types';
 import { SimEnv } from './sim';
-import { hash32 } from './worldgen';
-
-/** Seed of env `index`'s next episode after an episode on `seed`: a fixed per-env stream. */
-export const nextEpisodeSeed = (seed: number, index: number) => hash32(seed, index, 0x5eed);
+import { nextEpisodeSeed } from '../../seeds';
 
 /** A shard of environments stepped in this thread. `firstIndex` keeps seed streams global across shards. */
 export class SimBatch {

@@ -5,6 +5,7 @@
 // coordinate (outside the band it returns the band's fill: stone below/above underground, air above plains).
 import { MOB_MAX_HEALTH, PLAINS_MOBS, S, type PlainsMob } from './registry';
 import type { WorldKind } from '../../tasks';
+import { hash32 } from '../../seeds';
 
 /** The height band each world kind stores: y in [minY, minY + height). */
 export const WORLD_BANDS: Readonly<Record<WorldKind, { minY: number; height: number; below: number; above: number }>> = {
@@ -18,16 +19,6 @@ export const cellIndex = (lx: number, yy: number, lz: number) => (yy * 16 + lz) 
 
 // ---- hashing and noise (integer hashing; identical results on every platform) ----
 
-export function hash32(a: number, b = 0, c = 0, d = 0): number {
-  let h = Math.imul(a ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(b + 0x632be59b, 0xc2b2ae35);
-  h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) ^ Math.imul(c + 0x7f4a7c15, 0x297a2d39);
-  h = Math.imul(h ^ (h >>> 13), 0x5bd1e995) ^ Math.imul(d + 0x165667b1, 0x27d4eb2f);
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
-}
 /** Uniform in [0, 1). */
 export const rand01 = (a: number, b = 0, c = 0, d = 0) => hash32(a, b, c, d) / 4294967296;
 

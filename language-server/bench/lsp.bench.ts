@@ -8,8 +8,8 @@ import { pathToFileURL } from 'node:url';
 import { cpus, loadavg } from 'node:os';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import type { PublishDiagnosticsParams } from 'vscode-languageserver-protocol';
-import { RewardProject } from '../../language-server/src/analysis';
-import { lintSnapshot } from '../../language-server/src/rules';
+import { RewardProject } from '../../runner/src/lint/analysis';
+import { lintSnapshot } from '../../runner/src/lint/rules';
 
 const NAMES = ['oak_log', 'birch_log', 'cow', 'pig', 'sheep', 'chicken', 'lava', 'water', 'diamond_ore', 'iron_ore', 'coal_ore', 'stone', 'grass_block', 'sand', 'gravel'];
 const HELPERS = 30;

@@ -12,8 +12,8 @@ import {
   suggestNames,
   type ObservationSchema,
   type Range as ValueRange,
-} from '../../runner/src/schema';
-import { RewardError, compileRewardFile } from '../../runner/src/reward/compile';
+} from '../schema';
+import { RewardError, compileRewardFile } from '../reward/compile';
 import { IMPLICIT_ANY_CODES, RewardProject, schemaParameter, type Snapshot } from './analysis';
 
 export type Severity = 'error' | 'warning' | 'information' | 'hint';

@@ -7,20 +7,20 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, 
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import * as tf from '@tensorflow/tfjs-core';
-import { GAME_FACTS } from '../schema';
+import { GAME_FACTS, type StepObservation } from '../schema';
 import { resolveTask, type TaskSpec } from '../tasks';
 import { createEnv } from '../env/index';
-import { nextEpisodeSeed } from '../env/sim/vec';
-import type { StepObservation, VecEnv } from '../env/types';
+import { nextEpisodeSeed } from '../seeds';
+import type { VecEnv } from '../env/types';
 import { RewardError, RewardSandbox } from '../reward/index';
 import { makeEvent, type ProgressEvent, type RunnerEvent } from '../events';
 import { RUN_FILES, type RunSummary, type UpdateMetrics } from '../records';
-import { BACKEND_CHOICES, ensureBackend, type BackendChoice } from './backend';
-import { ActorCritic, Rng, float32Bytes, readFloat32, resolveCheckpointDir, sampleActions } from './policy';
-import { DEFAULT_HYPERPARAMETERS, ReturnNormaliser, RolloutBuffer, ppoUpdate, type PpoHyperparameters } from './ppo';
+import { BACKEND_CHOICES, ensureBackend, type BackendChoice } from '../ppo/backend';
+import { ActorCritic, Rng, float32Bytes, readFloat32, resolveCheckpointDir, sampleActions } from '../ppo/policy';
+import { DEFAULT_HYPERPARAMETERS, ReturnNormaliser, RolloutBuffer, ppoUpdate, type PpoHyperparameters } from '../ppo/ppo';
 import { DEFAULT_EVAL_EPISODES, evaluate, trainingStreamSeed, writeEvalRecords } from './evaluate';
 
-export { loadPolicy, type LoadedPolicy } from './policy';
+export { loadPolicy, type LoadedPolicy } from '../ppo/policy';
 
 /** The paper's training budget. */
 export const DEFAULT_STEPS = 256_000;

@@ -5,12 +5,11 @@
 import { mkdirSync, writeFileSync, appendFileSync } from 'node:fs';
 import path from 'node:path';
 import { cpus } from 'node:os';
-import { GAME_FACTS } from '../schema';
+import { GAME_FACTS, type StepObservation } from '../schema';
 import { resolveTask } from '../tasks';
 import { RUN_FILES, type EpisodeRecord, type RecordedStep } from '../records';
-import { createEnv } from './index';
-import { defaultWorkers } from './sim/vec';
-import type { StepObservation } from './types';
+import { createEnv } from '../env/index';
+import { defaultWorkers } from '../env/sim/vec';
 
 const USAGE = `usage: rewardsmith rollout --task T --policy random|CHECKPOINT --steps N --seed S --out DIR
                           [--env sim|mineflayer] [--server host:port] [--envs K] [--workers W]

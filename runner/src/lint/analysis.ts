@@ -5,7 +5,7 @@
 // incremental; the lib and schema declaration files are parsed once for all of them (shared registry).
 import ts from 'typescript';
 import path from 'node:path';
-import { PARAMETERS, loadSchema, rewardDeclarations, type ObservationSchema, type ParameterSpec } from '../../runner/src/schema';
+import { PARAMETERS, loadSchema, rewardDeclarations, type ObservationSchema, type ParameterSpec } from '../schema';
 
 export const REWARD_FILE_PATTERN = /\.reward\.(ts|js)$/;
 

@@ -1,0 +1,152 @@
+// The LLM critic as the editor and `rewardsmith critique` (below) use it: resolves the task and LLM configuration,
+// passes the static diagnostics along (so the critic does not repeat them), and turns the critic's 1-based
+// findings into LSP ranges. Every failure becomes a CritiqueResult with status 'error' and a message for the
+// user; nothing here throws.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { LlmError, LlmNotConfiguredError, isLlmConfigured, resolveLlmConfig, type LlmConfig, type LlmLog } from './client';
+import { critiqueReward } from './critic';
+import { taskHeader } from './prompts';
+import { resolveTask, type TaskSpec } from '../tasks';
+import type { LspRange, RewardDiagnostic } from '../lint/rules';
+import { lintText } from '../lint/rules';
+
+/** One critic finding as published; lines are LSP's 0-based. */
+export interface CritiqueFinding {
+  range: LspRange;
+  severity: 'error' | 'warning' | 'information';
+  message: string;
+}
+
+export type CritiqueResult =
+  | {
+      status: 'ok';
+      /** The paper's critic verdict. */
+      success: boolean;
+      reasoning: string;
+      critique: string | null;
+      findings: CritiqueFinding[];
+      /** True when served from the content-hash cache without calling the LLM. */
+      cached: boolean;
+      model: string;
+    }
+  | {
+      status: 'error';
+      /** Why no review came back, written for the user (e.g. "No LLM configured: set OPENAI_API_KEY …"). */
+      message: string;
+      /** `not-configured`: no key/base URL; `llm`: the LLM failed after retries (timeout, 429/5xx, malformed answer);
+       * `bad-task`: the task id/file named by the request or the `// task:` header cannot be loaded;
+       * `no-document`: the server does not have the document open. */
+      kind: 'not-configured' | 'llm' | 'bad-task' | 'no-document';
+    };
+
+export type CritiqueOutcome = CritiqueResult;
+
+export interface CritiqueFileOptions {
+  file: string;
+  source: string;
+  /** Task id or task file; default: the file's `// task: <id>` header, then `defaultTask`. */
+  task?: string;
+  defaultTask?: string;
+  llm?: Partial<LlmConfig>;
+  /** Static diagnostics already computed for this source (else they are computed here). */
+  staticDiagnostics?: RewardDiagnostic[];
+  signal?: AbortSignal;
+  log?: LlmLog;
+}
+
+/** A finding's LSP range: its lines, from the first non-blank character to the end of the last line. */
+export function findingRange(lines: string[], line: number, endLine: number | undefined): CritiqueFinding['range'] {
+  const first = Math.min(Math.max(line - 1, 0), lines.length - 1);
+  const last = Math.min(Math.max((endLine ?? line) - 1, first), lines.length - 1);
+  const indent = /^\s*/.exec(lines[first] ?? '')![0].length;
+  return { start: { line: first, character: indent }, end: { line: last, character: (lines[last] ?? '').length } };
+}
+
+export async function critiqueFile(opts: CritiqueFileOptions): Promise<CritiqueOutcome> {
+  const llm = resolveLlmConfig(opts.llm);
+  if (!isLlmConfigured(llm)) return { status: 'error', kind: 'not-configured', message: new LlmNotConfiguredError().message };
+  const taskName = opts.task || taskHeader(opts.source) || opts.defaultTask || undefined;
+  let task: TaskSpec | undefined;
+  if (taskName) {
+    try {
+      task = resolveTask(/\.(json|ya?ml)$/i.test(taskName) ? path.resolve(path.dirname(opts.file), taskName) : taskName);
+    } catch (err) {
+      return { status: 'error', kind: 'bad-task', message: `Cannot load task "${taskName}": ${(err as Error).message}` };
+    }
+  }
+  const statics = (opts.staticDiagnostics ?? lintText(opts.file, opts.source))
+    .filter((d) => d.severity === 'error' || d.severity === 'warning')
+    .map((d) => ({ line: d.range.start.line + 1, severity: d.severity, message: d.message }));
+  try {
+    const result = await critiqueReward({ file: opts.file, source: opts.source, task, llm: opts.llm, staticFindings: statics, signal: opts.signal, log: opts.log });
+    const lines = opts.source.replace(/\r\n?/g, '\n').split('\n');
+    return {
+      status: 'ok',
+      success: result.success,
+      reasoning: result.reasoning,
+      critique: result.critique,
+      findings: result.findings.map((f) => ({ range: findingRange(lines, f.line, f.endLine), severity: f.severity, message: f.message })),
+      cached: false,
+      model: result.model,
+    };
+  } catch (err) {
+    if (err instanceof LlmNotConfiguredError) return { status: 'error', kind: 'not-configured', message: err.message };
+    if (err instanceof LlmError) return { status: 'error', kind: 'llm', message: `The critic failed after ${err.attempts} attempt(s): ${err.message}` };
+    return { status: 'error', kind: 'llm', message: `The critic failed: ${err instanceof Error ? err.message : String(err)}` };
+  }
+}
+
+const CRITIQUE_USAGE = `usage: rewardsmith critique [--task ID] [--format json|text] FILE
+
+Asks the configured LLM critic to review a reward file (line-anchored findings). Configure with
+OPENAI_BASE_URL, OPENAI_API_KEY and REWARDSMITH_MODEL. Exit code 0 when the critic passes the file,
+1 when it does not, 2 when no review came back (no LLM configured, timeout, malformed answer).`;
+
+export async function critiqueCommand(argv: string[]): Promise<number> {
+  let task: string | undefined;
+  let format: 'json' | 'text' = 'text';
+  let file: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--help' || a === '-h') {
+      process.stdout.write(CRITIQUE_USAGE + '\n');
+      return 0;
+    }
+    if (a === '--task') task = argv[++i];
+    else if (a === '--format') {
+      const value = argv[++i];
+      if (value !== 'json' && value !== 'text') {
+        process.stderr.write(`rewardsmith critique: --format must be json or text, got ${value ?? 'nothing'}\n`);
+        return 2;
+      }
+      format = value;
+    } else if (a.startsWith('-')) {
+      process.stderr.write(`rewardsmith critique: unknown option ${a}\n\n${CRITIQUE_USAGE}\n`);
+      return 2;
+    } else file = a;
+  }
+  if (!file) {
+    process.stderr.write(`${CRITIQUE_USAGE}\n`);
+    return 2;
+  }
+  let source: string;
+  try {
+    source = readFileSync(file, 'utf8');
+  } catch (err) {
+    process.stderr.write(`rewardsmith critique: cannot read ${file}: ${(err as Error).message}\n`);
+    return 2;
+  }
+  const outcome = await critiqueFile({ file: path.resolve(file), source, task });
+  if (format === 'json') process.stdout.write(JSON.stringify(outcome, null, 2) + '\n');
+  if (outcome.status === 'error') {
+    process.stderr.write(`rewardsmith critique: ${outcome.message}\n`);
+    return 2;
+  }
+  if (format === 'text') {
+    process.stdout.write(`${outcome.success ? 'PASS' : 'FAIL'} (${outcome.model})\n\n${outcome.reasoning}\n`);
+    if (outcome.critique) process.stdout.write(`\nCritique: ${outcome.critique}\n`);
+    for (const f of outcome.findings) process.stdout.write(`${file}:${f.range.start.line + 1}: ${f.severity}: ${f.message}\n`);
+  }
+  return outcome.success ? 0 : 1;
+}
