@@ -1,0 +1,172 @@
+// The layer diagram of ARCHITECTURE.md, enforced: reads the imports (static, `export … from`, `import()`,
+// `require()`) of every source file under runner/, language-server/ and extension/ and checks which module
+// may import which. A module is a top-level folder, or a direct child (file or folder) of a `src/`.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+
+const ROOT = path.join(__dirname, '..', '..');
+const TOP = ['runner', 'language-server', 'extension'] as const;
+
+/**
+ * runner/src's layers, top to bottom: a module imports only modules of lower layers, never one of its own
+ * layer. A module that is not listed here is still held to "no cycles"; list it when you add it (and in
+ * ARCHITECTURE.md).
+ */
+const RUNNER_LAYERS: readonly (readonly string[])[] = [
+  ['cli'],
+  ['llm'],
+  ['analyze'],
+  ['lint'],
+  ['runs'],
+  ['env', 'ppo', 'reward'],
+  ['records', 'tasks'],
+  ['args', 'events', 'stats', 'seeds'],
+  ['schema'],
+];
+
+/** The only runner and language-server modules the VS Code extension may import: the shared protocols. */
+const EXTENSION_MAY_IMPORT = new Set([
+  'language-server/src/lsp_ext', // custom LSP requests and notifications
+  'runner/src/events', // the runner's stdout event stream
+  'runner/src/records', // the files a run writes
+  'runner/src/tasks', // the built-in task list for the task picker
+]);
+
+/** Imports that the restructuring has not removed yet; each entry names one edge. Keep this empty. */
+const PENDING: ReadonlySet<string> = new Set(['runner -> extension/src/core']);
+
+function sourceFiles(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    if (name === 'node_modules' || name.startsWith('.')) continue;
+    const file = path.join(dir, name);
+    if (statSync(file).isDirectory()) sourceFiles(file, out);
+    else if (/\.(ts|mts|js|mjs|cjs)$/.test(name) && !name.endsWith('.d.ts')) out.push(file);
+  }
+  return out;
+}
+
+/** `runner/src/env` for runner/src/env/sim/vec.ts, `runner/src/cli` for runner/src/cli.ts, `runner` for runner/test/x.ts. */
+function moduleOf(file: string): string {
+  const [top, second, child] = path.relative(ROOT, file).split(path.sep);
+  if (second === 'src' && child) return `${top}/src/${child.replace(/\.(ts|js)$/, '')}`;
+  return top!;
+}
+
+interface ImportEdge {
+  from: string; // file, relative to the root
+  to: string;
+  fromModule: string;
+  toModule: string;
+}
+
+function importEdges(): ImportEdge[] {
+  const edges: ImportEdge[] = [];
+  for (const top of TOP) {
+    for (const file of sourceFiles(path.join(ROOT, top))) {
+      const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+      for (const { fileName } of importedFiles) {
+        if (!fileName.startsWith('.')) continue; // packages
+        const target = path.resolve(path.dirname(file), fileName);
+        const resolved = ['', '.ts', '.js', '/index.ts'].map((ext) => target + ext).find((f) => existsSync(f) && statSync(f).isFile()) ?? target;
+        edges.push({ from: path.relative(ROOT, file), to: path.relative(ROOT, resolved), fromModule: moduleOf(file), toModule: moduleOf(resolved) });
+      }
+    }
+  }
+  return edges;
+}
+
+const EDGES = importEdges();
+const moduleEdges = (filter: (e: ImportEdge) => boolean) => EDGES.filter((e) => e.fromModule !== e.toModule && filter(e));
+const describeEdge = (e: ImportEdge) => `${e.from} imports ${e.to}`;
+
+/** One cycle in the module graph, as `a -> b -> … -> a`, or undefined. */
+function findCycle(edges: ImportEdge[]): string | undefined {
+  const next = new Map<string, Set<string>>();
+  for (const e of edges) {
+    if (!next.has(e.fromModule)) next.set(e.fromModule, new Set());
+    next.get(e.fromModule)!.add(e.toModule);
+  }
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (m: string): string | undefined => {
+    if (state.get(m) === 'done') return undefined;
+    if (state.get(m) === 'open') return [...stack.slice(stack.indexOf(m)), m].join(' -> ');
+    state.set(m, 'open');
+    stack.push(m);
+    for (const n of next.get(m) ?? []) {
+      const cycle = visit(n);
+      if (cycle) return cycle;
+    }
+    stack.pop();
+    state.set(m, 'done');
+    return undefined;
+  };
+  for (const m of next.keys()) {
+    const cycle = visit(m);
+    if (cycle) return cycle;
+  }
+  return undefined;
+}
+
+const topOf = (module: string) => module.split('/')[0]!;
+const notPending = (e: ImportEdge) => !PENDING.has(`${e.fromModule} -> ${e.toModule}`);
+
+describe('layers', () => {
+  it('reads the imports of every module (the test would pass vacuously otherwise)', () => {
+    const modules = new Set(EDGES.map((e) => e.fromModule));
+    for (const m of ['runner', 'runner/src/cli', 'runner/src/runs', 'runner/src/lint', 'language-server/src/server', 'extension/src/extension']) assert.ok(modules.has(m), `no imports read from ${m}`);
+  });
+
+  it('no cycles between the top-level folders', () => {
+    const edges = moduleEdges((e) => topOf(e.fromModule) !== topOf(e.toModule) && notPending(e)).map((e) => ({ ...e, fromModule: topOf(e.fromModule), toModule: topOf(e.toModule) }));
+    assert.equal(findCycle(edges), undefined);
+  });
+
+  it('no cycles between the modules of each src/', () => {
+    for (const top of TOP) {
+      const edges = moduleEdges((e) => e.fromModule.startsWith(`${top}/src/`) && e.toModule.startsWith(`${top}/src/`));
+      assert.equal(findCycle(edges), undefined, `cycle in ${top}/src`);
+    }
+  });
+
+  it('the runner never imports the language server or the extension', () => {
+    const bad = moduleEdges((e) => topOf(e.fromModule) === 'runner' && topOf(e.toModule) !== 'runner' && notPending(e)).map(describeEdge);
+    assert.deepEqual(bad, []);
+  });
+
+  it('runner/src modules import only the layers below them', () => {
+    const layer = new Map<string, number>();
+    RUNNER_LAYERS.forEach((mods, i) => mods.forEach((m) => layer.set(`runner/src/${m}`, i)));
+    const bad = moduleEdges((e) => {
+      const from = layer.get(e.fromModule);
+      const to = layer.get(e.toModule);
+      return from !== undefined && to !== undefined && to <= from;
+    }).map(describeEdge);
+    assert.deepEqual(bad, []);
+  });
+
+  it('PPO knows only the VecEnv interface of the environments', () => {
+    const bad = moduleEdges((e) => e.fromModule === 'runner/src/ppo' && e.toModule === 'runner/src/env' && e.to !== 'runner/src/env/types.ts').map(describeEdge);
+    assert.deepEqual(bad, []);
+  });
+
+  it('the extension talks to the server and the runner only through the shared protocol modules', () => {
+    const bad = moduleEdges((e) => topOf(e.fromModule) === 'extension' && topOf(e.toModule) !== 'extension' && !EXTENSION_MAY_IMPORT.has(e.toModule)).map(describeEdge);
+    assert.deepEqual(bad, []);
+  });
+
+  it('the language server is an adapter: it does not import the runner\'s environments, training or CLI', () => {
+    const forbidden = ['env', 'ppo', 'runs', 'cli', 'analyze'].map((m) => `runner/src/${m}`);
+    const bad = moduleEdges((e) => topOf(e.fromModule) === 'language-server' && forbidden.includes(e.toModule)).map(describeEdge);
+    assert.deepEqual(bad, []);
+  });
+
+  it('finds a cycle when there is one (the checker itself)', () => {
+    const edge = (a: string, b: string): ImportEdge => ({ from: a, to: b, fromModule: a, toModule: b });
+    assert.equal(findCycle([edge('a', 'b'), edge('b', 'c'), edge('c', 'a')]), 'a -> b -> c -> a');
+    assert.equal(findCycle([edge('a', 'b'), edge('b', 'c'), edge('a', 'c')]), undefined);
+  });
+});
