@@ -27,7 +27,14 @@ export interface ProgressEvent extends EventBase {
   totalFrames: number;
   fps: number;
   meanReturn: number;
-  successRate: number;
+  /**
+   * Training success over the episodes that started in a recent window and have all ended (each counted when
+   * it ends; summary.json train.success); null until such a window exists. Not "the last N finished".
+   */
+  successRate: number | null;
+  /** Episodes behind successRate, and its Wilson 95 % interval. */
+  successEpisodes: number;
+  successCi95: [number, number];
   episodes: number;
   update: number;
   policyLoss: number;
@@ -40,8 +47,13 @@ export interface EvalEvent extends EventBase {
   episodes: number;
   successRate: number;
   deathRate: number;
+  /** Wilson 95 % intervals of successRate and deathRate over `episodes`. */
+  successCi95: [number, number];
+  deathCi95: [number, number];
   avgSteps: number;
   deathCauses: Record<string, number>;
+  /** Set when training and held-out success intervals are disjoint: the warning, with both figures. */
+  generalisationGap: string | null;
 }
 
 export interface EpisodeFailedEvent extends EventBase {
@@ -73,6 +85,18 @@ export interface SuggestionEvent extends EventBase {
   lines?: [number, number];
   /** Unified diff against the reward file, when the suggestion is a concrete patch. */
   diff?: string;
+  /** The finding's cause (analyzer FindingKind). */
+  kind?: string;
+  /**
+   * True for suggestions from training episodes while training runs; the ones after held-out evaluation
+   * replace them (a `suggestion` event with provisional false/absent, or `finished`).
+   */
+  provisional?: boolean;
+  /** Failed episodes it explains, of how many failed episodes examined. */
+  episodes?: number;
+  failedEpisodes?: number;
+  /** An early warning worth stopping training for (offer "Stop and apply"). */
+  earlyWarning?: boolean;
 }
 
 export interface LogEvent extends EventBase {

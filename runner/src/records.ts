@@ -38,6 +38,35 @@ export interface EpisodeRecord {
   path: [number, number, number][];
 }
 
+/** A rate over episodes with its Wilson 95 % interval (stats.ts `wilson`); rate null when n = 0 (no estimate). */
+export interface RateRecord {
+  count: number;
+  n: number;
+  rate: number | null;
+  ci95: [number, number];
+}
+
+/**
+ * Training success as the curve shows it: episodes that *started* in a window of frames, each counted when it
+ * ends, over a window whose episodes have all ended. Counting the last N *finished* episodes instead favours
+ * short (mostly successful) episodes, because long failures are still running when the window closes.
+ */
+export interface TrainingSuccessRecord extends RateRecord {
+  /** The window: episodes whose first frame lies in [from, to). */
+  started_from_frame: number;
+  started_to_frame: number;
+  /** Mean return of the same episodes (null when n = 0). */
+  mean_return: number | null;
+}
+
+/** Named when training and held-out success differ beyond both 95 % intervals (disjoint intervals). */
+export interface GeneralisationGap {
+  train: RateRecord;
+  held_out: RateRecord;
+  /** One sentence with both figures, for summaries, the CLI and the dashboard. */
+  message: string;
+}
+
 /** `DIR/summary.json`. */
 export interface RunSummary {
   task: string;
@@ -52,7 +81,9 @@ export interface RunSummary {
     updates: number;
     frames: number;
     mean_return: number;
-    success_rate: number;
+    /** = success.rate: the unbiased training success (null until a window of started episodes has ended). */
+    success_rate: number | null;
+    success: TrainingSuccessRecord;
     entropy: number;
     fps: number;
   };
@@ -60,10 +91,15 @@ export interface RunSummary {
     episodes: number;
     success_rate: number;
     death_rate: number;
+    /** success_rate and death_rate with their counts and Wilson 95 % intervals. */
+    success: RateRecord;
+    death: RateRecord;
     death_causes: Record<string, number>;
     avg_steps: number;
     avg_distance_moved: number;
   };
+  /** Present (non-null) when training and held-out success intervals are disjoint. */
+  generalisation_gap: GeneralisationGap | null;
 }
 
 /** One line of `DIR/metrics.ndjson`, one per PPO update. */
@@ -72,7 +108,9 @@ export interface UpdateMetrics {
   frames: number;
   fps: number;
   mean_return: number;
-  success_rate: number;
+  /** Training success over episodes started in a window, all ended (TrainingSuccessRecord); null until one has. */
+  success_rate: number | null;
+  success: TrainingSuccessRecord;
   episodes: number;
   policy_loss: number;
   value_loss: number;

@@ -152,7 +152,7 @@ describe('analyze: recorded runs with known failure causes', () => {
   test('looking at the floor: extreme pitch and the pig never seen; the exported dense gains the parameters it needs', async () => {
     const a = await analyzeRun(runCopy('look-down'));
     const pitch = byId(a, 'extreme-pitch');
-    assert.match(pitch.message, /6 failed episodes of 6 \(100 %\) held the pitch beyond ±60°/);
+    assert.match(pitch.message, /6 failed episodes of 6 \(100 %\) held the pitch beyond ±30°/);
     assert.match(pitch.evidence, /pitch 90° \(down\) held for 32 of the last 32 steps/);
     assert.match(pitch.diff!, /^-export function dense\(current_nearest_blocks, previous_nearest_blocks\) \{$/m);
     assert.match(pitch.diff!, /^\+export function dense\(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions\) \{$/m);
@@ -175,7 +175,52 @@ describe('analyze: recorded runs with known failure causes', () => {
     assert.match(byId(a, 'stuck').message, /in 4 of them the reward was still positive while standing still/);
     checkPatches(a);
   });
+
+  test('the weak approach-tree reward (knows only oak_log, pays any approach): ≥ 80 % of failures explained, each cause with its episodes', async () => {
+    // 30 held-out episodes of a 256,000-frame run (seed 7) of runner/test/fixtures/rewards/weak-approach-tree.reward.ts.
+    const dir = runCopy('weak-tree');
+    const a = await analyzeRun(dir);
+    assert.equal(a.failed_episodes, 22);
+    assert.ok(a.explained_episodes / a.failed_episodes >= 0.8, `explained ${a.explained_episodes} of ${a.failed_episodes}`);
+    const failedIds = new Set(readEpisodesOf(dir).filter((e) => !e.success).map((e) => e.episode));
+    for (const s of a.suggestions) for (const id of s.episode_ids) assert.ok(failedIds.has(id), `${s.id}: episode ${id} is a failed one`);
+    const misaligned = byId(a, 'reward-misaligned');
+    assert.match(misaligned.message, /success counts oak_log, birch_log .* the reward reads only oak_log: birch_log is invisible to it/);
+    assert.match(misaligned.diff!, /^\+const TARGET_NAMES = \['oak_log', 'birch_log'\];/m);
+    assert.match(misaligned.diff!, /^\+ +const log_now = nearest_target\(current_nearest_blocks\);$/m);
+    const gamed = byId(a, 'reward-gamed');
+    assert.match(gamed.message, /re-run on the recorded observations of the failed episodes, the dense term was positive on \d+ % of the \d+ steps .* no progress/);
+    assert.match(gamed.message, /Failing pays more than succeeding/);
+    assert.match(byId(a, 'target-not-approached').message, /had the target \(oak_log\/birch_log\) in view and did not walk up to it/);
+    assert.equal(a.causes['reward-gamed'], gamed.episode_ids.length);
+    checkPatches(a);
+    const out = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'runner/src/cli.ts'), 'analyze', dir], { encoding: 'utf8' });
+    assert.match(out.stdout, /Coverage: \d+ of 22 failed episodes explained \(\d+ %\); causes: .*reward-gamed \d+/);
+    const written = JSON.parse(readFileSync(path.join(dir, RUN_FILES.suggestions), 'utf8'));
+    assert.equal(written.failed_episodes, 22);
+    assert.equal(written.explained_episodes, a.explained_episodes);
+  });
+
+  test('the same reward in the dense/sparse layout gets the same two patches, lint-clean', () => {
+    const file = path.join(__dirname, 'fixtures/rewards/weak-approach-tree.dense-sparse.reward.ts');
+    const text = readFileSync(file, 'utf8');
+    const widened = patchReward(file, text, { kind: 'target-names', known: ['oak_log'], targets: ['oak_log', 'birch_log'], why: 'birch counts.' });
+    assert.match(widened.diff, /^\+ +const log_now = nearest_target\(current_nearest_blocks\);$/m);
+    assert.match(widened.diff, /^\+ +const log = nearest_target\(current_nearest_blocks\);$/m);
+    const approach = patchReward(file, widened.patched, { kind: 'approach-record', targets: ['oak_log', 'birch_log'], step: 0.1, why: 'creeping paid.' });
+    assert.doesNotMatch(approach.diff, /nearest_target_2/, 'the helper added by the first patch is reused');
+    assert.match(approach.diff, /^-export function dense\(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions\) \{$/m);
+    assert.match(approach.diff, /^\+export function dense\(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA\) \{$/m);
+    const out = path.join(tmp, 'weak-both.reward.ts');
+    writeFileSync(out, approach.patched);
+    assert.deepEqual(lintProblems(out, approach.patched), []);
+    compileRewardFile(out);
+  });
 });
+
+function readEpisodesOf(dir: string): EpisodeRecord[] {
+  return readFileSync(path.join(dir, RUN_FILES.episodes), 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as EpisodeRecord);
+}
 
 /** A reward whose dense term is a `let` variable rather than a function. */
 const VARIABLE_DENSE_REWARD = [
@@ -198,6 +243,7 @@ describe('analyze: patches on every bundled reward', () => {
     { kind: 'exploration-bonus', cellSize: 4, targets: ['oak_log', 'birch_log'], why: 'explore.' },
     { kind: 'symmetric-turning', why: 'turning.' },
     { kind: 'movement-to-cells', cellSize: 2, why: 'cells.' },
+    { kind: 'approach-record', targets: ['oak_log', 'birch_log'], step: 0.1, why: 'approach.' },
   ];
   const rewards = path.join(ROOT, 'runner/rewards');
   const files = readdirRewards(rewards);

@@ -7,8 +7,9 @@ import path from 'node:path';
 import { makeEvent, type RunnerEvent } from '../events';
 import { RUN_FILES, type EpisodeRecord, type RunSummary } from '../records';
 import { resolveTask, type TaskSpec } from '../tasks';
-import { findFailures, type EpisodeEvidence, type Finding, type FindingKind } from './findings';
+import { findFailures, type EpisodeEvidence, type Finding, type FindingKind, type RewardFacts } from './findings';
 import { denseLines, patchReward, PatchUnavailable } from './patches';
+import { rerunReward } from './rerun';
 
 export interface Suggestion {
   id: string;
@@ -19,8 +20,10 @@ export interface Suggestion {
   message: string;
   /** Evidence as text (one line per episode), for editors that show a string. */
   evidence: string;
-  /** The same evidence, structured: episode ids and step ranges. */
+  /** The same evidence, structured: episode ids and step ranges (the first few episodes). */
   episodes: EpisodeEvidence[];
+  /** Every failed episode this finding explains. */
+  episode_ids: number[];
   /** 1-based inclusive line range of the reward file it concerns. */
   lines?: [number, number];
   /** Unified diff against the reward file (a/NAME, b/NAME), checked to apply, parse and lint clean. */
@@ -40,6 +43,14 @@ export interface Analysis {
   deathCauses: Record<string, number>;
   /** The most frequent death cause among failed episodes, null when none died. */
   mainDeathCause: string | null;
+  /** Failed episodes examined, and how many of them at least one finding explains. */
+  failed_episodes: number;
+  explained_episodes: number;
+  unexplained_episode_ids: number[];
+  /** Failed episodes per finding kind (an episode may have several causes). */
+  causes: Record<string, number>;
+  /** Why the reward was not re-run on the recorded observations, when it was not. */
+  rerunError?: string;
   suggestions: Suggestion[];
 }
 
@@ -137,7 +148,9 @@ function toSuggestion(f: Finding, reward: { file: string; text: string } | undef
     message: `${f.id === `death-${mainDeathCause}` ? `Main death cause: ${mainDeathCause}. ` : ''}${f.message} ${f.suggestion}`,
     evidence: evidenceText(f.evidence),
     episodes: f.evidence,
+    episode_ids: f.episodeIds,
   };
+  if (f.noPatch) s.patchUnavailable = f.noPatch;
   if (!reward) {
     if (f.patch) s.patchUnavailable = 'no reward file (pass --reward FILE)';
     return s;
@@ -178,7 +191,20 @@ export async function analyzeRun(runDir: string, opts: { rewardFile?: string } =
   const main = Object.entries(deathCauses).sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
   // A rollout without a reward (a random policy, say) records zeros; the reward's sign then means nothing.
   const rewarded = !summary || !!summary.reward_file || existsSync(path.join(runDir, RUN_FILES.rewardCopy));
-  const findings = findFailures(episodes, task, rewarded);
+  let facts: RewardFacts | undefined;
+  let rerunError: string | undefined;
+  if (reward && rewarded) {
+    facts = { names: namesRead(reward.text) };
+    if (task && failed.length > 0) {
+      const r = await rerunReward(reward.file, failed, task.attack);
+      if ('error' in r) rerunError = r.error;
+      else facts = { ...facts, rerun: r.steps };
+    }
+  }
+  const findings = findFailures(episodes, task, rewarded, facts);
+  const explained = new Set(findings.flatMap((f) => f.episodeIds));
+  const causes: Record<string, number> = {};
+  for (const f of findings) causes[f.kind] = (causes[f.kind] ?? 0) + f.episodeIds.length;
   return {
     runDir,
     task: summary?.task ?? null,
@@ -189,8 +215,26 @@ export async function analyzeRun(runDir: string, opts: { rewardFile?: string } =
     deathRate: episodes.filter((e) => e.died).length / episodes.length,
     deathCauses,
     mainDeathCause: main,
+    failed_episodes: failed.length,
+    explained_episodes: failed.filter((e) => explained.has(e.episode)).length,
+    unexplained_episode_ids: failed.filter((e) => !explained.has(e.episode)).map((e) => e.episode),
+    causes,
+    ...(rerunError ? { rerunError } : {}),
     suggestions: findings.map((f) => toSuggestion(f, reward, main)),
   };
+}
+
+/** Block, item and mob names the reward file reads: quoted strings and property names. */
+function namesRead(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of text.matchAll(/['"`]([a-z][a-z0-9_]*)['"`]|\.([a-z][a-z0-9_]*)\b/g)) out.add(m[1] ?? m[2]!);
+  return out;
+}
+
+/** "68 of 75 failed episodes explained (91 %)". */
+export function coverageText(a: Pick<Analysis, 'failed_episodes' | 'explained_episodes'>): string {
+  if (a.failed_episodes === 0) return 'no failed episodes to explain';
+  return `${a.explained_episodes} of ${a.failed_episodes} failed episodes explained (${Math.round((100 * a.explained_episodes) / a.failed_episodes)} %)`;
 }
 
 export function formatAnalysis(a: Analysis): string {
@@ -200,9 +244,13 @@ export function formatAnalysis(a: Analysis): string {
     `Run ${a.runDir}${a.task ? ` (${a.task})` : ''}: ${a.episodes} evaluation episode${a.episodes === 1 ? '' : 's'}, success ${pct(a.successRate)}, deaths ${pct(a.deathRate)}${causes ? ` (${causes})` : ''}.`,
   ];
   if (a.mainDeathCause) out.push(`Main death cause: ${a.mainDeathCause}.`);
+  const kinds = Object.entries(a.causes).sort((x, y) => y[1] - x[1]).map(([k, n]) => `${k} ${n}`).join(', ');
+  out.push(`Coverage: ${coverageText(a)}${kinds ? `; causes: ${kinds}` : ''}.`);
+  if (a.unexplained_episode_ids.length > 0) out.push(`Unexplained: episode${a.unexplained_episode_ids.length === 1 ? '' : 's'} ${a.unexplained_episode_ids.slice(0, 12).join(', ')}${a.unexplained_episode_ids.length > 12 ? ', …' : ''}.`);
+  if (a.rerunError) out.push(`The reward was not re-run on the recorded steps: ${a.rerunError}.`);
   if (a.suggestions.length === 0) out.push('No failure pattern found.');
   a.suggestions.forEach((s, i) => {
-    out.push('', `${i + 1}. [${s.id}] ${s.message}`);
+    out.push('', `${i + 1}. [${s.id}] (${s.episode_ids.length} failed episode${s.episode_ids.length === 1 ? '' : 's'}) ${s.message}`);
     for (const e of s.episodes.slice(0, 3)) out.push(`   - episode ${e.episode}${e.steps ? ` steps ${e.steps[0]}–${e.steps[1]}` : ''}: ${e.note}`);
     if (s.episodes.length > 3) out.push(`   - … ${s.episodes.length - 3} more in suggestions.json`);
     if (s.diff) out.push(`   Patch (lines ${s.lines![0]}–${s.lines![1]} of ${a.rewardFile}):`, ...s.diff.trimEnd().split('\n').map((l) => `     ${l}`));

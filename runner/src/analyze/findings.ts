@@ -16,7 +16,11 @@ export type FindingKind =
   | 'extreme-pitch'
   | 'timeout-target-unseen'
   | 'reward-never-positive'
-  | 'reward-always-positive';
+  | 'reward-always-positive'
+  | 'target-not-approached'
+  | 'target-lost'
+  | 'reward-misaligned'
+  | 'reward-gamed';
 
 export interface EpisodeEvidence {
   episode: number;
@@ -36,9 +40,29 @@ export interface Finding {
   message: string;
   /** What to change. */
   suggestion: string;
+  /** Evidence for the first few episodes (the paper's K). */
   evidence: EpisodeEvidence[];
+  /** Every failed episode the finding explains (coverage counts these). */
+  episodeIds: number[];
   /** The reward change that addresses it, when it is code. */
   patch?: PatchRequest;
+  /** Why a finding has no patch when none is safe (set by the finding, not by the patcher). */
+  noPatch?: string;
+}
+
+/** What the analyzer knows about the reward beyond the recorded steps. */
+export interface RewardFacts {
+  /** Names of blocks and mobs the reward file reads (string literals and property names). */
+  names: ReadonlySet<string>;
+  /** The reward re-run in the sandbox on failed episodes' recorded observations (rerun.ts), by episode id. */
+  rerun?: ReadonlyMap<number, RerunStep[]>;
+}
+
+/** One recorded step re-run: the reward's value and its dense sign (decoded with the scale rule). */
+export interface RerunStep {
+  step: number;
+  reward: number;
+  dense: number;
 }
 
 /** Hazard names in the nearest-blocks dict per death cause; mobs come from minecraft-data's hostile category. */
@@ -59,8 +83,12 @@ const STUCK_MIN_STEPS = 40; // at 0.2 m/step a walking agent covers 8 m in this 
 const STUCK_MAX_SPEED = 0.25 * GAME_FACTS.walkPerStep; // m/step of path length: faster is moving, even if back and forth
 const OSCILLATION_WINDOW = 32; // the paper's L: also the span of recorded rewards
 const OSCILLATION_MAX_NET_RATIO = 0.25; // net displacement / path length below this is back-and-forth
-const EXTREME_PITCH_DEG = 60; // beyond the ±30° field of view twice over: the horizon is out of sight
-const EXTREME_PITCH_MIN_STEPS = 12;
+const EXTREME_PITCH_DEG = GAME_FACTS.fovPitchDeg; // at ±30° the horizon sits on the edge of the ±30° field of view
+const EXTREME_PITCH_MIN_STEPS = 16; // half the recorded steps
+const PITCH_LIMIT_DEG = EXTREME_PITCH_DEG - GAME_FACTS.turnDeg; // the patch: one turn short of the flagged pitch is free
+// Progress towards the target: its distance shrank by at least half a walking step.
+const PROGRESS_PER_STEP = 0.5 * GAME_FACTS.walkPerStep;
+const LOST_TAIL_STEPS = 8; // the target out of view for the last this many steps after being seen: lost
 const KEEP_EVIDENCE = 10; // the paper's K
 
 const fmt = (x: number, digits = 1) => x.toFixed(digits).replace(/\.0+$/, '');
@@ -195,7 +223,7 @@ function deathFindings(failed: EpisodeRecord[]): Finding[] {
     } else {
       suggestion = `Agents died (${cause}). Make losing health a −1 sparse event so the agent learns what hurts it.`;
     }
-    out.push({ id: `death-${cause}`, kind: 'death', share, message, suggestion, evidence: evidence.slice(0, KEEP_EVIDENCE), ...(patch ? { patch } : {}) });
+    out.push({ id: `death-${cause}`, kind: 'death', share, message, suggestion, evidence: evidence.slice(0, KEEP_EVIDENCE), episodeIds: evidence.map((e) => e.episode), ...(patch ? { patch } : {}) });
   }
   return out;
 }
@@ -248,7 +276,7 @@ function stuckFinding(failed: EpisodeRecord[]): Finding | undefined {
     share,
     message,
     suggestion: `Make standing still cost: dense −1 when the agent moved less than ${STUCK_RADIUS} m over the last 20 steps${paidWhileStuck > 0 ? ', and find what pays while it stands (turning in place towards a target is a common one)' : ''}.`,
-    evidence: evidence.slice(0, KEEP_EVIDENCE),
+    evidence: evidence.slice(0, KEEP_EVIDENCE), episodeIds: evidence.map((e) => e.episode),
     patch: { kind: 'stuck-penalty', window: 20, radius: STUCK_RADIUS, why: `${pct(share)} of failed episodes stood still for most of the episode; moving less than STUCK_RADIUS over the window costs.` },
   };
 }
@@ -304,7 +332,7 @@ function backAndForthFinding(failed: EpisodeRecord[]): Finding | undefined {
     share,
     message,
     suggestion: 'Pay for progress that cannot be undone and redone: replace a bonus for moving with a bonus for entering a cell not visited before in this episode (a Set kept in GLOBAL_DATA), and make any "closer" bonus symmetric with a "further" penalty.',
-    evidence: evidence.slice(0, KEEP_EVIDENCE),
+    evidence: evidence.slice(0, KEEP_EVIDENCE), episodeIds: evidence.map((e) => e.episode),
     patch: { kind: 'movement-to-cells', cellSize: 2, why: `${pct(share)} of failed episodes walked back and forth collecting the movement bonus; only the first visit to a cell pays now.` },
   };
 }
@@ -338,7 +366,7 @@ function turningFarmFinding(failed: EpisodeRecord[]): Finding | undefined {
     share,
     message: `${plural(affected, 'failed episode')} of ${failed.length} (${pct(share)}) turned on the spot and were paid for it: each sweep past the target earns the "turned towards it" bonus, and nothing costs on the way round.`,
     suggestion: 'Make the turning rule symmetric: penalise turning away from the target (its |yaw| growing) as much as turning towards it pays, so spinning nets zero.',
-    evidence: evidence.slice(0, KEEP_EVIDENCE),
+    evidence: evidence.slice(0, KEEP_EVIDENCE), episodeIds: evidence.map((e) => e.episode),
     patch: { kind: 'symmetric-turning', why: `${pct(share)} of failed episodes spun on the spot collecting the turning bonus` },
   };
 }
@@ -373,9 +401,9 @@ function extremePitchFinding(failed: EpisodeRecord[]): Finding | undefined {
     kind: 'extreme-pitch',
     share,
     message: `${plural(affected, 'failed episode')} of ${failed.length} (${pct(share)}) held the pitch beyond ±${EXTREME_PITCH_DEG}° for ${EXTREME_PITCH_MIN_STEPS}+ steps (${looked} looking down), ${fmt(held / affected, 0)} steps on average out of the last 32; with the ±${GAME_FACTS.fovPitchDeg}° field of view the horizon, targets and hazards ahead are out of sight.`,
-    suggestion: `Constrain pitch: dense −1 while |pitch| exceeds 45°, so the agent keeps what is ahead of it in view.`,
-    evidence: evidence.slice(0, KEEP_EVIDENCE),
-    patch: { kind: 'pitch-limit', degrees: 45, why: `${pct(share)} of failed episodes stared at the floor or sky for long stretches, hiding hazards and targets; a steep pitch costs.` },
+    suggestion: `Constrain pitch: dense −1 while |pitch| exceeds ${PITCH_LIMIT_DEG}°, so the agent keeps the horizon and what is ahead of it in view.`,
+    evidence: evidence.slice(0, KEEP_EVIDENCE), episodeIds: evidence.map((e) => e.episode),
+    patch: { kind: 'pitch-limit', degrees: PITCH_LIMIT_DEG, why: `${pct(share)} of failed episodes stared at the floor or sky for long stretches, hiding hazards and targets; a steep pitch costs.` },
   };
 }
 
@@ -403,12 +431,13 @@ function timeoutFinding(failed: EpisodeRecord[], task: TaskSpec | undefined): Fi
     share,
     message: `${plural(affected, 'failed episode')} of ${failed.length} (${pct(share)}) ran out of time without the target (${targets.join('/')}) in view at the end; they visited ${fmt(meanCells, 0)} distinct 4 m cells on average.`,
     suggestion: 'The agent does not search: when the target is not in view, pay the first visit to each cell (a Set of visited cells in GLOBAL_DATA), so that covering new ground is rewarded and revisiting is not.',
-    evidence: evidence.slice(0, KEEP_EVIDENCE),
+    evidence: evidence.slice(0, KEEP_EVIDENCE), episodeIds: evidence.map((e) => e.episode),
     patch: { kind: 'exploration-bonus', cellSize: 4, targets, why: `${pct(share)} of failed episodes timed out without ever seeing the target; the first visit to each cell pays when nothing else does.` },
   };
 }
 
 function rewardSignFinding(episodes: EpisodeRecord[]): Finding | undefined {
+  const episodeIds = episodes.filter((ep) => !ep.success).map((ep) => ep.episode);
   const steps = episodes.flatMap((ep) => ep.lastSteps.map((s) => ({ ep, s })));
   if (steps.length < 32) return undefined;
   const positive = steps.filter((x) => x.s.reward > 0);
@@ -426,6 +455,7 @@ function rewardSignFinding(episodes: EpisodeRecord[]): Finding | undefined {
       kind: 'reward-never-positive',
       share: 1,
       message: `The reward was never positive in ${steps.length} recorded steps of ${episodes.length} episodes (values seen: ${distinct.join(', ')}): ${allZero ? 'it was 0 throughout, so the agent got no learning signal at all' : 'nothing the agent did was ever marked as progress'}.`,
+      episodeIds,
       suggestion: `Give the dense term a positive case for progress (target came into view, got closer, new ground covered)${allZero ? '; a reward that only fires on success is the sparse baseline the paper shows failing' : '; a reward that only punishes teaches the agent to end episodes or do nothing'}. Check that dense can return a positive value at all (it contributes ±${dense}).`,
       evidence,
     };
@@ -436,6 +466,7 @@ function rewardSignFinding(episodes: EpisodeRecord[]): Finding | undefined {
       kind: 'reward-always-positive',
       share: 1,
       message: `The reward was positive on every one of ${steps.length} recorded steps of ${episodes.length} episodes (values seen: ${distinct.join(', ')}): the agent is paid for existing, whatever it does.`,
+      episodeIds,
       suggestion: 'Make the positive cases conditional on progress and add negative cases (moving away, losing sight of the target, standing still); with an always-positive reward the longest episode is the best one, so the agent learns to stall.',
       evidence,
     };
@@ -443,16 +474,167 @@ function rewardSignFinding(episodes: EpisodeRecord[]): Finding | undefined {
   return undefined;
 }
 
+/** The nearest target's distance at each recorded step (undefined when none is in view), then at the end. */
+function targetSeries(ep: EpisodeRecord, targets: readonly string[]): { step: number; d: number | undefined }[] {
+  const out = ep.lastSteps.map((st) => ({ step: st.step, d: nearestOf(st.nearest, targets)?.distance }));
+  return out;
+}
+
+/**
+ * Episodes that saw the target and did not get to it: not approached (its distance shrank at less than half
+ * walking pace over the recorded steps) or lost (in view, then out of view for the last steps).
+ */
+function targetFindings(failed: EpisodeRecord[], task: TaskSpec | undefined): Finding[] {
+  const targets = targetNames(task);
+  if (targets.length === 0) return [];
+  const slow: EpisodeEvidence[] = [];
+  const lost: EpisodeEvidence[] = [];
+  let paces = 0;
+  for (const ep of failed) {
+    if (ep.died) continue;
+    const series = targetSeries(ep, targets);
+    const seen = series.filter((x) => x.d !== undefined);
+    if (seen.length === 0) continue;
+    const first = seen[0]!, last = seen[seen.length - 1]!;
+    const tail = series.slice(-LOST_TAIL_STEPS);
+    if (tail.length === LOST_TAIL_STEPS && tail.every((x) => x.d === undefined)) {
+      const closest = Math.min(...seen.map((x) => x.d!));
+      lost.push({ episode: ep.episode, seed: ep.seed, steps: [first.step, ep.steps], note: `${targets.join('/')} in view from step ${first.step} at ${fmt(first.d!)} m (closest ${fmt(closest)} m), out of view from step ${last.step + 1} to the end; last actions ${actionSummary(ep.lastSteps.slice(-LOST_TAIL_STEPS))}` });
+      continue;
+    }
+    const span = Math.max(1, last.step - first.step);
+    const pace = (first.d! - last.d!) / span;
+    if (pace >= PROGRESS_PER_STEP) continue;
+    paces += pace;
+    const r = rewardSummary(ep.lastSteps.filter((st) => st.step >= first.step));
+    slow.push({ episode: ep.episode, seed: ep.seed, steps: [first.step, last.step], note: `${targets.join('/')} in view on ${seen.length} of the last ${series.length} steps, ${fmt(first.d!)} m → ${fmt(last.d!)} m (${fmt(pace, 3)} m/step; walking is ${GAME_FACTS.walkPerStep}); pitch ${[...new Set(ep.lastSteps.map((st) => st.position[4]))].slice(0, 4).join('/')}°; ${actionSummary(ep.lastSteps)}; ${r.text}` });
+  }
+  const out: Finding[] = [];
+  if (slow.length > 0) {
+    const share = slow.length / failed.length;
+    out.push({
+      id: 'target-not-approached',
+      kind: 'target-not-approached',
+      share,
+      message: `${plural(slow.length, 'failed episode')} of ${failed.length} (${pct(share)}) had the target (${targets.join('/')}) in view and did not walk up to it: its distance ${paces >= 0 ? 'shrank' : 'grew'} by ${fmt(Math.abs(paces / slow.length), 3)} m per step on average, against a walking pace of ${GAME_FACTS.walkPerStep} m.`,
+      suggestion: 'Pay only for real progress: while a target is in view, +1 when it is closer than ever before in this episode (by a margin), −1 on every other step, −1 for losing sight of it. A "+1 whenever closer" term pays for creeping and dawdling as much as for walking up.',
+      evidence: slow.slice(0, KEEP_EVIDENCE),
+      episodeIds: slow.map((e) => e.episode),
+      patch: { kind: 'approach-record', targets, step: PROGRESS_PER_STEP, why: `${pct(share)} of failed episodes had a target in view and crept instead of walking up to it; only a new closest distance pays now, other steps in view cost.` },
+    });
+  }
+  if (lost.length > 0) {
+    const share = lost.length / failed.length;
+    out.push({
+      id: 'target-lost',
+      kind: 'target-lost',
+      share,
+      message: `${plural(lost.length, 'failed episode')} of ${failed.length} (${pct(share)}) saw the target (${targets.join('/')}) and lost it: out of view for the last ${LOST_TAIL_STEPS}+ steps (turned away or occluded).`,
+      suggestion: 'Make losing sight of the target cost (dense −1 when it was in view last step and is not now), and pay a new closest distance rather than each sighting.',
+      evidence: lost.slice(0, KEEP_EVIDENCE),
+      episodeIds: lost.map((e) => e.episode),
+      patch: { kind: 'approach-record', targets, step: PROGRESS_PER_STEP, why: `${pct(share)} of failed episodes saw a target and lost it; losing sight costs now, and only a new closest distance pays.` },
+    });
+  }
+  return out;
+}
+
+/** The reward ignores names the task's success counts: failed episodes in which only an ignored target was in view. */
+function misalignmentFinding(failed: EpisodeRecord[], task: TaskSpec | undefined, reward: RewardFacts | undefined): Finding | undefined {
+  const targets = targetNames(task);
+  if (!reward || targets.length === 0) return undefined;
+  const known = targets.filter((t) => reward.names.has(t));
+  const ignored = targets.filter((t) => !reward.names.has(t));
+  if (ignored.length === 0) return undefined;
+  const evidence: EpisodeEvidence[] = [];
+  for (const ep of failed) {
+    const steps = ep.lastSteps.filter((st) => nearestOf(st.nearest, ignored) && (!nearestOf(st.nearest, known) || nearestOf(st.nearest, ignored)!.distance < nearestOf(st.nearest, known)!.distance));
+    if (steps.length === 0) continue;
+    const d = steps.map((st) => nearestOf(st.nearest, ignored)!);
+    const r = rewardSummary(steps);
+    evidence.push({ episode: ep.episode, seed: ep.seed, steps: [steps[0]!.step, steps[steps.length - 1]!.step], note: `${[...new Set(d.map((x) => x.name))].join('/')} nearer than any ${known.join('/') || 'name the reward reads'} on ${steps.length} of the last ${ep.lastSteps.length} steps (closest ${fmt(Math.min(...d.map((x) => x.distance)))} m); the reward there: ${r.text}` });
+  }
+  const share = evidence.length / failed.length;
+  const criterion = task?.description.success_criteria ?? `success counts ${targets.join(', ')}`;
+  return {
+    id: 'reward-misaligned',
+    kind: 'reward-misaligned',
+    share,
+    message: `The task's success counts ${targets.join(', ')} ("${criterion}"), but the reward reads only ${known.join(', ') || 'none of them'}: ${ignored.join(', ')} ${ignored.length === 1 ? 'is' : 'are'} invisible to it. ${evidence.length > 0 ? `In ${plural(evidence.length, 'failed episode')} of ${failed.length} (${pct(share)}) the nearest target in view was one the reward ignores.` : 'No failed episode had an ignored target nearest in its last steps.'}`,
+    suggestion: `Read every name the task's success counts: take the nearest of ${targets.join(', ')} wherever the reward reads ${known.join(' or ') || 'a target'}.`,
+    evidence: evidence.slice(0, KEEP_EVIDENCE),
+    episodeIds: evidence.map((e) => e.episode),
+    ...(known.length > 0
+      ? { patch: { kind: 'target-names' as const, known, targets, why: `the task's success counts ${targets.join(', ')}; the reward read only ${known.join(', ')}.` } }
+      : { noPatch: `the reward reads none of the task's targets (${targets.join(', ')}); there is no read to widen — the approach patch adds one` }),
+  };
+}
+
+/**
+ * The reward is gamed: re-run on the failed episodes' recorded observations, its dense term is positive on steps
+ * that make no progress towards the target (or away from it), and failing earns more than succeeding.
+ */
+function gamedFinding(episodes: EpisodeRecord[], task: TaskSpec | undefined, reward: RewardFacts | undefined): Finding | undefined {
+  const targets = targetNames(task);
+  if (!reward?.rerun || targets.length === 0) return undefined;
+  const failed = episodes.filter((ep) => !ep.success);
+  const evidence: EpisodeEvidence[] = [];
+  let idle = 0, idlePaid = 0, away = 0, awayPaid = 0;
+  for (const ep of failed) {
+    const rerun = reward.rerun.get(ep.episode);
+    if (!rerun) continue;
+    const byStep = new Map(rerun.map((r) => [r.step, r]));
+    let epIdle = 0, epPaid = 0;
+    const series = targetSeries(ep, targets);
+    for (let i = 1; i < series.length; i++) {
+      const prev = series[i - 1]!, cur = series[i]!;
+      const r = byStep.get(cur.step);
+      if (!r || prev.d === undefined) continue;
+      const movedAway = cur.d === undefined || cur.d > prev.d + 1e-6;
+      const progress = cur.d !== undefined && prev.d - cur.d >= PROGRESS_PER_STEP;
+      if (progress) continue;
+      epIdle++;
+      if (r.dense > 0) epPaid++;
+      if (movedAway) {
+        away++;
+        if (r.dense > 0) awayPaid++;
+      }
+    }
+    idle += epIdle;
+    idlePaid += epPaid;
+    if (epIdle >= 8 && epPaid >= 0.5 * epIdle) {
+      evidence.push({ episode: ep.episode, seed: ep.seed, steps: [ep.lastSteps[0]?.step ?? 1, ep.steps], note: `re-run on the last ${ep.lastSteps.length} steps: dense positive on ${epPaid} of the ${epIdle} steps with the target in view and no progress towards it (less than ${PROGRESS_PER_STEP} m closer); return ${fmt(ep.return, 1)}` });
+    }
+  }
+  if (evidence.length === 0 || idle === 0) return undefined;
+  const wins = episodes.filter((ep) => ep.success);
+  const mean = (xs: EpisodeRecord[]) => xs.reduce((t, ep) => t + ep.return, 0) / Math.max(1, xs.length);
+  const returns = wins.length > 0 ? ` Failing pays${mean(failed) > mean(wins) ? ' more than' : ' less than'} succeeding: mean return ${fmt(mean(failed), 1)} over ${failed.length} failed episodes, ${fmt(mean(wins), 1)} over ${wins.length} successful ones.` : '';
+  const share = evidence.length / failed.length;
+  return {
+    id: 'reward-gamed',
+    kind: 'reward-gamed',
+    share,
+    message: `The reward is gamed: re-run on the recorded observations of the failed episodes, the dense term was positive on ${pct(idlePaid / idle)} of the ${idle} steps in which the agent had the target in view and made no progress towards it${away > 0 ? ` (on ${pct(awayPaid / away)} of the ${away} steps in which it moved away)` : ''}; in ${plural(evidence.length, 'failed episode')} of ${failed.length} (${pct(share)}) it paid on most such steps.${returns}`,
+    suggestion: 'Pay progress that cannot be farmed: +1 only for a new closest distance to the target this episode, −1 on every other step with the target in view, so dawdling costs and finishing is the best way to earn.',
+    evidence: evidence.slice(0, KEEP_EVIDENCE),
+    episodeIds: evidence.map((e) => e.episode),
+    patch: { kind: 'approach-record', targets, step: PROGRESS_PER_STEP, why: `re-run on failed episodes, the dense term paid on ${pct(idlePaid / idle)} of the steps without progress towards the target; only a new closest distance pays now.` },
+  };
+}
+
 /**
  * Every finding for a run's evaluation episodes, deaths first, then most widespread first. `rewarded` is false
  * for episodes rolled out without a reward (all zeros), where the reward's sign says nothing.
  */
-export function findFailures(episodes: EpisodeRecord[], task: TaskSpec | undefined, rewarded = true): Finding[] {
+export function findFailures(episodes: EpisodeRecord[], task: TaskSpec | undefined, rewarded = true, reward?: RewardFacts): Finding[] {
   const failed = episodes.filter((ep) => !ep.success);
   const out: Finding[] = [];
   if (failed.length > 0) {
     out.push(...deathFindings(failed));
     for (const f of [stuckFinding(failed), backAndForthFinding(failed), turningFarmFinding(failed), extremePitchFinding(failed), timeoutFinding(failed, task)]) if (f) out.push(f);
+    out.push(...targetFindings(failed, task));
+    if (rewarded) for (const f of [misalignmentFinding(failed, task, reward), gamedFinding(episodes, task, reward)]) if (f) out.push(f);
   }
   const sign = rewarded ? rewardSignFinding(episodes) : undefined;
   if (sign) out.push(sign);

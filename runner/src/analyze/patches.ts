@@ -19,7 +19,17 @@ export type PatchRequest =
   /** While none of `targets` is in view, pay the first visit to each cell. */
   | { kind: 'exploration-bonus'; cellSize: number; targets: string[]; why: string }
   /** Pair a bonus for turning towards a target (|yaw| shrinking) with the mirrored penalty for turning away. */
-  | { kind: 'symmetric-turning'; why: string };
+  | { kind: 'symmetric-turning'; why: string }
+  /**
+   * The reward reads only some of the names the task's success counts (`known`): every read of one of them from a
+   * nearest-blocks dict becomes the nearest of all `targets`.
+   */
+  | { kind: 'target-names'; known: string[]; targets: string[]; why: string }
+  /**
+   * While a target is in view, pay only a new closest distance (by `step` m) this episode and make every other
+   * step cost; losing sight of it costs. Approaching pays, dawdling near it and re-finding it do not.
+   */
+  | { kind: 'approach-record'; targets: string[]; step: number; why: string };
 
 export interface RewardPatch {
   /** Unified diff against the original text (paths a/NAME, b/NAME). */
@@ -331,8 +341,111 @@ function editsFor(src: RewardSource, req: PatchRequest): Edit[] {
     case 'symmetric-turning':
       mirrorTurningBonus(src, term, req, edits);
       break;
+    case 'target-names':
+      widenTargetNames(src, req, edits);
+      break;
+    case 'approach-record':
+      addApproachRecord(src, term, req, edits);
+      break;
   }
   return edits;
+}
+
+const NEAREST_DICTS = new Set(['current_nearest_blocks', 'previous_nearest_blocks']);
+
+/** A top-level helper `nearest_target(current_nearest_blocks)`: the nearest visible entry of any of `targets`. */
+function nearestTargetHelper(src: RewardSource, targets: string[]): string {
+  // An earlier analyzer patch may have added it already (patches compose in the improvement loop).
+  for (const st of src.sf.statements) {
+    if (!ts.isFunctionDeclaration(st) || !st.name || !/^nearest_target(_\d+)?$/.test(st.name.text)) continue;
+    const list = /for \(const \w+ of (\w+)\)/.exec(st.getText(src.sf))?.[1];
+    const decl = list && src.sf.statements.find((d) => ts.isVariableStatement(d) && d.declarationList.declarations[0]?.name.getText(src.sf) === list);
+    const init = decl && ts.isVariableStatement(decl) ? decl.declarationList.declarations[0]!.initializer : undefined;
+    if (init && ts.isArrayLiteralExpression(init)) {
+      const have = init.elements.filter(ts.isStringLiteralLike).map((e) => e.text);
+      if (targets.every((t) => have.includes(t))) return st.name.text;
+    }
+  }
+  const names = src.fresh('TARGET_NAMES');
+  const fn = src.fresh('nearest_target');
+  const [each, entry, best] = ['target_name', 'target_entry', 'nearest'].map((n) => src.fresh(n));
+  const u = src.indentUnit;
+  src.constants.push(
+    `const ${names} = [${targets.map((t) => src.quote(t)).join(', ')}]; // every name the task's success counts (added by the analyzer)`,
+    `// The nearest visible ${targets.length > 1 ? 'target of any kind' : 'target'} as [distance, yaw, pitch], or undefined (added by the analyzer).`,
+    [
+      `function ${fn}(current_nearest_blocks) {`,
+      `${u}let ${best} = undefined;`,
+      `${u}for (const ${each} of ${names}) {`,
+      `${u}${u}const ${entry} = current_nearest_blocks[${each}];`,
+      `${u}${u}if (${entry} !== undefined && (${best} === undefined || ${entry}[0] < ${best}[0])) ${best} = ${entry};`,
+      `${u}}`,
+      `${u}return ${best};`,
+      '}',
+    ].join(src.eol),
+  );
+  return fn;
+}
+
+/** Every `D['name']`, `D.name` and `'name' in D` for a nearest-blocks dict D and a name in `known`, rewritten over all targets. */
+function widenTargetNames(src: RewardSource, req: PatchRequest & { kind: 'target-names' }, edits: Edit[]): void {
+  const missing = req.targets.filter((t) => !req.known.includes(t));
+  if (missing.length === 0) throw new PatchUnavailable('the reward already reads every name the task counts');
+  const known = new Set(req.known);
+  const found: { node: ts.Node; dict: string; negated: boolean }[] = [];
+  const dictOf = (e: ts.Expression) => (ts.isIdentifier(e) && NEAREST_DICTS.has(e.text) ? e.text : undefined);
+  const visit = (n: ts.Node) => {
+    if (ts.isElementAccessExpression(n) && ts.isStringLiteralLike(n.argumentExpression) && known.has(n.argumentExpression.text) && dictOf(n.expression)) {
+      found.push({ node: n, dict: dictOf(n.expression)!, negated: false });
+      return;
+    }
+    if (ts.isPropertyAccessExpression(n) && known.has(n.name.text) && dictOf(n.expression)) {
+      found.push({ node: n, dict: dictOf(n.expression)!, negated: false });
+      return;
+    }
+    if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.InKeyword && ts.isStringLiteralLike(n.left) && known.has(n.left.text) && dictOf(n.right)) {
+      found.push({ node: n, dict: dictOf(n.right)!, negated: true });
+      return;
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(src.sf);
+  if (found.length === 0) throw new PatchUnavailable(`the reward reads ${req.known.join('/')} in a way the analyzer cannot rewrite (not as current_nearest_blocks[…] or previous_nearest_blocks[…])`);
+  const fn = nearestTargetHelper(src, req.targets);
+  for (const f of found) {
+    const call = `${fn}(${f.dict})`;
+    edits.push({ start: f.node.getStart(src.sf), end: f.node.end, text: f.negated ? `(${call} !== undefined)` : call });
+  }
+  const first = src.line(found[0]!.node.getStart(src.sf));
+  const comment = `// Analyzer: ${req.why}${src.eol}`;
+  const at = src.sf.getPositionOfLineAndCharacter(first, 0);
+  edits.push({ start: at, end: at, text: src.indentAt(at) + comment });
+}
+
+function addApproachRecord(src: RewardSource, term: DenseTerm, req: PatchRequest & { kind: 'approach-record' }, edits: Edit[]): void {
+  if (req.targets.length === 0) throw new PatchUnavailable('the task names no target to approach');
+  ensureParameters(src, term, ['current_nearest_blocks', 'previous_nearest_blocks', 'GLOBAL_DATA'], edits);
+  const fn = nearestTargetHelper(src, req.targets);
+  const step = addConstant(src, 'APPROACH_STEP', req.step, 'metres: a new closest distance by at least this pays (added by the analyzer)');
+  const key = src.fresh('closest_target');
+  const [now, before] = ['target_now', 'target_before'].map((n) => src.fresh(n));
+  insertAtTop(src, term, [
+    `// Analyzer: ${req.why}`,
+    `const ${now} = ${fn}(current_nearest_blocks);`,
+    `const ${before} = ${fn}(previous_nearest_blocks);`,
+    `if (${now} === undefined && ${before} !== undefined) ${yieldDense(term, -1)} // lost sight of the target`,
+    `if (${now} !== undefined) {`,
+    `	if (!(${src.quote(key)} in GLOBAL_DATA)) {`,
+    `		GLOBAL_DATA.${key} = ${now}[0];`,
+    `		${yieldDense(term, 1)} // first sight of a target this episode`,
+    `	} else if (${now}[0] < GLOBAL_DATA.${key} - ${step}) {`,
+    `		GLOBAL_DATA.${key} = ${now}[0];`,
+    `		${yieldDense(term, 1)} // closer than ever before this episode`,
+    '	} else {',
+    `		${yieldDense(term, -1)} // no new progress: time costs`,
+    '	}',
+    '}',
+  ], edits);
 }
 
 /** The statements that keep a set of visited cells in GLOBAL_DATA and test the current one; `then` runs on a new cell. */
