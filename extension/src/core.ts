@@ -121,3 +121,16 @@ export function applyUnifiedDiff(text: string, diff: string): string {
   });
   return lines.join(eol);
 }
+
+const pct1 = (x: number) => (x * 100).toFixed(1);
+
+/** A rate with its interval and count as the editor shows it: "25.0 % [17.5–34.1 %] of 120 episodes"; "—" without episodes. */
+export function rateText(rate: number | null, ci95: [number, number], n: number, noun = 'episodes'): string {
+  if (rate === null || n === 0) return `— (no ${noun} yet)`;
+  return `${pct1(rate)} % [${pct1(ci95[0])}–${pct1(ci95[1])} %] of ${n} ${noun}`;
+}
+
+/** Training success from a progress event: over episodes that started in a window and have all ended. */
+export function trainingSuccessText(e: { successRate: number | null; successCi95: [number, number]; successEpisodes: number }): string {
+  return `train success ${rateText(e.successRate, e.successCi95, e.successEpisodes, 'started episodes')}`;
+}

@@ -8,7 +8,7 @@ import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerO
 import { critiqueRequest, setLlmApiKeyNotification, type AnalyzerSuggestion } from '../../language-server/src/lsp_ext';
 import { makeEvent, type RunnerEvent } from '../../runner/src/events';
 import { RUN_FILES } from '../../runner/src/records';
-import { rewardEntryLine, taskFromHeader } from './core';
+import { rateText, rewardEntryLine, taskFromHeader, trainingSuccessText } from './core';
 import { Dashboard } from './dashboard';
 import { API_KEY_SECRET, failureReason, Runner } from './runner';
 import { PATCHED_SCHEME, Suggestions, toAnalyzerSuggestion } from './suggestions';
@@ -174,11 +174,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
             if (e.type === 'progress') {
               const increment = last ? ((e.frames - last.frames) / e.totalFrames) * 100 : (e.frames / e.totalFrames) * 100;
               last = e;
-              progress.report({ increment, message: `${e.frames.toLocaleString()} / ${e.totalFrames.toLocaleString()} frames · success ${(e.successRate * 100).toFixed(0)} %` });
-              status.text = `$(sync~spin) ${e.frames.toLocaleString()} / ${e.totalFrames.toLocaleString()} frames · success ${(e.successRate * 100).toFixed(0)} %`;
+              progress.report({ increment, message: `${e.frames.toLocaleString()} / ${e.totalFrames.toLocaleString()} frames · ${trainingSuccessText(e)}` });
+              status.text = `$(sync~spin) ${e.frames.toLocaleString()} / ${e.totalFrames.toLocaleString()} frames · ${trainingSuccessText(e)}`;
             } else if (e.type === 'eval') {
               evalResult = e;
-              progress.report({ message: `evaluated: success ${(e.successRate * 100).toFixed(0)} %` });
+              progress.report({ message: `evaluated: held-out success ${rateText(e.successRate, e.successCi95, e.episodes)}` });
+              if (e.generalisationGap) void vscode.window.showWarningMessage(e.generalisationGap);
             } else if (e.type === 'started') {
               progress.report({ message: `started on ${e.env}, backend ${e.backend}` });
             } else if (e.type === 'reward_error') {
@@ -201,8 +202,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         void vscode.window.showErrorMessage(`Training failed: ${reason}`, 'Show log').then((c) => c && output.show());
         return;
       }
-      const success = evalResult?.successRate ?? last?.successRate;
-      status.text = `$(check) Rewardsmith: ${success === undefined ? 'done' : `success ${(success * 100).toFixed(0)} %`} · ${last?.frames.toLocaleString() ?? '?'} frames`;
+      status.text = `$(check) Rewardsmith: ${evalResult ? `held-out success ${rateText(evalResult.successRate, evalResult.successCi95, evalResult.episodes)}` : last ? trainingSuccessText(last) : 'done'} · ${last?.frames.toLocaleString() ?? '?'} frames`;
       await analyze(outDir, document, streamed);
     } finally {
       setTraining(false);
@@ -284,7 +284,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       runner.run(['loop', '--task', task, '--iterations', String(iterations), '--reward', document.uri.fsPath, '--steps', String(budget.get<number>('steps')), '--envs', String(budget.get<number>('envs')), '--backend', budget.get<string>('backend') ?? 'auto', '--out', outDir, '--events', 'ndjson'], workspaceDir(document), (e) => {
         dashboard.event(e);
         if (e.type === 'log') progress.report({ message: e.message });
-        else if (e.type === 'progress') progress.report({ message: `${e.frames.toLocaleString()} / ${e.totalFrames.toLocaleString()} frames · success ${(e.successRate * 100).toFixed(0)} %` });
+        else if (e.type === 'progress') progress.report({ message: `${e.frames.toLocaleString()} / ${e.totalFrames.toLocaleString()} frames · ${trainingSuccessText(e)}` });
         else if (e.type === 'suggestion') collectSuggestion(e, found);
         else if (e.type === 'reward_error') showRewardError(e);
       }, token),

@@ -25,7 +25,7 @@ test('runner events split across chunks arrive whole and in order; stray output 
   const events: RunnerEvent[] = [];
   const other: string[] = [];
   const reader = new NdjsonEventReader((e) => events.push(e), (l) => other.push(l));
-  const progress = JSON.stringify(makeEvent({ type: 'progress', frames: 2048, totalFrames: 4096, fps: 900, meanReturn: 0.4, successRate: 0.25, episodes: 3, update: 1, policyLoss: 0.1, valueLoss: 0.2, entropy: 2.6 }));
+  const progress = JSON.stringify(makeEvent({ type: 'progress', frames: 2048, totalFrames: 4096, fps: 900, meanReturn: 0.4, successRate: 0.25, successEpisodes: 40, successCi95: [0.14, 0.4], episodes: 3, update: 1, policyLoss: 0.1, valueLoss: 0.2, entropy: 2.6 }));
   const finished = JSON.stringify(makeEvent({ type: 'finished', ok: true, runDir: 'runs/a', summary: 'runs/a/summary.json' }));
   const stream = `${progress}\nWARNING: tfjs wasm backend\r\n${JSON.stringify({ v: 99, type: 'progress' })}\n${finished}`;
   for (let i = 0; i < stream.length; i += 7) reader.push(stream.slice(i, i + 7));

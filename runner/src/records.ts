@@ -1,5 +1,6 @@
 // On-disk records of a run, written by the trainer/evaluator and read by the analyzer, the loop and the
 // extension's dashboard. One definition here so writer and readers cannot drift.
+import { wilson } from './stats';
 import type { AgentPosition, DeathCause, NearestBlocks } from './schema';
 
 /** One step of a recorded episode, in the analyzer's format (the paper's trajectory fields). */
@@ -44,6 +45,12 @@ export interface RateRecord {
   n: number;
   rate: number | null;
   ci95: [number, number];
+}
+
+/** count of n as a RateRecord (Wilson 95 % interval from stats.ts). */
+export function rateRecord(count: number, n: number): RateRecord {
+  const w = wilson(count, n);
+  return { count, n, rate: n > 0 ? w.rate : null, ci95: w.ci95 };
 }
 
 /**

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { appliedSuggestions, designAndReview, extractRewardCode } from '../src/llm/designer';
 import { analyzeWithLlm, pickFailedEpisodes } from '../src/llm/analyzer';
 import { BUILTIN_TASKS } from '../src/tasks';
-import type { EpisodeRecord, RunSummary } from '../src/records';
+import { rateRecord, type EpisodeRecord, type RunSummary } from '../src/records';
 import { startLlmServer, type LlmTestServer } from './helpers/llm-server';
 
 const TREE = BUILTIN_TASKS['approach-tree']!;
@@ -105,8 +105,9 @@ describe('design → lint → critic pipeline', () => {
 
 const summary: RunSummary = {
   task: 'approach-tree', reward_file: 'r.reward.ts', reward_sha256: null, seed: 1, env: 'sim', env_steps: 1000, wall_seconds: 10, backend: 'cpu',
-  train: { updates: 4, frames: 1000, mean_return: 0.5, success_rate: 0.1, entropy: 2.5, fps: 100 },
-  eval: { episodes: 12, success_rate: 0.25, death_rate: 0.5, death_causes: { lava: 6 }, avg_steps: 300, avg_distance_moved: 8 },
+  train: { updates: 4, frames: 1000, mean_return: 0.5, success_rate: 0.1, success: { ...rateRecord(1, 10), started_from_frame: 0, started_to_frame: 500, mean_return: 0.5 }, entropy: 2.5, fps: 100 },
+  eval: { episodes: 12, success_rate: 0.25, death_rate: 0.5, success: rateRecord(3, 12), death: rateRecord(6, 12), death_causes: { lava: 6 }, avg_steps: 300, avg_distance_moved: 8 },
+  generalisation_gap: null,
 };
 
 function episode(i: number, kind: 'success' | 'lava' | 'timeout'): EpisodeRecord {

@@ -69,26 +69,36 @@ test('train killed with SIGKILL resumes to the same total frames with no metric 
   const lines = readFileSync(path.join(out, RUN_FILES.metrics), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as UpdateMetrics);
   assert.deepEqual(lines.map((m) => m.update), [1, 2, 3, 4, 5, 6, 7]);
   assert.deepEqual(lines.map((m) => m.frames), [1, 2, 3, 4, 5, 6, 7].map((u) => u * PER_UPDATE));
-  const metricKeys: (keyof UpdateMetrics)[] = ['update', 'frames', 'fps', 'mean_return', 'success_rate', 'episodes', 'policy_loss', 'value_loss', 'entropy', 'kl', 'wall_seconds'];
+  const metricKeys: (keyof UpdateMetrics)[] = ['update', 'frames', 'fps', 'mean_return', 'episodes', 'policy_loss', 'value_loss', 'entropy', 'kl', 'wall_seconds'];
   for (const m of lines) {
-    assert.deepEqual(Object.keys(m).sort(), [...metricKeys].sort());
+    assert.deepEqual(Object.keys(m).sort(), [...metricKeys, 'success_rate', 'success'].sort());
     for (const k of metricKeys) assert.ok(Number.isFinite(m[k]), `metrics ${k} = ${m[k]}`);
+    // Training success: over episodes that started in a window and have all ended; none before such a window.
+    assert.equal(m.success_rate, m.success.rate);
+    assert.ok(m.success.n === 0 ? m.success.rate === null : m.success.rate! >= m.success.ci95[0] && m.success.rate! <= m.success.ci95[1]);
   }
+  // Resumed from a checkpoint, the estimate continues: episode counts never drop to a fresh run's.
+  const progress = second.events.filter((e) => e.type === 'progress');
+  for (const e of progress) assert.ok(e.type === 'progress' && (e.successEpisodes === 0) === (e.successRate === null));
 
   // summary.json: the documented fields with the right types and values.
   const summary = JSON.parse(readFileSync(path.join(out, RUN_FILES.summary), 'utf8')) as RunSummary;
-  assert.deepEqual(Object.keys(summary).sort(), ['backend', 'env', 'env_steps', 'eval', 'reward_file', 'reward_sha256', 'seed', 'task', 'train', 'wall_seconds']);
+  assert.deepEqual(Object.keys(summary).sort(), ['backend', 'env', 'env_steps', 'eval', 'generalisation_gap', 'reward_file', 'reward_sha256', 'seed', 'task', 'train', 'wall_seconds']);
   assert.equal(summary.task, 'approach-tree');
   assert.equal(summary.env_steps, FRAMES);
   assert.equal(summary.seed, 7);
   assert.equal(summary.reward_file, REWARD);
   assert.match(summary.reward_sha256 ?? '', /^[0-9a-f]{64}$/);
   assert.ok(['wasm', 'cpu', 'node', 'gpu'].includes(summary.backend));
-  assert.deepEqual(Object.keys(summary.train).sort(), ['entropy', 'fps', 'frames', 'mean_return', 'success_rate', 'updates']);
+  assert.deepEqual(Object.keys(summary.train).sort(), ['entropy', 'fps', 'frames', 'mean_return', 'success', 'success_rate', 'updates']);
+  assert.equal(summary.train.success_rate, summary.train.success.rate);
   assert.equal(summary.train.updates, 7);
   assert.equal(summary.train.frames, FRAMES);
-  assert.deepEqual(Object.keys(summary.eval).sort(), ['avg_distance_moved', 'avg_steps', 'death_causes', 'death_rate', 'episodes', 'success_rate']);
+  assert.deepEqual(Object.keys(summary.eval).sort(), ['avg_distance_moved', 'avg_steps', 'death', 'death_causes', 'death_rate', 'episodes', 'success', 'success_rate']);
   assert.equal(summary.eval.episodes, 4);
+  assert.equal(summary.eval.success.n, 4);
+  assert.equal(summary.eval.success.rate, summary.eval.success_rate);
+  assert.ok(summary.eval.success.ci95[0] <= summary.eval.success_rate && summary.eval.success_rate <= summary.eval.success.ci95[1]);
   for (const k of ['success_rate', 'death_rate'] as const) assert.ok(summary.eval[k] >= 0 && summary.eval[k] <= 1);
   assert.ok(summary.wall_seconds > 0);
 

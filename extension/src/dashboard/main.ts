@@ -2,6 +2,8 @@
 // Live curves come from the runner's events as the host forwards them; past runs from their records.
 import { CategoryScale, Chart, Legend, LinearScale, LineController, LineElement, PointElement, Tooltip, type ChartDataset } from 'chart.js';
 import type { RunnerEvent } from '../../../runner/src/events';
+import type { RateRecord } from '../../../runner/src/records';
+import { rateText, trainingSuccessText } from '../core';
 import type { DashboardMessage, FailedPath, PastRun } from './protocol';
 
 Chart.register(LineController, LineElement, PointElement, LinearScale, CategoryScale, Legend, Tooltip);
@@ -71,13 +73,16 @@ function onEvent(e: RunnerEvent): void {
       break;
     case 'progress':
       s.return.data.push({ x: e.frames, y: e.meanReturn });
-      s.success.data.push({ x: e.frames, y: e.successRate * 100 });
+      if (e.successRate !== null) s.success.data.push({ x: e.frames, y: e.successRate * 100 });
       s.fps.data.push({ x: e.frames, y: e.fps });
-      byId('live-status').textContent = `${e.frames.toLocaleString()} / ${e.totalFrames.toLocaleString()} frames · ${Math.round(e.fps)} fps · return ${e.meanReturn.toFixed(2)} · success ${(e.successRate * 100).toFixed(1)} % · ${e.episodes} episodes`;
+      byId('live-status').textContent = `${e.frames.toLocaleString()} / ${e.totalFrames.toLocaleString()} frames · ${Math.round(e.fps)} fps · return ${e.meanReturn.toFixed(2)} · ${trainingSuccessText(e)} · ${e.episodes} episodes finished`;
       redrawCharts();
       break;
     case 'eval':
-      byId('eval').replaceChildren(evalTable([['live run', { episodes: e.episodes, success_rate: e.successRate, death_rate: e.deathRate, avg_steps: e.avgSteps, death_causes: e.deathCauses }]]));
+      byId('eval').replaceChildren(
+        evalTable([['live run', { episodes: e.episodes, success: { count: Math.round(e.successRate * e.episodes), n: e.episodes, rate: e.successRate, ci95: e.successCi95 }, death: { count: Math.round(e.deathRate * e.episodes), n: e.episodes, rate: e.deathRate, ci95: e.deathCi95 }, avg_steps: e.avgSteps, death_causes: e.deathCauses }]]),
+        ...(e.generalisationGap ? [textEl('p', `⚠ ${e.generalisationGap}`, 'result failed')] : []),
+      );
       break;
     case 'episode_failed':
       liveFailed.push({ episode: e.episode, steps: e.steps, died: e.died, deathCause: e.deathCause, path: e.path });
@@ -100,7 +105,7 @@ function redrawCharts(): void {
   const pastSeries = (pick: (m: PastRun['metrics'][number]) => number) =>
     past.map(({ run, color }) => ({ ...series(run.name, color, true), data: run.metrics.map((m) => ({ x: m.frames, y: pick(m) })) }));
   charts.return.data.datasets = [...(live ? [live.return] : []), ...pastSeries((m) => m.mean_return)];
-  charts.success.data.datasets = [...(live ? [live.success] : []), ...pastSeries((m) => m.success_rate * 100)];
+  charts.success.data.datasets = [...(live ? [live.success] : []), ...pastSeries((m) => (m.success_rate === null || m.success_rate === undefined ? Number.NaN : m.success_rate * 100))];
   charts.fps.data.datasets = [...(live ? [live.fps] : []), ...pastSeries((m) => m.fps)];
   for (const c of Object.values(charts)) c.update();
 }
@@ -114,12 +119,13 @@ function textEl(tag: string, text: string, className?: string): HTMLElement {
 }
 
 type EvalRow = RunSummaryEval;
-type RunSummaryEval = { episodes: number; success_rate: number; death_rate: number; avg_steps: number; death_causes: Record<string, number> };
-const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
+type RunSummaryEval = { episodes: number; success?: RateRecord; death?: RateRecord; avg_steps: number; death_causes: Record<string, number> };
+/** A rate record as text; runs written before records carried intervals show "—". */
+const rate = (r: RateRecord | undefined, noun = 'episodes') => (r ? rateText(r.rate, r.ci95, r.n, noun) : '—');
 const causes = (c: Record<string, number>) => Object.entries(c).map(([k, v]) => `${k} ${v}`).join(', ') || '—';
 
 function evalTable(rows: [string, EvalRow][]): HTMLTableElement {
-  return table(['run', 'episodes', 'success', 'deaths', 'avg steps', 'death causes'], rows.map(([name, e]) => [name, String(e.episodes), pct(e.success_rate), pct(e.death_rate), e.avg_steps.toFixed(0), causes(e.death_causes)]));
+  return table(['run', 'episodes', 'held-out success [95 % CI]', 'deaths [95 % CI]', 'avg steps', 'death causes'], rows.map(([name, e]) => [name, String(e.episodes), rate(e.success), rate(e.death), e.avg_steps.toFixed(0), causes(e.death_causes)]));
 }
 
 function table(head: string[], rows: string[][]): HTMLTableElement {
@@ -146,9 +152,10 @@ function showPastRuns(runs: PastRun[]): void {
       ['task', (r) => r.summary.task],
       ['reward', (r) => (r.summary.reward_file ? r.summary.reward_file.split(/[\\/]/).pop()! : 'sparse')],
       ['frames', (r) => r.summary.train.frames.toLocaleString()],
-      ['train success', (r) => pct(r.summary.train.success_rate)],
-      ['eval success', (r) => pct(r.summary.eval.success_rate)],
-      ['deaths', (r) => pct(r.summary.eval.death_rate)],
+      ['train success (started episodes)', (r) => rate(r.summary.train.success, 'started episodes')],
+      ['held-out success', (r) => rate(r.summary.eval.success)],
+      ['generalisation gap', (r) => (r.summary.generalisation_gap ? `⚠ ${r.summary.generalisation_gap.message}` : '—')],
+      ['deaths', (r) => rate(r.summary.eval.death)],
       ['death causes', (r) => causes(r.summary.eval.death_causes)],
       ['avg steps', (r) => r.summary.eval.avg_steps.toFixed(0)],
       ['distance moved', (r) => `${r.summary.eval.avg_distance_moved.toFixed(1)} m`],

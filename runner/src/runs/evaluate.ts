@@ -9,7 +9,7 @@ import type { StepObservation } from '../schema';
 import type { VecEnv } from '../env/types';
 import { createEnv } from '../env/index';
 import { hash32, nextEpisodeSeed } from '../seeds';
-import { RUN_FILES, type EpisodeRecord, type RecordedStep, type RunSummary } from '../records';
+import { RUN_FILES, rateRecord, type EpisodeRecord, type RecordedStep, type RunSummary } from '../records';
 import { makeEvent, type RunnerEvent } from '../events';
 import type { RewardSandbox } from '../reward/index';
 
@@ -141,10 +141,14 @@ export function summarise(episodes: EpisodeRecord[]): EvalSummary {
   const k = episodes.length || 1;
   const deathCauses: Record<string, number> = {};
   for (const e of episodes) if (e.died) deathCauses[e.deathCause ?? 'other'] = (deathCauses[e.deathCause ?? 'other'] ?? 0) + 1;
+  const successes = episodes.filter((e) => e.success).length;
+  const deaths = episodes.filter((e) => e.died).length;
   return {
     episodes: episodes.length,
-    success_rate: episodes.filter((e) => e.success).length / k,
-    death_rate: episodes.filter((e) => e.died).length / k,
+    success_rate: successes / k,
+    death_rate: deaths / k,
+    success: rateRecord(successes, episodes.length),
+    death: rateRecord(deaths, episodes.length),
     death_causes: deathCauses,
     avg_steps: episodes.reduce((s, e) => s + e.steps, 0) / k,
     avg_distance_moved: episodes.reduce((s, e) => s + e.distanceMoved, 0) / k,

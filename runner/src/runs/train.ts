@@ -14,11 +14,13 @@ import { nextEpisodeSeed } from '../seeds';
 import type { VecEnv } from '../env/types';
 import { RewardError, RewardSandbox } from '../reward/index';
 import { makeEvent, type ProgressEvent, type RunnerEvent } from '../events';
-import { RUN_FILES, type RunSummary, type UpdateMetrics } from '../records';
+import { RUN_FILES, type RateRecord, type RunSummary, type UpdateMetrics } from '../records';
+import { formatRateShort } from '../stats';
 import { BACKEND_CHOICES, ensureBackend, type BackendChoice } from '../ppo/backend';
 import { ActorCritic, Rng, float32Bytes, readFloat32, resolveCheckpointDir, sampleActions } from '../ppo/policy';
 import { DEFAULT_HYPERPARAMETERS, ReturnNormaliser, RolloutBuffer, ppoUpdate, type PpoHyperparameters } from '../ppo/ppo';
-import { DEFAULT_EVAL_EPISODES, evaluate, trainingStreamSeed, writeEvalRecords } from './evaluate';
+import { DEFAULT_EVAL_EPISODES, evaluate, summarise, trainingStreamSeed, writeEvalRecords, type EvalSummary } from './evaluate';
+import { generalisationGap, TrainingSuccess, type TrainingSuccessState } from './training-success';
 
 export { loadPolicy, type LoadedPolicy } from '../ppo/policy';
 
@@ -28,7 +30,7 @@ export const DEFAULT_ENVS = 32;
 /** Steps per env per rollout; one PPO update per rollout of DEFAULT_ENVS × this frames. */
 export const DEFAULT_ROLLOUT_STEPS = 64;
 export const DEFAULT_CHECKPOINT_EVERY = 4;
-// Training episodes whose return/success make up the reported curves.
+// Training episodes whose mean return makes up the return curve (success: training-success.ts).
 const CURVE_WINDOW = 100;
 // Evaluation batch: enough envs to keep the workers busy, few enough that little runs past the last episode.
 const EVAL_ENVS = 25;
@@ -95,6 +97,8 @@ interface TrainState {
   trainingSeeds: number[];
   normaliser: { runningAbsReturn: number; initialised: boolean };
   recent: { ret: number; success: boolean }[];
+  /** The training-success estimate's episodes (absent in checkpoints written before it existed). */
+  successCurve?: TrainingSuccessState;
   episodes: number;
   lastStats: { policyLoss: number; valueLoss: number; entropy: number; kl: number; fps: number };
 }
@@ -229,6 +233,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
   const n = state.numEnvs;
   const trainingSeeds = new Set(state.trainingSeeds);
   const normaliser = new ReturnNormaliser(state.normaliser.runningAbsReturn, state.normaliser.initialised);
+  const successCurve = new TrainingSuccess(n, undefined, state.successCurve);
   let env: VecEnv | null = null;
   let sandbox: RewardSandbox | null = null;
   let net: ActorCritic | null = null;
@@ -304,6 +309,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
         }
         for (const i of doneEnvs) {
           finished.push({ ret: episodeReturn[i]!, success: res.info[i]!.success });
+          successCurve.end(i, state.frames + n, res.info[i]!.success, episodeReturn[i]!);
           episodeReturn[i] = 0;
           state.envSeeds[i] = nextEpisodeSeed(state.envSeeds[i]!, i);
           trainingSeeds.add(state.envSeeds[i]!);
@@ -318,24 +324,26 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
       state.episodes += finished.length;
       state.recent = [...state.recent, ...finished].slice(-CURVE_WINDOW);
       const meanReturn = state.recent.length ? state.recent.reduce((s, e) => s + e.ret, 0) / state.recent.length : 0;
-      const successRate = state.recent.length ? state.recent.filter((e) => e.success).length / state.recent.length : 0;
+      const success = successCurve.estimate();
+      const successRate = success.rate;
       const fps = (steps * n) / Math.max(1e-3, (Date.now() - updateStart) / 1000);
       state.wallSeconds = wallBefore + (Date.now() - segmentStart) / 1000;
       const metrics: UpdateMetrics = {
-        update: state.update, frames: state.frames, fps, mean_return: meanReturn, success_rate: successRate, episodes: state.episodes,
+        update: state.update, frames: state.frames, fps, mean_return: meanReturn, success_rate: successRate, success, episodes: state.episodes,
         policy_loss: stats.policyLoss, value_loss: stats.valueLoss, entropy: stats.entropy, kl: stats.kl, wall_seconds: state.wallSeconds,
       };
       appendFileSync(metricsFile, JSON.stringify(metrics) + '\n');
       state.metricsLines = state.update;
       state.lastStats = { ...stats, fps };
       emit(makeEvent({
-        type: 'progress', frames: state.frames, totalFrames: state.totalFrames, fps, meanReturn, successRate, episodes: state.episodes,
+        type: 'progress', frames: state.frames, totalFrames: state.totalFrames, fps, meanReturn, successRate, successEpisodes: success.n, successCi95: success.ci95, episodes: state.episodes,
         update: state.update, policyLoss: stats.policyLoss, valueLoss: stats.valueLoss, entropy: stats.entropy,
       }));
       if (state.update % (options.checkpointEvery ?? DEFAULT_CHECKPOINT_EVERY) === 0 || state.frames >= state.totalFrames) {
         state.rng = rng.state;
         state.normaliser = { runningAbsReturn: normaliser.runningAbsReturn, initialised: normaliser.initialised };
         state.trainingSeeds = [...trainingSeeds];
+        state.successCurve = successCurve.state();
         await writeCheckpoint(runDir, task.id, net, optimizer, state);
       }
     }
@@ -358,9 +366,11 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
         act: (f, k) => sampleActions(policy.evaluate(f, k).probs, k, config.numActions, evalRng),
       });
     }
+    const trainSuccess = successCurve.estimate();
+    const gap = result ? generalisationGap(trainSuccess, result.summary.success) : null;
     if (result) {
       writeEvalRecords(runDir, result.episodes);
-      emit(makeEvent({ type: 'eval', episodes: result.summary.episodes, successRate: result.summary.success_rate, deathRate: result.summary.death_rate, avgSteps: result.summary.avg_steps, deathCauses: result.summary.death_causes }));
+      emit(evalEvent(result.summary, gap));
     }
     const recent = state.recent;
     const summary: RunSummary = {
@@ -377,11 +387,13 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
         updates: state.update,
         frames: state.frames,
         mean_return: recent.length ? recent.reduce((s, e) => s + e.ret, 0) / recent.length : 0,
-        success_rate: recent.length ? recent.filter((e) => e.success).length / recent.length : 0,
+        success_rate: trainSuccess.rate,
+        success: trainSuccess,
         entropy: state.lastStats.entropy,
         fps: state.lastStats.fps,
       },
-      eval: result?.summary ?? { episodes: 0, success_rate: 0, death_rate: 0, death_causes: {}, avg_steps: 0, avg_distance_moved: 0 },
+      eval: result?.summary ?? summarise([]),
+      generalisation_gap: gap,
     };
     const summaryFile = path.join(runDir, RUN_FILES.summary);
     writeFileSync(summaryFile, JSON.stringify(summary, null, 2) + '\n');
@@ -407,6 +419,13 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
     optimizer?.dispose();
     clearInterval(keepAlive);
   }
+}
+
+function evalEvent(e: EvalSummary, gap: ReturnType<typeof generalisationGap>): RunnerEvent {
+  return makeEvent({
+    type: 'eval', episodes: e.episodes, successRate: e.success_rate, deathRate: e.death_rate, successCi95: e.success.ci95, deathCi95: e.death.ci95,
+    avgSteps: e.avg_steps, deathCauses: e.death_causes, generalisationGap: gap?.message ?? null,
+  });
 }
 
 // ---- command line ----
@@ -470,7 +489,7 @@ class Reporter {
 
   private bar(e: ProgressEvent): void {
     const fraction = Math.min(1, e.frames / e.totalFrames);
-    const text = `${bar(fraction)} ${(fraction * 100).toFixed(0).padStart(3)}%  ${e.frames.toLocaleString('en-US')}/${e.totalFrames.toLocaleString('en-US')} frames  ${Math.round(e.fps)} fps  return ${e.meanReturn.toFixed(2)}  success ${(e.successRate * 100).toFixed(0)}%`;
+    const text = `${bar(fraction)} ${(fraction * 100).toFixed(0).padStart(3)}%  ${e.frames.toLocaleString('en-US')}/${e.totalFrames.toLocaleString('en-US')} frames  ${Math.round(e.fps)} fps  return ${e.meanReturn.toFixed(2)}  success ${e.successRate === null ? `— (no window of started episodes has ended)` : `${(e.successRate * 100).toFixed(0)}% [${(e.successCi95[0] * 100).toFixed(0)}–${(e.successCi95[1] * 100).toFixed(0)}] of ${e.successEpisodes}`}`;
     if (this.tty) {
       const now = Date.now();
       if (now - this.lastDraw < 100 && fraction < 1) return;
@@ -504,16 +523,21 @@ function bar(fraction: number, width = 24): string {
   return `[${'#'.repeat(full)}${'.'.repeat(width - full)}]`;
 }
 
-/** The result table printed at the end of `train` and `eval`, and by the bench. */
+/**
+ * The result table printed at the end of `train` and `eval`, and by the bench: held-out and training success
+ * with their episode counts and 95 % intervals (one definition: summary.json), then any generalisation gap.
+ */
 export function resultTable(rows: { task: string; reward: string; summary: RunSummary }[]): string {
-  const header = ['task', 'reward', 'success %', 'death %', 'avg steps', 'frames', 'wall s', 'backend'];
+  const rate = (r: RateRecord | undefined) => (r ? formatRateShort({ ...r, rate: r.rate ?? Number.NaN }) : '—');
+  const header = ['task', 'reward', 'held-out success % [95 % CI] (n)', 'train success % [95 % CI] (n)', 'death %', 'avg steps', 'frames', 'wall s', 'backend'];
   const body = rows.map(({ task, reward, summary: s }) => [
-    task, reward, (s.eval.success_rate * 100).toFixed(1), (s.eval.death_rate * 100).toFixed(1), s.eval.avg_steps.toFixed(0),
+    task, reward, rate(s.eval.success), rate(s.train.success), rate(s.eval.death), s.eval.avg_steps.toFixed(0),
     s.env_steps.toLocaleString('en-US'), s.wall_seconds.toFixed(0), s.backend,
   ]);
   const widths = header.map((h, c) => Math.max(h.length, ...body.map((r) => r[c]!.length)));
   const line = (cells: string[]) => `| ${cells.map((cell, c) => (c < 2 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join(' | ')} |`;
-  return [line(header), `|${widths.map((w, c) => (c < 2 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|')}|`, ...body.map(line)].join('\n');
+  const gaps = rows.flatMap(({ task, reward, summary: s }) => (s.generalisation_gap ? [`warning: ${task} ${reward}: ${s.generalisation_gap.message}`] : []));
+  return [line(header), `|${widths.map((w, c) => (c < 2 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|')}|`, ...body.map(line), ...(gaps.length ? ['', ...gaps] : [])].join('\n');
 }
 
 /** Reports a failure the way the user needs it: a reward error as file:line:column, kind and message. */
@@ -642,20 +666,24 @@ export async function evalCommand(argv: string[]): Promise<number> {
       act: (f, k) => sampleActions(policy.evaluate(f, k).probs, k, loaded.file.numActions, rng),
     });
     writeEvalRecords(runDir, result.episodes);
+    const trainSuccess = new TrainingSuccess(state?.numEnvs ?? 1, undefined, state?.successCurve).estimate();
+    const gap = generalisationGap(trainSuccess, result.summary.success);
     const summary: RunSummary = {
       task: task.id, reward_file: path.resolve(rewardFile), reward_sha256: sha256(rewardFile), seed, env: 'sim',
       env_steps: state?.frames ?? 0, wall_seconds: (Date.now() - start) / 1000, backend: backend.name,
       train: {
         updates: state?.update ?? 0, frames: state?.frames ?? 0,
         mean_return: state?.recent.length ? state.recent.reduce((s, e) => s + e.ret, 0) / state.recent.length : 0,
-        success_rate: state?.recent.length ? state.recent.filter((e) => e.success).length / state.recent.length : 0,
+        success_rate: trainSuccess.rate,
+        success: trainSuccess,
         entropy: state?.lastStats.entropy ?? 0, fps: state?.lastStats.fps ?? 0,
       },
       eval: result.summary,
+      generalisation_gap: gap,
     };
     const summaryFile = path.join(runDir, RUN_FILES.summary);
     writeFileSync(summaryFile, JSON.stringify(summary, null, 2) + '\n');
-    reporter.emit(makeEvent({ type: 'eval', episodes: result.summary.episodes, successRate: result.summary.success_rate, deathRate: result.summary.death_rate, avgSteps: result.summary.avg_steps, deathCauses: result.summary.death_causes }));
+    reporter.emit(evalEvent(result.summary, gap));
     reporter.emit(makeEvent({ type: 'finished', ok: true, runDir, summary: summaryFile }));
     if (!reporter.events) process.stdout.write(`\n${resultTable([{ task: task.id, reward: path.basename(rewardFile), summary }])}\n\nrun folder: ${runDir}\n`);
     return 0;
