@@ -2,6 +2,8 @@
 // `--help` generated from them (exit 0), did-you-mean for unknown options and enum values, and one error
 // format, `rewardsmith <command>: <message>`, with exit code 2 for usage errors and 1 for failures.
 // User errors never print a stack trace; unexpected ones do only with REWARDSMITH_DEBUG=1.
+import { readFileSync } from 'node:fs';
+import { LineCounter, parseDocument } from 'yaml';
 import { editDistance } from './schema';
 
 /** A mistake in how the command was called (exit 2). */
@@ -128,6 +130,33 @@ export class HelpRequested extends Error {
   }
 }
 
+/**
+ * Checks a value read from a file (a training configuration, a task file) against the same kind of spec a
+ * flag has: type, integer-ness, bounds, choices. Returns the reason it is wrong, or null when it is fine;
+ * the caller names the field and where it is. Strings are never coerced ("false" is not a boolean).
+ */
+export function checkValue(o: OptionSpec, value: unknown): string | null {
+  switch (o.type) {
+    case 'boolean':
+      return typeof value === 'boolean' ? null : `must be true or false, got ${JSON.stringify(value)}`;
+    case 'int':
+    case 'number': {
+      const what = o.type === 'int' ? 'an integer' : 'a number';
+      if (typeof value !== 'number' || !Number.isFinite(value)) return `must be ${what}, got ${JSON.stringify(value)}`;
+      if (o.type === 'int' && !Number.isInteger(value)) return `must be an integer, got ${value}`;
+      if (o.min !== undefined && value < o.min) return `must be ≥ ${o.min}, got ${value}`;
+      if (o.max !== undefined && value > o.max) return `must be ≤ ${o.max}, got ${value}`;
+      return null;
+    }
+    case 'string':
+      if (typeof value !== 'string') return `must be a string, got ${JSON.stringify(value)}`;
+      if (o.choices && !o.choices.includes(value)) return `must be one of ${o.choices.join(', ')}, got "${value}"${suggestion(value, o.choices)}`;
+      return null;
+    case 'list':
+      return Array.isArray(value) && value.every((v) => typeof v === 'string') ? null : `must be a list of strings, got ${JSON.stringify(value)}`;
+  }
+}
+
 function convert(name: string, o: OptionSpec, raw: string): string | number {
   if (o.type === 'int' || o.type === 'number') {
     const v = raw.trim() === '' ? Number.NaN : Number(raw);
@@ -214,6 +243,51 @@ export function parseCommandArgs<O extends Record<string, OptionSpec>>(spec: Com
     throw new UsageError(max === 0 ? `unexpected argument "${positionals[0]}"` : `too many arguments: ${positionals.slice(max).map((p) => `"${p}"`).join(' ')}`);
   }
   return { values: values as ParsedValues<O>, positionals, given: given as Set<keyof O & string> };
+}
+
+/**
+ * Reads an options file (YAML or JSON, a map of option names as on the command line, without `--`) and
+ * fills in every option the user did not give as a flag: flags override the file. Each value is checked
+ * with the option's own spec; a mistake is a usage error located in the file (`file:line:col: key: why`),
+ * with a did-you-mean for unknown keys. `fileKeys` limits which options may come from a file.
+ */
+export function applyOptionsFile<O extends Record<string, OptionSpec>>(
+  spec: CommandSpec<O>,
+  parsed: ParsedArgs<O>,
+  file: string,
+  fileKeys: readonly string[],
+): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`${file}: cannot read the configuration file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  const at = (offset: number | undefined) => {
+    const p = lineCounter.linePos(offset ?? 0);
+    return `${file}:${p.line}:${p.col}`;
+  };
+  if (doc.errors.length > 0) throw new UsageError(`${at(doc.errors[0]!.pos[0])}: ${doc.errors[0]!.message.split('\n')[0]}`);
+  const raw = doc.toJS() as unknown;
+  if (raw === null || raw === undefined) return {};
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw new UsageError(`${file}: a configuration file must be a map of option names to values`);
+  const options = spec.options as Record<string, OptionSpec>;
+  const fromFile: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
+    const node = doc.getIn([key], true) as { range?: [number, number, number] } | undefined;
+    const keyNode = (doc.contents as { items?: { key: { value?: unknown; range?: [number, number, number] } }[] } | null)?.items?.find((i) => i.key?.value === key)?.key;
+    const o = options[key];
+    if (!o || !fileKeys.includes(key)) {
+      throw new UsageError(`${at(keyNode?.range?.[0])}: unknown key "${key}"${suggestion(key, fileKeys)}; a configuration file may set ${fileKeys.join(', ')}`);
+    }
+    const why = checkValue(o, value);
+    if (why) throw new UsageError(`${at(node?.range?.[0])}: ${key} ${why}`);
+    fromFile[key] = value;
+    if (!parsed.given.has(key)) (parsed.values as Record<string, unknown>)[key] = value;
+  }
+  return fromFile;
 }
 
 /** Output streams of a command, so tests can capture them. */

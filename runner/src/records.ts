@@ -130,9 +130,28 @@ export interface UpdateMetrics {
 export const RUN_FILES = {
   summary: 'summary.json',
   metrics: 'metrics.ndjson',
+  /** The same lines as CSV, for spreadsheets and plotting tools. */
+  metricsCsv: 'metrics.csv',
+  /** The effective training configuration (flags over the configuration file over defaults). */
+  config: 'config.json',
+  /** `rewardsmith report`'s page for this run. */
+  report: 'report.html',
+  /** TensorBoard event files (when @tensorflow/tfjs-node is installed). */
+  tensorboard: 'tensorboard',
   checkpoint: 'checkpoint',
   episodes: 'eval/episodes.ndjson',
   failedEpisodes: 'eval/failed_episodes.json',
   suggestions: 'suggestions.json',
   rewardCopy: 'reward.ts',
 } as const;
+
+/** Columns of metrics.csv, in the order of UpdateMetrics. */
+export const METRICS_COLUMNS: readonly (keyof UpdateMetrics)[] = [
+  'update', 'frames', 'fps', 'mean_return', 'success_rate', 'episodes', 'policy_loss', 'value_loss', 'entropy', 'kl', 'wall_seconds',
+];
+
+/** metrics.ndjson lines as CSV text (header + one row per update; fields the line lacks stay empty). */
+export function metricsCsv(lines: readonly Partial<UpdateMetrics>[]): string {
+  const cell = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? String(v) : '');
+  return [METRICS_COLUMNS.join(','), ...lines.map((m) => METRICS_COLUMNS.map((c) => cell(m[c])).join(','))].join('\n') + '\n';
+}

@@ -2,6 +2,7 @@
 // where the agent starts, what counts as success, and how it is described to the LLM roles.
 import { readFileSync } from 'node:fs';
 import { parseDocument, LineCounter } from 'yaml';
+import { checkValue, type IntOption } from './args';
 import { loadSchema } from './schema';
 
 export type WorldKind = 'plains' | 'underground';
@@ -135,6 +136,18 @@ export function taskDescriptionText(task: TaskSpec): string {
   ].join('\n');
 }
 
+/** Bounds of a task file's numeric fields (checked with the same rules as command-line options). */
+const TASK_FIELDS = {
+  // An episode of the longest built-in task (explore-diamond) is 60,000 steps; 1,000,000 is ~14 hours of game time.
+  maxSteps: { type: 'int', min: 1, max: 1_000_000, description: 'episode limit' },
+  // Feet height in a 1.16.5 world: y 0..255 (World.isOutOfHeightLimit: y < 0 || y >= 256), standing on y ≥ 1.
+  startY: { type: 'int', min: 1, max: 255, description: 'start height' },
+  // The player's main inventory: 36 slots (PlayerInventory.main = DefaultedList.ofSize(36)) of at most 64
+  // (Item.Settings.maxCount default 64).
+  itemCount: { type: 'int', min: 1, max: 36 * 64, description: 'item count' },
+  killCount: { type: 'int', min: 1, max: 10_000, description: 'kills' },
+} satisfies Record<string, IntOption>;
+
 /** Loads and validates a user task file. JSON is parsed as YAML (a superset) so both get positions. */
 export function loadTaskFile(file: string): TaskSpec {
   const text = readFileSync(file, 'utf8');
@@ -164,16 +177,21 @@ export function loadTaskFile(file: string): TaskSpec {
   if (raw.extends !== undefined && !base) fail(['extends'], `unknown built-in task "${String(raw.extends)}"`);
   const world = raw.world ?? base?.world;
   if (world !== 'plains' && world !== 'underground') fail(['world'], 'must be "plains" or "underground"');
+  const check = (path: (string | number)[], spec: Parameters<typeof checkValue>[0], value: unknown) => {
+    const why = checkValue(spec, value);
+    if (why) fail(path, why);
+  };
   const maxSteps = raw.maxSteps ?? base?.maxSteps;
-  if (typeof maxSteps !== 'number' || !Number.isInteger(maxSteps) || maxSteps < 1) fail(['maxSteps'], 'must be a positive integer');
+  check(['maxSteps'], TASK_FIELDS.maxSteps, maxSteps);
   const startY = raw.startY ?? base?.startY ?? 'surface';
-  if (startY !== 'surface' && (typeof startY !== 'number' || startY < 1 || startY > 255)) fail(['startY'], 'must be "surface" or a height 1..255');
+  if (startY !== 'surface') check(['startY'], TASK_FIELDS.startY, startY);
   const inventory = (raw.inventory ?? base?.inventory ?? {}) as Record<string, unknown>;
-  if (typeof inventory !== 'object' || Array.isArray(inventory)) fail(['inventory'], 'must map item names to counts');
+  if (typeof inventory !== 'object' || inventory === null || Array.isArray(inventory)) fail(['inventory'], 'must map item names to counts');
   for (const [item, count] of Object.entries(inventory)) {
     if (!schema.items.has(item)) fail(['inventory', item], `"${item}" is not a Minecraft ${schema.gameVersion} item`);
-    if (typeof count !== 'number' || !Number.isInteger(count) || count < 1) fail(['inventory', item], 'count must be a positive integer');
+    check(['inventory', item], TASK_FIELDS.itemCount, count);
   }
+  if (raw.attack !== undefined) check(['attack'], { type: 'boolean', description: '' }, raw.attack);
   const success = (raw.success ?? base?.success) as Record<string, unknown> | undefined;
   if (!success || typeof success !== 'object') return fail(['success'], 'must be {kind: near, names, distance} or {kind: kill, mob, count}');
   let criterion: SuccessCriterion;
@@ -184,14 +202,14 @@ export function loadTaskFile(file: string): TaskSpec {
       if (typeof n !== 'string' || !schema.nearby.has(n)) fail(['success', 'names', i], `"${String(n)}" is not a visible block or mob name`);
     });
     const distance = success.distance;
-    if (typeof distance !== 'number' || distance <= 0 || distance > 64) return fail(['success', 'distance'], 'must be a distance in metres, 0..64');
+    if (typeof distance !== 'number' || !Number.isFinite(distance) || distance <= 0 || distance > 64) return fail(['success', 'distance'], `must be a distance in metres, above 0 and at most 64, got ${JSON.stringify(distance)}`);
     criterion = { kind: 'near', names: names as string[], distance };
   } else if (success.kind === 'kill') {
     const mob = success.mob;
     if (typeof mob !== 'string' || !schema.mobs.has(mob)) return fail(['success', 'mob'], `"${String(mob)}" is not a mob name`);
     const count = success.count ?? 1;
-    if (typeof count !== 'number' || !Number.isInteger(count) || count < 1) return fail(['success', 'count'], 'must be a positive integer');
-    criterion = { kind: 'kill', mob, count };
+    check(['success', 'count'], TASK_FIELDS.killCount, count);
+    criterion = { kind: 'kill', mob, count: count as number };
   } else {
     return fail(['success', 'kind'], 'must be "near" or "kill"');
   }
@@ -207,7 +225,7 @@ export function loadTaskFile(file: string): TaskSpec {
     inventory: inventory as Record<string, number>,
     success: criterion,
     maxSteps: maxSteps as number,
-    attack: Boolean(raw.attack ?? base?.attack ?? criterion.kind === 'kill'),
+    attack: (raw.attack as boolean | undefined) ?? base?.attack ?? criterion.kind === 'kill',
     description: d as unknown as TaskDescription,
   };
 }

@@ -1,0 +1,102 @@
+// Validated inputs: the training configuration (flags and --config FILE, one set of declarations) and
+// task files. Each wrong value is refused naming the field, where it is and why.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { reportCommandError, type CommandIo } from '../src/args';
+import { parseTrainArgs, writeStoredConfig } from '../src/runs/config';
+import { loadTaskFile, TaskFileError } from '../src/tasks';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'rewardsmith-config-'));
+const file = (name: string, text: string) => {
+  const p = path.join(dir, name);
+  writeFileSync(p, text);
+  return p;
+};
+
+/** What the user sees on stderr for a train invocation, and the exit code. */
+function trainError(argv: string[]): { code: number; err: string } {
+  let err = '';
+  const io: CommandIo = { stdout: () => {}, stderr: (t) => void (err += t) };
+  try {
+    parseTrainArgs(argv);
+  } catch (e) {
+    return { code: reportCommandError('train', e, io), err };
+  }
+  return { code: 0, err };
+}
+
+test('--envs has an upper bound and --steps below one PPO update is an error, not silently one update', () => {
+  const huge = trainError(['r.reward.ts', '--task', 'approach-tree', '--out', 'runs/a', '--envs', '1e8']);
+  assert.equal(huge.code, 2);
+  assert.match(huge.err, /^rewardsmith train: --envs must be ≤ 512, got 1e8/);
+  assert.match(trainError(['r.reward.ts', '--task', 'approach-tree', '--out', 'runs/a', '--envs', '50000']).err, /--envs must be ≤ 512/);
+  const small = trainError(['r.reward.ts', '--task', 'approach-tree', '--out', 'runs/a', '--steps', '100']);
+  assert.equal(small.code, 2);
+  assert.match(small.err, /--steps 100 is less than one PPO update \(32 envs × 64 rollout steps = 2048 frames\)/);
+  assert.match(trainError(['r.reward.ts', '--task', 'approach-tree', '--out', 'runs/a', '--gamma', '1.5']).err, /--gamma must be ≤ 1, got 1.5/);
+  assert.match(trainError(['r.reward.ts', '--task', 'approach-tree', '--out', 'runs/a', '--epochs', '2.5']).err, /--epochs must be an integer/);
+});
+
+test('a configuration file sets PPO hyperparameters, envs, eval episodes and seed; flags override it', () => {
+  const cfg = file('train.yaml', 'task: approach-tree\nsteps: 4096\nenvs: 8\neval-episodes: 20\nseed: 3\nlearning-rate: 0.0003\nepochs: 3\n');
+  const inv = parseTrainArgs(['r.reward.ts', '--config', cfg, '--out', 'runs/a', '--seed', '5']);
+  assert.equal(inv.config.task, 'approach-tree');
+  assert.equal(inv.config.envs, 8);
+  assert.equal(inv.config.evalEpisodes, 20);
+  assert.equal(inv.config.seed, 5, 'the flag overrides the file');
+  assert.equal(inv.config.hyperparameters.learningRate, 0.0003);
+  assert.equal(inv.config.hyperparameters.epochs, 3);
+  assert.equal(inv.config.hyperparameters.gamma, 0.99, 'unset hyperparameters keep their defaults');
+  assert.equal(inv.config.configFile, cfg);
+});
+
+test('a configuration file error names the file, line, field and reason', () => {
+  const bad = file('bad.yaml', 'task: approach-tree\nenvs: 50000\n');
+  const r = trainError(['r.reward.ts', '--config', bad, '--out', 'runs/a']);
+  assert.equal(r.code, 2);
+  assert.match(r.err, new RegExp(`${bad.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:2:7: envs must be ≤ 512, got 50000`));
+  const typo = file('typo.yaml', 'task: approach-tree\nlerning-rate: 0.001\n');
+  assert.match(trainError(['r.reward.ts', '--config', typo, '--out', 'runs/a']).err, /typo.yaml:2:1: unknown key "lerning-rate" \(did you mean learning-rate\?\)/);
+  const typed = file('typed.json', '{"task": "approach-tree", "seed": "3"}');
+  assert.match(trainError(['r.reward.ts', '--config', typed, '--out', 'runs/a']).err, /typed.json:1:35: seed must be an integer, got "3"/);
+  const out = file('out.yaml', 'out: runs/x\n');
+  assert.match(trainError(['r.reward.ts', '--config', out, '--task', 'approach-tree', '--out', 'runs/a']).err, /unknown key "out"/);
+  assert.match(trainError(['r.reward.ts', '--config', path.join(dir, 'missing.yaml'), '--out', 'runs/a']).err, /missing.yaml: cannot read the configuration file \(ENOENT\)/);
+});
+
+test('--resume restores the stored configuration (eval episodes included) and refuses a conflicting one', () => {
+  const run = mkdtempSync(path.join(dir, 'run-'));
+  const first = parseTrainArgs(['r.reward.ts', '--task', 'approach-tree', '--out', run, '--eval-episodes', '7', '--envs', '4', '--steps', '512']);
+  writeStoredConfig(run, first.config);
+  const resumed = parseTrainArgs(['--resume', run]);
+  assert.equal(resumed.config.evalEpisodes, 7);
+  assert.equal(resumed.config.envs, 4);
+  assert.equal(resumed.config.steps, 512);
+  assert.equal(parseTrainArgs(['--resume', run, '--eval-episodes', '3']).config.evalEpisodes, 3);
+  assert.match(trainError(['--resume', run, '--envs', '8']).err, /--envs 8 differs from the run's 4 \(stored in its config.json\)/);
+  writeFileSync(path.join(run, 'config.json'), '{"evalEpisodes": 7');
+  assert.match(trainError(['--resume', run]).err, /config.json: not valid JSON/);
+});
+
+function taskError(text: string): string {
+  try {
+    loadTaskFile(file(`t${Math.random().toString(36).slice(2)}.yaml`, text));
+  } catch (e) {
+    assert.ok(e instanceof TaskFileError, String(e));
+    return e.message;
+  }
+  return 'accepted';
+}
+
+test('task files: strings are not booleans, heights and counts are integers within the game\'s bounds', () => {
+  const base = 'id: t\nextends: approach-cow\n';
+  assert.match(taskError(base + 'attack: "false"\n'), /:3:9: attack: must be true or false, got "false"/);
+  assert.match(taskError(base + 'world: underground\nstartY: 11.5\n'), /:4:9: startY: must be an integer, got 11.5/);
+  assert.match(taskError(base + 'maxSteps: 1e300\n'), /:3:11: maxSteps: must be ≤ 1000000, got 1e\+300/);
+  assert.match(taskError(base + 'inventory:\n  iron_pickaxe: 1000000000000\n'), /:4:17: inventory.iron_pickaxe: must be ≤ 2304, got 1000000000000/);
+  assert.match(taskError(base + 'success: {kind: kill, mob: cow, count: 0}\n'), /success.count: must be ≥ 1/);
+  assert.equal(loadTaskFile(file('ok.yaml', base + 'attack: false\nmaxSteps: 150\n')).attack, false);
+});
