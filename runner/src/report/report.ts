@@ -1,0 +1,373 @@
+// `rewardsmith report RUN… [--out report.html]`: one self-contained HTML page for a run or a set of runs —
+// training curves with 95 % intervals, the evaluation table, death causes, maps of failed episodes and the
+// analyzer's findings with their patches. Chart.js is inlined (no network: it opens offline, from a mail
+// attachment or a cluster's scratch folder); everything else is plain HTML and SVG rendered here.
+// Also writes the run's metrics as CSV and, when @tensorflow/tfjs-node is installed, as TensorBoard events.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { CommandError, parseCommandArgs, runCommand, UsageError } from '../args';
+import { metricsCsv, RUN_FILES, type EpisodeRecord, type RunSummary, type UpdateMetrics } from '../records';
+import { bootstrapMean, formatRate, wilson, type RateEstimate } from '../stats';
+import { analyzeRun, readEpisodes, RunRecordError, type Analysis, type Suggestion } from '../analyze/analyze';
+
+/** Everything the page shows about one run folder. */
+export interface RunData {
+  dir: string;
+  name: string;
+  summary: RunSummary | null;
+  metrics: UpdateMetrics[];
+  episodes: EpisodeRecord[];
+  /** The analyzer's result: suggestions.json when the run has one, else computed now (not written). */
+  analysis: Pick<Analysis, 'suggestions' | 'rewardFile'> | null;
+  /** Why a part is missing (no evaluation yet, analyzer failed…), shown on the page instead of it. */
+  notes: string[];
+}
+
+// Training curves are over the trainer's window of recent episodes (CURVE_WINDOW in runs/train.ts).
+const CURVE_WINDOW = 100;
+const MAX_MAPS = 12;
+const MAX_PATH_POINTS = 400;
+// Optional: its summary writer produces TensorBoard event files; required by name only when present.
+const TFJS_NODE = '@tensorflow/tfjs-node';
+
+function readJson<T>(file: string): T {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as T;
+  } catch (err) {
+    throw new RunRecordError(`${file}: not valid JSON (${(err as Error).message})`);
+  }
+}
+
+/** metrics.ndjson, each line checked; a torn last line (a run killed mid-write) is skipped. */
+export function readMetrics(runDir: string): UpdateMetrics[] {
+  const file = path.join(runDir, RUN_FILES.metrics);
+  if (!existsSync(file)) return [];
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const out: UpdateMetrics[] = [];
+  lines.forEach((line, i) => {
+    if (line.trim() === '') return;
+    let m: UpdateMetrics;
+    try {
+      m = JSON.parse(line) as UpdateMetrics;
+    } catch (err) {
+      if (i === lines.length - 1) return;
+      throw new RunRecordError(`${file}:${i + 1}: not valid JSON (${(err as Error).message})`);
+    }
+    if (typeof m.frames !== 'number' || typeof m.success_rate !== 'number' || typeof m.mean_return !== 'number') {
+      throw new RunRecordError(`${file}:${i + 1}: a metrics line needs numeric frames, mean_return and success_rate`);
+    }
+    out.push(m);
+  });
+  return out;
+}
+
+export async function loadRun(dir: string): Promise<RunData> {
+  if (!existsSync(dir)) throw new CommandError(`${dir}: no such run folder`);
+  const notes: string[] = [];
+  const summaryFile = path.join(dir, RUN_FILES.summary);
+  const summary = existsSync(summaryFile) ? readJson<RunSummary>(summaryFile) : null;
+  const metrics = readMetrics(dir);
+  let episodes: EpisodeRecord[] = [];
+  if (existsSync(path.join(dir, RUN_FILES.episodes)) || existsSync(path.join(dir, RUN_FILES.failedEpisodes))) episodes = readEpisodes(dir);
+  else notes.push('No evaluation episodes yet (the run has not finished, or ran with --eval-episodes 0).');
+  if (!summary && metrics.length === 0 && episodes.length === 0) {
+    throw new CommandError(`${dir}: not a run folder (no ${RUN_FILES.summary}, ${RUN_FILES.metrics} or ${RUN_FILES.episodes})`);
+  }
+  let analysis: RunData['analysis'] = null;
+  const suggestionsFile = path.join(dir, RUN_FILES.suggestions);
+  if (existsSync(suggestionsFile)) analysis = readJson<Analysis>(suggestionsFile);
+  else if (episodes.length > 0) {
+    try {
+      analysis = await analyzeRun(dir);
+    } catch (err) {
+      notes.push(`The analyzer could not read this run: ${(err as Error).message}`);
+    }
+  }
+  return { dir: path.resolve(dir), name: path.basename(path.resolve(dir)), summary, metrics, episodes, analysis, notes };
+}
+
+const esc = (s: unknown) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
+
+function rateOf(episodes: EpisodeRecord[], pick: (e: EpisodeRecord) => boolean): RateEstimate {
+  return wilson(episodes.filter(pick).length, episodes.length);
+}
+
+/** Runs of one reward on one task (seeds of one experiment), pooled in the table and the curves. */
+function groupsOf(runs: RunData[]): { label: string; runs: RunData[] }[] {
+  const groups = new Map<string, RunData[]>();
+  for (const r of runs) {
+    if (!r.summary) continue;
+    const key = `${r.summary.task} · ${r.summary.reward_file ? path.basename(r.summary.reward_file) : 'no reward'}${r.summary.reward_sha256 ? ` · ${r.summary.reward_sha256.slice(0, 8)}` : ''}`;
+    groups.set(key, [...(groups.get(key) ?? []), r]);
+  }
+  return [...groups].filter(([, rs]) => rs.length > 1).map(([label, rs]) => ({ label, runs: rs }));
+}
+
+function evaluationTable(runs: RunData[]): string {
+  const rows = runs.map((r) => {
+    const s = r.summary;
+    const success = rateOf(r.episodes, (e) => e.success);
+    const deaths = rateOf(r.episodes, (e) => e.died);
+    const avgSteps = r.episodes.length ? r.episodes.reduce((t, e) => t + e.steps, 0) / r.episodes.length : Number.NaN;
+    return `<tr><td>${esc(r.name)}</td><td>${esc(s?.task ?? '—')}</td><td>${esc(s?.reward_file ? path.basename(s.reward_file) : '—')}</td><td class=num>${esc(s?.seed ?? '—')}</td>
+<td class=num>${(s?.env_steps ?? 0).toLocaleString('en-US')}</td><td>${esc(formatRate(success))}</td><td>${esc(formatRate(deaths))}</td><td class=num>${Number.isNaN(avgSteps) ? '—' : avgSteps.toFixed(0)}</td></tr>`;
+  });
+  const pooled = groupsOf(runs).map((g) => {
+    const est = bootstrapMean(g.runs.map((r) => r.episodes.map((e) => (e.success ? 1 : 0))));
+    const text = est.n === 0 ? '—' : `${pct(est.mean)} (95 % CI ${(100 * est.ci95[0]).toFixed(1)}–${pct(est.ci95[1])}, bootstrap over ${est.groups} seeds × ${est.n} episodes)`;
+    return `<tr class=pooled><td colspan=5>${esc(g.label)} — ${g.runs.length} runs pooled</td><td colspan=3>${esc(text)}</td></tr>`;
+  });
+  return `<table class=eval><thead><tr><th>run</th><th>task</th><th>reward</th><th>seed</th><th>frames</th><th>success (held-out)</th><th>deaths</th><th>avg steps</th></tr></thead>
+<tbody>${rows.join('\n')}${pooled.join('\n')}</tbody></table>`;
+}
+
+interface CurveSeries {
+  label: string;
+  points: { x: number; y: number; lo?: number; hi?: number }[];
+}
+
+/** Training curves: success over the trainer's recent-episode window with Wilson bands; returns per run, and pooled groups with bootstrap bands over seeds. */
+function curveSeries(runs: RunData[]): { success: CurveSeries[]; ret: CurveSeries[] } {
+  const success: CurveSeries[] = [];
+  const ret: CurveSeries[] = [];
+  for (const r of runs) {
+    if (r.metrics.length === 0) continue;
+    // A window with no finished episode has no rate: the point is left out rather than drawn at 0.
+    const withEpisodes = r.metrics.filter((m) => m.episodes > 0);
+    success.push({
+      label: r.name,
+      points: withEpisodes.map((m) => {
+        const n = Math.min(m.episodes, CURVE_WINDOW);
+        const w = wilson(Math.round(m.success_rate * n), n);
+        return { x: m.frames, y: 100 * m.success_rate, lo: 100 * w.ci95[0], hi: 100 * w.ci95[1] };
+      }),
+    });
+    ret.push({ label: r.name, points: withEpisodes.map((m) => ({ x: m.frames, y: m.mean_return })) });
+  }
+  for (const g of groupsOf(runs)) {
+    const withMetrics = g.runs.filter((r) => r.metrics.length > 0);
+    if (withMetrics.length < 2) continue;
+    const updates = Math.min(...withMetrics.map((r) => r.metrics.length));
+    const points = Array.from({ length: updates }, (_, u) => {
+      const rows = withMetrics.map((r) => r.metrics[u]!).filter((m) => m.episodes > 0);
+      if (rows.length < 2) return null;
+      const est = bootstrapMean(rows.map((m) => [m.mean_return]), { resamples: 500 });
+      return { x: rows[0]!.frames, y: est.mean, lo: est.ci95[0], hi: est.ci95[1] };
+    }).filter((p): p is NonNullable<typeof p> => p !== null);
+    ret.push({ label: `${g.label} (mean of ${withMetrics.length} seeds)`, points });
+  }
+  return { success, ret };
+}
+
+function deathCauses(r: RunData): string {
+  const causes = new Map<string, number>();
+  for (const e of r.episodes) if (e.died) causes.set(e.deathCause ?? 'other', (causes.get(e.deathCause ?? 'other') ?? 0) + 1);
+  if (r.episodes.length === 0) return '<p class=muted>No evaluation episodes.</p>';
+  if (causes.size === 0) return `<p>No deaths in ${r.episodes.length} evaluation episodes.</p>`;
+  const rows = [...causes].sort((a, b) => b[1] - a[1]).map(([cause, k]) => {
+    const w = wilson(k, r.episodes.length);
+    return `<tr><td>${esc(cause)}</td><td class=num>${k}</td><td><span class=bar style="width:${(100 * w.rate).toFixed(1)}%"></span> ${esc(formatRate(w))}</td></tr>`;
+  });
+  return `<table class=causes><thead><tr><th>cause</th><th>deaths</th><th>share of evaluation episodes</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+/** Top-down map (x right, z down, as on a Minecraft map) of one episode's path, equal scale on both axes. */
+function episodeMap(e: EpisodeRecord): string {
+  const step = Math.max(1, Math.ceil(e.path.length / MAX_PATH_POINTS));
+  const pts = e.path.filter((_, i) => i % step === 0 || i === e.path.length - 1).map(([x, , z]) => [x, z] as const);
+  const xs = pts.map((p) => p[0]), zs = pts.map((p) => p[1]);
+  const minX = Math.min(...xs), maxX = Math.max(...xs), minZ = Math.min(...zs), maxZ = Math.max(...zs);
+  const span = Math.max(4, maxX - minX, maxZ - minZ);
+  const size = 150, pad = 10;
+  const cx = (minX + maxX) / 2, cz = (minZ + maxZ) / 2;
+  const px = (x: number) => pad + ((x - cx) / span + 0.5) * (size - 2 * pad);
+  const pz = (z: number) => pad + ((z - cz) / span + 0.5) * (size - 2 * pad);
+  const line = pts.map(([x, z]) => `${px(x).toFixed(1)},${pz(z).toFixed(1)}`).join(' ');
+  const [sx, sz] = pts[0] ?? [0, 0];
+  const [ex, ez] = pts[pts.length - 1] ?? [0, 0];
+  const outcome = e.died ? `died: ${e.deathCause ?? 'other'}` : e.truncated ? 'ran out of time' : 'failed';
+  return `<figure class=map><svg viewBox="0 0 ${size} ${size}" width=${size} height=${size} role=img aria-label="path of episode ${e.episode}">
+<rect width=${size} height=${size} class=ground /><polyline points="${line}" class=path />
+<circle cx=${px(sx).toFixed(1)} cy=${pz(sz).toFixed(1)} r=4 class=start /><path d="M${(px(ex) - 4).toFixed(1)},${(pz(ez) - 4).toFixed(1)} l8,8 m0,-8 l-8,8" class=end />
+<text x=${size - 4} y=${size - 4} text-anchor=end class=scale>${span.toFixed(0)} m across</text></svg>
+<figcaption>episode ${e.episode} · seed ${e.seed}<br>${esc(outcome)} · ${e.steps} steps</figcaption></figure>`;
+}
+
+function diffHtml(diff: string): string {
+  return diff.trimEnd().split('\n').map((l) => {
+    const cls = l.startsWith('+') && !l.startsWith('+++') ? 'add' : l.startsWith('-') && !l.startsWith('---') ? 'del' : l.startsWith('@@') ? 'hunk' : '';
+    return `<span class="${cls}">${esc(l)}</span>`;
+  }).join('\n');
+}
+
+function findings(r: RunData): string {
+  if (!r.analysis) return '<p class=muted>No analysis (no evaluation episodes).</p>';
+  const list: Suggestion[] = r.analysis.suggestions;
+  if (list.length === 0) return '<p>The analyzer found no failure pattern.</p>';
+  return list.map((s) => `<div class=finding><h4>${esc(s.id)} <span class=muted>· ${pct(s.share)} of examined episodes</span></h4><p>${esc(s.message)}</p>
+<ul>${s.episodes.slice(0, 3).map((e) => `<li>episode ${e.episode}${e.steps ? `, steps ${e.steps[0]}–${e.steps[1]}` : ''}: ${esc(e.note)}</li>`).join('')}${s.episodes.length > 3 ? `<li class=muted>… ${s.episodes.length - 3} more</li>` : ''}</ul>
+${s.diff ? `<p>Patch to ${esc(r.analysis!.rewardFile ?? 'the reward')} — apply with <code>rewardsmith apply ${esc(r.dir)} --suggestion ${esc(s.id)}</code></p><pre class=diff>${diffHtml(s.diff)}</pre>` : s.patchUnavailable ? `<p class=muted>No patch: ${esc(s.patchUnavailable)}.</p>` : ''}</div>`).join('\n');
+}
+
+function runSection(r: RunData, i: number): string {
+  const s = r.summary;
+  const failed = r.episodes.filter((e) => !e.success);
+  const facts = s
+    ? `<dl><dt>task</dt><dd>${esc(s.task)}</dd><dt>reward</dt><dd>${esc(s.reward_file ?? '—')}</dd><dt>seed</dt><dd>${esc(s.seed)}</dd>
+<dt>training</dt><dd>${s.train.frames.toLocaleString('en-US')} frames, ${s.train.updates} updates, ${s.wall_seconds.toFixed(0)} s, backend ${esc(s.backend)}</dd></dl>`
+    : '<p class=muted>No summary.json: training has not finished.</p>';
+  return `<section class=run id="run-${i}"><h2>${esc(r.name)}</h2><p class=muted>${esc(r.dir)}</p>${facts}
+${r.notes.map((n) => `<p class=note>${esc(n)}</p>`).join('')}
+<h3>Death causes</h3>${deathCauses(r)}
+<h3>Failed episodes</h3>${failed.length === 0 ? '<p>None.</p>' : `<p>${failed.length} of ${r.episodes.length} evaluation episodes failed${failed.length > MAX_MAPS ? `; the first ${MAX_MAPS} are shown` : ''}. Top-down paths: ● start, ✕ end.</p><div class=maps>${failed.slice(0, MAX_MAPS).map(episodeMap).join('')}</div>`}
+<h3>Analyzer findings and patches</h3>${findings(r)}</section>`;
+}
+
+const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1100px;padding:0 16px;color:#1d232a;background:#fff}
+h1{font-size:22px;margin-bottom:4px}h2{border-top:1px solid #d5d9de;padding-top:16px;margin-top:32px}h3{margin:18px 0 6px}h4{margin:6px 0}
+table{border-collapse:collapse;margin:8px 0}th,td{border-bottom:1px solid #e3e6ea;padding:4px 8px;text-align:left;vertical-align:top}td.num{text-align:right}
+tr.pooled td{background:#f3f6fa;font-weight:600}.muted{color:#66707a}.note{background:#fff7e0;padding:6px 10px;border-left:3px solid #e0a800}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:8px 0}dt{color:#66707a}dd{margin:0}
+.charts{display:grid;grid-template-columns:1fr 1fr;gap:16px}.chart{height:280px;position:relative}.caption{font-size:12px;color:#66707a}
+.bar{display:inline-block;height:10px;background:#c0392b;vertical-align:middle;max-width:200px}
+.maps{display:flex;flex-wrap:wrap;gap:10px}.map{margin:0;font-size:12px;text-align:center}.ground{fill:#eef3e8;stroke:#c9d3bf}
+.path{fill:none;stroke:#2c6fbb;stroke-width:1.5}.start{fill:#2e9d4a}.end{stroke:#c0392b;stroke-width:2.5}.scale{font-size:9px;fill:#66707a}
+.finding{border:1px solid #e3e6ea;border-radius:4px;padding:8px 12px;margin:10px 0}pre.diff{background:#f6f8fa;padding:8px;overflow-x:auto;font-size:12px}
+pre .add{color:#1a7f37;background:#e6ffec}pre .del{color:#cf222e;background:#ffebe9}pre .hunk{color:#8250df}code{background:#f0f2f4;padding:0 3px}`;
+
+// Runs in the page: draws the two curve charts from the embedded data with the inlined Chart.js.
+const CHART_SCRIPT = `(function(){
+var data = JSON.parse(document.getElementById('report-data').textContent);
+var colours = ['#2c6fbb','#c0392b','#2e9d4a','#8250df','#d97706','#0f766e','#be185d','#4b5563'];
+function datasets(series){
+  var out = [];
+  series.forEach(function(s, i){
+    var c = colours[i % colours.length];
+    var banded = s.points.some(function(p){ return p.lo !== undefined; });
+    if (banded) {
+      out.push({label: s.label + ' (95 % CI high)', data: s.points.map(function(p){ return {x: p.x, y: p.hi}; }), borderWidth: 0, pointRadius: 0, fill: false, borderColor: 'transparent', band: true});
+      out.push({label: s.label + ' (95 % CI low)', data: s.points.map(function(p){ return {x: p.x, y: p.lo}; }), borderWidth: 0, pointRadius: 0, fill: '-1', backgroundColor: c + '33', borderColor: 'transparent', band: true});
+    }
+    out.push({label: s.label, data: s.points.map(function(p){ return {x: p.x, y: p.y}; }), borderColor: c, backgroundColor: c, borderWidth: 2, pointRadius: s.points.length > 40 ? 0 : 2, fill: false});
+  });
+  return out;
+}
+function chart(id, series, yTitle, yMax){
+  var el = document.getElementById(id);
+  if (!el) return;
+  new Chart(el, {type: 'line', data: {datasets: datasets(series)}, options: {
+    animation: false, responsive: true, maintainAspectRatio: false, parsing: true,
+    scales: {x: {type: 'linear', title: {display: true, text: 'training frames'}}, y: {title: {display: true, text: yTitle}, min: yMax ? 0 : undefined, max: yMax}},
+    plugins: {legend: {labels: {filter: function(item, d){ return !d.datasets[item.datasetIndex].band; }}}}
+  }});
+}
+chart('chart-success', data.success, 'training success % (last ≤ ${CURVE_WINDOW} episodes)', 100);
+chart('chart-return', data.ret, 'mean episode return', undefined);
+})();`;
+
+/** Chart.js's standalone build, inlined so the page needs no network. */
+function chartJsSource(): string {
+  const require = createRequire(__filename);
+  let file: string;
+  try {
+    // The package's exports map hides dist/; its standalone UMD build sits beside the CommonJS entry.
+    file = path.join(path.dirname(require.resolve('chart.js')), 'chart.umd.min.js');
+    if (!existsSync(file)) throw new Error(file);
+  } catch {
+    throw new CommandError('chart.js is not installed next to the runner (it is a dependency of rewardsmith: reinstall the package)');
+  }
+  return readFileSync(file, 'utf8');
+}
+
+/** The whole page for these runs. */
+export function renderReport(runs: RunData[], generatedAt = new Date()): string {
+  const { success, ret } = curveSeries(runs);
+  const data = JSON.stringify({ success, ret }).replace(/</g, '\\u003c');
+  const title = runs.length === 1 ? `Rewardsmith report: ${runs[0]!.name}` : `Rewardsmith report: ${runs.length} runs`;
+  const hasCurves = success.length > 0;
+  const chartJs = chartJsSource().replace(/<\/script/gi, '<\\/script');
+  return `<!doctype html>
+<html lang=en><head><meta charset=utf-8><meta name=viewport content="width=device-width,initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
+<title>${esc(title)}</title><style>${STYLE}</style></head><body>
+<h1>${esc(title)}</h1><p class=muted>Generated ${esc(generatedAt.toISOString())} by <code>rewardsmith report</code>. Rates are over the episodes named beside them, with 95 % Wilson intervals.</p>
+<h2>Evaluation on held-out worlds</h2>${evaluationTable(runs)}
+<h2>Training curves</h2>${hasCurves ? `<div class=charts><div><div class=chart><canvas id=chart-success></canvas></div><p class=caption>Success over the trainer's last ≤ ${CURVE_WINDOW} finished training episodes; band: 95 % Wilson interval. Updates before the first finished episode have no point.</p></div>
+<div><div class=chart><canvas id=chart-return></canvas></div><p class=caption>Mean return over the same window. metrics.ndjson keeps no per-episode returns, so a single run's return has no band; runs of the same reward and task are also drawn as their mean with a 95 % bootstrap interval over seeds.</p></div></div>` : '<p class=muted>No metrics.ndjson: these runs have no training curves.</p>'}
+${runs.map(runSection).join('\n')}
+<script>${chartJs}</script>
+<script type="application/json" id=report-data>${data}</script>
+<script>${CHART_SCRIPT}</script>
+</body></html>
+`;
+}
+
+/** metrics.csv beside metrics.ndjson (always) and TensorBoard event files (when tfjs-node is installed). */
+export async function writeMetricExports(run: RunData): Promise<{ csv: string | null; tensorboard: string | null; tensorboardMissing: string | null }> {
+  if (run.metrics.length === 0) return { csv: null, tensorboard: null, tensorboardMissing: null };
+  const csv = path.join(run.dir, RUN_FILES.metricsCsv);
+  writeFileSync(csv, metricsCsv(run.metrics));
+  let tfnode: { node?: { summaryFileWriter(dir: string): { scalar(name: string, value: number, step: number): void; flush(): void } } };
+  try {
+    tfnode = createRequire(__filename)(TFJS_NODE) as typeof tfnode;
+  } catch {
+    return { csv, tensorboard: null, tensorboardMissing: 'TensorBoard files not written: @tensorflow/tfjs-node is not installed (npm i @tensorflow/tfjs-node adds them)' };
+  }
+  const dir = path.join(run.dir, RUN_FILES.tensorboard);
+  mkdirSync(dir, { recursive: true });
+  const writer = tfnode.node!.summaryFileWriter(dir);
+  for (const m of run.metrics) {
+    for (const key of ['mean_return', 'success_rate', 'policy_loss', 'value_loss', 'entropy', 'kl', 'fps'] as const) {
+      if (typeof m[key] === 'number' && Number.isFinite(m[key])) writer.scalar(`train/${key}`, m[key], m.frames);
+    }
+  }
+  writer.flush();
+  return { csv, tensorboard: dir, tensorboardMissing: null };
+}
+
+export const REPORT_SPEC = {
+  command: 'report',
+  summary: 'Writes one self-contained HTML page (opens offline) for one run or a set of runs: curves with 95 % intervals, the evaluation\ntable, death causes, maps of failed episodes and the analyzer\'s findings with patches. Also writes RUN/metrics.csv and,\nwith @tensorflow/tfjs-node installed, TensorBoard event files in RUN/tensorboard/.',
+  positionals: 'RUN...',
+  minPositionals: 1,
+  maxPositionals: 1000,
+  options: {
+    out: { type: 'string', valueName: 'FILE', description: `where to write the page (default: RUN/${RUN_FILES.report} for one run, ./report.html for several)` },
+  },
+} as const;
+
+/** Writes the report of these run folders; returns the page's path and lines to tell the user. */
+export async function writeReport(runDirs: string[], out?: string): Promise<{ file: string; messages: string[] }> {
+  const runs: RunData[] = [];
+  for (const dir of runDirs) {
+    try {
+      runs.push(await loadRun(dir));
+    } catch (err) {
+      if (err instanceof RunRecordError) throw new CommandError(err.message);
+      throw err;
+    }
+  }
+  const messages: string[] = [];
+  for (const run of runs) {
+    const ex = await writeMetricExports(run);
+    if (ex.tensorboardMissing && !messages.includes(ex.tensorboardMissing)) messages.push(ex.tensorboardMissing);
+    if (ex.tensorboard) messages.push(`TensorBoard: tensorboard --logdir ${ex.tensorboard}`);
+  }
+  const file = path.resolve(out ?? (runs.length === 1 ? path.join(runs[0]!.dir, RUN_FILES.report) : 'report.html'));
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, renderReport(runs));
+  return { file, messages };
+}
+
+export async function reportCommand(argv: string[]): Promise<number> {
+  return runCommand('report', async () => {
+    const { values, positionals } = parseCommandArgs(REPORT_SPEC, argv);
+    if (values.out !== undefined && !/\.html?$/i.test(values.out)) throw new UsageError(`--out ${values.out}: the report is an HTML page; name it *.html`);
+    const { file, messages } = await writeReport(positionals, values.out);
+    for (const m of messages) process.stderr.write(`${m}\n`);
+    process.stdout.write(`report: ${file} (open it in a browser; it works offline)\n`);
+    return 0;
+  });
+}

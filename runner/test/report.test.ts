@@ -1,0 +1,128 @@
+// `rewardsmith report`: the page a researcher opens after a run. Built from recorded runs (two seeds of one
+// reward, trained for real, and the analyzer's lava fixture), opened in headless Chromium with the network
+// cut off: it must render its charts with no console error and no request leaving the file, and show every
+// rate with its episode count and interval. A screenshot is kept (REWARDSMITH_TEST_ARTIFACTS, else a temp dir).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { spawnSync } from 'node:child_process';
+import { writeReport } from '../src/report/report';
+
+const FIXTURES = path.join(__dirname, 'fixtures', 'runs');
+const CHROMIUM = '/usr/bin/chromium';
+const ROOT = path.join(__dirname, '..', '..');
+
+function copyRuns(): { dir: string; runs: string[] } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'rewardsmith-report-'));
+  const runs = ['tree-dense-s0', 'tree-dense-s1', 'lava-deaths'].map((name) => {
+    cpSync(path.join(FIXTURES, name), path.join(dir, name), { recursive: true });
+    return path.join(dir, name);
+  });
+  return { dir, runs };
+}
+
+test('the page holds curves, the evaluation table with counts and intervals, death causes, maps and patches; metrics.csv is written', async () => {
+  const { dir, runs } = copyRuns();
+  const { file, messages } = await writeReport(runs, path.join(dir, 'out', 'report.html'));
+  const html = readFileSync(file, 'utf8');
+  // Each run's held-out rate says over how many episodes, with its interval.
+  assert.match(html, /of 10 episodes \(95 % CI \d+\.\d–\d+\.\d %\)/);
+  assert.match(html, /bootstrap over 2 seeds × 20 episodes/);
+  // Death causes of the lava run, failed-episode maps and the analyzer's lava finding with its patch.
+  assert.match(html, /<td>lava<\/td><td class=num>3<\/td>/);
+  assert.ok((html.match(/<figure class=map>/g) ?? []).length >= 3);
+  assert.match(html, /death-lava/);
+  assert.match(html, /<pre class=diff>/);
+  assert.match(html, /rewardsmith apply .*lava-deaths --suggestion death-lava/);
+  // Self-contained: no script, style or image from elsewhere.
+  assert.doesNotMatch(html, /(src|href)=["']?(https?:)?\/\//i);
+  const csv = readFileSync(path.join(runs[0]!, 'metrics.csv'), 'utf8').trim().split('\n');
+  const ndjson = readFileSync(path.join(runs[0]!, 'metrics.ndjson'), 'utf8').trim().split('\n');
+  assert.equal(csv[0], 'update,frames,fps,mean_return,success_rate,episodes,policy_loss,value_loss,entropy,kl,wall_seconds');
+  assert.equal(csv.length, ndjson.length + 1);
+  assert.equal(csv[1]!.split(',')[1], String(JSON.parse(ndjson[0]!).frames));
+  let hasTfNode = true;
+  try {
+    require.resolve('@tensorflow/tfjs-node');
+  } catch {
+    hasTfNode = false;
+  }
+  if (hasTfNode) assert.ok(existsSync(path.join(runs[0]!, 'tensorboard')));
+  else assert.ok(messages.some((m) => /TensorBoard files not written: @tensorflow\/tfjs-node is not installed/.test(m)));
+});
+
+test('the report opens offline in headless Chromium: charts drawn, no console error, no network request', { timeout: 120_000 }, async (t) => {
+  if (!existsSync(CHROMIUM)) {
+    if (process.env.CI) assert.fail(`${CHROMIUM} is missing: .ci/run installs Debian's chromium`);
+    t.skip(`${CHROMIUM} not installed (apt-get install chromium)`);
+    return;
+  }
+  const { dir, runs } = copyRuns();
+  const { file } = await writeReport(runs, path.join(dir, 'report.html'));
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 1400 } });
+    const problems: string[] = [];
+    const requests: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+    await page.route('**/*', (route) => {
+      const url = route.request().url();
+      if (!url.startsWith('file:')) {
+        requests.push(url);
+        return route.abort();
+      }
+      return route.continue();
+    });
+    await page.goto(pathToFileURL(file).href);
+    await page.waitForFunction(() => (window as unknown as { Chart?: { getChart(id: string): unknown } }).Chart?.getChart('chart-success') !== undefined);
+    const drawn = await page.evaluate(() => {
+      const C = (window as unknown as { Chart: { getChart(id: string): { data: { datasets: { label: string; data: unknown[] }[] } } } }).Chart;
+      return ['chart-success', 'chart-return'].map((id) => C.getChart(id)!.data.datasets.filter((d) => d.data.length > 0).map((d) => d.label));
+    });
+    // Two seeds' success curves, each with its interval band (high + low) and the line.
+    assert.equal(drawn[0]!.filter((l) => !/95 % CI/.test(l)).length, 2, JSON.stringify(drawn[0]));
+    assert.equal(drawn[0]!.filter((l) => /95 % CI/.test(l)).length, 4);
+    // Returns: two runs plus their mean over seeds.
+    assert.ok(drawn[1]!.some((l) => /mean of 2 seeds/.test(l)), JSON.stringify(drawn[1]));
+    const canvasPixels = await page.evaluate(() => (document.getElementById('chart-success') as HTMLCanvasElement).toDataURL().length);
+    assert.ok(canvasPixels > 5000, 'the success chart has content');
+    const artifacts = process.env.REWARDSMITH_TEST_ARTIFACTS ?? dir;
+    mkdirSync(artifacts, { recursive: true });
+    const shot = path.join(artifacts, 'report.png');
+    await page.screenshot({ path: shot, fullPage: true });
+    await page.screenshot({ path: path.join(artifacts, 'report-top.png') });
+    assert.ok(statSync(shot).size > 20_000);
+    assert.deepEqual(problems, []);
+    assert.deepEqual(requests, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('rewardsmith report: usage errors in the common format; the last line says where the page is', () => {
+  const { runs } = copyRuns();
+  const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'runner/src/cli.ts'), 'report', ...args], { encoding: 'utf8', cwd: ROOT });
+  const ok = cli(runs[0]!);
+  assert.equal(ok.status, 0, ok.stderr);
+  assert.equal(ok.stdout.trim().split('\n').pop(), `report: ${path.join(runs[0]!, 'report.html')} (open it in a browser; it works offline)`);
+  const missing = cli(path.join(runs[0]!, 'nope'));
+  assert.equal(missing.status, 1);
+  assert.match(missing.stderr, /^rewardsmith report: .*nope: no such run folder\n$/);
+  const usage = cli();
+  assert.equal(usage.status, 2);
+  assert.match(usage.stderr, /^rewardsmith report: missing RUN\.\.\./);
+  const help = cli('--help');
+  assert.equal(help.status, 0);
+  assert.match(help.stdout, /^usage: rewardsmith report RUN\.\.\. \[options\]/);
+});
