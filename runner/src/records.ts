@@ -150,8 +150,11 @@ export const METRICS_COLUMNS: readonly (keyof UpdateMetrics)[] = [
   'update', 'frames', 'fps', 'mean_return', 'success_rate', 'episodes', 'policy_loss', 'value_loss', 'entropy', 'kl', 'wall_seconds',
 ];
 
-/** metrics.ndjson lines as CSV text (header + one row per update; fields the line lacks stay empty). */
+/** metrics.ndjson lines as CSV text (header + one row per update; fields the line lacks stay empty), with the
+ * training-success count and interval as columns of their own. */
 export function metricsCsv(lines: readonly Partial<UpdateMetrics>[]): string {
   const cell = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? String(v) : '');
-  return [METRICS_COLUMNS.join(','), ...lines.map((m) => METRICS_COLUMNS.map((c) => cell(m[c])).join(','))].join('\n') + '\n';
+  const header = [...METRICS_COLUMNS, 'success_n', 'success_ci95_lo', 'success_ci95_hi'];
+  const row = (m: Partial<UpdateMetrics>) => [...METRICS_COLUMNS.map((c) => cell(m[c])), cell(m.success?.n), cell(m.success?.ci95[0]), cell(m.success?.ci95[1])].join(',');
+  return [header.join(','), ...lines.map(row)].join('\n') + '\n';
 }

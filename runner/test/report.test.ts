@@ -41,7 +41,7 @@ test('the page holds curves, the evaluation table with counts and intervals, dea
   assert.doesNotMatch(html, /(src|href)=["']?(https?:)?\/\//i);
   const csv = readFileSync(path.join(runs[0]!, 'metrics.csv'), 'utf8').trim().split('\n');
   const ndjson = readFileSync(path.join(runs[0]!, 'metrics.ndjson'), 'utf8').trim().split('\n');
-  assert.equal(csv[0], 'update,frames,fps,mean_return,success_rate,episodes,policy_loss,value_loss,entropy,kl,wall_seconds');
+  assert.equal(csv[0], 'update,frames,fps,mean_return,success_rate,episodes,policy_loss,value_loss,entropy,kl,wall_seconds,success_n,success_ci95_lo,success_ci95_hi');
   assert.equal(csv.length, ndjson.length + 1);
   assert.equal(csv[1]!.split(',')[1], String(JSON.parse(ndjson[0]!).frames));
   let hasTfNode = true;

@@ -54,8 +54,8 @@ export function readMetrics(runDir: string): UpdateMetrics[] {
       if (i === lines.length - 1) return;
       throw new RunRecordError(`${file}:${i + 1}: not valid JSON (${(err as Error).message})`);
     }
-    if (typeof m.frames !== 'number' || typeof m.success_rate !== 'number' || typeof m.mean_return !== 'number') {
-      throw new RunRecordError(`${file}:${i + 1}: a metrics line needs numeric frames, mean_return and success_rate`);
+    if (typeof m.frames !== 'number' || typeof m.mean_return !== 'number' || (typeof m.success_rate !== 'number' && m.success_rate !== null)) {
+      throw new RunRecordError(`${file}:${i + 1}: a metrics line needs numeric frames and mean_return, and success_rate (a number or null)`);
     }
     out.push(m);
   });
@@ -134,14 +134,16 @@ function curveSeries(runs: RunData[]): { success: CurveSeries[]; ret: CurveSerie
   const ret: CurveSeries[] = [];
   for (const r of runs) {
     if (r.metrics.length === 0) continue;
-    // A window with no finished episode has no rate: the point is left out rather than drawn at 0.
-    const withEpisodes = r.metrics.filter((m) => m.episodes > 0);
+    // A window with no ended episode has no rate: the point is left out rather than drawn at 0. Runs since
+    // the training-success record carry its count and interval; older ones only the last-100 window's rate.
+    const withEpisodes = r.metrics.filter((m) => (m.success ? m.success.rate !== null : m.episodes > 0 && m.success_rate !== null));
     success.push({
       label: r.name,
       points: withEpisodes.map((m) => {
+        if (m.success) return { x: m.frames, y: 100 * m.success.rate!, lo: 100 * m.success.ci95[0], hi: 100 * m.success.ci95[1] };
         const n = Math.min(m.episodes, CURVE_WINDOW);
-        const w = wilson(Math.round(m.success_rate * n), n);
-        return { x: m.frames, y: 100 * m.success_rate, lo: 100 * w.ci95[0], hi: 100 * w.ci95[1] };
+        const w = wilson(Math.round(m.success_rate! * n), n);
+        return { x: m.frames, y: 100 * m.success_rate!, lo: 100 * w.ci95[0], hi: 100 * w.ci95[1] };
       }),
     });
     ret.push({ label: r.name, points: withEpisodes.map((m) => ({ x: m.frames, y: m.mean_return })) });
@@ -263,7 +265,7 @@ function chart(id, series, yTitle, yMax){
     plugins: {legend: {labels: {filter: function(item, d){ return !d.datasets[item.datasetIndex].band; }}}}
   }});
 }
-chart('chart-success', data.success, 'training success % (last ≤ ${CURVE_WINDOW} episodes)', 100);
+chart('chart-success', data.success, 'training success %', 100);
 chart('chart-return', data.ret, 'mean episode return', undefined);
 })();`;
 
@@ -294,7 +296,7 @@ export function renderReport(runs: RunData[], generatedAt = new Date()): string 
 <title>${esc(title)}</title><style>${STYLE}</style></head><body>
 <h1>${esc(title)}</h1><p class=muted>Generated ${esc(generatedAt.toISOString())} by <code>rewardsmith report</code>. Rates are over the episodes named beside them, with 95 % Wilson intervals.</p>
 <h2>Evaluation on held-out worlds</h2>${evaluationTable(runs)}
-<h2>Training curves</h2>${hasCurves ? `<div class=charts><div><div class=chart><canvas id=chart-success></canvas></div><p class=caption>Success over the trainer's last ≤ ${CURVE_WINDOW} finished training episodes; band: 95 % Wilson interval. Updates before the first finished episode have no point.</p></div>
+<h2>Training curves</h2>${hasCurves ? `<div class=charts><div><div class=chart><canvas id=chart-success></canvas></div><p class=caption>Training success over the episodes the trainer counts at each update (the run's metrics record them; older runs: the last ≤ ${CURVE_WINDOW} finished episodes); band: 95 % Wilson interval. Updates before any counted episode has ended have no point.</p></div>
 <div><div class=chart><canvas id=chart-return></canvas></div><p class=caption>Mean return over the same window. metrics.ndjson keeps no per-episode returns, so a single run's return has no band; runs of the same reward and task are also drawn as their mean with a 95 % bootstrap interval over seeds.</p></div></div>` : '<p class=muted>No metrics.ndjson: these runs have no training curves.</p>'}
 ${runs.map(runSection).join('\n')}
 <script>${chartJs}</script>

@@ -1,0 +1,208 @@
+// The training configuration: every option that shapes a run, declared once with its type and bounds.
+// The same declarations parse `rewardsmith train`'s flags and check a configuration file (YAML or JSON,
+// `--config FILE`, the flags override it); the effective configuration is stored in the run folder
+// (`config.json`) so that `--resume` continues with exactly the options the run started with.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { applyOptionsFile, parseCommandArgs, UsageError, type CommandSpec, type IntOption, type NumberOption, type ParsedArgs } from '../args';
+import { RUN_FILES } from '../records';
+import { DEFAULT_HYPERPARAMETERS, type PpoHyperparameters } from '../ppo/ppo';
+import { BACKEND_CHOICES, type BackendChoice } from '../ppo/backend';
+
+/** The paper's training budget. */
+export const DEFAULT_STEPS = 256_000;
+export const DEFAULT_ENVS = 32;
+/** Steps per env per rollout; one PPO update per rollout of envs × this frames. */
+export const DEFAULT_ROLLOUT_STEPS = 64;
+export const DEFAULT_CHECKPOINT_EVERY = 4;
+export const DEFAULT_EVAL_EPISODES = 100;
+// Beyond a few hundred envs one policy batch no longer fits the workers' memory and a single update takes
+// minutes on a laptop; 1e8 overflowed the stack while building the env array.
+export const MAX_ENVS = 512;
+
+type HyperparameterName = keyof PpoHyperparameters;
+/** Flag name → hyperparameter, with the bounds in which PPO is meaningful. */
+const HYPERPARAMETER_OPTIONS: Record<string, (IntOption | NumberOption) & { key: HyperparameterName }> = {
+  'learning-rate': { key: 'learningRate', type: 'number', min: 1e-8, max: 1, description: 'Adam learning rate' },
+  gamma: { key: 'gamma', type: 'number', min: 0, max: 1, description: 'discount factor' },
+  lambda: { key: 'lambda', type: 'number', min: 0, max: 1, description: 'GAE λ' },
+  clip: { key: 'clip', type: 'number', min: 0.001, max: 1, description: 'PPO clip range' },
+  'entropy-coef': { key: 'entropyCoef', type: 'number', min: 0, max: 1, description: 'entropy bonus weight' },
+  'value-coef': { key: 'valueCoef', type: 'number', min: 0, max: 100, description: 'value loss weight' },
+  'kl-coef': { key: 'klCoef', type: 'number', min: 0, max: 100, description: 'weight of KL to the --init policy' },
+  epochs: { key: 'epochs', type: 'int', min: 1, max: 100, description: 'PPO epochs per update' },
+  minibatches: { key: 'minibatches', type: 'int', min: 1, max: 4096, description: 'minibatches per epoch' },
+  'max-grad-norm': { key: 'maxGradNorm', type: 'number', min: 0.001, max: 1e6, description: 'gradient clipping norm' },
+  'value-pretrain-updates': { key: 'valuePretrainUpdates', type: 'int', min: 0, max: 100_000, description: 'value-only updates at the start of an --init run' },
+  'return-momentum': { key: 'returnMomentum', type: 'number', min: 0, max: 1, description: 'momentum of the reward normaliser' },
+};
+
+export const TRAIN_SPEC = {
+  command: 'train',
+  summary: `Trains a PPO agent on the reward in the headless simulator, then evaluates it on held-out worlds and writes
+DIR/summary.json, DIR/metrics.ndjson (+ metrics.csv), DIR/eval/, DIR/config.json and a checkpoint that --resume continues.`,
+  positionals: 'REWARD_FILE',
+  minPositionals: 0,
+  maxPositionals: 1,
+  options: {
+    task: { type: 'string', valueName: 'TASK', description: 'built-in task id or a task file (.json/.yaml)' },
+    out: { type: 'string', valueName: 'DIR', description: 'run folder' },
+    config: { type: 'string', valueName: 'FILE', description: 'training configuration (YAML/JSON: any option below but out/resume/overwrite/events); flags override it' },
+    steps: { type: 'int', min: 1, max: 1e10, default: DEFAULT_STEPS, description: 'training frames (env steps summed over envs)' },
+    seed: { type: 'int', min: 0, max: 2 ** 31 - 1, default: 0, description: 'run seed' },
+    envs: { type: 'int', min: 1, max: MAX_ENVS, default: DEFAULT_ENVS, description: 'parallel environments, one policy batch' },
+    backend: { type: 'string', choices: BACKEND_CHOICES, default: 'auto', description: 'TensorFlow.js backend; auto tries gpu, node, wasm, cpu' },
+    init: { type: 'string', valueName: 'CHECKPOINT', description: 'start from this policy and keep a KL term to it' },
+    'eval-episodes': { type: 'int', min: 0, max: 100_000, default: DEFAULT_EVAL_EPISODES, description: 'held-out evaluation episodes after training (0 skips)' },
+    workers: { type: 'int', min: 0, max: 256, description: 'env worker threads (default: one per core)' },
+    'rollout-steps': { type: 'int', min: 1, max: 100_000, default: DEFAULT_ROLLOUT_STEPS, description: 'steps per env per PPO update' },
+    'checkpoint-every': { type: 'int', min: 1, max: 1_000_000, default: DEFAULT_CHECKPOINT_EVERY, description: 'updates between checkpoints' },
+    ...(HYPERPARAMETER_OPTIONS as Record<string, IntOption | NumberOption>),
+    resume: { type: 'string', valueName: 'DIR', description: 'continue the run in DIR from its last checkpoint, with its stored configuration' },
+    overwrite: { type: 'boolean', description: 'replace a run already in DIR (default: refuse)' },
+    events: { type: 'string', choices: ['ndjson'], description: 'print one JSON event per line on stdout instead of the progress bar' },
+  },
+  epilog: `examples:
+  rewardsmith train r.reward.ts --task approach-tree --out runs/a
+  rewardsmith train r.reward.ts --config train.yaml --out runs/b --seed 2
+  rewardsmith train --resume runs/a`,
+} satisfies CommandSpec<Record<string, import('../args').OptionSpec>>;
+
+/** Options a configuration file may set (what shapes a run; not where it goes or how it reports). */
+const CONFIG_KEYS = ['task', 'steps', 'seed', 'envs', 'backend', 'init', 'eval-episodes', 'workers', 'rollout-steps', 'checkpoint-every', ...Object.keys(HYPERPARAMETER_OPTIONS)] as const;
+
+/** The effective configuration of a run, as stored in `DIR/config.json`. */
+export interface TrainConfig {
+  task: string;
+  steps: number;
+  seed: number;
+  envs: number;
+  backend: BackendChoice;
+  init: string | null;
+  evalEpisodes: number;
+  workers: number | null;
+  rolloutSteps: number;
+  checkpointEvery: number;
+  hyperparameters: PpoHyperparameters;
+  /** The configuration file it was read from, if any. */
+  configFile: string | null;
+}
+
+export interface TrainInvocation {
+  rewardFile: string | undefined;
+  out: string;
+  resume: boolean;
+  overwrite: boolean;
+  events: boolean;
+  config: TrainConfig;
+  /** Options the user set for this invocation (flags or file), which a resume must not silently drop. */
+  explicit: ReadonlySet<string>;
+}
+
+type TrainValues = ParsedArgs<typeof TRAIN_SPEC.options>['values'];
+
+function configFrom(values: TrainValues, configFile: string | null): Omit<TrainConfig, 'task'> & { task: string | undefined } {
+  const v = values as Record<string, unknown>;
+  const hyperparameters = { ...DEFAULT_HYPERPARAMETERS };
+  for (const [flag, o] of Object.entries(HYPERPARAMETER_OPTIONS)) if (v[flag] !== undefined) hyperparameters[o.key] = v[flag] as number;
+  return {
+    task: values.task,
+    steps: values.steps,
+    seed: values.seed,
+    envs: values.envs,
+    backend: values.backend as BackendChoice,
+    init: values.init ? path.resolve(values.init) : null,
+    evalEpisodes: values['eval-episodes'],
+    workers: values.workers ?? null,
+    rolloutSteps: values['rollout-steps'],
+    checkpointEvery: values['checkpoint-every'],
+    hyperparameters,
+    configFile,
+  };
+}
+
+/** Frames in one PPO update: the smallest training budget that trains at all. */
+export const framesPerUpdate = (c: Pick<TrainConfig, 'envs' | 'rolloutSteps'>) => c.envs * c.rolloutSteps;
+
+/**
+ * Parses `rewardsmith train`'s arguments (and `--config FILE`) into the run's configuration; on `--resume`
+ * the stored configuration is the base and only options given now replace it.
+ */
+export function parseTrainArgs(argv: readonly string[]): TrainInvocation {
+  const parsed = parseCommandArgs(TRAIN_SPEC, argv);
+  const { values, positionals } = parsed;
+  const explicit = new Set<string>(parsed.given);
+  let configFile: string | null = null;
+  if (values.config) {
+    configFile = path.resolve(values.config);
+    for (const key of Object.keys(applyOptionsFile(TRAIN_SPEC, parsed, values.config, CONFIG_KEYS))) explicit.add(key);
+  }
+  const out = values.resume ?? values.out;
+  if (!out) throw new UsageError('--out DIR is required');
+  if (values.resume && values.out && path.resolve(values.out) !== path.resolve(values.resume)) {
+    throw new UsageError('--resume DIR continues the run in DIR; drop --out or make it the same folder');
+  }
+  const base = configFrom(values, configFile);
+  let config: TrainConfig;
+  if (values.resume) {
+    const stored = readStoredConfig(out);
+    config = stored ? mergeResumed(stored, base, explicit) : { ...base, task: base.task ?? '' };
+  } else {
+    if (!positionals[0]) throw new UsageError('missing REWARD_FILE');
+    if (!base.task) throw new UsageError('--task is required (a built-in task id or a task file), on the command line or in --config');
+    config = { ...base, task: base.task };
+    const batch = framesPerUpdate(config);
+    if (config.steps < batch) {
+      throw new UsageError(`--steps ${config.steps} is less than one PPO update (${config.envs} envs × ${config.rolloutSteps} rollout steps = ${batch} frames); ` +
+        `give at least ${batch}, or fewer --envs / --rollout-steps`);
+    }
+  }
+  return { rewardFile: positionals[0], out, resume: values.resume !== undefined, overwrite: values.overwrite, events: values.events === 'ndjson', config, explicit };
+}
+
+/** A resumed run keeps what it started with; an option given again must agree, except where it cannot change the result. */
+function mergeResumed(stored: TrainConfig, now: ReturnType<typeof configFrom>, explicit: ReadonlySet<string>): TrainConfig {
+  // Where and how fast it runs may change between segments; the rest shaped the run and may not. (The task
+  // is checked against the checkpoint by the trainer, which resolves a task file to its id.)
+  const free = new Set(['backend', 'workers', 'eval-episodes', 'steps']);
+  const merged: TrainConfig = { ...stored, hyperparameters: { ...stored.hyperparameters } };
+  const asStored: Record<string, unknown> = {
+    seed: stored.seed, envs: stored.envs, init: stored.init, 'rollout-steps': stored.rolloutSteps, 'checkpoint-every': stored.checkpointEvery,
+    ...Object.fromEntries(Object.entries(HYPERPARAMETER_OPTIONS).map(([flag, o]) => [flag, stored.hyperparameters[o.key]])),
+  };
+  const asNow: Record<string, unknown> = {
+    seed: now.seed, envs: now.envs, init: now.init, 'rollout-steps': now.rolloutSteps, 'checkpoint-every': now.checkpointEvery,
+    ...Object.fromEntries(Object.entries(HYPERPARAMETER_OPTIONS).map(([flag, o]) => [flag, now.hyperparameters[o.key]])),
+  };
+  for (const key of explicit) {
+    if (free.has(key) || !(key in asStored)) continue;
+    if (asNow[key] !== asStored[key]) {
+      throw new UsageError(`--${key} ${String(asNow[key])} differs from the run's ${String(asStored[key])} (stored in its ${RUN_FILES.config}); a resumed run keeps its configuration — start a new run to change it`);
+    }
+  }
+  if (explicit.has('backend')) merged.backend = now.backend;
+  if (explicit.has('workers')) merged.workers = now.workers;
+  if (explicit.has('eval-episodes')) merged.evalEpisodes = now.evalEpisodes;
+  if (explicit.has('steps')) merged.steps = now.steps;
+  return merged;
+}
+
+/** Reads `DIR/config.json`, or null for runs that predate it. */
+export function readStoredConfig(runDir: string): TrainConfig | null {
+  const file = path.join(runDir, RUN_FILES.config);
+  if (!existsSync(file)) return null;
+  let parsed: TrainConfig;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8')) as TrainConfig;
+  } catch (err) {
+    throw new UsageError(`${file}: not valid JSON (${(err as Error).message}); the run's configuration is damaged`);
+  }
+  if (!parsed || typeof parsed !== 'object' || typeof parsed.evalEpisodes !== 'number' || typeof parsed.hyperparameters !== 'object') {
+    throw new UsageError(`${file}: not a run configuration (fields missing)`);
+  }
+  return parsed;
+}
+
+export function writeStoredConfig(runDir: string, config: TrainConfig): void {
+  writeFileSync(path.join(runDir, RUN_FILES.config), JSON.stringify(config, null, 2) + '\n');
+}
