@@ -8,7 +8,7 @@ import { makeEvent, type RunnerEvent } from '../events';
 import { RUN_FILES, type EpisodeRecord, type RunSummary } from '../records';
 import { resolveTask, type TaskSpec } from '../tasks';
 import { findFailures, type EpisodeEvidence, type Finding, type FindingKind, type RewardFacts } from './findings';
-import { denseLines, patchReward, PatchUnavailable } from './patches';
+import { denseLines, patchReward, PatchUnavailable, type PatchRequest } from './patches';
 import { rerunReward } from './rerun';
 
 export interface Suggestion {
@@ -30,6 +30,8 @@ export interface Suggestion {
   diff?: string;
   /** Why a finding that maps to code has no diff (no place for it in this reward, or it would not lint). */
   patchUnavailable?: string;
+  /** The change the diff makes, as a request patchReward understands (the no-LLM loop composes these). */
+  patch?: PatchRequest;
 }
 
 export interface Analysis {
@@ -166,6 +168,7 @@ function toSuggestion(f: Finding, reward: { file: string; text: string } | undef
       const p = patchReward(reward.file, reward.text, f.patch);
       s.diff = p.diff;
       s.lines = p.lines;
+      s.patch = f.patch;
     } catch (err) {
       if (!(err instanceof PatchUnavailable)) throw err;
       s.patchUnavailable = err.message;

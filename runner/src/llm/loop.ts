@@ -13,7 +13,10 @@ import { resolveTask, TaskFileError, type TaskSpec } from '../tasks';
 import { analyzeWithLlm, statisticsText, type LlmAnalysis, type ProgrammaticFinding } from './analyzer';
 import { LlmError, LlmNotConfiguredError, LLM_LOG_FILE, resolveLlmConfig, isLlmConfigured, type LlmConfig, type LlmLog } from './client';
 import { appliedSuggestions, designAndReview, type DesignRequest, type ReviewedReward } from './designer';
-import { analyzeRun, readEpisodes, type Analysis } from '../analyze/analyze';
+import { analyzeRun, readEpisodes, type Analysis, type Suggestion } from '../analyze/analyze';
+import { patchReward, PatchUnavailable, type PatchRequest } from '../analyze/patches';
+import { rateRecord, type RateRecord } from '../records';
+import { intervalsDisjoint } from '../stats';
 import type { TrainOutcome } from './train-step';
 
 /** Designer fixes of run-time reward errors per candidate (each goes through the review again). */
@@ -33,6 +36,11 @@ export interface LoopOptions {
   /** Extra `train` options passed through (envs, eval episodes, backend). */
   train?: { envs?: number; evalEpisodes?: number; backend?: string; init?: string };
   llm?: Partial<LlmConfig>;
+  /**
+   * No LLM: each iteration's candidates are sets of the analyzer's patches to the current reward; the best is
+   * kept only when its held-out success beats the current reward's beyond both 95 % intervals.
+   */
+  noLlm?: boolean;
   emit?: (event: RunnerEvent) => void;
   /** Human-readable progress lines. */
   say?: (line: string) => void;
@@ -47,6 +55,8 @@ export interface CandidateResult {
   run: string | null;
   summary: RunSummary | null;
   failure: string | null;
+  /** No-LLM loop: the analyzer suggestions (ids in the previous run's suggestions.json) this candidate applies. */
+  applied?: string[];
 }
 
 export interface SuggestionRecord {
@@ -73,10 +83,14 @@ export interface IterationResult {
   iteration: number;
   chosen: number | null;
   reward: string | null;
+  /** Held-out success of the iteration's reward (its evaluation), with count, episodes and Wilson 95 % interval. */
   success_rate: number | null;
+  success?: RateRecord | null;
   death_rate: number | null;
   avg_steps: number | null;
   critic_passed: boolean;
+  /** No-LLM loop: the kept reward is the previous one (no candidate beat it beyond its interval). */
+  kept_previous?: boolean;
   candidates: CandidateResult[];
   analysis: { llm: LlmAnalysis | null; findings: ProgrammaticFinding[]; suggestions: SuggestionRecord[] } | null;
 }
@@ -116,6 +130,52 @@ function better(a: RunSummary, b: RunSummary): boolean {
 /** A run-time reward error as the designer sees it, located in the candidate file (the run trains a copy of it). */
 function errorText(e: ReturnType<RewardError['toJSON']>, rewardFile: string): string {
   return `${path.basename(rewardFile)}:${e.line}:${e.column}: ${e.kind === 'throw' ? 'threw' : e.kind}: ${e.message}`;
+}
+
+/** Held-out success of a run with its interval (runs written before the summary carried one are recomputed). */
+function heldOut(s: RunSummary): RateRecord {
+  return s.eval.success ?? rateRecord(Math.round(s.eval.success_rate * s.eval.episodes), s.eval.episodes);
+}
+
+const rateText = (r: RateRecord) => (r.rate === null ? '— (no episodes)' : `${(r.rate * 100).toFixed(1)} % [${(r.ci95[0] * 100).toFixed(1)}–${(r.ci95[1] * 100).toFixed(1)} %] of ${r.n}`);
+
+/**
+ * Up to `k` patch sets from the analyzer's suggestions (those with a patch request, most widespread first):
+ * all of them composed, then each prefix of one, two, … patches, then single patches; each set's patches
+ * are applied one after another (a patch that no longer applies is left out), sets already `tried` are skipped.
+ */
+export function patchSets(file: string, text: string, suggestions: Suggestion[], k: number, tried: ReadonlySet<string>): { ids: string[]; text: string }[] {
+  const seen = new Set<string>();
+  const patchable = suggestions
+    .filter((s): s is Suggestion & { patch: PatchRequest } => !!s.patch)
+    .sort((a, b) => (b.episode_ids?.length ?? 0) - (a.episode_ids?.length ?? 0))
+    .filter((s) => {
+      const key = JSON.stringify({ ...s.patch, why: '' });
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+  const orders: Suggestion[][] = [patchable, ...patchable.map((_, n) => patchable.slice(0, n + 1)), ...patchable.map((s) => [s])];
+  const out: { ids: string[]; text: string }[] = [];
+  const made = new Set<string>();
+  for (const order of orders) {
+    if (out.length >= k) break;
+    let patched = text;
+    const ids: string[] = [];
+    for (const s of order) {
+      try {
+        patched = patchReward(file, patched, s.patch!).patched;
+        ids.push(s.id);
+      } catch (err) {
+        if (!(err instanceof PatchUnavailable)) throw err;
+      }
+    }
+    const key = ids.join('+');
+    if (ids.length === 0 || made.has(key) || tried.has(key)) continue;
+    made.add(key);
+    out.push({ ids, text: patched });
+  }
+  return out;
 }
 
 /** A condition the user must act on (settings changed, nothing trainable); reported without a stack. */
@@ -185,11 +245,14 @@ class Loop {
     // The programmatic analysis is the run's suggestions.json, as `rewardsmith analyze` writes it.
     const programmatic = await cached<Analysis & { version: number }>(path.join(runDir, RUN_FILES.suggestions), async () => ({ version: 1, ...(await analyzeRun(runDir, { rewardFile })) }));
     const found: ProgrammaticFinding[] = programmatic.suggestions;
-    const llm = await cached<LlmAnalysis>(path.join(iterDir, 'llm-analysis.json'), () =>
-      analyzeWithLlm({ task: this.o.task, rewardSource, summary: chosen.summary!, episodes: readEpisodes(runDir), findings: found, llm: this.o.llm, log: this.log }),
-    );
+    const llm = this.o.noLlm
+      ? null
+      : await cached<LlmAnalysis>(path.join(iterDir, 'llm-analysis.json'), () =>
+          analyzeWithLlm({ task: this.o.task, rewardSource, summary: chosen.summary!, episodes: readEpisodes(runDir), findings: found, llm: this.o.llm, log: this.log }),
+        );
+    this.say(`  analyzer: ${programmatic.explained_episodes ?? '?'} of ${programmatic.failed_episodes ?? '?'} failed episodes explained by ${programmatic.suggestions.length} finding(s)`);
     const suggestions: SuggestionRecord[] = [
-      ...llm.suggestions.map((s) => ({ ...s, source: 'llm' as const })),
+      ...(llm?.suggestions ?? []).map((s) => ({ ...s, source: 'llm' as const })),
       ...found.map((f, i) => ({ id: `P${i + 1}`, source: 'analyzer' as const, message: f.message, ...(f.lines ? { line: f.lines[0], endLine: f.lines[1] } : {}), ...(f.diff ? { diff: f.diff } : {}) })),
     ];
     for (const s of suggestions) {
@@ -214,25 +277,99 @@ class Loop {
     };
   }
 
+  /** Trains one no-LLM candidate: a reward file written from patched text. */
+  private async trainCandidate(iterDir: string, k: number, source: string, applied: string[]): Promise<CandidateResult> {
+    const attemptDir = path.join(iterDir, `candidate-${k}`, 'attempt-1');
+    const rewardFile = path.join(attemptDir, `${this.o.task.id}.reward.ts`);
+    if (!existsSync(rewardFile)) writeAtomic(rewardFile, source);
+    const runDir = path.join(attemptDir, 'run');
+    this.say(`  candidate ${k}${applied.length ? ` (${applied.join(' + ')})` : ''}: training on ${this.rel(rewardFile)} for ${this.o.steps} frames${this.o.train?.init ? ` from ${this.o.train.init}` : ''}`);
+    const outcome = await cached<TrainOutcome>(path.join(attemptDir, 'train.json'), async () =>
+      (await import('./train-step')).trainReward({ rewardFile, task: this.o.task, steps: this.o.steps, seed: this.o.seed, out: runDir, ...this.o.train, emit: this.o.emit }),
+    );
+    if (!outcome.ok) {
+      this.say(`  candidate ${k}: the reward failed while training: ${errorText(outcome.error, rewardFile)}`);
+      return { candidate: k, reward: this.rel(rewardFile), criticPassed: false, executionFixes: 0, run: null, summary: null, failure: errorText(outcome.error, rewardFile), applied };
+    }
+    const summary = JSON.parse(readFileSync(path.join(runDir, RUN_FILES.summary), 'utf8')) as RunSummary;
+    this.say(`  candidate ${k}: held-out success ${rateText(heldOut(summary))}`);
+    return { candidate: k, reward: this.rel(rewardFile), criticPassed: false, executionFixes: 0, run: this.rel(runDir), summary, failure: null, applied };
+  }
+
+  /**
+   * One no-LLM iteration. Iteration 1 trains the starting reward. Later ones build K patch sets from the kept
+   * run's analyzer suggestions (all of them, then the most widespread alone, then growing prefixes, …, skipping
+   * sets tried before), train each from the same starting policy, and keep the best only if its held-out success
+   * beats the current reward's beyond both 95 % intervals.
+   */
+  private async patchIteration(i: number, iterDir: string, prev: IterationResult | undefined, done: IterationResult[]): Promise<IterationResult> {
+    const o = this.o;
+    const result = (chosen: CandidateResult | null, candidates: CandidateResult[], keptPrevious: boolean, analysis: IterationResult['analysis']): IterationResult => ({
+      iteration: i,
+      chosen: chosen?.candidate ?? null,
+      reward: chosen ? this.rel(path.join(iterDir, `${o.task.id}.reward.ts`)) : null,
+      success_rate: chosen?.summary?.eval.success_rate ?? null,
+      success: chosen?.summary ? heldOut(chosen.summary) : null,
+      death_rate: chosen?.summary?.eval.death_rate ?? null,
+      avg_steps: chosen?.summary?.eval.avg_steps ?? null,
+      critic_passed: false,
+      kept_previous: keptPrevious,
+      candidates,
+      analysis,
+    });
+    if (!prev) {
+      this.say(`iteration 1: training the starting reward ${o.startReward}`);
+      const c = await this.trainCandidate(iterDir, 1, readFileSync(o.startReward!, 'utf8'), []);
+      if (!c.summary) return result(null, [c], false, null);
+      writeAtomic(path.join(iterDir, `${o.task.id}.reward.ts`), readFileSync(path.join(o.out, c.reward!), 'utf8'));
+      return result(c, [c], false, await this.analyze(iterDir, c));
+    }
+    // The reward in force: the latest iteration that kept a new one (an iteration that kept the previous one has chosen 0).
+    const keeper = [...done].reverse().find((it) => it.chosen !== 0)!;
+    const current = keeper.candidates.find((c) => c.candidate === keeper.chosen)!;
+    const currentFile = path.join(o.out, prev.reward!);
+    const currentText = readFileSync(currentFile, 'utf8');
+    const suggestions = JSON.parse(readFileSync(path.join(o.out, current.run!, RUN_FILES.suggestions), 'utf8')).suggestions as Suggestion[];
+    const tried = new Set(done.flatMap((it) => it.candidates.map((c) => (c.applied ?? []).join('+'))));
+    const sets = patchSets(currentFile, currentText, suggestions, o.candidates, tried);
+    this.say(`iteration ${i}: ${sets.length} patch set(s) from ${suggestions.filter((s) => s.patch).length} patchable finding(s) of ${this.rel(path.join(o.out, current.run!, RUN_FILES.suggestions))}`);
+    const candidates: CandidateResult[] = [];
+    for (const [k, set] of sets.entries()) candidates.push(await this.trainCandidate(iterDir, k + 1, set.text, set.ids));
+    let best: CandidateResult | null = null;
+    for (const c of candidates) if (c.summary && (!best || better(c.summary, best.summary!))) best = c;
+    const beats = !!best && heldOut(best.summary!).rate! > heldOut(current.summary!).rate! && intervalsDisjoint(heldOut(best.summary!), heldOut(current.summary!));
+    if (!best || !beats) {
+      this.say(`iteration ${i}: no candidate beat the current reward (${rateText(heldOut(current.summary!))}) beyond its 95 % interval; keeping it`);
+      writeAtomic(path.join(iterDir, `${o.task.id}.reward.ts`), currentText);
+      // The current reward's run stays the one analysed; its suggestions.json is in its run folder.
+      const kept = { ...current, candidate: 0 };
+      return { ...result(kept, candidates, true, prev.analysis), chosen: 0 };
+    }
+    this.say(`iteration ${i}: keeping candidate ${best.candidate} (${rateText(heldOut(best.summary!))} beats ${rateText(heldOut(current.summary!))})`);
+    writeAtomic(path.join(iterDir, `${o.task.id}.reward.ts`), readFileSync(path.join(o.out, best.reward!), 'utf8'));
+    return result(best, candidates, false, await this.analyze(iterDir, best));
+  }
+
   async run(): Promise<LoopResult> {
     const o = this.o;
     mkdirSync(o.out, { recursive: true });
     const experimentFile = path.join(o.out, 'experiment.json');
-    const settings = { task: o.task.id, steps: o.steps, candidates: o.candidates, seed: o.seed, start_reward: o.startReward ?? null };
+    const settings = { task: o.task.id, steps: o.steps, candidates: o.candidates, seed: o.seed, start_reward: o.startReward ?? null, no_llm: o.noLlm ?? false };
     if (existsSync(experimentFile)) {
       const earlier = JSON.parse(readFileSync(experimentFile, 'utf8')) as typeof settings & { iterations: number };
-      for (const key of ['task', 'steps', 'candidates', 'seed'] as const) {
+      for (const key of ['task', 'steps', 'candidates', 'seed', 'no_llm'] as const) {
         if (earlier[key] !== settings[key]) throw new LoopError(`${experimentFile} was started with ${key} = ${earlier[key]}, not ${settings[key]}: use a new --out folder, or the same settings to resume`);
       }
       this.say(`resuming the experiment in ${o.out}`);
     }
-    writeAtomic(experimentFile, json({ ...settings, iterations: o.iterations, model: resolveLlmConfig(o.llm).model }));
+    writeAtomic(experimentFile, json({ ...settings, iterations: o.iterations, model: o.noLlm ? null : resolveLlmConfig(o.llm).model }));
 
     const results: IterationResult[] = [];
     for (let i = 1; i <= o.iterations; i++) {
       const iterDir = path.join(o.out, `iteration-${i}`);
       const result = await cached<IterationResult>(path.join(iterDir, 'iteration.json'), async (): Promise<IterationResult> => {
         const prev = results[results.length - 1];
+        if (o.noLlm) return this.patchIteration(i, iterDir, prev, results);
         const base = prev ? this.updateRequest(prev) : null;
         const request: DesignRequest = base ?? { kind: 'initial' };
         this.say(`iteration ${i}: ${request.kind === 'update' ? 'updating the reward from the analysis' : o.startReward && i === 1 ? `starting from ${o.startReward}` : 'designing a reward'}`);
@@ -250,6 +387,7 @@ class Loop {
           chosen: chosen?.candidate ?? null,
           reward: chosen ? this.rel(path.join(iterDir, `${o.task.id}.reward.ts`)) : null,
           success_rate: chosen?.summary?.eval.success_rate ?? null,
+          success: chosen?.summary ? heldOut(chosen.summary) : null,
           death_rate: chosen?.summary?.eval.death_rate ?? null,
           avg_steps: chosen?.summary?.eval.avg_steps ?? null,
           critic_passed: chosen?.criticPassed ?? false,
@@ -275,8 +413,11 @@ export function suggestionOutcomes(out: string, results: IterationResult[]): Sug
     const before = results[i]!;
     const after = results[i + 1]!;
     if (!before.analysis || after.reward === null || before.success_rate === null || after.success_rate === null) continue;
-    const applied = appliedSuggestions(readFileSync(path.join(out, after.reward), 'utf8'));
-    const better = after.success_rate > before.success_rate || (after.success_rate === before.success_rate && after.death_rate! < before.death_rate!);
+    const keptCandidate = after.candidates.find((c) => c.candidate === after.chosen);
+    const applied = keptCandidate?.applied ?? (after.kept_previous ? [] : appliedSuggestions(readFileSync(path.join(out, after.reward), 'utf8')));
+    const better = after.success && before.success
+      ? after.success.rate! > before.success.rate! && intervalsDisjoint(after.success, before.success)
+      : after.success_rate > before.success_rate || (after.success_rate === before.success_rate && after.death_rate! < before.death_rate!);
     for (const s of before.analysis.suggestions) {
       const isApplied = applied === null ? null : applied.includes(s.id);
       outcomes.push({
@@ -298,15 +439,15 @@ const pct = (v: number | null) => (v === null ? '—' : `${(v * 100).toFixed(1)}
 export function resultsTable(result: LoopResult): string {
   const rows = result.iterations.map((it) => [
     String(it.iteration),
-    it.chosen === null ? '—' : `${it.chosen}/${it.candidates.length}`,
+    it.chosen === null ? '—' : it.kept_previous ? `previous (0/${it.candidates.length} better)` : `${it.chosen}/${it.candidates.length}`,
     it.critic_passed ? 'yes' : 'no',
     String(it.candidates.reduce((n, c) => n + c.executionFixes, 0)),
-    pct(it.success_rate),
+    it.success ? rateText(it.success) : pct(it.success_rate),
     pct(it.death_rate),
     it.avg_steps === null ? '—' : it.avg_steps.toFixed(0),
     it.reward ?? '—',
   ]);
-  const header = ['iteration', 'kept', 'critic passed', 'runtime fixes', 'success', 'death rate', 'avg steps', 'reward file'];
+  const header = ['iteration', 'kept', 'critic passed', 'runtime fixes', 'held-out success [95 % CI] of n', 'death rate', 'avg steps', 'reward file'];
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
   const line = (cells: string[]) => cells.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd();
   const out = [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
@@ -419,12 +560,15 @@ export async function designCommand(argv: string[], io: CommandIo = PROCESS_IO):
 }
 
 const LOOP_HELP = `usage: rewardsmith loop --task T --iterations N --out DIR [--candidates K] [--steps N] [--reward FILE]
-                       [--seed S] [--envs E] [--eval-episodes E] [--backend B] [--init CHECKPOINT] [--events ndjson]
+                       [--seed S] [--envs E] [--eval-episodes E] [--backend B] [--init CHECKPOINT] [--no-llm] [--events ndjson]
 
 Runs design → lint → critic → train → evaluate → analyze N times (the paper's Algorithm 1). Every
 iteration's reward files, critiques, run and analysis stay in DIR; running the same command again resumes an
 interrupted loop. --candidates K samples K rewards per iteration and keeps the best by evaluation success.
 --reward FILE starts from your reward instead of a fresh design. At the end, prints a table of iterations.
+--no-llm (with --reward) needs no LLM: each iteration trains K sets of the analyzer's patches to the current
+reward, every candidate from the same starting policy (--init), and keeps the best only if its held-out
+success beats the current reward's beyond both 95 % intervals.
 LLM: OPENAI_API_KEY, OPENAI_BASE_URL, REWARDSMITH_MODEL; every call is logged to DIR/${LLM_LOG_FILE}.`;
 
 export async function loopCommand(argv: string[], io: CommandIo = PROCESS_IO): Promise<number> {
@@ -444,6 +588,7 @@ export async function loopCommand(argv: string[], io: CommandIo = PROCESS_IO): P
         'eval-episodes': { type: 'string' },
         backend: { type: 'string' },
         init: { type: 'string' },
+        'no-llm': { type: 'boolean' },
         events: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -463,7 +608,9 @@ export async function loopCommand(argv: string[], io: CommandIo = PROCESS_IO): P
     if (values.events !== undefined) eventsWriter(values.events, io);
     if (!values.task || !values.out || !values.iterations) throw new UsageError('--task, --iterations and --out are required');
     const task = taskOption(values.task);
-    if (!isLlmConfigured(resolveLlmConfig())) throw new LlmNotConfiguredError();
+    const noLlm = values['no-llm'] === true;
+    if (noLlm && !values.reward) throw new UsageError('--no-llm improves a reward you give: pass --reward FILE');
+    if (!noLlm && !isLlmConfigured(resolveLlmConfig())) throw new LlmNotConfiguredError();
     if (values.reward && !existsSync(values.reward)) throw new UsageError(`--reward ${values.reward}: no such file`);
     const out = path.resolve(values.out);
     const options: LoopOptions = {
@@ -474,6 +621,7 @@ export async function loopCommand(argv: string[], io: CommandIo = PROCESS_IO): P
       steps: positiveInt('steps', values.steps, 256_000),
       seed: values.seed === undefined ? 0 : positiveInt('seed', values.seed, 0),
       startReward: values.reward ? path.resolve(values.reward) : undefined,
+      noLlm,
       train: {
         envs: values.envs === undefined ? undefined : positiveInt('envs', values.envs, 16),
         evalEpisodes: values['eval-episodes'] === undefined ? undefined : positiveInt('eval-episodes', values['eval-episodes'], 100),

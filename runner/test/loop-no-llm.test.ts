@@ -1,0 +1,58 @@
+// `rewardsmith loop --no-llm`: the improvement loop with the analyzer's patches as the update step, no LLM at
+// all (no server, no key). Small budgets: the test checks the loop's records, not that training improves.
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { loopCommand, type LoopResult } from '../src/llm/loop';
+import { lintText } from '../src/lint/rules';
+
+const WEAK = path.join(__dirname, 'fixtures/rewards/weak-approach-tree.reward.ts');
+const out = mkdtempSync(path.join(tmpdir(), 'loop-no-llm-'));
+after(() => rmSync(out, { recursive: true, force: true }));
+
+test('loop --no-llm: iteration 2 trains patch sets of the analyzer findings, keeps one only beyond its interval, resumes', async () => {
+  const saved = { ...process.env };
+  delete process.env.OPENAI_API_KEY;
+  delete process.env.OPENAI_BASE_URL;
+  let text = '';
+  const io = { stdout: (t: string) => void (text += t), stderr: (t: string) => void (text += t) };
+  const args = ['--task', 'approach-tree', '--iterations', '2', '--out', out, '--steps', '2048', '--envs', '8', '--eval-episodes', '6', '--reward', WEAK, '--no-llm', '--candidates', '2', '--seed', '7'];
+  try {
+    assert.equal(await loopCommand(args, io), 0, text);
+  } finally {
+    process.env = saved;
+  }
+  const result = JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8')) as LoopResult;
+  const [first, second] = result.iterations;
+  assert.equal(first!.candidates.length, 1, 'iteration 1 trains the given reward');
+  assert.equal(first!.success!.n, 6);
+  assert.ok(first!.success!.ci95[0] <= first!.success_rate! && first!.success_rate! <= first!.success!.ci95[1]);
+  // The analyzer's output stays in the run folder, with coverage.
+  const suggestions = JSON.parse(readFileSync(path.join(out, first!.candidates[0]!.run!, 'suggestions.json'), 'utf8'));
+  assert.equal(typeof suggestions.explained_episodes, 'number');
+  assert.ok(suggestions.suggestions.some((s: { id: string }) => s.id === 'reward-misaligned'), 'the weak reward reads only oak_log');
+  // Iteration 2: two different patch sets, each naming the findings it applies, each lint-clean.
+  assert.equal(second!.candidates.length, 2);
+  const sets = second!.candidates.map((c) => c.applied!.join('+'));
+  assert.notEqual(sets[0], sets[1]);
+  for (const c of second!.candidates) {
+    assert.ok(c.applied!.length > 0);
+    const file = path.join(out, c.reward!);
+    const problems = lintText(file, readFileSync(file, 'utf8')).filter((d) => d.severity === 'error' || d.severity === 'warning');
+    assert.deepEqual(problems.map((d) => d.message), [], `${c.reward} lints clean`);
+    assert.ok(existsSync(path.join(out, c.run!, 'summary.json')));
+  }
+  // Kept only beyond the interval; otherwise the previous reward stays, and the table says so.
+  if (second!.kept_previous) {
+    assert.equal(second!.chosen, 0);
+    assert.equal(readFileSync(path.join(out, second!.reward!), 'utf8'), readFileSync(WEAK, 'utf8'));
+    assert.match(text, /previous \(0\/2 better\)/);
+  }
+  assert.match(text, /held-out success \[95 % CI\] of n/);
+  // Resuming the finished experiment trains nothing again.
+  text = '';
+  assert.equal(await loopCommand(args, io), 0, text);
+  assert.doesNotMatch(text, /training on/);
+});
