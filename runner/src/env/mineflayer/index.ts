@@ -431,7 +431,7 @@ class MineflayerAgent {
     const relYaw = wrapAngle(this.startYaw - e.yaw);
     const health = Math.max(0, this.bot.health) / 2;
     const dig = this.dig && Number.isFinite(this.dig.needed) ? this.dig.ticks / this.dig.needed : 0;
-    writeFeatures(this.view, this.blocks, pose, mobs, {
+    writeFeatures(this.view, pose, mobs, {
       health, food: this.bot.food ?? 20, inventory: this.inventory(), held: this.heldName(), onGround: e.onGround, inWater: e.isInWater, inLava: e.isInLava, yOffset: e.pos.y - this.startY,
       relYaw, digProgress: dig, lastAction: this.lastAction,
     }, this.memory, features, offset);

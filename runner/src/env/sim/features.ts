@@ -5,8 +5,8 @@
 // no memory of past sightings, no hazard map: what the task needs, the policy has to find in the view.
 // Both backends call `writeFeatures` with the same view (observe.ts) on their own world, so features match.
 import { GAME_FACTS } from '../../schema';
-import { DEG, EYE_HEIGHT, castRay, hitState, type BlockAccess, type ViewEntity, type ViewPose, type ViewResult } from './observe';
-import { BLOCK_COUNT, MOB_NAMES, NAME_COUNT, blockNames, mcData, stateOccludes, stateToBlock } from './registry';
+import { DEG, EYE_HEIGHT, LIDAR_COLUMNS, LIDAR_ROWS, lidarPitch, lidarYaw, type ViewEntity, type ViewPose, type ViewResult } from './observe';
+import { BLOCK_COUNT, MOB_NAMES, NAME_COUNT, blockNames, mcData, stateToBlock } from './registry';
 
 /** Classes of the LiDAR grid and of the nearest-thing slots (block classes from minecraft-data's material). */
 export const FEATURE_CLASSES = ['ground', 'stone', 'wood', 'leaves', 'ore', 'plant', 'water', 'lava', 'other_block', 'animal', 'hostile'] as const;
@@ -34,13 +34,6 @@ export const nameClass = new Int8Array(NAME_COUNT).fill(-1);
 for (let i = 0; i < BLOCK_COUNT; i++) nameClass[i] = blockNames[i] ? blockClass(blockNames[i]!) : -1;
 MOB_NAMES.forEach((m, i) => (nameClass[BLOCK_COUNT + i] = mcData.entitiesByName[m]?.category === 'Hostile mobs' ? C.hostile : C.animal));
 
-/** Where a LiDAR ray stops: occluding blocks (full cubes, lava) and water surfaces; plants are seen through. */
-const lidarStops = new Uint8Array(stateOccludes.length);
-for (let s = 0; s < lidarStops.length; s++) {
-  const k = nameClass[stateToBlock[s]!]!;
-  lidarStops[s] = stateOccludes[s] === 1 || k === C.water ? 1 : 0;
-}
-
 /** Inventory slots: item classes counted together (an item in none of them counts as `other`). */
 export const INVENTORY_CLASSES = [
   'log', 'planks', 'stick', 'crafting_table', 'cobblestone', 'dirt', 'coal', 'iron', 'diamond', 'pickaxe', 'sword', 'food', 'mob_drop', 'other',
@@ -65,14 +58,9 @@ function itemClass(item: string): number {
 }
 const itemClassCache = new Map<string, number>();
 
-/** The LiDAR grid: 9 columns across the yaw field of view (8.75° apart) × 5 rows across the pitch (15° apart). */
-export const LIDAR_COLUMNS = 9;
-export const LIDAR_ROWS = 5;
 const FOV_YAW = GAME_FACTS.fovYawDeg * DEG;
 const FOV_PITCH = GAME_FACTS.fovPitchDeg * DEG;
 const VIEW = GAME_FACTS.viewDistance;
-const lidarYaw = Array.from({ length: LIDAR_COLUMNS }, (_, c) => -FOV_YAW + (2 * FOV_YAW * c) / (LIDAR_COLUMNS - 1));
-const lidarPitch = Array.from({ length: LIDAR_ROWS }, (_, r) => -FOV_PITCH + (2 * FOV_PITCH * r) / (LIDAR_ROWS - 1));
 const MOTION = 3;
 const SCALARS = 10;
 
@@ -97,7 +85,7 @@ function buildSpec(): FeatureSpec {
     offset += length;
   };
   add('lidar', LIDAR_COLUMNS * LIDAR_ROWS * (1 + CLASS_COUNT),
-    `${LIDAR_COLUMNS}×${LIDAR_ROWS} rays over the field of view (row-major from the lowest row, columns left to right; relative yaw ` +
+    `${LIDAR_COLUMNS}×${LIDAR_ROWS} rays over the field of view (row-major: rows in the pitch order below, columns left to right; relative yaw ` +
     `${lidarYaw.map((a) => Math.round(a / DEG * 100) / 100).join('/')}°, pitch ${lidarPitch.map((a) => Math.round(a / DEG)).join('/')}°, positive = right / below), ` +
     `each [proximity 1 − d/64 of the first occluding block, water surface or mob (0 = nothing within 64 m), one-hot class of it over ${FEATURE_CLASSES.join(', ')}]`);
   add('nearest', CLASS_COUNT * 4,
@@ -183,28 +171,30 @@ export function rayBox(ox: number, oy: number, oz: number, dx: number, dy: numbe
  * agent at `pose` with this step's `view` (already computed by `observeView`), and updates `memory`.
  */
 export function writeFeatures(
-  view: ViewResult, world: BlockAccess, pose: ViewPose, entities: readonly ViewEntity[], agent: FeatureAgent, memory: FeatureMemory,
+  view: ViewResult, pose: ViewPose, entities: readonly ViewEntity[], agent: FeatureAgent, memory: FeatureMemory,
   out: Float32Array, offset: number,
 ): void {
   let o = offset;
   const ex = pose.x, ey = pose.y + EYE_HEIGHT, ez = pose.z;
-  // Mobs close enough to be hit by a LiDAR ray (the view's range).
+  // Mobs a LiDAR ray can hit: those of a kind the view sees (a ray reaches only what is in sight), within range.
   const near: ViewEntity[] = [];
-  for (const e of entities) if (Math.abs(e.x - ex) < VIEW + 2 && Math.abs(e.z - ez) < VIEW + 2) near.push(e);
-  for (let r = 0; r < LIDAR_ROWS; r++) {
+  for (const e of entities) if (view.dist[e.nameIndex] !== Infinity && Math.abs(e.x - ex) < VIEW + 2 && Math.abs(e.z - ez) < VIEW + 2) near.push(e);
+  for (let r = 0, i = 0; r < LIDAR_ROWS; r++) {
     const pitch = Math.max(-Math.PI / 2, Math.min(Math.PI / 2, pose.pitch - lidarPitch[r]!));
     const sp = Math.sin(pitch), cp = Math.cos(pitch);
-    for (let c = 0; c < LIDAR_COLUMNS; c++) {
-      const yaw = pose.yaw - lidarYaw[c]!;
-      const dx = -Math.sin(yaw) * cp, dy = sp, dz = -Math.cos(yaw) * cp;
-      let d = castRay(world, ex, ey, ez, dx, dy, dz, VIEW, null, 0, 0, lidarStops);
-      let k = d === Infinity ? -1 : nameClass[stateToBlock[hitState()]!]!;
-      for (const e of near) {
-        const h = e.width / 2;
-        const t = rayBox(ex, ey, ez, dx, dy, dz, e.x - h, e.y, e.z - h, e.x + h, e.y + e.height, e.z + h);
-        if (t >= 0 && t < d && t <= VIEW) {
-          d = t;
-          k = nameClass[e.nameIndex]!;
+    for (let c = 0; c < LIDAR_COLUMNS; c++, i++) {
+      let d = view.lidarDist[i]!;
+      let k = d === Infinity ? -1 : nameClass[stateToBlock[view.lidarState[i]!]!]!;
+      if (near.length > 0) {
+        const yaw = pose.yaw - lidarYaw[c]!;
+        const dx = -Math.sin(yaw) * cp, dy = sp, dz = -Math.cos(yaw) * cp;
+        for (const e of near) {
+          const h = e.width / 2;
+          const t = rayBox(ex, ey, ez, dx, dy, dz, e.x - h, e.y, e.z - h, e.x + h, e.y + e.height, e.z + h);
+          if (t >= 0 && t < d && t <= VIEW) {
+            d = t;
+            k = nameClass[e.nameIndex]!;
+          }
         }
       }
       out[o++] = d === Infinity ? 0 : 1 - d / VIEW;

@@ -395,7 +395,7 @@ export class SimEnv {
     const pose = { x: e.pos.x, y: e.pos.y, z: e.pos.z, yaw: e.yaw, pitch: e.pitch };
     observeView(this.world, pose, this.mobs, this.view);
     const relYaw = wrapAngle(this.startYaw - e.yaw);
-    writeFeatures(this.view, this.world, pose, this.mobs, {
+    writeFeatures(this.view, pose, this.mobs, {
       health: this.rules.hp / 2, food: 20, inventory: this.inventory, held: this.held, onGround: e.onGround, inWater: e.isInWater, inLava: e.isInLava, yOffset: e.pos.y - this.startY,
       relYaw, digProgress: this.digProgress(), lastAction: this.lastAction,
     }, this.memory, features, offset);

@@ -30,8 +30,9 @@ const visible = stateVisible;
 
 interface Chunk {
   cells: Uint16Array;
-  /** Highest y holding a visible block (rays above it see nothing in this column). */
-  top: number;
+  /** Per x/z column (index (z & 15) << 4 | (x & 15)): at least the highest y holding a visible block (the view
+   * skips the air above it); 1e9 where the band's `above` fill is visible (underground). */
+  heights: Float64Array;
 }
 
 export class SimWorld implements BlockAccess, ColumnStore {
@@ -63,15 +64,18 @@ export class SimWorld implements BlockAccess, ColumnStore {
     let c = this.chunks.get(key);
     if (!c) {
       const cells = generateChunk(this.kind, this.seed, cx, cz, new Uint16Array(CHUNK_CELLS(this.kind)));
-      let top = this.minY - 1;
-      for (let i = cells.length - 1; i >= 0; i--) {
-        if (visible[cells[i]!] === 1) {
-          top = this.minY + (i >> 8);
-          break;
+      const heights = new Float64Array(256).fill(visible[this.above] === 1 ? 1e9 : this.minY - 1);
+      if (visible[this.above] === 0) {
+        for (let xz = 0; xz < 256; xz++) {
+          for (let i = cells.length - 256 + xz; i >= 0; i -= 256) {
+            if (visible[cells[i]!] === 1) {
+              heights[xz] = this.minY + (i >> 8);
+              break;
+            }
+          }
         }
       }
-      // Above an underground band everything is stone: never skip there.
-      c = { cells, top: visible[this.above] === 0 ? top : Infinity };
+      c = { cells, heights };
       this.chunks.set(key, c);
       this.generated++;
     }
@@ -91,7 +95,8 @@ export class SimWorld implements BlockAccess, ColumnStore {
     if (y < this.minY || y >= this.maxY) return;
     const c = this.column(x >> 4, z >> 4);
     c.cells[((y - this.minY) << 8) | ((z & 15) << 4) | (x & 15)] = state;
-    if (visible[state] === 1 && y > c.top) c.top = y;
+    const xz = ((z & 15) << 4) | (x & 15);
+    if (visible[state] === 1 && y > c.heights[xz]!) c.heights[xz] = y;
   }
 
   /** prismarine-physics' world interface. */
