@@ -9,7 +9,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { RewardProject } from '../../runner/src/lint/analysis';
-import { lintSnapshot, lintText, type RewardDiagnostic, type TextEdit } from '../../runner/src/lint/rules';
+import { lintSnapshot, lintText, type RewardDiagnostic } from '../../runner/src/lint/rules';
+import { applyEdits } from '../../runner/test/helpers/rule-tester';
 
 const root = path.join(__dirname, '..', '..');
 const fixtures = path.join(__dirname, 'fixtures');
@@ -43,15 +44,6 @@ function minus(a: string[], b: string[]): string[] {
     left.splice(i, 1);
     return false;
   });
-}
-
-export function applyEdits(text: string, edits: TextEdit[]): string {
-  const starts = [0];
-  for (let i = 0; i < text.length; i++) if (text[i] === '\n') starts.push(i + 1);
-  const offset = (p: { line: number; character: number }) => (starts[p.line] ?? text.length) + p.character;
-  const sorted = [...edits].sort((a, b) => offset(b.range.start) - offset(a.range.start));
-  for (const e of sorted) text = text.slice(0, offset(e.range.start)) + e.newText + text.slice(offset(e.range.end));
-  return text;
 }
 
 test('corpus: precision and recall of the rules are 100 %', () => {
