@@ -17,6 +17,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMai
   design: { summary: 'write a reward file for a task with the LLM designer', load: async () => (await import('./llm/loop')).designCommand },
   analyze: { summary: 'analyse a run\'s failed episodes and suggest patches', load: async () => (await import('./analyze/analyze')).analyzeCommand },
   report: { summary: 'write an HTML report (curves, evaluation, deaths, maps, patches) of one or more runs', load: async () => (await import('./report/report')).reportCommand },
+  sweep: { summary: 'train every reward × seed locally or on Slurm and rank the rewards', load: async () => (await import('./sweep/sweep')).sweepCommand },
   loop: { summary: 'run design → critic → train → analyze for N iterations', load: async () => (await import('./llm/loop')).loopCommand },
 };
 

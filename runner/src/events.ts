@@ -10,7 +10,7 @@ interface EventBase {
 
 export interface StartedEvent extends EventBase {
   type: 'started';
-  command: 'train' | 'eval' | 'loop' | 'rollout';
+  command: 'train' | 'eval' | 'loop' | 'rollout' | 'sweep';
   task: string;
   rewardFile: string | null;
   runDir: string;
@@ -105,6 +105,28 @@ export interface LogEvent extends EventBase {
   message: string;
 }
 
+/**
+ * `sweep`: one run (a reward × seed training) changed state or made progress. Added to version 1 (a new
+ * type: readers of version 1 that do not know it skip it).
+ */
+export interface SweepRunEvent extends EventBase {
+  type: 'sweep_run';
+  /** `<reward>/seed-<n>`, unique within the sweep. */
+  run: string;
+  reward: string;
+  seed: number;
+  state: 'pending' | 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+  /** Slurm job id, or the local job's process id; null before submission. */
+  jobId: string | null;
+  runDir: string;
+  frames: number;
+  totalFrames: number;
+  /** Held-out success when completed: successes over episodes. */
+  success?: { count: number; n: number };
+  /** Why it failed. */
+  message?: string;
+}
+
 export interface FinishedEvent extends EventBase {
   type: 'finished';
   ok: boolean;
@@ -122,6 +144,7 @@ export type RunnerEvent =
   | RewardErrorEvent
   | SuggestionEvent
   | LogEvent
+  | SweepRunEvent
   | FinishedEvent;
 
 type WithoutBase<E> = E extends RunnerEvent ? Omit<E, 'v' | 't'> : never;

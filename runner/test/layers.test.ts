@@ -21,6 +21,7 @@ const RUNNER_LAYERS: readonly (readonly string[])[] = [
   ['llm'],
   ['analyze'],
   ['lint'],
+  ['sweep'],
   ['runs'],
   ['env', 'ppo', 'reward'],
   ['records', 'tasks'],

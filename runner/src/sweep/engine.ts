@@ -1,0 +1,442 @@
+// Where training runs execute: `local` (a pool of `rewardsmith train` child processes, bounded by the cores)
+// or `slurm` (one `sbatch` job per run on an existing cluster). Both run the same job script, written into
+// the run folder: it calls the CLI's `train` (never an in-process import, so a run is the same program on a
+// laptop and on a compute node), sends its output to `job.log` and, when train exits, writes `job-exit.json`
+// with the exit code and the times. The engines only start, watch and cancel; what a run produced is read
+// from its folder. That makes both engines resumable the same way: a job that outlived an interrupted sweep is
+// found again by its id (a pid, or a Slurm job id) and waited for instead of started twice.
+import { execFile, spawn } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseEvent } from '../events';
+import { RUN_FILES } from '../records';
+
+/** One training run: the arguments of `rewardsmith train`. */
+export interface TrainJob {
+  /** Name shown in progress and used for the Slurm job name, e.g. `tree-dense/seed-0`. */
+  name: string;
+  /** The run folder (`train --out`); the job script, `job.log` and `job-exit.json` live in it too. */
+  runDir: string;
+  rewardFile: string;
+  /** Built-in task id or task file path. */
+  task: string;
+  seed: number;
+  steps: number;
+  init?: string;
+  envs?: number;
+  evalEpisodes?: number;
+  workers?: number;
+  backend?: string;
+}
+
+export type JobState = 'pending' | 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+
+/** What the job script records when train exits (`job-exit.json`). */
+export interface JobExit {
+  exit_code: number;
+  /** Unix seconds. */
+  started: number;
+  ended: number;
+  host: string;
+}
+
+export interface JobResult {
+  state: 'completed' | 'failed' | 'cancelled';
+  jobId: string | null;
+  exit: JobExit | null;
+  /** Why it failed (train's own error, a reward error, or the scheduler's verdict). */
+  message: string | null;
+  /** A reward error reported by train, when that is why it failed. */
+  rewardError: { file: string; line: number; column: number; kind: string; message: string } | null;
+}
+
+export interface JobHooks {
+  /** A job id left by an interrupted sweep: waited for if it is still queued or running. */
+  attach?: string | null;
+  /** Called on every state change (with the job id once there is one). */
+  onState?: (state: JobState, jobId: string | null) => void;
+  /** Called while running with the frames trained so far (from the run's metrics.ndjson). */
+  onProgress?: (frames: number) => void;
+  /** Aborting cancels the job (kill, or scancel) and resolves it as cancelled. */
+  signal?: AbortSignal;
+}
+
+export const JOB_FILES = { script: 'job.sh', log: 'job.log', exit: 'job-exit.json' } as const;
+
+/** How a job invokes the CLI: the Node runtime and the CLI script (a `.ts` source file runs through tsx). */
+export interface RunnerCommand {
+  node: string;
+  cli: string;
+}
+
+/** This installation's CLI: the bundle when running bundled, else the sources (through tsx). */
+export function defaultRunnerCommand(): RunnerCommand {
+  const bundled = path.basename(__filename) === 'cli.js';
+  return { node: process.execPath, cli: bundled ? __filename : path.resolve(__dirname, '..', 'cli.ts') };
+}
+
+/** The tsx loader as an absolute URL, so a job started in any folder can run the sources. */
+function tsxLoader(cli: string): string {
+  for (let dir = path.dirname(cli); ; dir = path.dirname(dir)) {
+    const loader = path.join(dir, 'node_modules', 'tsx', 'dist', 'loader.mjs');
+    if (existsSync(loader)) return pathToFileURL(loader).href;
+    if (path.dirname(dir) === dir) throw new Error(`${cli} is a TypeScript source but no node_modules/tsx was found above it; point --cli at a built dist/cli.js`);
+  }
+}
+
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** `train` options that hold for a fresh start and a resumed attempt alike. */
+function runOptions(job: TrainJob): string[] {
+  const args = ['--events', 'ndjson'];
+  if (job.evalEpisodes !== undefined) args.push('--eval-episodes', String(job.evalEpisodes));
+  if (job.workers !== undefined) args.push('--workers', String(job.workers));
+  if (job.backend !== undefined) args.push('--backend', job.backend);
+  return args;
+}
+
+/** The `train` arguments of a fresh start. */
+function freshArgs(job: TrainJob): string[] {
+  const args = [job.rewardFile, '--task', job.task, '--seed', String(job.seed), '--steps', String(job.steps), '--out', job.runDir, '--overwrite'];
+  if (job.init) args.push('--init', job.init);
+  if (job.envs !== undefined) args.push('--envs', String(job.envs));
+  return [...args, ...runOptions(job)];
+}
+
+/**
+ * The job script: runs train (continuing from the run's checkpoint when a killed or cancelled attempt left
+ * one, else starting over) and records the exit in job-exit.json (written via a rename: it exists only
+ * complete). The same script runs under `bash` locally and under `sbatch` on a cluster.
+ */
+export function jobScript(job: TrainJob, runner: RunnerCommand): string {
+  const node = [shellQuote(runner.node), ...(runner.cli.endsWith('.ts') ? ['--import', shellQuote(tsxLoader(runner.cli))] : []), shellQuote(runner.cli)].join(' ');
+  const dir = shellQuote(job.runDir);
+  return `#!/bin/bash
+# Written by rewardsmith sweep: one training run (${job.name}).
+started=$(date +%s.%N)
+cd ${dir} || exit 1
+rm -f ${JOB_FILES.exit}
+if [ -f ${shellQuote(path.join(RUN_FILES.checkpoint, 'state.json'))} ]; then
+  ${node} train --resume ${dir} ${runOptions(job).map(shellQuote).join(' ')}
+else
+  ${node} train ${freshArgs(job).map(shellQuote).join(' ')}
+fi
+code=$?
+printf '{"exit_code":%d,"started":%s,"ended":%s,"host":"%s"}\\n' "$code" "$started" "$(date +%s.%N)" "$(hostname)" > ${JOB_FILES.exit}.tmp
+mv ${JOB_FILES.exit}.tmp ${JOB_FILES.exit}
+exit $code
+`;
+}
+
+function readExit(runDir: string): JobExit | null {
+  try {
+    return JSON.parse(readFileSync(path.join(runDir, JOB_FILES.exit), 'utf8')) as JobExit;
+  } catch {
+    return null;
+  }
+}
+
+/** Frames trained so far: the last line of the run's metrics.ndjson. */
+function framesSoFar(runDir: string): number | null {
+  try {
+    const lines = readFileSync(path.join(runDir, RUN_FILES.metrics), 'utf8').trimEnd().split('\n');
+    const last = lines[lines.length - 1];
+    return last ? (JSON.parse(last) as { frames: number }).frames : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Train's own account of a failure, from the events in job.log: the reward error, else the finished event's error. */
+function failureFromLog(runDir: string): Pick<JobResult, 'message' | 'rewardError'> {
+  let text = '';
+  try {
+    text = readFileSync(path.join(runDir, JOB_FILES.log), 'utf8');
+  } catch {
+    return { message: null, rewardError: null };
+  }
+  let message: string | null = null;
+  let rewardError: JobResult['rewardError'] = null;
+  const plain: string[] = [];
+  for (const line of text.split('\n')) {
+    const e = parseEvent(line);
+    if (e?.type === 'reward_error') rewardError = { file: e.file, line: e.line, column: e.column, kind: e.kind, message: e.message };
+    else if (e?.type === 'finished' && e.error) message = e.error;
+    else if (!e && line.trim()) plain.push(line.trim());
+  }
+  if (rewardError) message = `reward error (${rewardError.kind}) at ${rewardError.file}:${rewardError.line}:${rewardError.column}: ${rewardError.message}`;
+  return { message: message ?? plain.filter((l) => !/^\s*at /.test(l)).pop() ?? null, rewardError };
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+
+/** Where jobs run. */
+export abstract class Engine {
+  abstract readonly kind: 'local' | 'slurm';
+  /** Runs that may be queued or running at once (the scheduler queues the rest itself on Slurm). */
+  protected abstract readonly capacity: number;
+  protected abstract readonly pollMs: number;
+  /** Starts the job script; returns the job id. */
+  protected abstract submit(job: TrainJob, script: string): Promise<string>;
+  /** 'queued' / 'running' while the scheduler has the job, null once it has left. */
+  protected abstract status(jobId: string): Promise<'queued' | 'running' | null>;
+  protected abstract cancel(jobId: string): Promise<void>;
+  /** The scheduler's verdict on a job that ended without job-exit.json (e.g. CANCELLED, TIMEOUT). */
+  protected async verdict(_jobId: string): Promise<string | null> {
+    return null;
+  }
+
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(readonly runner: RunnerCommand = defaultRunnerCommand()) {}
+
+  private async slot(signal?: AbortSignal): Promise<boolean> {
+    while (this.active >= this.capacity) {
+      if (signal?.aborted) return false;
+      await new Promise<void>((resolve) => {
+        this.waiting.push(resolve);
+        signal?.addEventListener('abort', () => resolve(), { once: true });
+      });
+    }
+    if (signal?.aborted) return false;
+    this.active++;
+    return true;
+  }
+
+  private release(): void {
+    this.active--;
+    this.waiting.shift()?.();
+  }
+
+  /** Trains one job to its end (or until aborted); several may run at once up to the engine's capacity. */
+  async run(job: TrainJob, hooks: JobHooks = {}): Promise<JobResult> {
+    const { signal } = hooks;
+    const cancelled = (jobId: string | null): JobResult => ({ state: 'cancelled', jobId, exit: null, message: 'cancelled', rewardError: null });
+    mkdirSync(job.runDir, { recursive: true });
+    let jobId: string | null = null;
+    if (hooks.attach && (await this.status(hooks.attach)) !== null) jobId = hooks.attach;
+    if (jobId === null) hooks.onState?.('pending', null);
+    if (!(await this.slot(signal))) return cancelled(jobId);
+    try {
+      if (jobId === null) {
+        if (signal?.aborted) return cancelled(null);
+        rmSync(path.join(job.runDir, JOB_FILES.exit), { force: true });
+        const script = path.join(job.runDir, JOB_FILES.script);
+        writeFileSync(script, jobScript(job, this.runner), { mode: 0o755 });
+        jobId = await this.submit(job, script);
+        // Recorded before the first poll: a sweep killed right now finds the job again instead of submitting twice.
+        hooks.onState?.('queued', jobId);
+      }
+      let last: JobState | null = null;
+      let lastFrames = -1;
+      for (;;) {
+        if (signal?.aborted) {
+          await this.cancel(jobId);
+          hooks.onState?.('cancelled', jobId);
+          return cancelled(jobId);
+        }
+        const s = await this.status(jobId);
+        if (s === null) break;
+        if (s !== last) hooks.onState?.((last = s), jobId);
+        const frames = s === 'running' ? framesSoFar(job.runDir) : null;
+        if (frames !== null && frames !== lastFrames) hooks.onProgress?.((lastFrames = frames));
+        await sleep(this.pollMs, signal);
+      }
+      // The scheduler let go of the job: job-exit.json says how train ended (shared file systems can lag a little).
+      let exit = readExit(job.runDir);
+      for (let i = 0; exit === null && i < 10; i++) {
+        await sleep(300);
+        exit = readExit(job.runDir);
+      }
+      const summary = existsSync(path.join(job.runDir, RUN_FILES.summary));
+      if (exit?.exit_code === 0 && summary) {
+        hooks.onState?.('completed', jobId);
+        return { state: 'completed', jobId, exit, message: null, rewardError: null };
+      }
+      const found = failureFromLog(job.runDir);
+      const verdict = exit ? null : await this.verdict(jobId);
+      const message = found.message ?? (exit ? `train exited with code ${exit.exit_code}` : `the job ended without finishing train${verdict ? ` (${verdict})` : ''}`);
+      hooks.onState?.('failed', jobId);
+      return { state: 'failed', jobId, exit, message: verdict && found.message ? `${found.message} (${verdict})` : message, rewardError: found.rewardError };
+    } finally {
+      this.release();
+    }
+  }
+}
+
+/** Child processes on this machine, at most `parallel` at once (default: one per core). */
+export class LocalEngine extends Engine {
+  readonly kind = 'local' as const;
+  protected readonly capacity: number;
+  protected readonly pollMs: number;
+
+  constructor(opts: { parallel?: number; pollMs?: number; runner?: RunnerCommand } = {}) {
+    super(opts.runner);
+    this.capacity = Math.max(1, opts.parallel ?? os.availableParallelism());
+    this.pollMs = opts.pollMs ?? 500;
+  }
+
+  protected async submit(job: TrainJob, script: string): Promise<string> {
+    const log = openSync(path.join(job.runDir, JOB_FILES.log), 'a');
+    try {
+      // Its own process group: Ctrl-C on the sweep cancels it explicitly, and a sweep killed outright
+      // leaves it running to be found again (by pid) when the sweep is started again.
+      const child = spawn('bash', [script], { cwd: job.runDir, detached: true, stdio: ['ignore', log, log] });
+      child.unref();
+      child.on('error', () => {});
+      if (child.pid === undefined) throw new Error(`could not start bash for ${job.name}`);
+      return String(child.pid);
+    } finally {
+      closeSync(log);
+    }
+  }
+
+  protected async status(jobId: string): Promise<'running' | null> {
+    const pid = Number(jobId);
+    if (!Number.isInteger(pid) || pid <= 0) return null;
+    try {
+      // A pid from an earlier sweep may since belong to another program: it must be our job script.
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (!cmdline.includes(JOB_FILES.script)) return null;
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z') ? null : 'running';
+    } catch {
+      return null;
+    }
+  }
+
+  protected async cancel(jobId: string): Promise<void> {
+    try {
+      process.kill(-Number(jobId), 'SIGTERM');
+    } catch {
+      /* already gone */
+    }
+    for (let i = 0; i < 50 && (await this.status(jobId)) !== null; i++) await sleep(100);
+  }
+}
+
+export interface SlurmOptions {
+  partition?: string;
+  /** sbatch --time, e.g. `30:00` or `1-00:00:00`. */
+  time?: string;
+  cpusPerTask?: number;
+  /** GPUs per job, as --gres=gpu:N. */
+  gpus?: number;
+  /** More sbatch arguments, passed as given (e.g. `--account=rl`, `--mem=8G`). */
+  extra?: string[];
+  pollMs?: number;
+  runner?: RunnerCommand;
+}
+
+/** A failure of a Slurm command, with what the command said (e.g. an unknown partition). */
+export class SlurmError extends Error {}
+
+function command(file: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(file, args, { encoding: 'utf8', timeout: 60_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as NodeJS.ErrnoException).code === 'number' ? Number((err as NodeJS.ErrnoException).code) : (err as { code?: unknown }).code === 'ENOENT' ? 127 : 1) : 0;
+      resolve({ code, stdout, stderr: stderr || (err && !stdout ? err.message : '') });
+    });
+  });
+}
+
+/** One `sbatch` job per run, watched with `squeue` (one call per poll for all jobs), cancelled with `scancel`. */
+export class SlurmEngine extends Engine {
+  readonly kind = 'slurm' as const;
+  protected readonly capacity = Number.POSITIVE_INFINITY;
+  protected readonly pollMs: number;
+  private queue: Promise<Map<string, 'queued' | 'running'>> | null = null;
+  private queueAt = 0;
+
+  constructor(private readonly o: SlurmOptions = {}) {
+    super(o.runner);
+    this.pollMs = o.pollMs ?? 2000;
+  }
+
+  /** Checks that the Slurm client commands exist and reach a controller. */
+  static async check(): Promise<void> {
+    const r = await command('squeue', ['-h', '-o', '%i', '-u', os.userInfo().username]);
+    if (r.code === 127) throw new SlurmError('sbatch/squeue are not installed here: run on a Slurm login node, or bring up a local cluster with `npm run slurm:local`');
+    if (r.code !== 0) throw new SlurmError(`squeue failed: ${r.stderr.trim().split('\n').pop()} (is slurmctld up? locally: \`npm run slurm:local\`)`);
+  }
+
+  /** The sbatch arguments for a job (without the script). */
+  sbatchArgs(job: TrainJob): string[] {
+    const o = this.o;
+    const args = ['--parsable', `--job-name=rewardsmith:${job.name}`, `--chdir=${job.runDir}`, `--output=${path.join(job.runDir, JOB_FILES.log)}`, '--open-mode=append'];
+    if (o.partition) args.push(`--partition=${o.partition}`);
+    if (o.time) args.push(`--time=${o.time}`);
+    if (o.cpusPerTask !== undefined) args.push(`--cpus-per-task=${o.cpusPerTask}`);
+    if (o.gpus) args.push(`--gres=gpu:${o.gpus}`);
+    args.push(...(o.extra ?? []));
+    return args;
+  }
+
+  protected async submit(job: TrainJob, script: string): Promise<string> {
+    const r = await command('sbatch', [...this.sbatchArgs(job), script]);
+    const id = r.stdout.trim().split(';')[0] ?? '';
+    if (r.code !== 0 || !/^\d+(_\d+)?$/.test(id)) throw new SlurmError(`sbatch refused ${job.name}: ${(r.stderr || r.stdout).trim() || `exit ${r.code}`}`);
+    this.queue = null;
+    return id;
+  }
+
+  /** Our jobs the scheduler still holds, shared by every job's poll within one interval. */
+  private jobs(): Promise<Map<string, 'queued' | 'running'>> {
+    if (this.queue && Date.now() - this.queueAt < this.pollMs / 2) return this.queue;
+    this.queueAt = Date.now();
+    this.queue = command('squeue', ['-h', '-u', os.userInfo().username, '-o', '%i %T']).then((r) => {
+      if (r.code !== 0) throw new SlurmError(`squeue failed: ${r.stderr.trim()}`);
+      const map = new Map<string, 'queued' | 'running'>();
+      for (const line of r.stdout.split('\n')) {
+        const [id, state] = line.trim().split(/\s+/);
+        if (!id || !state) continue;
+        // COMPLETING: train has exited and job-exit.json is written; the node is cleaning up.
+        if (state === 'PENDING' || state === 'CONFIGURING' || state === 'REQUEUED' || state === 'SUSPENDED') map.set(id, 'queued');
+        else if (state === 'RUNNING' || state === 'COMPLETING') map.set(id, 'running');
+      }
+      return map;
+    });
+    return this.queue;
+  }
+
+  protected async status(jobId: string): Promise<'queued' | 'running' | null> {
+    return (await this.jobs()).get(jobId) ?? null;
+  }
+
+  protected async cancel(jobId: string): Promise<void> {
+    const r = await command('scancel', [jobId]);
+    if (r.code !== 0) throw new SlurmError(`scancel ${jobId} failed: ${r.stderr.trim()}`);
+    // Wait (briefly) until the controller has let go of it, so that when the sweep exits its jobs are gone.
+    for (let i = 0; i < 60; i++) {
+      this.queue = null;
+      if ((await this.status(jobId)) === null) return;
+      await sleep(250);
+    }
+  }
+
+  /** sacct where the cluster keeps accounting, else the controller's memory of the job (scontrol). */
+  protected override async verdict(jobId: string): Promise<string | null> {
+    const acct = await command('sacct', ['-n', '-X', '-P', '-j', jobId, '-o', 'State,ExitCode,Reason']);
+    const line = acct.code === 0 ? acct.stdout.trim().split('\n')[0] : undefined;
+    if (line) {
+      const [state, exit] = line.split('|');
+      return `Slurm: ${state}, exit ${exit}`;
+    }
+    const show = await command('scontrol', ['show', 'job', '-o', jobId]);
+    const state = /JobState=(\S+)/.exec(show.stdout)?.[1];
+    const reason = /Reason=(\S+)/.exec(show.stdout)?.[1];
+    return state ? `Slurm: ${state}${reason && reason !== 'None' ? `, ${reason}` : ''}` : null;
+  }
+}

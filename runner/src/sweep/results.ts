@@ -1,0 +1,168 @@
+// A sweep's results: results.json (every run, and every reward's mean held-out success with a bootstrap
+// interval over seeds and episodes, ranked), the same as a Markdown table, and a plot (SVG, no network).
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { RUN_FILES, type RunSummary } from '../records';
+import { bootstrapMean, wilson, type RateEstimate } from '../stats';
+import type { JobState } from './engine';
+
+export const SWEEP_FILES = { results: 'results.json', table: 'results.md', plot: 'results.svg', state: 'sweep.json' } as const;
+
+export interface SweepRunResult {
+  reward: string;
+  seed: number;
+  /** Slurm job id, or the local job's process id. */
+  job_id: string | null;
+  /** Run folder, relative to the sweep folder. */
+  run_dir: string;
+  state: JobState;
+  /** Held-out success over the run's evaluation episodes (Wilson 95 % interval); null until completed. */
+  success: RateEstimate | null;
+  deaths: RateEstimate | null;
+  /** From the job's start to train's exit, seconds (queue time not included). */
+  wall_seconds: number | null;
+  message: string | null;
+}
+
+export interface SweepRewardResult {
+  reward: string;
+  /** The reward file as given to the sweep. */
+  reward_file: string;
+  /** Completed runs (seeds) and their evaluation episodes behind the estimate. */
+  seeds: number;
+  episodes: number;
+  /** Mean over seeds of held-out success; null without a completed run. */
+  mean_success: number | null;
+  /** Percentile bootstrap over seeds, then episodes within each seed. */
+  ci95: [number, number] | null;
+  mean_deaths: number | null;
+  /** 1 = best mean success; rewards with equal means share a rank; null without a completed run. */
+  rank: number | null;
+}
+
+export interface SweepResults {
+  version: 1;
+  task: string;
+  steps: number;
+  seeds: number[];
+  engine: 'local' | 'slurm';
+  /** Wall time of the sweep command that wrote this file (a resumed sweep counts only its own part). */
+  wall_seconds: number;
+  runs: SweepRunResult[];
+  rewards: SweepRewardResult[];
+}
+
+export interface RunRecord {
+  reward: string;
+  rewardFile: string;
+  seed: number;
+  jobId: string | null;
+  runDir: string;
+  state: JobState;
+  wallSeconds: number | null;
+  message: string | null;
+}
+
+const outcomes = (count: number, n: number) => Array.from({ length: n }, (_, i) => (i < count ? 1 : 0));
+
+export function readSummary(runDir: string): RunSummary | null {
+  try {
+    return JSON.parse(readFileSync(path.join(runDir, RUN_FILES.summary), 'utf8')) as RunSummary;
+  } catch {
+    return null;
+  }
+}
+
+/** Results from the runs' records and their run folders' summary.json. */
+export function sweepResults(dir: string, meta: Omit<SweepResults, 'version' | 'runs' | 'rewards'>, runs: RunRecord[], rewardOrder: { name: string; file: string }[]): SweepResults {
+  const runResults: SweepRunResult[] = runs.map((r) => {
+    const summary = r.state === 'completed' ? readSummary(r.runDir) : null;
+    const n = summary?.eval.episodes ?? 0;
+    return {
+      reward: r.reward,
+      seed: r.seed,
+      job_id: r.jobId,
+      run_dir: path.relative(dir, r.runDir),
+      state: r.state,
+      success: summary ? wilson(Math.round(summary.eval.success_rate * n), n) : null,
+      deaths: summary ? wilson(Math.round(summary.eval.death_rate * n), n) : null,
+      wall_seconds: r.wallSeconds,
+      message: r.message,
+    };
+  });
+  const rewards: SweepRewardResult[] = rewardOrder.map(({ name, file }) => {
+    const done = runResults.filter((r) => r.reward === name && r.success && r.success.n > 0);
+    if (done.length === 0) return { reward: name, reward_file: file, seeds: 0, episodes: 0, mean_success: null, ci95: null, mean_deaths: null, rank: null };
+    const success = bootstrapMean(done.map((r) => outcomes(r.success!.count, r.success!.n)));
+    const deaths = bootstrapMean(done.map((r) => outcomes(r.deaths!.count, r.deaths!.n)));
+    return { reward: name, reward_file: file, seeds: done.length, episodes: success.n, mean_success: success.mean, ci95: success.ci95, mean_deaths: deaths.mean, rank: null };
+  });
+  for (const r of rewards) {
+    if (r.mean_success === null) continue;
+    r.rank = 1 + rewards.filter((o) => o.mean_success !== null && o.mean_success > r.mean_success!).length;
+  }
+  return { version: 1, ...meta, runs: runResults, rewards };
+}
+
+const pct = (x: number) => (100 * x).toFixed(1);
+
+/** The Markdown table beside results.json. */
+export function resultsMarkdown(r: SweepResults): string {
+  const lines = [
+    `# Sweep: ${r.task}, ${r.steps.toLocaleString('en-US')} frames per run, seeds ${r.seeds.join(', ')} (${r.engine})`,
+    '',
+    '| rank | reward | mean held-out success % | 95 % CI (bootstrap over seeds × episodes) | seeds | episodes | mean deaths % |',
+    '|---:|---|---:|---|---:|---:|---:|',
+  ];
+  const ranked = [...r.rewards].sort((a, b) => (a.rank ?? Infinity) - (b.rank ?? Infinity));
+  for (const w of ranked) {
+    lines.push(w.mean_success === null
+      ? `| — | ${w.reward} | — | — (no completed run) | 0 | 0 | — |`
+      : `| ${w.rank} | ${w.reward} | ${pct(w.mean_success)} | [${pct(w.ci95![0])}, ${pct(w.ci95![1])}] | ${w.seeds} | ${w.episodes} | ${pct(w.mean_deaths!)} |`);
+  }
+  lines.push('', '| reward | seed | state | job | held-out success % [95 % Wilson CI] (n) | deaths % | wall s | run folder |', '|---|---:|---|---|---|---:|---:|---|');
+  for (const run of r.runs) {
+    const success = run.success ? `${pct(run.success.rate)} [${pct(run.success.ci95[0])}, ${pct(run.success.ci95[1])}] (n=${run.success.n})` : '—';
+    const state = run.message && run.state !== 'completed' ? `${run.state}: ${run.message.replace(/\|/g, '\\|').slice(0, 120)}` : run.state;
+    lines.push(`| ${run.reward} | ${run.seed} | ${state} | ${run.job_id ?? '—'} | ${success} | ${run.deaths ? pct(run.deaths.rate) : '—'} | ${run.wall_seconds === null ? '—' : run.wall_seconds.toFixed(0)} | ${run.run_dir} |`);
+  }
+  lines.push('', `Sweep wall time: ${r.wall_seconds.toFixed(0)} s.`);
+  return lines.join('\n') + '\n';
+}
+
+const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** One row per reward: its 95 % interval as a bar, the mean as a diamond, each seed's success as a dot. */
+export function resultsSvg(r: SweepResults): string {
+  const labelWidth = Math.min(260, 12 + 7 * Math.max(6, ...r.rewards.map((w) => w.reward.length)));
+  const plotWidth = 420, rowHeight = 30, top = 40, bottom = 44;
+  const width = labelWidth + plotWidth + 30;
+  const height = top + rowHeight * Math.max(1, r.rewards.length) + bottom;
+  const x = (v: number) => labelWidth + v * plotWidth;
+  const parts: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
+    `<rect width="100%" height="100%" fill="#fff"/>`,
+    `<text x="${labelWidth}" y="18" font-weight="bold">${esc(`${r.task}: held-out success per reward (${r.seeds.length} seeds, ${r.steps.toLocaleString('en-US')} frames)`)}</text>`,
+  ];
+  for (let t = 0; t <= 10; t += 2) {
+    const gx = x(t / 10);
+    parts.push(`<line x1="${gx}" y1="${top - 6}" x2="${gx}" y2="${height - bottom + 4}" stroke="#ddd"/>`, `<text x="${gx}" y="${height - bottom + 18}" text-anchor="middle">${t * 10}</text>`);
+  }
+  parts.push(`<text x="${labelWidth + plotWidth / 2}" y="${height - 8}" text-anchor="middle">held-out success % (bar: 95 % CI, bootstrap over seeds × episodes; ◆ mean; ● one seed)</text>`);
+  r.rewards.forEach((w, i) => {
+    const cy = top + rowHeight * i + rowHeight / 2;
+    parts.push(`<text x="${labelWidth - 8}" y="${cy + 4}" text-anchor="end">${esc(w.rank ? `${w.rank}. ${w.reward}` : w.reward)}</text>`);
+    if (w.mean_success === null || !w.ci95) {
+      parts.push(`<text x="${x(0) + 4}" y="${cy + 4}" fill="#888">no completed run</text>`);
+      return;
+    }
+    parts.push(`<rect x="${x(w.ci95[0])}" y="${cy - 5}" width="${Math.max(1, x(w.ci95[1]) - x(w.ci95[0]))}" height="10" fill="#9ecae1"/>`);
+    for (const run of r.runs.filter((run) => run.reward === w.reward && run.success)) {
+      parts.push(`<circle cx="${x(run.success!.rate)}" cy="${cy}" r="3" fill="#333" fill-opacity="0.6"><title>seed ${run.seed}: ${pct(run.success!.rate)} % of ${run.success!.n}</title></circle>`);
+    }
+    const m = x(w.mean_success);
+    parts.push(`<path d="M ${m} ${cy - 7} L ${m + 6} ${cy} L ${m} ${cy + 7} L ${m - 6} ${cy} Z" fill="#08519c"><title>mean ${pct(w.mean_success)} % [${pct(w.ci95[0])}, ${pct(w.ci95[1])}]</title></path>`);
+  });
+  parts.push('</svg>');
+  return parts.join('\n') + '\n';
+}

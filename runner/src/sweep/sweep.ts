@@ -1,0 +1,270 @@
+// `rewardsmith sweep`: one training per (reward, seed) on an engine (local processes or Slurm jobs), gathered
+// into DIR/results.json, results.md and results.svg. DIR/sweep.json records the settings and each run's job,
+// so the same command run again resumes: completed runs are kept, jobs still queued or running (the sweep was
+// killed, not the jobs) are waited for, and failed or cancelled runs start again (from their checkpoint).
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { CommandError, PROCESS_IO, UsageError, parseCommandArgs, runCommand, type CommandIo } from '../args';
+import { makeEvent, type RunnerEvent, type SweepRunEvent } from '../events';
+import { resolveTask, TaskFileError } from '../tasks';
+import { Engine, LocalEngine, SlurmEngine, SlurmError, defaultRunnerCommand, type JobState, type TrainJob } from './engine';
+import { SWEEP_FILES, readSummary, resultsMarkdown, resultsSvg, sweepResults, type RunRecord, type SweepResults } from './results';
+
+export const SWEEP_SPEC = {
+  command: 'sweep',
+  summary: 'train every reward × seed (locally or as Slurm jobs) and rank the rewards by held-out success',
+  options: {
+    task: { type: 'string', description: 'built-in task id or task file', valueName: 'T' },
+    rewards: { type: 'list', description: 'reward files to compare', valueName: 'FILE...' },
+    seeds: { type: 'int', description: 'seeds per reward (0 … N-1)', valueName: 'N', min: 1, default: 3 },
+    steps: { type: 'int', description: 'training frames per run', valueName: 'S', min: 1, default: 256_000 },
+    init: { type: 'string', description: 'start every run from this checkpoint (KL to it, as train --init)', valueName: 'DIR' },
+    engine: { type: 'string', description: 'where runs execute', choices: ['local', 'slurm'], default: 'local' },
+    out: { type: 'string', description: 'sweep folder (run folders, results.json/.md/.svg); the same folder resumes', valueName: 'DIR' },
+    envs: { type: 'int', description: 'parallel environments per run (train --envs)', valueName: 'E', min: 1 },
+    'eval-episodes': { type: 'int', description: 'held-out episodes per run (train --eval-episodes)', valueName: 'E', min: 1 },
+    workers: { type: 'int', description: 'env worker threads per run (train --workers)', valueName: 'W', min: 0 },
+    backend: { type: 'string', description: 'TensorFlow.js backend per run (train --backend)', choices: ['auto', 'gpu', 'node', 'wasm', 'cpu'] },
+    parallel: { type: 'int', description: 'local: runs at once (default: one per core)', valueName: 'N', min: 1 },
+    partition: { type: 'string', description: 'slurm: partition (sbatch --partition)', valueName: 'P' },
+    time: { type: 'string', description: 'slurm: time limit per run (sbatch --time, e.g. 30:00)', valueName: 'LIMIT' },
+    'cpus-per-task': { type: 'int', description: 'slurm: CPUs per run', valueName: 'C', min: 1 },
+    gpus: { type: 'int', description: 'slurm: GPUs per run (--gres=gpu:N)', valueName: 'N', min: 1 },
+    'sbatch-arg': { type: 'list', description: 'slurm: more sbatch arguments, e.g. --sbatch-arg=--account=rl (use the = form for values that start with --)', valueName: 'ARG...' },
+    node: { type: 'string', description: 'Node.js 20 executable the jobs run (default: this one; on a cluster: the path on the compute nodes)', valueName: 'PATH' },
+    cli: { type: 'string', description: 'rewardsmith CLI script the jobs run (default: this installation\'s)', valueName: 'PATH' },
+    poll: { type: 'number', description: 'seconds between status polls (default 0.5 local, 2 slurm)', valueName: 'S', min: 0.05 },
+    events: { type: 'string', description: 'print progress as ndjson events on stdout', choices: ['ndjson'] },
+  },
+  epilog: `Runs go to DIR/runs/<reward>/seed-<n>/ (a train run folder plus job.sh, job.log, job-exit.json). On Slurm,
+DIR must be on a file system the compute nodes share, and --node/--cli must exist there. Ctrl-C cancels
+the jobs (scancel); running the same command again resumes.
+Example: rewardsmith sweep --task approach-tree --rewards a.reward.ts b.reward.ts --seeds 3 --engine slurm --partition gpu --gpus 1 --out sweeps/tree`,
+} as const;
+
+interface SweepState {
+  version: 1;
+  task: string;
+  steps: number;
+  seeds: number;
+  init: string | null;
+  rewards: { name: string; file: string; sha256: string }[];
+  runs: Record<string, { engine: 'local' | 'slurm'; jobId: string | null; state: JobState; wallSeconds: number | null; message: string | null }>;
+}
+
+const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+
+function writeAtomic(file: string, text: string): void {
+  writeFileSync(file + '.tmp', text);
+  renameSync(file + '.tmp', file);
+}
+
+/** `approach-tree.dense.reward.ts` → `approach-tree.dense`; a repeated name gets `-2`, `-3`. */
+function rewardNames(files: string[]): string[] {
+  const seen = new Map<string, number>();
+  return files.map((f) => {
+    const base = path.basename(f).replace(/\.reward\.(ts|js)$/, '').replace(/\.(ts|js)$/, '').replace(/[^\w.-]+/g, '_');
+    const k = (seen.get(base) ?? 0) + 1;
+    seen.set(base, k);
+    return k === 1 ? base : `${base}-${k}`;
+  });
+}
+
+export interface SweepOptions {
+  task: string;
+  rewards: string[];
+  seeds: number;
+  steps: number;
+  init?: string;
+  out: string;
+  engine: Engine;
+  train?: Pick<TrainJob, 'envs' | 'evalEpisodes' | 'workers' | 'backend'>;
+  emit?: (e: RunnerEvent) => void;
+  say?: (line: string) => void;
+  signal?: AbortSignal;
+}
+
+/** Runs (or resumes) a sweep and writes its results; returns them. */
+export async function sweep(o: SweepOptions): Promise<SweepResults> {
+  const start = Date.now();
+  const dir = path.resolve(o.out);
+  const task = resolveTask(o.task);
+  const taskArg = existsSync(o.task) ? path.resolve(o.task) : o.task;
+  mkdirSync(path.join(dir, 'rewards'), { recursive: true });
+  const names = rewardNames(o.rewards);
+  const rewards = o.rewards.map((file, i) => ({ name: names[i]!, file: path.resolve(file), sha256: sha256(file) }));
+  const stateFile = path.join(dir, SWEEP_FILES.state);
+  let state: SweepState = { version: 1, task: task.id, steps: o.steps, seeds: o.seeds, init: o.init ? path.resolve(o.init) : null, rewards, runs: {} };
+  if (existsSync(stateFile)) {
+    const earlier = JSON.parse(readFileSync(stateFile, 'utf8')) as SweepState;
+    const differs = (['task', 'steps', 'seeds', 'init'] as const).filter((k) => earlier[k] !== state[k]);
+    if (JSON.stringify(earlier.rewards.map((r) => [r.name, r.file])) !== JSON.stringify(rewards.map((r) => [r.name, r.file]))) differs.push('rewards' as never);
+    if (differs.length > 0) throw new CommandError(`${dir} holds a sweep with other settings (${differs.map((k) => `${k}: ${JSON.stringify(earlier[k])}`).join(', ')}); run it with the same ones to resume it, or choose another --out`);
+    for (const r of rewards) {
+      const was = earlier.rewards.find((e) => e.name === r.name)!;
+      if (was.sha256 !== r.sha256) throw new CommandError(`${r.file} changed since this sweep started; its runs trained the earlier text (kept in ${path.join(dir, 'rewards', `${r.name}.reward.ts`)}): restore it, or start a new sweep with another --out`);
+    }
+    state = { ...state, runs: earlier.runs };
+    o.say?.(`resuming the sweep in ${dir}`);
+  }
+  // The runs train these copies: on a cluster only DIR needs to be shared, and editing a file mid-sweep changes nothing.
+  for (const r of rewards) {
+    const copy = path.join(dir, 'rewards', `${r.name}.reward.ts`);
+    if (!existsSync(copy)) copyFileSync(r.file, copy);
+  }
+  const save = () => writeAtomic(stateFile, JSON.stringify(state, null, 2) + '\n');
+  save();
+
+  const jobs = rewards.flatMap((r) =>
+    Array.from({ length: o.seeds }, (_, seed): TrainJob & { reward: string; rewardOriginal: string } => ({
+      name: `${r.name}/seed-${seed}`,
+      reward: r.name,
+      rewardOriginal: r.file,
+      runDir: path.join(dir, 'runs', r.name, `seed-${seed}`),
+      rewardFile: path.join(dir, 'rewards', `${r.name}.reward.ts`),
+      task: taskArg,
+      seed,
+      steps: o.steps,
+      init: state.init ?? undefined,
+      ...o.train,
+    })),
+  );
+  const records = new Map<string, RunRecord>(jobs.map((j) => {
+    const prev = state.runs[j.name];
+    return [j.name, { reward: j.reward, rewardFile: j.rewardOriginal, seed: j.seed, jobId: prev?.jobId ?? null, runDir: j.runDir, state: prev?.state ?? 'pending', wallSeconds: prev?.wallSeconds ?? null, message: prev?.message ?? null }];
+  }));
+  const meta = () => ({ task: task.id, steps: o.steps, seeds: Array.from({ length: o.seeds }, (_, i) => i), engine: o.engine.kind, wall_seconds: (Date.now() - start) / 1000 });
+  const writeResults = (): SweepResults => {
+    const results = sweepResults(dir, meta(), [...records.values()], rewards.map((r) => ({ name: r.name, file: r.file })));
+    writeAtomic(path.join(dir, SWEEP_FILES.results), JSON.stringify(results, null, 2) + '\n');
+    writeAtomic(path.join(dir, SWEEP_FILES.table), resultsMarkdown(results));
+    writeAtomic(path.join(dir, SWEEP_FILES.plot), resultsSvg(results));
+    return results;
+  };
+
+  let done = 0;
+  const report = (job: (typeof jobs)[number], frames: number, extra: Partial<SweepRunEvent> = {}) => {
+    const r = records.get(job.name)!;
+    o.emit?.(makeEvent({ type: 'sweep_run', run: job.name, reward: job.reward, seed: job.seed, state: r.state, jobId: r.jobId, runDir: job.runDir, frames, totalFrames: job.steps, ...extra }));
+  };
+  const update = (job: (typeof jobs)[number], patch: Partial<RunRecord>) => {
+    const r = Object.assign(records.get(job.name)!, patch);
+    state.runs[job.name] = { engine: o.engine.kind, jobId: r.jobId, state: r.state, wallSeconds: r.wallSeconds, message: r.message };
+    save();
+  };
+
+  o.emit?.(makeEvent({ type: 'started', command: 'sweep', task: task.id, rewardFile: null, runDir: dir, backend: o.engine.kind, env: 'sim', totalFrames: o.steps * jobs.length, numEnvs: o.train?.envs ?? 0, resumedFromFrames: 0 }));
+  o.say?.(`sweep: ${rewards.length} reward(s) × ${o.seeds} seed(s) = ${jobs.length} runs of ${o.steps.toLocaleString('en-US')} frames on ${o.engine.kind}`);
+  writeResults();
+
+  await Promise.all(jobs.map(async (job) => {
+    const prev = records.get(job.name)!;
+    const summary = prev.state === 'completed' ? readSummary(job.runDir) : null;
+    if (summary) {
+      done++;
+      o.say?.(`[${done}/${jobs.length}] ${job.name}: kept (completed earlier)`);
+      report(job, job.steps, { success: { count: Math.round(summary.eval.success_rate * summary.eval.episodes), n: summary.eval.episodes } });
+      return;
+    }
+    const attach = state.runs[job.name]?.engine === o.engine.kind ? prev.jobId : null;
+    let lastQuarter = -1;
+    const result = await o.engine.run(job, {
+      attach,
+      signal: o.signal,
+      onState: (s, jobId) => {
+        update(job, { state: s, jobId, message: null });
+        if (s === 'queued' || s === 'running') o.say?.(`        ${job.name}: ${s}${jobId ? ` (${o.engine.kind === 'slurm' ? 'job' : 'pid'} ${jobId})` : ''}${attach && jobId === attach ? ', from the earlier sweep' : ''}`);
+        if (s !== 'completed' && s !== 'failed') report(job, 0);
+      },
+      onProgress: (frames) => {
+        report(job, frames);
+        const quarter = Math.floor((4 * frames) / job.steps);
+        if (quarter !== lastQuarter && quarter < 4) o.say?.(`        ${job.name}: ${frames.toLocaleString('en-US')}/${job.steps.toLocaleString('en-US')} frames`);
+        lastQuarter = quarter;
+      },
+    });
+    const wallSeconds = result.exit ? result.exit.ended - result.exit.started : null;
+    update(job, { state: result.state, jobId: result.jobId, wallSeconds, message: result.message });
+    if (result.state === 'cancelled') return;
+    done++;
+    const s = result.state === 'completed' ? readSummary(job.runDir) : null;
+    const success = s ? { count: Math.round(s.eval.success_rate * s.eval.episodes), n: s.eval.episodes } : undefined;
+    o.say?.(`[${done}/${jobs.length}] ${job.name}: ${result.state}${success ? `, held-out success ${success.count}/${success.n}` : ''}${wallSeconds !== null ? ` in ${wallSeconds.toFixed(0)} s` : ''}${result.message ? `: ${result.message}` : ''}`);
+    report(job, s?.env_steps ?? 0, { ...(success ? { success } : {}), ...(result.message ? { message: result.message } : {}) });
+    writeResults();
+  }));
+  return writeResults();
+}
+
+export async function sweepCommand(argv: string[], io: CommandIo = PROCESS_IO): Promise<number> {
+  let emit: ((e: RunnerEvent) => void) | undefined;
+  let out = '';
+  const code = await runCommand('sweep', async () => {
+    const { values: v } = parseCommandArgs(SWEEP_SPEC, argv);
+    emit = v.events === 'ndjson' ? (e) => io.stdout(JSON.stringify(e) + '\n') : undefined;
+    if (!v.task) throw new UsageError('--task is required');
+    if (v.rewards.length === 0) throw new UsageError('--rewards needs at least one reward file');
+    if (!v.out) throw new UsageError('--out DIR is required');
+    for (const file of v.rewards) if (!existsSync(file)) throw new UsageError(`--rewards: ${file}: no such file`);
+    if (v.init && !existsSync(v.init)) throw new UsageError(`--init: ${v.init}: no such checkpoint folder`);
+    try {
+      resolveTask(v.task);
+    } catch (err) {
+      if (err instanceof TaskFileError) throw new CommandError(err.message);
+      throw new UsageError((err as Error).message);
+    }
+    const local = v.engine === 'local';
+    for (const name of ['partition', 'time', 'cpus-per-task', 'gpus', 'sbatch-arg'] as const) {
+      if (local && (name === 'sbatch-arg' ? v[name].length > 0 : v[name] !== undefined)) throw new UsageError(`--${name} is a Slurm option; add --engine slurm`);
+    }
+    if (!local && v.parallel !== undefined) throw new UsageError('--parallel is for --engine local (Slurm schedules the jobs itself)');
+    const defaults = defaultRunnerCommand();
+    const runner = { node: v.node ? path.resolve(v.node) : defaults.node, cli: v.cli ? path.resolve(v.cli) : defaults.cli };
+    const pollMs = v.poll === undefined ? undefined : v.poll * 1000;
+    let engine: Engine;
+    if (local) engine = new LocalEngine({ parallel: v.parallel, pollMs, runner });
+    else {
+      await SlurmEngine.check();
+      engine = new SlurmEngine({ partition: v.partition, time: v.time, cpusPerTask: v['cpus-per-task'], gpus: v.gpus, extra: v['sbatch-arg'], pollMs, runner });
+    }
+    out = path.resolve(v.out);
+    const controller = new AbortController();
+    const say = (line: string) => io.stderr(line + '\n');
+    const onSignal = () => {
+      if (controller.signal.aborted) return;
+      say(local ? 'sweep: stopping the runs (run the same command again to resume)' : 'sweep: cancelling the Slurm jobs (scancel; run the same command again to resume)');
+      controller.abort();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    let results: SweepResults;
+    try {
+      results = await sweep({
+        task: v.task, rewards: v.rewards, seeds: v.seeds, steps: v.steps, init: v.init, out, engine, emit, say, signal: controller.signal,
+        train: { envs: v.envs, evalEpisodes: v['eval-episodes'], workers: v.workers, backend: v.backend },
+      });
+    } catch (err) {
+      if (err instanceof SlurmError) throw new CommandError(err.message);
+      throw err;
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+    const table = readFileSync(path.join(out, SWEEP_FILES.table), 'utf8');
+    if (!emit) io.stdout(table + `\nresults: ${path.join(out, SWEEP_FILES.results)} (plot: ${SWEEP_FILES.plot})\n`);
+    if (controller.signal.aborted) {
+      emit?.(makeEvent({ type: 'finished', ok: false, runDir: out, summary: path.join(out, SWEEP_FILES.results), error: 'cancelled' }));
+      return 130;
+    }
+    const failed = results.runs.filter((r) => r.state !== 'completed');
+    if (failed.length > 0) {
+      const message = `${failed.length} of ${results.runs.length} runs did not complete (${failed.map((r) => `${r.reward}/seed-${r.seed}: ${r.message ?? r.state}`).join('; ')}); run the same command again to retry them`;
+      emit?.(makeEvent({ type: 'finished', ok: false, runDir: out, summary: path.join(out, SWEEP_FILES.results), error: message }));
+      throw new CommandError(message);
+    }
+    emit?.(makeEvent({ type: 'finished', ok: true, runDir: out, summary: path.join(out, SWEEP_FILES.results) }));
+    return 0;
+  }, io);
+  return code;
+}
