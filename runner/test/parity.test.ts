@@ -11,8 +11,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BUILTIN_TASKS } from '../src/tasks';
 import { GAME_FACTS, loadSchema, type ActionName } from '../src/schema';
-import { SimEnv } from '../src/env/sim/sim';
-import { createMineflayerEnv } from '../src/env/mineflayer/index';
+import { SimEnv, makeMob } from '../src/env/sim/sim';
+import { SimWorld } from '../src/env/sim/world';
+import { mobSpawns } from '../src/env/sim/worldgen';
+import { mcData } from '../src/env/sim/registry';
+import { ViewResult, nearestDict, observeView, type BlockAccess, type ViewEntity, type ViewPose } from '../src/env/sim/observe';
+import { createMineflayerEnv, type MineflayerVecEnv } from '../src/env/mineflayer/index';
 import type { StepObservation } from '../src/schema';
 
 const SEED = 7;
@@ -120,6 +124,127 @@ test('plains: the same walk on the same seed gives the same positions and visibl
     const [x0, , z0] = simObs[0]!.position, [x1, , z1] = simObs.at(-1)!.position;
     assert.ok(Math.hypot(x1 - x0, z1 - z0) > 3, 'the walk covers ground');
     t.diagnostic(`largest deviation so far: position ${worst.position}, distance ${worst.distance} m, angle ${worst.angle} rad`);
+  } finally {
+    await env.close();
+  }
+});
+
+// ---- the observation from the bot's own protocol view vs the simulator's, mobs included ----
+
+/** Largest deviation between the bot's protocol view and the simulator's over every compared pose. */
+const viewWorst = { distance: 0, angle: 0, lidar: 0, poses: 0, names: 0 };
+
+/**
+ * Compares the observation computed from the bot's protocol view with the simulator's at the same pose:
+ * the same visible names (blocks and mobs) with distances and angles within 1e-6, and the same LiDAR grid.
+ */
+function assertSameView(bot: { blocks: BlockAccess; entities: ViewEntity[]; pose: ViewPose }, sim: { blocks: BlockAccess; entities: ViewEntity[] }, where: string): void {
+  const a = new ViewResult(), b = new ViewResult();
+  observeView(bot.blocks, bot.pose, bot.entities, a);
+  observeView(sim.blocks, bot.pose, sim.entities, b);
+  const mf = nearestDict(a), si = nearestDict(b);
+  assert.deepEqual(Object.keys(mf).sort(), Object.keys(si).sort(), `${where}: visible names (bot's view vs simulator)`);
+  for (const [name, [d, yaw, pitch]] of Object.entries(si)) {
+    const [d2, yaw2, pitch2] = mf[name]!;
+    viewWorst.distance = Math.max(viewWorst.distance, Math.abs(d - d2));
+    viewWorst.angle = Math.max(viewWorst.angle, Math.abs(yaw - yaw2), Math.abs(pitch - pitch2));
+    assert.ok(Math.abs(d - d2) <= 1e-6, `${where}: ${name} at ${d2} m in the bot's view, ${d} m in the simulator's`);
+    assert.ok(Math.abs(yaw - yaw2) <= 1e-6 && Math.abs(pitch - pitch2) <= 1e-6, `${where}: ${name} angles ${[yaw2, pitch2]} vs ${[yaw, pitch]}`);
+  }
+  for (let i = 0; i < a.lidarDist.length; i++) {
+    const same = a.lidarDist[i] === b.lidarDist[i] || Math.abs(a.lidarDist[i]! - b.lidarDist[i]!) <= 1e-6;
+    if (Number.isFinite(a.lidarDist[i]) && Number.isFinite(b.lidarDist[i])) viewWorst.lidar = Math.max(viewWorst.lidar, Math.abs(a.lidarDist[i]! - b.lidarDist[i]!));
+    assert.ok(same, `${where}: LiDAR ray ${i} at ${a.lidarDist[i]} m in the bot's view, ${b.lidarDist[i]} m in the simulator's`);
+    if (Number.isFinite(a.lidarDist[i])) assert.equal(a.lidarState[i], b.lidarState[i], `${where}: LiDAR ray ${i} hits state ${a.lidarState[i]} vs ${b.lidarState[i]}`);
+  }
+  viewWorst.poses++;
+  viewWorst.names += Object.keys(si).length;
+}
+
+async function until(what: string, ready: () => boolean, ms = 5_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!ready()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+test('plains with animals: the bot\'s protocol view (blocks and entities from flying-squid) gives the simulator\'s observation at every pose, and a changed block or a moved animal is caught', { timeout: 90_000 }, async (t) => {
+  const task = BUILTIN_TASKS['approach-tree']!;
+  // A seed whose animals stand near the spawn, so that the look-around sees some.
+  let seed = 1;
+  const probe = new SimEnv(task);
+  const f = new Float32Array(probe.featureSize);
+  for (; seed < 200; seed++) {
+    probe.reset(seed, f, 0);
+    const p = probe.entity.pos;
+    if (mobSpawns(seed).some((m) => Math.hypot(m.x - p.x, m.z - p.z) < 24)) break;
+  }
+  const simSide = { blocks: new SimWorld(task.world, seed) as BlockAccess, entities: mobSpawns(seed).map(makeMob) as ViewEntity[] };
+  const env: MineflayerVecEnv = await createMineflayerEnv({ task, numEnvs: 1, seed, backend: 'mineflayer' }, { timeoutMs: 20_000 });
+  try {
+    const first = await env.reset([seed]);
+    // The server has sent every animal and every chunk within 64 m (both arrive after the episode start).
+    const allSent = () => {
+      const pv = env.protocolView(0);
+      const cx = Math.floor(pv.pose.x) >> 4, cz = Math.floor(pv.pose.z) >> 4;
+      for (let dx = -4; dx <= 4; dx++) for (let dz = -4; dz <= 4; dz++) if (!pv.blocks.hasColumn(cx + dx, cz + dz)) return false;
+      return pv.entities.length === simSide.entities.length;
+    };
+    await until('the animals and the chunks within 64 m', allSent, 15_000);
+    assertSameView(env.protocolView(0), simSide, 'after reset');
+    assert.deepEqual(nearestDict((() => { const v = new ViewResult(); const pv = env.protocolView(0); observeView(pv.blocks, pv.pose, pv.entities, v); return v; })()), first.obs[0]!.nearest, 'the env\'s observation is this view');
+    // Look around (24 × 15°), up and down, and walk: every pose compared.
+    const script: ActionName[] = [
+      ...Array<ActionName>(24).fill('turn_left'), 'turn_down', ...Array<ActionName>(8).fill('turn_right'), 'turn_up', 'turn_up',
+      ...Array<ActionName>(8).fill('forward'), ...Array<ActionName>(4).fill('turn_right'), ...Array<ActionName>(6).fill('forward_jump'), 'turn_down',
+    ];
+    let sawMob = 0;
+    for (let i = 0; i < script.length; i++) {
+      const r = await env.step(Int32Array.of(act(script[i]!)));
+      assert.equal(r.info[0]!.done, false, `step ${i + 1}: the episode ended`);
+      await until('the chunks within 64 m', allSent); // a new chunk column's chunks arrive after the move
+      assertSameView(env.protocolView(0), simSide, `step ${i + 1} (${script[i]})`);
+      if (Object.keys(r.obs[0]!.nearest).some((n) => loadSchema().mobs.has(n))) sawMob++;
+    }
+    assert.ok(sawMob > 0, 'the look-around saw animals (else the entity comparison proves nothing)');
+
+    const measured = { ...viewWorst };
+    // Negative controls: the comparison must fail when the server's world differs from the simulator's.
+    // 1. A block the simulator does not have, 3 m ahead at eye level.
+    const pv = env.protocolView(0);
+    const bx = Math.floor(pv.pose.x - Math.sin(pv.pose.yaw) * 3), by = Math.floor(pv.pose.y + 1.62), bz = Math.floor(pv.pose.z - Math.cos(pv.pose.yaw) * 3);
+    const server = env.embeddedServer(0)!;
+    const diamond = mcData.blocksByName.diamond_ore!.defaultState!;
+    const Vec3 = (await import('vec3')).Vec3;
+    server.serv.setBlock(server.serv.overworld, new Vec3(bx, by, bz), diamond);
+    await until('the block change to reach the bot', () => env.protocolView(0).blocks.stateAt(bx, by, bz) === diamond);
+    assert.throws(() => assertSameView(env.protocolView(0), simSide, 'server block changed'), /visible names|diamond_ore|LiDAR/);
+    server.serv.setBlock(server.serv.overworld, new Vec3(bx, by, bz), 0);
+    await until('the block to be removed', () => env.protocolView(0).blocks.stateAt(bx, by, bz) === 0);
+    assertSameView(env.protocolView(0), simSide, 'block restored');
+    // 2. An animal moved 2 m on the server: turn until one is in view, move it, and the views must differ.
+    let visibleMob: string | undefined;
+    for (let k = 0; k < 24 && !visibleMob; k++) {
+      const r = await env.step(Int32Array.of(act('turn_left')));
+      visibleMob = Object.keys(r.obs[0]!.nearest).find((n) => loadSchema().mobs.has(n));
+    }
+    assert.ok(visibleMob, 'an animal in view for the moved-animal check');
+    assertSameView(env.protocolView(0), simSide, 'before moving the animal');
+    const near = env.protocolView(0);
+    const target = near.entities.filter((e) => nearestDict((() => { const v = new ViewResult(); observeView(near.blocks, near.pose, [e], v); return v; })())[visibleMob!])
+      .sort((p, q) => Math.hypot(p.x - near.pose.x, p.z - near.pose.z) - Math.hypot(q.x - near.pose.x, q.z - near.pose.z))[0]!;
+    const serverMob = (Object.values(server.serv.entities) as { type: string; position: { x: number; y: number; z: number }; teleport(p: unknown): void }[])
+      .find((e) => e.type !== 'player' && Math.abs(e.position.x - target.x) < 1e-6 && Math.abs(e.position.z - target.z) < 1e-6)!;
+    assert.ok(serverMob, 'the animal on the server');
+    serverMob.teleport(new Vec3(target.x + 2, target.y, target.z + 2));
+    await until('the move to reach the bot', () => env.protocolView(0).entities.some((e) => Math.abs(e.x - (target.x + 2)) < 1e-3 && Math.abs(e.z - (target.z + 2)) < 1e-3));
+    let caught = '';
+    assert.throws(() => assertSameView(env.protocolView(0), simSide, 'server animal moved'), (e: Error) => {
+      caught = e.message.split('\n')[0]!;
+      return new RegExp(`${visibleMob}|visible names|LiDAR`).test(e.message);
+    });
+    t.diagnostic(`bot's protocol view vs simulator: ${measured.poses} poses, ${measured.names} sightings compared; largest deviation: distance ${measured.distance} m, angle ${measured.angle} rad, LiDAR ${measured.lidar} m (seed ${seed}); caught: a diamond_ore placed on the server, and "${caught}"`);
   } finally {
     await env.close();
   }

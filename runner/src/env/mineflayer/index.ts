@@ -14,7 +14,7 @@ import { DEFAULT_GAME_VERSION } from '../../schema';
 import type { TaskSpec } from '../../tasks';
 import type { DeathCause, EnvOptions, StepInfo, StepObservation, VecEnv, VecStepResult } from '../types';
 import { BLOCK_COUNT, mcData, nameIndex } from '../sim/registry';
-import { DEG, ViewResult, nearestDict, observeView, round3, wrapAngle, type BlockAccess, type ViewEntity } from '../sim/observe';
+import { DEG, ViewResult, nearestDict, observeView, round3, wrapAngle, type BlockAccess, type ViewEntity, type ViewPose } from '../sim/observe';
 import { FEATURE_SPEC, FeatureMemory, writeFeatures } from '../sim/features';
 import {
   ENTITY_REACH, JumpPlace, LookRay, applyAction, blockUnderFoot, digTicksNeeded, isSuccess, newPlayerEntity, placePlayer, targetBlock,
@@ -68,6 +68,10 @@ class BotBlocks implements BlockAccess {
   newStep(): void {
     this.columns.clear();
     this.lastKey = NaN;
+  }
+  /** Whether the server has sent the chunk column (cx, cz); an unsent one reads as air. */
+  hasColumn(cx: number, cz: number): boolean {
+    return this.bot.world.getColumn(cx, cz) != null;
   }
   stateAt(x: number, y: number, z: number): number {
     if (y < 0 || y > 255) return 0;
@@ -422,11 +426,16 @@ class MineflayerAgent {
     return out;
   }
 
-  private observe(features: Float32Array, offset: number, change: Record<string, number>, damageDealt: number, kills: Record<string, number>): StepObservation {
+  /** What this bot knows from the protocol (its world's blocks, the mobs it was sent) and its pose. */
+  protocolView(): { blocks: BotBlocks; entities: ViewEntity[]; pose: ViewPose } {
     const e = this.entity;
     this.blocks.newStep();
-    const pose = { x: e.pos.x, y: e.pos.y, z: e.pos.z, yaw: e.yaw, pitch: e.pitch };
-    const mobs = this.mobs();
+    return { blocks: this.blocks, entities: this.mobs(), pose: { x: e.pos.x, y: e.pos.y, z: e.pos.z, yaw: e.yaw, pitch: e.pitch } };
+  }
+
+  private observe(features: Float32Array, offset: number, change: Record<string, number>, damageDealt: number, kills: Record<string, number>): StepObservation {
+    const e = this.entity;
+    const { pose, entities: mobs } = this.protocolView();
     observeView(this.blocks, pose, mobs, this.view);
     const relYaw = wrapAngle(this.startYaw - e.yaw);
     const health = Math.max(0, this.bot.health) / 2;
@@ -466,7 +475,7 @@ class MineflayerAgent {
 }
 
 
-class MineflayerVecEnv implements VecEnv {
+export class MineflayerVecEnv implements VecEnv {
   readonly backend = 'mineflayer' as const;
   readonly featureSize: number;
   private readonly seeds: number[];
@@ -484,6 +493,19 @@ class MineflayerVecEnv implements VecEnv {
 
   get numEnvs(): number {
     return this.agents.length;
+  }
+
+  /**
+   * Env `i`'s bot's own protocol view — the blocks of its world and the mobs the server sent it, as the
+   * observation reads them — and its pose. For checks against the simulator (parity tests).
+   */
+  protocolView(i: number): { blocks: BlockAccess & { hasColumn(cx: number, cz: number): boolean }; entities: ViewEntity[]; pose: ViewPose } {
+    return this.agents[i]!.protocolView();
+  }
+
+  /** Env `i`'s embedded flying-squid (null on an external server). */
+  embeddedServer(i: number): EmbeddedServer | null {
+    return this.agents[i]!.embedded;
   }
 
   async reset(seeds: number[]): Promise<{ features: Float32Array; obs: StepObservation[] }> {
@@ -532,7 +554,7 @@ class MineflayerVecEnv implements VecEnv {
  * Connects `opts.numEnvs` bots: each to its own embedded flying-squid (so each env has its own world), or all
  * to the external server `opts.server` (host:port). Rejects with a ServerConnectionError, never hangs.
  */
-export async function createMineflayerEnv(opts: EnvOptions, more: MineflayerOptions = {}): Promise<VecEnv> {
+export async function createMineflayerEnv(opts: EnvOptions, more: MineflayerOptions = {}): Promise<MineflayerVecEnv> {
   const timeoutMs = more.timeoutMs ?? 30_000;
   const tickMs = more.tickMs ?? TICK_MS;
   const servers: EmbeddedServer[] = [];

@@ -137,7 +137,9 @@ export async function startEmbeddedServer(kind: WorldKind, seed: number, spawn: 
     difficulty: 1,
     generation: { name: GENERATOR_NAME, options: { kind, worldSeed: seed } },
     'max-players': 16,
-    'view-distance': 4,
+    // flying-squid sends chunks [c - v, c + v - 1] around the chunk c where it last sent chunks, and sends
+    // again only after a 16 m move: v = 6 keeps every block within the agent's 64 m view distance loaded.
+    'view-distance': 6,
     version: DEFAULT_GAME_VERSION,
     kickTimeout: 5_000,
     plugins: {},
