@@ -8,7 +8,14 @@ import { didYouMean, reportCommandError } from './args';
 type CommandMain = (argv: string[]) => Promise<number>;
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMain> }> = {
-  train: { summary: 'train a PPO agent on a reward file', load: async () => (await import('./runs/train')).trainCommand },
+  train: {
+    summary: 'train a PPO agent on a reward file',
+    // The analyzer sits above runs/: the dispatcher hands it to training for the suggestions streamed while it runs.
+    load: async () => {
+      const [{ trainCommand }, { liveAnalysis }] = await Promise.all([import('./runs/train'), import('./analyze/live')]);
+      return (argv: string[]) => trainCommand(argv, { liveAnalysis });
+    },
+  },
   eval: { summary: 'evaluate a checkpoint on held-out worlds', load: async () => (await import('./runs/train')).evalCommand },
   rollout: { summary: 'roll out a policy in an environment and summarise', load: async () => (await import('./runs/rollout')).rolloutCommand },
   lint: { summary: 'lint reward files against the observation schema', load: async () => (await import('./lint/cli')).lintCommand },

@@ -142,7 +142,7 @@ function evidenceText(items: EpisodeEvidence[]): string {
   return items.map((e) => `episode ${e.episode} (seed ${e.seed})${e.steps ? `, steps ${e.steps[0]}–${e.steps[1]}` : ''}: ${e.note}`).join('\n');
 }
 
-function toSuggestion(f: Finding, reward: { file: string; text: string } | undefined, mainDeathCause: string | null): Suggestion {
+export function toSuggestion(f: Finding, reward: { file: string; text: string } | undefined, mainDeathCause: string | null): Suggestion {
   const s: Suggestion = {
     id: f.id,
     kind: f.kind,
@@ -228,7 +228,7 @@ export async function analyzeRun(runDir: string, opts: { rewardFile?: string } =
 }
 
 /** Block, item and mob names the reward file reads: quoted strings and property names. */
-function namesRead(text: string): Set<string> {
+export function namesRead(text: string): Set<string> {
   const out = new Set<string>();
   for (const m of text.matchAll(/['"`]([a-z][a-z0-9_]*)['"`]|\.([a-z][a-z0-9_]*)\b/g)) out.add(m[1] ?? m[2]!);
   return out;

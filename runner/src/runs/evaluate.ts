@@ -6,7 +6,7 @@ import path from 'node:path';
 import { GAME_FACTS } from '../schema';
 import type { TaskSpec } from '../tasks';
 import type { StepObservation } from '../schema';
-import type { VecEnv } from '../env/types';
+import type { StepInfo, VecEnv } from '../env/types';
 import { createEnv } from '../env/index';
 import { hash32, nextEpisodeSeed } from '../seeds';
 import { RUN_FILES, rateRecord, type EpisodeRecord, type RecordedStep, type RunSummary } from '../records';
@@ -50,6 +50,58 @@ interface Running {
   ret: number;
 }
 
+/**
+ * The one episode recorder: turns an episode's steps into an EpisodeRecord in the analyzer's format (last 32
+ * steps, final state, full path). Evaluation records held-out episodes with it; training records its own
+ * episodes with it for the suggestions it streams while it runs.
+ */
+export class EpisodeRecorder {
+  private readonly runs: Running[] = [];
+
+  /** Starts recording env `i`'s episode (`counted` false: step through it without keeping anything). */
+  begin(i: number, seed: number, episode: number, obs: StepObservation, counted = true): void {
+    this.runs[i] = { seed, counted, episode, steps: [], path: [[obs.position[0], obs.position[1], obs.position[2]]], ret: 0 };
+  }
+
+  isCounted(i: number): boolean {
+    return this.runs[i]?.counted ?? false;
+  }
+
+  seedOf(i: number): number {
+    return this.runs[i]!.seed;
+  }
+
+  step(i: number, action: number, reward: number, obs: StepObservation, info: StepInfo): void {
+    const run = this.runs[i]!;
+    if (!run.counted) return;
+    run.ret += reward;
+    run.path.push([obs.position[0], obs.position[1], obs.position[2]]);
+    run.steps.push({ step: info.step, action: GAME_FACTS.actions[action]!, reward, position: obs.position, inventory_change: obs.inventory_change, nearest: obs.nearest, health: obs.health });
+    if (run.steps.length > LAST_STEPS) run.steps.shift();
+  }
+
+  /** The finished episode's record (call after its last `step`), or null when it was not counted. */
+  finish(i: number, obs: StepObservation, info: StepInfo): EpisodeRecord | null {
+    const run = this.runs[i]!;
+    if (!run.counted) return null;
+    const first = run.path[0]!, last = run.path[run.path.length - 1]!;
+    return {
+      episode: run.episode,
+      seed: run.seed,
+      success: info.success,
+      steps: info.step,
+      died: info.died,
+      deathCause: info.deathCause,
+      truncated: info.truncated,
+      return: run.ret,
+      distanceMoved: Math.hypot(last[0] - first[0], last[1] - first[1], last[2] - first[2]),
+      lastSteps: run.steps,
+      final: { health: obs.health, inventory: info.inventory, nearest: obs.nearest, blockUnderFoot: info.blockUnderFoot, died: info.died },
+      path: run.path,
+    };
+  }
+}
+
 export async function evaluate(opts: EvaluateOptions): Promise<{ summary: EvalSummary; episodes: EpisodeRecord[]; frames: number }> {
   const n = Math.max(1, Math.min(opts.numEnvs, opts.episodes));
   const env: VecEnv = await createEnv({ task: opts.task, numEnvs: n, seed: opts.seed, workers: opts.workers });
@@ -69,13 +121,14 @@ async function runEpisodes(env: VecEnv, n: number, opts: EvaluateOptions) {
     while (!heldOut(s)) s = evalStreamSeed(opts.seed, i, ++attempt);
     return s;
   });
-  const newRun = (seed: number, obs: StepObservation): Running => {
+  const recorder = new EpisodeRecorder();
+  const begin = (i: number, seed: number, obs: StepObservation) => {
     const counted = started < opts.episodes && heldOut(seed);
-    return { seed, counted, episode: counted ? started++ : -1, steps: [], path: [[obs.position[0], obs.position[1], obs.position[2]]], ret: 0 };
+    recorder.begin(i, seed, counted ? started++ : -1, obs, counted);
   };
   const reset = await env.reset(firstSeeds);
-  const runs = reset.obs.map((o, i) => newRun(firstSeeds[i]!, o));
-  await opts.sandbox?.beginEpisodes(runs.map((_, i) => i), reset.obs);
+  reset.obs.forEach((o, i) => begin(i, firstSeeds[i]!, o));
+  await opts.sandbox?.beginEpisodes(reset.obs.map((_, i) => i), reset.obs);
   let features = reset.features;
   while (episodes.length < opts.episodes) {
     const actions = opts.act(features, n);
@@ -84,38 +137,11 @@ async function runEpisodes(env: VecEnv, n: number, opts: EvaluateOptions) {
     const rewards = opts.sandbox ? await opts.sandbox.step(res.obs) : new Float64Array(n);
     const doneEnvs: number[] = [], doneObs: StepObservation[] = [];
     for (let i = 0; i < n; i++) {
-      const run = runs[i]!, obs = res.obs[i]!, info = res.info[i]!;
-      if (run.counted) {
-        run.ret += rewards[i]!;
-        run.path.push([obs.position[0], obs.position[1], obs.position[2]]);
-        run.steps.push({
-          step: info.step,
-          action: GAME_FACTS.actions[actions[i]!]!,
-          reward: rewards[i]!,
-          position: obs.position,
-          inventory_change: obs.inventory_change,
-          nearest: obs.nearest,
-          health: obs.health,
-        });
-        if (run.steps.length > LAST_STEPS) run.steps.shift();
-      }
+      const obs = res.obs[i]!, info = res.info[i]!;
+      recorder.step(i, actions[i]!, rewards[i]!, obs, info);
       if (!info.done) continue;
-      if (run.counted) {
-        const first = run.path[0]!, last = run.path[run.path.length - 1]!;
-        const record: EpisodeRecord = {
-          episode: run.episode,
-          seed: run.seed,
-          success: info.success,
-          steps: info.step,
-          died: info.died,
-          deathCause: info.deathCause,
-          truncated: info.truncated,
-          return: run.ret,
-          distanceMoved: Math.hypot(last[0] - first[0], last[1] - first[1], last[2] - first[2]),
-          lastSteps: run.steps,
-          final: { health: obs.health, inventory: info.inventory, nearest: obs.nearest, blockUnderFoot: info.blockUnderFoot, died: info.died },
-          path: run.path,
-        };
+      const record = recorder.finish(i, obs, info);
+      if (record) {
         episodes.push(record);
         opts.onEpisode?.(episodes.length, opts.episodes);
         if (!record.success) {
@@ -126,7 +152,7 @@ async function runEpisodes(env: VecEnv, n: number, opts: EvaluateOptions) {
         }
       }
       // The env has auto-reset onto the next seed of its stream (the same rule the simulator applies).
-      runs[i] = newRun(nextEpisodeSeed(run.seed, i), res.resetObs[i]!);
+      begin(i, nextEpisodeSeed(recorder.seedOf(i), i), res.resetObs[i]!);
       doneEnvs.push(i);
       doneObs.push(res.resetObs[i]!);
     }

@@ -14,12 +14,12 @@ import { nextEpisodeSeed } from '../seeds';
 import type { VecEnv } from '../env/types';
 import { RewardError, RewardSandbox } from '../reward/index';
 import { makeEvent, type ProgressEvent, type RunnerEvent } from '../events';
-import { RUN_FILES, type RateRecord, type RunSummary, type UpdateMetrics } from '../records';
+import { RUN_FILES, type EpisodeRecord, type RateRecord, type RunSummary, type UpdateMetrics } from '../records';
 import { formatRateShort } from '../stats';
 import { BACKEND_CHOICES, ensureBackend, type BackendChoice } from '../ppo/backend';
 import { ActorCritic, Rng, float32Bytes, readFloat32, resolveCheckpointDir, sampleActions } from '../ppo/policy';
 import { DEFAULT_HYPERPARAMETERS, ReturnNormaliser, RolloutBuffer, ppoUpdate, type PpoHyperparameters } from '../ppo/ppo';
-import { DEFAULT_EVAL_EPISODES, evaluate, summarise, trainingStreamSeed, writeEvalRecords, type EvalSummary } from './evaluate';
+import { DEFAULT_EVAL_EPISODES, EpisodeRecorder, evaluate, summarise, trainingStreamSeed, writeEvalRecords, type EvalSummary } from './evaluate';
 import { generalisationGap, TrainingSuccess, type TrainingSuccessState } from './training-success';
 
 export { loadPolicy, type LoadedPolicy } from '../ppo/policy';
@@ -73,7 +73,19 @@ export interface TrainOptions {
   emit?: (e: RunnerEvent) => void;
   /** Called during evaluation with episodes done / total (the CLI's progress bar). */
   onEvalEpisode?: (done: number, total: number) => void;
+  /**
+   * Analysis of training episodes while training runs: called every LIVE_ANALYSIS_EVERY updates with the most
+   * recent finished training episodes; the events it returns (provisional `suggestion`s) are emitted. The
+   * analyzer sits above runs/, so the command line passes it in.
+   */
+  liveAnalysis?: LiveAnalysis;
 }
+
+export type LiveAnalysis = (window: EpisodeRecord[], at: { frames: number; totalFrames: number; task: TaskSpec; rewardFile: string }) => Promise<RunnerEvent[]>;
+
+// Training episodes the live analysis looks at (the most recent finished ones), and how often it runs.
+const LIVE_WINDOW = 64;
+const LIVE_ANALYSIS_EVERY = 8;
 
 /** `checkpoint/state.json`: everything besides the weights needed to continue exactly. */
 interface TrainState {
@@ -266,6 +278,11 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
     const reset = await env.reset(state.envSeeds);
     await sandbox.beginEpisodes(Array.from({ length: n }, (_, i) => i), reset.obs);
     let features = reset.features;
+    // Training episodes in the analyzer's format, only when someone analyses them while training runs.
+    const recorder = options.liveAnalysis ? new EpisodeRecorder() : null;
+    let recordedEpisodes = state.episodes;
+    const liveWindow: EpisodeRecord[] = [];
+    reset.obs.forEach((o, i) => recorder?.begin(i, state.envSeeds[i]!, recordedEpisodes++, o));
     const episodeReturn = new Float64Array(n);
     const buffer = new RolloutBuffer(state.rolloutSteps, n, env.featureSize);
     const wallBefore = state.wallSeconds;
@@ -306,8 +323,15 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
           buffer.rewards[row + i] = rewards[i]!;
           buffer.dones[row + i] = res.info[i]!.done ? 1 : 0;
           episodeReturn[i] += rewards[i]!;
+          recorder?.step(i, actions[i]!, rewards[i]!, res.obs[i]!, res.info[i]!);
         }
         for (const i of doneEnvs) {
+          if (recorder) {
+            const record = recorder.finish(i, res.obs[i]!, res.info[i]!);
+            if (record) liveWindow.push(record);
+            if (liveWindow.length > LIVE_WINDOW) liveWindow.shift();
+            recorder.begin(i, nextEpisodeSeed(state.envSeeds[i]!, i), recordedEpisodes++, res.resetObs[i]!);
+          }
           finished.push({ ret: episodeReturn[i]!, success: res.info[i]!.success });
           successCurve.end(i, state.frames + n, res.info[i]!.success, episodeReturn[i]!);
           episodeReturn[i] = 0;
@@ -339,6 +363,9 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
         type: 'progress', frames: state.frames, totalFrames: state.totalFrames, fps, meanReturn, successRate, successEpisodes: success.n, successCi95: success.ci95, episodes: state.episodes,
         update: state.update, policyLoss: stats.policyLoss, valueLoss: stats.valueLoss, entropy: stats.entropy,
       }));
+      if (options.liveAnalysis && state.update % LIVE_ANALYSIS_EVERY === 0 && state.frames < state.totalFrames && liveWindow.some((e) => !e.success)) {
+        for (const e of await options.liveAnalysis([...liveWindow], { frames: state.frames, totalFrames: state.totalFrames, task, rewardFile: state.rewardFile })) emit(e);
+      }
       if (state.update % (options.checkpointEvery ?? DEFAULT_CHECKPOINT_EVERY) === 0 || state.frames >= state.totalFrames) {
         state.rng = rng.state;
         state.normaliser = { runningAbsReturn: normaliser.runningAbsReturn, initialised: normaliser.initialised };
@@ -575,7 +602,7 @@ function eventsOption(value: string | undefined): boolean {
   return true;
 }
 
-export async function trainCommand(argv: string[]): Promise<number> {
+export async function trainCommand(argv: string[], hooks: { liveAnalysis?: LiveAnalysis } = {}): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(TRAIN_USAGE);
     return 0;
@@ -610,6 +637,8 @@ export async function trainCommand(argv: string[]): Promise<number> {
       workers: intOption(v.workers, 'workers', 0),
       emit: reporter.emit,
       onEvalEpisode: reporter.evalProgress,
+      // Streamed suggestions are for editors reading events; the terminal gets the analysis after evaluation.
+      liveAnalysis: reporter.events ? hooks.liveAnalysis : undefined,
     });
     if (!reporter.events) {
       const reward = summary.reward_file ? path.basename(summary.reward_file) : '-';

@@ -1,0 +1,32 @@
+// Suggestions while training runs: `train --events ndjson` streams provisional analyzer suggestions about the
+// training episodes before training ends, and the editor replaces them after evaluation.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { parseEvent, type RunnerEvent } from '../src/events';
+
+const ROOT = path.resolve(__dirname, '../..');
+const out = mkdtempSync(path.join(tmpdir(), 'live-suggestions-'));
+after(() => rmSync(out, { recursive: true, force: true }));
+
+test('train --events ndjson: provisional suggestions with episode counts arrive before training ends', () => {
+  const reward = path.join(__dirname, 'fixtures/rewards/weak-approach-tree.reward.ts');
+  const task = path.join(__dirname, 'fixtures/short-approach-tree.yaml');
+  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'runner/src/cli.ts'), 'train', reward, '--task', task, '--steps', '6144', '--envs', '8', '--eval-episodes', '2', '--seed', '7', '--out', path.join(out, 'run'), '--events', 'ndjson'], { encoding: 'utf8', cwd: ROOT });
+  assert.equal(r.status, 0, r.stderr);
+  const events = r.stdout.split('\n').map(parseEvent).filter((e): e is RunnerEvent => !!e);
+  const lastProgress = events.map((e) => e.type).lastIndexOf('progress');
+  const provisional = events.flatMap((e, i) => (e.type === 'suggestion' && e.provisional ? [{ e, i }] : []));
+  assert.ok(provisional.length > 0, 'at least one provisional suggestion');
+  for (const { e, i } of provisional) {
+    assert.ok(i < lastProgress, `${e.id} arrived while training ran`);
+    assert.match(e.id, /^training\//);
+    assert.ok(e.episodes! > 0 && e.episodes! <= e.failedEpisodes!, 'counts the failed training episodes behind it');
+    assert.match(e.message, /^Provisional \(\d+ of \d+ failed training episodes of the last \d+, \d+ % into training\)/);
+  }
+  const misaligned = provisional.find(({ e }) => e.id === 'training/reward-misaligned')?.e;
+  assert.ok(misaligned?.diff?.includes('+++ b/weak-approach-tree.reward.ts'), 'patches the file the user edits');
+});
