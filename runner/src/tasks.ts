@@ -7,6 +7,24 @@ import { loadSchema } from './schema';
 
 export type WorldKind = 'plains' | 'underground';
 
+/**
+ * Density multipliers for an easier (or harder) world than vanilla 1.16.5; 1 everywhere is vanilla, the
+ * default. A task file sets them under `worldOptions` for a quick demo; figures measured on such a world
+ * are not comparable with vanilla ones.
+ */
+export interface WorldOptions {
+  /** Trees per plains chunk, × vanilla's 0.05. */
+  treeDensity: number;
+  /** Passive-animal groups per plains chunk, × vanilla's. */
+  animalDensity: number;
+  /** Ore veins per chunk (every ore), × vanilla's attempts. */
+  oreDensity: number;
+  /** Hostile mobs around the agent underground, × vanilla's mob cap (0: none). */
+  hostileDensity: number;
+}
+export const VANILLA_WORLD: Readonly<WorldOptions> = Object.freeze({ treeDensity: 1, animalDensity: 1, oreDensity: 1, hostileDensity: 1 });
+const WORLD_OPTION_MAX = 100;
+
 export type SuccessCriterion =
   /** One of `names` is visible and nearer than `distance` metres. */
   | { kind: 'near'; names: string[]; distance: number }
@@ -23,6 +41,8 @@ export interface TaskDescription {
 export interface TaskSpec {
   id: string;
   world: WorldKind;
+  /** Density multipliers; absent means vanilla. */
+  worldOptions?: Partial<WorldOptions>;
   /** Feet height at the start: 'surface' spawns on the ground; a number spawns at that y underground. */
   startY: 'surface' | number;
   /** Starting inventory, item name → count; the first entry is held. */
@@ -213,6 +233,7 @@ export function loadTaskFile(file: string): TaskSpec {
   } else {
     return fail(['success', 'kind'], 'must be "near" or "kill"');
   }
+  const worldOptions = raw.worldOptions === undefined ? base?.worldOptions : parseWorldOptions(raw.worldOptions, fail);
   const d = (raw.description ?? base?.description) as Record<string, unknown> | undefined;
   if (!d || typeof d !== 'object') return fail(['description'], 'must have objective, initial_status, success_criteria and procedure');
   for (const key of ['objective', 'initial_status', 'success_criteria', 'procedure']) {
@@ -225,7 +246,24 @@ export function loadTaskFile(file: string): TaskSpec {
     inventory: inventory as Record<string, number>,
     success: criterion,
     maxSteps: maxSteps as number,
+    ...(worldOptions ? { worldOptions } : {}),
     attack: (raw.attack as boolean | undefined) ?? base?.attack ?? criterion.kind === 'kill',
     description: d as unknown as TaskDescription,
   };
+}
+
+/** The task's world options with vanilla filled in. */
+export function worldOptionsOf(task: Pick<TaskSpec, 'worldOptions'>): WorldOptions {
+  return { ...VANILLA_WORLD, ...task.worldOptions };
+}
+
+function parseWorldOptions(value: unknown, fail: (path: (string | number)[], message: string) => never): Partial<WorldOptions> {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return fail(['worldOptions'], `must map options (${Object.keys(VANILLA_WORLD).join(', ')}) to multipliers`);
+  const out: Partial<WorldOptions> = {};
+  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+    if (!(key in VANILLA_WORLD)) fail(['worldOptions', key], `unknown world option "${key}"; options: ${Object.keys(VANILLA_WORLD).join(', ')}`);
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > WORLD_OPTION_MAX) fail(['worldOptions', key], `must be a multiplier 0..${WORLD_OPTION_MAX} (1 = vanilla)`);
+    out[key as keyof WorldOptions] = v as number;
+  }
+  return out;
 }

@@ -19,7 +19,7 @@ import { ViewResult, nearestDict, observeView, type BlockAccess, type ViewEntity
 import { createMineflayerEnv, type MineflayerVecEnv } from '../src/env/mineflayer/index';
 import type { StepObservation } from '../src/schema';
 
-const SEED = 7;
+const SEED = 15; // a world whose spawn room lets the script walk > 0.5 m (the room's surroundings depend on the generated ores and caves)
 const act = (a: ActionName) => GAME_FACTS.actions.indexOf(a);
 // Walk into the spawn room's wall, look down and dig the stone under the wall, walk into the gap, turn,
 // jump, strafe and back off: every movement action and a full dig (iron pickaxe on stone: 8 ticks).

@@ -55,6 +55,14 @@ export const S = {
   grass: state('grass'),
   dandelion: state('dandelion'),
   poppy: state('poppy'),
+  orange_tulip: state('orange_tulip'),
+  red_tulip: state('red_tulip'),
+  pink_tulip: state('pink_tulip'),
+  white_tulip: state('white_tulip'),
+  tall_grass_lower: mcData.blocksByName.tall_grass!.minStateId! + 1, // half=lower (values: upper, lower)
+  tall_grass_upper: mcData.blocksByName.tall_grass!.minStateId!,
+  bee_nest: mcData.blocksByName.bee_nest!.minStateId! + 6, // facing=south (north, south, …) × honey_level 0..5, honey 0
+  obsidian: state('obsidian'),
   azure_bluet: state('azure_bluet'),
   oxeye_daisy: state('oxeye_daisy'),
   cornflower: state('cornflower'),
@@ -100,8 +108,14 @@ export function mobNameIndex(mob: string): number {
   return BLOCK_COUNT + i;
 }
 
-/** Mob facts the simulator needs that minecraft-data 1.16.5 does not carry (max health, from the game). */
-export const MOB_MAX_HEALTH: Readonly<Record<string, number>> = { cow: 10, pig: 10, sheep: 8, chicken: 4 };
-/** The mobs the plains generator spawns. */
-export const PLAINS_MOBS = ['cow', 'pig', 'sheep', 'chicken'] as const;
+/**
+ * Mob facts the simulator needs that minecraft-data 1.16.5 does not carry, from each mob's createAttributes
+ * (decompiled 1.16.5): MAX_HEALTH and MOVEMENT_SPEED (horses and donkeys roll their health; see worldgen).
+ */
+export const MOB_MAX_HEALTH: Readonly<Record<string, number>> = { cow: 10, pig: 10, sheep: 8, chicken: 4, zombie: 20, skeleton: 20, spider: 16, creeper: 20 };
+export const MOB_SPEED: Readonly<Record<string, number>> = {
+  cow: 0.2, pig: 0.25, sheep: 0.23, chicken: 0.25, horse: 0.225, donkey: 0.175, zombie: 0.23, skeleton: 0.25, spider: 0.3, creeper: 0.25,
+};
+/** The mobs the plains generator spawns (BiomeDefaultFeatures.plainsSpawns' creatures). */
+export const PLAINS_MOBS = ['cow', 'pig', 'sheep', 'chicken', 'horse', 'donkey'] as const;
 export type PlainsMob = (typeof PLAINS_MOBS)[number];

@@ -6,9 +6,11 @@ import type { TaskSpec } from '../../tasks';
 import type { StepInfo, StepObservation } from '../types';
 import { FIRE_BLOCKS, LAVA_BLOCK, WATER_BLOCK, mcData, mobNameIndex, nameIndex, stateSolid as solidTable, stateToBlock as toBlockTable, S } from './registry';
 import { SimWorld, blockOfState } from './world';
-import { mobSpawns, spawnPoint, type MobSpawn } from './worldgen';
+import { spawnPoint } from './worldgen';
 import { hash32 } from '../../seeds';
-import { DEG, EYE_HEIGHT, ViewResult, nearestDict, observeView, round3 as round3Fn, wrapAngle as wrapAngleFn, type ViewEntity } from './observe';
+import { CreatureChunks, PANIC_TICKS, SPAWN_ATTEMPTS_AT_START, SPAWN_ATTEMPTS_PER_TICK, makeMob, spawnMonsters, tickMobs, type Mob, type MobWorld } from './mobs';
+import { worldOptionsOf, type WorldOptions } from '../../tasks';
+import { DEG, EYE_HEIGHT, ViewResult, nearestDict, observeView, round3 as round3Fn, wrapAngle as wrapAngleFn } from './observe';
 import { FEATURE_SPEC, FeatureMemory, rayBox, writeFeatures } from './features';
 import {
   ENTITY_REACH, INVULNERABLE_TICKS, JumpPlace, LookRay, PlayerRules, applyAction as applyActionFn, blockUnderFoot, digTicksNeeded,
@@ -34,10 +36,6 @@ const TOOL_ATTACK: Readonly<Record<string, { damage: number; cooldown: number }>
   wooden_sword: { damage: 4, cooldown: 13 },
   diamond_sword: { damage: 7, cooldown: 13 },
 };
-const MOB_WANDER_SPEED = 0.07;
-const MOB_PANIC_SPEED = 0.16;
-const MOB_PANIC_TICKS = 80;
-
 // A physics engine holds no per-world state that simulatePlayer uses (the world is a parameter), so one
 // engine serves every environment in the process.
 let physicsEngine: ReturnType<typeof Physics> | null = null;
@@ -56,27 +54,7 @@ class Rng {
   }
 }
 
-export interface Mob extends ViewEntity {
-  type: string;
-  health: number;
-  targetX: number;
-  targetZ: number;
-  moving: boolean;
-  panic: number;
-  hurt: number;
-  lastDamage: number;
-  vx: number;
-  vz: number;
-}
-
-/** A mob in its initial state at a spawn (exported for tests that stage scenes). */
-export function makeMob(s: MobSpawn): Mob {
-  const info = mcData.entitiesByName[s.type]!;
-  return {
-    type: s.type, nameIndex: mobNameIndex(s.type), x: s.x, y: s.y, z: s.z, width: info.width ?? 0.9, height: info.height ?? 1.4,
-    health: s.maxHealth, targetX: s.x, targetZ: s.z, moving: false, panic: 0, hurt: 0, lastDamage: 0, vx: 0, vz: 0,
-  };
-}
+export { makeMob, type Mob };
 
 type LootDrop = { item: string; dropChance: number; stackSizeRange: (number | null)[]; silkTouch?: boolean; noSilkTouch?: boolean };
 
@@ -140,6 +118,11 @@ export class SimEnv {
   private killsStep: Record<string, number> = {};
   readonly kills = new Map<string, number>();
   private rng = new Rng(0);
+  readonly worldOptions: WorldOptions;
+  private readonly creatureChunks = new CreatureChunks();
+  private readonly mobWorld: MobWorld;
+  /** Wear of the held tools (uses so far), by item name; a tool breaks at its minecraft-data maxDurability. */
+  private readonly toolWear = new Map<string, number>();
   readonly view = new ViewResult();
   private readonly memory = new FeatureMemory();
   private readonly successIndices: number[];
@@ -147,6 +130,16 @@ export class SimEnv {
   totalSteps = 0;
 
   constructor(readonly task: TaskSpec) {
+    this.worldOptions = worldOptionsOf(task);
+    const env = this;
+    this.mobWorld = {
+      get world() { return env.world; },
+      get mobs() { return env.mobs; },
+      get entity() { return env.entity; },
+      get rules() { return env.rules; },
+      options: this.worldOptions,
+      random: () => env.rng.next(),
+    };
     this.successIndices = task.success.kind === 'near' ? task.success.names.map(nameIndex) : [];
     this.entity = newPlayerEntity();
   }
@@ -154,17 +147,21 @@ export class SimEnv {
   /** Starts an episode on the world of `seed`; writes the first features at `features[offset..]`. */
   reset(seed: number, features: Float32Array, offset: number): StepObservation {
     this.seed = seed >>> 0;
-    this.world = new SimWorld(this.task.world, this.seed);
+    this.world = new SimWorld(this.task.world, this.seed, this.worldOptions);
     physicsEngine ??= Physics(mcData, this.world);
     this.rng = new Rng(hash32(this.seed, 0x51ed));
-    const spawn = spawnPoint(this.task.world, this.seed);
+    const spawn = spawnPoint(this.task.world, this.seed, this.worldOptions);
     const e = this.entity;
     const startY = this.task.startY === 'surface' ? spawn.y : this.task.startY;
     placePlayer(e, spawn.x, startY, spawn.z, spawn.yaw);
     this.startY = startY;
     this.startYaw = spawn.yaw;
     this.startPitch = 0;
-    this.mobs = this.task.world === 'plains' ? mobSpawns(this.seed).map(makeMob) : [];
+    this.mobs = [];
+    this.toolWear.clear();
+    this.creatureChunks.reset();
+    if (this.task.world === 'plains') this.creatureChunks.ensure(this.mobWorld, spawn.x, spawn.z);
+    else this.startUnderground();
     this.steps = 0;
     this.rules.reset();
     this.rules.deathCause = null;
@@ -197,7 +194,10 @@ export class SimEnv {
     physicsEngine!.simulatePlayer(e, this.world);
     this.finishJumpPlace();
     this.applyRules(yBefore);
-    this.tickMobs();
+    this.world.tick(e.pos.x, e.pos.z);
+    if (this.task.world === 'plains') this.creatureChunks.ensure(this.mobWorld, e.pos.x, e.pos.z);
+    else spawnMonsters(this.mobWorld, SPAWN_ATTEMPTS_PER_TICK);
+    tickMobs(this.mobWorld);
     this.lastAction = action;
     const obs = this.observe(features, offset);
     const died = this.rules.hp <= 0;
@@ -288,6 +288,8 @@ export class SimEnv {
     const block = blockOfState(state);
     this.world.setState(x, y, z, S.air);
     this.digTicks = 0;
+    // Blocks that break instantly (plants) cost no durability; swords wear twice on blocks.
+    if (this.held !== null && (block.hardness ?? 0) > 0) this.wearTool(this.held.endsWith('_sword') ? 2 : 1);
     const heldId = this.held !== null ? mcData.itemsByName[this.held]?.id : undefined;
     // Blocks with harvest tools drop nothing when broken with anything else (stone by hand).
     if (block.harvestTools && (heldId === undefined || !block.harvestTools[heldId])) return;
@@ -312,7 +314,9 @@ export class SimEnv {
     const kx = m.x - e.pos.x, kz = m.z - e.pos.z, kl = Math.hypot(kx, kz) || 1;
     m.vx = (kx / kl) * 0.4;
     m.vz = (kz / kl) * 0.4;
-    m.panic = MOB_PANIC_TICKS;
+    m.panic = PANIC_TICKS;
+    m.targeting = m.hostile; // HurtByTargetGoal
+    if (this.held !== null) this.wearTool(this.held.endsWith('_sword') ? 1 : 2);
     if (m.health <= 0) {
       this.mobs.splice(this.mobs.indexOf(m), 1);
       this.kills.set(m.type, (this.kills.get(m.type) ?? 0) + 1);
@@ -335,59 +339,29 @@ export class SimEnv {
     this.rules.tick(e.isInLava, inFire, e.isInWater, eyesInWater, e.onGround, yBefore - e.pos.y, e.pos.y < -64);
   }
 
-  private tickMobs(): void {
-    const w = this.world;
-    for (const m of this.mobs) {
-      if (m.hurt > 0) m.hurt--;
-      let speed = 0;
-      if (m.panic > 0) {
-        m.panic--;
-        if (!m.moving || this.rng.next() < 0.05) this.pickTarget(m, 6);
-        speed = MOB_PANIC_SPEED;
-      } else if (m.moving) speed = MOB_WANDER_SPEED;
-      else if (this.rng.next() < 1 / 120) this.pickTarget(m, 10);
-      let mx = m.vx, mz = m.vz;
-      m.vx *= 0.6;
-      m.vz *= 0.6;
-      if (Math.abs(m.vx) < 0.003) m.vx = 0;
-      if (Math.abs(m.vz) < 0.003) m.vz = 0;
-      if (speed > 0 && m.moving) {
-        const tx = m.targetX - m.x, tz = m.targetZ - m.z, tl = Math.hypot(tx, tz);
-        if (tl < 0.3) m.moving = false;
-        else {
-          mx += (tx / tl) * Math.min(speed, tl);
-          mz += (tz / tl) * Math.min(speed, tl);
-        }
-      }
-      if (mx === 0 && mz === 0) continue;
-      const nx = m.x + mx, nz = m.z + mz;
-      const bx = Math.floor(nx), bz = Math.floor(nz), fy = Math.floor(m.y + 0.01);
-      if (stateSolid[w.stateAt(bx, fy, bz)] === 1) {
-        // Step up one block if there is room, else give up on this target.
-        if (stateSolid[w.stateAt(bx, fy + 1, bz)] === 0 && stateSolid[w.stateAt(bx, fy + 2, bz)] === 0) {
-          m.x = nx; m.z = nz; m.y = fy + 1;
-        } else m.moving = false;
-        continue;
-      }
-      if (stateSolid[w.stateAt(bx, fy + 1, bz)] === 1 && m.height > 1) {
-        m.moving = false;
-        continue;
-      }
-      m.x = nx;
-      m.z = nz;
-      // Fall to the ground below (a few blocks per tick at most; plains are gentle).
-      let y = fy;
-      while (y > w.minY && stateSolid[w.stateAt(bx, y - 1, bz)] === 0 && fy - y < 4) y--;
-      m.y = y;
-      if (stateToBlock[w.stateAt(bx, y, bz)] === LAVA_BLOCK) m.health = 0; // animals do not survive lava
-    }
-    if (this.mobs.some((m) => m.health <= 0)) this.mobs = this.mobs.filter((m) => m.health > 0);
+  /**
+   * Underground before the first step: the chunks within 2 of the start are generated, their springs flow
+   * until they settle (vanilla worlds are generated long before a player arrives), and monsters spawn.
+   */
+  private startUnderground(): void {
+    const e = this.entity;
+    const cx = Math.floor(e.pos.x / 16), cz = Math.floor(e.pos.z / 16);
+    for (let dx = -2; dx <= 2; dx++) for (let dz = -2; dz <= 2; dz++) this.world.column(cx + dx, cz + dz);
+    for (let t = 0; t < 600 && this.world.pendingFluidTicks > 0; t++) this.world.tick(e.pos.x, e.pos.z, true);
+    spawnMonsters(this.mobWorld, SPAWN_ATTEMPTS_AT_START);
   }
 
-  private pickTarget(m: Mob, range: number): void {
-    m.targetX = m.x + (this.rng.next() * 2 - 1) * range;
-    m.targetZ = m.z + (this.rng.next() * 2 - 1) * range;
-    m.moving = true;
+  /** One use of the held tool (2 for a tool used off its purpose, DiggerItem/SwordItem); it breaks when worn out. */
+  private wearTool(uses: number): void {
+    const held = this.held;
+    if (held === null) return;
+    const max = mcData.itemsByName[held]?.maxDurability;
+    if (!max) return;
+    const wear = (this.toolWear.get(held) ?? 0) + uses;
+    if (wear >= max) {
+      this.toolWear.delete(held);
+      this.give(held, -1);
+    } else this.toolWear.set(held, wear);
   }
 
   private observe(features: Float32Array, offset: number): StepObservation {

@@ -6,8 +6,9 @@ import prismarineBlock from 'prismarine-block';
 import type { Block } from 'prismarine-block';
 import { DEFAULT_GAME_VERSION } from '../../schema';
 import type { WorldKind } from '../../tasks';
-import { LAVA_BLOCK, STATE_COUNT, WATER_BLOCK, stateToBlock, stateVisible } from './registry';
+import { LAVA_BLOCK, S, STATE_COUNT, WATER_BLOCK, stateSolid, stateToBlock, stateVisible } from './registry';
 import { CHUNK_CELLS, WORLD_BANDS, generateChunk } from './worldgen';
+import { VANILLA_WORLD, type WorldOptions } from '../../tasks';
 import type { BlockAccess, ColumnStore } from './observe';
 
 const BlockCtor = prismarineBlock(DEFAULT_GAME_VERSION);
@@ -27,6 +28,19 @@ export function blockOfState(state: number): Block {
 // Module-local aliases: imported bindings compile to getter calls under tsx, too slow for the hot loop.
 const toBlock = stateToBlock;
 const visible = stateVisible;
+const solid = stateSolid;
+
+// Fluids (FlowingFluid, WaterFluid, LavaFluid in 1.16.5): state = base + level, level 0 a source, 1..7 flowing
+// (amount 8 − level), 8 falling. Water loses 1 per block and ticks every 5 game ticks; overworld lava loses 2
+// (it runs 3 blocks) and ticks every 30.
+const WATER_BASE = S.water, LAVA_BASE = S.lava;
+const FLUID = {
+  water: { base: WATER_BASE, drop: 1, delay: 5 },
+  lava: { base: LAVA_BASE, drop: 2, delay: 30 },
+} as const;
+/** Fluid ticks farther than this from the agent (horizontally) wait: the game ticks only chunks near players. */
+const FLUID_TICK_RANGE = 64;
+const HORIZONTAL: readonly (readonly [number, number])[] = [[1, 0], [-1, 0], [0, 1], [0, -1]];
 
 interface Chunk {
   cells: Uint16Array;
@@ -46,10 +60,18 @@ export class SimWorld implements BlockAccess, ColumnStore {
   private lastChunk: Chunk | null = null;
   /** How many chunk columns were generated (for tests and benchmarks). */
   generated = 0;
+  /** Keys (cx, cz packed) of the generated chunk columns, in generation order. */
+  readonly generatedKeys: number[] = [];
+  /** Game ticks this world has run (fluid ticks are scheduled on it). */
+  time = 0;
+  /** Scheduled fluid ticks: due tick → packed cell positions. */
+  private readonly fluidTicks = new Map<number, number[]>();
+  private readonly fluidScheduled = new Set<number>();
 
   constructor(
     readonly kind: WorldKind,
     readonly seed: number,
+    readonly options: WorldOptions = VANILLA_WORLD,
   ) {
     const band = WORLD_BANDS[kind];
     this.minY = band.minY;
@@ -63,7 +85,7 @@ export class SimWorld implements BlockAccess, ColumnStore {
     if (key === this.lastKey) return this.lastChunk!;
     let c = this.chunks.get(key);
     if (!c) {
-      const cells = generateChunk(this.kind, this.seed, cx, cz, new Uint16Array(CHUNK_CELLS(this.kind)));
+      const cells = generateChunk(this.kind, this.seed, cx, cz, new Uint16Array(CHUNK_CELLS(this.kind)), this.options);
       const heights = new Float64Array(256).fill(visible[this.above] === 1 ? 1e9 : this.minY - 1);
       if (visible[this.above] === 0) {
         for (let xz = 0; xz < 256; xz++) {
@@ -78,6 +100,8 @@ export class SimWorld implements BlockAccess, ColumnStore {
       c = { cells, heights };
       this.chunks.set(key, c);
       this.generated++;
+      this.generatedKeys.push(key);
+      if (this.kind === 'underground') this.scheduleSprings(cx, cz, cells);
     }
     this.lastKey = key;
     this.lastChunk = c;
@@ -97,6 +121,140 @@ export class SimWorld implements BlockAccess, ColumnStore {
     c.cells[((y - this.minY) << 8) | ((z & 15) << 4) | (x & 15)] = state;
     const xz = ((z & 15) << 4) | (x & 15);
     if (visible[state] === 1 && y > c.heights[xz]!) c.heights[xz] = y;
+    // A changed cell wakes the fluids around it (digging next to lava lets it in).
+    this.wakeFluid(x, y, z);
+    this.wakeFluid(x + 1, y, z);
+    this.wakeFluid(x - 1, y, z);
+    this.wakeFluid(x, y + 1, z);
+    this.wakeFluid(x, y, z + 1);
+    this.wakeFluid(x, y, z - 1);
+  }
+
+  // ---- fluids ----
+
+  private fluidOf(state: number) {
+    const b = toBlock[state];
+    return b === WATER_BLOCK ? FLUID.water : b === LAVA_BLOCK ? FLUID.lava : null;
+  }
+
+  private wakeFluid(x: number, y: number, z: number): void {
+    if (y < this.minY || y >= this.maxY) return;
+    const f = this.fluidOf(this.stateAt(x, y, z));
+    if (f) this.scheduleFluid(x, y, z, f.delay);
+  }
+
+  private scheduleFluid(x: number, y: number, z: number, delay: number): void {
+    const key = ((x + 32768) * 65536 + (z + 32768)) * 512 + (y + 256);
+    if (this.fluidScheduled.has(key)) return;
+    this.fluidScheduled.add(key);
+    const due = this.time + delay;
+    let list = this.fluidTicks.get(due);
+    if (!list) this.fluidTicks.set(due, (list = []));
+    list.push(x, y, z);
+  }
+
+  /** Sources in a new chunk with an open side or an open cell below start flowing (springs). */
+  private scheduleSprings(cx: number, cz: number, cells: Uint16Array): void {
+    for (let i = 0; i < cells.length; i++) {
+      const s = cells[i]!;
+      if (s !== WATER_BASE && s !== LAVA_BASE) continue;
+      const lx = i & 15, lz = (i >> 4) & 15, y = this.minY + (i >> 8);
+      if (lx === 0 || lx === 15 || lz === 0 || lz === 15) continue; // springs sit inside their chunk
+      const open = (dx: number, dy: number, dz: number) => {
+        const yy = y + dy - this.minY;
+        if (yy < 0 || yy >= this.maxY - this.minY) return false;
+        const n = cells[(yy << 8) | ((lz + dz) << 4) | (lx + dx)]!;
+        return n === S.air || n === S.cave_air;
+      };
+      if (open(1, 0, 0) || open(-1, 0, 0) || open(0, 0, 1) || open(0, 0, -1) || open(0, -1, 0)) {
+        this.scheduleFluid(cx * 16 + lx, y, cz * 16 + lz, s === WATER_BASE ? FLUID.water.delay : FLUID.lava.delay);
+      }
+    }
+  }
+
+  /** Whether fluid may flow into `state`: airs and non-solid plants (not other fluids, not solid blocks). */
+  private static flowsInto(state: number): boolean {
+    const b = toBlock[state];
+    return solid[state] === 0 && b !== WATER_BLOCK && b !== LAVA_BLOCK && state !== S.bee_nest;
+  }
+
+  /**
+   * Advances the world one game tick: runs the fluid ticks due now within FLUID_TICK_RANGE of (nearX, nearZ)
+   * (farther ones wait). `settle` runs everything due (used before an episode starts).
+   */
+  tick(nearX: number, nearZ: number, settle = false): void {
+    this.time++;
+    const due = this.fluidTicks.get(this.time);
+    if (!due) return;
+    this.fluidTicks.delete(this.time);
+    for (let k = 0; k < due.length; k += 3) {
+      const x = due[k]!, y = due[k + 1]!, z = due[k + 2]!;
+      this.fluidScheduled.delete(((x + 32768) * 65536 + (z + 32768)) * 512 + (y + 256));
+      if (!settle && (Math.abs(x - nearX) > FLUID_TICK_RANGE || Math.abs(z - nearZ) > FLUID_TICK_RANGE)) {
+        this.scheduleFluid(x, y, z, 100);
+        continue;
+      }
+      this.fluidTick(x, y, z);
+    }
+  }
+
+  /** Pending fluid ticks (for tests and the pre-episode settle). */
+  get pendingFluidTicks(): number {
+    return this.fluidScheduled.size;
+  }
+
+  private fluidTick(x: number, y: number, z: number): void {
+    const s = this.stateAt(x, y, z);
+    const f = this.fluidOf(s);
+    if (!f) return;
+    let level = s - f.base;
+    if (level !== 0) {
+      // A flowing cell is fed from above (falling) or by the strongest neighbour, less the drop-off.
+      let amount = 0;
+      if (this.fluidOf(this.stateAt(x, y + 1, z)) === f) amount = 8;
+      else {
+        for (const [dx, dz] of HORIZONTAL) {
+          const n = this.stateAt(x + dx, y, z + dz);
+          if (this.fluidOf(n) !== f) continue;
+          const nl = n - f.base;
+          amount = Math.max(amount, (nl === 0 || nl >= 8 ? 8 : 8 - nl) - f.drop);
+        }
+      }
+      if (amount <= 0) {
+        this.setState(x, y, z, S.cave_air);
+        return;
+      }
+      const next = amount === 8 && this.fluidOf(this.stateAt(x, y + 1, z)) === f ? 8 : 8 - amount;
+      if (next !== level) {
+        this.setState(x, y, z, f.base + next);
+        level = next;
+      }
+    }
+    const below = this.stateAt(x, y - 1, z);
+    if (y - 1 >= this.minY && SimWorld.flowsInto(below)) {
+      this.setState(x, y - 1, z, f.base + 8);
+      return;
+    }
+    const other = this.fluidOf(below);
+    if (other && other !== f) {
+      // Lava falling onto water makes stone; water falling onto lava makes obsidian (source) or cobblestone.
+      if (f === FLUID.lava) this.setState(x, y - 1, z, S.stone);
+      else this.setState(x, y - 1, z, below === LAVA_BASE ? S.obsidian : S.cobblestone);
+      return;
+    }
+    if (other === f && level !== 0) return; // falling onto its own fluid: no sideways spread
+    const side = (level === 0 || level >= 8 ? 8 : 8 - level) - f.drop;
+    if (side <= 0) return;
+    for (const [dx, dz] of HORIZONTAL) {
+      const n = this.stateAt(x + dx, y, z + dz);
+      const nf = this.fluidOf(n);
+      if (SimWorld.flowsInto(n)) this.setState(x + dx, y, z + dz, f.base + 8 - side);
+      else if (nf === f) {
+        const nl = n - f.base;
+        if (nl !== 0 && nl < 8 && 8 - nl < side) this.setState(x + dx, y, z + dz, f.base + 8 - side);
+      } else if (nf && f === FLUID.water) this.setState(x + dx, y, z + dz, n === LAVA_BASE ? S.obsidian : S.cobblestone);
+      else if (nf && f === FLUID.lava) this.setState(x + dx, y, z + dz, S.cobblestone);
+    }
   }
 
   /** prismarine-physics' world interface. */

@@ -1,10 +1,15 @@
-// Deterministic world generation from a seed. Every function here is pure in (kind, seed, coordinates), so
-// the simulator (which generates 16×16 chunk columns lazily) and the mineflayer backend's flying-squid
-// custom generator produce the same world: `generateChunk(kind, seed, cx, cz)` fills one chunk column of
-// block state ids for the stored height band, and `blockStateAt(kind, seed, x, y, z)` answers any single
-// coordinate (outside the band it returns the band's fill: stone below/above underground, air above plains).
-import { MOB_MAX_HEALTH, PLAINS_MOBS, S, type PlainsMob } from './registry';
-import type { WorldKind } from '../../tasks';
+// Deterministic world generation from a seed, after Minecraft 1.16.5's own worldgen: the features, decorators,
+// carvers and chunk-generation spawns of the plains biome (decompiled 1.16.5 sources:
+// net.minecraft.data.worldgen.Features, BiomeDefaultFeatures, VanillaBiomes.plainsBiome, Carvers,
+// net.minecraft.world.level.levelgen.feature.*, .carver.*, NaturalSpawner), re-implemented on our own
+// per-feature random streams (the numbers differ from a real seed's, the distributions are the game's).
+// Every function here is pure in (kind, seed, options, coordinates), so the simulator (which generates 16×16
+// chunk columns lazily) and the mineflayer backend's flying-squid generator produce the same world:
+// `generateChunk(kind, seed, cx, cz)` fills one chunk column of block state ids for the stored height band,
+// and `blockStateAt(kind, seed, x, y, z)` answers any single coordinate (outside the band it returns the
+// band's fill: stone below/above underground, air above plains).
+import { MOB_MAX_HEALTH, S, type PlainsMob } from './registry';
+import { VANILLA_WORLD, type WorldKind, type WorldOptions } from '../../tasks';
 import { hash32 } from '../../seeds';
 
 /** The height band each world kind stores: y in [minY, minY + height). */
@@ -17,10 +22,34 @@ export const CHUNK_CELLS = (kind: WorldKind) => 16 * 16 * WORLD_BANDS[kind].heig
 /** Index of (local x, y - minY, local z) in a chunk column array. */
 export const cellIndex = (lx: number, yy: number, lz: number) => (yy * 16 + lz) * 16 + lx;
 
-// ---- hashing and noise (integer hashing; identical results on every platform) ----
+// ---- hashing, random streams and noise (integer hashing; identical results on every platform) ----
 
 /** Uniform in [0, 1). */
 export const rand01 = (a: number, b = 0, c = 0, d = 0) => hash32(a, b, c, d) / 4294967296;
+
+/** A random stream (mulberry32) with java.util.Random's call shapes, so feature code reads like the game's. */
+export class Stream {
+  constructor(private s: number) {}
+  nextFloat(): number {
+    this.s = (this.s + 0x6d2b79f5) | 0;
+    let t = Math.imul(this.s ^ (this.s >>> 15), 1 | this.s);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+  nextDouble(): number {
+    return this.nextFloat();
+  }
+  /** Uniform integer in [0, n); n ≤ 0 gives 0. */
+  nextInt(n: number): number {
+    return n <= 0 ? 0 : Math.floor(this.nextFloat() * n);
+  }
+  /** A seed for a child stream (the game's `random.nextLong()` seeding a sub-feature). */
+  nextSeed(): number {
+    return hash32(Math.floor(this.nextFloat() * 4294967296), 0x5eed);
+  }
+}
+/** The stream of one feature instance: (world seed, salt, chunk, index). */
+const stream = (seed: number, salt: number, cx: number, cz: number, i = 0) => new Stream(hash32(seed + salt * 0x1000193, cx, cz, i));
 
 const smooth = (t: number) => t * t * (3 - 2 * t);
 /** 2D value noise in [-1, 1] with lattice spacing `scale`. */
@@ -33,7 +62,17 @@ function noise2(seed: number, x: number, z: number, scale: number): number {
   return (a + (b - a) * tx + (c - a) * tz + (a - b - c + d) * tx * tz) * 2 - 1;
 }
 // Salts so that different features draw independent numbers from one seed.
-const SALT = { height: 11, detail: 12, plant: 13, tree: 14, spawn: 15, mobs: 16, bedrock: 17, cave1: 18, cave2: 19, cave3: 20, ore: 21 };
+const SALT = {
+  height: 11, detail: 12, tallGrass: 13, tree: 14, spawn: 15, mobs: 16, bedrock: 17, flowers: 18, grass: 19, biomeInfo: 20,
+  ore: 21, cave: 22, canyon: 23, lake: 24, spring: 25,
+};
+
+/** Vanilla counts scaled by a density multiplier: the integer part always, the fraction as a chance. */
+function scaledCount(r: Stream, vanilla: number, multiplier: number): number {
+  const n = vanilla * multiplier;
+  const whole = Math.floor(n);
+  return whole + (r.nextFloat() < n - whole ? 1 : 0);
+}
 
 // ---- plains ----
 
@@ -42,197 +81,704 @@ export function plainsSurfaceY(seed: number, x: number, z: number): number {
   return 64 + Math.floor(2.6 * noise2(seed + SALT.height, x, z, 40) + 0.9 * noise2(seed + SALT.detail, x, z, 11));
 }
 
-const FLOWERS = [S.dandelion, S.poppy, S.azure_bluet, S.oxeye_daisy, S.cornflower];
-/** Probability that a chunk holds a tree: sparse, as in vanilla plains (trees are what approach-tree looks for). */
-const TREE_CHANCE_PER_CHUNK = 0.35;
+/**
+ * Biome.BIOME_INFO_NOISE at (x / 200, z / 200): decides between the sparse and the rich flower/grass counts
+ * (COUNT_NOISE) and the plains flower palette (PlainFlowerProvider). Value noise here, not the game's simplex.
+ */
+const biomeInfoNoise = (seed: number, x: number, z: number) => noise2(seed + SALT.biomeInfo, x, z, 200);
 
-interface Tree { x: number; z: number; base: number; height: number; birch: boolean; leafSalt: number }
-
-/** The tree rooted in chunk (cx, cz), if any. Trunks stay 2 blocks inside their chunk; leaves may cross. */
-function treeOfChunk(seed: number, cx: number, cz: number): Tree | null {
-  if (rand01(seed + SALT.tree, cx, cz, 0) >= TREE_CHANCE_PER_CHUNK) return null;
-  const x = cx * 16 + 2 + (hash32(seed + SALT.tree, cx, cz, 1) % 12);
-  const z = cz * 16 + 2 + (hash32(seed + SALT.tree, cx, cz, 2) % 12);
-  const birch = rand01(seed + SALT.tree, cx, cz, 3) < 0.2;
-  const height = (birch ? 5 : 4) + (hash32(seed + SALT.tree, cx, cz, 4) % 3);
-  return { x, z, base: plainsSurfaceY(seed, x, z) + 1, height, birch, leafSalt: hash32(seed + SALT.tree, cx, cz, 5) };
+/** PlainFlowerProvider: below −0.8 the four tulips, else poppy/azure bluet/oxeye daisy/cornflower (2/3) or dandelion (1/3). */
+const LOW_NOISE_FLOWERS = [S.orange_tulip, S.red_tulip, S.pink_tulip, S.white_tulip];
+const HIGH_NOISE_FLOWERS = [S.poppy, S.azure_bluet, S.oxeye_daisy, S.cornflower];
+export const PLAINS_FLOWERS: readonly number[] = [...LOW_NOISE_FLOWERS, ...HIGH_NOISE_FLOWERS, S.dandelion];
+function plainFlower(seed: number, r: Stream, x: number, z: number): number {
+  if (biomeInfoNoise(seed, x, z) < -0.8) return LOW_NOISE_FLOWERS[r.nextInt(4)]!;
+  return r.nextInt(3) > 0 ? HIGH_NOISE_FLOWERS[r.nextInt(4)]! : S.dandelion;
 }
 
-function generatePlainsChunk(seed: number, cx: number, cz: number, out: Uint16Array): void {
-  const { minY, height } = WORLD_BANDS.plains;
-  out.fill(S.air);
-  for (let lz = 0; lz < 16; lz++) {
-    for (let lx = 0; lx < 16; lx++) {
-      const x = cx * 16 + lx, z = cz * 16 + lz;
-      const top = plainsSurfaceY(seed, x, z);
-      for (let y = minY; y <= top && y < minY + height; y++) {
-        out[cellIndex(lx, y - minY, lz)] = y === top ? S.grass_block : y >= top - 3 ? S.dirt : S.stone;
-      }
-      const r = rand01(seed + SALT.plant, x, z);
-      if (top + 1 < minY + height && r < 0.12) {
-        out[cellIndex(lx, top + 1 - minY, lz)] = r < 0.015 ? FLOWERS[hash32(seed + SALT.plant, x, z, 1) % FLOWERS.length]! : S.grass;
-      }
-    }
-  }
-  for (let dcx = -1; dcx <= 1; dcx++) {
-    for (let dcz = -1; dcz <= 1; dcz++) {
-      const t = treeOfChunk(seed, cx + dcx, cz + dcz);
-      if (t) placeTree(t, cx, cz, out);
-    }
-  }
+// Plains vegetation, in the order VanillaBiomes.plainsBiome adds it: addPlainGrass (PATCH_TALL_GRASS_2), then
+// addPlainVegetation (PLAIN_VEGETATION trees, FLOWER_PLAIN_DECORATED, PATCH_GRASS_PLAIN).
+/** PLAIN_VEGETATION: count_extra(0, 0.05, 1) — no tree, or one with chance 0.05, per chunk. */
+export const PLAINS_TREE_CHANCE = 0.05;
+/** PLAIN_VEGETATION's random selector: FANCY_OAK_BEES_005 at chance 0.33333334, else OAK_BEES_005. */
+export const FANCY_OAK_CHANCE = 0.33333334;
+/** Decorators.BEEHIVE_005: a bee nest on the tree with probability 0.05. */
+export const BEEHIVE_CHANCE = 0.05;
+/** PATCH_TALL_GRASS_2: COUNT_NOISE(−0.8, 0, 7) patches of TALL_GRASS_CONFIG (64 tries, no projection). */
+const TALL_GRASS_PATCHES = { lowNoise: 0, highNoise: 7, tries: 64 };
+/** FLOWER_PLAIN_DECORATED: COUNT_NOISE(−0.8, 15, 4) patches of FLOWER_PLAIN (64 tries), y from ADD_32 on the heightmap. */
+export const FLOWER_PATCHES = { lowNoise: 15, highNoise: 4, tries: 64 };
+/** PATCH_GRASS_PLAIN: COUNT_NOISE(−0.8, 5, 10) patches of DEFAULT_GRASS_CONFIG (32 tries), projected to the surface. */
+export const GRASS_PATCHES = { lowNoise: 5, highNoise: 10, tries: 32 };
+/** RandomPatchConfiguration defaults: x/z spread 7, y spread 3 (offsets nextInt(s + 1) − nextInt(s + 1)). */
+const SPREAD_XZ = 7, SPREAD_Y = 3;
+
+export interface PlainsTree {
+  kind: 'oak' | 'fancy_oak';
+  /** Trunk base (the first log) and the tree's blocks, logs before leaves. */
+  x: number;
+  y: number;
+  z: number;
+  logs: number[];
+  leaves: number[];
+  beeNest: [number, number, number] | null;
 }
 
-function placeTree(t: Tree, cx: number, cz: number, out: Uint16Array): void {
-  const { minY, height } = WORLD_BANDS.plains;
-  const log = t.birch ? S.birch_log : S.oak_log;
-  const leaves = t.birch ? S.birch_leaves : S.oak_leaves;
-  const set = (x: number, y: number, z: number, s: number, onlyAir: boolean) => {
-    const lx = x - cx * 16, lz = z - cz * 16, yy = y - minY;
-    if (lx < 0 || lx > 15 || lz < 0 || lz > 15 || yy < 0 || yy >= height) return;
-    const i = cellIndex(lx, yy, lz);
-    if (onlyAir && out[i] !== S.air && out[i] !== S.grass) return;
-    out[i] = s;
-  };
-  const top = t.base + t.height; // first y above the trunk
-  // Vanilla's blob foliage: two 5×5 layers, then two 3×3 layers, corners randomly trimmed.
-  for (let dy = -3; dy <= 0; dy++) {
-    const radius = dy <= -2 ? 2 : 1;
+/** The trees rooted in chunk (cx, cz) (PLAIN_VEGETATION with HEIGHTMAP_SQUARE placement). */
+export function plainsTreesOfChunk(seed: number, cx: number, cz: number, options: WorldOptions = VANILLA_WORLD): PlainsTree[] {
+  const r = stream(seed, SALT.tree, cx, cz);
+  const n = scaledCount(r, PLAINS_TREE_CHANCE, options.treeDensity);
+  const trees: PlainsTree[] = [];
+  for (let i = 0; i < n; i++) {
+    const x = cx * 16 + r.nextInt(16), z = cz * 16 + r.nextInt(16);
+    const y = plainsSurfaceY(seed, x, z) + 1;
+    const t = new Stream(r.nextSeed());
+    trees.push(t.nextFloat() < FANCY_OAK_CHANCE ? fancyOak(t, x, y, z) : oak(t, x, y, z));
+  }
+  return trees;
+}
+
+/** OAK: StraightTrunkPlacer(4, 2, 0) — 4 + nextInt(3) logs — under BlobFoliagePlacer(radius 2, offset 0, height 3). */
+function oak(r: Stream, x: number, y: number, z: number): PlainsTree {
+  const height = 4 + r.nextInt(3);
+  const logs: number[] = [];
+  for (let k = 0; k < height; k++) logs.push(x, y + k, z);
+  const leaves: number[] = [];
+  const top = y + height;
+  // Blob foliage: layers top..top−3 with radius 1, 1, 2, 2; corners skipped at random, always on the top layer.
+  for (let dy = 0; dy >= -3; dy--) {
+    const radius = dy >= -1 ? 1 : 2;
     for (let dx = -radius; dx <= radius; dx++) {
       for (let dz = -radius; dz <= radius; dz++) {
-        const corner = Math.abs(dx) === radius && Math.abs(dz) === radius;
-        if (corner && (dy === 0 || hash32(t.leafSalt, dx, dy, dz) % 2 === 0)) continue;
-        set(t.x + dx, top + dy, t.z + dz, leaves, true);
+        if (Math.abs(dx) === radius && Math.abs(dz) === radius && (r.nextInt(2) === 0 || dy === 0)) continue;
+        leaves.push(x + dx, top + dy, z + dz);
       }
     }
   }
-  for (let y = t.base; y < top; y++) set(t.x, y, t.z, log, false);
+  return { kind: 'oak', x, y, z, logs, leaves, beeNest: beeNest(r, logs, leaves) };
 }
 
-// ---- underground ----
+/** FANCY_OAK: FancyTrunkPlacer(3, 11, 0) with branches, FancyFoliagePlacer(radius 2, offset 4, height 4) clusters. */
+function fancyOak(r: Stream, x: number, y: number, z: number): PlainsTree {
+  const height = 3 + r.nextInt(12);
+  const j = height + 2;
+  const trunkTop = Math.floor(j * 0.618);
+  const m = y + trunkTop;
+  // Foliage nodes: the crown, then per layer n (from j − 5 down) one limb where the tree shape allows.
+  const nodes: { x: number; y: number; z: number; branchY: number }[] = [{ x, y: y + j - 5, z, branchY: m }];
+  for (let n = j - 5; n >= 0; n--) {
+    const f = fancyTreeShape(j, n);
+    if (f < 0) continue;
+    const e = f * (r.nextFloat() + 0.328);
+    const g = r.nextFloat() * 2 * Math.PI;
+    const nx = x + Math.floor(e * Math.sin(g) + 0.5), nz = z + Math.floor(e * Math.cos(g) + 0.5), ny = y + n - 1;
+    const s = ny - Math.sqrt((x - nx) ** 2 + (z - nz) ** 2) * 0.381;
+    nodes.push({ x: nx, y: ny, z: nz, branchY: s > m ? m : Math.trunc(s) });
+  }
+  const logs: number[] = [];
+  limb(x, y, z, x, m, z, logs);
+  for (const node of nodes) {
+    // makeBranches: limbs from the trunk to the nodes at least 20 % up the tree.
+    if ((node.x !== x || node.y !== node.branchY || node.z !== z) && node.branchY - y >= j * 0.2) limb(x, node.branchY, z, node.x, node.y, node.z, logs);
+  }
+  const leaves: number[] = [];
+  for (const node of nodes) {
+    // Five layers above the node: radius 2 at the ends, 3 between; cells with (|dx|+½)² + (|dz|+½)² > r² skipped.
+    for (let dy = 0; dy <= 4; dy++) {
+      const radius = dy === 0 || dy === 4 ? 2 : 3;
+      for (let dx = -radius; dx <= radius; dx++) {
+        for (let dz = -radius; dz <= radius; dz++) {
+          if ((Math.abs(dx) + 0.5) ** 2 + (Math.abs(dz) + 0.5) ** 2 > radius * radius) continue;
+          leaves.push(node.x + dx, node.y + dy, node.z + dz);
+        }
+      }
+    }
+  }
+  return { kind: 'fancy_oak', x, y, z, logs, leaves, beeNest: beeNest(r, logs, leaves) };
+}
 
-/** 1.16 ore features: veins per chunk, vein size, and the y range (lapis: triangular around 16). */
-const ORES: readonly { state: number; count: number; size: number; minY: number; maxY: number; triangular?: boolean }[] = [
-  { state: S.dirt, count: 10, size: 33, minY: 0, maxY: 255 },
-  { state: S.gravel, count: 8, size: 33, minY: 0, maxY: 255 },
-  { state: S.granite, count: 10, size: 33, minY: 0, maxY: 79 },
-  { state: S.diorite, count: 10, size: 33, minY: 0, maxY: 79 },
-  { state: S.andesite, count: 10, size: 33, minY: 0, maxY: 79 },
-  { state: S.coal_ore, count: 20, size: 17, minY: 0, maxY: 127 },
-  { state: S.iron_ore, count: 20, size: 9, minY: 0, maxY: 63 },
-  { state: S.gold_ore, count: 2, size: 9, minY: 0, maxY: 31 },
-  { state: S.redstone_ore, count: 8, size: 8, minY: 0, maxY: 15 },
-  { state: S.diamond_ore, count: 1, size: 8, minY: 0, maxY: 15 },
-  { state: S.lapis_ore, count: 1, size: 7, minY: 0, maxY: 32, triangular: true },
+/** FancyTrunkPlacer.treeShape: the half-width of the crown at layer `y` of a `height`-tall tree (−1: no limb). */
+function fancyTreeShape(height: number, y: number): number {
+  if (y < height * 0.3) return -1;
+  const f = height / 2, g = f - y;
+  let h = Math.sqrt(f * f - g * g);
+  if (g === 0) h = f;
+  else if (Math.abs(g) >= f) return 0;
+  return h * 0.5;
+}
+
+/** FancyTrunkPlacer.makeLimb: a straight line of logs from (x0, y0, z0) to (x1, y1, z1), both included. */
+function limb(x0: number, y0: number, z0: number, x1: number, y1: number, z1: number, out: number[]): void {
+  const dx = x1 - x0, dy = y1 - y0, dz = z1 - z0;
+  const steps = Math.max(Math.abs(dx), Math.abs(dy), Math.abs(dz));
+  for (let k = 0; k <= steps; k++) {
+    const f = steps === 0 ? 0 : k / steps;
+    out.push(Math.floor(x0 + 0.5 + dx * f), Math.floor(y0 + 0.5 + dy * f), Math.floor(z0 + 0.5 + dz * f));
+  }
+}
+
+/** BeehiveDecorator(0.05): a south-facing bee nest beside the trunk, just under the lowest leaves. */
+function beeNest(r: Stream, logs: number[], leaves: number[]): [number, number, number] | null {
+  if (r.nextFloat() >= BEEHIVE_CHANCE) return null;
+  let lowLeaf = Infinity;
+  for (let i = 1; i < leaves.length; i += 3) lowLeaf = Math.min(lowLeaf, leaves[i]!);
+  const y = Math.max(lowLeaf - 1, logs[1]!);
+  for (let i = 0; i < logs.length; i += 3) if (logs[i + 1] === y) return [logs[i]!, y, logs[i + 2]! + 1];
+  return null;
+}
+
+// Module-local copies of the hot state ids: imported bindings compile to getter calls under tsx.
+const AIR = S.air, GRASS = S.grass, TALL_LOWER = S.tall_grass_lower, TALL_UPPER = S.tall_grass_upper;
+/** Plain plants (grass, the halves of tall grass) that trees may replace. */
+const isAirOrPlant = (s: number) => s === AIR || s === GRASS || s === TALL_LOWER || s === TALL_UPPER;
+
+function generatePlainsChunk(seed: number, cx: number, cz: number, out: Uint16Array, options: WorldOptions): void {
+  const { minY, height } = WORLD_BANDS.plains;
+  out.fill(S.air);
+  const tops = new Int32Array(256);
+  for (let lz = 0; lz < 16; lz++) {
+    for (let lx = 0; lx < 16; lx++) {
+      const top = plainsSurfaceY(seed, cx * 16 + lx, cz * 16 + lz);
+      tops[lz * 16 + lx] = top;
+      for (let y = minY; y <= top && y < minY + height; y++) out[cellIndex(lx, y - minY, lz)] = y === top ? S.grass_block : y >= top - 3 ? S.dirt : S.stone;
+    }
+  }
+  const index = (x: number, y: number, z: number) => {
+    const lx = x - cx * 16, lz = z - cz * 16, yy = y - minY;
+    return lx < 0 || lx > 15 || lz < 0 || lz > 15 || yy < 0 || yy >= height ? -1 : cellIndex(lx, yy, lz);
+  };
+  /** A plant may go at (x, y, z): the cell is empty and the block under it is grass or dirt (canSurvive). */
+  const plantable = (x: number, y: number, z: number): number => {
+    const i = index(x, y, z);
+    if (i < 0 || out[i] !== AIR) return -1;
+    const lx = x - cx * 16, lz = z - cz * 16;
+    return y === tops[lz * 16 + lx]! + 1 ? i : -1; // the surface block is grass; plants only stand on it
+  };
+  const surface = (x: number, z: number) => plainsSurfaceY(seed, x, z);
+  /** Whether a patch centred at (x0, z0) can reach this chunk (tries spread ≤ 7 blocks); each patch draws from its own stream. */
+  const reaches = (x0: number, z0: number) => x0 >= cx * 16 - SPREAD_XZ && x0 <= cx * 16 + 15 + SPREAD_XZ && z0 >= cz * 16 - SPREAD_XZ && z0 <= cz * 16 + 15 + SPREAD_XZ;
+  // Features of this chunk and its 8 neighbours (patches spread ≤ 7 blocks, trees ≤ 9), in a fixed order.
+  const around: [number, number][] = [];
+  for (let dcx = -1; dcx <= 1; dcx++) for (let dcz = -1; dcz <= 1; dcz++) around.push([cx + dcx, cz + dcz]);
+  // PATCH_TALL_GRASS_2: origin y = nextInt(heightmap + 32) (ADD_32), no projection; double plants.
+  for (const [ox, oz] of around) {
+    const r = stream(seed, SALT.tallGrass, ox, oz);
+    const low = biomeInfoNoise(seed, ox * 16, oz * 16) < -0.8;
+    const patches = low ? TALL_GRASS_PATCHES.lowNoise : TALL_GRASS_PATCHES.highNoise;
+    for (let p = 0; p < patches; p++) {
+      const x0 = ox * 16 + r.nextInt(16), z0 = oz * 16 + r.nextInt(16);
+      const pr = new Stream(r.nextSeed());
+      if (!reaches(x0, z0)) continue;
+      const y0 = pr.nextInt(surface(x0, z0) + 1 + 32);
+      for (let t = 0; t < TALL_GRASS_PATCHES.tries; t++) {
+        const x = x0 + pr.nextInt(SPREAD_XZ + 1) - pr.nextInt(SPREAD_XZ + 1);
+        const y = y0 + pr.nextInt(SPREAD_Y + 1) - pr.nextInt(SPREAD_Y + 1);
+        const z = z0 + pr.nextInt(SPREAD_XZ + 1) - pr.nextInt(SPREAD_XZ + 1);
+        const i = plantable(x, y, z);
+        if (i < 0) continue;
+        const above = index(x, y + 1, z);
+        if (above >= 0 && out[above] === AIR) {
+          out[i] = TALL_LOWER;
+          out[above] = TALL_UPPER;
+        }
+      }
+    }
+  }
+  // PLAIN_VEGETATION: logs replace plants and air; leaves only fill air and plants.
+  for (const [ox, oz] of around) {
+    for (const t of plainsTreesOfChunk(seed, ox, oz, options)) {
+      const under = index(t.x, t.y - 1, t.z);
+      if (under >= 0) out[under] = S.dirt; // TrunkPlacer.setDirtAt: the grass under the trunk turns to dirt
+      for (let k = 0; k < t.logs.length; k += 3) {
+        const i = index(t.logs[k]!, t.logs[k + 1]!, t.logs[k + 2]!);
+        if (i >= 0 && isAirOrPlant(out[i]!)) out[i] = S.oak_log;
+      }
+      for (let k = 0; k < t.leaves.length; k += 3) {
+        const i = index(t.leaves[k]!, t.leaves[k + 1]!, t.leaves[k + 2]!);
+        if (i >= 0 && isAirOrPlant(out[i]!)) out[i] = S.oak_leaves;
+      }
+      if (t.beeNest) {
+        const i = index(t.beeNest[0], t.beeNest[1], t.beeNest[2]);
+        if (i >= 0 && isAirOrPlant(out[i]!)) out[i] = S.bee_nest;
+      }
+    }
+  }
+  // FLOWER_PLAIN_DECORATED: one flower kind per patch, origin y = nextInt(heightmap + 32), tries ±7/±3/±7.
+  for (const [ox, oz] of around) {
+    const r = stream(seed, SALT.flowers, ox, oz);
+    const low = biomeInfoNoise(seed, ox * 16, oz * 16) < -0.8;
+    const patches = low ? FLOWER_PATCHES.lowNoise : FLOWER_PATCHES.highNoise;
+    for (let p = 0; p < patches; p++) {
+      const x0 = ox * 16 + r.nextInt(16), z0 = oz * 16 + r.nextInt(16);
+      const pr = new Stream(r.nextSeed());
+      if (!reaches(x0, z0)) continue;
+      const y0 = pr.nextInt(surface(x0, z0) + 1 + 32);
+      const flower = plainFlower(seed, pr, x0, z0);
+      for (let t = 0; t < FLOWER_PATCHES.tries; t++) {
+        const x = x0 + pr.nextInt(SPREAD_XZ + 1) - pr.nextInt(SPREAD_XZ + 1);
+        const y = y0 + pr.nextInt(SPREAD_Y + 1) - pr.nextInt(SPREAD_Y + 1);
+        const z = z0 + pr.nextInt(SPREAD_XZ + 1) - pr.nextInt(SPREAD_XZ + 1);
+        const i = plantable(x, y, z);
+        if (i >= 0) out[i] = flower;
+      }
+    }
+  }
+  // PATCH_GRASS_PLAIN: the patch origin is projected to the surface (WORLD_SURFACE_WG heightmap).
+  for (const [ox, oz] of around) {
+    const r = stream(seed, SALT.grass, ox, oz);
+    const low = biomeInfoNoise(seed, ox * 16, oz * 16) < -0.8;
+    const patches = low ? GRASS_PATCHES.lowNoise : GRASS_PATCHES.highNoise;
+    for (let p = 0; p < patches; p++) {
+      const x0 = ox * 16 + r.nextInt(16), z0 = oz * 16 + r.nextInt(16);
+      const pr = new Stream(r.nextSeed());
+      if (!reaches(x0, z0)) continue;
+      const y0 = surface(x0, z0) + 1;
+      for (let t = 0; t < GRASS_PATCHES.tries; t++) {
+        const x = x0 + pr.nextInt(SPREAD_XZ + 1) - pr.nextInt(SPREAD_XZ + 1);
+        const y = y0 + pr.nextInt(SPREAD_Y + 1) - pr.nextInt(SPREAD_Y + 1);
+        const z = z0 + pr.nextInt(SPREAD_XZ + 1) - pr.nextInt(SPREAD_XZ + 1);
+        const i = plantable(x, y, z);
+        if (i >= 0) out[i] = GRASS;
+      }
+    }
+  }
+}
+
+// ---- plains animals (NaturalSpawner.spawnMobsForChunkGeneration) ----
+
+/** MobSpawnSettings.Builder.creatureGenerationProbability: 0.1 (plains keeps the default). */
+export const CREATURE_SPAWN_PROBABILITY = 0.1;
+/** BiomeDefaultFeatures.plainsSpawns: farmAnimals (sheep 12, pig 10, chicken 10, cow 8, groups of 4) + horse 5 (2–6), donkey 1 (1–3). */
+export const PLAINS_CREATURES: readonly { type: PlainsMob; weight: number; min: number; max: number }[] = [
+  { type: 'sheep', weight: 12, min: 4, max: 4 },
+  { type: 'pig', weight: 10, min: 4, max: 4 },
+  { type: 'chicken', weight: 10, min: 4, max: 4 },
+  { type: 'cow', weight: 8, min: 4, max: 4 },
+  { type: 'horse', weight: 5, min: 2, max: 6 },
+  { type: 'donkey', weight: 1, min: 1, max: 3 },
 ];
-/** In 1.16 cave carvers fill with lava at and below this y. */
-export const LAVA_LEVEL = 10;
-/** Half extent of the room carved around the underground spawn (x/z), so the agent starts free. */
-const SPAWN_ROOM = 1;
+const CREATURE_WEIGHT = PLAINS_CREATURES.reduce((s, c) => s + c.weight, 0);
+/** Entity widths (minecraft-data 1.16.5) for the spawn clamp to the chunk. */
+const CREATURE_WIDTH: Readonly<Record<PlainsMob, number>> = { sheep: 0.9, pig: 0.9, chicken: 0.4, cow: 0.9, horse: 1.39648, donkey: 1.39648 };
+
+export interface MobSpawn {
+  type: string;
+  x: number;
+  y: number;
+  z: number;
+  maxHealth: number;
+  /** movement_speed attribute (horses roll theirs). */
+  speed?: number;
+}
+
+/** AbstractHorse.generateRandomMaxHealth / generateRandomSpeed; donkeys: 0.175 (createBaseChestedHorseAttributes). */
+function horseStats(type: PlainsMob, r: Stream): { maxHealth: number; speed: number } {
+  const maxHealth = 15 + r.nextInt(8) + r.nextInt(9);
+  if (type === 'donkey') return { maxHealth, speed: 0.175 };
+  return { maxHealth, speed: (0.45 + r.nextDouble() * 0.3 + r.nextDouble() * 0.3 + r.nextDouble() * 0.3) * 0.25 };
+}
 
 /**
- * 3D value noise in [-1, 1] (lattice spacing `scale`, vertically `yScale`, smoothstep-interpolated) over one
- * chunk column's cells (y in [minY, minY + height)); the lattice values are hashed once per chunk.
+ * The animals placed when plains chunk (cx, cz) is generated: while nextFloat() < 0.1, a group of one weighted
+ * species at a random column, members random-walking ±4 from it within the chunk, each on the grass surface
+ * (Animal.checkAnimalSpawnRules: grass block below; daylight). Positions are feet positions.
  */
-function noiseField3(seed: number, cx: number, cz: number, minY: number, height: number, scale: number, yScale: number): Float32Array {
-  const x0 = Math.floor((cx * 16) / scale), z0 = Math.floor((cz * 16) / scale), y0 = Math.floor(minY / yScale);
-  const nx = Math.floor((cx * 16 + 15) / scale) - x0 + 2, nz = Math.floor((cz * 16 + 15) / scale) - z0 + 2;
-  const ny = Math.floor((minY + height - 1) / yScale) - y0 + 2;
-  const lattice = new Float64Array(nx * ny * nz);
-  for (let i = 0; i < nx; i++) for (let j = 0; j < ny; j++) for (let k = 0; k < nz; k++) lattice[(i * ny + j) * nz + k] = rand01(seed, x0 + i, y0 + j, z0 + k);
-  const out = new Float32Array(16 * 16 * height);
-  for (let yy = 0; yy < height; yy++) {
-    const fy = (minY + yy) / yScale, iy = Math.floor(fy), ty = smooth(fy - iy), j = iy - y0;
-    for (let lz = 0; lz < 16; lz++) {
-      const fz = (cz * 16 + lz) / scale, iz = Math.floor(fz), tz = smooth(fz - iz), k = iz - z0;
-      for (let lx = 0; lx < 16; lx++) {
-        const fx = (cx * 16 + lx) / scale, ix = Math.floor(fx), tx = smooth(fx - ix), i = ix - x0;
-        // Corners of the lattice cell (no per-cell closures: this loop runs for every block of the chunk).
-        const c000 = (i * ny + j) * nz + k, c100 = c000 + ny * nz, c010 = c000 + nz, c110 = c100 + nz;
-        const x00 = lattice[c000]! + (lattice[c100]! - lattice[c000]!) * tx;
-        const x10 = lattice[c010]! + (lattice[c110]! - lattice[c010]!) * tx;
-        const x01 = lattice[c000 + 1]! + (lattice[c100 + 1]! - lattice[c000 + 1]!) * tx;
-        const x11 = lattice[c010 + 1]! + (lattice[c110 + 1]! - lattice[c010 + 1]!) * tx;
-        const a = x00 + (x10 - x00) * ty, b = x01 + (x11 - x01) * ty;
-        out[cellIndex(lx, yy, lz)] = (a + (b - a) * tz) * 2 - 1;
+export function chunkCreatures(seed: number, cx: number, cz: number, options: WorldOptions = VANILLA_WORLD): MobSpawn[] {
+  const r = stream(seed, SALT.mobs, cx, cz);
+  // The density option scales the expected number of groups, p / (1 − p).
+  const groups = CREATURE_SPAWN_PROBABILITY / (1 - CREATURE_SPAWN_PROBABILITY) * options.animalDensity;
+  const p = groups / (1 + groups);
+  const out: MobSpawn[] = [];
+  const x0 = cx * 16, z0 = cz * 16;
+  while (r.nextFloat() < p) {
+    let u = r.nextInt(CREATURE_WEIGHT);
+    const kind = PLAINS_CREATURES.find((c) => (u -= c.weight) < 0)!;
+    const count = kind.min + r.nextInt(1 + kind.max - kind.min);
+    const w = CREATURE_WIDTH[kind.type];
+    let l = x0 + r.nextInt(16), m = z0 + r.nextInt(16);
+    const n = l, o = m;
+    for (let k = 0; k < count; k++) {
+      // One try per member here (the game retries up to 4 times where a tree trunk or a wall is in the way;
+      // plains columns are all spawnable grass, so the first try succeeds).
+      const x = Math.min(Math.max(l, x0 + w), x0 + 16 - w), z = Math.min(Math.max(m, z0 + w), z0 + 16 - w);
+      const stats = kind.type === 'horse' || kind.type === 'donkey' ? horseStats(kind.type, r) : { maxHealth: MOB_MAX_HEALTH[kind.type]!, speed: undefined };
+      out.push({ type: kind.type, x, y: plainsSurfaceY(seed, Math.floor(x), Math.floor(z)) + 1, z, ...stats });
+      l += r.nextInt(5) - r.nextInt(5);
+      m += r.nextInt(5) - r.nextInt(5);
+      while (l < x0 || l >= x0 + 16 || m < z0 || m >= z0 + 16) {
+        l = n + r.nextInt(5) - r.nextInt(5);
+        m = o + r.nextInt(5) - r.nextInt(5);
       }
     }
   }
   return out;
 }
 
-/**
- * Cave cells of a chunk column: two thin noise shells intersect in tunnels ("spaghetti"); a third, sparse
- * field opens rooms.
- */
-function caveMask(seed: number, cx: number, cz: number, minY: number, height: number): Uint8Array {
-  const a = noiseField3(seed + SALT.cave1, cx, cz, minY, height, 14, 9);
-  const b = noiseField3(seed + SALT.cave2, cx, cz, minY, height, 14, 9);
-  const c = noiseField3(seed + SALT.cave3, cx, cz, minY, height, 20, 10);
-  const mask = new Uint8Array(a.length);
-  for (let i = 0; i < a.length; i++) mask[i] = a[i]! * a[i]! + b[i]! * b[i]! < 0.012 || c[i]! > 0.72 ? 1 : 0;
-  return mask;
+/** Chunks around a point whose chunk-generation animals are present (the server's view distance covers more). */
+export const CREATURE_CHUNK_RADIUS = 5;
+
+/** The animals of the chunks within CREATURE_CHUNK_RADIUS of the agent's start (for a server that spawns once). */
+export function mobSpawns(seed: number, options: WorldOptions = VANILLA_WORLD): MobSpawn[] {
+  const spawn = spawnPoint('plains', seed);
+  const scx = Math.floor(spawn.x / 16), scz = Math.floor(spawn.z / 16);
+  const out: MobSpawn[] = [];
+  for (let dx = -CREATURE_CHUNK_RADIUS; dx <= CREATURE_CHUNK_RADIUS; dx++) {
+    for (let dz = -CREATURE_CHUNK_RADIUS; dz <= CREATURE_CHUNK_RADIUS; dz++) out.push(...chunkCreatures(seed, scx + dx, scz + dz, options));
+  }
+  return out;
 }
 
-function generateUndergroundChunk(seed: number, cx: number, cz: number, out: Uint16Array): void {
-  const { minY, height } = WORLD_BANDS.underground;
-  out.fill(S.stone);
-  // Ores first (they replace stone), from this chunk and its neighbours since veins cross borders.
-  for (let dcx = -1; dcx <= 1; dcx++) {
-    for (let dcz = -1; dcz <= 1; dcz++) {
-      const ocx = cx + dcx, ocz = cz + dcz;
-      ORES.forEach((ore, oi) => {
-        const radius = ore.size >= 17 ? 2 : 1;
-        for (let v = 0; v < ore.count; v++) {
-          const a = ocx * 64 + oi, b = ocz * 64 + v;
-          const x0 = ocx * 16 + (hash32(seed + SALT.ore, a, b, 0) % 16), z0 = ocz * 16 + (hash32(seed + SALT.ore, a, b, 1) % 16);
-          const span = ore.maxY - ore.minY + 1;
-          const y0 = ore.triangular ? 16 + (hash32(seed + SALT.ore, a, b, 2) % 16) - (hash32(seed + SALT.ore, a, b, 3) % 16) : ore.minY + (hash32(seed + SALT.ore, a, b, 2) % span);
-          if (y0 < minY - radius || y0 >= minY + height + radius) continue;
-          if (x0 < cx * 16 - radius || x0 > cx * 16 + 15 + radius || z0 < cz * 16 - radius || z0 > cz * 16 + 15 + radius) continue;
-          for (let k = 0; k < ore.size; k++) {
-            const r = hash32(seed + SALT.ore, a, b, 10 + k);
-            const x = x0 + ((r & 7) % (2 * radius + 1)) - radius;
-            const y = y0 + (((r >>> 3) & 7) % (2 * radius + 1)) - radius;
-            const z = z0 + (((r >>> 6) & 7) % (2 * radius + 1)) - radius;
-            const lx = x - cx * 16, lz = z - cz * 16, yy = y - minY;
-            // Clipped to the ore's y range, so e.g. no diamond ore at y ≥ 16.
-            if (lx < 0 || lx > 15 || lz < 0 || lz > 15 || yy < 0 || yy >= height || y > ore.maxY || y < ore.minY) continue;
-            const i = cellIndex(lx, yy, lz);
-            if (out[i] === S.stone) out[i] = ore.state;
-          }
-        }
-      });
+// ---- underground ----
+
+/**
+ * 1.16 ore features (Features.ORE_*): size, attempts per chunk (count), and the y decorator — range(n): y =
+ * nextInt(n); lapis: depth_average(16, 16). All replace natural stone (stone, granite, diorite, andesite).
+ * Order as BiomeDefaultFeatures: addDefaultUndergroundVariety, then addDefaultOres.
+ */
+export const ORES: readonly { state: number; size: number; count: number; range: number; depthAverage?: true }[] = [
+  { state: S.dirt, size: 33, count: 10, range: 256 },
+  { state: S.gravel, size: 33, count: 8, range: 256 },
+  { state: S.granite, size: 33, count: 10, range: 80 },
+  { state: S.diorite, size: 33, count: 10, range: 80 },
+  { state: S.andesite, size: 33, count: 10, range: 80 },
+  { state: S.coal_ore, size: 17, count: 20, range: 128 },
+  { state: S.iron_ore, size: 9, count: 20, range: 64 },
+  { state: S.gold_ore, size: 9, count: 2, range: 32 },
+  { state: S.redstone_ore, size: 8, count: 8, range: 16 },
+  { state: S.diamond_ore, size: 8, count: 1, range: 16 },
+  { state: S.lapis_ore, size: 7, count: 1, range: 16, depthAverage: true },
+];
+/** WorldCarver.carveBlock: carved cells below y 11 fill with lava. */
+export const LAVA_LEVEL = 10;
+/** Carvers.CAVE: ProbabilityFeatureConfiguration(0.14285715); Carvers.CANYON: 0.02. Origins within 8 chunks carve. */
+export const CAVE_CHANCE = 0.14285715, CANYON_CHANCE = 0.02;
+const CARVER_CHUNK_RANGE = 8;
+/** Half extent of the room carved around the underground spawn (x/z), so the agent starts free. */
+const SPAWN_ROOM = 1;
+
+const STONE = S.stone, GRANITE = S.granite, DIORITE = S.diorite, ANDESITE = S.andesite;
+const NATURAL_STONE = new Set<number>([STONE, GRANITE, DIORITE, ANDESITE]);
+
+/**
+ * OreFeature.place: a vein of `size` spheres along a segment of length size/4 at a random angle, radii
+ * ((sin(πf) + 1)·nextDouble()·size/16 + 1)/2; spheres inside bigger ones are dropped; cells of natural stone
+ * inside any sphere become the ore. Writes `ore` into the natural-stone cells of chunk column (cx, cz) of `out`.
+ */
+const veinScratch = new Float64Array(64 * 4);
+function oreVein(r: Stream, size: number, px: number, py: number, pz: number, cx: number, cz: number, minY: number, height: number, out: Uint16Array, ore: number): void {
+  const f = r.nextFloat() * Math.PI;
+  const g = size / 8;
+  const x1 = px + Math.sin(f) * g, x2 = px - Math.sin(f) * g;
+  const z1 = pz + Math.cos(f) * g, z2 = pz - Math.cos(f) * g;
+  const y1 = py + r.nextInt(3) - 2, y2 = py + r.nextInt(3) - 2;
+  const ds = veinScratch;
+  for (let k = 0; k < size; k++) {
+    const t = k / size;
+    const h = (r.nextDouble() * size) / 16;
+    ds[k * 4] = x1 + (x2 - x1) * t;
+    ds[k * 4 + 1] = y1 + (y2 - y1) * t;
+    ds[k * 4 + 2] = z1 + (z2 - z1) * t;
+    ds[k * 4 + 3] = ((Math.sin(Math.PI * t) + 1) * h + 1) / 2;
+  }
+  for (let k = 0; k < size - 1; k++) {
+    if (ds[k * 4 + 3]! <= 0) continue;
+    for (let m = k + 1; m < size; m++) {
+      if (ds[m * 4 + 3]! <= 0) continue;
+      const dx = ds[k * 4]! - ds[m * 4]!, dy = ds[k * 4 + 1]! - ds[m * 4 + 1]!, dz = ds[k * 4 + 2]! - ds[m * 4 + 2]!;
+      const dr = ds[k * 4 + 3]! - ds[m * 4 + 3]!;
+      if (dr * dr > dx * dx + dy * dy + dz * dz) {
+        if (dr > 0) ds[m * 4 + 3] = -1;
+        else ds[k * 4 + 3] = -1;
+      }
     }
   }
-  const spawn = undergroundSpawn(seed);
-  const caves = caveMask(seed, cx, cz, minY, height);
-  for (let lz = 0; lz < 16; lz++) {
-    for (let lx = 0; lx < 16; lx++) {
-      const x = cx * 16 + lx, z = cz * 16 + lz;
-      const inRoomColumn = Math.abs(x - Math.floor(spawn.x)) <= SPAWN_ROOM && Math.abs(z - Math.floor(spawn.z)) <= SPAWN_ROOM;
-      for (let yy = 0; yy < height; yy++) {
-        const y = minY + yy;
-        const i = cellIndex(lx, yy, lz);
-        // Bedrock floor: y 0 always, y 1..4 with falling probability (vanilla's rough floor).
-        if (y === 0 || (y <= 4 && rand01(seed + SALT.bedrock, x, y, z) < (5 - y) / 5)) {
-          out[i] = S.bedrock;
-          continue;
+  for (let k = 0; k < size; k++) {
+    const d = ds[k * 4 + 3]!;
+    if (d < 0) continue;
+    const ex = ds[k * 4]!, ey = ds[k * 4 + 1]!, ez = ds[k * 4 + 2]!;
+    // Clipped to this chunk column and the stored band.
+    const xa = Math.max(Math.floor(ex - d), cx * 16), xb = Math.min(Math.floor(ex + d), cx * 16 + 15);
+    const ya = Math.max(Math.floor(ey - d), minY), yb = Math.min(Math.floor(ey + d), minY + height - 1);
+    const za = Math.max(Math.floor(ez - d), cz * 16), zb = Math.min(Math.floor(ez + d), cz * 16 + 15);
+    for (let x = xa; x <= xb; x++) {
+      const u = (x + 0.5 - ex) / d;
+      if (u * u >= 1) continue;
+      for (let y = ya; y <= yb; y++) {
+        const w = (y + 0.5 - ey) / d;
+        if (u * u + w * w >= 1) continue;
+        for (let z = za; z <= zb; z++) {
+          const v = (z + 0.5 - ez) / d;
+          if (u * u + w * w + v * v >= 1) continue;
+          const i = cellIndex(x - cx * 16, y - minY, z - cz * 16);
+          const cur = out[i]!;
+          if (cur === STONE || cur === GRANITE || cur === DIORITE || cur === ANDESITE) out[i] = ore;
         }
-        const sy = Math.floor(spawn.y);
-        if (inRoomColumn && y >= sy - 1 && y <= sy + 1) {
-          out[i] = y === sy - 1 ? S.stone : S.cave_air; // a solid floor under the feet, two cells of air
-          continue;
-        }
-        if (y < 44 && caves[i] === 1) out[i] = y <= LAVA_LEVEL ? S.lava : S.cave_air;
       }
     }
   }
 }
 
-/** Fills `out` (length CHUNK_CELLS(kind)) with chunk column (cx, cz) of the world (kind, seed). */
-export function generateChunk(kind: WorldKind, seed: number, cx: number, cz: number, out = new Uint16Array(CHUNK_CELLS(kind))): Uint16Array {
-  if (kind === 'plains') generatePlainsChunk(seed, cx, cz, out);
-  else generateUndergroundChunk(seed, cx, cz, out);
+/** One carved ellipsoid of a cave or canyon: centre, horizontal and vertical radii, canyon width profile. */
+interface CarveSphere {
+  x: number;
+  y: number;
+  z: number;
+  rh: number;
+  rv: number;
+  /** Canyon: squared width factors by y (CanyonWorldCarver.rs); null for caves. */
+  rs: Float32Array | null;
+}
+
+/** Carved ellipsoids of the carvers that start in chunk (cx, cz), cached (each origin is asked by 17×17 chunks). */
+const carverCache = new Map<string, CarveSphere[]>();
+function carverSpheres(seed: number, cx: number, cz: number): CarveSphere[] {
+  const key = `${seed}:${cx}:${cz}`;
+  let spheres = carverCache.get(key);
+  if (spheres) return spheres;
+  spheres = [];
+  const range = 4, length = (range * 2 - 1) * 16; // WorldCarver range 4: tunnels of 84..112 steps
+  const cave = stream(seed, SALT.cave, cx, cz);
+  if (cave.nextFloat() <= CAVE_CHANCE) {
+    // CaveWorldCarver.carve: nextInt(nextInt(nextInt(15) + 1) + 1) systems; y = nextInt(nextInt(120) + 8).
+    const systems = cave.nextInt(cave.nextInt(cave.nextInt(15) + 1) + 1);
+    for (let k = 0; k < systems; k++) {
+      const x = cx * 16 + cave.nextInt(16), y = cave.nextInt(cave.nextInt(120) + 8), z = cz * 16 + cave.nextInt(16);
+      let tunnels = 1;
+      if (cave.nextInt(4) === 0) {
+        // genRoom: one sphere of radius 1.5 + (1 + nextFloat()·6), squashed vertically by 0.5.
+        const radius = 1.5 + 1 + cave.nextFloat() * 6;
+        spheres.push({ x: x + 1, y, z, rh: radius, rv: radius * 0.5, rs: null });
+        tunnels += cave.nextInt(4);
+      }
+      for (let m = 0; m < tunnels; m++) {
+        const yaw = cave.nextFloat() * Math.PI * 2;
+        const pitch = (cave.nextFloat() - 0.5) / 4;
+        let thickness = cave.nextFloat() * 2 + cave.nextFloat();
+        if (cave.nextInt(10) === 0) thickness *= cave.nextFloat() * cave.nextFloat() * 3 + 1;
+        const steps = length - cave.nextInt(length / 4);
+        caveTunnel(new Stream(cave.nextSeed()), x, y, z, thickness, yaw, pitch, 0, steps, 1, spheres);
+      }
+    }
+  }
+  const canyon = stream(seed, SALT.canyon, cx, cz);
+  if (canyon.nextFloat() <= CANYON_CHANCE) {
+    // CanyonWorldCarver.carve: y = nextInt(nextInt(40) + 8) + 20, thickness (2·nextFloat() + nextFloat())·2, yScale 3.
+    const x = cx * 16 + canyon.nextInt(16), y = canyon.nextInt(canyon.nextInt(40) + 8) + 20, z = cz * 16 + canyon.nextInt(16);
+    const yaw = canyon.nextFloat() * Math.PI * 2;
+    const pitch = ((canyon.nextFloat() - 0.5) * 2) / 8;
+    const thickness = (canyon.nextFloat() * 2 + canyon.nextFloat()) * 2;
+    const steps = length - canyon.nextInt(length / 4);
+    canyonTunnel(new Stream(canyon.nextSeed()), x, y, z, thickness, yaw, pitch, steps, spheres);
+  }
+  if (carverCache.size > 20000) carverCache.clear();
+  carverCache.set(key, spheres);
+  return spheres;
+}
+
+/** CaveWorldCarver.genTunnel: a wandering worm of spheres, splitting once into two branches for thick tunnels. */
+function caveTunnel(r: Stream, x: number, y: number, z: number, thickness: number, yaw: number, pitch: number, from: number, steps: number, yScale: number, out: CarveSphere[]): void {
+  const split = r.nextInt(Math.floor(steps / 2)) + Math.floor(steps / 4);
+  const steep = r.nextInt(6) === 0;
+  let dYaw = 0, dPitch = 0;
+  for (let j = from; j < steps; j++) {
+    const rh = 1.5 + Math.sin((Math.PI * j) / steps) * thickness;
+    const rv = rh * yScale;
+    const c = Math.cos(pitch);
+    x += Math.cos(yaw) * c;
+    y += Math.sin(pitch);
+    z += Math.sin(yaw) * c;
+    pitch *= steep ? 0.92 : 0.7;
+    pitch += dPitch * 0.1;
+    yaw += dYaw * 0.1;
+    dPitch *= 0.9;
+    dYaw *= 0.75;
+    dPitch += (r.nextFloat() - r.nextFloat()) * r.nextFloat() * 2;
+    dYaw += (r.nextFloat() - r.nextFloat()) * r.nextFloat() * 4;
+    if (j === split && thickness > 1) {
+      caveTunnel(new Stream(r.nextSeed()), x, y, z, r.nextFloat() * 0.5 + 0.5, yaw - Math.PI / 2, pitch / 3, j, steps, 1, out);
+      caveTunnel(new Stream(r.nextSeed()), x, y, z, r.nextFloat() * 0.5 + 0.5, yaw + Math.PI / 2, pitch / 3, j, steps, 1, out);
+      return;
+    }
+    if (r.nextInt(4) !== 0) out.push({ x, y, z, rh, rv, rs: null });
+  }
+}
+
+/** CanyonWorldCarver.genCanyon: a long, tall, narrow ravine whose width wobbles with height. */
+function canyonTunnel(r: Stream, x: number, y: number, z: number, thickness: number, yaw: number, pitch: number, steps: number, out: CarveSphere[]): void {
+  const rs = new Float32Array(256);
+  let f = 1;
+  for (let i = 0; i < 256; i++) {
+    if (i === 0 || r.nextInt(3) === 0) f = 1 + r.nextFloat() * r.nextFloat();
+    rs[i] = f * f;
+  }
+  let dYaw = 0, dPitch = 0;
+  for (let j = 0; j < steps; j++) {
+    let rh = 1.5 + Math.sin((j * Math.PI) / steps) * thickness;
+    let rv = rh * 3;
+    rh *= r.nextFloat() * 0.25 + 0.75;
+    rv *= r.nextFloat() * 0.25 + 0.75;
+    const c = Math.cos(pitch), s = Math.sin(pitch);
+    x += Math.cos(yaw) * c;
+    y += s;
+    z += Math.sin(yaw) * c;
+    pitch *= 0.7;
+    pitch += dPitch * 0.05;
+    yaw += dYaw * 0.05;
+    dPitch *= 0.8;
+    dYaw *= 0.5;
+    dPitch += (r.nextFloat() - r.nextFloat()) * r.nextFloat() * 2;
+    dYaw += (r.nextFloat() - r.nextFloat()) * r.nextFloat() * 4;
+    if (r.nextInt(4) !== 0) out.push({ x, y, z, rh, rv, rs });
+  }
+}
+
+/** WorldCarver.carveSphere over one chunk column: cave cells skip the flat floor (v ≤ −0.7); canyons use rs. */
+function carveInto(s: CarveSphere, cx: number, cz: number, minY: number, height: number, carve: (i: number, y: number) => void): void {
+  const x0 = cx * 16, z0 = cz * 16;
+  if (s.x + s.rh < x0 - 1 || s.x - s.rh > x0 + 17 || s.z + s.rh < z0 - 1 || s.z - s.rh > z0 + 17) return;
+  const lxa = Math.max(Math.floor(s.x - s.rh) - x0 - 1, 0), lxb = Math.min(Math.floor(s.x + s.rh) - x0 + 1, 16);
+  const lza = Math.max(Math.floor(s.z - s.rh) - z0 - 1, 0), lzb = Math.min(Math.floor(s.z + s.rh) - z0 + 1, 16);
+  const ya = Math.max(Math.floor(s.y - s.rv) - 1, 1), yb = Math.min(Math.floor(s.y + s.rv) + 1, 248);
+  for (let lx = lxa; lx < lxb; lx++) {
+    const q = (x0 + lx + 0.5 - s.x) / s.rh;
+    for (let lz = lza; lz < lzb; lz++) {
+      const t = (z0 + lz + 0.5 - s.z) / s.rh;
+      if (q * q + t * t >= 1) continue;
+      for (let y = yb; y > ya; y--) {
+        if (y < minY || y >= minY + height) continue;
+        const v = (y - 1 + 0.5 - s.y) / s.rv;
+        const skip = s.rs ? (q * q + t * t) * s.rs[y - 1]! + (v * v) / 6 >= 1 : v <= -0.7 || q * q + v * v + t * t >= 1;
+        if (!skip) carve(cellIndex(lx, y - minY, lz), y);
+      }
+    }
+  }
+}
+
+/**
+ * LAKE_LAVA: the LAVA_LAKE decorator (chance 80): with probability 1/8 a lake at y = nextInt(nextInt(248) + 8),
+ * kept if y < 63 (sea level) or 1 in 10; LakeFeature: 4..7 overlapping ellipsoids in a 16×8×16 box from 4 below,
+ * lava in the lower 4 layers, air above, a stone rim around the lava. (The game's abort on liquid or open edges
+ * and its village check are not modelled.)
+ */
+function lavaLake(seed: number, cx: number, cz: number): { x: number; y: number; z: number; cells: Uint8Array } | null {
+  const r = stream(seed, SALT.lake, cx, cz);
+  if (r.nextInt(80 / 10) !== 0) return null;
+  const x = cx * 16 + r.nextInt(16), z = cz * 16 + r.nextInt(16);
+  const y = r.nextInt(r.nextInt(256 - 8) + 8);
+  if (!(y < 63 || r.nextInt(80 / 8) === 0)) return null;
+  if (y <= 4) return null;
+  const cells = new Uint8Array(16 * 16 * 8);
+  const blobs = r.nextInt(4) + 4;
+  for (let j = 0; j < blobs; j++) {
+    const d = r.nextDouble() * 6 + 3, e = r.nextDouble() * 4 + 2, f = r.nextDouble() * 6 + 3;
+    const g = r.nextDouble() * (16 - d - 2) + 1 + d / 2, h = r.nextDouble() * (8 - e - 4) + 2 + e / 2, k = r.nextDouble() * (16 - f - 2) + 1 + f / 2;
+    for (let l = 1; l < 15; l++) for (let m = 1; m < 15; m++) for (let n = 1; n < 7; n++) {
+      const o = (l - g) / (d / 2), p = (n - h) / (e / 2), q = (m - k) / (f / 2);
+      if (o * o + p * p + q * q < 1) cells[(l * 16 + m) * 8 + n] = 1;
+    }
+  }
+  return { x, y: y - 4, z, cells };
+}
+
+/**
+ * SPRING_WATER (50 per chunk, y = nextInt(nextInt(248) + 8)) and SPRING_LAVA (20 per chunk, y =
+ * nextInt(nextInt(nextInt(240) + 8) + 8)): SpringFeature puts a fluid source in natural stone (or air) with
+ * stone above and below, 4 stone neighbours... of which exactly one side is open (rockCount 4, holeCount 1
+ * counts the 4 horizontal neighbours: 3 rock + 1 hole in practice, since a hole is not rock). The simulator
+ * lets the source flow (SimWorld's fluid ticks).
+ */
+const SPRINGS = [
+  { state: S.water, count: 50, y: (r: Stream) => r.nextInt(r.nextInt(248) + 8) },
+  { state: S.lava, count: 20, y: (r: Stream) => r.nextInt(r.nextInt(r.nextInt(240) + 8) + 8) },
+];
+
+function generateUndergroundChunk(seed: number, cx: number, cz: number, out: Uint16Array, options: WorldOptions): void {
+  const { minY, height } = WORLD_BANDS.underground;
+  out.fill(S.stone);
+  // Bedrock floor: y 0 always, y 1..4 where y ≤ nextInt(5) (vanilla's rough floor).
+  for (let lz = 0; lz < 16; lz++) for (let lx = 0; lx < 16; lx++) {
+    const x = cx * 16 + lx, z = cz * 16 + lz;
+    for (let y = 0; y <= 4; y++) if (y === 0 || rand01(seed + SALT.bedrock, x, y, z) < (5 - y) / 5) out[cellIndex(lx, y - minY, lz)] = S.bedrock;
+  }
+  // Carvers (before features): caves and canyons from origins within 8 chunks; lava below y 11.
+  const carve = (i: number, y: number) => {
+    if (out[i] !== S.bedrock) out[i] = y <= LAVA_LEVEL ? S.lava : S.cave_air;
+  };
+  for (let ox = cx - CARVER_CHUNK_RANGE; ox <= cx + CARVER_CHUNK_RANGE; ox++) {
+    for (let oz = cz - CARVER_CHUNK_RANGE; oz <= cz + CARVER_CHUNK_RANGE; oz++) {
+      for (const s of carverSpheres(seed, ox, oz)) carveInto(s, cx, cz, minY, height, carve);
+    }
+  }
+  const index = (x: number, y: number, z: number) => {
+    const lx = x - cx * 16, lz = z - cz * 16, yy = y - minY;
+    return lx < 0 || lx > 15 || lz < 0 || lz > 15 || yy < 0 || yy >= height ? -1 : cellIndex(lx, yy, lz);
+  };
+  // LAKES stage: lava lakes whose 16×16 box reaches this chunk (origins in this chunk and the three towards −x/−z).
+  for (let ox = cx - 1; ox <= cx; ox++) for (let oz = cz - 1; oz <= cz; oz++) {
+    const lake = lavaLake(seed, ox, oz);
+    if (!lake) continue;
+    const inLake = (l: number, m: number, n: number) => l >= 0 && l < 16 && m >= 0 && m < 16 && n >= 0 && n < 8 && lake.cells[(l * 16 + m) * 8 + n] === 1;
+    for (let l = 0; l < 16; l++) for (let m = 0; m < 16; m++) for (let n = 0; n < 8; n++) {
+      const i = index(lake.x + l, lake.y + n, lake.z + m);
+      if (i < 0 || out[i] === S.bedrock) continue;
+      if (inLake(l, m, n)) out[i] = n >= 4 ? S.cave_air : S.lava;
+      else if (n < 4 && (inLake(l - 1, m, n) || inLake(l + 1, m, n) || inLake(l, m - 1, n) || inLake(l, m + 1, n) || inLake(l, m, n - 1))) {
+        if (out[i] !== S.cave_air && out[i] !== S.lava) out[i] = S.stone;
+      }
+    }
+  }
+  // UNDERGROUND_ORES: veins from this chunk and its neighbours (a vein reaches ≤ 8 blocks from its origin).
+  ORES.forEach((ore, oi) => {
+    for (let ox = cx - 1; ox <= cx + 1; ox++) for (let oz = cz - 1; oz <= cz + 1; oz++) {
+      const r = stream(seed, SALT.ore + oi * 97, ox, oz);
+      const veins = scaledCount(r, ore.count, options.oreDensity);
+      for (let v = 0; v < veins; v++) {
+        const vr = new Stream(r.nextSeed());
+        const x = ox * 16 + vr.nextInt(16), z = oz * 16 + vr.nextInt(16);
+        const y = ore.depthAverage ? vr.nextInt(16) + vr.nextInt(16) - 16 + 16 : vr.nextInt(ore.range);
+        const reach = ore.size / 8 + 3;
+        if (y - reach >= minY + height || x + reach < cx * 16 || x - reach > cx * 16 + 15 || z + reach < cz * 16 || z - reach > cz * 16 + 15) continue;
+        oreVein(vr, ore.size, x, y, z, cx, cz, minY, height, out, ore.state);
+      }
+    }
+  });
+  // The agent's start room.
+  const spawn = undergroundSpawn(seed);
+  const sy = Math.floor(spawn.y);
+  for (let x = Math.floor(spawn.x) - SPAWN_ROOM; x <= Math.floor(spawn.x) + SPAWN_ROOM; x++) {
+    for (let z = Math.floor(spawn.z) - SPAWN_ROOM; z <= Math.floor(spawn.z) + SPAWN_ROOM; z++) {
+      for (let y = sy - 1; y <= sy + 1; y++) {
+        const i = index(x, y, z);
+        if (i >= 0) out[i] = y === sy - 1 ? S.stone : S.cave_air; // a solid floor under the feet, two cells of air
+      }
+    }
+  }
+  // VEGETAL_DECORATION: springs, in this chunk only (their flow is the simulator's).
+  SPRINGS.forEach((spring, si) => {
+    const r = stream(seed, SALT.spring + si * 31, cx, cz);
+    for (let k = 0; k < spring.count; k++) {
+      const x = cx * 16 + r.nextInt(16), z = cz * 16 + r.nextInt(16), y = spring.y(r);
+      const lx = x - cx * 16, lz = z - cz * 16;
+      if (y < 1 || y + 1 >= minY + height || lx < 1 || lx > 14 || lz < 1 || lz > 14) continue; // neighbours must be in this chunk
+      const at = (dx: number, dy: number, dz: number) => out[cellIndex(lx + dx, y + dy - minY, lz + dz)]!;
+      if (!NATURAL_STONE.has(at(0, 1, 0)) || !NATURAL_STONE.has(at(0, -1, 0))) continue;
+      const here = at(0, 0, 0);
+      if (here !== S.cave_air && !NATURAL_STONE.has(here)) continue;
+      let rock = 0, hole = 0;
+      for (const [dx, dz] of [[1, 0], [-1, 0], [0, 1], [0, -1]] as const) {
+        const s = at(dx, 0, dz);
+        if (NATURAL_STONE.has(s)) rock++;
+        else if (s === S.cave_air) hole++;
+      }
+      if (rock === 3 && hole === 1) out[cellIndex(lx, y - minY, lz)] = spring.state;
+    }
+  });
+}
+
+/** Fills `out` (length CHUNK_CELLS(kind)) with chunk column (cx, cz) of the world (kind, seed, options). */
+export function generateChunk(kind: WorldKind, seed: number, cx: number, cz: number, out = new Uint16Array(CHUNK_CELLS(kind)), options: WorldOptions = VANILLA_WORLD): Uint16Array {
+  if (kind === 'plains') generatePlainsChunk(seed, cx, cz, out, options);
+  else generateUndergroundChunk(seed, cx, cz, out, options);
   return out;
 }
 
@@ -240,11 +786,11 @@ export function generateChunk(kind: WorldKind, seed: number, cx: number, cz: num
  * Block state id at (x, y, z) (integers) of the world (kind, seed). Generates the whole chunk column, so
  * callers asking for many cells should use `generateChunk` (flying-squid's generator does).
  */
-export function blockStateAt(kind: WorldKind, seed: number, x: number, y: number, z: number): number {
+export function blockStateAt(kind: WorldKind, seed: number, x: number, y: number, z: number, options: WorldOptions = VANILLA_WORLD): number {
   const band = WORLD_BANDS[kind];
   if (y < band.minY) return kind === 'underground' ? S.bedrock : S.stone;
   if (y >= band.minY + band.height) return band.above;
-  const chunk = generateChunk(kind, seed, Math.floor(x / 16), Math.floor(z / 16));
+  const chunk = generateChunk(kind, seed, Math.floor(x / 16), Math.floor(z / 16), undefined, options);
   return chunk[cellIndex(x - Math.floor(x / 16) * 16, y - band.minY, z - Math.floor(z / 16) * 16)]!;
 }
 
@@ -269,45 +815,16 @@ function undergroundSpawn(seed: number): SpawnPoint {
  * Where the agent starts. Plains: on the surface near the origin, on a column with nothing solid at the
  * feet or head (plants are fine). Underground: in a small room carved at y = `startY` (11 for the task).
  */
-export function spawnPoint(kind: WorldKind, seed: number): SpawnPoint {
+export function spawnPoint(kind: WorldKind, seed: number, options: WorldOptions = VANILLA_WORLD): SpawnPoint {
   if (kind === 'underground') return undergroundSpawn(seed);
   const yaw = ((hash32(seed + SALT.spawn, 3) % 24) * Math.PI) / 12;
+  const clear = (s: number) => s === S.air || isAirOrPlant(s) || PLAINS_FLOWERS.includes(s);
   for (let attempt = 0; ; attempt++) {
     const x = (hash32(seed + SALT.spawn, 4, attempt) % 16) - 8;
     const z = (hash32(seed + SALT.spawn, 5, attempt) % 16) - 8;
     const top = plainsSurfaceY(seed, x, z);
-    const feet = blockStateAt('plains', seed, x, top + 1, z);
-    const head = blockStateAt('plains', seed, x, top + 2, z);
-    const clear = (s: number) => s === S.air || s === S.grass || FLOWERS.includes(s);
+    const feet = blockStateAt('plains', seed, x, top + 1, z, options);
+    const head = blockStateAt('plains', seed, x, top + 2, z, options);
     if ((clear(feet) && clear(head)) || attempt > 50) return { x: x + 0.5, y: top + 1, z: z + 0.5, yaw };
   }
-}
-
-export interface MobSpawn {
-  type: PlainsMob;
-  x: number;
-  y: number;
-  z: number;
-  maxHealth: number;
-}
-
-/**
- * The animals of a plains world: 10 groups of 2–4 of one species, 10..80 m from the origin, species in
- * rotation so that every species is present. Positions are feet positions on the surface.
- */
-export function mobSpawns(seed: number): MobSpawn[] {
-  const out: MobSpawn[] = [];
-  for (let g = 0; g < 10; g++) {
-    const type = PLAINS_MOBS[(g + (hash32(seed + SALT.mobs, 99) % 4)) % 4]!;
-    const angle = rand01(seed + SALT.mobs, g, 0) * Math.PI * 2;
-    const dist = 10 + rand01(seed + SALT.mobs, g, 1) * 70;
-    const gx = Math.cos(angle) * dist, gz = Math.sin(angle) * dist;
-    const n = 2 + (hash32(seed + SALT.mobs, g, 2) % 3);
-    for (let k = 0; k < n; k++) {
-      const x = Math.floor(gx + rand01(seed + SALT.mobs, g, 3, k) * 6 - 3) + 0.5;
-      const z = Math.floor(gz + rand01(seed + SALT.mobs, g, 4, k) * 6 - 3) + 0.5;
-      out.push({ type, x, y: plainsSurfaceY(seed, Math.floor(x), Math.floor(z)) + 1, z, maxHealth: MOB_MAX_HEALTH[type]! });
-    }
-  }
-  return out;
 }

@@ -1,0 +1,301 @@
+// Generated worlds measured against Minecraft 1.16.5's own worldgen and spawn figures (decompiled sources:
+// Features, BiomeDefaultFeatures, MobSpawnSettings, NaturalSpawner, the carvers, the mobs' attributes and goals),
+// each over hundreds of chunks; and the world's hazards as a player meets them: flowing lava, monsters, wear.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { GAME_FACTS } from '../src/schema';
+import { BUILTIN_TASKS, TaskFileError, loadTaskFile, type TaskSpec } from '../src/tasks';
+import { SimEnv, makeMob } from '../src/env/sim/sim';
+import { SimBatch } from '../src/env/sim/vec';
+import { S, mcData } from '../src/env/sim/registry';
+import { explosionDamage } from '../src/env/sim/mobs';
+import {
+  CREATURE_SPAWN_PROBABILITY, FANCY_OAK_CHANCE, LAVA_LEVEL, PLAINS_CREATURES, PLAINS_FLOWERS, PLAINS_TREE_CHANCE, WORLD_BANDS,
+  chunkCreatures, generateChunk, plainsTreesOfChunk, spawnPoint,
+} from '../src/env/sim/worldgen';
+import { wilson } from '../src/stats';
+
+const act = (name: (typeof GAME_FACTS.actions)[number]) => GAME_FACTS.actions.indexOf(name);
+const LOGS = new Set([S.oak_log]);
+
+/** Chunks (cx, cz) of a square of side n, counted from `origin`. */
+function* square(n: number, origin = 0): Generator<[number, number]> {
+  for (let cx = origin; cx < origin + n; cx++) for (let cz = origin; cz < origin + n; cz++) yield [cx, cz];
+}
+
+test('plains trees: 0.05 per chunk (count_extra(0, 0.05, 1)), oak or fancy oak (1/3), never birch — measured in 1,600 generated chunks', () => {
+  let trunks = 0, birch = 0, logs = 0;
+  const { minY } = WORLD_BANDS.plains;
+  for (const [cx, cz] of square(40)) {
+    const c = generateChunk('plains', 11, cx, cz);
+    for (let i = 0; i < c.length; i++) {
+      const s = c[i]!;
+      if (s === S.birch_log || s === S.birch_leaves) birch++;
+      if (!LOGS.has(s)) continue;
+      logs++;
+      // A trunk's first log stands on the dirt the tree turned its grass into.
+      if (i >= 256 && c[i - 256] === S.dirt && minY + (i >> 8) > 60) trunks++;
+    }
+  }
+  const perChunk = trunks / 1600;
+  assert.equal(birch, 0, 'no birch in plains');
+  assert.ok(Math.abs(perChunk - PLAINS_TREE_CHANCE) < 0.02, `${perChunk} trees per chunk (vanilla 0.05)`);
+  assert.ok(logs > 0);
+  // Species over the tree lists of 10,000 chunks (cheap: no blocks).
+  let trees = 0, fancy = 0, nests = 0;
+  for (const [cx, cz] of square(100)) {
+    for (const t of plainsTreesOfChunk(11, cx, cz)) {
+      trees++;
+      if (t.kind === 'fancy_oak') fancy++;
+      if (t.beeNest) nests++;
+    }
+  }
+  assert.ok(Math.abs(trees / 10000 - PLAINS_TREE_CHANCE) < 0.008, `${trees} trees in 10,000 chunks`);
+  assert.ok(Math.abs(fancy / trees - FANCY_OAK_CHANCE) < 0.08, `fancy oak share ${fancy / trees}`);
+  assert.ok(nests / trees < 0.15, `bee nest share ${nests / trees} (vanilla 0.05)`);
+});
+
+test('plains flowers and grass: PATCH_GRASS_PLAIN, FLOWER_PLAIN_DECORATED and PATCH_TALL_GRASS_2 densities over 400 chunks', () => {
+  let grass = 0, tall = 0, flowers = 0;
+  const flowerSet = new Set(PLAINS_FLOWERS);
+  for (const [cx, cz] of square(20, -10)) {
+    for (const s of generateChunk('plains', 5, cx, cz)) {
+      if (s === S.grass) grass++;
+      else if (s === S.tall_grass_lower) tall++;
+      else if (flowerSet.has(s)) flowers++;
+    }
+  }
+  // Grass: 10 patches × 32 tries, a try lands on the surface when its y offset is 0 (¼) → ≤ 80 per chunk,
+  // fewer distinct cells as tries of a patch coincide. Flowers: 4 patches × 64 tries whose origin y is uniform in
+  // [0, heightmap + 32) → ≈ 64 / 97 per patch ≈ 2.6 per chunk. Tall grass: 7 such patches → ≈ 4.6 per chunk.
+  const n = 400;
+  assert.ok(grass / n > 40 && grass / n < 80, `${grass / n} grass per chunk`);
+  assert.ok(flowers / n > 1.3 && flowers / n < 4.5, `${flowers / n} flowers per chunk`);
+  assert.ok(tall / n > 2.3 && tall / n < 6.5, `${tall / n} tall grass per chunk`);
+});
+
+test('plains animals at chunk generation: probability 0.1 per group, the plains creature weights, groups of 4 — over 40,000 chunks', () => {
+  const counts: Record<string, number> = {};
+  for (const [cx, cz] of square(200)) for (const m of chunkCreatures(3, cx, cz)) counts[m.type] = (counts[m.type] ?? 0) + 1;
+  const groupsPerChunk = CREATURE_SPAWN_PROBABILITY / (1 - CREATURE_SPAWN_PROBABILITY);
+  const total = PLAINS_CREATURES.reduce((s, c) => s + c.weight, 0);
+  for (const c of PLAINS_CREATURES) {
+    const expected = 40000 * groupsPerChunk * (c.weight / total) * ((c.min + c.max) / 2);
+    const got = counts[c.type] ?? 0;
+    assert.ok(Math.abs(got - expected) < Math.max(0.12 * expected, 40), `${c.type}: ${got} (expected ${expected.toFixed(0)})`);
+  }
+  // No guarantee near the start: in about exp(−0.111 · 8/46 · 78.5) ≈ 22 % of worlds no cow group starts within 80 m.
+  let noCow = 0;
+  const worlds = 200;
+  for (let seed = 0; seed < worlds; seed++) {
+    const sp = spawnPoint('plains', seed);
+    let found = false;
+    for (let cx = -6; cx <= 5 && !found; cx++) for (let cz = -6; cz <= 5 && !found; cz++) {
+      found = chunkCreatures(seed, cx, cz).some((m) => m.type === 'cow' && Math.hypot(m.x - sp.x, m.z - sp.z) < 80);
+    }
+    if (!found) noCow++;
+  }
+  assert.ok(noCow / worlds > 0.08 && noCow / worlds < 0.4, `${noCow} of ${worlds} worlds without a cow within 80 m`);
+});
+
+/** A SimEnv on a flat stone floor at y0 (x, z in −40..40), air above, no mobs (and no natural monster spawning). */
+function flat(taskId = 'approach-cow') {
+  const env = new SimEnv({ ...BUILTIN_TASKS[taskId]!, worldOptions: { hostileDensity: 0 } });
+  const features = new Float32Array(env.featureSize);
+  env.reset(7, features, 0);
+  const y0 = taskId === 'explore-diamond' ? 30 : 70;
+  for (let x = -40; x <= 40; x++) for (let z = -40; z <= 40; z++) {
+    env.world.setState(x, y0 - 1, z, S.stone);
+    for (let y = y0; y <= y0 + 4; y++) env.world.setState(x, y, z, S.air);
+  }
+  env.mobs.length = 0;
+  env.entity.pos.set(0.5, y0, 0.5);
+  env.entity.vel.set(0, 0, 0);
+  env.entity.yaw = 0;
+  env.entity.pitch = 0;
+  env.entity.onGround = true;
+  return { env, y0, step: (a: number) => env.step(a, features, 0) };
+}
+
+test('mob speeds follow movement_speed and the goal modifiers: a cow strolls at 1.7 m/s and panics at 6.9 m/s (2.0×)', () => {
+  const { env, y0, step } = flat();
+  const cow = makeMob({ type: 'cow', x: -30.5, y: y0, z: 20.5, maxHealth: 10 });
+  env.mobs.push(cow);
+  cow.targetX = 30;
+  cow.targetZ = 20.5;
+  cow.moving = true;
+  cow.modifier = 1;
+  for (let k = 0; k < 20; k++) step(act('no_op'));
+  let x0 = cow.x;
+  for (let k = 0; k < 20; k++) step(act('no_op'));
+  const stroll = (cow.x - x0) / 20; // blocks per tick
+  // Steady state of v ← (v + 0.98 s²) · 0.546: 0.98 · 0.2² / (1 − 0.546) = 0.0863 blocks/tick.
+  assert.ok(Math.abs(stroll - 0.0863) < 0.01, `stroll ${stroll * 20} m/s`);
+  cow.x = -30.5;
+  cow.vx = 0;
+  cow.targetX = 30;
+  cow.moving = true;
+  cow.modifier = 2;
+  for (let k = 0; k < 15; k++) step(act('no_op'));
+  x0 = cow.x;
+  for (let k = 0; k < 10; k++) step(act('no_op'));
+  const panic = (cow.x - x0) / 10;
+  assert.ok(Math.abs(panic - 0.345) < 0.03, `panic ${panic * 20} m/s`);
+});
+
+test('mobs collide with blocks and are pushed apart by each other and the agent', () => {
+  const { env, y0, step } = flat();
+  for (let z = -40; z <= 40; z++) for (let y = y0; y <= y0 + 1; y++) env.world.setState(5, y, z, S.stone);
+  const cow = makeMob({ type: 'cow', x: 0.5, y: y0, z: 20.5, maxHealth: 10 });
+  cow.targetX = 20;
+  cow.targetZ = 20.5;
+  cow.moving = true;
+  env.mobs.push(cow);
+  for (let k = 0; k < 100; k++) step(act('no_op'));
+  assert.ok(cow.x < 5 - cow.width / 2 + 0.01, `the cow stopped at the two-block wall (x ${cow.x})`);
+  const a = makeMob({ type: 'pig', x: -10.5, y: y0, z: -10.5, maxHealth: 10 });
+  const b = makeMob({ type: 'pig', x: -10.3, y: y0, z: -10.4, maxHealth: 10 });
+  env.mobs.push(a, b);
+  for (let k = 0; k < 40; k++) step(act('no_op'));
+  assert.ok(Math.abs(a.x - b.x) >= 0.8 || Math.abs(a.z - b.z) >= 0.8, `pigs pushed apart: ${a.x},${a.z} / ${b.x},${b.z}`);
+  const c = makeMob({ type: 'cow', x: 0.7, y: y0, z: 0.6, maxHealth: 10 });
+  env.mobs.push(c);
+  for (let k = 0; k < 30; k++) step(act('no_op'));
+  const d = Math.hypot(c.x - env.entity.pos.x, c.z - env.entity.pos.z);
+  assert.ok(d > 0.6, `agent and cow pushed apart: ${d}`);
+});
+
+test('underground: diamond veins (size 8, y 0–15, 1 per chunk), caves and canyons, lava below y 11, springs — over 225 chunks', () => {
+  let diamonds = 0, diamondChunks = 0, maxDiamondY = 0, carved = 0, lavaLow = 0, water = 0, bedrockFloor = 0;
+  const n = 225;
+  for (const [cx, cz] of square(15, -7)) {
+    const c = generateChunk('underground', 42, cx, cz);
+    let here = 0;
+    for (let i = 0; i < c.length; i++) {
+      const y = WORLD_BANDS.underground.minY + (i >> 8);
+      const s = c[i]!;
+      if (s === S.diamond_ore) {
+        here++;
+        maxDiamondY = Math.max(maxDiamondY, y);
+      }
+      if (s === S.cave_air) carved++;
+      if (s === S.lava && y <= LAVA_LEVEL) lavaLow++;
+      if (s === S.water) water++;
+      if (y === 0 && s === S.bedrock) bedrockFloor++;
+    }
+    diamonds += here;
+    if (here > 0) diamondChunks++;
+  }
+  assert.equal(bedrockFloor, n * 256);
+  // One vein attempt per chunk at y = nextInt(16); a size-8 vein's spheres reach ≤ 1 block beyond its segment.
+  assert.ok(maxDiamondY <= 17, `diamond ore up to y ${maxDiamondY}`);
+  assert.ok(diamondChunks / n > 0.6, `${diamondChunks} of ${n} chunks hold diamond ore`);
+  assert.ok(diamonds / n > 1.5 && diamonds / n < 8, `${diamonds / n} diamond ore per chunk`);
+  assert.ok(carved / n > 200, `${carved / n} carved cells per chunk (caves, canyons)`);
+  assert.ok(lavaLow > 0, 'carvers fill with lava below y 11');
+  assert.ok(water > 0, 'water springs');
+  // The same seed gives the same world; another seed another.
+  assert.deepEqual(generateChunk('underground', 42, 1, -2), generateChunk('underground', 42, 1, -2));
+  assert.notDeepEqual(generateChunk('underground', 43, 1, -2), generateChunk('underground', 42, 1, -2));
+});
+
+test('lava flows: opened to a tunnel it runs 3 blocks (drop-off 2) at one block per 30 ticks', () => {
+  const { env, y0, step } = flat('explore-diamond');
+  for (let x = -3; x <= 3; x++) for (let z = -12; z <= -1; z++) {
+    env.world.setState(x, y0 - 1, z, S.stone);
+    for (let y = y0; y <= y0 + 2; y++) env.world.setState(x, y, z, Math.abs(x) <= 0 && z <= -3 ? S.air : S.stone);
+  }
+  env.world.setState(0, y0, -12, S.lava); // a lava source at the end of a 1-wide tunnel
+  env.world.setState(0, y0, -11, S.stone);
+  env.world.setState(0, y0, -11, S.air); // opening the wall wakes the lava
+  const lavaAt = (z: number) => env.world.stateAt(0, y0, z) >= S.lava && env.world.stateAt(0, y0, z) <= S.lava + 15;
+  for (let k = 0; k < 29; k++) step(act('no_op'));
+  assert.ok(!lavaAt(-11), 'not before 30 ticks');
+  for (let k = 0; k < 100; k++) step(act('no_op'));
+  assert.ok(lavaAt(-11) && lavaAt(-10) && lavaAt(-9), 'three blocks after ~90 ticks');
+  for (let k = 0; k < 100; k++) step(act('no_op'));
+  assert.ok(!lavaAt(-8), 'and no farther');
+});
+
+test('monsters: a zombie in the dark walks up and hits for 3 every 20 ticks; a creeper explodes for Explosion damage', () => {
+  const { env, y0, step } = flat('explore-diamond');
+  const zombie = makeMob({ type: 'zombie', x: 0.5, y: y0, z: -8.5, maxHealth: 20 });
+  env.mobs.push(zombie);
+  let hp = env.rules.hp, first = -1, hits = 0;
+  for (let k = 0; k < 200 && hits < 3; k++) {
+    step(act('no_op'));
+    if (env.rules.hp < hp) {
+      assert.equal(hp - env.rules.hp, 3);
+      if (first < 0) first = k;
+      hits++;
+      env.entity.pos.set(0.5, y0, 0.5);
+      env.entity.vel.set(0, 0, 0);
+    }
+    hp = env.rules.hp;
+  }
+  assert.ok(first > 0 && hits >= 2, `zombie hits: ${hits}, first at tick ${first}`);
+  // Explosion.explode, power 3: ⌊((1−q)² + (1−q)) / 2 · 7 · 6 + 1⌋ with q = distance / 6.
+  assert.equal(explosionDamage(3, 0), 43);
+  assert.equal(explosionDamage(3, 3), 16);
+  assert.equal(explosionDamage(3, 6.5), 0);
+});
+
+test('tool durability: an iron pickaxe breaks after 250 blocks (minecraft-data maxDurability) and leaves the inventory', () => {
+  const { env, y0, step } = flat('explore-diamond');
+  assert.equal(mcData.itemsByName.iron_pickaxe!.maxDurability, 250);
+  let broken = 0;
+  let last: Record<string, number> = {};
+  for (let k = 0; k < 260 && env.inventory.has('iron_pickaxe'); k++) {
+    env.world.setState(0, y0 + 1, -2, S.stone);
+    for (let t = 0; t < 20 && env.world.stateAt(0, y0 + 1, -2) !== S.air; t++) last = step(act('attack')).obs.inventory_change;
+    broken++;
+  }
+  assert.equal(broken, 250);
+  assert.equal(last.iron_pickaxe, -1);
+  assert.ok(!env.inventory.has('iron_pickaxe'));
+});
+
+test('task files: worldOptions multiply vanilla densities (default vanilla); bad options fail with file:line', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'rs-world-'));
+  const good = path.join(dir, 'easy.yaml');
+  writeFileSync(good, 'id: easy-tree\nextends: approach-tree\nworldOptions:\n  treeDensity: 4\n');
+  const task = loadTaskFile(good);
+  assert.deepEqual(task.worldOptions, { treeDensity: 4 });
+  let trees = 0;
+  for (const [cx, cz] of square(60)) trees += plainsTreesOfChunk(1, cx, cz, { treeDensity: 4, animalDensity: 1, oreDensity: 1, hostileDensity: 1 }).length;
+  assert.ok(Math.abs(trees / 3600 - 0.2) < 0.03, `${trees / 3600} trees per chunk at treeDensity 4`);
+  assert.equal(BUILTIN_TASKS['approach-tree']!.worldOptions, undefined);
+  const bad = path.join(dir, 'bad.yaml');
+  writeFileSync(bad, 'id: bad\nextends: approach-tree\nworldOptions:\n  treeDensity: 4\n  birchDensity: 2\n');
+  assert.throws(() => loadTaskFile(bad), (e: unknown) => e instanceof TaskFileError && e.line === 5 && /unknown world option "birchDensity"/.test(e.message));
+  writeFileSync(bad, 'id: bad\nextends: approach-tree\nworldOptions:\n  treeDensity: -1\n');
+  assert.throws(() => loadTaskFile(bad), (e: unknown) => e instanceof TaskFileError && e.line === 4 && /multiplier 0..100/.test(e.message));
+});
+
+test('a random policy reaches a tree in at most 5 % of approach-tree episodes (vanilla plains are sparse)', () => {
+  const task: TaskSpec = BUILTIN_TASKS['approach-tree']!;
+  const n = 40;
+  const batch = new SimBatch(task, n, 0);
+  batch.reset(Array.from({ length: n }, (_, i) => 1000 + i));
+  let s = 12345;
+  const actions = new Int32Array(n);
+  const done = new Uint8Array(n);
+  let successes = 0;
+  for (let k = 0; k < task.maxSteps; k++) {
+    for (let i = 0; i < n; i++) {
+      s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+      actions[i] = (s >>> 16) % GAME_FACTS.actions.length;
+    }
+    const r = batch.step(actions);
+    r.info.forEach((info, i) => {
+      if (done[i] || !info.done) return;
+      done[i] = 1;
+      if (info.success) successes++;
+    });
+  }
+  const ci = wilson(successes, n).ci95;
+  assert.ok(successes / n <= 0.05, `random success ${successes}/${n} (95 % CI ${ci[0].toFixed(3)}–${ci[1].toFixed(3)})`);
+});
