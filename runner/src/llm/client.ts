@@ -2,6 +2,9 @@
 // one chat call with retries and backoff through the real `openai` client, answer validation with
 // re-asking, and a log of every call. Callers get either an answer or an LlmError/LlmNotConfiguredError
 // whose message is written for the user; nothing here crashes the host on a bad network or a bad answer.
+// Every call is bounded in wall-clock time: each attempt by an AbortSignal that covers the whole response
+// (the client's own timeout ends when the headers arrive, so a server that drips its body would hold it
+// forever), and all attempts with their backoff by a total budget.
 import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import OpenAI from 'openai';
@@ -12,8 +15,12 @@ export interface LlmConfig {
   apiKey: string | undefined;
   model: string;
   temperature: number;
-  /** Limit of one HTTP call. */
+  /** Limit of one HTTP attempt, from the request until the whole response body has arrived. */
   timeoutMs: number;
+  /** Limit of one `chat()` call: all attempts and the waits between them. */
+  budgetMs: number;
+  /** Longest wait before a retry, whatever a server's Retry-After asks for. */
+  retryAfterCapMs: number;
   /** Retries after the first attempt, for transport failures (429, 5xx, timeouts, unparsable bodies) and,
    * separately, for answers that fail validation. */
   maxRetries: number;
@@ -25,6 +32,8 @@ export const LLM_DEFAULTS = {
   model: 'gpt-4o',
   temperature: 0.3, // the paper's setting for all three roles
   timeoutMs: 60_000,
+  budgetMs: 180_000,
+  retryAfterCapMs: 30_000,
   maxRetries: 3,
   retryDelayMs: 1000,
 } as const;
@@ -61,13 +70,17 @@ const nonEmpty = (v: string | undefined | null): string | undefined => (v && v.t
 export function resolveLlmConfig(overrides: Partial<LlmConfig> = {}, env: NodeJS.ProcessEnv = process.env): LlmConfig {
   const num = (v: number | undefined, fallback: number) => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
   const envNum = (name: string) => (nonEmpty(env[name]) === undefined ? undefined : Number(env[name]));
+  const timeoutMs = num(overrides.timeoutMs, num(envNum('REWARDSMITH_LLM_TIMEOUT_MS'), LLM_DEFAULTS.timeoutMs));
   return {
     baseUrl: nonEmpty(overrides.baseUrl) ?? nonEmpty(env.OPENAI_BASE_URL),
     apiKey: nonEmpty(overrides.apiKey) ?? nonEmpty(env.OPENAI_API_KEY),
     model: nonEmpty(overrides.model) ?? nonEmpty(env.REWARDSMITH_MODEL) ?? LLM_DEFAULTS.model,
     // The extension passes its settings to the runner CLI as these env vars.
     temperature: num(overrides.temperature, num(envNum('REWARDSMITH_TEMPERATURE'), LLM_DEFAULTS.temperature)),
-    timeoutMs: num(overrides.timeoutMs, num(envNum('REWARDSMITH_LLM_TIMEOUT_MS'), LLM_DEFAULTS.timeoutMs)),
+    timeoutMs,
+    // Without a budget of its own, a shorter per-attempt limit shortens the budget too (five attempts' worth).
+    budgetMs: num(overrides.budgetMs, num(envNum('REWARDSMITH_LLM_BUDGET_MS'), Math.min(LLM_DEFAULTS.budgetMs, 5 * timeoutMs))),
+    retryAfterCapMs: Math.max(0, num(overrides.retryAfterCapMs, LLM_DEFAULTS.retryAfterCapMs)),
     maxRetries: Math.max(0, Math.floor(num(overrides.maxRetries, LLM_DEFAULTS.maxRetries))),
     retryDelayMs: Math.max(0, num(overrides.retryDelayMs, LLM_DEFAULTS.retryDelayMs)),
   };
@@ -165,8 +178,20 @@ function retryAfter(headers: Headers | undefined): number | undefined {
   return Number.isFinite(date) ? Math.max(0, date - Date.now()) : undefined;
 }
 
-function classify(err: unknown, config: LlmConfig): Classified {
-  if (err instanceof OpenAI.APIConnectionTimeoutError) return { kind: 'timeout', retryable: true, message: `no answer within ${config.timeoutMs} ms` };
+/** Which of a call's limits ended an attempt, if any. */
+interface Deadlines {
+  attempt: AbortSignal;
+  budget: AbortSignal;
+  caller: AbortSignal | undefined;
+}
+
+function classify(err: unknown, config: LlmConfig, limits: Deadlines): Classified {
+  // Our own signals first: the error the client surfaces for an abort depends on whether the headers had come.
+  if (limits.caller?.aborted) return { kind: 'request', retryable: false, message: 'cancelled' };
+  if (limits.budget.aborted) return { kind: 'timeout', retryable: false, message: `no complete answer within the call's total budget of ${config.budgetMs} ms` };
+  if (limits.attempt.aborted || err instanceof OpenAI.APIConnectionTimeoutError) {
+    return { kind: 'timeout', retryable: true, message: `no complete answer within ${config.timeoutMs} ms (the limit of one attempt)` };
+  }
   if (err instanceof OpenAI.APIUserAbortError) return { kind: 'request', retryable: false, message: 'cancelled' };
   if (err instanceof OpenAI.APIConnectionError) {
     const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
@@ -187,38 +212,70 @@ function classify(err: unknown, config: LlmConfig): Classified {
   return { kind: 'request', retryable: false, message: err instanceof Error ? err.message : String(err) };
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+/** Waits, or rejects with the reason when a signal fires first. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new LlmError('request', 'LLM call cancelled', 0));
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        reject(new LlmError('request', 'LLM call cancelled', 0));
-      },
-      { once: true },
-    );
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
   });
 }
 
-function backoffMs(config: LlmConfig, retry: number, serverHint: number | undefined): number {
-  if (serverHint !== undefined) return Math.min(serverHint, 60_000);
+const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+
+/** The wait before retry number `retry`, and what the log says about a server's Retry-After. */
+function backoff(config: LlmConfig, retry: number, serverHint: number | undefined): { ms: number; note: string } {
+  if (serverHint !== undefined) {
+    if (serverHint <= config.retryAfterCapMs) return { ms: serverHint, note: `the server asked to wait ${seconds(serverHint)} (Retry-After)` };
+    return { ms: config.retryAfterCapMs, note: `the server asked to wait ${seconds(serverHint)} (Retry-After); waited ${seconds(config.retryAfterCapMs)}, the most this client waits` };
+  }
   const base = config.retryDelayMs * 2 ** (retry - 1);
-  return Math.min(base * (1 + Math.random() * 0.25), 30_000);
+  return { ms: Math.min(base * (1 + Math.random() * 0.25), 30_000), note: '' };
 }
 
 /**
  * One chat completion with retries on 429, 5xx, timeouts, connection failures and unparsable or empty
- * responses. Throws LlmNotConfiguredError, or LlmError after the last attempt.
+ * responses, all within `budgetMs`; each attempt gets `timeoutMs` for the whole response. Throws
+ * LlmNotConfiguredError, or LlmError after the last attempt saying which limit ended it.
  */
 export async function chat(messages: ChatMessage[], opts: ChatOptions): Promise<ChatAnswer> {
   const config = resolveLlmConfig(opts.llm);
   if (!isLlmConfigured(config)) throw new LlmNotConfiguredError();
   const client = clientFor(config);
+  const budget = AbortSignal.timeout(Math.max(1, config.budgetMs));
+  const untilBudgetOrCaller = opts.signal ? AbortSignal.any([budget, opts.signal]) : budget;
+  const callStarted = performance.now();
   let last: Classified | undefined;
-  for (let attempt = 1; attempt <= config.maxRetries + 1; attempt++) {
-    if (attempt > 1) await sleep(backoffMs(config, attempt - 1, last?.retryAfterMs), opts.signal);
+  const notes: string[] = [];
+  let attempt = 0;
+  const fail = (c: Classified): LlmError => {
+    const tried = attempt === 1 ? '' : ` after ${attempt} attempts`;
+    const waits = notes.length > 0 ? ` (${notes[notes.length - 1]})` : '';
+    return new LlmError(c.kind, `LLM call failed${tried}: ${c.message}${waits}`, attempt);
+  };
+  for (attempt = 1; attempt <= config.maxRetries + 1; attempt++) {
+    if (attempt > 1) {
+      const wait = backoff(config, attempt - 1, last?.retryAfterMs);
+      if (wait.note) notes.push(wait.note);
+      const left = config.budgetMs - (performance.now() - callStarted);
+      if (wait.ms >= left) {
+        attempt--;
+        throw fail({ kind: last!.kind, retryable: false, message: `${last!.message}; no time left in the call's total budget of ${config.budgetMs} ms for another attempt` });
+      }
+      try {
+        await sleep(wait.ms, untilBudgetOrCaller);
+      } catch {
+        attempt--;
+        throw fail(opts.signal?.aborted ? { kind: 'request', retryable: false, message: 'cancelled' } : { kind: 'timeout', retryable: false, message: `no complete answer within the call's total budget of ${config.budgetMs} ms` });
+      }
+    }
     const started = performance.now();
     const record = (answer: string | null, usage: TokenUsage | null, error: string | null, model = config.model) =>
       writeLog(opts.log, {
@@ -234,11 +291,11 @@ export async function chat(messages: ChatMessage[], opts: ChatOptions): Promise<
         latency_ms: Math.round(performance.now() - started),
         error,
       });
+    // One signal for the whole attempt, body included: the client passes it to fetch, which aborts the read.
+    const limits: Deadlines = { attempt: AbortSignal.timeout(Math.max(1, config.timeoutMs)), budget, caller: opts.signal };
+    const signal = AbortSignal.any([limits.attempt, untilBudgetOrCaller]);
     try {
-      const completion = await client.chat.completions.create(
-        { model: config.model, temperature: config.temperature, messages },
-        { signal: opts.signal },
-      );
+      const completion = await client.chat.completions.create({ model: config.model, temperature: config.temperature, messages }, { signal });
       const text = completion?.choices?.[0]?.message?.content;
       const usage = completion?.usage
         ? { prompt_tokens: completion.usage.prompt_tokens, completion_tokens: completion.usage.completion_tokens, total_tokens: completion.usage.total_tokens }
@@ -251,13 +308,13 @@ export async function chat(messages: ChatMessage[], opts: ChatOptions): Promise<
       record(text, usage, null, completion.model || config.model);
       return { text, model: completion.model || config.model, usage, latencyMs: Math.round(performance.now() - started) };
     } catch (err) {
-      last = classify(err, config);
+      last = classify(err, config, limits);
       record(null, null, last.message);
-      if (!last.retryable || opts.signal?.aborted) throw new LlmError(last.kind, `LLM call failed: ${last.message}`, attempt);
+      if (!last.retryable) throw fail(last);
     }
   }
-  const attempts = config.maxRetries + 1;
-  throw new LlmError(last!.kind, `LLM call failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${last!.message}`, attempts);
+  attempt = config.maxRetries + 1;
+  throw fail(last!);
 }
 
 export type Validation<T> = { ok: true; value: T } | { ok: false; problem: string };

@@ -1,6 +1,7 @@
 // A local OpenAI-compatible HTTP server that answers `/v1/chat/completions` from a script: the only test
 // double the project allows (tests reach it through the real `openai` client). It records every request so
-// tests can assert what the roles were asked, and can inject 429/500, unparsable bodies and delays.
+// tests can assert what the roles were asked, and can inject 429/500, unparsable bodies, delays and a body
+// dripped byte by byte after prompt headers.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -22,11 +23,13 @@ export type ScriptedReply =
   | string
   | { text: string; model?: string; usage?: { prompt_tokens: number; completion_tokens: number } }
   /** An HTTP error with an OpenAI-style error body (429, 500, 401 …). */
-  | { status: number; message?: string; retryAfterMs?: number }
+  | { status: number; message?: string; retryAfterMs?: number; retryAfterSeconds?: number }
   /** 200 with this exact body (e.g. not JSON). */
   | { rawBody: string }
   /** Wait, then send `reply` (a delay past the client's timeout makes a timeout). */
-  | { delayMs: number; reply: ScriptedReply };
+  | { delayMs: number; reply: ScriptedReply }
+  /** 200 and the headers at once, then `reply`'s body one byte every `everyMs` (a server that never finishes). */
+  | { dripEveryMs: number; reply: ScriptedReply };
 
 export type Script = ScriptedReply[] | ((request: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>);
 
@@ -54,6 +57,21 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   res.end(text);
 }
 
+/** The JSON body of a successful completion answering `reply` (a text answer). */
+function completionBody(reply: ScriptedReply, request: RecordedRequest): string {
+  if (typeof reply === 'string') reply = { text: reply };
+  if (!('text' in reply)) throw new Error('scripted LLM server: only a text answer can be dripped');
+  const usage = reply.usage ?? { prompt_tokens: Math.ceil(request.messages.reduce((n, m) => n + m.content.length, 0) / 4), completion_tokens: Math.ceil(reply.text.length / 4) };
+  return JSON.stringify({
+    id: `chatcmpl-scripted-${request.index}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model: reply.model ?? request.model,
+    choices: [{ index: 0, message: { role: 'assistant', content: reply.text }, finish_reason: 'stop', logprobs: null }],
+    usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+  });
+}
+
 export async function startLlmServer(script: Script): Promise<LlmTestServer> {
   const requests: RecordedRequest[] = [];
   const queue = Array.isArray(script) ? [...script] : null;
@@ -66,25 +84,35 @@ export async function startLlmServer(script: Script): Promise<LlmTestServer> {
       if (res.destroyed || res.writableEnded) return; // the client gave up (timeout)
       return serve(reply.reply, res, request);
     }
+    if ('dripEveryMs' in reply) {
+      const body = Buffer.from(completionBody(reply.reply, request));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.flushHeaders();
+      let sent = 0;
+      const timer = setInterval(() => {
+        if (res.destroyed || res.writableEnded) return clearInterval(timer);
+        res.write(body.subarray(sent, sent + 1));
+        if (++sent === body.length) {
+          clearInterval(timer);
+          res.end();
+        }
+      }, reply.dripEveryMs);
+      res.on('close', () => clearInterval(timer));
+      return;
+    }
     if ('rawBody' in reply) {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(reply.rawBody);
       return;
     }
     if ('status' in reply) {
-      const headers: Record<string, string> = reply.retryAfterMs !== undefined ? { 'retry-after-ms': String(reply.retryAfterMs) } : {};
+      const headers: Record<string, string> = {};
+      if (reply.retryAfterMs !== undefined) headers['retry-after-ms'] = String(reply.retryAfterMs);
+      if (reply.retryAfterSeconds !== undefined) headers['retry-after'] = String(reply.retryAfterSeconds);
       sendJson(res, reply.status, { error: { message: reply.message ?? `scripted HTTP ${reply.status}`, type: 'scripted', code: null } }, headers);
       return;
     }
-    const usage = reply.usage ?? { prompt_tokens: Math.ceil(request.messages.reduce((n, m) => n + m.content.length, 0) / 4), completion_tokens: Math.ceil(reply.text.length / 4) };
-    sendJson(res, 200, {
-      id: `chatcmpl-scripted-${request.index}`,
-      object: 'chat.completion',
-      created: Math.floor(Date.now() / 1000),
-      model: reply.model ?? request.model,
-      choices: [{ index: 0, message: { role: 'assistant', content: reply.text }, finish_reason: 'stop', logprobs: null }],
-      usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
-    });
+    sendJson(res, 200, JSON.parse(completionBody(reply, request)));
   };
 
   const server = createServer((req, res) => {
