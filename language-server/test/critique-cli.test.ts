@@ -51,3 +51,23 @@ test('critique CLI says clearly when no LLM is configured or the LLM keeps faili
     await llm.close();
   }
 });
+
+test('critique CLI prints no control sequence from the model: no screen clear, no window title, no colours', async () => {
+  const hostile = '\x1b]0;pwned\x07\x1b[2J\x1b[HThe magma\x9b31m check\x1bc fails.\r\x07';
+  const llm = await startLlmServer(() =>
+    JSON.stringify({ reasoning: hostile, success: false, critique: `Use lava.\x1b[8m hidden`, findings: [{ line: 10, severity: 'error', message: '\x1b[31mmagma\x1b[0m → lava' }] }),
+  );
+  try {
+    const text = await critique([file], { OPENAI_BASE_URL: llm.baseUrl, REWARDSMITH_MODEL: 'scripted' });
+    assert.equal(text.code, 1, text.stderr);
+    assert.ok(!/[\x00-\x08\x0b-\x1f\x7f-\x9f]/.test(text.stdout), JSON.stringify(text.stdout));
+    assert.match(text.stdout, /The magma check fails\./);
+    assert.match(text.stdout, /Critique: Use lava\. hidden/);
+    assert.match(text.stdout, /:10: error: magma → lava/);
+    const json = await critique(['--format', 'json', file], { OPENAI_BASE_URL: llm.baseUrl, REWARDSMITH_MODEL: 'scripted' });
+    assert.ok(!/[\x00-\x08\x0b-\x1f\x7f-\x9f]/.test(json.stdout), 'raw C1 characters are escaped in JSON');
+    assert.equal((JSON.parse(json.stdout) as { reasoning: string }).reasoning, hostile, 'the JSON value is unchanged');
+  } finally {
+    await llm.close();
+  }
+});

@@ -290,6 +290,26 @@ export function applyOptionsFile<O extends Record<string, OptionSpec>>(
   return fromFile;
 }
 
+// Terminal control sequences: CSI (ESC [ … final byte, or its 8-bit form), terminated OSC/DCS/SOS/PM/APC
+// strings (ESC ] … BEL or ST, or their 8-bit forms), other ESC sequences, then any C0/C1 control left over
+// but newline and tab. An unterminated string loses only its introducer, which leaves plain text behind.
+const CONTROL_SEQUENCES =
+  /\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)|\x1b[ -/]*[0-~]|[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+
+/**
+ * Text that came from outside the program (an LLM's answer, a server's error, a reward file's strings and
+ * errors) made safe to print to a terminal: no escape sequence can clear the screen, move the cursor, set
+ * the window title or hide what follows. Newlines and tabs stay.
+ */
+export function terminalText(text: string): string {
+  return text.replace(CONTROL_SEQUENCES, '');
+}
+
+/** JSON for a terminal: the same value, with the DEL and C1 characters JSON.stringify leaves raw escaped. */
+export function terminalJson(value: unknown): string {
+  return JSON.stringify(value, null, 2).replace(/[\x7f-\x9f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** Output streams of a command, so tests can capture them. */
 export interface CommandIo {
   stdout: (text: string) => void;
@@ -319,15 +339,15 @@ export function reportCommandError(command: string, err: unknown, io: CommandIo 
   }
   const prefix = `rewardsmith ${command}: `;
   if (err instanceof UsageError) {
-    io.stderr(`${prefix}${err.message}\nRun \`rewardsmith ${command} --help\` for its options.\n`);
+    io.stderr(`${prefix}${terminalText(err.message)}\nRun \`rewardsmith ${command} --help\` for its options.\n`);
     return 2;
   }
   if (err instanceof CommandError) {
-    io.stderr(`${prefix}${err.message}\n`);
+    io.stderr(`${prefix}${terminalText(err.message)}\n`);
     return err.exitCode;
   }
   const message = err instanceof Error ? err.message : String(err);
   const debug = process.env.REWARDSMITH_DEBUG === '1' && err instanceof Error && err.stack ? `\n${err.stack}` : '';
-  io.stderr(`${prefix}${message}${debug}\n`);
+  io.stderr(`${prefix}${terminalText(message)}${debug}\n`);
   return 1;
 }

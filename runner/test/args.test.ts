@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseCommandArgs, runCommand, type CommandIo } from '../src/args';
+import { parseCommandArgs, runCommand, terminalText, type CommandIo } from '../src/args';
 
 const spec = {
   command: 'train',
@@ -63,4 +63,11 @@ test('--help prints the generated help and exits 0', async () => {
   assert.match(r.out, /^usage: rewardsmith train REWARD_FILE \[options\]/);
   assert.match(r.out, /--backend auto\|gpu\|node\|wasm\|cpu/);
   assert.match(r.out, /\(default 256000\)/);
+});
+
+test('terminalText removes escape sequences and control characters from outside text, keeping newlines and tabs', () => {
+  assert.equal(terminalText('\x1b]0;title\x07a\x1b[2J\x1b[1;31mb\x1b[0m\tc\n\x1bPdcs\x1b\\d\x9b2Je\x9d8;;http://x\x9cf\r\x00\x7f'), 'ab\tc\ndef');
+  assert.equal(terminalText('plain – ünïcode ✓'), 'plain – ünïcode ✓');
+  // An unterminated OSC loses its introducer only: nothing left can start a sequence, the text stays.
+  assert.equal(terminalText('x\x1b]0;still text'), 'x0;still text');
 });

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chat, LlmError, LlmNotConfiguredError, resolveLlmConfig, LLM_LOG_FILE, type LlmCallRecord } from '../src/llm/client';
 import { critiqueReward, parseCritique } from '../src/llm/critic';
+import { designCommand, loopCommand } from '../src/llm/loop';
 import { contextText, loadTemplate, numberedSource, renderTemplate, TEMPLATE_NAMES } from '../src/llm/prompts';
 import { BUILTIN_TASKS } from '../src/tasks';
 import { SCALE_RULE, loadSchema } from '../src/schema';
@@ -76,7 +77,7 @@ describe('LLM client retries through the real openai client', () => {
     assert.match(log[0]!.error!, /rate limited \(429\)/);
     assert.match(log[1]!.error!, /server error \(500\)/);
     assert.match(log[2]!.error!, /not valid JSON/);
-    assert.match(log[3]!.error!, /no answer within 200 ms/);
+    assert.match(log[3]!.error!, /no complete answer within 200 ms \(the limit of one attempt\)/);
     assert.equal(log[4]!.answer, 'hello');
     assert.equal(log[4]!.model, 'scripted-model');
     assert.deepEqual(log[4]!.messages, [{ role: 'user', content: 'say hello' }]);
@@ -94,6 +95,103 @@ describe('LLM client retries through the real openai client', () => {
     });
     await assert.rejects(chat([{ role: 'user', content: 'x' }], { role: 'test', llm: fast(server) }), /the API key was rejected \(401\)/);
     assert.equal(server.requests.length, 3);
+  });
+});
+
+describe('LLM calls are bounded in wall-clock time, body included', () => {
+  let server: LlmTestServer;
+  after(() => server?.close());
+  const dripping = { dripEveryMs: 200, reply: 'a complete answer that would take minutes to arrive at this pace' };
+
+  it('a server that sends headers and then drips the body is cut off at the per-attempt limit, and retried', { timeout: 15_000 }, async () => {
+    server = await startLlmServer(() => dripping);
+    const started = Date.now();
+    await assert.rejects(chat([{ role: 'user', content: 'x' }], { role: 'test', llm: { ...fast(server), timeoutMs: 300, maxRetries: 1, budgetMs: 10_000 } }), (e: unknown) => {
+      assert.ok(e instanceof LlmError);
+      assert.equal(e.kind, 'timeout');
+      assert.match(e.message, /^LLM call failed after 2 attempts: no complete answer within 300 ms \(the limit of one attempt\)$/);
+      return true;
+    });
+    assert.equal(server.requests.length, 2);
+    assert.ok(Date.now() - started < 3000, `took ${Date.now() - started} ms`);
+  });
+
+  it('retries stop at the total budget, and the message names it', { timeout: 15_000 }, async () => {
+    await server.close();
+    server = await startLlmServer(() => dripping);
+    const started = Date.now();
+    await assert.rejects(chat([{ role: 'user', content: 'x' }], { role: 'test', llm: { ...fast(server), timeoutMs: 400, budgetMs: 900, maxRetries: 10 } }), (e: unknown) => {
+      assert.ok(e instanceof LlmError);
+      assert.equal(e.kind, 'timeout');
+      assert.match(e.message, /total budget of 900 ms/);
+      return true;
+    });
+    const took = Date.now() - started;
+    assert.ok(took >= 800 && took < 2500, `took ${took} ms`);
+    assert.ok(server.requests.length <= 3);
+  });
+
+  it("caps a server's Retry-After and says so, and gives up when the budget cannot cover the wait", { timeout: 15_000 }, async () => {
+    await server.close();
+    server = await startLlmServer([{ status: 429, message: 'come back in an hour', retryAfterSeconds: 3600 }, 'finally']);
+    const dir = mkdtempSync(path.join(tmpdir(), 'llm-log-'));
+    const started = Date.now();
+    const answer = await chat([{ role: 'user', content: 'x' }], { role: 'test', llm: { ...fast(server), retryAfterCapMs: 50 }, log: { dir } });
+    assert.equal(answer.text, 'finally');
+    assert.ok(Date.now() - started < 2000);
+
+    await server.close();
+    server = await startLlmServer([{ status: 429, message: 'come back in an hour', retryAfterSeconds: 3600 }, { status: 429, retryAfterSeconds: 3600 }]);
+    await assert.rejects(chat([{ role: 'user', content: 'x' }], { role: 'test', llm: { ...fast(server), retryAfterCapMs: 5_000, budgetMs: 1_000 } }), (e: unknown) => {
+      assert.ok(e instanceof LlmError);
+      assert.match(e.message, /rate limited \(429\).*no time left in the call's total budget of 1000 ms.*the server asked to wait 3600 s \(Retry-After\); waited 5 s, the most this client waits/);
+      return true;
+    });
+    assert.equal(server.requests.length, 1, 'no second request: the wait would outlast the budget');
+  });
+
+  it('critique, design and loop end with a located message, not a hang', { timeout: 60_000 }, async () => {
+    await server.close();
+    server = await startLlmServer(() => dripping);
+    const saved = { ...process.env };
+    Object.assign(process.env, { OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'k', REWARDSMITH_LLM_TIMEOUT_MS: '300', REWARDSMITH_LLM_BUDGET_MS: '1000' });
+    const out: string[] = [];
+    const io = { stdout: (t: string) => void out.push(t), stderr: (t: string) => void out.push(t) };
+    try {
+      const started = Date.now();
+      await assert.rejects(critiqueReward({ file: 'buggy.reward.ts', source: BUGGY_REWARD, task: TREE }), /total budget of 1000 ms/);
+      const dir = mkdtempSync(path.join(tmpdir(), 'llm-bounded-'));
+      assert.equal(await designCommand(['--task', 'approach-tree', '--out', path.join(dir, 'cow.reward.ts')], io), 1);
+      assert.equal(await loopCommand(['--task', 'approach-tree', '--iterations', '1', '--out', path.join(dir, 'exp')], io), 1);
+      assert.ok(Date.now() - started < 15_000, `took ${Date.now() - started} ms`);
+      const printed = out.join('');
+      assert.match(printed, /rewardsmith design: LLM call failed.*total budget of 1000 ms/);
+      assert.match(printed, /rewardsmith loop: .*total budget of 1000 ms/);
+    } finally {
+      for (const k of ['OPENAI_BASE_URL', 'OPENAI_API_KEY', 'REWARDSMITH_LLM_TIMEOUT_MS', 'REWARDSMITH_LLM_BUDGET_MS']) delete process.env[k];
+      Object.assign(process.env, saved);
+    }
+  });
+});
+
+describe('model and server text reaches the terminal without control sequences', () => {
+  it("design prints a server's error text without its escape sequences", { timeout: 30_000 }, async () => {
+    const server = await startLlmServer([{ status: 401, message: '\x1b]0;owned\x07\x1b[2Jbad key' }]);
+    const saved = { ...process.env };
+    Object.assign(process.env, { OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'k' });
+    const out: string[] = [];
+    try {
+      const dir = mkdtempSync(path.join(tmpdir(), 'llm-terminal-'));
+      const code = await designCommand(['--task', 'approach-tree', '--out', path.join(dir, 'a.reward.ts')], { stdout: (t) => void out.push(t), stderr: (t) => void out.push(t) });
+      assert.equal(code, 1);
+      const printed = out.join('');
+      assert.match(printed, /the API key was rejected \(401\): 401 bad key/);
+      assert.ok(!/[\x00-\x08\x0b-\x1f\x7f-\x9f]/.test(printed), JSON.stringify(printed));
+    } finally {
+      delete process.env.OPENAI_BASE_URL;
+      Object.assign(process.env, saved);
+      await server.close();
+    }
   });
 });
 

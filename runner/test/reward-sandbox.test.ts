@@ -8,7 +8,7 @@ import path from 'node:path';
 import { combineScaled, SCALE_RULE } from '../src/schema';
 import { BUILTIN_TASKS, type TaskSpec } from '../src/tasks';
 import type { StepObservation } from '../src/schema';
-import { compileRewardFile, RewardError, RewardSandbox, type RewardErrorKind, type SandboxOptions } from '../src/reward';
+import { compileRewardFile, RewardError, RewardSandbox, REWARD_LIMITS, type RewardErrorKind, type SandboxOptions } from '../src/reward';
 import { scriptedTrajectory } from './fixtures/rewards/trajectory';
 
 const FIXTURES = path.join(__dirname, 'fixtures', 'rewards');
@@ -105,7 +105,7 @@ test('hostile and broken rewards are contained with the right error kind, at the
     ['returns-string.reward.ts', 'bad-return', /^reward must be a finite number, got the string "plenty"$/, 'export function reward_function'],
     ['split-bad-dense.reward.ts', 'bad-return', /^dense must return a finite number, got NaN$/, 'export function dense'],
     ['top-level-throw.reward.ts', 'throw', /SyntaxError: .*JSON/, 'JSON.parse'],
-    ['slow.reward.ts', 'timeout', /^exceeded 50 ms$/, 'export function reward_function'],
+    ['slow.reward.ts', 'timeout', /^exceeded 50 ms per call \(the call took \d+ ms\)$/, 'while (Date.now() < until)'],
   ];
   await Promise.all(
     cases.map(async ([name, kind, message, marker]) => {
@@ -139,13 +139,14 @@ test('a thrown error reports the original line of a TS file with types and inter
   assert.notEqual(jsLine, err.line);
 });
 
-test('an infinite loop times out, the sandbox refuses further steps, and the file can be re-opened', async () => {
+test('an infinite loop times out at the looping line, the sandbox refuses further steps, and the file can be re-opened', async () => {
   const file = fixture('infinite-loop.reward.ts');
-  const sandbox = await RewardSandbox.open(file, 2, { timeoutMs: 40 });
+  const sandbox = await RewardSandbox.open(file, 2, { limits: { callWallMs: 40 } });
   await sandbox.beginEpisodes([0, 1], [obs(0), obs(0)]);
   const started = Date.now();
   const err = await sandbox.step([obs(1), obs(1)]).then(() => assert.fail('no time-out'), (e: unknown) => e as RewardError);
-  assertError(err, file, 'timeout', /^exceeded 40 ms$/, lineOf(file, 'export function reward_function'));
+  // The limit that fired, with its arithmetic, at the loop (not the function's declaration).
+  assertError(err, file, 'timeout', /^a call did not return within the step's 580 ms \(40 ms per call × 2 calls \+ 500 ms\)$/, lineOf(file, 'while (true)'));
   assert.equal(err.env, 0);
   assert.ok(Date.now() - started < 2000, 'the loop is cut off within the batch budget');
   await assert.rejects(sandbox.step([obs(2), obs(2)]), (e: unknown) => e instanceof RewardError && e.kind === 'timeout');
@@ -157,11 +158,52 @@ test('an infinite loop times out, the sandbox refuses further steps, and the fil
   await again.close();
 });
 
+test('a loop in a helper is reported at that loop; a loop at the top level names the top-level limit, not the per-call one', async () => {
+  const nested = fixture('nested-loop.reward.ts');
+  const inHelper = await failureOf(nested, { limits: { callWallMs: 100 } });
+  assertError(inHelper, nested, 'timeout', /did not return within the step's 600 ms/, lineOf(nested, 'LOOPS-HERE'));
+  assert.equal(inHelper.column, readFileSync(nested, 'utf8').split('\n')[inHelper.line - 1]!.indexOf('while') + 1);
+
+  const topLevel = fixture('top-level-loop.reward.ts');
+  const started = Date.now();
+  const err = await RewardSandbox.open(topLevel, 1, { limits: { topLevelMs: 300 } }).then(
+    async (s) => {
+      await s.close();
+      return assert.fail('the top level ran to the end');
+    },
+    (e: unknown) => e as RewardError,
+  );
+  assertError(err, topLevel, 'timeout', /^the file's top level did not finish within 300 ms \(the limit for code outside the reward functions, run once\)$/, lineOf(topLevel, 'while (warmUp'));
+  assert.equal(err.env, null);
+  assert.ok(Date.now() - started < 5000);
+});
+
+test('a 100 MB error message is cut to a few KB at the sandbox boundary, saying how much was cut', async () => {
+  const file = fixture('huge-throw.reward.ts');
+  const err = await failureOf(file);
+  assertError(err, file, 'throw', /^Error: x{4000,} … \[\d+ more characters cut\]$/, lineOf(file, 'THROW-HERE'));
+  assert.ok(err.detail.length <= REWARD_LIMITS.errorChars + 60, `detail is ${err.detail.length} characters`);
+  assert.ok(err.message.length < 5000 && JSON.stringify(err).length < 5000, 'the event payload is bounded too');
+  const cut = Number(/\[(\d+) more characters cut\]/.exec(err.detail)![1]);
+  assert.equal(cut + REWARD_LIMITS.errorChars, 'Error: '.length + 100_000_000);
+});
+
+test('the README states the sandbox limits of REWARD_LIMITS, and nothing else', () => {
+  const readme = readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
+  const fmt = (n: number) => n.toLocaleString('en-US');
+  const row = (label: string) => readme.split('\n').find((l) => l.startsWith(`| ${label}`)) ?? assert.fail(`README has no "${label}" row`);
+  assert.match(row('one reward call'), new RegExp(`\\b${fmt(REWARD_LIMITS.callCpuMs)} ms of CPU time`));
+  assert.match(row('one step'), new RegExp(`${fmt(REWARD_LIMITS.callWallMs)} ms per call .*\\+ ${fmt(REWARD_LIMITS.stepSlackMs)} ms`));
+  assert.match(row('the file\'s top level'), new RegExp(`${fmt(REWARD_LIMITS.topLevelMs)} ms`));
+  assert.match(row('memory'), new RegExp(`${fmt(REWARD_LIMITS.memoryMb)} MB`));
+  assert.match(row('error messages'), new RegExp(`${fmt(REWARD_LIMITS.errorChars)} characters`));
+});
+
 test('a memory bomb hits the heap limit ("exceeded N MB heap"), the host process survives, re-open works', async () => {
   const file = fixture('memory-bomb.reward.ts');
-  const err = await failureOf(file, { memoryMb: 64, timeoutMs: 10_000 });
+  const err = await failureOf(file, { limits: { memoryMb: 64, callWallMs: 10_000 } });
   assertError(err, file, 'memory', /^exceeded 64 MB heap$/, lineOf(file, 'export function reward_function'));
-  const again = await RewardSandbox.open(fixture('counter.reward.ts'), 1, { memoryMb: 64 });
+  const again = await RewardSandbox.open(fixture('counter.reward.ts'), 1, { limits: { memoryMb: 64 } });
   await again.beginEpisodes([0], [obs(0)]);
   assert.deepEqual([...(await again.step([obs(1)]))], [1]);
   await again.close();

@@ -4,6 +4,7 @@
 // writes RUN_DIR/suggestions.json and prints a summary (or streams `suggestion` events).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { terminalText } from '../args';
 import { makeEvent, type RunnerEvent } from '../events';
 import { RUN_FILES, type EpisodeRecord, type RunSummary } from '../records';
 import { resolveTask, type TaskSpec } from '../tasks';
@@ -309,7 +310,8 @@ export async function analyzeCommand(argv: string[]): Promise<number> {
   }
   const out = path.join(runDir, RUN_FILES.suggestions);
   writeFileSync(out, JSON.stringify({ version: 1, ...analysis }, null, 2) + '\n');
-  const text = formatAnalysis(analysis) + `\nWrote ${out}\n`;
+  // Diffs quote the reward file, which a model may have written: no control sequence reaches the terminal.
+  const text = terminalText(formatAnalysis(analysis) + `\nWrote ${out}\n`);
   if (events) {
     for (const s of analysis.suggestions) {
       emit(makeEvent({ type: 'suggestion', id: s.id, message: s.message, ...(s.lines ? { lines: s.lines } : {}), ...(s.diff ? { diff: s.diff } : {}) }));

@@ -4,6 +4,7 @@
 // user; nothing here throws.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { terminalJson, terminalText } from '../args';
 import { LlmError, LlmNotConfiguredError, isLlmConfigured, resolveLlmConfig, type LlmConfig, type LlmLog } from './client';
 import { critiqueReward } from './critic';
 import { taskHeader } from './prompts';
@@ -138,15 +139,16 @@ export async function critiqueCommand(argv: string[]): Promise<number> {
     return 2;
   }
   const outcome = await critiqueFile({ file: path.resolve(file), source, task });
-  if (format === 'json') process.stdout.write(JSON.stringify(outcome, null, 2) + '\n');
+  // The review is the model's text: nothing of it reaches the terminal raw.
+  if (format === 'json') process.stdout.write(terminalJson(outcome) + '\n');
   if (outcome.status === 'error') {
-    process.stderr.write(`rewardsmith critique: ${outcome.message}\n`);
+    process.stderr.write(`rewardsmith critique: ${terminalText(outcome.message)}\n`);
     return 2;
   }
   if (format === 'text') {
-    process.stdout.write(`${outcome.success ? 'PASS' : 'FAIL'} (${outcome.model})\n\n${outcome.reasoning}\n`);
-    if (outcome.critique) process.stdout.write(`\nCritique: ${outcome.critique}\n`);
-    for (const f of outcome.findings) process.stdout.write(`${file}:${f.range.start.line + 1}: ${f.severity}: ${f.message}\n`);
+    process.stdout.write(terminalText(`${outcome.success ? 'PASS' : 'FAIL'} (${outcome.model})\n\n${outcome.reasoning}\n`));
+    if (outcome.critique) process.stdout.write(`\nCritique: ${terminalText(outcome.critique)}\n`);
+    for (const f of outcome.findings) process.stdout.write(`${file}:${f.range.start.line + 1}: ${f.severity}: ${terminalText(f.message)}\n`);
   }
   return outcome.success ? 0 : 1;
 }

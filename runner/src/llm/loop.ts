@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { terminalText } from '../args';
 import { makeEvent, type RunnerEvent } from '../events';
 import { RUN_FILES, type RunSummary } from '../records';
 import { RewardError } from '../reward/compile';
@@ -470,6 +471,14 @@ export interface CommandIo {
 
 const PROCESS_IO: CommandIo = { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) };
 
+/**
+ * What these commands print carries the models' words (critiques, analyses, error text from the server),
+ * so all of it goes through terminalText; ndjson events stay valid JSON (their controls are escaped).
+ */
+function safeIo(io: CommandIo): CommandIo {
+  return { stdout: (t) => io.stdout(terminalText(t)), stderr: (t) => io.stderr(terminalText(t)) };
+}
+
 function eventsWriter(events: string | undefined, io: CommandIo): ((e: RunnerEvent) => void) | undefined {
   if (events === undefined) return undefined;
   if (events !== 'ndjson') throw new UsageError(`--events must be ndjson, not "${events}"`);
@@ -523,7 +532,8 @@ linter (errors go back to the designer) and the LLM critic (up to 3 rounds), and
 The drafts, critiques and LLM calls are kept in FILE's folder under .rewardsmith-design/<name>/.
 LLM: OPENAI_API_KEY, OPENAI_BASE_URL, REWARDSMITH_MODEL.`;
 
-export async function designCommand(argv: string[], io: CommandIo = PROCESS_IO): Promise<number> {
+export async function designCommand(argv: string[], terminal: CommandIo = PROCESS_IO): Promise<number> {
+  const io = safeIo(terminal);
   let values;
   try {
     ({ values } = parseArgs({ args: argv, options: { task: { type: 'string' }, out: { type: 'string' }, events: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
@@ -571,7 +581,8 @@ reward, every candidate from the same starting policy (--init), and keeps the be
 success beats the current reward's beyond both 95 % intervals.
 LLM: OPENAI_API_KEY, OPENAI_BASE_URL, REWARDSMITH_MODEL; every call is logged to DIR/${LLM_LOG_FILE}.`;
 
-export async function loopCommand(argv: string[], io: CommandIo = PROCESS_IO): Promise<number> {
+export async function loopCommand(argv: string[], terminal: CommandIo = PROCESS_IO): Promise<number> {
+  const io = safeIo(terminal);
   let values;
   try {
     ({ values } = parseArgs({

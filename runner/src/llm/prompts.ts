@@ -14,7 +14,7 @@ import {
   parameterNames,
   type Range,
 } from '../schema';
-import { DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_MS } from '../reward/index';
+import { REWARD_LIMITS } from '../reward/index';
 import { taskDescriptionText, type TaskSpec } from '../tasks';
 
 export const TEMPLATE_NAMES = [
@@ -96,7 +96,7 @@ export function rewardContractText(attack: boolean): string {
     `  \`${SCALE_RULE.expression}\``,
     `  Only the signs of dense and sparse count: sparse weighs ${SCALE_RULE.sparseWeight}, dense ${SCALE_RULE.denseWeight}, so the reward is one of ${values}.`,
     '- It returns a finite number for every possible input, including the first step of an episode (empty `previous_nearest_blocks`, a single entry in `past_agent_positions`).',
-    `- No imports, \`require\`, file, network, timers or \`process\`: it runs in a sandbox limited to ${DEFAULT_TIMEOUT_MS} ms per call and ${DEFAULT_MEMORY_MB} MB of memory. Use \`GLOBAL_DATA\` for anything that must be remembered between steps.`,
+    `- No imports, \`require\`, file, network, timers or \`process\`: it runs in a sandbox limited to ${REWARD_LIMITS.callCpuMs} ms per call and ${REWARD_LIMITS.memoryMb} MB of memory. Use \`GLOBAL_DATA\` for anything that must be remembered between steps.`,
   ].join('\n');
 }
 

@@ -48,6 +48,36 @@ export interface CompiledReward {
   entries: Record<string, EntryLocation>;
   /** The file reads `damage_dealt` / `kill_entity`, which only attack tasks pass. */
   attack: boolean;
+  /**
+   * Every loop of the file, where it starts. The compiled code sets LOOP_MARKER to a loop's index + 1 at the
+   * top of each of its iterations, so a call cut off by a time limit is reported at the loop that ran, not at
+   * the function's declaration (an isolate terminated for time leaves no stack to read).
+   */
+  loops: EntryLocation[];
+}
+
+/** The global the compiled reward sets to the 1-based index (in CompiledReward.loops) of the loop it is in. */
+export const LOOP_MARKER = '__rewardsmith_loop';
+
+/** Prepends `LOOP_MARKER = <index>;` to the body of every loop, recording where each loop is. */
+function markLoops(at: (node: ts.Node) => EntryLocation, loops: EntryLocation[]): ts.TransformerFactory<ts.SourceFile> {
+  return (context) => {
+    const f = context.factory;
+    const visit = (node: ts.Node): ts.Node => {
+      if (!ts.isIterationStatement(node, false)) return ts.visitEachChild(node, visit, context);
+      const index = loops.push(at(node));
+      const loop = ts.visitEachChild(node, visit, context) as ts.IterationStatement;
+      const mark = f.createExpressionStatement(f.createAssignment(f.createIdentifier(LOOP_MARKER), f.createNumericLiteral(index)));
+      const body = f.createBlock([mark, ...(ts.isBlock(loop.statement) ? loop.statement.statements : [loop.statement])], true);
+      if (ts.isForStatement(loop)) return f.updateForStatement(loop, loop.initializer, loop.condition, loop.incrementor, body);
+      if (ts.isForInStatement(loop)) return f.updateForInStatement(loop, loop.initializer, loop.expression, body);
+      if (ts.isForOfStatement(loop)) return f.updateForOfStatement(loop, loop.awaitModifier, loop.initializer, loop.expression, body);
+      if (ts.isWhileStatement(loop)) return f.updateWhileStatement(loop, loop.expression, body);
+      if (ts.isDoStatement(loop)) return f.updateDoStatement(loop, body, loop.expression);
+      return loop;
+    };
+    return (file) => ts.visitNode(file, visit) as ts.SourceFile;
+  };
 }
 
 const ALL_PARAMETERS = parameterNames(true);
@@ -70,9 +100,11 @@ export function compileRewardFile(file: string, source: string = readFileSync(fi
     throw new RewardError(kind, file, p.line, p.column, message);
   };
 
+  const loops: EntryLocation[] = [];
   const out = ts.transpileModule(source, {
     fileName: file,
     reportDiagnostics: true,
+    transformers: { before: [markLoops(at, loops)] },
     compilerOptions: {
       target: ts.ScriptTarget.ES2022,
       module: ts.ModuleKind.CommonJS,
@@ -154,7 +186,7 @@ export function compileRewardFile(file: string, source: string = readFileSync(fi
   }
   const js = out.outputText.replace(/\n\/\/# sourceMappingURL=.*\s*$/, '\n');
   const map = JSON.parse(out.sourceMapText!) as RawSourceMap;
-  return { file, js, map, exportsKind, entries, attack };
+  return { file, js, map, exportsKind, entries, attack, loops };
 }
 
 function scriptKind(file: string): ts.ScriptKind {

@@ -7,30 +7,42 @@ import { existsSync, readFileSync, renameSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import path from 'node:path';
 import { SCALE_RULE, type StepObservation } from '../schema';
-import { compileRewardFile, RewardError, SourcePositions, type CompiledReward } from './compile';
-import type { HostCommand, HostFailure, HostReply, HostRequest, PackedStep } from './sandbox-host';
+import { compileRewardFile, LOOP_MARKER, RewardError, SourcePositions, type CompiledReward } from './compile';
+import type { HostCommand, HostFailure, HostReply, HostRequest, PackedStep, RewardLimits } from './sandbox-host';
 
 // The reward script's name inside the isolate; stack frames carrying it are mapped to the reward file.
 const REWARD_SCRIPT_NAME = 'rewardsmith-reward.js';
 
 export { compileRewardFile, RewardError, SourcePositions };
 export type { CompiledReward, EntryLocation, RewardErrorKind, RewardExportsKind } from './compile';
+export type { RewardLimits };
+
+/**
+ * The reward sandbox's limits: one set for training, evaluation, the editor and the designer's prompt
+ * (the README's "Reward runtime limits" lists the same). Each failure names the limit that fired.
+ */
+export const REWARD_LIMITS: Readonly<RewardLimits> = {
+  /** CPU time one reward call may use. A call that returns later fails only if the isolate really computed
+   * that long, so a loaded machine's scheduling stalls do not count. */
+  callCpuMs: 50,
+  /** Wall-clock allowance per call in a step: a step of N calls is cut off after N × this + stepSlackMs,
+   * which ends a call that never returns (at a load average of 18 on 2 cores, 250 ms failed healthy runs). */
+  callWallMs: 1000,
+  stepSlackMs: 500,
+  /** The file's top level (code outside the functions), run once when the sandbox opens; wall clock. */
+  topLevelMs: 2000,
+  /** Heap of the isolate. */
+  memoryMb: 256,
+  /** Longest error message, and longest stack, that leaves the sandbox (a reward may throw 100 MB). */
+  errorChars: 4096,
+};
 
 export interface SandboxOptions {
-  /**
-   * Per reward call (default 50). A call that returns late fails only if the isolate also spent that much CPU
-   * time in the step, so scheduling stalls on a loaded machine do not count; a call that never returns is
-   * cut off by the step's wall-clock budget (this limit × envs + 0.5 s).
-   */
-  timeoutMs?: number;
-  /** Heap of the isolate (default 256). */
-  memoryMb?: number;
+  /** Tighter or looser limits than REWARD_LIMITS (tests). */
+  limits?: Partial<RewardLimits>;
   /** Pass `damage_dealt` and `kill_entity` (attack tasks). Default: whether the file declares them. */
   attack?: boolean;
 }
-
-export const DEFAULT_TIMEOUT_MS = 50;
-export const DEFAULT_MEMORY_MB = 256;
 
 // Extra time the parent grants a step beyond the sandbox's own budget before it declares the host hung.
 const HOST_GRACE_MS = 5000;
@@ -83,8 +95,7 @@ export class RewardSandbox {
   private constructor(
     readonly compiled: CompiledReward,
     readonly numEnvs: number,
-    private readonly timeoutMs: number,
-    private readonly memoryMb: number,
+    private readonly limits: RewardLimits,
     private readonly child: ChildProcess,
   ) {
     this.positions = new SourcePositions(compiled);
@@ -106,7 +117,7 @@ export class RewardSandbox {
       // A host that dies mid-call most likely ran out of memory outside the isolate's own check.
       const err = this.locate({
         kind: 'memory',
-        message: `exceeded ${memoryMb} MB heap (the sandbox host exited with ${signal ?? `code ${code}`}${this.stderrTail ? `: ${lastLine(this.stderrTail)}` : ''})`,
+        message: `exceeded ${limits.memoryMb} MB heap (the sandbox host exited with ${signal ?? `code ${code}`}${this.stderrTail ? `: ${lastLine(this.stderrTail)}` : ''})`,
         env: null,
       });
       this.dead ??= err;
@@ -126,8 +137,7 @@ export class RewardSandbox {
       const where = compiled.entries.reward_function ?? compiled.entries.dense ?? { line: 1, column: 1 };
       throw new RewardError('contract', file, where.line, where.column, 'the reward takes damage_dealt and kill_entity, which only attack tasks pass');
     }
-    const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const memoryMb = opts.memoryMb ?? DEFAULT_MEMORY_MB;
+    const limits: RewardLimits = { ...REWARD_LIMITS, ...opts.limits };
     const host = hostCommand();
     const child = fork(host.modulePath, [], {
       execArgv: host.execArgv,
@@ -136,7 +146,7 @@ export class RewardSandbox {
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       env: process.versions.electron ? { ...process.env, ELECTRON_RUN_AS_NODE: '1' } : process.env,
     });
-    const sandbox = new RewardSandbox(compiled, numEnvs, timeoutMs, memoryMb, child);
+    const sandbox = new RewardSandbox(compiled, numEnvs, limits, child);
     try {
       await sandbox.request(
         {
@@ -144,13 +154,13 @@ export class RewardSandbox {
           js: compiled.js,
           exportsKind: compiled.exportsKind,
           attack,
-          timeoutMs,
-          memoryMb,
+          limits,
+          loopMarker: LOOP_MARKER,
           scriptName: REWARD_SCRIPT_NAME,
           sparseWeight: SCALE_RULE.sparseWeight,
           denseWeight: SCALE_RULE.denseWeight,
         },
-        OPEN_TIMEOUT_MS + timeoutMs * 20,
+        OPEN_TIMEOUT_MS + limits.topLevelMs,
       );
     } catch (err) {
       await sandbox.close();
@@ -178,7 +188,7 @@ export class RewardSandbox {
   async step(obs: StepObservation[]): Promise<Float64Array> {
     if (obs.length !== this.numEnvs) throw new Error(`step: expected ${this.numEnvs} observations, got ${obs.length}`);
     const packed = this.encoder.encode(obs);
-    const reply = await this.request({ op: 'step', ...packed }, this.timeoutMs * obs.length + HOST_GRACE_MS);
+    const reply = await this.request({ op: 'step', ...packed }, this.limits.callWallMs * obs.length + this.limits.stepSlackMs + HOST_GRACE_MS);
     return Float64Array.from((reply as { values: number[] }).values);
   }
 
@@ -203,7 +213,7 @@ export class RewardSandbox {
       // The host enforces the limits itself; this only catches a host that stopped answering.
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        const err = this.locate({ kind: 'timeout', message: `exceeded ${this.timeoutMs} ms (the sandbox host stopped answering)`, env: null });
+        const err = this.locate({ kind: 'timeout', message: `the sandbox host stopped answering (no reply within ${limitMs} ms)`, env: null });
         this.dead ??= err;
         this.child.kill('SIGKILL');
         reject(err);
@@ -222,12 +232,18 @@ export class RewardSandbox {
     });
   }
 
-  /** Turns a host failure into a RewardError at the original line of the reward file. */
+  /**
+   * Turns a host failure into a RewardError at the original line of the reward file: the innermost reward
+   * frame of its stack, else the loop that was running when a time limit fired, else the function's
+   * declaration. The host already cut long messages; this cuts again at the boundary, whatever the host did.
+   */
   private locate(f: HostFailure): RewardError {
-    const { file, entries } = this.compiled;
-    const fallback = entries[f.entry ?? ''] ?? entries.reward_function ?? entries.dense ?? { line: 1, column: 1 };
-    const at = (f.stack && this.positions.fromStack(f.stack, REWARD_SCRIPT_NAME)) || fallback;
-    return new RewardError(f.kind, file, at.line, at.column, f.message, f.env);
+    const { file, entries, loops } = this.compiled;
+    const declared = entries[f.entry ?? ''] ?? (f.entry === undefined && f.kind === 'timeout' ? undefined : entries.reward_function ?? entries.dense);
+    const at = (f.stack && this.positions.fromStack(f.stack.slice(0, this.limits.errorChars), REWARD_SCRIPT_NAME)) || (f.loop ? loops[f.loop - 1] : undefined) || declared || { line: 1, column: 1 };
+    const max = this.limits.errorChars + 60; // room for the host's own "[N more characters cut]"
+    const message = f.message.length <= max ? f.message : `${f.message.slice(0, max)} … [${f.message.length - max} more characters cut]`;
+    return new RewardError(f.kind, file, at.line, at.column, message, f.env);
   }
 }
 

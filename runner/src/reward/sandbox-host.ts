@@ -6,13 +6,25 @@
 // exactly one HostReply per request, in order.
 import ivm from 'isolated-vm';
 
+/** The sandbox's limits (REWARD_LIMITS in index.ts documents each). */
+export interface RewardLimits {
+  callCpuMs: number;
+  callWallMs: number;
+  stepSlackMs: number;
+  topLevelMs: number;
+  memoryMb: number;
+  /** Longest error message or stack that leaves the sandbox; the rest is cut, saying how much. */
+  errorChars: number;
+}
+
 export interface OpenRequest {
   op: 'open';
   js: string;
   exportsKind: 'reward_function' | 'dense_sparse';
   attack: boolean;
-  timeoutMs: number;
-  memoryMb: number;
+  limits: RewardLimits;
+  /** Global the compiled code sets to the loop it is in (see LOOP_MARKER in compile.ts). */
+  loopMarker: string;
   /** Script name of the reward code in V8 stack traces (the parent maps those frames to the original file). */
   scriptName: string;
   /** The scale rule's weights (from the schema), for dense/sparse files. */
@@ -40,6 +52,8 @@ export interface HostFailure {
   stack?: string;
   /** The exported function that was running, for failures without a stack. */
   entry?: string;
+  /** 1-based index of the loop that was running (CompiledReward.loops), for time-outs. */
+  loop?: number;
   /** The sandbox cannot be used any more (time-out, memory). */
   fatal?: boolean;
 }
@@ -48,9 +62,13 @@ export type HostReply = { id: number } & ({ ok: true; values?: number[] } | { ok
 // Runs inside the isolate before the reward script, so it captures the built-ins before reward code can
 // replace them. Per env it keeps the episode state: previous nearest blocks, the position history and
 // GLOBAL_DATA. One `step` call handles every env of a batch and returns one reward each, or a failure.
-const DRIVER = String.raw`(function () {
+const DRIVER = String.raw`(function (loopMarker, errorChars) {
   'use strict';
   const parse = JSON.parse, stringify = JSON.stringify, isFinite = Number.isFinite, now = Date.now, sign = Math.sign;
+  const g = globalThis;
+  Object.defineProperty(g, loopMarker, { value: 0, writable: true, enumerable: false, configurable: false });
+  // A thrown message or stack can be any size (a reward may throw 100 MB); only the head leaves the isolate.
+  const cap = (text) => text.length <= errorChars ? text : text.slice(0, errorChars) + ' … [' + (text.length - errorChars) + ' more characters cut]';
   const moduleExports = {};
   globalThis.exports = moduleExports;
   const states = [];
@@ -70,9 +88,17 @@ const DRIVER = String.raw`(function () {
   };
   const errorText = (err) => {
     try {
-      if (err instanceof Error) return String(err.name) + ': ' + String(err.message);
+      if (err instanceof Error) return cap(cap(String(err.name)) + ': ' + String(err.message));
       return 'threw ' + describe(err);
     } catch (e) { return 'threw an unprintable value'; }
+  };
+  // The stack's frames, without the message it starts with (which errorText already gives).
+  const stackFrames = (err) => {
+    try {
+      const stack = String(err && err.stack);
+      const frames = stack.indexOf('\n    at ');
+      return cap(frames < 0 ? stack : stack.slice(frames + 1));
+    } catch (x) { return ''; }
   };
   const api = {
     currentEnv: -1,
@@ -111,7 +137,7 @@ const DRIVER = String.raw`(function () {
       for (let i = 0; i < newNames.length; i++) names[names.length] = newNames[i];
       const out = new Array(count);
       // The slowest call by wall clock; the host decides with the isolate's CPU time whether it was a time-out.
-      const slowest = { ms: -1, env: -1, entry: entry };
+      const slowest = { ms: -1, env: -1, entry: entry, loop: 0 };
       let p = 0;
       for (let e = 0; e < count; e++) {
         const s = states[e];
@@ -130,18 +156,17 @@ const DRIVER = String.raw`(function () {
         s.positions[s.positions.length] = o.position;
         api.currentEnv = e;
         api.currentEntry = entry;
+        g[loopMarker] = 0;
         const t0 = now();
         let r;
         try {
           r = call(o, s);
         } catch (err) {
           if (err instanceof BadReturn) return { kind: 'bad-return', env: e, entry: err.fn, message: err.fn + ' must return a finite number, got ' + describe(err.value) };
-          let stack = '';
-          try { stack = String(err && err.stack); } catch (x) { stack = ''; }
-          return { kind: 'throw', env: e, message: errorText(err), stack };
+          return { kind: 'throw', env: e, message: errorText(err), stack: stackFrames(err) };
         }
         const took = now() - t0;
-        if (took > slowest.ms) { slowest.ms = took; slowest.env = e; slowest.entry = api.currentEntry; }
+        if (took > slowest.ms) { slowest.ms = took; slowest.env = e; slowest.entry = api.currentEntry; slowest.loop = g[loopMarker]; }
         if (typeof r !== 'number' || !isFinite(r)) return { kind: 'bad-return', env: e, entry, message: 'reward must be a finite number, got ' + describe(r) };
         s.previous = o.nearest;
         out[e] = r;
@@ -151,63 +176,99 @@ const DRIVER = String.raw`(function () {
     },
   };
   return api;
-})()`;
-
-const BATCH_SLACK_MS = 500;
+})`;
 
 class Sandbox {
   private readonly isolate: ivm.Isolate;
   private readonly api: ivm.Reference<Record<string, unknown>>;
   private readonly stepFn: ivm.Reference<(newNames: string[], data: Float64Array, count: number) => unknown>;
   private readonly beginFn: ivm.Reference<(json: string) => void>;
+  private readonly context: ivm.Context;
+  /** What the sandbox was doing, for the message of a time limit that fires. */
+  phase: 'top level' | 'step' | 'begin' = 'top level';
+  stepCalls = 0;
 
   constructor(private readonly req: OpenRequest) {
-    this.isolate = new ivm.Isolate({ memoryLimit: req.memoryMb });
-    const context = this.isolate.createContextSync();
-    this.api = this.isolate.compileScriptSync(DRIVER, { filename: 'rewardsmith-driver.js' }).runSync(context, { reference: true });
+    const { limits } = req;
+    this.isolate = new ivm.Isolate({ memoryLimit: limits.memoryMb });
+    const context = (this.context = this.isolate.createContextSync());
+    const driver = this.isolate.compileScriptSync(DRIVER, { filename: 'rewardsmith-driver.js' }).runSync(context, { reference: true }) as ivm.Reference<(marker: string, chars: number) => unknown>;
+    this.api = driver.applySync(undefined, [req.loopMarker, limits.errorChars], { result: { reference: true } }) as ivm.Reference<Record<string, unknown>>;
     this.stepFn = this.api.getSync('step', { reference: true }) as ivm.Reference<(newNames: string[], data: Float64Array, count: number) => unknown>;
     this.beginFn = this.api.getSync('begin', { reference: true }) as ivm.Reference<(json: string) => void>;
+  }
+
+  /** Runs the reward file's top level (once, with a limit of its own: tables may be built there) and binds its exports. */
+  runFile(): void {
+    const { req } = this;
     const script = this.isolate.compileScriptSync(req.js, { filename: req.scriptName });
-    // The file's top level runs once; it gets a generous multiple of the per-call limit.
-    script.runSync(context, { timeout: req.timeoutMs * 20 });
+    this.phase = 'top level';
+    script.runSync(this.context, { timeout: req.limits.topLevelMs });
+    this.phase = 'begin';
     const bind = this.api.getSync('bind', { reference: true }) as ivm.Reference<(...a: unknown[]) => string>;
     const problem = bind.applySync(undefined, [req.exportsKind, req.attack, req.sparseWeight, req.denseWeight], { timeout: 1000 });
     if (problem) throw Object.assign(new Error(problem), { contract: true });
   }
 
   begin(json: string): void {
+    this.phase = 'begin';
     this.beginFn.applySync(undefined, [json], { timeout: 10_000 });
   }
 
+  /** The wall-clock budget of a step of `count` calls. */
+  stepBudgetMs(count: number): number {
+    return this.req.limits.callWallMs * Math.max(1, count) + this.req.limits.stepSlackMs;
+  }
+
   step({ newNames, data, count }: PackedStep): { values: number[] } | { failure: HostFailure } {
-    // A call that never returns runs into the batch budget: the per-call limit for every call of the batch,
-    // plus slack so that a loaded machine's scheduling stalls do not end a healthy run.
+    // A call that never returns runs into the step's wall-clock budget, loose enough that a loaded
+    // machine's scheduling stalls do not end a healthy run.
+    this.phase = 'step';
+    this.stepCalls = count;
+    const { callCpuMs } = this.req.limits;
     const cpuBefore = this.isolate.cpuTime;
     const result = this.stepFn.applySync(undefined, [newNames, data, count], {
       arguments: { copy: true },
-      timeout: this.req.timeoutMs * Math.max(1, count) + BATCH_SLACK_MS,
+      timeout: this.stepBudgetMs(count),
       result: { copy: true },
-    }) as { values: number[]; slowest: { ms: number; env: number; entry: string } } | HostFailure;
+    }) as { values: number[]; slowest: { ms: number; env: number; entry: string; loop: number } } | HostFailure;
     if (!('values' in result)) return { failure: result };
     // A call that returned but took longer than the limit is a time-out only if the isolate really spent
     // that long computing: wall time alone also counts the moments the OS ran something else.
     const { slowest } = result;
     const cpuMs = Number(this.isolate.cpuTime - cpuBefore) / 1e6;
-    if (slowest.ms > this.req.timeoutMs && cpuMs > this.req.timeoutMs) {
-      return { failure: { kind: 'timeout', message: `exceeded ${this.req.timeoutMs} ms`, env: slowest.env, entry: slowest.entry, fatal: true } };
+    if (slowest.ms > callCpuMs && cpuMs > callCpuMs) {
+      const message = `exceeded ${callCpuMs} ms per call (the call took ${Math.round(slowest.ms)} ms)`;
+      return { failure: { kind: 'timeout', message, env: slowest.env, entry: slowest.entry, loop: slowest.loop || undefined, fatal: true } };
     }
     return { values: result.values };
   }
 
-  /** Which env and exported function were running when a batch was cut off (valid after a time-out). */
-  whereInterrupted(): { env: number | null; entry: string } {
+  /** Which env, exported function and loop were running when the isolate was cut off (valid after a time-out). */
+  whereInterrupted(): { env: number | null; entry: string; loop: number | undefined } {
+    let loop: number | undefined;
+    try {
+      loop = (this.context.global.getSync(this.req.loopMarker) as number) || undefined;
+    } catch {
+      loop = undefined;
+    }
+    if (this.phase === 'top level') return { env: null, entry: '', loop };
     try {
       const env = this.api.getSync('currentEnv') as unknown as number;
       const entry = this.api.getSync('currentEntry') as unknown as string;
-      return { env: env >= 0 ? env : null, entry };
+      return { env: env >= 0 ? env : null, entry, loop };
     } catch {
-      return { env: null, entry: 'reward_function' };
+      return { env: null, entry: 'reward_function', loop };
     }
+  }
+
+  /** The time limit that fired, in words. */
+  limitThatFired(): string {
+    const { limits } = this.req;
+    if (this.phase === 'top level') return `the file's top level did not finish within ${limits.topLevelMs} ms (the limit for code outside the reward functions, run once)`;
+    if (this.phase === 'begin') return 'starting the episodes did not finish within 10000 ms';
+    const n = this.stepCalls;
+    return `a call did not return within the step's ${this.stepBudgetMs(n)} ms (${limits.callWallMs} ms per call × ${n} call${n === 1 ? '' : 's'} + ${limits.stepSlackMs} ms)`;
   }
 
   get disposed(): boolean {
@@ -219,36 +280,50 @@ class Sandbox {
   }
 }
 
-function failureOf(err: unknown, sandbox: Sandbox | null, req: { timeoutMs: number; memoryMb: number }): HostFailure {
+/** Text from outside the isolate's own cut (a top-level throw copied out whole), cut to the same size. */
+function capped(text: string, chars: number): string {
+  return text.length <= chars ? text : `${text.slice(0, chars)} … [${text.length - chars} more characters cut]`;
+}
+
+function failureOf(err: unknown, sandbox: Sandbox | null, limits: RewardLimits): HostFailure {
   const e = err as { message?: string; stack?: string; contract?: boolean };
-  const message = String(e?.message ?? err);
+  const message = capped(String(e?.message ?? err), limits.errorChars);
   if (e?.contract) return { kind: 'contract', message, env: null };
   if (/memory limit/i.test(message) || sandbox?.disposed) {
-    return { kind: 'memory', message: `exceeded ${req.memoryMb} MB heap`, env: null, fatal: true };
+    return { kind: 'memory', message: `exceeded ${limits.memoryMb} MB heap`, env: null, fatal: true };
   }
   if (/timed out/i.test(message)) {
-    const where = sandbox?.whereInterrupted() ?? { env: null, entry: 'reward_function' };
-    return { kind: 'timeout', message: `exceeded ${req.timeoutMs} ms`, env: where.env, entry: where.entry, fatal: true };
+    const where = sandbox?.whereInterrupted() ?? { env: null, entry: '', loop: undefined };
+    const what = sandbox?.limitThatFired() ?? 'timed out';
+    return { kind: 'timeout', message: what, env: where.env, entry: where.entry || undefined, loop: where.loop, fatal: true };
   }
   // An error the reward script threw at its top level (isolated-vm copies it with the isolate's stack).
   const name = (err as { name?: unknown })?.name;
-  return { kind: 'throw', message: typeof name === 'string' && name !== 'Error' ? `${name}: ${message}` : message, env: null, stack: String(e?.stack ?? '') };
+  const stack = String(e?.stack ?? '');
+  const frames = stack.indexOf('\n    at ');
+  return {
+    kind: 'throw',
+    message: typeof name === 'string' && name !== 'Error' ? capped(`${name}: ${message}`, limits.errorChars) : message,
+    env: null,
+    stack: capped(frames < 0 ? stack : stack.slice(frames + 1), limits.errorChars),
+  };
 }
 
 function serve(): void {
   let sandbox: Sandbox | null = null;
-  let limits = { timeoutMs: 50, memoryMb: 256 };
+  let limits: RewardLimits | null = null;
   const reply = (r: HostReply) => process.send!(r);
   process.on('message', (msg: HostRequest) => {
     try {
       if (msg.op === 'open') {
-        limits = { timeoutMs: msg.timeoutMs, memoryMb: msg.memoryMb };
+        limits = msg.limits;
         sandbox?.dispose();
         sandbox = null;
         sandbox = new Sandbox(msg);
+        sandbox.runFile();
         reply({ id: msg.id, ok: true });
       } else if (!sandbox || sandbox.disposed) {
-        reply({ id: msg.id, ok: false, failure: { kind: 'memory', message: `exceeded ${limits.memoryMb} MB heap`, env: null, fatal: true } });
+        reply({ id: msg.id, ok: false, failure: { kind: 'memory', message: `exceeded ${limits?.memoryMb} MB heap`, env: null, fatal: true } });
       } else if (msg.op === 'begin') {
         sandbox.begin(msg.json);
         reply({ id: msg.id, ok: true });
@@ -258,7 +333,7 @@ function serve(): void {
         else reply({ id: msg.id, ok: false, failure: r.failure });
       }
     } catch (err) {
-      reply({ id: msg.id, ok: false, failure: failureOf(err, sandbox, limits) });
+      reply({ id: msg.id, ok: false, failure: failureOf(err, sandbox, limits!) });
     }
   });
   // The parent going away ends the host.

@@ -13,6 +13,7 @@ import { createEnv } from '../env/index';
 import { nextEpisodeSeed } from '../seeds';
 import type { VecEnv } from '../env/types';
 import { RewardError, RewardSandbox } from '../reward/index';
+import { terminalText } from '../args';
 import { makeEvent, type ProgressEvent, type RunnerEvent } from '../events';
 import { RUN_FILES, type EpisodeRecord, type RateRecord, type RunSummary, type UpdateMetrics } from '../records';
 import { formatRateShort } from '../stats';
@@ -34,10 +35,6 @@ export const DEFAULT_CHECKPOINT_EVERY = 4;
 const CURVE_WINDOW = 100;
 // Evaluation batch: enough envs to keep the workers busy, few enough that little runs past the last episode.
 const EVAL_ENVS = 25;
-// Per reward call. The sandbox judges a late call by the isolate's CPU time, but a step also has a wall-clock
-// budget of this limit × envs; at a load average of 18 on 2 cores a 250 ms limit failed a healthy run, so
-// training allows 1 s, which still stops a runaway loop within a step.
-const REWARD_TIMEOUT_MS = 1000;
 
 /** Options of `train()` (the CLI flags map one to one). */
 export interface TrainOptions {
@@ -255,7 +252,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
   const keepAlive = setInterval(() => {}, 1 << 30);
   try {
     // The reward copy is what trains: the user may edit the original while the run goes on.
-    sandbox = await RewardSandbox.open(rewardCopy, n, { attack: task.attack, timeoutMs: REWARD_TIMEOUT_MS });
+    sandbox = await RewardSandbox.open(rewardCopy, n, { attack: task.attack });
     env = await createEnv({ task, numEnvs: n, seed: state.seed, workers: options.workers });
     const config = { featureSize: env.featureSize, numActions: GAME_FACTS.actions.length, hidden: [64, 64] };
     optimizer = tf.train.adam(hp.learningRate);
@@ -384,7 +381,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
     sandbox = null;
     let result: Awaited<ReturnType<typeof evaluate>> | null = null;
     if (evalEpisodes > 0) {
-      sandbox = await RewardSandbox.open(rewardCopy, evalEnvs, { attack: task.attack, timeoutMs: REWARD_TIMEOUT_MS });
+      sandbox = await RewardSandbox.open(rewardCopy, evalEnvs, { attack: task.attack });
       const policy = net;
       const evalRng = new Rng(state.seed ^ 0xe7a1);
       result = await evaluate({
@@ -510,7 +507,7 @@ class Reporter {
       this.clear();
     } else if (e.type === 'log') {
       this.clear();
-      process.stderr.write(`${e.level}: ${e.message}\n`);
+      process.stderr.write(`${e.level}: ${terminalText(e.message)}\n`);
     }
   };
 
@@ -571,7 +568,8 @@ export function resultTable(rows: { task: string; reward: string; summary: RunSu
 function reportFailure(err: unknown, reporter: Reporter): number {
   reporter.clear();
   if (err instanceof RewardError) {
-    process.stderr.write(`reward error (${err.kind}) at ${err.file}:${err.line}:${err.column}: ${err.detail}${err.env === null ? '' : ` (env ${err.env})`}\n`);
+    // The message is the reward's own (a designer's reward may print anything): no control sequence passes.
+    process.stderr.write(`reward error (${err.kind}) at ${err.file}:${err.line}:${err.column}: ${terminalText(err.detail)}${err.env === null ? '' : ` (env ${err.env})`}\n`);
     return 1;
   }
   if (err instanceof UsageError) {
@@ -685,7 +683,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
     mkdirSync(runDir, { recursive: true });
     const start = Date.now();
     reporter.emit(makeEvent({ type: 'started', command: 'eval', task: task.id, rewardFile: path.resolve(rewardFile), runDir, backend: backend.name, env: 'sim', totalFrames: 0, numEnvs, resumedFromFrames: 0 }));
-    sandbox = await RewardSandbox.open(rewardFile, numEnvs, { attack: task.attack, timeoutMs: REWARD_TIMEOUT_MS });
+    sandbox = await RewardSandbox.open(rewardFile, numEnvs, { attack: task.attack });
     const rng = new Rng(seed ^ 0xe7a1);
     const policy = net;
     const result = await evaluate({
