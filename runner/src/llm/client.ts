@@ -228,13 +228,13 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+const duration = (ms: number) => (ms < 1000 ? `${Math.round(ms)} ms` : `${Math.round(ms / 100) / 10} s`);
 
 /** The wait before retry number `retry`, and what the log says about a server's Retry-After. */
 function backoff(config: LlmConfig, retry: number, serverHint: number | undefined): { ms: number; note: string } {
   if (serverHint !== undefined) {
-    if (serverHint <= config.retryAfterCapMs) return { ms: serverHint, note: `the server asked to wait ${seconds(serverHint)} (Retry-After)` };
-    return { ms: config.retryAfterCapMs, note: `the server asked to wait ${seconds(serverHint)} (Retry-After); waited ${seconds(config.retryAfterCapMs)}, the most this client waits` };
+    if (serverHint <= config.retryAfterCapMs) return { ms: serverHint, note: `the server asked to wait ${duration(serverHint)} (Retry-After)` };
+    return { ms: config.retryAfterCapMs, note: `the server asked to wait ${duration(serverHint)} (Retry-After); waited ${duration(config.retryAfterCapMs)}, the most this client waits` };
   }
   const base = config.retryDelayMs * 2 ** (retry - 1);
   return { ms: Math.min(base * (1 + Math.random() * 0.25), 30_000), note: '' };
@@ -253,17 +253,18 @@ export async function chat(messages: ChatMessage[], opts: ChatOptions): Promise<
   const untilBudgetOrCaller = opts.signal ? AbortSignal.any([budget, opts.signal]) : budget;
   const callStarted = performance.now();
   let last: Classified | undefined;
-  const notes: string[] = [];
+  // What the last wait was, when a server's Retry-After set it: the final message reports it.
+  let waitNote = '';
   let attempt = 0;
   const fail = (c: Classified): LlmError => {
     const tried = attempt === 1 ? '' : ` after ${attempt} attempts`;
-    const waits = notes.length > 0 ? ` (${notes[notes.length - 1]})` : '';
+    const waits = waitNote ? ` (${waitNote})` : '';
     return new LlmError(c.kind, `LLM call failed${tried}: ${c.message}${waits}`, attempt);
   };
   for (attempt = 1; attempt <= config.maxRetries + 1; attempt++) {
     if (attempt > 1) {
       const wait = backoff(config, attempt - 1, last?.retryAfterMs);
-      if (wait.note) notes.push(wait.note);
+      waitNote = wait.note;
       const left = config.budgetMs - (performance.now() - callStarted);
       if (wait.ms >= left) {
         attempt--;
