@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { setSuggestionsNotification, suggestionResolvedNotification, type AnalyzerSuggestion } from '../../language-server/src/lsp_ext';
 import type { SuggestionEvent } from '../../runner/src/events';
-import { applyUnifiedDiff, PatchError } from './core';
+import { applyUnifiedDiff, PatchError } from '../../runner/src/diff';
 
 export const PATCHED_SCHEME = 'rewardsmith-patched';
 

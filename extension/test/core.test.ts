@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { makeEvent, type RunnerEvent } from '../../runner/src/events';
-import { applyUnifiedDiff, NdjsonEventReader, PatchError, rewardEntryLine, taskFromHeader } from '../src/core';
+import { applyUnifiedDiff, PatchError } from '../../runner/src/diff';
+import { NdjsonEventReader, rewardEntryLine, taskFromHeader } from '../src/core';
 
 const fixture = (name: string) => readFileSync(new URL(`fixtures/${name}`, import.meta.url), 'utf8');
 

@@ -20,6 +20,7 @@ import {
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { REWARD_FILE_PATTERN, RewardProject } from '../../runner/src/lint/analysis';
 import { critiqueFile } from '../../runner/src/llm/critique';
+import { diffTextEdits } from '../../runner/src/diff';
 import { completionsAt, hoverAt } from './editor';
 import {
   CONFIGURATION_SECTION,
@@ -56,48 +57,6 @@ function filePathOf(uri: string): string {
   // Unsaved buffers: a stable fake path that keeps the extension (TypeScript needs .ts/.js).
   const name = decodeURIComponent(uri.replace(/^[a-z-]+:/i, '')).replace(/[^\w.-]+/g, '_');
   return path.join(path.sep, '__unsaved__', REWARD_FILE_PATTERN.test(name) ? name : `${name}.reward.ts`);
-}
-
-/** Applies a unified diff to `text`, as edits; undefined when a hunk's context is not found. */
-export function diffToEdits(text: string, diff: string): TextEdit[] | undefined {
-  const lines = text.split('\n');
-  const edits: TextEdit[] = [];
-  const hunks = diff.split('\n');
-  let i = 0;
-  let searchFrom = 0;
-  while (i < hunks.length) {
-    const header = /^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@/.exec(hunks[i]!);
-    i++;
-    if (!header) continue;
-    const before: string[] = [];
-    const after: string[] = [];
-    while (i < hunks.length && !hunks[i]!.startsWith('@@')) {
-      const l = hunks[i]!;
-      if (l.startsWith('\\')) {
-        i++;
-        continue;
-      }
-      if (l.startsWith('---') || l.startsWith('+++')) break;
-      const body = l.slice(1);
-      if (l.startsWith(' ') || l === '') (before.push(body), after.push(body));
-      else if (l.startsWith('-')) before.push(body);
-      else if (l.startsWith('+')) after.push(body);
-      i++;
-    }
-    while (before.length && after.length && before[before.length - 1] === '' && after[after.length - 1] === '' && hunks[i - 1] === '') (before.pop(), after.pop());
-    // The hunk's own line number first, then the nearest place where its old lines match exactly.
-    const expected = Math.max(0, Number(header[1]) - 1);
-    const matches = (at: number) => at >= searchFrom && at + before.length <= lines.length && before.every((b, k) => lines[at + k]!.replace(/\r$/, '') === b);
-    let at = -1;
-    for (let d = 0; d <= lines.length && at < 0; d++) {
-      if (matches(expected + d)) at = expected + d;
-      else if (d > 0 && matches(expected - d)) at = expected - d;
-    }
-    if (at < 0) return undefined;
-    edits.push({ range: { start: { line: at, character: 0 }, end: { line: at + before.length, character: 0 } }, newText: after.map((l) => l + '\n').join('') });
-    searchFrom = at + before.length;
-  }
-  return edits.length ? edits : undefined;
 }
 
 export function startServer(connection: Connection = createConnection(ProposedFeatures.all)): Promise<number> {
@@ -264,7 +223,7 @@ export function startServer(connection: Connection = createConnection(ProposedFe
         const id = (diag.data as { suggestionId?: string } | undefined)?.suggestionId;
         const suggestion = id ? suggestions.get(uri)?.get(id) : undefined;
         if (!suggestion) continue;
-        const edits = suggestion.diff ? diffToEdits(doc.getText(), suggestion.diff) : undefined;
+        const edits = suggestion.diff ? diffTextEdits(doc.getText(), suggestion.diff) : undefined;
         if (edits) {
           actions.push({
             title: 'Apply suggested patch',

@@ -14,7 +14,7 @@ import { RUN_FILES } from '../src/records';
 import { compileRewardFile, RewardSandbox } from '../src/reward/index';
 import type { EpisodeRecord } from '../src/records';
 import { lintText } from '../src/lint/rules';
-import { applyUnifiedDiff } from '../../extension/src/core';
+import { applyUnifiedDiff } from '../src/diff';
 
 const ROOT = path.resolve(__dirname, '../..');
 const FIXTURES = path.join(__dirname, 'fixtures/runs');

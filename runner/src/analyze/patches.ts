@@ -5,6 +5,7 @@
 import path from 'node:path';
 import ts from 'typescript';
 import { parameterNames, SCALE_RULE, type ParameterName } from '../schema';
+import { unifiedDiff } from '../diff';
 import { lintText } from '../lint/rules';
 
 export type PatchRequest =
@@ -669,74 +670,6 @@ export function patchReward(fileName: string, text: string, req: PatchRequest): 
   const name = path.basename(fileName);
   const diff = unifiedDiff(text, patched, name);
   return { diff: diff.text, lines: diff.oldRange, patched };
-}
-
-/** Line-based unified diff (LCS; reward files are a few hundred lines at most) with 3 lines of context. */
-export function unifiedDiff(oldText: string, newText: string, name: string): { text: string; oldRange: [number, number] } {
-  const split = (t: string) => {
-    const lines = t.split(/\r?\n/);
-    if (lines[lines.length - 1] === '') lines.pop();
-    return lines;
-  };
-  const a = split(oldText);
-  const b = split(newText);
-  const n = a.length;
-  const m = b.length;
-  // lcs[i][j] = LCS length of a[i..] and b[j..]
-  const lcs: Uint32Array[] = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
-  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
-  type Op = { op: ' ' | '-' | '+'; line: string; ai: number; bi: number };
-  const ops: Op[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < n || j < m) {
-    if (i < n && j < m && a[i] === b[j]) ops.push({ op: ' ', line: a[i]!, ai: i++, bi: j++ });
-    else if (i < n && (j === m || lcs[i + 1]![j]! >= lcs[i]![j + 1]!)) ops.push({ op: '-', line: a[i]!, ai: i++, bi: j });
-    else ops.push({ op: '+', line: b[j]!, ai: i, bi: j++ });
-  }
-  const CONTEXT = 3;
-  const out = [`--- a/${name}`, `+++ b/${name}`];
-  let firstChanged = Infinity;
-  let lastChanged = -Infinity;
-  let k = 0;
-  while (k < ops.length) {
-    if (ops[k]!.op === ' ') {
-      k++;
-      continue;
-    }
-    const start = Math.max(0, k - CONTEXT);
-    let end = k;
-    // Extend the hunk while the next change is within 2 × CONTEXT unchanged lines.
-    for (;;) {
-      while (end < ops.length && ops[end]!.op !== ' ') end++;
-      let next = end;
-      while (next < ops.length && ops[next]!.op === ' ') next++;
-      if (next < ops.length && next - end <= 2 * CONTEXT) end = next;
-      else break;
-    }
-    const stop = Math.min(ops.length, end + CONTEXT);
-    const hunk = ops.slice(start, stop);
-    const oldLen = hunk.filter((o) => o.op !== '+').length;
-    const newLen = hunk.filter((o) => o.op !== '-').length;
-    const oldStart = hunk[0]!.ai + (oldLen === 0 ? 0 : 1);
-    const newStart = hunk[0]!.bi + (newLen === 0 ? 0 : 1);
-    out.push(`@@ -${oldStart},${oldLen} +${newStart},${newLen} @@`);
-    for (const o of hunk) {
-      out.push(o.op + o.line);
-      // A last line without a newline is marked, or `patch` would add one (or refuse the hunk).
-      const lastOld = o.op !== '+' && o.ai === n - 1 && !/\n$/.test(oldText);
-      const lastNew = o.op !== '-' && o.bi === m - 1 && !/\n$/.test(newText);
-      if (lastOld || lastNew) out.push('\\ No newline at end of file');
-      if (o.op !== ' ') {
-        firstChanged = Math.min(firstChanged, o.ai + 1);
-        lastChanged = Math.max(lastChanged, o.op === '-' ? o.ai + 1 : o.ai);
-      }
-    }
-    k = stop;
-  }
-  if (firstChanged === Infinity) return { text: '', oldRange: [1, 1] };
-  const range: [number, number] = [Math.min(firstChanged, n), Math.max(Math.min(lastChanged, n), Math.min(firstChanged, n))];
-  return { text: out.join('\n') + '\n', oldRange: range };
 }
 
 /** 1-based line range of the dense term (the function, or the reward function holding a dense variable), for anchoring advice. */
