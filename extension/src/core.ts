@@ -1,20 +1,6 @@
 // The extension's editor-independent logic (no `vscode` import), so it is tested without a browser: where the
-// task of a reward file comes from and how the runner's stdout becomes events.
+// entry line of a reward file is and how the runner's stdout becomes events.
 import { parseEvent, type RunnerEvent } from '../../runner/src/events';
-
-/** `// task: <id>` in the file's leading comment block names the task to train on. */
-const TASK_HEADER = /^\s*\/\/\s*task\s*:\s*([A-Za-z0-9_.\/-]+)\s*$/;
-
-/** Task id from the header comments (before the first line of code), or undefined. */
-export function taskFromHeader(text: string): string | undefined {
-  for (const line of text.split(/\r?\n/)) {
-    const m = TASK_HEADER.exec(line);
-    if (m) return m[1];
-    const trimmed = line.trim();
-    if (trimmed !== '' && !trimmed.startsWith('//') && !trimmed.startsWith('/*') && !trimmed.startsWith('*')) return undefined;
-  }
-  return undefined;
-}
 
 /** 0-based line of the reward's entry point (`reward_function`, else `dense`), where the CodeLens goes. */
 export function rewardEntryLine(text: string): number | undefined {

@@ -8,7 +8,7 @@ import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerO
 import { critiqueRequest, setLlmApiKeyNotification, type AnalyzerSuggestion } from '../../language-server/src/lsp_ext';
 import { makeEvent, type RunnerEvent } from '../../runner/src/events';
 import { RUN_FILES } from '../../runner/src/records';
-import { rateText, rewardEntryLine, taskFromHeader, trainingSuccessText } from './core';
+import { rateText, rewardEntryLine, trainingSuccessText } from './core';
 import { Dashboard } from './dashboard';
 import { API_KEY_SECRET, failureReason, Runner } from './runner';
 import { PATCHED_SCHEME, Suggestions, toAnalyzerSuggestion } from './suggestions';
@@ -98,12 +98,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   /** The task: the file's `// task: <id>` header, else the setting, else the user's pick. */
   async function taskFor(document?: vscode.TextDocument): Promise<string | undefined> {
+    // Loaded on demand: the task module pulls in minecraft-data, which activation should not pay for.
+    const { BUILTIN_TASKS, taskFromHeader } = await import('../../runner/src/tasks');
     const fromHeader = document && taskFromHeader(document.getText());
     if (fromHeader) return fromHeader;
     const fromSetting = vscode.workspace.getConfiguration('rewardsmith').get<string>('defaultTask');
     if (fromSetting) return fromSetting;
-    // Loaded on demand: the task module pulls in minecraft-data, which activation should not pay for.
-    const { BUILTIN_TASKS } = await import('../../runner/src/tasks');
     const picked = await vscode.window.showQuickPick(
       Object.values(BUILTIN_TASKS).map((t) => ({ label: t.id, detail: t.description.objective })),
       { title: 'Which task? (add a `// task: <id>` line to the file to skip this question)', ignoreFocusOut: true },
@@ -255,6 +255,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const document = await rewardDocument(uri);
     if (!document || !client) return;
     if (!(await requireLlm())) return;
+    const { taskFromHeader } = await import('../../runner/src/tasks');
     const task = taskFromHeader(document.getText()) ?? (vscode.workspace.getConfiguration('rewardsmith').get<string>('defaultTask') || undefined);
     const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Critic reviewing ${path.basename(document.uri.fsPath)}…` }, () =>
       client!.sendRequest(critiqueRequest, { textDocument: { uri: document.uri.toString() }, task, force: true }),

@@ -4,7 +4,8 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { makeEvent, type RunnerEvent } from '../../runner/src/events';
 import { applyUnifiedDiff, PatchError } from '../../runner/src/diff';
-import { NdjsonEventReader, rewardEntryLine, taskFromHeader } from '../src/core';
+import { taskFromHeader } from '../../runner/src/tasks';
+import { NdjsonEventReader, rewardEntryLine } from '../src/core';
 
 const fixture = (name: string) => readFileSync(new URL(`fixtures/${name}`, import.meta.url), 'utf8');
 

@@ -1,5 +1,6 @@
-// Built-in tasks (the paper's, see ../shared/METHOD.md) and user task files (JSON or YAML). A task says
-// where the agent starts, what counts as success, and how it is described to the LLM roles.
+// Built-in tasks (the paper's) and user task files (JSON or YAML). A task says where the agent starts, what
+// counts as success, and how it is described to the LLM roles. A reward file names its task in a
+// `// task: <id>` header line.
 import { readFileSync } from 'node:fs';
 import { parseDocument, LineCounter } from 'yaml';
 import { checkValue, type IntOption } from './args';
@@ -125,6 +126,35 @@ export const BUILTIN_TASKS: Readonly<Record<string, TaskSpec>> = Object.fromEntr
 );
 
 /** A task-file problem with its location (1-based line and column), for the CLI and the editor. */
+/** `// task: <id or task file>` in a reward file's leading comments (before the first line of code). */
+const TASK_HEADER = /^\s*\/\/\s*task\s*:\s*([A-Za-z0-9_.\/-]+)\s*$/;
+
+/** 0-based line of the task header, or -1 when the leading comments have none. */
+function taskHeaderLine(lines: string[]): number {
+  for (let i = 0; i < lines.length; i++) {
+    if (TASK_HEADER.test(lines[i]!)) return i;
+    const trimmed = lines[i]!.trim();
+    if (trimmed !== '' && !trimmed.startsWith('//') && !trimmed.startsWith('/*') && !trimmed.startsWith('*')) return -1;
+  }
+  return -1;
+}
+
+/** The task a reward file names in its `// task: <id>` header line, or undefined. */
+export function taskFromHeader(text: string): string | undefined {
+  const lines = text.split(/\r?\n/);
+  const at = taskHeaderLine(lines);
+  return at < 0 ? undefined : TASK_HEADER.exec(lines[at]!)![1];
+}
+
+/** The reward file with its header naming `taskId`: the existing header line rewritten, else one added on top. */
+export function withTaskHeader(text: string, taskId: string): string {
+  const lines = text.split('\n');
+  const at = taskHeaderLine(lines.map((l) => l.replace(/\r$/, '')));
+  if (at < 0) return `// task: ${taskId}\n${text}`;
+  lines[at] = lines[at]!.replace(/(\/\/\s*task\s*:\s*)[A-Za-z0-9_.\/-]+/, `$1${taskId}`);
+  return lines.join('\n');
+}
+
 export class TaskFileError extends Error {
   constructor(
     readonly file: string,

@@ -163,6 +163,18 @@ describe('layers', () => {
     assert.deepEqual(bad, []);
   });
 
+  it('product code stands alone: it never reads ../shared/ or names an issue number', () => {
+    const bad: string[] = [];
+    for (const top of TOP) {
+      for (const file of sourceFiles(path.join(ROOT, top, 'src'))) {
+        readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
+          if (/\.\.\/shared\/|\bissues?\s*#?\d+/i.test(line)) bad.push(`${path.relative(ROOT, file)}:${i + 1}: ${line.trim()}`);
+        });
+      }
+    }
+    assert.deepEqual(bad, []);
+  });
+
   it('finds a cycle when there is one (the checker itself)', () => {
     const edge = (a: string, b: string): ImportEdge => ({ from: a, to: b, fromModule: a, toModule: b });
     assert.equal(findCycle([edge('a', 'b'), edge('b', 'c'), edge('c', 'a')]), 'a -> b -> c -> a');

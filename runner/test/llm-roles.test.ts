@@ -25,6 +25,11 @@ describe('designer answer extraction', () => {
     const r = extractRewardCode('```ts\n// task: approach-cow\nexport function reward_function() { return 0; }\n```', TREE);
     assert.deepEqual(r, { ok: true, value: '// task: approach-tree\nexport function reward_function() { return 0; }\n' });
   });
+  it('finds the header where the editor and the trainer do: anywhere in the leading comments', () => {
+    const code = '// Reward for approach-tree.\n//\n// Dense: distance to the nearest log.\n// Sparse: reaching it.\n// Memory: none.\n//\n// task: approach-cow\nexport function reward_function() { return 0; }';
+    const r = extractRewardCode('```ts\n' + code + '\n```', TREE);
+    assert.deepEqual(r, { ok: true, value: code.replace('task: approach-cow', 'task: approach-tree') + '\n' });
+  });
   it('rejects prose and several blocks, saying why', () => {
     assert.match((extractRewardCode('just words', TREE) as { problem: string }).problem, /no fenced code block/);
     assert.match((extractRewardCode('```ts\na\n```\n```ts\nb\n```', TREE) as { problem: string }).problem, /2 code blocks/);

@@ -8,7 +8,7 @@ const LINT_USAGE = `usage: rewardsmith lint [--format json|text] FILE...
 Checks reward files against the observation schema and TypeScript. --format json prints one JSON array of
 {file, range, severity, code, message, source} with 0-based lines (LSP's). Exit code 1 when any error.`;
 
-/** The `--format json` shape (issue 3): LSP's diagnostic plus the file, without fixes. */
+/** The `--format json` shape: LSP's diagnostic plus the file, without fixes. */
 export interface LintJsonDiagnostic {
   file: string;
   range: RewardDiagnostic['range'];

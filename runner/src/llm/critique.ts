@@ -7,8 +7,7 @@ import path from 'node:path';
 import { terminalJson, terminalText } from '../args';
 import { LlmError, LlmNotConfiguredError, isLlmConfigured, resolveLlmConfig, type LlmConfig, type LlmLog } from './client';
 import { critiqueReward } from './critic';
-import { taskHeader } from './prompts';
-import { resolveTask, type TaskSpec } from '../tasks';
+import { resolveTask, taskFromHeader, type TaskSpec } from '../tasks';
 import type { LspRange, RewardDiagnostic } from '../lint/rules';
 import { lintText } from '../lint/rules';
 
@@ -67,7 +66,7 @@ export function findingRange(lines: string[], line: number, endLine: number | un
 export async function critiqueFile(opts: CritiqueFileOptions): Promise<CritiqueOutcome> {
   const llm = resolveLlmConfig(opts.llm);
   if (!isLlmConfigured(llm)) return { status: 'error', kind: 'not-configured', message: new LlmNotConfiguredError().message };
-  const taskName = opts.task || taskHeader(opts.source) || opts.defaultTask || undefined;
+  const taskName = opts.task || taskFromHeader(opts.source) || opts.defaultTask || undefined;
   let task: TaskSpec | undefined;
   if (taskName) {
     try {

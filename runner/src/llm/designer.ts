@@ -5,10 +5,10 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { lintText } from '../lint/rules';
 import { compileRewardFile, RewardError } from '../reward/compile';
-import type { TaskSpec } from '../tasks';
+import { taskFromHeader, withTaskHeader, type TaskSpec } from '../tasks';
 import { chatValidated, type ChatMessage, type LlmConfig, type LlmLog, type Validation } from './client';
 import { critiqueReward, type CritiqueResult } from './critic';
-import { contextText, renderTemplate, taskHeader } from './prompts';
+import { contextText, renderTemplate } from './prompts';
 
 /** What the designer is asked to do: the paper's prompt variants, plus fixing static-check errors. */
 export type DesignRequest =
@@ -61,9 +61,7 @@ export function extractRewardCode(text: string, task: TaskSpec): Validation<stri
   let code = blocks[0]!.replace(/\r\n?/g, '\n').trimEnd();
   if (!/\S/.test(code)) return { ok: false, problem: 'the code block is empty' };
   // The header names the task the file is for; the designer may omit it or copy another task's.
-  const header = taskHeader(code);
-  if (header === undefined) code = `// task: ${task.id}\n${code}`;
-  else if (header !== task.id) code = code.replace(/^(\s*\/\/\s*task:\s*)\S+/m, `$1${task.id}`);
+  if (taskFromHeader(code) !== task.id) code = withTaskHeader(code, task.id);
   return { ok: true, value: code + '\n' };
 }
 

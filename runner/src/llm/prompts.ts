@@ -136,11 +136,6 @@ export function contextText(task: TaskSpec | undefined, source?: string): string
   });
 }
 
-/** The task a reward file names in its `// task: <id>` header line, if any. */
-export function taskHeader(source: string): string | undefined {
-  return /^\s*\/\/\s*task:\s*(\S+)/m.exec(source.split('\n').slice(0, 5).join('\n'))?.[1];
-}
-
 /** Source with 1-based line numbers, so roles can anchor findings to lines. */
 export function numberedSource(source: string): string {
   const lines = source.replace(/\r\n?/g, '\n').split('\n');
