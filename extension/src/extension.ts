@@ -12,6 +12,7 @@ import { rateText, rewardEntryLine, trainingSuccessText } from './core';
 import { Dashboard } from './dashboard';
 import { API_KEY_SECRET, failureReason, Runner } from './runner';
 import { PATCHED_SCHEME, Suggestions, toAnalyzerSuggestion } from './suggestions';
+import { registerSweep } from './sweep';
 
 const REWARD_SELECTOR = [
   { scheme: 'file', pattern: '**/*.reward.ts' },
@@ -333,6 +334,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   /** Suggestion commands get `{uri, id}` from code actions and the tree's node from its inline buttons. */
   const target = (arg: { uri: string; id?: string; suggestion?: AnalyzerSuggestion }) => ({ uri: arg.uri, id: arg.id ?? arg.suggestion?.id ?? '' });
 
+  registerSweep(context, runner, runsRoot);
   context.subscriptions.push(
     vscode.commands.registerCommand('rewardsmith.train', train),
     vscode.commands.registerCommand('rewardsmith.critique', critique),

@@ -158,3 +158,55 @@ export function metricsCsv(lines: readonly Partial<UpdateMetrics>[]): string {
   const row = (m: Partial<UpdateMetrics>) => [...METRICS_COLUMNS.map((c) => cell(m[c])), cell(m.success?.n), cell(m.success?.ci95[0]), cell(m.success?.ci95[1])].join(',');
   return [header.join(','), ...lines.map(row)].join('\n') + '\n';
 }
+
+/** A sweep folder's files (`rewardsmith sweep --out DIR`). */
+export const SWEEP_FILES = { results: 'results.json', table: 'results.md', plot: 'results.svg', state: 'sweep.json' } as const;
+
+export type SweepRunState = 'pending' | 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+
+/** One (reward, seed) training of a sweep, in `DIR/results.json`. */
+export interface SweepRunResult {
+  reward: string;
+  seed: number;
+  /** Slurm job id, or the local job's process id. */
+  job_id: string | null;
+  /** Run folder, relative to the sweep folder. */
+  run_dir: string;
+  state: SweepRunState;
+  /** Held-out success over the run's evaluation episodes (Wilson 95 % interval); null until completed. */
+  success: RateRecord | null;
+  deaths: RateRecord | null;
+  /** From the job's start to train's exit, seconds (time queued not included). */
+  wall_seconds: number | null;
+  message: string | null;
+}
+
+/** One reward of a sweep, in `DIR/results.json`. */
+export interface SweepRewardResult {
+  reward: string;
+  /** The reward file as given to the sweep. */
+  reward_file: string;
+  /** Completed runs (seeds) and their evaluation episodes behind the estimate. */
+  seeds: number;
+  episodes: number;
+  /** Mean over seeds of held-out success; null without a completed run. */
+  mean_success: number | null;
+  /** Percentile bootstrap over seeds, then episodes within each seed (stats.ts `bootstrapMean`). */
+  ci95: [number, number] | null;
+  mean_deaths: number | null;
+  /** 1 = best mean success; equal means share a rank; null without a completed run. */
+  rank: number | null;
+}
+
+/** `DIR/results.json` of a sweep. */
+export interface SweepResults {
+  version: 1;
+  task: string;
+  steps: number;
+  seeds: number[];
+  engine: 'local' | 'slurm';
+  /** Wall time of the sweep command that wrote this file (a resumed sweep counts only its own part). */
+  wall_seconds: number;
+  runs: SweepRunResult[];
+  rewards: SweepRewardResult[];
+}

@@ -59,7 +59,7 @@ function assertCompleteResults(dir: string, rewards: string[], seeds: number): v
   for (const run of results.runs) {
     assert.equal(run.state, 'completed', `${run.reward}/seed-${run.seed}: ${run.message}`);
     assert.equal(run.success!.n, 4);
-    assert.ok(run.success!.ci95[0] <= run.success!.rate && run.success!.rate <= run.success!.ci95[1]);
+    assert.ok(run.success!.ci95[0] <= run.success!.rate! && run.success!.rate! <= run.success!.ci95[1]);
     assert.ok(run.wall_seconds! > 0);
     assert.ok(existsSync(path.join(dir, run.run_dir, 'summary.json')));
   }

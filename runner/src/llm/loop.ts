@@ -19,6 +19,15 @@ import { patchReward, PatchUnavailable, type PatchRequest } from '../analyze/pat
 import { rateRecord, type RateRecord } from '../records';
 import { intervalsDisjoint } from '../stats';
 import type { TrainOutcome } from './train-step';
+import { LocalEngine, SlurmEngine, type Engine } from '../sweep/engine';
+
+/** Candidates one after another, or all at once when an engine trains them as separate jobs. */
+const eachCandidate = async <T>(n: number, parallel: boolean, f: (k: number) => Promise<T>): Promise<T[]> => {
+  if (parallel) return Promise.all(Array.from({ length: n }, (_, i) => f(i + 1)));
+  const out: T[] = [];
+  for (let k = 1; k <= n; k++) out.push(await f(k));
+  return out;
+};
 
 /** Designer fixes of run-time reward errors per candidate (each goes through the review again). */
 const MAX_EXECUTION_FIXES = 2;
@@ -35,7 +44,7 @@ export interface LoopOptions {
   /** A reward file to start from instead of the designer's first design. */
   startReward?: string;
   /** Extra `train` options passed through (envs, eval episodes, backend). */
-  train?: { envs?: number; evalEpisodes?: number; backend?: string; init?: string };
+  train?: { envs?: number; evalEpisodes?: number; backend?: string; init?: string; engine?: Engine; taskArg?: string };
   llm?: Partial<LlmConfig>;
   /**
    * No LLM: each iteration's candidates are sets of the analyzer's patches to the current reward; the best is
@@ -334,8 +343,7 @@ class Loop {
     const tried = new Set(done.flatMap((it) => it.candidates.map((c) => (c.applied ?? []).join('+'))));
     const sets = patchSets(currentFile, currentText, suggestions, o.candidates, tried);
     this.say(`iteration ${i}: ${sets.length} patch set(s) from ${suggestions.filter((s) => s.patch).length} patchable finding(s) of ${this.rel(path.join(o.out, current.run!, RUN_FILES.suggestions))}`);
-    const candidates: CandidateResult[] = [];
-    for (const [k, set] of sets.entries()) candidates.push(await this.trainCandidate(iterDir, k + 1, set.text, set.ids));
+    const candidates = await eachCandidate(sets.length, Boolean(o.train?.engine), (k) => this.trainCandidate(iterDir, k, sets[k - 1]!.text, sets[k - 1]!.ids));
     let best: CandidateResult | null = null;
     for (const c of candidates) if (c.summary && (!best || better(c.summary, best.summary!))) best = c;
     const beats = !!best && heldOut(best.summary!).rate! > heldOut(current.summary!).rate! && intervalsDisjoint(heldOut(best.summary!), heldOut(current.summary!));
@@ -375,9 +383,8 @@ class Loop {
         const request: DesignRequest = base ?? { kind: 'initial' };
         this.say(`iteration ${i}: ${request.kind === 'update' ? 'updating the reward from the analysis' : o.startReward && i === 1 ? `starting from ${o.startReward}` : 'designing a reward'}`);
         const firstDraft = i === 1 && o.startReward ? readFileSync(o.startReward, 'utf8') : undefined;
-        const candidates: CandidateResult[] = [];
         // With a starting reward, candidate 1 is the user's file and the others are fresh designs.
-        for (let k = 1; k <= o.candidates; k++) candidates.push(await this.candidate(iterDir, k, request, k === 1 ? firstDraft : undefined));
+        const candidates = await eachCandidate(o.candidates, Boolean(o.train?.engine), (k) => this.candidate(iterDir, k, request, k === 1 ? firstDraft : undefined));
         let chosen: CandidateResult | null = null;
         for (const c of candidates) if (c.summary && (!chosen || better(c.summary, chosen.summary!))) chosen = c;
         if (chosen && o.candidates > 1) this.say(`iteration ${i}: keeping candidate ${chosen.candidate} (best evaluation success)`);
@@ -571,15 +578,28 @@ export async function designCommand(argv: string[], terminal: CommandIo = PROCES
 
 const LOOP_HELP = `usage: rewardsmith loop --task T --iterations N --out DIR [--candidates K] [--steps N] [--reward FILE]
                        [--seed S] [--envs E] [--eval-episodes E] [--backend B] [--init CHECKPOINT] [--no-llm] [--events ndjson]
+                       [--engine local|slurm]
 
 Runs design → lint → critic → train → evaluate → analyze N times (the paper's Algorithm 1). Every
 iteration's reward files, critiques, run and analysis stay in DIR; running the same command again resumes an
 interrupted loop. --candidates K samples K rewards per iteration and keeps the best by evaluation success.
+--engine local|slurm trains each iteration's candidates at once, as \`rewardsmith train\` processes or Slurm jobs
+(see \`rewardsmith sweep --help\` for the cluster options).
 --reward FILE starts from your reward instead of a fresh design. At the end, prints a table of iterations.
 --no-llm (with --reward) needs no LLM: each iteration trains K sets of the analyzer's patches to the current
 reward, every candidate from the same starting policy (--init), and keeps the best only if its held-out
 success beats the current reward's beyond both 95 % intervals.
 LLM: OPENAI_API_KEY, OPENAI_BASE_URL, REWARDSMITH_MODEL; every call is logged to DIR/${LLM_LOG_FILE}.`;
+
+/** `--engine local|slurm`: candidates train as parallel `train` jobs (Slurm with its defaults; `sweep` has the options). */
+async function loopEngine(name: string): Promise<Engine> {
+  if (name === 'local') return new LocalEngine();
+  if (name !== 'slurm') throw new UsageError(`--engine must be local or slurm, not "${name}"`);
+  await SlurmEngine.check().catch((err: Error) => {
+    throw new LoopError(err.message);
+  });
+  return new SlurmEngine();
+}
 
 export async function loopCommand(argv: string[], terminal: CommandIo = PROCESS_IO): Promise<number> {
   const io = safeIo(terminal);
@@ -600,6 +620,7 @@ export async function loopCommand(argv: string[], terminal: CommandIo = PROCESS_
         backend: { type: 'string' },
         init: { type: 'string' },
         'no-llm': { type: 'boolean' },
+        engine: { type: 'string' },
         events: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -638,6 +659,7 @@ export async function loopCommand(argv: string[], terminal: CommandIo = PROCESS_
         evalEpisodes: values['eval-episodes'] === undefined ? undefined : positiveInt('eval-episodes', values['eval-episodes'], 100),
         backend: values.backend,
         init: values.init,
+        ...(values.engine === undefined ? {} : { engine: await loopEngine(values.engine), taskArg: existsSync(values.task) ? path.resolve(values.task) : values.task }),
       },
       emit,
       say,

@@ -1,14 +1,16 @@
 // The loop's training step: trains (and evaluates) one candidate reward with the runner's `train()`, resuming
 // a run that an interruption left behind, and turns a reward failure during training into a result the loop
-// sends back to the designer instead of an exception.
+// sends back to the designer instead of an exception. With an engine (`loop --engine local|slurm`) the run is a
+// `rewardsmith train` job on that engine instead, so that the loop's candidates train in parallel.
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { makeEvent, type RunnerEvent } from '../events';
 import { train } from '../runs/train';
 import type { BackendChoice } from '../ppo/backend';
 import { RUN_FILES } from '../records';
-import { RewardError } from '../reward/compile';
+import { RewardError, type RewardErrorKind } from '../reward/compile';
 import type { TaskSpec } from '../tasks';
+import type { Engine } from '../sweep/engine';
 
 export type TrainOutcome = { ok: true } | { ok: false; error: ReturnType<RewardError['toJSON']> };
 
@@ -23,6 +25,9 @@ export interface TrainStepOptions {
   evalEpisodes?: number;
   backend?: string;
   init?: string;
+  /** Train as a job on this engine (the task then goes to the job as `taskArg`: an id or a task file path). */
+  engine?: Engine;
+  taskArg?: string;
   /** The loop's event sink; the run's own started/finished events stay inside the loop. */
   emit?: (e: RunnerEvent) => void;
 }
@@ -34,6 +39,16 @@ export async function trainReward(o: TrainStepOptions): Promise<TrainOutcome> {
   // A run killed before its first checkpoint has nothing to continue from; start it again.
   if (!resume && existsSync(o.out)) rmSync(o.out, { recursive: true, force: true });
   const emit = o.emit;
+  if (o.engine) {
+    const result = await o.engine.run({
+      name: path.basename(path.dirname(path.dirname(o.out))) + '/' + path.basename(path.dirname(o.out)),
+      runDir: o.out, rewardFile: o.rewardFile, task: o.taskArg ?? o.task.id, seed: o.seed, steps: o.steps,
+      init: o.init, envs: o.envs, evalEpisodes: o.evalEpisodes, backend: o.backend,
+    });
+    if (result.state === 'completed') return { ok: true };
+    if (result.rewardError) return { ok: false, error: { ...result.rewardError, kind: result.rewardError.kind as RewardErrorKind, env: null } };
+    throw new Error(`training ${o.rewardFile} on ${o.engine.kind} ${result.state}: ${result.message ?? 'no reason given'} (log: ${path.join(o.out, 'job.log')})`);
+  }
   try {
     await train({
       rewardFile: o.rewardFile,

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseEvent } from '../events';
-import { RUN_FILES } from '../records';
+import { RUN_FILES, type SweepRunState } from '../records';
 
 /** One training run: the arguments of `rewardsmith train`. */
 export interface TrainJob {
@@ -31,7 +31,7 @@ export interface TrainJob {
   backend?: string;
 }
 
-export type JobState = 'pending' | 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+export type JobState = SweepRunState;
 
 /** What the job script records when train exits (`job-exit.json`). */
 export interface JobExit {

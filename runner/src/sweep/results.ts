@@ -2,55 +2,11 @@
 // interval over seeds and episodes, ranked), the same as a Markdown table, and a plot (SVG, no network).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { RUN_FILES, type RunSummary } from '../records';
-import { bootstrapMean, wilson, type RateEstimate } from '../stats';
+import { RUN_FILES, SWEEP_FILES, type RunSummary, type SweepResults, type SweepRewardResult, type SweepRunResult } from '../records';
+import { bootstrapMean } from '../stats';
 import type { JobState } from './engine';
 
-export const SWEEP_FILES = { results: 'results.json', table: 'results.md', plot: 'results.svg', state: 'sweep.json' } as const;
-
-export interface SweepRunResult {
-  reward: string;
-  seed: number;
-  /** Slurm job id, or the local job's process id. */
-  job_id: string | null;
-  /** Run folder, relative to the sweep folder. */
-  run_dir: string;
-  state: JobState;
-  /** Held-out success over the run's evaluation episodes (Wilson 95 % interval); null until completed. */
-  success: RateEstimate | null;
-  deaths: RateEstimate | null;
-  /** From the job's start to train's exit, seconds (queue time not included). */
-  wall_seconds: number | null;
-  message: string | null;
-}
-
-export interface SweepRewardResult {
-  reward: string;
-  /** The reward file as given to the sweep. */
-  reward_file: string;
-  /** Completed runs (seeds) and their evaluation episodes behind the estimate. */
-  seeds: number;
-  episodes: number;
-  /** Mean over seeds of held-out success; null without a completed run. */
-  mean_success: number | null;
-  /** Percentile bootstrap over seeds, then episodes within each seed. */
-  ci95: [number, number] | null;
-  mean_deaths: number | null;
-  /** 1 = best mean success; rewards with equal means share a rank; null without a completed run. */
-  rank: number | null;
-}
-
-export interface SweepResults {
-  version: 1;
-  task: string;
-  steps: number;
-  seeds: number[];
-  engine: 'local' | 'slurm';
-  /** Wall time of the sweep command that wrote this file (a resumed sweep counts only its own part). */
-  wall_seconds: number;
-  runs: SweepRunResult[];
-  rewards: SweepRewardResult[];
-}
+export { SWEEP_FILES, type SweepResults };
 
 export interface RunRecord {
   reward: string;
@@ -77,15 +33,14 @@ export function readSummary(runDir: string): RunSummary | null {
 export function sweepResults(dir: string, meta: Omit<SweepResults, 'version' | 'runs' | 'rewards'>, runs: RunRecord[], rewardOrder: { name: string; file: string }[]): SweepResults {
   const runResults: SweepRunResult[] = runs.map((r) => {
     const summary = r.state === 'completed' ? readSummary(r.runDir) : null;
-    const n = summary?.eval.episodes ?? 0;
     return {
       reward: r.reward,
       seed: r.seed,
       job_id: r.jobId,
       run_dir: path.relative(dir, r.runDir),
       state: r.state,
-      success: summary ? wilson(Math.round(summary.eval.success_rate * n), n) : null,
-      deaths: summary ? wilson(Math.round(summary.eval.death_rate * n), n) : null,
+      success: summary?.eval.success ?? null,
+      deaths: summary?.eval.death ?? null,
       wall_seconds: r.wallSeconds,
       message: r.message,
     };
@@ -122,9 +77,9 @@ export function resultsMarkdown(r: SweepResults): string {
   }
   lines.push('', '| reward | seed | state | job | held-out success % [95 % Wilson CI] (n) | deaths % | wall s | run folder |', '|---|---:|---|---|---|---:|---:|---|');
   for (const run of r.runs) {
-    const success = run.success ? `${pct(run.success.rate)} [${pct(run.success.ci95[0])}, ${pct(run.success.ci95[1])}] (n=${run.success.n})` : '—';
+    const success = run.success?.rate != null ? `${pct(run.success.rate)} [${pct(run.success.ci95[0])}, ${pct(run.success.ci95[1])}] (n=${run.success.n})` : '—';
     const state = run.message && run.state !== 'completed' ? `${run.state}: ${run.message.replace(/\|/g, '\\|').slice(0, 120)}` : run.state;
-    lines.push(`| ${run.reward} | ${run.seed} | ${state} | ${run.job_id ?? '—'} | ${success} | ${run.deaths ? pct(run.deaths.rate) : '—'} | ${run.wall_seconds === null ? '—' : run.wall_seconds.toFixed(0)} | ${run.run_dir} |`);
+    lines.push(`| ${run.reward} | ${run.seed} | ${state} | ${run.job_id ?? '—'} | ${success} | ${run.deaths?.rate != null ? pct(run.deaths.rate) : '—'} | ${run.wall_seconds === null ? '—' : run.wall_seconds.toFixed(0)} | ${run.run_dir} |`);
   }
   lines.push('', `Sweep wall time: ${r.wall_seconds.toFixed(0)} s.`);
   return lines.join('\n') + '\n';
@@ -157,8 +112,8 @@ export function resultsSvg(r: SweepResults): string {
       return;
     }
     parts.push(`<rect x="${x(w.ci95[0])}" y="${cy - 5}" width="${Math.max(1, x(w.ci95[1]) - x(w.ci95[0]))}" height="10" fill="#9ecae1"/>`);
-    for (const run of r.runs.filter((run) => run.reward === w.reward && run.success)) {
-      parts.push(`<circle cx="${x(run.success!.rate)}" cy="${cy}" r="3" fill="#333" fill-opacity="0.6"><title>seed ${run.seed}: ${pct(run.success!.rate)} % of ${run.success!.n}</title></circle>`);
+    for (const run of r.runs.filter((run) => run.reward === w.reward && run.success?.rate != null)) {
+      parts.push(`<circle cx="${x(run.success!.rate!)}" cy="${cy}" r="3" fill="#333" fill-opacity="0.6"><title>seed ${run.seed}: ${pct(run.success!.rate!)} % of ${run.success!.n}</title></circle>`);
     }
     const m = x(w.mean_success);
     parts.push(`<path d="M ${m} ${cy - 7} L ${m + 6} ${cy} L ${m} ${cy + 7} L ${m - 6} ${cy} Z" fill="#08519c"><title>mean ${pct(w.mean_success)} % [${pct(w.ci95[0])}, ${pct(w.ci95[1])}]</title></path>`);

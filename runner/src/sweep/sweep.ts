@@ -164,7 +164,7 @@ export async function sweep(o: SweepOptions): Promise<SweepResults> {
     if (summary) {
       done++;
       o.say?.(`[${done}/${jobs.length}] ${job.name}: kept (completed earlier)`);
-      report(job, job.steps, { success: { count: Math.round(summary.eval.success_rate * summary.eval.episodes), n: summary.eval.episodes } });
+      report(job, job.steps, { success: { count: summary.eval.success.count, n: summary.eval.success.n } });
       return;
     }
     const attach = state.runs[job.name]?.engine === o.engine.kind ? prev.jobId : null;
@@ -189,7 +189,7 @@ export async function sweep(o: SweepOptions): Promise<SweepResults> {
     if (result.state === 'cancelled') return;
     done++;
     const s = result.state === 'completed' ? readSummary(job.runDir) : null;
-    const success = s ? { count: Math.round(s.eval.success_rate * s.eval.episodes), n: s.eval.episodes } : undefined;
+    const success = s ? { count: s.eval.success.count, n: s.eval.success.n } : undefined;
     o.say?.(`[${done}/${jobs.length}] ${job.name}: ${result.state}${success ? `, held-out success ${success.count}/${success.n}` : ''}${wallSeconds !== null ? ` in ${wallSeconds.toFixed(0)} s` : ''}${result.message ? `: ${result.message}` : ''}`);
     report(job, s?.env_steps ?? 0, { ...(success ? { success } : {}), ...(result.message ? { message: result.message } : {}) });
     writeResults();

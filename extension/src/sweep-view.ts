@@ -1,0 +1,92 @@
+// The sweep panel's content, without an editor: the `rewardsmith sweep` arguments from the settings, the
+// per-run table kept up to date from the runner's `sweep_run` events, and the HTML of the panel (a table per
+// run while it goes, then the ranking with its intervals and the runner's own plot).
+import type { RunnerEvent, SweepRunEvent } from '../../runner/src/events';
+import type { SweepResults } from '../../runner/src/records';
+
+export interface SweepSettings {
+  engine: 'local' | 'slurm';
+  seeds: number;
+  steps: number;
+  /** More `rewardsmith sweep` arguments, e.g. Slurm's `--partition gpu --gpus 1`. */
+  extraArgs: string[];
+}
+
+export function sweepArgs(task: string, rewards: string[], out: string, s: SweepSettings): string[] {
+  return ['sweep', '--task', task, '--rewards', ...rewards, '--seeds', String(s.seeds), '--steps', String(s.steps), '--engine', s.engine, '--out', out, ...s.extraArgs, '--events', 'ndjson'];
+}
+
+export interface SweepRunView {
+  run: string;
+  state: SweepRunEvent['state'];
+  jobId: string | null;
+  frames: number;
+  totalFrames: number;
+  success?: { count: number; n: number };
+  message?: string;
+}
+
+/** What the panel shows while a sweep goes: one row per run, in the order they appeared. */
+export class SweepProgress {
+  readonly runs = new Map<string, SweepRunView>();
+  finished: { ok: boolean; error?: string } | undefined;
+
+  apply(e: RunnerEvent): void {
+    if (e.type === 'sweep_run') {
+      const prev = this.runs.get(e.run);
+      this.runs.set(e.run, { run: e.run, state: e.state, jobId: e.jobId, frames: Math.max(e.frames, e.state === 'completed' ? e.totalFrames : 0, prev?.state === e.state ? prev.frames : 0), totalFrames: e.totalFrames, success: e.success ?? prev?.success, message: e.message });
+    } else if (e.type === 'finished') {
+      this.finished = { ok: e.ok, ...(e.error ? { error: e.error } : {}) };
+    }
+  }
+
+  /** "3/4 runs done · 1 running" for the progress notification. */
+  line(): string {
+    const all = [...this.runs.values()];
+    const count = (s: SweepRunView['state']) => all.filter((r) => r.state === s).length;
+    const parts = [`${count('completed')}/${all.length} runs done`];
+    for (const s of ['running', 'queued', 'failed'] as const) if (count(s)) parts.push(`${count(s)} ${s}`);
+    return parts.join(' · ');
+  }
+}
+
+const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const pct = (x: number) => (100 * x).toFixed(1);
+
+/** The panel's HTML (no script: it is re-rendered by the host). `plotSvg` is the runner's results.svg. */
+export function sweepHtml(title: string, progress: SweepProgress, results: SweepResults | null, plotSvg: string | null, csp: string): string {
+  const rows = [...progress.runs.values()].map((r) => {
+    const done = r.totalFrames > 0 ? Math.min(100, Math.round((100 * r.frames) / r.totalFrames)) : 0;
+    const success = r.success ? `${r.success.count}/${r.success.n}` : '—';
+    return `<tr class="${r.state}"><td>${esc(r.run)}</td><td>${r.state}${r.message ? `: ${esc(r.message)}` : ''}</td><td>${r.jobId ? esc(r.jobId) : '—'}</td><td><progress max="100" value="${done}"></progress> ${done} %</td><td>${success}</td></tr>`;
+  });
+  const ranking = results
+    ? [...results.rewards]
+        .sort((a, b) => (a.rank ?? Infinity) - (b.rank ?? Infinity))
+        .map((w) => w.mean_success === null || !w.ci95
+          ? `<tr><td>—</td><td>${esc(w.reward)}</td><td colspan="3">no completed run</td></tr>`
+          : `<tr><td>${w.rank}</td><td>${esc(w.reward)}</td><td>${pct(w.mean_success)} %</td><td>[${pct(w.ci95[0])}, ${pct(w.ci95[1])}] %</td><td>${w.seeds} seeds, ${w.episodes} episodes</td></tr>`)
+    : [];
+  const status = progress.finished ? (progress.finished.ok ? 'finished' : `stopped: ${esc(progress.finished.error ?? 'failed')}`) : esc(progress.line());
+  return `<!DOCTYPE html>
+<html lang="en"><head><meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<title>${esc(title)}</title>
+<style>
+  body { font-family: var(--vscode-font-family); color: var(--vscode-foreground); padding: 0 16px 24px; }
+  table { border-collapse: collapse; margin: 6px 0; }
+  th, td { border: 1px solid var(--vscode-panel-border, #444); padding: 3px 8px; text-align: left; }
+  th { background: var(--vscode-editorWidget-background); }
+  tr.failed td { color: var(--vscode-errorForeground, #e05252); }
+  .plot { background: #fff; display: inline-block; margin-top: 8px; }
+</style></head>
+<body>
+  <h2>${esc(title)}</h2>
+  <p id="status">${status}</p>
+  ${ranking.length ? `<h3>Rewards by mean held-out success (95 % CI: bootstrap over seeds × episodes)</h3>
+  <table id="ranking"><tr><th>rank</th><th>reward</th><th>mean success</th><th>95 % CI</th><th>behind it</th></tr>${ranking.join('')}</table>` : ''}
+  ${plotSvg ? `<div class="plot">${plotSvg}</div>` : ''}
+  <h3>Runs</h3>
+  <table id="runs"><tr><th>run</th><th>state</th><th>job</th><th>frames</th><th>held-out success</th></tr>${rows.join('') || '<tr><td colspan="5">submitting…</td></tr>'}</table>
+</body></html>`;
+}
