@@ -5,7 +5,6 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { SWEEP_FILES, type SweepResults } from '../../runner/src/records';
-import { taskFromHeader } from './core';
 import { failureReason, type Runner } from './runner';
 import { SweepProgress, sweepArgs, sweepHtml, type SweepSettings } from './sweep-view';
 
@@ -27,6 +26,8 @@ export function registerSweep(context: vscode.ExtensionContext, runner: Runner, 
       return;
     }
     await vscode.workspace.saveAll(false);
+    // Loaded on demand: the task module pulls in minecraft-data, which activation should not pay for.
+    const { BUILTIN_TASKS, taskFromHeader } = await import('../../runner/src/tasks');
     const headers = new Set(picked.map((u) => taskFromHeader(readFileSync(u.fsPath, 'utf8'))).filter((t): t is string => Boolean(t)));
     if (headers.size > 1) {
       void vscode.window.showErrorMessage(`The selected rewards are for different tasks (${[...headers].join(', ')}); a sweep compares rewards on one task.`);
@@ -35,7 +36,6 @@ export function registerSweep(context: vscode.ExtensionContext, runner: Runner, 
     const config = vscode.workspace.getConfiguration('rewardsmith');
     let task: string | undefined = [...headers][0] ?? (config.get<string>('defaultTask') || undefined);
     if (!task) {
-      const { BUILTIN_TASKS } = await import('../../runner/src/tasks');
       task = await vscode.window.showQuickPick(Object.keys(BUILTIN_TASKS), { title: 'Which task do the rewards solve?', ignoreFocusOut: true });
       if (!task) return;
     }
