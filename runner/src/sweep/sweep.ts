@@ -221,6 +221,8 @@ export async function sweepCommand(argv: string[], io: CommandIo = PROCESS_IO): 
     if (!local && v.parallel !== undefined) throw new UsageError('--parallel is for --engine local (Slurm schedules the jobs itself)');
     const defaults = defaultRunnerCommand();
     const runner = { node: v.node ? path.resolve(v.node) : defaults.node, cli: v.cli ? path.resolve(v.cli) : defaults.cli };
+    // On a cluster these are paths on the compute nodes, which this machine may not have; locally they must exist.
+    if (local) for (const name of ['node', 'cli'] as const) if (v[name] && !existsSync(v[name])) throw new UsageError(`--${name}: ${v[name]}: no such file`);
     const pollMs = v.poll === undefined ? undefined : v.poll * 1000;
     let engine: Engine;
     if (local) engine = new LocalEngine({ parallel: v.parallel, pollMs, runner });
