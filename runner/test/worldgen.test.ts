@@ -258,6 +258,21 @@ test('tool durability: an iron pickaxe breaks after 250 blocks (minecraft-data m
   assert.ok(!env.inventory.has('iron_pickaxe'));
 });
 
+test('gravel falls when the block under it is dug out, and suffocates an agent whose eyes it fills', () => {
+  const { env, y0, step } = flat('explore-diamond');
+  env.world.setState(0, y0 + 1, -2, S.stone);
+  env.world.setState(0, y0 + 2, -2, S.gravel);
+  env.world.setState(0, y0 + 3, -2, S.gravel);
+  for (let t = 0; t < 20 && env.world.stateAt(0, y0 + 1, -2) === S.stone; t++) step(act('attack'));
+  assert.equal(env.world.stateAt(0, y0, -2), S.gravel, 'the lower gravel landed on the floor');
+  assert.equal(env.world.stateAt(0, y0 + 1, -2), S.gravel, 'the upper one on top of it');
+  assert.equal(env.world.stateAt(0, y0 + 3, -2), S.cave_air);
+  const hp = env.rules.hp;
+  env.world.setState(0, y0 + 1, 0, S.gravel); // into the agent's eyes (feet at y0, eyes at y0 + 1.62)
+  for (let t = 0; t < 20; t++) step(act('no_op'));
+  assert.ok(env.rules.hp <= hp - 2, `suffocating: ${hp} → ${env.rules.hp}`);
+});
+
 test('task files: worldOptions multiply vanilla densities (default vanilla); bad options fail with file:line', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'rs-world-'));
   const good = path.join(dir, 'easy.yaml');

@@ -245,7 +245,7 @@ export function explosionDamage(power: number, distance: number): number {
 
 /** One game tick of every mob: goals, movement, pushing, attacks; dead and despawned mobs are removed. */
 export function tickMobs(w: MobWorld): void {
-  const { world, entity: e, rules, random } = w;
+  const { world, entity: e, random } = w;
   const mobs = w.mobs;
   const eyeX = e.pos.x, eyeY = e.pos.y + 1.62, eyeZ = e.pos.z;
   for (let i = 0; i < mobs.length; i++) {
@@ -307,7 +307,6 @@ export function tickMobs(w: MobWorld): void {
   let alive = 0;
   for (let i = 0; i < mobs.length; i++) if (mobs[i]!.health > 0) mobs[alive++] = mobs[i]!;
   mobs.length = alive;
-  void rules;
 }
 
 /** Targeting, chasing and attacking the agent (monsters only). */

@@ -1,10 +1,10 @@
-// One simulated environment: a generated world, the agent driven by prismarine-physics (one agent step =
-// one game tick: walking moves ~0.2 m, a turn is 15°), the game rules the tasks need, the plains animals,
-// and the observation. `SimEnv.step` writes the reward's observation, the info and the policy features.
+// One simulated environment: a generated world (worldgen.ts; fluids and falling gravel in world.ts), the agent
+// driven by prismarine-physics (one agent step = one game tick: walking moves ~0.2 m, a turn is 15°), the game
+// rules the tasks need, the mobs (mobs.ts: animals, monsters), tool wear, and the observation. `SimEnv.step` writes the reward's observation, the info and the policy features.
 import { Physics, type PhysicsEntity } from 'prismarine-physics';
 import type { TaskSpec } from '../../tasks';
 import type { StepInfo, StepObservation } from '../types';
-import { FIRE_BLOCKS, LAVA_BLOCK, WATER_BLOCK, mcData, mobNameIndex, nameIndex, stateSolid as solidTable, stateToBlock as toBlockTable, S } from './registry';
+import { FIRE_BLOCKS, WATER_BLOCK, mcData, nameIndex, stateSolid as solidTable, stateToBlock as toBlockTable, S } from './registry';
 import { SimWorld, blockOfState } from './world';
 import { spawnPoint } from './worldgen';
 import { hash32 } from '../../seeds';
@@ -335,7 +335,10 @@ export class SimEnv {
     for (let x = minX; x <= maxX; x++) for (let y = minY; y <= maxY; y++) for (let z = minZ; z <= maxZ; z++) {
       if (FIRE_BLOCKS.has(stateToBlock[this.world.stateAt(x, y, z)]!)) inFire = true;
     }
-    const eyesInWater = stateToBlock[this.world.stateAt(Math.floor(e.pos.x), Math.floor(e.pos.y + EYE_HEIGHT), Math.floor(e.pos.z))] === WATER_BLOCK;
+    const eyeState = this.world.stateAt(Math.floor(e.pos.x), Math.floor(e.pos.y + EYE_HEIGHT), Math.floor(e.pos.z));
+    const eyesInWater = stateToBlock[eyeState] === WATER_BLOCK;
+    // LivingEntity.baseTick: eyes inside a solid block (fallen gravel) suffocate, 1 hp per hit (IN_WALL).
+    if (stateSolid[eyeState] === 1) this.rules.hurt(1, 'other');
     this.rules.tick(e.isInLava, inFire, e.isInWater, eyesInWater, e.onGround, yBefore - e.pos.y, e.pos.y < -64);
   }
 

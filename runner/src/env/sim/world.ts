@@ -121,6 +121,8 @@ export class SimWorld implements BlockAccess, ColumnStore {
     c.cells[((y - this.minY) << 8) | ((z & 15) << 4) | (x & 15)] = state;
     const xz = ((z & 15) << 4) | (x & 15);
     if (visible[state] === 1 && y > c.heights[xz]!) c.heights[xz] = y;
+    // Gravel above a cell that opened falls (FallingBlock: air, fluids and plants let it through).
+    if (solid[state] === 0 && y + 1 < this.maxY && this.stateAt(x, y + 1, z) === S.gravel) this.dropGravel(x, y + 1, z);
     // A changed cell wakes the fluids around it (digging next to lava lets it in).
     this.wakeFluid(x, y, z);
     this.wakeFluid(x + 1, y, z);
@@ -128,6 +130,15 @@ export class SimWorld implements BlockAccess, ColumnStore {
     this.wakeFluid(x, y + 1, z);
     this.wakeFluid(x, y, z + 1);
     this.wakeFluid(x, y, z - 1);
+  }
+
+  /** Gravel at (x, y, z) falls to the first solid block below (at once; the game animates a falling block). */
+  private dropGravel(x: number, y: number, z: number): void {
+    let landing = y;
+    while (landing - 1 >= this.minY && solid[this.stateAt(x, landing - 1, z)] === 0) landing--;
+    if (landing === y) return;
+    this.setState(x, landing, z, S.gravel);
+    this.setState(x, y, z, S.cave_air); // then the gravel above it falls in turn, onto this one
   }
 
   // ---- fluids ----
