@@ -256,16 +256,30 @@ export function startServer(connection: Connection = createConnection(ProposedFe
   connection.onHover((params) => {
     const doc = documents.get(params.textDocument.uri);
     if (!doc || !isReward(doc.uri)) return null;
-    const project = projectFor(doc);
-    const snap = project.snapshot();
-    return hoverAt(snap, snap.offset(params.position)) ?? null;
+    // A file the checker cannot analyse (nested too deep) has no hover; nothing here may take the server down.
+    try {
+      const project = projectFor(doc);
+      if (project.unanalysable) return null;
+      const snap = project.snapshot();
+      return hoverAt(snap, snap.offset(params.position)) ?? null;
+    } catch (err) {
+      connection.console.error(`hover ${doc.uri}: ${(err as Error).message}`);
+      return null;
+    }
   });
 
   connection.onCompletion((params) => {
     const doc = documents.get(params.textDocument.uri);
     if (!doc || !isReward(doc.uri)) return [];
-    const snap = projectFor(doc).snapshot();
-    return completionsAt(snap, snap.offset(params.position));
+    try {
+      const project = projectFor(doc);
+      if (project.unanalysable) return [];
+      const snap = project.snapshot();
+      return completionsAt(snap, snap.offset(params.position));
+    } catch (err) {
+      connection.console.error(`completion ${doc.uri}: ${(err as Error).message}`);
+      return [];
+    }
   });
 
   connection.onNotification(setSuggestionsNotification, (params) => {

@@ -4,7 +4,8 @@
 // the headless `rewardsmith lint` CLI.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFileSync, readdirSync, existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
@@ -142,4 +143,29 @@ test('rewardsmith lint --format json prints the documented shape and exits 1 on 
   assert.equal(missing.code, 2);
   assert.deepEqual(JSON.parse(missing.stdout), []);
   assert.match(missing.stderr, /cannot read .*does-not-exist/);
+});
+
+test('rewardsmith lint: a file nested too deeply gets one located error and the other files keep their results', async () => {
+  const run = promisify(execFile);
+  const cli = path.join(root, 'runner', 'src', 'cli.ts');
+  const dir = mkdtempSync(path.join(tmpdir(), 'lint-deep-'));
+  const head = 'export function reward_function(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA) {\n';
+  const parens = path.join(dir, 'parens.reward.ts');
+  writeFileSync(parens, `${head}  const x = ${'('.repeat(1000)}health${')'.repeat(1000)};\n  return x;\n}\n`);
+  // Not deep in brackets but in the syntax tree: 5,000 else-ifs overflow TypeScript's recursion.
+  const chain = path.join(dir, 'chain.reward.ts');
+  writeFileSync(chain, `${head}  let r = 0;\n  if (health < 0) r = 0;\n${Array.from({ length: 5000 }, (_, i) => `  else if (health < ${i}) r = ${i};\n`).join('')}  return r;\n}\n`);
+  const bad = path.join(fixtures, 'buggy', 'paper-explore-diamond-printed.reward.ts');
+  const failed = await run(process.execPath, ['--import', 'tsx', cli, 'lint', '--format', 'json', parens, chain, bad], { cwd: root }).then(
+    () => assert.fail('lint should exit 1'),
+    (err: { code: number; stdout: string; stderr: string }) => err,
+  );
+  assert.equal(failed.code, 1, failed.stderr);
+  assert.doesNotMatch(failed.stderr, /Maximum call stack|at \w+ \(/);
+  const got = (JSON.parse(failed.stdout) as { file: string; code: string; range: { start: { line: number; character: number } }; message: string }[]).map((d) => `${path.basename(d.file)}:${d.range.start.line}:${d.range.start.character}:${d.code}`);
+  assert.deepEqual(got.slice(0, 2), [
+    'parens.reward.ts:1:267:unanalysable', // the 256th parenthesis (the function's brace is the first level)
+    'chain.reward.ts:0:0:unanalysable',
+  ]);
+  assert.deepEqual(got.slice(2).map((x) => { const [, line, , code] = x.split(':'); return `${line}:${code}`; }), ['9:unknown-name', '10:unknown-name', '13:global-data-uninitialised', '31:scale-swapped']);
 });

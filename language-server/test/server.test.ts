@@ -222,12 +222,28 @@ describe('language server over stdio', () => {
     criticTimeoutMs = 150;
     criticAnswer = () => ({ delayMs: 1000, reply: '{}' });
     const slow = (await client.sendRequest(critiqueRequest, { textDocument: { uri }, force: true })) as CritiqueResult;
-    assert.ok(slow.status === 'error' && slow.kind === 'llm' && /no answer within 150 ms/.test(slow.message), JSON.stringify(slow));
+    assert.ok(slow.status === 'error' && slow.kind === 'llm' && /no complete answer within 150 ms/.test(slow.message), JSON.stringify(slow));
     const missing = (await client.sendRequest(critiqueRequest, { textDocument: { uri: 'file:///nowhere/x.reward.ts' } })) as CritiqueResult;
     assert.ok(missing.status === 'error' && missing.kind === 'no-document');
     const line = text.split('\n').findIndex((l) => l.includes('health < GLOBAL'));
     const hover = await client.sendRequest('textDocument/hover', { textDocument: { uri }, position: { line, character: text.split('\n')[line]!.indexOf('health') + 2 } });
     assert.ok(hover, 'server still answers');
+  });
+
+  test('a file nested 1,000 brackets deep gets one located diagnostic; hover and completion answer without errors', async () => {
+    const deepUri = pathToFileURL(path.join(root, 'language-server', 'test', 'fixtures', 'deep-nesting.reward.ts')).href;
+    const deepText = `export function reward_function(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA) {\n  const x = ${'('.repeat(1000)}health${')'.repeat(1000)};\n  return x;\n}\n`;
+    await client.sendNotification('textDocument/didOpen', { textDocument: { uri: deepUri, languageId: 'typescript', version: 1, text: deepText } });
+    await until(() => published.has(deepUri), 'diagnostics of the deep file');
+    const found = published.get(deepUri)!.diagnostics;
+    // The function's brace is the first level, so the 256th parenthesis is one too many.
+    assert.deepEqual(found.map((d) => [d.code, d.range.start.line, d.range.start.character]), [['unanalysable', 1, 12 + 255]]);
+    assert.match(String(found[0]!.message), /nest more than 256 levels/);
+    const position = { line: 1, character: 1200 };
+    assert.equal(await client.sendRequest('textDocument/hover', { textDocument: { uri: deepUri }, position }), null);
+    assert.deepEqual(await client.sendRequest('textDocument/completion', { textDocument: { uri: deepUri }, position }), []);
+    assert.doesNotMatch(stderr, /Maximum call stack/);
+    await client.sendNotification('textDocument/didClose', { textDocument: { uri: deepUri } });
   });
 
   test('analyzer suggestions: diagnostics with Apply suggested patch (previewed) and Dismiss', async () => {

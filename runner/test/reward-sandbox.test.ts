@@ -94,6 +94,19 @@ test('compile: syntax errors, wrong parameter order, missing exports and imports
   assert.throws(() => compileRewardFile('/v/x.reward.ts', 'export function dense({ cow }) { return 0; }\nexport function sparse() { return 0; }'), /must be a plain name/);
 });
 
+test('compile: a reward nested 1,000 brackets deep is a located compile error, not a stack overflow', () => {
+  const head = 'export function reward_function(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA) {\n';
+  const deep = `${head}  const x = ${'('.repeat(1000)}health${')'.repeat(1000)};\n  return x;\n}\n`;
+  assert.throws(() => compileRewardFile('/v/deep.reward.ts', deep), (err: unknown) => {
+    assert.ok(err instanceof RewardError);
+    assertError(err, '/v/deep.reward.ts', 'compile', /brackets nest more than 256 levels deep/, 2);
+    assert.equal(err.column, 13 + 255);
+    return true;
+  });
+  const chain = `${head}  let r = 0;\n  if (health < 0) r = 0;\n${Array.from({ length: 5000 }, (_, i) => `  else if (health < ${i}) r = ${i};\n`).join('')}  return r;\n}\n`;
+  assert.throws(() => compileRewardFile('/v/chain.reward.ts', chain), (err: unknown) => err instanceof RewardError && err.kind === 'compile' && /nested too deeply/.test(err.detail));
+});
+
 test('hostile and broken rewards are contained with the right error kind, at the original line', async () => {
   const cases: [string, RewardErrorKind, RegExp, string | null][] = [
     ['require-fs.reward.ts', 'throw', /ReferenceError: require is not defined/, "require('fs')"],

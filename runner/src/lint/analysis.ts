@@ -6,6 +6,7 @@
 import ts from 'typescript';
 import path from 'node:path';
 import { PARAMETERS, loadSchema, rewardDeclarations, type ObservationSchema, type ParameterSpec } from '../schema';
+import { TOO_DEEP_MESSAGE, tooDeepAt } from '../reward/compile';
 
 export const REWARD_FILE_PATTERN = /\.reward\.(ts|js)$/;
 
@@ -180,9 +181,25 @@ export class RewardProject {
     this.update(text);
   }
 
+  /**
+   * Set when the text nests deeper than TypeScript can take: the offset to report at. TypeScript then sees
+   * an empty file (so nothing overflows), and lint, hover and completion answer with that one finding.
+   */
+  unanalysable: { offset: number; message: string } | undefined;
+
   update(text: string): void {
     if (text === this.text && this.version > 0) return;
     this.text = text;
+    const deep = tooDeepAt(text);
+    this.unanalysable = deep === undefined ? undefined : { offset: deep, message: TOO_DEEP_MESSAGE };
+    if (deep !== undefined) {
+      this.userSource = undefined;
+      this.virtual = '';
+      this.snapshotText = new EditedSnapshot('');
+      this.insertions = [];
+      this.version++;
+      return;
+    }
     // Re-parse only the edited span of the user's text (the language service does the same for the virtual one).
     this.userSource = this.userSource
       ? ts.updateSourceFile(this.userSource, text, changeRange(this.userSource.text, text))

@@ -1,7 +1,8 @@
 // `rewardsmith lint`: the schema rules and TypeScript's checks without an editor (the language server
 // publishes the same diagnostics). Loaded lazily by runner/src/cli.ts.
 import { readFileSync } from 'node:fs';
-import { lintText, type RewardDiagnostic } from './rules';
+import { terminalJson, terminalText } from '../args';
+import { lintText, unanalysableDiagnostic, type RewardDiagnostic } from './rules';
 
 const LINT_USAGE = `usage: rewardsmith lint [--format json|text] FILE...
 
@@ -54,11 +55,19 @@ export async function lintCommand(argv: string[]): Promise<number> {
       unreadable = true;
       continue;
     }
-    for (const d of lintText(file, text)) all.push({ file, range: d.range, severity: d.severity, code: d.code, message: d.message, source: d.source });
+    // Whatever one file does to the checker, every other file still gets its result.
+    let found: RewardDiagnostic[];
+    try {
+      found = lintText(file, text);
+    } catch (err) {
+      found = [unanalysableDiagnostic(text, 0, `Rewardsmith could not check this file: ${(err as Error).message}`)];
+    }
+    for (const d of found) all.push({ file, range: d.range, severity: d.severity, code: d.code, message: d.message, source: d.source });
   }
-  if (format === 'json') process.stdout.write(JSON.stringify(all, null, 2) + '\n');
+  // Messages quote the file's own names and strings, which a model may have written.
+  if (format === 'json') process.stdout.write(terminalJson(all) + '\n');
   else {
-    for (const d of all) process.stdout.write(`${d.file}:${d.range.start.line + 1}:${d.range.start.character + 1}: ${d.severity} ${d.code}: ${d.message}\n`);
+    for (const d of all) process.stdout.write(`${d.file}:${d.range.start.line + 1}:${d.range.start.character + 1}: ${d.severity} ${d.code}: ${terminalText(d.message)}\n`);
     const errors = all.filter((d) => d.severity === 'error').length;
     process.stdout.write(`${files.length} file(s), ${errors} error(s), ${all.filter((d) => d.severity === 'warning').length} warning(s)\n`);
   }

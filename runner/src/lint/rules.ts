@@ -58,7 +58,27 @@ export function ruleMeta(id: string): RuleMeta | undefined {
   return id === typescriptErrors.meta.id ? undefined : META.get(id);
 }
 
+/** The one diagnostic of a file the checker cannot analyse, at `offset` of its text. */
+export function unanalysableDiagnostic(text: string, offset: number, message: string): RewardDiagnostic {
+  const lines = text.slice(0, offset).split('\n');
+  const position = { line: lines.length - 1, character: lines[lines.length - 1]!.length };
+  return { range: { start: position, end: { line: position.line, character: position.character + 1 } }, severity: 'error', code: 'unanalysable', message, source: 'rewardsmith', fixes: [] };
+}
+
 export function lintSnapshot(snap: Snapshot, schema: ObservationSchema = loadSchema()): RewardDiagnostic[] {
+  const deep = snap.project.unanalysable;
+  if (deep) return [unanalysableDiagnostic(snap.project.userText, deep.offset, deep.message)];
+  try {
+    return lintChecked(snap, schema);
+  } catch (err) {
+    // A structure deep enough to overflow TypeScript's or a rule's recursion in some other way: one finding
+    // for the file instead of a crash that would lose the other files' results.
+    if (err instanceof RangeError) return [unanalysableDiagnostic(snap.project.userText, 0, `the file is nested too deeply to analyse (${err.message})`)];
+    throw err;
+  }
+}
+
+function lintChecked(snap: Snapshot, schema: ObservationSchema): RewardDiagnostic[] {
   const ctx = new LintContext(snap, schema);
   const visitors = RULES.filter((r): r is (typeof RULES)[number] & Required<Pick<LintRule, 'node'>> => 'node' in r && !!r.node);
   const visit = (node: ts.Node) => {
@@ -74,7 +94,13 @@ export function lintSnapshot(snap: Snapshot, schema: ObservationSchema = loadSch
 
 /** Lint one file's text headless (a fresh project; the language server keeps projects per open file). */
 export function lintText(fileName: string, text: string): RewardDiagnostic[] {
-  const project = new RewardProject(fileName, text);
+  let project: RewardProject;
+  try {
+    project = new RewardProject(fileName, text);
+  } catch (err) {
+    if (err instanceof RangeError) return [unanalysableDiagnostic(text, 0, `the file is nested too deeply to analyse (${err.message})`)];
+    throw err;
+  }
   try {
     return lintSnapshot(project.snapshot());
   } finally {

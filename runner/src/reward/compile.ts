@@ -80,6 +80,41 @@ function markLoops(at: (node: ts.Node) => EntryLocation, loops: EntryLocation[])
   };
 }
 
+/**
+ * Deepest bracket nesting a reward file may have. TypeScript's parser and checker recurse once per level and
+ * overflow the stack somewhere past a thousand (less inside an editor's deeper stack); no reward needs more
+ * than a few dozen, so past this the file gets one located error instead of a crash.
+ */
+export const MAX_NESTING = 256;
+
+/**
+ * Where a text first nests brackets deeper than MAX_NESTING (offset of the opening bracket), skipping
+ * strings, template literals and comments; undefined when it does not. Linear and non-recursive.
+ */
+export function tooDeepAt(text: string): number | undefined {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x2f /* / */ && text.charCodeAt(i + 1) === 0x2f) {
+      const end = text.indexOf('\n', i);
+      i = end < 0 ? text.length : end;
+    } else if (c === 0x2f && text.charCodeAt(i + 1) === 0x2a /* * */) {
+      const end = text.indexOf('*/', i + 2);
+      i = end < 0 ? text.length : end + 1;
+    } else if (c === 0x22 || c === 0x27 || c === 0x60 /* " ' ` */) {
+      // Quotes end at the line's end too (an apostrophe in a regex literal must not swallow the file).
+      for (i++; i < text.length && text.charCodeAt(i) !== c && (c === 0x60 || text.charCodeAt(i) !== 0x0a); i++) if (text.charCodeAt(i) === 0x5c /* \ */) i++;
+    } else if (c === 0x28 || c === 0x5b || c === 0x7b /* ( [ { */) {
+      if (++depth > MAX_NESTING) return i;
+    } else if (c === 0x29 || c === 0x5d || c === 0x7d) {
+      depth = Math.max(0, depth - 1);
+    }
+  }
+  return undefined;
+}
+
+export const TOO_DEEP_MESSAGE = `brackets nest more than ${MAX_NESTING} levels deep here; the checker cannot analyse such a file (split the expression into named parts)`;
+
 const ALL_PARAMETERS = parameterNames(true);
 const BASIC_PARAMETERS = parameterNames(false);
 
@@ -89,6 +124,21 @@ const BASIC_PARAMETERS = parameterNames(false);
  * each taking a leading part of that parameter list. Throws a located RewardError ('compile' or 'contract').
  */
 export function compileRewardFile(file: string, source: string = readFileSync(file, 'utf8')): CompiledReward {
+  const deep = tooDeepAt(source);
+  if (deep !== undefined) {
+    const lines = source.slice(0, deep).split('\n');
+    throw new RewardError('compile', file, lines.length, lines[lines.length - 1]!.length + 1, TOO_DEEP_MESSAGE);
+  }
+  try {
+    return compileChecked(file, source);
+  } catch (err) {
+    // Any other structure deep enough to overflow TypeScript's recursion (a long else-if chain, say).
+    if (err instanceof RangeError) throw new RewardError('compile', file, 1, 1, `the file is nested too deeply for the compiler (${err.message})`);
+    throw err;
+  }
+}
+
+function compileChecked(file: string, source: string): CompiledReward {
   const sourceFile = ts.createSourceFile(file, source, ts.ScriptTarget.ES2022, true, scriptKind(file));
   const at = (node: ts.Node | number) => {
     const pos = typeof node === 'number' ? node : node.getStart(sourceFile);
