@@ -11,7 +11,7 @@ import { RUN_FILES } from '../../runner/src/records';
 import { rateText, rewardEntryLine, trainingSuccessText } from './core';
 import { Dashboard } from './dashboard';
 import { API_KEY_SECRET, failureReason, Runner } from './runner';
-import { PATCHED_SCHEME, Suggestions, toAnalyzerSuggestion } from './suggestions';
+import { PATCHED_SCHEME, Suggestions, toAnalyzerSuggestion, type Coverage } from './suggestions';
 import { registerSweep } from './sweep';
 
 const REWARD_SELECTOR = [
@@ -79,6 +79,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
           new vscode.CodeLens(range, { title: training ? '$(sync~spin) Training…' : '▶ Train on this reward', command: training ? 'rewardsmith.showDashboard' : 'rewardsmith.train', arguments: [document.uri] }),
           new vscode.CodeLens(range, { title: 'Critique', command: 'rewardsmith.critique', arguments: [document.uri] }),
           new vscode.CodeLens(range, { title: `Improve (${iterations} iterations)`, command: 'rewardsmith.improve', arguments: [document.uri] }),
+          new vscode.CodeLens(range, { title: 'Improve (no LLM)', command: 'rewardsmith.improveNoLlm', arguments: [document.uri] }),
         ];
       },
     }),
@@ -166,11 +167,30 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     let last: Extract<RunnerEvent, { type: 'progress' }> | undefined;
     let evalResult: Extract<RunnerEvent, { type: 'eval' }> | undefined;
     const streamed: AnalyzerSuggestion[] = [];
+    // Provisional suggestions from training episodes, shown as code actions while training runs (latest per id);
+    // the analysis after held-out evaluation replaces them.
+    const provisional = new Map<string, AnalyzerSuggestion>();
+    const stop = new vscode.CancellationTokenSource();
+    let warned = false;
+    let applyAfterStop: string | undefined;
     try {
       const result = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `Training on ${label}`, cancellable: true },
         (progress, token) =>
           runner.run(args, workspaceDir(document), (e) => {
+            if (e.type === 'suggestion' && e.provisional) {
+              provisional.set(e.id, toAnalyzerSuggestion(e));
+              suggestions.set(document.uri, [...provisional.values()], { provisional: true, failed: e.failedEpisodes ?? 0 });
+              if (e.earlyWarning && !warned) {
+                warned = true;
+                void vscode.window.showWarningMessage(`Early warning: ${e.message.split('\n')[0]}`, ...(e.diff ? ['Stop and apply'] : []), 'Keep training').then((c) => {
+                  if (c !== 'Stop and apply') return;
+                  applyAfterStop = e.id;
+                  stop.cancel();
+                });
+              }
+              return;
+            }
             dashboard.event(e);
             if (e.type === 'progress') {
               const increment = last ? ((e.frames - last.frames) / e.totalFrames) * 100 : (e.frames / e.totalFrames) * 100;
@@ -188,9 +208,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
             } else if (e.type === 'suggestion') {
               collectSuggestion(e, streamed);
             }
-          }, token),
+          }, linkedToken(token, stop)),
       );
       dashboard.sendPastRuns();
+      if (applyAfterStop) {
+        status.text = `$(debug-stop) Rewardsmith: stopped at ${last?.frames.toLocaleString() ?? 0} frames to apply a suggestion`;
+        await suggestions.preview(document.uri.toString(), applyAfterStop);
+        return;
+      }
       if (result.cancelled) {
         status.text = `$(debug-stop) Rewardsmith: stopped at ${last?.frames.toLocaleString() ?? 0} frames`;
         void vscode.window.showInformationMessage(`Training stopped; the checkpoint is kept in ${outDir} (resume with \`rewardsmith train … --resume ${outDir}\`).`);
@@ -206,8 +231,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       status.text = `$(check) Rewardsmith: ${evalResult ? `held-out success ${rateText(evalResult.successRate, evalResult.successCi95, evalResult.episodes)}` : last ? trainingSuccessText(last) : 'done'} · ${last?.frames.toLocaleString() ?? '?'} frames`;
       await analyze(outDir, document, streamed);
     } finally {
+      stop.dispose();
       setTraining(false);
     }
+  }
+
+  /** Cancelled when either the notification's Cancel or our own source (Stop and apply) fires. */
+  function linkedToken(token: vscode.CancellationToken, own: vscode.CancellationTokenSource): vscode.CancellationToken {
+    token.onCancellationRequested(() => own.cancel());
+    return own.token;
   }
 
   /** Runs the trajectory analyzer on a finished run and shows its suggestions on the reward file. */
@@ -224,12 +256,22 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     if (found.length === 0) found.push(...written);
     for (const s of found) s.evidence ??= written.find((w) => w.id === s.id)?.evidence;
     for (const s of found) if (s.evidence === undefined) delete s.evidence;
-    suggestions.set(document.uri, found);
+    suggestions.set(document.uri, found, readCoverage(runDir));
     if (found.length > 0) {
       void vscode.window.showInformationMessage(`The analyzer has ${found.length} suggestion${found.length === 1 ? '' : 's'} for ${path.basename(document.uri.fsPath)}.`, 'Show').then((c) => c && vscode.commands.executeCommand('rewardsmith.suggestions.focus'));
     }
   }
 
+  /** Coverage and per-cause counts from a run's suggestions.json (absent in files written before they existed). */
+  function readCoverage(runDir: string): Coverage | undefined {
+    try {
+      const parsed = JSON.parse(readFileSync(path.join(runDir, RUN_FILES.suggestions), 'utf8')) as { failed_episodes?: number; explained_episodes?: number; causes?: Record<string, number> };
+      if (typeof parsed.failed_episodes !== 'number') return undefined;
+      return { failed: parsed.failed_episodes, explained: parsed.explained_episodes ?? 0, causes: parsed.causes ?? {} };
+    } catch {
+      return undefined;
+    }
+  }
   function readSuggestionsFile(runDir: string): AnalyzerSuggestion[] {
     const file = path.join(runDir, RUN_FILES.suggestions);
     if (!existsSync(file)) return [];
@@ -270,10 +312,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     void vscode.window.showInformationMessage(`Critic (${result.model}${result.cached ? ', cached' : ''}): the reward ${verdict}. ${result.critique ?? ''} ${result.findings.length} finding(s) in Problems.`.trim());
   }
 
-  async function improve(uri?: vscode.Uri): Promise<void> {
+  async function improve(uri?: vscode.Uri, noLlm = false): Promise<void> {
     const document = await rewardDocument(uri);
     if (!document) return;
-    if (!(await requireLlm())) return;
+    if (!noLlm && !(await requireLlm())) return;
     const task = await taskFor(document);
     if (!task) return;
     const iterations = vscode.workspace.getConfiguration('rewardsmith.improve').get<number>('iterations') ?? 3;
@@ -282,8 +324,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     dashboard.show(true);
     dashboard.startLive(`improvement loop on ${task}`);
     const found: AnalyzerSuggestion[] = [];
-    const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Improvement loop (${iterations} iterations) on ${task}`, cancellable: true }, (progress, token) =>
-      runner.run(['loop', '--task', task, '--iterations', String(iterations), '--reward', document.uri.fsPath, '--steps', String(budget.get<number>('steps')), '--envs', String(budget.get<number>('envs')), '--backend', budget.get<string>('backend') ?? 'auto', '--out', outDir, '--events', 'ndjson'], workspaceDir(document), (e) => {
+    const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Improvement loop${noLlm ? ' (no LLM)' : ''} (${iterations} iterations) on ${task}`, cancellable: true }, (progress, token) =>
+      runner.run(['loop', '--task', task, '--iterations', String(iterations), '--reward', document.uri.fsPath, '--steps', String(budget.get<number>('steps')), '--envs', String(budget.get<number>('envs')), '--backend', budget.get<string>('backend') ?? 'auto', '--out', outDir, '--events', 'ndjson', ...(noLlm ? ['--no-llm'] : [])], workspaceDir(document), (e) => {
         dashboard.event(e);
         if (e.type === 'log') progress.report({ message: e.message });
         else if (e.type === 'progress') progress.report({ message: `${e.frames.toLocaleString()} / ${e.totalFrames.toLocaleString()} frames · ${trainingSuccessText(e)}` });
@@ -338,7 +380,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(
     vscode.commands.registerCommand('rewardsmith.train', train),
     vscode.commands.registerCommand('rewardsmith.critique', critique),
-    vscode.commands.registerCommand('rewardsmith.improve', improve),
+    vscode.commands.registerCommand('rewardsmith.improve', (uri?: vscode.Uri) => improve(uri)),
+    vscode.commands.registerCommand('rewardsmith.improveNoLlm', (uri?: vscode.Uri) => improve(uri, true)),
     vscode.commands.registerCommand('rewardsmith.newReward', newReward),
     vscode.commands.registerCommand('rewardsmith.setApiKey', setApiKey),
     vscode.commands.registerCommand('rewardsmith.analyzeRun', analyzeRun),

@@ -19,10 +19,22 @@ export function toAnalyzerSuggestion(s: Pick<SuggestionEvent, 'id' | 'message' |
   return out;
 }
 
-type Node = { kind: 'file'; uri: string } | { kind: 'suggestion'; uri: string; suggestion: AnalyzerSuggestion };
+/** How much of a run's failures the analyzer explained (suggestions.json), or, while training, how many failed training episodes the provisional suggestions are about. */
+export type Coverage = { failed: number; explained: number; causes: Record<string, number> } | { provisional: true; failed: number };
+
+type Node = { kind: 'file'; uri: string } | { kind: 'coverage'; uri: string; coverage: Coverage } | { kind: 'suggestion'; uri: string; suggestion: AnalyzerSuggestion };
+
+/** "74 of 75 failed episodes explained (99 %) · reward-gamed 61, target-not-approached 56"; the provisional variant says so. */
+export function coverageLabel(c: Coverage): { label: string; description: string } {
+  if ('provisional' in c) return { label: `Provisional: from ${c.failed} failed training episodes`, description: 'replaced after held-out evaluation' };
+  const pct = c.failed > 0 ? Math.round((100 * c.explained) / c.failed) : 100;
+  const causes = Object.entries(c.causes).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', ');
+  return { label: `${c.explained} of ${c.failed} failed episodes explained (${pct} %)`, description: causes };
+}
 
 export class Suggestions implements vscode.TreeDataProvider<Node>, vscode.TextDocumentContentProvider {
   private readonly byFile = new Map<string, AnalyzerSuggestion[]>();
+  private readonly coverage = new Map<string, Coverage>();
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly patchedChanged = new vscode.EventEmitter<vscode.Uri>();
@@ -35,8 +47,10 @@ export class Suggestions implements vscode.TreeDataProvider<Node>, vscode.TextDo
     return client.onNotification(suggestionResolvedNotification, ({ textDocument, id }) => this.drop(textDocument.uri, id, false));
   }
 
-  set(uri: vscode.Uri, suggestions: AnalyzerSuggestion[]): void {
+  set(uri: vscode.Uri, suggestions: AnalyzerSuggestion[], coverage?: Coverage): void {
     this.byFile.set(uri.toString(), suggestions);
+    if (coverage) this.coverage.set(uri.toString(), coverage);
+    else this.coverage.delete(uri.toString());
     this.push(uri.toString());
     this.changed.fire(undefined);
   }
@@ -123,19 +137,33 @@ export class Suggestions implements vscode.TreeDataProvider<Node>, vscode.TextDo
   // --- tree ---------------------------------------------------------------------------------------------
   getChildren(node?: Node): Node[] {
     if (!node) {
-      const files = [...this.byFile].filter(([, list]) => list.length > 0);
-      // One file: its suggestions directly; several: one folder per file.
-      if (files.length === 1) return files[0][1].map((suggestion) => ({ kind: 'suggestion', uri: files[0][0], suggestion }));
+      const files = [...this.byFile].filter(([uri, list]) => list.length > 0 || this.coverage.has(uri));
+      // One file: its coverage and suggestions directly; several: one folder per file.
+      if (files.length === 1) return this.fileChildren(files[0][0]);
       return files.map(([uri]) => ({ kind: 'file', uri }));
     }
-    if (node.kind === 'file') return (this.byFile.get(node.uri) ?? []).map((suggestion) => ({ kind: 'suggestion', uri: node.uri, suggestion }));
+    if (node.kind === 'file') return this.fileChildren(node.uri);
     return [];
+  }
+
+  private fileChildren(uri: string): Node[] {
+    const coverage = this.coverage.get(uri);
+    return [...(coverage ? [{ kind: 'coverage' as const, uri, coverage }] : []), ...(this.byFile.get(uri) ?? []).map((suggestion) => ({ kind: 'suggestion' as const, uri, suggestion }))];
   }
 
   getTreeItem(node: Node): vscode.TreeItem {
     if (node.kind === 'file') {
       const item = new vscode.TreeItem(vscode.Uri.parse(node.uri), vscode.TreeItemCollapsibleState.Expanded);
       item.description = vscode.workspace.asRelativePath(vscode.Uri.parse(node.uri));
+      return item;
+    }
+    if (node.kind === 'coverage') {
+      const { label, description } = coverageLabel(node.coverage);
+      const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
+      item.description = description;
+      item.tooltip = description ? `Failed episodes per cause (an episode may have several): ${description}` : label;
+      item.iconPath = new vscode.ThemeIcon('pie-chart');
+      item.contextValue = 'coverage';
       return item;
     }
     const { suggestion, uri } = node;

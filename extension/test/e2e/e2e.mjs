@@ -74,6 +74,9 @@ try {
   await command('Notifications: Clear All Notifications');
 
   // 3. Clicking it trains with the workspace's tiny budget: a progress notification, then a result in the dashboard.
+  // Problems stays open meanwhile: the analyzer's provisional suggestions about training episodes must show up
+  // there (as reward-analyzer diagnostics with code actions) before training ends.
+  await command('View: Focus Problems');
   await train.click();
   const progress = page.locator('.notification-toast', { hasText: 'Training on tree.reward.ts' });
   await progress.waitFor({ timeout: 60_000 });
@@ -84,14 +87,24 @@ try {
     return undefined;
   };
   let frame;
+  let provisionalWhileTraining = '';
   const deadline = Date.now() + 480_000;
   while (Date.now() < deadline) {
     frame = await dashboard();
     const result = frame && (await frame.locator('#live-result').innerText().catch(() => ''));
     if (result) break;
-    await page.waitForTimeout(2000);
+    if (!provisionalWhileTraining) {
+      const row = page.locator('.markers-panel .monaco-list-row', { hasText: 'Provisional (' }).first();
+      if ((await row.count()) > 0) {
+        provisionalWhileTraining = (await row.innerText()).replace(/\s+/g, ' ');
+        log(`provisional suggestion while training: ${provisionalWhileTraining}`);
+        await screenshot('provisional-suggestion-while-training');
+      }
+    }
+    await page.waitForTimeout(1000);
   }
   assert.ok(frame, 'the dashboard webview never appeared');
+  assert.match(provisionalWhileTraining, /Provisional \(\d+ of \d+ failed training episodes/, 'a provisional suggestion should appear in Problems before training ends');
   const result = await frame.locator('#live-result').innerText();
   log(`dashboard: ${result}`);
   assert.match(result, /^Finished/, `the run should finish, dashboard says: ${result}`);
@@ -101,7 +114,7 @@ try {
   await frame.locator('#map').scrollIntoViewIfNeeded();
   await screenshot('dashboard-failed-episodes-map');
   await frame.locator('#past').scrollIntoViewIfNeeded();
-  assert.match(await frame.locator('#past').innerText(), /eval success/, 'the finished run should be listed among the past runs');
+  assert.match(await frame.locator('#past').innerText(), /held-out success/, 'the finished run should be listed among the past runs');
   await screenshot('dashboard-past-runs');
 
   // 4. The analyzer's suggestion: a diagnostic on the reward file with an "Apply suggested patch" code action.
