@@ -45,6 +45,11 @@ export interface PolicyFile extends PolicyConfig {
   actions: readonly string[];
   /** Variable shapes in the order their values are concatenated in weights.bin (float32, little endian). */
   shapes: number[][];
+  /**
+   * Seeds of the worlds this policy learned from outside a PPO run (behaviour-cloning demonstrations): every
+   * held-out evaluation of it, or of a run started from it, skips them.
+   */
+  worldSeeds?: number[];
 }
 
 export const POLICY_FILE = 'policy.json';
@@ -126,7 +131,7 @@ export class ActorCritic {
     if (o !== values.length) throw new Error('checkpoint weights are longer than the network');
   }
 
-  save(dir: string, task: string): void {
+  save(dir: string, task: string, extra: Pick<PolicyFile, 'worldSeeds'> = {}): void {
     mkdirSync(dir, { recursive: true });
     const file: PolicyFile = {
       format: 'rewardsmith-policy',
@@ -135,6 +140,7 @@ export class ActorCritic {
       actions: GAME_FACTS.actions,
       ...this.config,
       shapes: this.variables.map((v) => v.shape),
+      ...extra,
     };
     writeFileSync(path.join(dir, WEIGHTS_FILE), float32Bytes(this.weights()));
     writeFileSync(path.join(dir, POLICY_FILE), JSON.stringify(file, null, 2) + '\n');

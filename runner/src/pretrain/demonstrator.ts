@@ -1,0 +1,423 @@
+// The scripted teacher behind `rewardsmith pretrain`: a planner with full access to the simulated world (block
+// states, mob positions, the agent's exact pose) that solves a task with the agent's own 14 actions — path
+// finding on the block grid, turning to face, digging what is in the way, attacking. Only the teacher reads
+// the world like this; the policy it teaches sees the env's generic features, nothing else.
+import { GAME_FACTS } from '../schema';
+import type { TaskSpec } from '../tasks';
+import type { SimEnv } from '../env/sim/sim';
+import { LAVA_BLOCK, blockNames, stateSolid, stateToBlock } from '../env/sim/registry';
+import { DEG, EYE_HEIGHT, wrapAngle } from '../env/sim/observe';
+import { LookRay, targetBlock, type BlockHit } from '../env/sim/rules';
+
+const A = Object.fromEntries(GAME_FACTS.actions.map((a, i) => [a, i])) as Record<(typeof GAME_FACTS.actions)[number], number>;
+const TURN = GAME_FACTS.turnDeg * DEG;
+/** How far the teacher looks for a target (metres, horizontally). */
+const SEARCH_RADIUS = 96;
+/** A* gives up beyond this many expanded cells (the teacher then explores and retries later). */
+const MAX_EXPANSIONS = 40_000;
+/** Steps between re-plans while chasing a moving mob. */
+const MOB_REPLAN = 25;
+
+type Cell = { x: number; y: number; z: number };
+type Target =
+  | { kind: 'block'; x: number; y: number; z: number; names: Set<number> }
+  | { kind: 'mob'; mob: SimEnv['mobs'][number] };
+
+const isLava = (s: number) => stateToBlock[s] === LAVA_BLOCK;
+
+/** One teacher per environment; `reset` at each episode start, then `act` once per step. */
+export class Demonstrator {
+  private target: Target | null = null;
+  private path: Cell[] = [];
+  private pathIndex = 0;
+  private stepsSincePlan = 0;
+  private stuck = 0;
+  private lastX = 0;
+  private lastZ = 0;
+  private exploreYaw = 0;
+  private searchAgainAt = 0;
+  private steps = 0;
+  private sinceAttack = 100;
+  private readonly ray = new LookRay();
+  private readonly hit: BlockHit = { x: 0, y: 0, z: 0, t: 0 };
+  private readonly targetIds: Set<number>;
+  private readonly underground: boolean;
+
+  constructor(readonly task: TaskSpec, private readonly random: () => number) {
+    const names = task.success.kind === 'near' ? task.success.names : [];
+    this.targetIds = new Set(names.map((n) => blockNames.indexOf(n)).filter((i) => i >= 0));
+    this.underground = task.world === 'underground';
+  }
+
+  reset(env: SimEnv): void {
+    this.target = null;
+    this.path = [];
+    this.pathIndex = 0;
+    this.stepsSincePlan = 0;
+    this.stuck = 0;
+    this.searchAgainAt = 0;
+    this.steps = 0;
+    this.sinceAttack = 100;
+    this.lastX = env.entity.pos.x;
+    this.lastZ = env.entity.pos.z;
+    this.exploreYaw = env.entity.yaw + (this.random() - 0.5) * Math.PI;
+  }
+
+  /** The teacher's action for the env's current state. */
+  act(env: SimEnv): number {
+    this.steps++;
+    this.sinceAttack++;
+    this.stepsSincePlan++;
+    const e = env.entity;
+    const moved = Math.hypot(e.pos.x - this.lastX, e.pos.z - this.lastZ);
+    this.lastX = e.pos.x;
+    this.lastZ = e.pos.z;
+    this.stuck = moved < 0.02 ? this.stuck + 1 : 0;
+
+    if (this.target && this.target.kind === 'mob' && !env.mobs.includes(this.target.mob)) this.target = null;
+    if (!this.target && this.steps >= this.searchAgainAt) {
+      this.target = this.findTarget(env);
+      this.path = [];
+      if (!this.target) this.searchAgainAt = this.steps + 200;
+    }
+    if (!this.target) return this.explore(env);
+
+    const t = this.target;
+    if (t.kind === 'mob') {
+      const m = t.mob;
+      const horiz = Math.hypot(m.x - e.pos.x, m.z - e.pos.z);
+      if (horiz < 3.2 && Math.abs(m.y - e.pos.y) < 2) return this.engageMob(env, m);
+      if (this.path.length === 0 || this.stepsSincePlan >= MOB_REPLAN || this.pathIndex >= this.path.length) this.plan(env);
+    } else {
+      if (!t.names.has(stateToBlock[env.world.stateAt(t.x, t.y, t.z)]!)) {
+        this.target = null; // dug away or never there: look again
+        return A.no_op;
+      }
+      if (this.atBlockGoal(env, t)) return this.engageBlock(env, t);
+      if (this.path.length === 0 || this.pathIndex >= this.path.length) this.plan(env);
+    }
+    if (this.path.length === 0) return this.explore(env);
+    if (this.stuck > 40) {
+      // Something the plan did not foresee (a mob in the way, a slip): re-plan from here.
+      this.stuck = 0;
+      this.plan(env);
+      return this.random() < 0.5 ? A.forward_jump : A.jump;
+    }
+    return this.followPath(env);
+  }
+
+  // ---- targets ----
+
+  private findTarget(env: SimEnv): Target | null {
+    const e = env.entity;
+    const s = this.task.success;
+    if (s.kind === 'kill' || (s.kind === 'near' && this.targetIds.size === 0)) {
+      const names = s.kind === 'kill' ? [s.mob] : s.names;
+      let best: SimEnv['mobs'][number] | null = null, bestD = Infinity;
+      for (const m of env.mobs) {
+        if (!names.includes(m.type)) continue;
+        const d = Math.hypot(m.x - e.pos.x, m.z - e.pos.z);
+        if (d < bestD && d <= SEARCH_RADIUS * 1.5) best = m, bestD = d;
+      }
+      return best ? { kind: 'mob', mob: best } : null;
+    }
+    // Blocks: the nearest target block by horizontal distance, preferring ones near the agent's height.
+    const w = env.world;
+    const px = Math.floor(e.pos.x), py = Math.floor(e.pos.y), pz = Math.floor(e.pos.z);
+    const yLo = this.underground ? py - 2 : w.minY, yHi = this.underground ? py + 2 : w.maxY - 1;
+    let best: Cell | null = null, bestScore = Infinity;
+    const r = SEARCH_RADIUS;
+    for (let cx = (px - r) >> 4; cx <= (px + r) >> 4; cx++) {
+      for (let cz = (pz - r) >> 4; cz <= (pz + r) >> 4; cz++) {
+        const col = w.column(cx, cz);
+        for (let y = Math.max(yLo, w.minY); y <= Math.min(yHi, w.maxY - 1); y++) {
+          const base = (y - w.minY) << 8;
+          for (let i = 0; i < 256; i++) {
+            const b = stateToBlock[col.cells[base | i]!]!;
+            if (!this.targetIds.has(b)) continue;
+            const x = cx * 16 + (i & 15), z = cz * 16 + (i >> 4);
+            const score = Math.hypot(x + 0.5 - e.pos.x, z + 0.5 - e.pos.z) + Math.abs(y - py) * 2;
+            if (score < bestScore) {
+              // A trunk is approached at its lowest log.
+              let yy = y;
+              while (!this.underground && this.targetIds.has(stateToBlock[w.stateAt(x, yy - 1, z)]!)) yy--;
+              bestScore = score;
+              best = { x, y: yy, z };
+            }
+          }
+        }
+      }
+    }
+    return best ? { kind: 'block', ...best, names: this.targetIds } : null;
+  }
+
+  // ---- planning: A* over the block grid ----
+
+  private solid(env: SimEnv, x: number, y: number, z: number): boolean {
+    return stateSolid[env.world.stateAt(x, y, z)] === 1;
+  }
+
+  /** Plains: the feet height to stand at in column (x, z) coming from feet height `y`, or null. */
+  private standY(env: SimEnv, x: number, y: number, z: number, fromX: number, fromZ: number): number | null {
+    for (const yy of [y, y + 1, y - 1, y - 2, y - 3]) {
+      const s = env.world.stateAt(x, yy, z);
+      if (stateSolid[s] === 1 || isLava(s) || !this.solid(env, x, yy - 1, z) || this.solid(env, x, yy + 1, z)) continue;
+      if (isLava(env.world.stateAt(x, yy - 1, z))) continue;
+      if (yy > y && this.solid(env, fromX, y + 2, fromZ)) continue; // no room to jump up
+      return yy;
+    }
+    return null;
+  }
+
+  /** Underground: cost of tunnelling into (x, y, z) at fixed feet height, or null where lava or a drop is. */
+  private tunnelCost(env: SimEnv, x: number, y: number, z: number): number | null {
+    const w = env.world;
+    const floor = w.stateAt(x, y - 1, z);
+    if (stateSolid[floor] !== 1) return null;
+    let cost = 1;
+    for (const yy of [y, y + 1]) {
+      const s = w.stateAt(x, yy, z);
+      if (isLava(s)) return null;
+      if (stateSolid[s] === 1) cost += blockNames[stateToBlock[s]!] === 'bedrock' ? Infinity : 6;
+      for (const [dx, dy, dz] of [[1, 0, 0], [-1, 0, 0], [0, 0, 1], [0, 0, -1], [0, 1, 0]] as const) {
+        if (isLava(w.stateAt(x + dx, yy + dy, z + dz))) return null; // digging next to lava opens it
+      }
+    }
+    return Number.isFinite(cost) ? cost : null;
+  }
+
+  private goalTest(env: SimEnv, c: Cell): boolean {
+    const t = this.target!;
+    if (t.kind === 'mob') {
+      return Math.max(Math.abs(c.x - Math.floor(t.mob.x)), Math.abs(c.z - Math.floor(t.mob.z))) <= 1;
+    }
+    if (this.underground) {
+      // Next to the ore's column with the ore within reach of the eyes.
+      return Math.max(Math.abs(c.x - t.x), Math.abs(c.z - t.z)) === 1 && Math.abs(c.y + 1 - t.y) <= 2;
+    }
+    // Orthogonally next to the trunk with a log at feet or head height.
+    if (Math.abs(c.x - t.x) + Math.abs(c.z - t.z) !== 1) return false;
+    const ids = t.names;
+    return ids.has(stateToBlock[env.world.stateAt(t.x, c.y, t.z)]!) || ids.has(stateToBlock[env.world.stateAt(t.x, c.y + 1, t.z)]!);
+  }
+
+  private atBlockGoal(env: SimEnv, t: Target & { kind: 'block' }): boolean {
+    const e = env.entity;
+    const c = { x: Math.floor(e.pos.x), y: Math.floor(e.pos.y + 0.01), z: Math.floor(e.pos.z) };
+    return (this.target === t && this.goalTest(env, c)) || Math.hypot(t.x + 0.5 - e.pos.x, t.z + 0.5 - e.pos.z) < 1.2;
+  }
+
+  private plan(env: SimEnv): void {
+    this.stepsSincePlan = 0;
+    this.path = [];
+    this.pathIndex = 0;
+    const e = env.entity;
+    const start: Cell = { x: Math.floor(e.pos.x), y: Math.floor(e.pos.y + 0.01), z: Math.floor(e.pos.z) };
+    const t = this.target!;
+    const tx = t.kind === 'mob' ? Math.floor(t.mob.x) : t.x, tz = t.kind === 'mob' ? Math.floor(t.mob.z) : t.z;
+    const key = (x: number, z: number) => (x + 32768) * 65536 + (z + 32768);
+    const h = (x: number, z: number) => {
+      const dx = Math.abs(x - tx), dz = Math.abs(z - tz);
+      return Math.max(dx, dz) + 0.41 * Math.min(dx, dz);
+    };
+    // A binary heap of [f, key]; node data in maps.
+    const heap: [number, number][] = [];
+    const push = (f: number, k: number) => {
+      heap.push([f, k]);
+      for (let i = heap.length - 1; i > 0;) {
+        const p = (i - 1) >> 1;
+        if (heap[p]![0] <= heap[i]![0]) break;
+        [heap[p], heap[i]] = [heap[i]!, heap[p]!];
+        i = p;
+      }
+    };
+    const pop = (): [number, number] => {
+      const top = heap[0]!, last = heap.pop()!;
+      if (heap.length > 0) {
+        heap[0] = last;
+        for (let i = 0; ;) {
+          const l = 2 * i + 1, r = l + 1;
+          let m = i;
+          if (l < heap.length && heap[l]![0] < heap[m]![0]) m = l;
+          if (r < heap.length && heap[r]![0] < heap[m]![0]) m = r;
+          if (m === i) break;
+          [heap[m], heap[i]] = [heap[i]!, heap[m]!];
+          i = m;
+        }
+      }
+      return top;
+    };
+    const cells = new Map<number, Cell>();
+    const g = new Map<number, number>();
+    const parent = new Map<number, number>();
+    const k0 = key(start.x, start.z);
+    cells.set(k0, start);
+    g.set(k0, 0);
+    push(h(start.x, start.z), k0);
+    const closed = new Set<number>();
+    let found: number | null = null, expansions = 0;
+    while (heap.length > 0 && expansions < MAX_EXPANSIONS) {
+      const [, k] = pop();
+      if (closed.has(k)) continue;
+      closed.add(k);
+      expansions++;
+      const c = cells.get(k)!;
+      if (this.goalTest(env, c)) {
+        found = k;
+        break;
+      }
+      for (let dx = -1; dx <= 1; dx++) {
+        for (let dz = -1; dz <= 1; dz++) {
+          if (dx === 0 && dz === 0) continue;
+          const nx = c.x + dx, nz = c.z + dz, nk = key(nx, nz);
+          if (closed.has(nk)) continue;
+          let ny: number | null, step: number;
+          if (this.underground) {
+            ny = c.y;
+            const cost = this.tunnelCost(env, nx, ny, nz);
+            if (cost === null) continue;
+            step = cost;
+            if (dx !== 0 && dz !== 0) {
+              // Diagonal moves only between two open cells (no corner cutting through rock).
+              if (this.tunnelCost(env, c.x + dx, ny, c.z) !== 1 || this.tunnelCost(env, c.x, ny, c.z + dz) !== 1 || cost !== 1) continue;
+              step = 1.41;
+            }
+          } else {
+            ny = this.standY(env, nx, c.y, nz, c.x, c.z);
+            if (ny === null) continue;
+            step = dx !== 0 && dz !== 0 ? 1.41 : 1;
+            if (dx !== 0 && dz !== 0) {
+              const a = this.standY(env, c.x + dx, c.y, c.z, c.x, c.z), b = this.standY(env, c.x, c.y, c.z + dz, c.x, c.z);
+              if (a === null || b === null || a !== c.y || b !== c.y || ny !== c.y) continue;
+            }
+            if (ny > c.y) step += 0.5;
+          }
+          const ng = g.get(k)! + step;
+          if (ng >= (g.get(nk) ?? Infinity)) continue;
+          g.set(nk, ng);
+          cells.set(nk, { x: nx, y: ny, z: nz });
+          parent.set(nk, k);
+          push(ng + h(nx, nz), nk);
+        }
+      }
+    }
+    if (found === null) {
+      // No way found (for now): forget this target for a while and explore.
+      if (t.kind === 'block') this.target = null;
+      this.searchAgainAt = this.steps + 150;
+      return;
+    }
+    const out: Cell[] = [];
+    for (let k: number | undefined = found; k !== undefined && k !== k0; k = parent.get(k)) out.push(cells.get(k)!);
+    this.path = out.reverse();
+  }
+
+  // ---- acting ----
+
+  /** Turns towards a yaw/pitch; returns the turn action, or null when already within tolerance. */
+  private face(env: SimEnv, yaw: number, pitch: number, yawTol = TURN * 0.75, pitchTol = TURN * 0.75): number | null {
+    const e = env.entity;
+    const dy = wrapAngle(yaw - e.yaw);
+    if (Math.abs(dy) > yawTol) return dy > 0 ? A.turn_left : A.turn_right;
+    const dp = pitch - e.pitch;
+    if (Math.abs(dp) > pitchTol) return dp > 0 ? A.turn_up : A.turn_down;
+    return null;
+  }
+
+  private lookAngles(env: SimEnv, x: number, y: number, z: number): [number, number] {
+    const e = env.entity;
+    const dx = x - e.pos.x, dz = z - e.pos.z, dy = y - (e.pos.y + EYE_HEIGHT);
+    return [Math.atan2(-dx, -dz), Math.atan2(dy, Math.hypot(dx, dz))];
+  }
+
+  /** Looks at block (x, y, z) and attacks whatever the crosshair is on until it is gone. */
+  private dig(env: SimEnv, x: number, y: number, z: number): number {
+    const [yaw, pitch] = this.lookAngles(env, x + 0.5, y + 0.5, z + 0.5);
+    const turn = this.face(env, yaw, pitch, TURN * 0.75, TURN * 0.75);
+    if (turn !== null && this.stuck < 30) return turn;
+    if (targetBlock(env.world, this.ray.from(env.entity), this.hit)) return A.attack;
+    return turn ?? A.forward;
+  }
+
+  private followPath(env: SimEnv): number {
+    const e = env.entity;
+    let wp = this.path[this.pathIndex]!;
+    while (Math.hypot(wp.x + 0.5 - e.pos.x, wp.z + 0.5 - e.pos.z) < 0.3 && Math.abs(e.pos.y - wp.y) < 1) {
+      this.pathIndex++;
+      if (this.pathIndex >= this.path.length) return A.no_op;
+      wp = this.path[this.pathIndex]!;
+    }
+    // Blocks in the way (leaves, rock in a tunnel): dig the head cell first, then the feet cell.
+    for (const yy of [wp.y + 1, wp.y]) {
+      if (this.solid(env, wp.x, yy, wp.z)) return this.dig(env, wp.x, yy, wp.z);
+    }
+    const [yaw] = this.lookAngles(env, wp.x + 0.5, e.pos.y + EYE_HEIGHT, wp.z + 0.5);
+    const turn = this.face(env, yaw, 0, 22 * DEG, 20 * DEG);
+    if (turn !== null) return turn;
+    const feet = Math.floor(e.pos.y + 0.01);
+    if (wp.y > feet || (this.stuck > 8 && e.onGround)) return A.forward_jump;
+    return A.forward;
+  }
+
+  private engageBlock(env: SimEnv, t: Target & { kind: 'block' }): number {
+    const e = env.entity;
+    // Look at the target block's face nearest the eyes, at eye height where the block spans it.
+    const ey = e.pos.y + EYE_HEIGHT;
+    let ty = t.y;
+    if (!this.underground) {
+      const headLog = t.names.has(stateToBlock[env.world.stateAt(t.x, Math.floor(ey), t.z)]!);
+      ty = headLog ? Math.floor(ey) : Math.floor(e.pos.y + 0.01);
+    }
+    const [yaw, pitch] = this.lookAngles(env, t.x + 0.5, ty + 0.5, t.z + 0.5);
+    const turn = this.face(env, yaw, pitch, 12 * DEG, 14 * DEG);
+    if (turn !== null) return turn;
+    // Something between the eyes and the target (rock, leaves): dig it.
+    if (targetBlock(env.world, this.ray.from(e), this.hit)) {
+      const b = stateToBlock[env.world.stateAt(this.hit.x, this.hit.y, this.hit.z)]!;
+      if (!t.names.has(b)) return A.attack;
+    }
+    return A.forward;
+  }
+
+  private engageMob(env: SimEnv, m: SimEnv['mobs'][number]): number {
+    const [yaw, pitch] = this.lookAngles(env, m.x, m.y + m.height / 2, m.z);
+    const turn = this.face(env, yaw, pitch, 14 * DEG, 18 * DEG);
+    if (turn !== null) return turn;
+    if (this.task.success.kind === 'kill') {
+      const d = Math.hypot(m.x - env.entity.pos.x, m.z - env.entity.pos.z);
+      if (d < 2.6) {
+        if (this.sinceAttack >= 12) {
+          this.sinceAttack = 0;
+          return A.attack;
+        }
+        return A.no_op;
+      }
+    }
+    if (this.stuck > 8 && env.entity.onGround) return A.forward_jump;
+    return A.forward;
+  }
+
+  /** No target known: keep a heading (tunnelling underground), turning away from what blocks it. */
+  private explore(env: SimEnv): number {
+    const e = env.entity;
+    if (this.stuck > 30) {
+      this.exploreYaw += (this.random() < 0.5 ? 1 : -1) * (Math.PI / 2);
+      this.stuck = 0;
+    }
+    const turn = this.face(env, this.exploreYaw, 0, 22 * DEG, 20 * DEG);
+    if (turn !== null) return turn;
+    const fx = -Math.sin(e.yaw), fz = -Math.cos(e.yaw);
+    const nx = Math.floor(e.pos.x + fx * 0.8), nz = Math.floor(e.pos.z + fz * 0.8);
+    const feet = Math.floor(e.pos.y + 0.01);
+    if (this.underground) {
+      if (this.tunnelCost(env, nx, feet, nz) === null && (nx !== Math.floor(e.pos.x) || nz !== Math.floor(e.pos.z))) {
+        this.exploreYaw += Math.PI / 2;
+        return A.turn_left;
+      }
+      for (const yy of [feet + 1, feet]) if (this.solid(env, nx, yy, nz)) return this.dig(env, nx, yy, nz);
+      return A.forward;
+    }
+    if (this.solid(env, nx, feet, nz)) return this.solid(env, nx, feet + 1, nz) ? this.dig(env, nx, feet + 1, nz) : A.forward_jump;
+    return A.forward;
+  }
+}

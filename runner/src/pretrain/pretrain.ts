@@ -1,0 +1,274 @@
+// `rewardsmith pretrain`: the product's foundation policy. A scripted teacher (demonstrator.ts, full world
+// access) plays a limited number of demonstration episodes in the simulator; a policy with exactly the RL
+// agent's observation (the env's feature vector) and action set is behaviour-cloned from them; the folder it
+// writes is a checkpoint that `train --init` fine-tunes and `eval` evaluates, with its own held-out evaluation.
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import * as tf from '@tensorflow/tfjs-core';
+import { GAME_FACTS } from '../schema';
+import { resolveTask, type TaskSpec } from '../tasks';
+import { SimBatch, nextEpisodeSeed } from '../env/sim/vec';
+import { hash32 } from '../env/sim/worldgen';
+import { RUN_FILES, type RunSummary } from '../records';
+import { wilson, formatRate, type RateEstimate } from '../stats';
+import { parseCommandArgs, runCommand, UsageError, type CommandSpec, type OptionSpec } from '../args';
+import { BACKEND_CHOICES, ensureBackend, type BackendChoice } from '../ppo/backend';
+import { ActorCritic, Rng, sampleActions } from '../ppo/policy';
+import { DEFAULT_EVAL_EPISODES, evaluate, writeEvalRecords } from '../ppo/evaluate';
+import { Demonstrator } from './demonstrator';
+
+/**
+ * Demonstration episodes by default: deliberately few, so that the foundation is a start that fine-tuning
+ * improves on (the paper's foundation also starts well below its fine-tuned figures), not the answer.
+ */
+export const DEFAULT_DEMOS = 12;
+export const DEFAULT_EPOCHS = 30;
+/** Probability that the teacher's chosen action is replaced by a random one while recording (the label stays
+ * the teacher's): the demonstrations then show how to recover from mistakes the student will make. */
+export const DEFAULT_NOISE = 0.15;
+export const PRETRAIN_FILE = 'pretrain.json';
+const HIDDEN = [64, 64];
+const BATCH = 256;
+const LEARNING_RATE = 1e-3;
+const DEMO_SALT = 0xde70;
+const MAX_RECORDING_ENVS = 8;
+
+/** First world seed of demonstration env `i` for seed `seed` (a stream of its own, apart from PPO's). */
+export const demoStreamSeed = (seed: number, i: number) => hash32(seed, i, DEMO_SALT);
+
+export interface Demonstrations {
+  featureSize: number;
+  /** samples × featureSize, row-major. */
+  features: Float32Array;
+  /** The teacher's action for each sample. */
+  actions: Int32Array;
+  /** One entry per counted demonstration episode. */
+  episodes: { seed: number; success: boolean; steps: number }[];
+  /** Every world seed the recording touched (held-out evaluation skips them). */
+  seeds: number[];
+}
+
+/** Plays `count` demonstration episodes with the scripted teacher and records (features, teacher action). */
+export function recordDemonstrations(task: TaskSpec, count: number, seed: number, noise = DEFAULT_NOISE): Demonstrations {
+  const n = Math.max(1, Math.min(count, MAX_RECORDING_ENVS));
+  const batch = new SimBatch(task, n, 0);
+  const f = batch.featureSize;
+  const random = new Rng(seed ^ 0xd3);
+  const teachers = batch.envs.map(() => new Demonstrator(task, () => random.next()));
+  const seeds = Array.from({ length: n }, (_, i) => demoStreamSeed(seed, i));
+  const touched = new Set(seeds);
+  const chunks: Float32Array[] = [];
+  const labels: number[] = [];
+  const episodes: Demonstrations['episodes'] = [];
+  let started = n;
+  const counted = Array.from({ length: n }, () => true);
+  let { features } = batch.reset(seeds);
+  teachers.forEach((t, i) => t.reset(batch.envs[i]!));
+  while (episodes.length < count) {
+    const actions = new Int32Array(n);
+    for (let i = 0; i < n; i++) {
+      const label = teachers[i]!.act(batch.envs[i]!);
+      if (counted[i]) {
+        chunks.push(features.slice(i * f, (i + 1) * f));
+        labels.push(label);
+      }
+      actions[i] = random.next() < noise ? Math.floor(random.next() * GAME_FACTS.actions.length) : label;
+    }
+    const res = batch.step(actions);
+    features = res.features;
+    for (let i = 0; i < n; i++) {
+      const info = res.info[i]!;
+      if (!info.done) continue;
+      if (counted[i]) episodes.push({ seed: seeds[i]!, success: info.success, steps: info.step });
+      // SimBatch has reset env i onto the next seed of its stream.
+      seeds[i] = nextEpisodeSeed(seeds[i]!, i);
+      touched.add(seeds[i]!);
+      counted[i] = started < count;
+      started++;
+      teachers[i]!.reset(batch.envs[i]!);
+    }
+  }
+  const all = new Float32Array(chunks.length * f);
+  chunks.forEach((row, k) => all.set(row, k * f));
+  return { featureSize: f, features: all, actions: Int32Array.from(labels), episodes, seeds: [...touched] };
+}
+
+/** Behaviour cloning: cross-entropy of the policy head on the teacher's actions (the value head is left to
+ * PPO's value pre-training). Returns the last epoch's mean loss and the accuracy on all samples. */
+export function behaviourClone(net: ActorCritic, demos: Demonstrations, epochs: number, rng: Rng): { loss: number; accuracy: number } {
+  const total = demos.actions.length, f = demos.featureSize, k = GAME_FACTS.actions.length;
+  const optimizer = tf.train.adam(LEARNING_RATE);
+  const order = new Int32Array(total).map((_, i) => i);
+  let loss = 0;
+  try {
+    for (let epoch = 0; epoch < epochs; epoch++) {
+      for (let i = total - 1; i > 0; i--) {
+        const j = Math.floor(rng.next() * (i + 1));
+        [order[i], order[j]] = [order[j]!, order[i]!];
+      }
+      let sum = 0, batches = 0;
+      for (let start = 0; start < total; start += BATCH) {
+        const idx = order.subarray(start, Math.min(total, start + BATCH));
+        const x = new Float32Array(idx.length * f), y = new Int32Array(idx.length);
+        idx.forEach((r, m) => {
+          x.set(demos.features.subarray(r * f, (r + 1) * f), m * f);
+          y[m] = demos.actions[r]!;
+        });
+        const value = tf.tidy(() => {
+          const xs = tf.tensor2d(x, [idx.length, f]);
+          const target = tf.oneHot(tf.tensor1d(y, 'int32'), k);
+          const { value: cost, grads } = tf.variableGrads(() => {
+            const logp = tf.logSoftmax(net.forward(xs).logits);
+            return tf.neg(tf.mean(tf.sum(tf.mul(target, logp), 1))) as tf.Scalar;
+          }, net.variables);
+          optimizer.applyGradients(Object.keys(grads).map((name) => ({ name, tensor: grads[name]! })));
+          return cost;
+        });
+        sum += value.dataSync()[0]!;
+        value.dispose();
+        batches++;
+      }
+      loss = sum / Math.max(1, batches);
+    }
+  } finally {
+    optimizer.dispose();
+  }
+  let correct = 0;
+  for (let start = 0; start < total; start += 4096) {
+    const rows = Math.min(4096, total - start);
+    const { probs } = net.evaluate(demos.features.subarray(start * f, (start + rows) * f), rows);
+    const greedy = sampleActions(probs, rows, k, rng, true);
+    for (let r = 0; r < rows; r++) if (greedy[r] === demos.actions[start + r]) correct++;
+  }
+  return { loss, accuracy: total ? correct / total : 0 };
+}
+
+export interface PretrainOptions {
+  task: string | TaskSpec;
+  out: string;
+  demos?: number;
+  seed?: number;
+  epochs?: number;
+  noise?: number;
+  /** Held-out evaluation episodes (0 skips). Default 100. */
+  evalEpisodes?: number;
+  /** Parallel envs of the evaluation (default: all its episodes at once, up to 100). */
+  evalEnvs?: number;
+  backend?: BackendChoice;
+  overwrite?: boolean;
+  workers?: number;
+  onEvalEpisode?: (done: number, total: number) => void;
+}
+
+/** `DIR/pretrain.json`. */
+export interface PretrainRecord {
+  task: string;
+  seed: number;
+  demos: number;
+  noise: number;
+  epochs: number;
+  samples: number;
+  feature_size: number;
+  teacher: RateEstimate & { avg_steps: number };
+  behaviour_cloning: { loss: number; accuracy: number };
+  eval: RateEstimate;
+  backend: string;
+  wall_seconds: number;
+}
+
+/** Records demonstrations, clones them, writes the checkpoint and evaluates it on held-out worlds. */
+export async function pretrain(options: PretrainOptions): Promise<{ record: PretrainRecord; summary: RunSummary }> {
+  const start = Date.now();
+  const task = typeof options.task === 'string' ? resolveTask(options.task) : options.task;
+  const out = path.resolve(options.out);
+  const demos = options.demos ?? DEFAULT_DEMOS, seed = options.seed ?? 0, epochs = options.epochs ?? DEFAULT_EPOCHS;
+  const noise = options.noise ?? DEFAULT_NOISE;
+  if (existsSync(path.join(out, RUN_FILES.checkpoint))) {
+    if (!options.overwrite) throw new UsageError(`${out} already holds a checkpoint; pass --overwrite to replace it, or choose another --out`);
+    for (const name of [RUN_FILES.checkpoint, RUN_FILES.summary, PRETRAIN_FILE, path.dirname(RUN_FILES.episodes)]) rmSync(path.join(out, name), { recursive: true, force: true });
+  }
+  const backend = await ensureBackend(options.backend ?? 'auto');
+  const recorded = recordDemonstrations(task, demos, seed, noise);
+  const rng = new Rng(seed ^ 0xbc);
+  const net = new ActorCritic({ featureSize: recorded.featureSize, numActions: GAME_FACTS.actions.length, hidden: HIDDEN }, new Rng(seed ^ 0x1417));
+  try {
+    const bc = behaviourClone(net, recorded, epochs, rng);
+    mkdirSync(out, { recursive: true });
+    net.save(path.join(out, RUN_FILES.checkpoint), task.id, { worldSeeds: recorded.seeds });
+
+    const evalEpisodes = options.evalEpisodes ?? DEFAULT_EVAL_EPISODES;
+    let evalSummary: RunSummary['eval'] = { episodes: 0, success_rate: 0, death_rate: 0, death_causes: {}, avg_steps: 0, avg_distance_moved: 0 };
+    if (evalEpisodes > 0) {
+      const evalRng = new Rng(seed ^ 0xe7a1);
+      const result = await evaluate({
+        task, episodes: evalEpisodes, numEnvs: Math.min(evalEpisodes, options.evalEnvs ?? 100), seed, sandbox: null,
+        trainingSeeds: new Set(recorded.seeds), workers: options.workers, onEpisode: options.onEvalEpisode,
+        act: (feat, k) => sampleActions(net.evaluate(feat, k).probs, k, GAME_FACTS.actions.length, evalRng),
+      });
+      writeEvalRecords(out, result.episodes);
+      evalSummary = result.summary;
+    }
+    const teacherWins = recorded.episodes.filter((e) => e.success).length;
+    const wall = (Date.now() - start) / 1000;
+    const record: PretrainRecord = {
+      task: task.id, seed, demos, noise, epochs, samples: recorded.actions.length, feature_size: recorded.featureSize,
+      teacher: { ...wilson(teacherWins, recorded.episodes.length), avg_steps: recorded.episodes.reduce((s, e) => s + e.steps, 0) / Math.max(1, recorded.episodes.length) },
+      behaviour_cloning: bc,
+      eval: wilson(Math.round(evalSummary.success_rate * evalSummary.episodes), evalSummary.episodes),
+      backend: backend.name, wall_seconds: wall,
+    };
+    const summary: RunSummary = {
+      task: task.id, reward_file: null, reward_sha256: null, seed, env: 'sim', env_steps: recorded.actions.length, wall_seconds: wall, backend: backend.name,
+      train: { updates: epochs, frames: recorded.actions.length, mean_return: 0, success_rate: record.teacher.rate, entropy: 0, fps: 0 },
+      eval: evalSummary,
+    };
+    writeFileSync(path.join(out, PRETRAIN_FILE), JSON.stringify(record, null, 2) + '\n');
+    writeFileSync(path.join(out, RUN_FILES.summary), JSON.stringify(summary, null, 2) + '\n');
+    return { record, summary };
+  } finally {
+    net.dispose();
+  }
+}
+
+// ---- command line ----
+
+const PRETRAIN_SPEC = {
+  command: 'pretrain',
+  summary: 'Record demonstrations of a scripted teacher (full world access) and behaviour-clone a foundation policy from them: a checkpoint for `train --init` and `eval`, evaluated on held-out worlds.',
+  options: {
+    task: { type: 'string', description: 'built-in task id or task file', valueName: 'T' },
+    out: { type: 'string', description: 'folder for the checkpoint and its evaluation', valueName: 'DIR' },
+    demos: { type: 'int', min: 1, default: DEFAULT_DEMOS, description: 'demonstration episodes (kept few on purpose: a start, not the answer)', valueName: 'N' },
+    seed: { type: 'int', min: 0, default: 0, description: 'seed of the demonstration worlds, initialisation and evaluation', valueName: 'S' },
+    epochs: { type: 'int', min: 1, default: DEFAULT_EPOCHS, description: 'behaviour-cloning passes over the demonstrations', valueName: 'K' },
+    noise: { type: 'number', min: 0, max: 1, default: DEFAULT_NOISE, description: 'chance that a recorded step executes a random action (the label stays the teacher\'s)', valueName: 'P' },
+    'eval-episodes': { type: 'int', min: 0, default: DEFAULT_EVAL_EPISODES, description: 'held-out evaluation episodes (0 skips)', valueName: 'K' },
+    backend: { type: 'string', choices: BACKEND_CHOICES, default: 'auto', description: 'TensorFlow.js backend' },
+    overwrite: { type: 'boolean', description: 'replace a checkpoint already in DIR' },
+  },
+} as const satisfies CommandSpec<Record<string, OptionSpec>>;
+
+export async function pretrainCommand(argv: string[]): Promise<number> {
+  return runCommand('pretrain', async () => {
+    const { values: v } = parseCommandArgs(PRETRAIN_SPEC, argv);
+    if (!v.task) throw new UsageError('--task is required');
+    if (!v.out) throw new UsageError('--out DIR is required');
+    const tty = Boolean(process.stderr.isTTY);
+    process.stderr.write(`pretrain ${v.task}: ${v.demos} demonstration episodes (seed ${v.seed}), behaviour cloning ${v.epochs} epochs\n`);
+    const { record } = await pretrain({
+      task: v.task, out: v.out, demos: v.demos, seed: v.seed, epochs: v.epochs, noise: v.noise, evalEpisodes: v['eval-episodes'],
+      backend: v.backend as BackendChoice, overwrite: v.overwrite,
+      onEvalEpisode: (done, total) => {
+        if (tty) process.stderr.write(`\revaluating ${done}/${total} held-out episodes\x1b[K${done >= total ? '\n' : ''}`);
+      },
+    });
+    const lines = [
+      `teacher: ${formatRate(record.teacher)} succeeded (avg ${record.teacher.avg_steps.toFixed(0)} steps); ${record.samples.toLocaleString('en-US')} samples`,
+      `behaviour cloning: loss ${record.behaviour_cloning.loss.toFixed(3)}, accuracy on the demonstrations ${(record.behaviour_cloning.accuracy * 100).toFixed(1)} %`,
+      `foundation policy, held-out success: ${formatRate(record.eval)}`,
+      `checkpoint: ${path.join(path.resolve(v.out), RUN_FILES.checkpoint)} (fine-tune with \`rewardsmith train REWARD --task ${record.task} --init ${v.out} --out RUN\`)`,
+    ];
+    process.stdout.write(lines.join('\n') + '\n');
+    return 0;
+  });
+}
