@@ -18,6 +18,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMai
   },
   eval: { summary: 'evaluate a checkpoint on held-out worlds', load: async () => (await import('./runs/train')).evalCommand },
   pretrain: { summary: 'behaviour-clone a foundation policy from a scripted teacher\'s demonstrations', load: async () => (await import('./pretrain/pretrain')).pretrainCommand },
+  table: { summary: 'foundation / + sparse / + dense on the paper\'s tasks over seeds, with intervals (Markdown, CSV, SVG)', load: async () => (await import('./table/table')).tableCommand },
   rollout: { summary: 'roll out a policy in an environment and summarise', load: async () => (await import('./runs/rollout')).rolloutCommand },
   lint: { summary: 'lint reward files against the observation schema', load: async () => (await import('./lint/cli')).lintCommand },
   lsp: { summary: 'start the language server (--stdio)', load: async () => lspCommand },

@@ -107,6 +107,9 @@ export interface RunSummary {
   };
   /** Present (non-null) when training and held-out success intervals are disjoint. */
   generalisation_gap: GeneralisationGap | null;
+  /** How the run trained: the checkpoint it started from (null: from scratch) and the PPO hyperparameters in
+   * effect (KL weight to the initial policy, value pre-training updates, return normalisation, …). */
+  config?: { init: string | null; hyperparameters: Record<string, number | boolean> };
 }
 
 /** One line of `DIR/metrics.ndjson`, one per PPO update. */

@@ -20,6 +20,8 @@ export interface PpoHyperparameters {
   valuePretrainUpdates: number;
   /** Momentum of the running mean of |episode return| used to normalise rewards (the paper: 0.7). */
   returnMomentum: number;
+  /** Divide rewards by max(R', 1), the running mean of |episode return| (the paper's normaliser); off: raw rewards. */
+  normaliseReturns: boolean;
 }
 
 /** Defaults that learn from scratch on our symbolic observations (see README.md beside this file). */
@@ -36,6 +38,7 @@ export const DEFAULT_HYPERPARAMETERS: PpoHyperparameters = {
   maxGradNorm: 0.5,
   valuePretrainUpdates: 2,
   returnMomentum: 0.7,
+  normaliseReturns: true,
 };
 
 /** The paper's normaliser: r / max(R', 1) with R' a running mean (momentum 0.7) of |episode return|. */

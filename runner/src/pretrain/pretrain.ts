@@ -11,7 +11,7 @@ import { SimBatch, nextEpisodeSeed } from '../env/sim/vec';
 import { hash32 } from '../env/sim/worldgen';
 import { RUN_FILES, type RunSummary } from '../records';
 import { wilson, formatRate, type RateEstimate } from '../stats';
-import { parseCommandArgs, runCommand, UsageError, type CommandSpec, type OptionSpec } from '../args';
+import { CommandError, parseCommandArgs, runCommand, UsageError, type CommandSpec, type OptionSpec } from '../args';
 import { BACKEND_CHOICES, ensureBackend, type BackendChoice } from '../ppo/backend';
 import { ActorCritic, Rng, sampleActions } from '../ppo/policy';
 import { DEFAULT_EVAL_EPISODES, evaluate, writeEvalRecords } from '../ppo/evaluate';
@@ -157,6 +157,8 @@ export interface PretrainOptions {
   backend?: BackendChoice;
   overwrite?: boolean;
   workers?: number;
+  /** Progress lines. */
+  log?: (line: string) => void;
   onEvalEpisode?: (done: number, total: number) => void;
 }
 
@@ -184,10 +186,11 @@ export async function pretrain(options: PretrainOptions): Promise<{ record: Pret
   const demos = options.demos ?? DEFAULT_DEMOS, seed = options.seed ?? 0, epochs = options.epochs ?? DEFAULT_EPOCHS;
   const noise = options.noise ?? DEFAULT_NOISE;
   if (existsSync(path.join(out, RUN_FILES.checkpoint))) {
-    if (!options.overwrite) throw new UsageError(`${out} already holds a checkpoint; pass --overwrite to replace it, or choose another --out`);
+    if (!options.overwrite) throw new CommandError(`${out} already holds a checkpoint; pass --overwrite to replace it, or choose another --out`);
     for (const name of [RUN_FILES.checkpoint, RUN_FILES.summary, PRETRAIN_FILE, path.dirname(RUN_FILES.episodes)]) rmSync(path.join(out, name), { recursive: true, force: true });
   }
   const backend = await ensureBackend(options.backend ?? 'auto');
+  options.log?.(`pretrain ${task.id}: ${demos} demonstration episode${demos === 1 ? '' : 's'} (seed ${seed}), behaviour cloning ${epochs} epochs, backend ${backend.name}`);
   const recorded = recordDemonstrations(task, demos, seed, noise);
   const rng = new Rng(seed ^ 0xbc);
   const net = new ActorCritic({ featureSize: recorded.featureSize, numActions: GAME_FACTS.actions.length, hidden: HIDDEN }, new Rng(seed ^ 0x1417));
@@ -254,10 +257,9 @@ export async function pretrainCommand(argv: string[]): Promise<number> {
     if (!v.task) throw new UsageError('--task is required');
     if (!v.out) throw new UsageError('--out DIR is required');
     const tty = Boolean(process.stderr.isTTY);
-    process.stderr.write(`pretrain ${v.task}: ${v.demos} demonstration episodes (seed ${v.seed}), behaviour cloning ${v.epochs} epochs\n`);
     const { record } = await pretrain({
       task: v.task, out: v.out, demos: v.demos, seed: v.seed, epochs: v.epochs, noise: v.noise, evalEpisodes: v['eval-episodes'],
-      backend: v.backend as BackendChoice, overwrite: v.overwrite,
+      backend: v.backend as BackendChoice, overwrite: v.overwrite, log: (line) => process.stderr.write(line + '\n'),
       onEvalEpisode: (done, total) => {
         if (tty) process.stderr.write(`\revaluating ${done}/${total} held-out episodes\x1b[K${done >= total ? '\n' : ''}`);
       },

@@ -59,6 +59,9 @@ export interface TrainOptions {
   overwrite?: boolean;
   /** Held-out evaluation episodes after training (0 skips evaluation). Default 100. */
   evalEpisodes?: number;
+  /** Parallel envs of the held-out evaluation (default 25; long episodes such as explore-diamond's 60,000
+   * steps go faster with every episode in one batch). */
+  evalEnvs?: number;
   /** Env worker threads (default: the env module's choice). */
   workers?: number;
   /** Steps per env per rollout. Default 64. */
@@ -237,7 +240,8 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
     totalFrames: state.totalFrames, numEnvs: state.numEnvs, resumedFromFrames: state.frames,
   }));
 
-  const hp = state.hyperparameters;
+  // Older runs' state lacks hyperparameters added since: they trained with the defaults.
+  const hp = (state.hyperparameters = { ...DEFAULT_HYPERPARAMETERS, ...state.hyperparameters });
   const rng = new Rng(state.rng);
   const n = state.numEnvs;
   const trainingSeeds = new Set(state.trainingSeeds);
@@ -269,6 +273,8 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
       }
       initNet = loaded.net;
       if (!previous) net.setWeights(initNet.weights());
+      // Worlds the initial policy learned from (demonstrations) are not held out for this run either.
+      for (const s of loaded.file.worldSeeds ?? []) trainingSeeds.add(s);
     }
     if (net.config.featureSize !== env.featureSize) throw new Error(`the checkpoint has ${net.config.featureSize} features; the env has ${env.featureSize}`);
 
@@ -339,7 +345,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
         state.frames += n;
       }
       normaliser.update(finished.map((e) => e.ret), hp.returnMomentum);
-      buffer.computeAdvantages(evaluated.values, normaliser.scale, hp.gamma, hp.lambda);
+      buffer.computeAdvantages(evaluated.values, hp.normaliseReturns ? normaliser.scale : 1, hp.gamma, hp.lambda);
       const stats = ppoUpdate(net, optimizer, buffer, hp, rng, { initNet, valueOnly: initNet !== null && state.update < hp.valuePretrainUpdates });
       state.update++;
       state.episodes += finished.length;
@@ -376,7 +382,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
 
     // Held-out evaluation with the same reward sandbox (fresh episodes).
     const evalEpisodes = options.evalEpisodes ?? DEFAULT_EVAL_EPISODES;
-    const evalEnvs = Math.max(1, Math.min(n, EVAL_ENVS, evalEpisodes));
+    const evalEnvs = Math.max(1, Math.min(options.evalEnvs ?? Math.min(n, EVAL_ENVS), evalEpisodes));
     await sandbox.close();
     sandbox = null;
     let result: Awaited<ReturnType<typeof evaluate>> | null = null;
@@ -418,6 +424,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
       },
       eval: result?.summary ?? summarise([]),
       generalisation_gap: gap,
+      config: { init: state.init, hyperparameters: { ...hp } },
     };
     const summaryFile = path.join(runDir, RUN_FILES.summary);
     writeFileSync(summaryFile, JSON.stringify(summary, null, 2) + '\n');
@@ -457,6 +464,7 @@ function evalEvent(e: EvalSummary, gap: ReturnType<typeof generalisationGap>): R
 const TRAIN_USAGE = `usage: rewardsmith train REWARD_FILE --task T [--steps N] [--seed S] --out DIR [--envs K]
                         [--backend auto|gpu|node|wasm|cpu] [--init CHECKPOINT] [--events ndjson]
                         [--eval-episodes K] [--workers W] [--overwrite]
+                        [--kl-coef X] [--value-pretrain N] [--return-norm on|off]
        rewardsmith train --resume DIR [--events ndjson]
 
 Trains a PPO agent on the reward in the headless simulator for N frames (default ${DEFAULT_STEPS}), then
@@ -464,7 +472,12 @@ evaluates it on ${DEFAULT_EVAL_EPISODES} held-out worlds and writes DIR/summary.
 DIR/eval/ and a checkpoint (DIR/checkpoint) that --resume continues after an interruption.
   --envs K            parallel environments, one policy batch (default ${DEFAULT_ENVS})
   --backend B         TensorFlow.js backend; auto tries gpu, node, wasm, cpu in that order
-  --init CHECKPOINT   start from this policy and keep a KL term to it
+  --init CHECKPOINT   start from this policy (e.g. one from \`rewardsmith pretrain\`) and fine-tune it as the
+                      paper does: a KL term to the frozen initial policy, value pre-training, return normalisation
+  --kl-coef X         weight of KL(policy ‖ initial policy) with --init (default ${DEFAULT_HYPERPARAMETERS.klCoef}, the paper's; 0 turns it off)
+  --value-pretrain N  updates that train only the value function at the start of an --init run
+                      (default ${DEFAULT_HYPERPARAMETERS.valuePretrainUpdates}, the paper's; 0 turns it off)
+  --return-norm on|off  divide rewards by max(running mean of |episode return|, 1), momentum ${DEFAULT_HYPERPARAMETERS.returnMomentum} (default on)
   --events ndjson     print one JSON event per line on stdout instead of the progress bar
   --overwrite         replace a run already in DIR (default: refuse)
 `;
@@ -600,6 +613,26 @@ function eventsOption(value: string | undefined): boolean {
   return true;
 }
 
+/** --kl-coef, --value-pretrain, --return-norm: the paper's fine-tuning terms, each switchable. */
+function fineTuningOptions(v: Record<string, string | undefined>): Partial<PpoHyperparameters> {
+  const hp: Partial<PpoHyperparameters> = {};
+  const kl = v['kl-coef'];
+  if (kl !== undefined) {
+    const x = Number(kl);
+    if (kl.trim() === '' || !Number.isFinite(x) || x < 0) throw new UsageError(`--kl-coef must be a number ≥ 0, got "${kl}"`);
+    hp.klCoef = x;
+  }
+  const pre = intOption(v['value-pretrain'], 'value-pretrain', 0);
+  if (pre !== undefined) hp.valuePretrainUpdates = pre;
+  const norm = v['return-norm'];
+  if (norm !== undefined) {
+    if (norm !== 'on' && norm !== 'off') throw new UsageError(`--return-norm must be on or off, got "${norm}"`);
+    hp.normaliseReturns = norm === 'on';
+  }
+  if (v.resume !== undefined && Object.keys(hp).length > 0) throw new UsageError('--resume continues with the run\'s own settings; drop --kl-coef, --value-pretrain and --return-norm');
+  return hp;
+}
+
 export async function trainCommand(argv: string[], hooks: { liveAnalysis?: LiveAnalysis } = {}): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(TRAIN_USAGE);
@@ -611,6 +644,7 @@ export async function trainCommand(argv: string[], hooks: { liveAnalysis?: LiveA
       task: { type: 'string' }, steps: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' },
       envs: { type: 'string' }, backend: { type: 'string' }, init: { type: 'string' }, resume: { type: 'string' },
       events: { type: 'string' }, 'eval-episodes': { type: 'string' }, workers: { type: 'string' }, overwrite: { type: 'boolean' },
+      'kl-coef': { type: 'string' }, 'value-pretrain': { type: 'string' }, 'return-norm': { type: 'string' },
     });
     const v = values as Record<string, string | undefined>;
     reporter = new Reporter(eventsOption(v.events));
@@ -633,6 +667,7 @@ export async function trainCommand(argv: string[], hooks: { liveAnalysis?: LiveA
       overwrite: (values as Record<string, unknown>).overwrite === true,
       evalEpisodes: intOption(v['eval-episodes'], 'eval-episodes', 0),
       workers: intOption(v.workers, 'workers', 0),
+      hyperparameters: fineTuningOptions(v),
       emit: reporter.emit,
       onEvalEpisode: reporter.evalProgress,
       // Streamed suggestions are for editors reading events; the terminal gets the analysis after evaluation.
@@ -675,20 +710,23 @@ export async function evalCommand(argv: string[]): Promise<number> {
     const state = existsSync(path.join(dir, 'state.json')) ? (JSON.parse(readFileSync(path.join(dir, 'state.json'), 'utf8')) as TrainState) : null;
     const runCopy = path.join(dir, '..', RUN_FILES.rewardCopy);
     const rewardFile = v.reward ?? (existsSync(runCopy) ? runCopy : state?.rewardFile);
-    if (!rewardFile || !existsSync(rewardFile)) throw new UsageError('no reward file for the checkpoint; pass --reward FILE');
+    if (v.reward !== undefined && !existsSync(v.reward)) throw new UsageError(`--reward ${v.reward}: no such file`);
+    // A checkpoint from `pretrain` has no reward: its evaluation counts successes and records no rewards.
+    const hasReward = rewardFile !== undefined && existsSync(rewardFile);
+    if (!hasReward && state) throw new UsageError('no reward file for the checkpoint; pass --reward FILE');
     const episodes = intOption(v.episodes, 'episodes', 1) ?? DEFAULT_EVAL_EPISODES;
     const seed = intOption(v.seed, 'seed', 0) ?? state?.seed ?? 0;
     const numEnvs = Math.min(intOption(v.envs, 'envs', 1) ?? EVAL_ENVS, episodes);
     const runDir = path.resolve(v.out);
     mkdirSync(runDir, { recursive: true });
     const start = Date.now();
-    reporter.emit(makeEvent({ type: 'started', command: 'eval', task: task.id, rewardFile: path.resolve(rewardFile), runDir, backend: backend.name, env: 'sim', totalFrames: 0, numEnvs, resumedFromFrames: 0 }));
-    sandbox = await RewardSandbox.open(rewardFile, numEnvs, { attack: task.attack });
+    reporter.emit(makeEvent({ type: 'started', command: 'eval', task: task.id, rewardFile: hasReward ? path.resolve(rewardFile) : null, runDir, backend: backend.name, env: 'sim', totalFrames: 0, numEnvs, resumedFromFrames: 0 }));
+    sandbox = hasReward ? await RewardSandbox.open(rewardFile, numEnvs, { attack: task.attack }) : null;
     const rng = new Rng(seed ^ 0xe7a1);
     const policy = net;
     const result = await evaluate({
       task, episodes, numEnvs, seed, sandbox, emit: reporter.emit, onEpisode: reporter.evalProgress,
-      trainingSeeds: new Set(state?.trainingSeeds ?? []),
+      trainingSeeds: new Set([...(state?.trainingSeeds ?? []), ...(loaded.file.worldSeeds ?? [])]),
       workers: intOption(v.workers, 'workers', 0),
       act: (f, k) => sampleActions(policy.evaluate(f, k).probs, k, loaded.file.numActions, rng),
     });
@@ -696,7 +734,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
     const trainSuccess = new TrainingSuccess(state?.numEnvs ?? 1, undefined, state?.successCurve).estimate();
     const gap = generalisationGap(trainSuccess, result.summary.success);
     const summary: RunSummary = {
-      task: task.id, reward_file: path.resolve(rewardFile), reward_sha256: sha256(rewardFile), seed, env: 'sim',
+      task: task.id, reward_file: hasReward ? path.resolve(rewardFile) : null, reward_sha256: hasReward ? sha256(rewardFile) : null, seed, env: 'sim',
       env_steps: state?.frames ?? 0, wall_seconds: (Date.now() - start) / 1000, backend: backend.name,
       train: {
         updates: state?.update ?? 0, frames: state?.frames ?? 0,
@@ -712,7 +750,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
     writeFileSync(summaryFile, JSON.stringify(summary, null, 2) + '\n');
     reporter.emit(evalEvent(result.summary, gap));
     reporter.emit(makeEvent({ type: 'finished', ok: true, runDir, summary: summaryFile }));
-    if (!reporter.events) process.stdout.write(`\n${resultTable([{ task: task.id, reward: path.basename(rewardFile), summary }])}\n\nrun folder: ${runDir}\n`);
+    if (!reporter.events) process.stdout.write(`\n${resultTable([{ task: task.id, reward: hasReward ? path.basename(rewardFile) : '(none)', summary }])}\n\nrun folder: ${runDir}\n`);
     return 0;
   } catch (err) {
     if (err instanceof RewardError) reporter.emit(makeEvent({ type: 'reward_error', file: err.file, line: err.line, column: err.column, kind: err.kind, message: err.detail }));

@@ -1,0 +1,316 @@
+// `rewardsmith table`: the paper's Table 1 protocol on this product's simulator. For each task and seed it
+// behaviour-clones a foundation policy (`pretrain`), fine-tunes it with PPO + the paper's KL term on the
+// bundled sparse reward and on the bundled dense reward (`train --init`), and evaluates all three on held-out
+// worlds. Results go to table.md / table.csv / table.svg / table.json with the mean over seeds and a
+// bootstrap 95 % interval over seeds and episodes, beside the paper's published figures. Every cell is its own
+// run folder, so an interrupted table resumes where it stopped (finished cells are kept, a training run
+// continues from its checkpoint).
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { resolveTask } from '../tasks';
+import { RUN_FILES, type RunSummary } from '../records';
+import { bootstrapMean, wilson, type BootstrapEstimate, type RateEstimate } from '../stats';
+import { CommandError, parseCommandArgs, runCommand, UsageError, type CommandSpec, type OptionSpec } from '../args';
+import { BACKEND_CHOICES, type BackendChoice } from '../ppo/backend';
+import { train, DEFAULT_STEPS, DEFAULT_ENVS } from '../ppo/train';
+import { DEFAULT_EVAL_EPISODES } from '../ppo/evaluate';
+import { pretrain, DEFAULT_DEMOS, PRETRAIN_FILE } from '../pretrain/pretrain';
+import { renderPlot } from './plot';
+
+export const TABLE_TASKS = ['approach-tree', 'approach-cow', 'explore-diamond'] as const;
+export const DEFAULT_SEEDS = [7, 8, 9];
+export const METHODS = ['foundation', 'sparse', 'dense'] as const;
+export type Method = (typeof METHODS)[number];
+export const METHOD_LABELS: Record<Method, string> = {
+  foundation: 'foundation',
+  sparse: 'foundation + sparse',
+  dense: 'foundation + dense',
+};
+/** Evaluation batch: every episode at once up to this many envs (explore-diamond's 60,000-step episodes
+ * then run in one wave instead of four). */
+const EVAL_ENVS = 100;
+
+/**
+ * Success rates (%) published in Auto MC-Reward (CVPR 2024), Table 1: "sparse reward RL" and the full method
+ * (designed dense reward), both fine-tuned from the paper's imitation-learned foundation policy in MineDojo.
+ */
+export const PAPER_FIGURES: Readonly<Record<string, { sparse: number; dense: number }>> = {
+  'explore-diamond': { sparse: 0.5, dense: 45.2 },
+  'approach-tree': { sparse: 4.3, dense: 73.4 },
+  'approach-cow': { sparse: 12.6, dense: 56.3 },
+};
+
+const ROOT = path.resolve(__dirname, '../../..');
+const REWARDS_DIR = path.join(ROOT, 'runner', 'rewards');
+/** The bundled reward of a task and kind (`runner/rewards/<task>.<kind>.reward.ts`). */
+export function bundledReward(task: string, kind: 'sparse' | 'dense'): string {
+  return path.join(REWARDS_DIR, `${task}.${kind}.reward.ts`);
+}
+
+export interface TableOptions {
+  out: string;
+  tasks?: string[];
+  seeds?: number[];
+  /** PPO frames per fine-tuning run (the paper's 256,000). */
+  steps?: number;
+  demos?: number;
+  evalEpisodes?: number;
+  envs?: number;
+  backend?: BackendChoice;
+  workers?: number;
+  /** Progress lines (one per cell). */
+  log?: (line: string) => void;
+}
+
+/** `DIR/table-config.json`: what the cells were run with; a resumed table must match it. */
+interface TableConfig {
+  steps: number;
+  demos: number;
+  evalEpisodes: number;
+  envs: number;
+}
+
+export interface CellResult {
+  task: string;
+  seed: number;
+  method: Method;
+  successes: number;
+  episodes: number;
+  rate: RateEstimate;
+  /** Seconds of this cell's run (training + evaluation, all segments if resumed). */
+  wallSeconds: number;
+  reused: boolean;
+}
+
+export interface TableRow {
+  task: string;
+  method: Method;
+  estimate: BootstrapEstimate;
+  paper: number | null;
+  cells: CellResult[];
+}
+
+export interface TableResult {
+  rows: TableRow[];
+  cells: CellResult[];
+  config: TableConfig & { tasks: string[]; seeds: number[] };
+  machine: string;
+  wallSeconds: number;
+  /** Sum of the cells' own run times (including runs reused from an earlier, interrupted invocation). */
+  cellSeconds: number;
+  files: { markdown: string; csv: string; svg: string; json: string };
+}
+
+const cellDir = (out: string, task: string, seed: number, method: Method) => path.join(out, task, `seed-${seed}`, method);
+
+function readSummary(dir: string): RunSummary | null {
+  const file = path.join(dir, RUN_FILES.summary);
+  if (!existsSync(file)) return null;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as RunSummary;
+  } catch {
+    return null; // torn write: the cell is redone
+  }
+}
+
+function cellResult(task: string, seed: number, method: Method, s: RunSummary, reused: boolean): CellResult {
+  const successes = Math.round(s.eval.success_rate * s.eval.episodes);
+  return { task, seed, method, successes, episodes: s.eval.episodes, rate: wilson(successes, s.eval.episodes), wallSeconds: s.wall_seconds, reused };
+}
+
+export function machineDescription(): string {
+  const cpu = os.cpus()[0]?.model.trim() ?? 'unknown CPU';
+  return `${os.cpus().length} × ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
+}
+
+/** Runs (or resumes) every cell of the table and writes its files. */
+export async function runTable(options: TableOptions): Promise<TableResult> {
+  const start = Date.now();
+  const out = path.resolve(options.out);
+  const tasks = options.tasks ?? [...TABLE_TASKS];
+  const seeds = options.seeds ?? DEFAULT_SEEDS;
+  const log = options.log ?? (() => {});
+  for (const t of tasks) {
+    resolveTask(t);
+    for (const kind of ['sparse', 'dense'] as const) {
+      if (!existsSync(bundledReward(t, kind))) throw new CommandError(`no bundled ${kind} reward for ${t} (expected ${path.relative(process.cwd(), bundledReward(t, kind))})`);
+    }
+  }
+  const config: TableConfig = {
+    steps: options.steps ?? DEFAULT_STEPS,
+    demos: options.demos ?? DEFAULT_DEMOS,
+    evalEpisodes: options.evalEpisodes ?? DEFAULT_EVAL_EPISODES,
+    envs: options.envs ?? DEFAULT_ENVS,
+  };
+  mkdirSync(out, { recursive: true });
+  const configFile = path.join(out, 'table-config.json');
+  if (existsSync(configFile)) {
+    const before = JSON.parse(readFileSync(configFile, 'utf8')) as TableConfig;
+    const changed = (Object.keys(config) as (keyof TableConfig)[]).filter((k) => before[k] !== config[k]);
+    if (changed.length > 0) {
+      throw new CommandError(`${out} holds a table run with ${changed.map((k) => `${k} ${before[k]}`).join(', ')}; ` +
+        `resuming it with ${changed.map((k) => `${k} ${config[k]}`).join(', ')} would mix budgets — use the same options or another --out`);
+    }
+  } else writeFileSync(configFile, JSON.stringify(config, null, 2) + '\n');
+
+  const cells: CellResult[] = [];
+  for (const task of tasks) {
+    for (const seed of seeds) {
+      const foundationDir = cellDir(out, task, seed, 'foundation');
+      let foundation = existsSync(path.join(foundationDir, PRETRAIN_FILE)) ? readSummary(foundationDir) : null;
+      const reusedFoundation = foundation !== null;
+      if (!foundation) {
+        log(`${task} seed ${seed}: foundation (${config.demos} demonstrations, behaviour cloning, ${config.evalEpisodes} held-out episodes)`);
+        foundation = (await pretrain({
+          task, out: foundationDir, demos: config.demos, seed, evalEpisodes: config.evalEpisodes, evalEnvs: EVAL_ENVS,
+          backend: options.backend, workers: options.workers, overwrite: true,
+        })).summary;
+      }
+      cells.push(cellResult(task, seed, 'foundation', foundation, reusedFoundation));
+      log(`${task} seed ${seed}: foundation ${fmt(cells[cells.length - 1]!)}`);
+      for (const kind of ['sparse', 'dense'] as const) {
+        const dir = cellDir(out, task, seed, kind);
+        let summary = readSummary(dir);
+        const reused = summary !== null && summary.env_steps >= config.steps;
+        if (!reused) {
+          const resume = existsSync(path.join(dir, RUN_FILES.checkpoint, 'state.json'));
+          log(`${task} seed ${seed}: foundation + ${kind} (${config.steps.toLocaleString('en-US')} frames${resume ? ', resuming' : ''})`);
+          summary = await train({
+            rewardFile: bundledReward(task, kind), task, out: dir, steps: config.steps, seed, envs: config.envs, init: foundationDir,
+            evalEpisodes: config.evalEpisodes, evalEnvs: EVAL_ENVS, backend: options.backend, workers: options.workers,
+            resume, overwrite: !resume,
+          });
+        }
+        cells.push(cellResult(task, seed, kind, summary!, reused));
+        log(`${task} seed ${seed}: foundation + ${kind} ${fmt(cells[cells.length - 1]!)}`);
+      }
+    }
+  }
+
+  const rows: TableRow[] = tasks.flatMap((task) => METHODS.map((method) => {
+    const mine = cells.filter((c) => c.task === task && c.method === method);
+    const groups = mine.map((c) => Array.from({ length: c.episodes }, (_, i) => (i < c.successes ? 1 : 0)));
+    const paper = method === 'foundation' ? null : (PAPER_FIGURES[task]?.[method] ?? null);
+    return { task, method, estimate: bootstrapMean(groups), paper, cells: mine };
+  }));
+  const wallSeconds = (Date.now() - start) / 1000;
+  const files = {
+    markdown: path.join(out, 'table.md'), csv: path.join(out, 'table.csv'), svg: path.join(out, 'table.svg'), json: path.join(out, 'table.json'),
+  };
+  const result: TableResult = {
+    rows, cells, config: { ...config, tasks, seeds }, machine: machineDescription(), wallSeconds,
+    cellSeconds: cells.reduce((s, c) => s + c.wallSeconds, 0), files,
+  };
+  writeFileSync(files.markdown, tableMarkdown(result) + '\n');
+  writeFileSync(files.csv, tableCsv(result));
+  writeFileSync(files.svg, renderPlot(rows, `Held-out success, ${seeds.length} seed${seeds.length === 1 ? '' : 's'} × ${config.evalEpisodes} episodes, ${config.steps.toLocaleString('en-US')} frames`));
+  writeFileSync(files.json, JSON.stringify({ ...result, rows: rows.map(({ cells: _c, ...r }) => r) }, null, 2) + '\n');
+  return result;
+}
+
+const pct = (x: number) => (100 * x).toFixed(1);
+const fmt = (c: CellResult) => `${pct(c.rate.rate)} % of ${c.episodes} held-out episodes (95 % CI ${pct(c.rate.ci95[0])}–${pct(c.rate.ci95[1])} %)`;
+/** "37.0 [28.1, 46.0]" (mean and bootstrap 95 % interval, in %). */
+export function formatEstimate(e: BootstrapEstimate): string {
+  if (e.n === 0) return '—';
+  return `${pct(e.mean)} [${pct(e.ci95[0])}, ${pct(e.ci95[1])}]`;
+}
+
+/** The Markdown table: one row per task, the three methods and the paper's figures as columns. */
+export function tableMarkdown(r: TableResult): string {
+  const tasks = [...new Set(r.rows.map((row) => row.task))];
+  const get = (task: string, m: Method) => r.rows.find((row) => row.task === task && row.method === m)!;
+  const lines = [
+    `| task | ${METHODS.map((m) => METHOD_LABELS[m]).join(' | ')} | paper: sparse | paper: Auto MC-Reward |`,
+    `|---|${METHODS.map(() => '---:').join('|')}|---:|---:|`,
+    ...tasks.map((t) => `| ${t} | ${METHODS.map((m) => formatEstimate(get(t, m).estimate)).join(' | ')} | ${PAPER_FIGURES[t]?.sparse ?? '—'} | ${PAPER_FIGURES[t]?.dense ?? '—'} |`),
+  ];
+  const { steps, demos, evalEpisodes, seeds } = r.config;
+  lines.push('', `Held-out success % — mean over seeds ${seeds.join(', ')} with a bootstrap 95 % interval over seeds and episodes ` +
+    `(${evalEpisodes} held-out worlds per seed and method); foundation = behaviour cloning from ${demos} scripted demonstrations; ` +
+    `fine-tuning: PPO for ${steps.toLocaleString('en-US')} frames from the foundation with the KL term to it (weight 0.125), 2 value pre-training updates ` +
+    `and return normalisation. Paper: Auto MC-Reward (CVPR 2024), Table 1, MineDojo.`,
+  `Machine: ${r.machine}; wall time ${formatSeconds(r.wallSeconds)} for this invocation, ${formatSeconds(r.cellSeconds)} summed over the cells' runs.`);
+  const perSeed = r.cells.map((c) => `${c.task} ${METHOD_LABELS[c.method]} seed ${c.seed}: ${c.successes}/${c.episodes}`);
+  lines.push('', `Per seed: ${perSeed.join('; ')}.`);
+  return lines.join('\n');
+}
+
+export function tableCsv(r: TableResult): string {
+  const rows = ['task,method,seed,successes,episodes,rate,ci95_lo,ci95_hi,wall_seconds,paper'];
+  for (const row of r.rows) {
+    const e = row.estimate;
+    for (const c of row.cells) rows.push([c.task, c.method, c.seed, c.successes, c.episodes, c.rate.rate.toFixed(4), c.rate.ci95[0].toFixed(4), c.rate.ci95[1].toFixed(4), c.wallSeconds.toFixed(1), ''].join(','));
+    rows.push([row.task, row.method, 'all', row.cells.reduce((s, c) => s + c.successes, 0), e.n, e.mean.toFixed(4), e.ci95[0].toFixed(4), e.ci95[1].toFixed(4),
+      row.cells.reduce((s, c) => s + c.wallSeconds, 0).toFixed(1), row.paper === null ? '' : (row.paper / 100).toFixed(4)].join(','));
+  }
+  return rows.join('\n') + '\n';
+}
+
+function formatSeconds(s: number): string {
+  return s < 120 ? `${s.toFixed(0)} s` : `${(s / 60).toFixed(1)} min`;
+}
+
+const README_START = '<!-- rewardsmith table: start -->';
+const README_END = '<!-- rewardsmith table: end -->';
+
+/** Replaces the README's results block (between the two markers) with the table and how it was made. */
+export function updateReadme(file: string, r: TableResult, command: string): void {
+  const text = readFileSync(file, 'utf8');
+  const a = text.indexOf(README_START), b = text.indexOf(README_END);
+  if (a < 0 || b < a) throw new CommandError(`${file} has no results block: add the lines ${README_START} and ${README_END} where the table goes`);
+  const block = [README_START, '', `Generated by \`${command}\` on ${new Date().toISOString().slice(0, 10)}.`, '', tableMarkdown(r), '', `![held-out success per task and method](${path.relative(path.dirname(path.resolve(file)), r.files.svg)})`, '', README_END].join('\n');
+  writeFileSync(file, text.slice(0, a) + block + text.slice(b + README_END.length));
+}
+
+// ---- command line ----
+
+const TABLE_SPEC = {
+  command: 'table',
+  summary: 'The paper\'s table on this simulator: per task and seed, a behaviour-cloned foundation, foundation + sparse and foundation + dense (bundled rewards, PPO with the KL term), each evaluated on held-out worlds; writes table.md, table.csv, table.svg and table.json. Resumable: run it again with the same --out.',
+  options: {
+    out: { type: 'string', description: 'folder for the runs and the table files', valueName: 'DIR' },
+    tasks: { type: 'list', description: `tasks (default ${TABLE_TASKS.join(' ')})`, valueName: 'T...' },
+    seeds: { type: 'list', description: `seeds (default ${DEFAULT_SEEDS.join(' ')})`, valueName: 'S...' },
+    steps: { type: 'int', min: 1, default: DEFAULT_STEPS, description: 'PPO frames per fine-tuning run', valueName: 'N' },
+    demos: { type: 'int', min: 1, default: DEFAULT_DEMOS, description: 'demonstration episodes per foundation', valueName: 'N' },
+    'eval-episodes': { type: 'int', min: 1, default: DEFAULT_EVAL_EPISODES, description: 'held-out episodes per seed and method', valueName: 'K' },
+    envs: { type: 'int', min: 1, default: DEFAULT_ENVS, description: 'parallel training environments', valueName: 'K' },
+    backend: { type: 'string', choices: BACKEND_CHOICES, default: 'auto', description: 'TensorFlow.js backend' },
+    readme: { type: 'string', description: 'also replace the results block of this README', valueName: 'FILE' },
+  },
+} as const satisfies CommandSpec<Record<string, OptionSpec>>;
+
+const splitList = (values: string[]) => values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+
+export async function tableCommand(argv: string[]): Promise<number> {
+  return runCommand('table', async () => {
+    const { values: v } = parseCommandArgs(TABLE_SPEC, argv);
+    if (!v.out) throw new UsageError('--out DIR is required');
+    const tasks = v.tasks.length ? splitList(v.tasks) : undefined;
+    const seeds = v.seeds.length ? splitList(v.seeds).map((s) => {
+      const n = Number(s);
+      if (!Number.isInteger(n) || n < 0) throw new UsageError(`--seeds takes integers ≥ 0, got "${s}"`);
+      return n;
+    }) : undefined;
+    for (const t of tasks ?? []) {
+      try {
+        resolveTask(t);
+      } catch (err) {
+        throw new UsageError(`--tasks: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    if (v.readme && !existsSync(v.readme)) throw new UsageError(`--readme ${v.readme}: no such file`);
+    const result = await runTable({
+      out: v.out, tasks, seeds, steps: v.steps, demos: v.demos, evalEpisodes: v['eval-episodes'], envs: v.envs,
+      backend: v.backend as BackendChoice, log: (line) => process.stderr.write(line + '\n'),
+    });
+    process.stdout.write(tableMarkdown(result) + '\n\n' + `table: ${result.files.markdown}, ${result.files.csv}, ${result.files.svg}\n`);
+    if (v.readme) {
+      updateReadme(v.readme, result, `rewardsmith table ${argv.join(' ')}`);
+      process.stdout.write(`README results block updated: ${v.readme}\n`);
+    }
+    return 0;
+  });
+}
