@@ -17,11 +17,11 @@ const TOP = ['runner', 'language-server', 'extension'] as const;
  */
 const RUNNER_LAYERS: readonly (readonly string[])[] = [
   ['cli'],
-  ['report'],
+  ['report', 'table'],
   ['llm'],
   ['analyze'],
   ['lint'],
-  ['sweep'],
+  ['sweep', 'pretrain'],
   ['runs'],
   ['env', 'ppo', 'reward'],
   ['records', 'tasks'],

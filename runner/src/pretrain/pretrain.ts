@@ -7,14 +7,14 @@ import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { GAME_FACTS } from '../schema';
 import { resolveTask, type TaskSpec } from '../tasks';
-import { SimBatch, nextEpisodeSeed } from '../env/sim/vec';
-import { hash32 } from '../env/sim/worldgen';
+import { SimBatch } from '../env/sim/vec';
+import { hash32, nextEpisodeSeed } from '../seeds';
 import { RUN_FILES, type RunSummary } from '../records';
 import { wilson, formatRate, type RateEstimate } from '../stats';
 import { CommandError, parseCommandArgs, runCommand, UsageError, type CommandSpec, type OptionSpec } from '../args';
 import { BACKEND_CHOICES, ensureBackend, type BackendChoice } from '../ppo/backend';
 import { ActorCritic, Rng, sampleActions } from '../ppo/policy';
-import { DEFAULT_EVAL_EPISODES, evaluate, writeEvalRecords } from '../ppo/evaluate';
+import { DEFAULT_EVAL_EPISODES, evaluate, writeEvalRecords } from '../runs/evaluate';
 import { Demonstrator } from './demonstrator';
 
 /**

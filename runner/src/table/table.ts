@@ -13,8 +13,8 @@ import { RUN_FILES, type RunSummary } from '../records';
 import { bootstrapMean, wilson, type BootstrapEstimate, type RateEstimate } from '../stats';
 import { CommandError, parseCommandArgs, runCommand, UsageError, type CommandSpec, type OptionSpec } from '../args';
 import { BACKEND_CHOICES, type BackendChoice } from '../ppo/backend';
-import { train, DEFAULT_STEPS, DEFAULT_ENVS } from '../ppo/train';
-import { DEFAULT_EVAL_EPISODES } from '../ppo/evaluate';
+import { train, DEFAULT_STEPS, DEFAULT_ENVS } from '../runs/train';
+import { DEFAULT_EVAL_EPISODES } from '../runs/evaluate';
 import { pretrain, DEFAULT_DEMOS, PRETRAIN_FILE } from '../pretrain/pretrain';
 import { renderPlot } from './plot';
 
