@@ -83,7 +83,7 @@ test('train killed with SIGKILL resumes to the same total frames with no metric 
 
   // summary.json: the documented fields with the right types and values.
   const summary = JSON.parse(readFileSync(path.join(out, RUN_FILES.summary), 'utf8')) as RunSummary;
-  assert.deepEqual(Object.keys(summary).sort(), ['backend', 'env', 'env_steps', 'eval', 'generalisation_gap', 'reward_file', 'reward_sha256', 'seed', 'task', 'train', 'wall_seconds']);
+  assert.deepEqual(Object.keys(summary).sort(), ['backend', 'config', 'env', 'env_steps', 'eval', 'generalisation_gap', 'reward_file', 'reward_sha256', 'seed', 'task', 'train', 'wall_seconds']);
   assert.equal(summary.task, 'approach-tree');
   assert.equal(summary.env_steps, FRAMES);
   assert.equal(summary.seed, 7);
