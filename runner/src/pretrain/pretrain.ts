@@ -9,12 +9,12 @@ import { GAME_FACTS } from '../schema';
 import { resolveTask, type TaskSpec } from '../tasks';
 import { SimBatch } from '../env/sim/vec';
 import { hash32, nextEpisodeSeed } from '../seeds';
-import { RUN_FILES, type RunSummary } from '../records';
+import { RUN_FILES, rateRecord, type RunSummary } from '../records';
 import { wilson, formatRate, type RateEstimate } from '../stats';
 import { CommandError, parseCommandArgs, runCommand, UsageError, type CommandSpec, type OptionSpec } from '../args';
 import { BACKEND_CHOICES, ensureBackend, type BackendChoice } from '../ppo/backend';
 import { ActorCritic, Rng, sampleActions } from '../ppo/policy';
-import { DEFAULT_EVAL_EPISODES, evaluate, writeEvalRecords } from '../runs/evaluate';
+import { DEFAULT_EVAL_EPISODES, evaluate, summarise, writeEvalRecords } from '../runs/evaluate';
 import { Demonstrator } from './demonstrator';
 
 /**
@@ -200,7 +200,7 @@ export async function pretrain(options: PretrainOptions): Promise<{ record: Pret
     net.save(path.join(out, RUN_FILES.checkpoint), task.id, { worldSeeds: recorded.seeds });
 
     const evalEpisodes = options.evalEpisodes ?? DEFAULT_EVAL_EPISODES;
-    let evalSummary: RunSummary['eval'] = { episodes: 0, success_rate: 0, death_rate: 0, death_causes: {}, avg_steps: 0, avg_distance_moved: 0 };
+    let evalSummary: RunSummary['eval'] = summarise([]);
     if (evalEpisodes > 0) {
       const evalRng = new Rng(seed ^ 0xe7a1);
       const result = await evaluate({
@@ -222,8 +222,13 @@ export async function pretrain(options: PretrainOptions): Promise<{ record: Pret
     };
     const summary: RunSummary = {
       task: task.id, reward_file: null, reward_sha256: null, seed, env: 'sim', env_steps: recorded.actions.length, wall_seconds: wall, backend: backend.name,
-      train: { updates: epochs, frames: recorded.actions.length, mean_return: 0, success_rate: record.teacher.rate, entropy: 0, fps: 0 },
+      // "Training" here is the teacher's demonstrations: their success, over all of them.
+      train: {
+        updates: epochs, frames: recorded.actions.length, mean_return: 0, success_rate: record.teacher.rate, entropy: 0, fps: 0,
+        success: { ...rateRecord(teacherWins, recorded.episodes.length), started_from_frame: 0, started_to_frame: recorded.actions.length, mean_return: null },
+      },
       eval: evalSummary,
+      generalisation_gap: null,
     };
     writeFileSync(path.join(out, PRETRAIN_FILE), JSON.stringify(record, null, 2) + '\n');
     writeFileSync(path.join(out, RUN_FILES.summary), JSON.stringify(summary, null, 2) + '\n');

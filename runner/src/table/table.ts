@@ -115,7 +115,7 @@ function readSummary(dir: string): RunSummary | null {
 }
 
 function cellResult(task: string, seed: number, method: Method, s: RunSummary, reused: boolean): CellResult {
-  const successes = Math.round(s.eval.success_rate * s.eval.episodes);
+  const successes = s.eval.success?.count ?? Math.round(s.eval.success_rate * s.eval.episodes);
   return { task, seed, method, successes, episodes: s.eval.episodes, rate: wilson(successes, s.eval.episodes), wallSeconds: s.wall_seconds, reused };
 }
 
