@@ -69,7 +69,7 @@ test('pretrain writes a checkpoint that eval reads and train --init fine-tunes w
   for (const s of policy.worldSeeds) assert.ok(state.trainingSeeds.includes(s));
 
   const off = cli('train', reward, '--task', 'approach-tree', '--init', foundation, '--out', path.join(dir, 'off'), '--steps', '512', '--envs', '4',
-    '--eval-episodes', '1', '--kl-coef', '0', '--value-pretrain', '0', '--return-norm', 'off');
+    '--eval-episodes', '1', '--kl-coef', '0', '--value-pretrain-updates', '0', '--return-norm', 'off');
   assert.equal(off.status, 0, off.stderr);
   const offConfig = json<RunSummary>(path.join(dir, 'off/summary.json')).config!;
   assert.deepEqual([offConfig.hyperparameters.klCoef, offConfig.hyperparameters.valuePretrainUpdates, offConfig.hyperparameters.normaliseReturns], [0, 0, false]);

@@ -58,6 +58,7 @@ DIR/summary.json, DIR/metrics.ndjson (+ metrics.csv), DIR/eval/, DIR/config.json
     'rollout-steps': { type: 'int', min: 1, max: 100_000, default: DEFAULT_ROLLOUT_STEPS, description: 'steps per env per PPO update' },
     'checkpoint-every': { type: 'int', min: 1, max: 1_000_000, default: DEFAULT_CHECKPOINT_EVERY, description: 'updates between checkpoints' },
     ...(HYPERPARAMETER_OPTIONS as Record<string, IntOption | NumberOption>),
+    'return-norm': { type: 'string', choices: ['on', 'off'], description: 'divide rewards by max(running mean of |episode return|, 1), the paper\'s normaliser (default on)' },
     resume: { type: 'string', valueName: 'DIR', description: 'continue the run in DIR from its last checkpoint, with its stored configuration' },
     overwrite: { type: 'boolean', description: 'replace a run already in DIR (default: refuse)' },
     events: { type: 'string', choices: ['ndjson'], description: 'print one JSON event per line on stdout instead of the progress bar' },
@@ -69,7 +70,7 @@ DIR/summary.json, DIR/metrics.ndjson (+ metrics.csv), DIR/eval/, DIR/config.json
 } satisfies CommandSpec<Record<string, import('../args').OptionSpec>>;
 
 /** Options a configuration file may set (what shapes a run; not where it goes or how it reports). */
-const CONFIG_KEYS = ['task', 'steps', 'seed', 'envs', 'backend', 'init', 'eval-episodes', 'workers', 'rollout-steps', 'checkpoint-every', ...Object.keys(HYPERPARAMETER_OPTIONS)] as const;
+const CONFIG_KEYS = ['task', 'steps', 'seed', 'envs', 'backend', 'init', 'eval-episodes', 'workers', 'rollout-steps', 'checkpoint-every', 'return-norm', ...Object.keys(HYPERPARAMETER_OPTIONS)] as const;
 
 /** The effective configuration of a run, as stored in `DIR/config.json`. */
 export interface TrainConfig {
@@ -104,7 +105,8 @@ type TrainValues = ParsedArgs<typeof TRAIN_SPEC.options>['values'];
 function configFrom(values: TrainValues, configFile: string | null): Omit<TrainConfig, 'task'> & { task: string | undefined } {
   const v = values as Record<string, unknown>;
   const hyperparameters = { ...DEFAULT_HYPERPARAMETERS };
-  for (const [flag, o] of Object.entries(HYPERPARAMETER_OPTIONS)) if (v[flag] !== undefined) hyperparameters[o.key] = v[flag] as number;
+  for (const [flag, o] of Object.entries(HYPERPARAMETER_OPTIONS)) if (v[flag] !== undefined) (hyperparameters as Record<string, number | boolean>)[o.key] = v[flag] as number;
+  if (values['return-norm'] !== undefined) hyperparameters.normaliseReturns = values['return-norm'] === 'on';
   return {
     task: values.task,
     steps: values.steps,
@@ -168,10 +170,12 @@ function mergeResumed(stored: TrainConfig, now: ReturnType<typeof configFrom>, e
   const merged: TrainConfig = { ...stored, hyperparameters: { ...stored.hyperparameters } };
   const asStored: Record<string, unknown> = {
     seed: stored.seed, envs: stored.envs, init: stored.init, 'rollout-steps': stored.rolloutSteps, 'checkpoint-every': stored.checkpointEvery,
+    'return-norm': stored.hyperparameters.normaliseReturns === false ? 'off' : 'on',
     ...Object.fromEntries(Object.entries(HYPERPARAMETER_OPTIONS).map(([flag, o]) => [flag, stored.hyperparameters[o.key]])),
   };
   const asNow: Record<string, unknown> = {
     seed: now.seed, envs: now.envs, init: now.init, 'rollout-steps': now.rolloutSteps, 'checkpoint-every': now.checkpointEvery,
+    'return-norm': now.hyperparameters.normaliseReturns ? 'on' : 'off',
     ...Object.fromEntries(Object.entries(HYPERPARAMETER_OPTIONS).map(([flag, o]) => [flag, now.hyperparameters[o.key]])),
   };
   for (const key of explicit) {

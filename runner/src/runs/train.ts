@@ -464,7 +464,7 @@ function evalEvent(e: EvalSummary, gap: ReturnType<typeof generalisationGap>): R
 const TRAIN_USAGE = `usage: rewardsmith train REWARD_FILE --task T [--steps N] [--seed S] --out DIR [--envs K]
                         [--backend auto|gpu|node|wasm|cpu] [--init CHECKPOINT] [--events ndjson]
                         [--eval-episodes K] [--workers W] [--overwrite]
-                        [--kl-coef X] [--value-pretrain N] [--return-norm on|off]
+                        [--kl-coef X] [--value-pretrain-updates N] [--return-norm on|off]
        rewardsmith train --resume DIR [--events ndjson]
 
 Trains a PPO agent on the reward in the headless simulator for N frames (default ${DEFAULT_STEPS}), then
@@ -475,7 +475,7 @@ DIR/eval/ and a checkpoint (DIR/checkpoint) that --resume continues after an int
   --init CHECKPOINT   start from this policy (e.g. one from \`rewardsmith pretrain\`) and fine-tune it as the
                       paper does: a KL term to the frozen initial policy, value pre-training, return normalisation
   --kl-coef X         weight of KL(policy ‖ initial policy) with --init (default ${DEFAULT_HYPERPARAMETERS.klCoef}, the paper's; 0 turns it off)
-  --value-pretrain N  updates that train only the value function at the start of an --init run
+  --value-pretrain-updates N  updates that train only the value function at the start of an --init run
                       (default ${DEFAULT_HYPERPARAMETERS.valuePretrainUpdates}, the paper's; 0 turns it off)
   --return-norm on|off  divide rewards by max(running mean of |episode return|, 1), momentum ${DEFAULT_HYPERPARAMETERS.returnMomentum} (default on)
   --events ndjson     print one JSON event per line on stdout instead of the progress bar
@@ -613,7 +613,7 @@ function eventsOption(value: string | undefined): boolean {
   return true;
 }
 
-/** --kl-coef, --value-pretrain, --return-norm: the paper's fine-tuning terms, each switchable. */
+/** --kl-coef, --value-pretrain-updates, --return-norm: the paper's fine-tuning terms, each switchable. */
 function fineTuningOptions(v: Record<string, string | undefined>): Partial<PpoHyperparameters> {
   const hp: Partial<PpoHyperparameters> = {};
   const kl = v['kl-coef'];
@@ -622,14 +622,14 @@ function fineTuningOptions(v: Record<string, string | undefined>): Partial<PpoHy
     if (kl.trim() === '' || !Number.isFinite(x) || x < 0) throw new UsageError(`--kl-coef must be a number ≥ 0, got "${kl}"`);
     hp.klCoef = x;
   }
-  const pre = intOption(v['value-pretrain'], 'value-pretrain', 0);
+  const pre = intOption(v['value-pretrain-updates'], 'value-pretrain-updates', 0);
   if (pre !== undefined) hp.valuePretrainUpdates = pre;
   const norm = v['return-norm'];
   if (norm !== undefined) {
     if (norm !== 'on' && norm !== 'off') throw new UsageError(`--return-norm must be on or off, got "${norm}"`);
     hp.normaliseReturns = norm === 'on';
   }
-  if (v.resume !== undefined && Object.keys(hp).length > 0) throw new UsageError('--resume continues with the run\'s own settings; drop --kl-coef, --value-pretrain and --return-norm');
+  if (v.resume !== undefined && Object.keys(hp).length > 0) throw new UsageError('--resume continues with the run\'s own settings; drop --kl-coef, --value-pretrain-updates and --return-norm');
   return hp;
 }
 
@@ -644,7 +644,7 @@ export async function trainCommand(argv: string[], hooks: { liveAnalysis?: LiveA
       task: { type: 'string' }, steps: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' },
       envs: { type: 'string' }, backend: { type: 'string' }, init: { type: 'string' }, resume: { type: 'string' },
       events: { type: 'string' }, 'eval-episodes': { type: 'string' }, workers: { type: 'string' }, overwrite: { type: 'boolean' },
-      'kl-coef': { type: 'string' }, 'value-pretrain': { type: 'string' }, 'return-norm': { type: 'string' },
+      'kl-coef': { type: 'string' }, 'value-pretrain-updates': { type: 'string' }, 'return-norm': { type: 'string' },
     });
     const v = values as Record<string, string | undefined>;
     reporter = new Reporter(eventsOption(v.events));
