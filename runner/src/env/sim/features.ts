@@ -131,7 +131,8 @@ export class FeatureMemory {
   }
 }
 
-// Scratch for the per-class nearest slots.
+// Per-step scratch.
+const nearScratch: ViewEntity[] = [];
 const classDist = new Float64Array(CLASS_COUNT);
 const classYaw = new Float64Array(CLASS_COUNT);
 const classPitch = new Float64Array(CLASS_COUNT);
@@ -177,7 +178,8 @@ export function writeFeatures(
   let o = offset;
   const ex = pose.x, ey = pose.y + EYE_HEIGHT, ez = pose.z;
   // Mobs a LiDAR ray can hit: those of a kind the view sees (a ray reaches only what is in sight), within range.
-  const near: ViewEntity[] = [];
+  const near = nearScratch;
+  near.length = 0;
   for (const e of entities) if (view.dist[e.nameIndex] !== Infinity && Math.abs(e.x - ex) < VIEW + 2 && Math.abs(e.z - ez) < VIEW + 2) near.push(e);
   for (let r = 0, i = 0; r < LIDAR_ROWS; r++) {
     const pitch = Math.max(-Math.PI / 2, Math.min(Math.PI / 2, pose.pitch - lidarPitch[r]!));

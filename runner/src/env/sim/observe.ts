@@ -296,6 +296,7 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
       top = heights![((z & 15) << 4) | (x & 15)]!;
     }
     const column = ((z & 15) << 4) | (x & 15);
+    const inv0 = s0 > 0 ? 1 / s0 : BIG, inv1 = 1 / s1;
     let yLo = Math.floor(yLoF);
     if (yLo < minY - 1) yLo = minY - 1;
     let yHi = Math.floor(yHiF);
@@ -305,7 +306,13 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
     // After each occlusion the bound follows the open set (no block below its lowest open pitch is looked at).
     for (let y = ye < yHi ? ye : yHi; y >= yLo; y--) {
       const st = store ? (y < minY ? below : y >= maxY ? above : cells![((y - minY) << 8) | column]!) : world.stateAt(x, y, z);
-      if (visible[st] !== 1 || !lookAt(st, x, y, z, s0, s1, out, lidarColumn)) continue;
+      if (visible[st] !== 1) continue;
+      // The block's pitch span (as slopes); looked at only if part of it is open.
+      const y0 = y - ey, y1 = y0 + 1;
+      const a = y0 * (y0 >= 0 ? inv1 : inv0);
+      const b = y1 * (y1 <= 0 ? inv1 : inv0);
+      if (openCount === 1 ? a >= openHi[0]! || b <= openLo[0]! : !isOpen(a, b)) continue;
+      if (!lookAt(st, x, y, z, s0, a, b, out, lidarColumn)) continue;
       if (openCount === 0) break;
       const l = openLo[0]!;
       const bound = Math.floor(ey + l * (l < 0 ? s1 : s0));
@@ -314,7 +321,12 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
     if (openCount > 0) {
       for (let y = ye + 1 > yLo ? ye + 1 : yLo; y <= yHi; y++) {
         const st = store ? (y < minY ? below : y >= maxY ? above : cells![((y - minY) << 8) | column]!) : world.stateAt(x, y, z);
-        if (visible[st] !== 1 || !lookAt(st, x, y, z, s0, s1, out, lidarColumn)) continue;
+        if (visible[st] !== 1) continue;
+        const y0 = y - ey, y1 = y0 + 1;
+        const a = y0 * (y0 >= 0 ? inv1 : inv0);
+        const b = y1 * (y1 <= 0 ? inv1 : inv0);
+        if (openCount === 1 ? a >= openHi[0]! || b <= openLo[0]! : !isOpen(a, b)) continue;
+        if (!lookAt(st, x, y, z, s0, a, b, out, lidarColumn)) continue;
         if (openCount === 0) break;
         const h = openHi[openCount - 1]!;
         const bound = Math.floor(ey + h * (h > 0 ? s1 : s0));
@@ -334,16 +346,12 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
 }
 
 /**
- * Looks at the visible block `st` at (x, y, z), whose cell column the plane crosses over [s0, s1]: notes it if
- * some part of it is in the open pitch set, hits LiDAR rays, occludes. Returns whether it occluded something.
+ * Looks at the visible block `st` at (x, y, z), part of whose pitch span [a, b] (slopes) is open, in the cell
+ * column the plane enters at s0: notes it, hits LiDAR rays, occludes. Returns whether it occluded something.
  */
-function lookAt(st: number, x: number, y: number, z: number, s0: number, s1: number, out: ViewResult, lidarColumn: number): boolean {
+function lookAt(st: number, x: number, y: number, z: number, s0: number, a: number, b: number, out: ViewResult, lidarColumn: number): boolean {
   const ex = stepEx, ey = stepEy, ez = stepEz;
   out.cellVisits++;
-  const y0 = y - ey, y1 = y + 1 - ey;
-  const a = y0 >= 0 ? y0 / s1 : s0 > 0 ? y0 / s0 : -BIG;
-  const b = y1 <= 0 ? y1 / s1 : s0 > 0 ? y1 / s0 : BIG;
-  if (!isOpen(a, b)) return false;
   const name = toBlock[st]!;
   const best = out.dist[name]!;
   // The block's nearest point is at least s0 − √2 away: a far block cannot beat a nearer sighting.
@@ -364,7 +372,7 @@ function lookAt(st: number, x: number, y: number, z: number, s0: number, s1: num
       const i = r * LIDAR_COLUMNS + lidarColumn;
       const m = lidarSlope[r]!;
       if (out.lidarDist[i] !== Infinity || m < a || m > b) continue;
-      const entry = Math.max(s0, m > 0 ? y0 / m : m < 0 ? y1 / m : s0);
+      const entry = Math.max(s0, m > 0 ? (y - ey) / m : m < 0 ? (y + 1 - ey) / m : s0);
       const t = entry * Math.sqrt(1 + m * m);
       out.lidarDist[i] = t <= VIEW ? t : Infinity;
       out.lidarState[i] = st;
@@ -411,8 +419,8 @@ export function lineOfSight(world: BlockAccess, ox: number, oy: number, oz: numb
 }
 
 // The 9 points of a bounding box a line of sight is tried to: centre first, then the corners pulled 5 % in.
-const BOX_POINTS: [number, number, number][] = [[0, 0.5, 0]];
-for (const sx of [-0.45, 0.45]) for (const sy of [0.05, 0.95]) for (const sz of [-0.45, 0.45]) BOX_POINTS.push([sx, sy, sz]);
+const BOX_POINTS: number[] = [0, 0.5, 0];
+for (const sx of [-0.45, 0.45]) for (const sy of [0.05, 0.95]) for (const sz of [-0.45, 0.45]) BOX_POINTS.push(sx, sy, sz);
 
 /**
  * Fills `out` with what the agent at `pose` sees: every block type and mob in the field of view
@@ -465,8 +473,8 @@ export function observeView(world: BlockAccess, pose: ViewPose, entities: readon
     const d = Math.sqrt(nx * nx + ny * ny + nz * nz);
     if (d > VIEW || d >= out.dist[e.nameIndex]!) continue;
     let seen = false;
-    for (const [px, py, pz] of BOX_POINTS) {
-      const tx = e.x + px * e.width, ty = e.y + py * e.height, tz = e.z + pz * e.width;
+    for (let p = 0; p < BOX_POINTS.length; p += 3) {
+      const tx = e.x + BOX_POINTS[p]! * e.width, ty = e.y + BOX_POINTS[p + 1]! * e.height, tz = e.z + BOX_POINTS[p + 2]! * e.width;
       const cx = tx - ex, cy = ty - ey, cz = tz - ez;
       const relYaw = wrapAngle(pose.yaw - Math.atan2(-cx, -cz));
       const relPitch = pose.pitch - Math.atan2(cy, Math.sqrt(cx * cx + cz * cz));
