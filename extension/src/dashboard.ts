@@ -1,11 +1,11 @@
 // The run dashboard's host side: one webview panel (strict CSP with a nonce; chart.js is inside the bundled
 // dist/dashboard.js), fed with the live run's events and the workspace's past runs read from their records.
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RunnerEvent } from '../../runner/src/events';
-import { RUN_FILES, type EpisodeRecord, type RunSummary, type UpdateMetrics } from '../../runner/src/records';
+import { readEpisodes, readMetrics, readSummary, RUN_FILES, type UpdateMetrics } from '../../runner/src/records';
 import type { DashboardMessage, FailedPath, PastRun } from './dashboard/protocol';
 
 const MAX_PAST_RUNS = 8;
@@ -30,8 +30,8 @@ export function readPastRuns(root: string): PastRun[] {
   const runs: PastRun[] = [];
   for (const { dir } of found.slice(0, MAX_PAST_RUNS)) {
     try {
-      const summary = JSON.parse(readFileSync(path.join(dir, RUN_FILES.summary), 'utf8')) as RunSummary;
-      runs.push({ name: path.relative(root, dir) || path.basename(dir), dir, summary, metrics: readMetrics(dir), failed: readFailed(dir) });
+      const summary = readSummary(dir);
+      if (summary) runs.push({ name: path.relative(root, dir) || path.basename(dir), dir, summary, metrics: curvePoints(dir), failed: readFailed(dir) });
     } catch {
       // A run being written or a malformed summary: skip it rather than break the dashboard.
     }
@@ -39,28 +39,15 @@ export function readPastRuns(root: string): PastRun[] {
   return runs;
 }
 
-function readNdjson<T>(file: string): T[] {
-  if (!existsSync(file)) return [];
-  const out: T[] = [];
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    if (!line.trim()) continue;
-    try {
-      out.push(JSON.parse(line) as T);
-    } catch {
-      // A torn last line of a killed run.
-    }
-  }
-  return out;
-}
-
-function readMetrics(dir: string): UpdateMetrics[] {
-  const all = readNdjson<UpdateMetrics>(path.join(dir, RUN_FILES.metrics));
+function curvePoints(dir: string): UpdateMetrics[] {
+  const all = readMetrics(dir);
   const step = Math.ceil(all.length / MAX_CURVE_POINTS);
   return step <= 1 ? all : all.filter((_, i) => i % step === 0 || i === all.length - 1);
 }
 
 function readFailed(dir: string): FailedPath[] {
-  return readNdjson<EpisodeRecord>(path.join(dir, RUN_FILES.episodes))
+  const recorded = existsSync(path.join(dir, RUN_FILES.episodes)) || existsSync(path.join(dir, RUN_FILES.failedEpisodes));
+  return (recorded ? readEpisodes(dir) : [])
     .filter((e) => !e.success)
     .slice(0, MAX_FAILED_PATHS)
     .map((e) => ({ episode: e.episode, steps: e.steps, died: e.died, deathCause: e.deathCause, path: e.path.map(([x, , z]) => [x, z] as [number, number]) }));

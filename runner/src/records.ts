@@ -1,5 +1,8 @@
-// On-disk records of a run, written by the trainer/evaluator and read by the analyzer, the loop and the
-// extension's dashboard. One definition here so writer and readers cannot drift.
+// On-disk records of a run, written by the trainer/evaluator and read by the analyzer, the loop, reports,
+// sweeps and the extension's dashboard. One definition here, with the checked readers everyone uses, so
+// writer and readers cannot drift and a malformed file fails with its location.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { wilson } from './stats';
 import type { AgentPosition, DeathCause, NearestBlocks } from './schema';
 
@@ -212,4 +215,116 @@ export interface SweepResults {
   wall_seconds: number;
   runs: SweepRunResult[];
   rewards: SweepRewardResult[];
+}
+
+// ----- checked readers -----------------------------------------------------------------------------------
+
+/** A problem with the run folder's files, with the file (and line) it is in. */
+export class RunRecordError extends Error {
+  override name = 'RunRecordError';
+}
+
+function readJsonFile(file: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new RunRecordError(`${file}: not valid JSON (${(err as Error).message})`);
+  }
+}
+
+/**
+ * `DIR/summary.json`, checked; undefined when the run has not written one (yet). A training run's summary has
+ * `train` and `eval`; a rollout's (`rewardsmith rollout`) has only the task and its own counts, so those two
+ * are checked where present; `requireTrainingSummary` insists on them.
+ */
+export function readSummary(runDir: string): RunSummary | undefined {
+  const file = path.join(runDir, RUN_FILES.summary);
+  if (!existsSync(file)) return undefined;
+  const s = readJsonFile(file) as Partial<RunSummary> | null;
+  const missing: string[] = [];
+  if (!s || typeof s !== 'object' || Array.isArray(s)) throw new RunRecordError(`${file}: not a run summary`);
+  if (typeof s.task !== 'string') missing.push('task');
+  if (s.train !== undefined && (typeof s.train !== 'object' || typeof s.train?.frames !== 'number')) missing.push('train.frames');
+  if (s.eval !== undefined && (typeof s.eval !== 'object' || typeof s.eval?.episodes !== 'number')) missing.push('eval.episodes');
+  if (missing.length > 0) throw new RunRecordError(`${file}: run summary lacks or mistypes ${missing.join(', ')}`);
+  return s as RunSummary;
+}
+
+/** `DIR/summary.json` of a finished training run; a RunRecordError when there is none or it is a rollout's. */
+export function requireTrainingSummary(runDir: string): RunSummary {
+  const file = path.join(runDir, RUN_FILES.summary);
+  const summary = readSummary(runDir);
+  if (!summary) throw new RunRecordError(`${file}: no run summary (has the run finished?)`);
+  if (!summary.train || !summary.eval) throw new RunRecordError(`${file}: not a training run's summary (no train and eval results)`);
+  return summary;
+}
+
+/** `DIR/metrics.ndjson`, each line checked; a torn last line (a run killed mid-write) is skipped; [] before the first update. */
+export function readMetrics(runDir: string): UpdateMetrics[] {
+  const file = path.join(runDir, RUN_FILES.metrics);
+  if (!existsSync(file)) return [];
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const last = lines.reduce((k, line, i) => (line.trim() ? i : k), -1);
+  const out: UpdateMetrics[] = [];
+  lines.forEach((line, i) => {
+    if (line.trim() === '') return;
+    let m: UpdateMetrics;
+    try {
+      m = JSON.parse(line) as UpdateMetrics;
+    } catch (err) {
+      if (i === last) return;
+      throw new RunRecordError(`${file}:${i + 1}: not valid JSON (${(err as Error).message})`);
+    }
+    if (typeof m.frames !== 'number' || typeof m.mean_return !== 'number' || (typeof m.success_rate !== 'number' && m.success_rate !== null)) {
+      throw new RunRecordError(`${file}:${i + 1}: a metrics line needs numeric frames and mean_return, and success_rate (a number or null)`);
+    }
+    out.push(m);
+  });
+  return out;
+}
+
+/** A run's evaluation episodes (eval/episodes.ndjson, else eval/failed_episodes.json), each checked. */
+export function readEpisodes(runDir: string): EpisodeRecord[] {
+  const file = path.join(runDir, RUN_FILES.episodes);
+  if (!existsSync(file)) {
+    const failedFile = path.join(runDir, RUN_FILES.failedEpisodes);
+    if (existsSync(failedFile)) {
+      const parsed = readJsonFile(failedFile);
+      if (!Array.isArray(parsed)) throw new RunRecordError(`${failedFile}: expected a JSON array of episodes`);
+      return parsed.map((e, i) => checkEpisode(e, `${failedFile}: episode ${i}`));
+    }
+    throw new RunRecordError(`${file}: no evaluation episodes (is ${runDir} a finished run folder?)`);
+  }
+  const out: EpisodeRecord[] = [];
+  readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
+    if (line.trim() === '') return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch (err) {
+      throw new RunRecordError(`${file}:${i + 1}: not valid JSON (${(err as Error).message})`);
+    }
+    out.push(checkEpisode(parsed, `${file}:${i + 1}`));
+  });
+  if (out.length === 0) throw new RunRecordError(`${file}: no episodes in it`);
+  return out;
+}
+
+/** The fields readers rely on, checked so that a malformed record fails with its location, not deep inside a detector. */
+function checkEpisode(e: unknown, where: string): EpisodeRecord {
+  const ep = e as Partial<EpisodeRecord> | null;
+  const missing: string[] = [];
+  if (!ep || typeof ep !== 'object') throw new RunRecordError(`${where}: not an episode record`);
+  for (const k of ['episode', 'seed', 'steps', 'return', 'distanceMoved'] as const) if (typeof ep[k] !== 'number') missing.push(k);
+  for (const k of ['success', 'died', 'truncated'] as const) if (typeof ep[k] !== 'boolean') missing.push(k);
+  if (!Array.isArray(ep.lastSteps)) missing.push('lastSteps');
+  if (!Array.isArray(ep.path)) missing.push('path');
+  if (!ep.final || typeof ep.final !== 'object') missing.push('final');
+  if (missing.length > 0) throw new RunRecordError(`${where}: episode record lacks or mistypes ${missing.join(', ')}`);
+  ep.lastSteps!.forEach((s, i) => {
+    if (typeof s?.step !== 'number' || typeof s.reward !== 'number' || !Array.isArray(s.position) || s.position.length < 5 || typeof s.nearest !== 'object') {
+      throw new RunRecordError(`${where}: lastSteps[${i}] lacks step, reward, position [x, y, z, yaw, pitch] or nearest`);
+    }
+  });
+  return ep as EpisodeRecord;
 }

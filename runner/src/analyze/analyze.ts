@@ -6,7 +6,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { terminalText } from '../args';
 import { makeEvent, type RunnerEvent } from '../events';
-import { RUN_FILES, type EpisodeRecord, type RunSummary } from '../records';
+import { readEpisodes, readSummary, RUN_FILES, RunRecordError, type EpisodeRecord, type RunSummary } from '../records';
 import { resolveTask, type TaskSpec } from '../tasks';
 import { findFailures, type EpisodeEvidence, type Finding, type FindingKind, type RewardFacts } from './findings';
 import { denseLines, patchReward, PatchUnavailable, type PatchRequest } from './patches';
@@ -57,65 +57,21 @@ export interface Analysis {
   suggestions: Suggestion[];
 }
 
-/** A problem with the run folder's files, with the file (and line) it is in. */
-export class RunRecordError extends Error {
-  override name = 'RunRecordError';
-}
-
-/** A run's evaluation episodes, each checked, with located errors (file and line) for malformed records. */
-export function readEpisodes(runDir: string): EpisodeRecord[] {
-  const file = path.join(runDir, RUN_FILES.episodes);
-  if (!existsSync(file)) {
-    const failedFile = path.join(runDir, RUN_FILES.failedEpisodes);
-    if (existsSync(failedFile)) {
-      const parsed = JSON.parse(readFileSync(failedFile, 'utf8')) as unknown;
-      if (!Array.isArray(parsed)) throw new RunRecordError(`${failedFile}: expected a JSON array of episodes`);
-      return parsed.map((e, i) => checkEpisode(e, `${failedFile}: episode ${i}`));
-    }
-    throw new RunRecordError(`${file}: no evaluation episodes (is ${runDir} a finished run folder?)`);
-  }
-  const out: EpisodeRecord[] = [];
-  readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
-    if (line.trim() === '') return;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(line);
-    } catch (err) {
-      throw new RunRecordError(`${file}:${i + 1}: not valid JSON (${(err as Error).message})`);
-    }
-    out.push(checkEpisode(parsed, `${file}:${i + 1}`));
-  });
-  if (out.length === 0) throw new RunRecordError(`${file}: no episodes in it`);
-  return out;
-}
-
-/** The fields the analyzer relies on, checked so that a malformed record fails with its location, not deep inside a detector. */
-function checkEpisode(e: unknown, where: string): EpisodeRecord {
-  const ep = e as Partial<EpisodeRecord> | null;
-  const missing: string[] = [];
-  if (!ep || typeof ep !== 'object') throw new RunRecordError(`${where}: not an episode record`);
-  for (const k of ['episode', 'seed', 'steps', 'return', 'distanceMoved'] as const) if (typeof ep[k] !== 'number') missing.push(k);
-  for (const k of ['success', 'died', 'truncated'] as const) if (typeof ep[k] !== 'boolean') missing.push(k);
-  if (!Array.isArray(ep.lastSteps)) missing.push('lastSteps');
-  if (!Array.isArray(ep.path)) missing.push('path');
-  if (!ep.final || typeof ep.final !== 'object') missing.push('final');
-  if (missing.length > 0) throw new RunRecordError(`${where}: episode record lacks or mistypes ${missing.join(', ')}`);
-  ep.lastSteps!.forEach((s, i) => {
-    if (typeof s?.step !== 'number' || typeof s.reward !== 'number' || !Array.isArray(s.position) || s.position.length < 5 || typeof s.nearest !== 'object') {
-      throw new RunRecordError(`${where}: lastSteps[${i}] lacks step, reward, position [x, y, z, yaw, pitch] or nearest`);
-    }
-  });
-  return ep as EpisodeRecord;
-}
-
-function readSummary(runDir: string): RunSummary | undefined {
-  const file = path.join(runDir, RUN_FILES.summary);
+/** `DIR/suggestions.json` as `rewardsmith analyze` writes it, checked; undefined when the run has none. */
+export function readAnalysis(runDir: string): Analysis | undefined {
+  const file = path.join(runDir, RUN_FILES.suggestions);
   if (!existsSync(file)) return undefined;
+  let parsed: Partial<Analysis> | null;
   try {
-    return JSON.parse(readFileSync(file, 'utf8')) as RunSummary;
+    parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<Analysis> | null;
   } catch (err) {
     throw new RunRecordError(`${file}: not valid JSON (${(err as Error).message})`);
   }
+  if (!parsed || typeof parsed !== 'object' || !Array.isArray(parsed.suggestions)) throw new RunRecordError(`${file}: expected the analyzer's result with a suggestions array`);
+  parsed.suggestions.forEach((s, i) => {
+    if (typeof s?.message !== 'string') throw new RunRecordError(`${file}: suggestions[${i}] has no message`);
+  });
+  return parsed as Analysis;
 }
 
 function taskOf(summary: RunSummary | undefined): TaskSpec | undefined {

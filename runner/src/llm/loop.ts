@@ -8,13 +8,13 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { terminalText } from '../args';
 import { makeEvent, type RunnerEvent } from '../events';
-import { RUN_FILES, type RunSummary } from '../records';
+import { readEpisodes, requireTrainingSummary, RUN_FILES, RunRecordError, type RunSummary } from '../records';
 import { RewardError } from '../reward/compile';
 import { resolveTask, TaskFileError, type TaskSpec } from '../tasks';
 import { analyzeWithLlm, statisticsText, type LlmAnalysis, type ProgrammaticFinding } from './analyzer';
 import { LlmError, LlmNotConfiguredError, LLM_LOG_FILE, resolveLlmConfig, isLlmConfigured, type LlmConfig, type LlmLog } from './client';
 import { appliedSuggestions, designAndReview, type DesignRequest, type ReviewedReward } from './designer';
-import { analyzeRun, readEpisodes, type Analysis, type Suggestion } from '../analyze/analyze';
+import { analyzeRun, readAnalysis, type Analysis, type Suggestion } from '../analyze/analyze';
 import { patchReward, PatchUnavailable, type PatchRequest } from '../analyze/patches';
 import { rateRecord, type RateRecord } from '../records';
 import { intervalsDisjoint } from '../stats';
@@ -238,7 +238,7 @@ class Loop {
         (await import('./train-step')).trainReward({ rewardFile, task: this.o.task, steps: this.o.steps, seed: this.o.seed, out: runDir, ...this.o.train, emit: this.o.emit }),
       );
       if (outcome.ok) {
-        const summary = JSON.parse(readFileSync(path.join(runDir, RUN_FILES.summary), 'utf8')) as RunSummary;
+        const summary = requireTrainingSummary(runDir);
         this.say(`  candidate ${k}: success ${(summary.eval.success_rate * 100).toFixed(1)}%, deaths ${(summary.eval.death_rate * 100).toFixed(1)}%`);
         return { candidate: k, reward: this.rel(rewardFile), criticPassed, executionFixes: attempt - 1, run: this.rel(runDir), summary, failure: null };
       }
@@ -301,7 +301,7 @@ class Loop {
       this.say(`  candidate ${k}: the reward failed while training: ${errorText(outcome.error, rewardFile)}`);
       return { candidate: k, reward: this.rel(rewardFile), criticPassed: false, executionFixes: 0, run: null, summary: null, failure: errorText(outcome.error, rewardFile), applied };
     }
-    const summary = JSON.parse(readFileSync(path.join(runDir, RUN_FILES.summary), 'utf8')) as RunSummary;
+    const summary = requireTrainingSummary(runDir);
     this.say(`  candidate ${k}: held-out success ${rateText(heldOut(summary))}`);
     return { candidate: k, reward: this.rel(rewardFile), criticPassed: false, executionFixes: 0, run: this.rel(runDir), summary, failure: null, applied };
   }
@@ -339,7 +339,9 @@ class Loop {
     const current = keeper.candidates.find((c) => c.candidate === keeper.chosen)!;
     const currentFile = path.join(o.out, prev.reward!);
     const currentText = readFileSync(currentFile, 'utf8');
-    const suggestions = JSON.parse(readFileSync(path.join(o.out, current.run!, RUN_FILES.suggestions), 'utf8')).suggestions as Suggestion[];
+    const analysis = readAnalysis(path.join(o.out, current.run!));
+    if (!analysis) throw new RunRecordError(`${path.join(o.out, current.run!, RUN_FILES.suggestions)}: the run has not been analysed`);
+    const suggestions = analysis.suggestions as Suggestion[];
     const tried = new Set(done.flatMap((it) => it.candidates.map((c) => (c.applied ?? []).join('+'))));
     const sets = patchSets(currentFile, currentText, suggestions, o.candidates, tried);
     this.say(`iteration ${i}: ${sets.length} patch set(s) from ${suggestions.filter((s) => s.patch).length} patchable finding(s) of ${this.rel(path.join(o.out, current.run!, RUN_FILES.suggestions))}`);

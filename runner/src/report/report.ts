@@ -7,9 +7,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { CommandError, parseCommandArgs, runCommand, UsageError } from '../args';
-import { metricsCsv, RUN_FILES, type EpisodeRecord, type RunSummary, type UpdateMetrics } from '../records';
+import { metricsCsv, readEpisodes, readMetrics, readSummary, RUN_FILES, RunRecordError, type EpisodeRecord, type RunSummary, type UpdateMetrics } from '../records';
 import { bootstrapMean, formatRate, wilson, type RateEstimate } from '../stats';
-import { analyzeRun, readEpisodes, RunRecordError, type Analysis, type Suggestion } from '../analyze/analyze';
+import { analyzeRun, readAnalysis, type Analysis, type Suggestion } from '../analyze/analyze';
 
 /** Everything the page shows about one run folder. */
 export interface RunData {
@@ -31,42 +31,10 @@ const MAX_PATH_POINTS = 400;
 // Optional: its summary writer produces TensorBoard event files; required by name only when present.
 const TFJS_NODE = '@tensorflow/tfjs-node';
 
-function readJson<T>(file: string): T {
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as T;
-  } catch (err) {
-    throw new RunRecordError(`${file}: not valid JSON (${(err as Error).message})`);
-  }
-}
-
-/** metrics.ndjson, each line checked; a torn last line (a run killed mid-write) is skipped. */
-export function readMetrics(runDir: string): UpdateMetrics[] {
-  const file = path.join(runDir, RUN_FILES.metrics);
-  if (!existsSync(file)) return [];
-  const lines = readFileSync(file, 'utf8').split('\n');
-  const out: UpdateMetrics[] = [];
-  lines.forEach((line, i) => {
-    if (line.trim() === '') return;
-    let m: UpdateMetrics;
-    try {
-      m = JSON.parse(line) as UpdateMetrics;
-    } catch (err) {
-      if (i === lines.length - 1) return;
-      throw new RunRecordError(`${file}:${i + 1}: not valid JSON (${(err as Error).message})`);
-    }
-    if (typeof m.frames !== 'number' || typeof m.mean_return !== 'number' || (typeof m.success_rate !== 'number' && m.success_rate !== null)) {
-      throw new RunRecordError(`${file}:${i + 1}: a metrics line needs numeric frames and mean_return, and success_rate (a number or null)`);
-    }
-    out.push(m);
-  });
-  return out;
-}
-
 export async function loadRun(dir: string): Promise<RunData> {
   if (!existsSync(dir)) throw new CommandError(`${dir}: no such run folder`);
   const notes: string[] = [];
-  const summaryFile = path.join(dir, RUN_FILES.summary);
-  const summary = existsSync(summaryFile) ? readJson<RunSummary>(summaryFile) : null;
+  const summary = readSummary(dir) ?? null;
   const metrics = readMetrics(dir);
   let episodes: EpisodeRecord[] = [];
   if (existsSync(path.join(dir, RUN_FILES.episodes)) || existsSync(path.join(dir, RUN_FILES.failedEpisodes))) episodes = readEpisodes(dir);
@@ -76,7 +44,7 @@ export async function loadRun(dir: string): Promise<RunData> {
   }
   let analysis: RunData['analysis'] = null;
   const suggestionsFile = path.join(dir, RUN_FILES.suggestions);
-  if (existsSync(suggestionsFile)) analysis = readJson<Analysis>(suggestionsFile);
+  if (existsSync(suggestionsFile)) analysis = readAnalysis(dir)!;
   else if (episodes.length > 0) {
     try {
       analysis = await analyzeRun(dir);
