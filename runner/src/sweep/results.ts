@@ -2,7 +2,7 @@
 // interval over seeds and episodes, ranked), the same as a Markdown table, and a plot (SVG, no network).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { RUN_FILES, SWEEP_FILES, type RunSummary, type SweepResults, type SweepRewardResult, type SweepRunResult } from '../records';
+import { readSummary as readRunSummary, RUN_FILES, SWEEP_FILES, type RunSummary, type SweepResults, type SweepRewardResult, type SweepRunResult } from '../records';
 import { bootstrapMean } from '../stats';
 import type { JobState } from './engine';
 
@@ -21,9 +21,10 @@ export interface RunRecord {
 
 const outcomes = (count: number, n: number) => Array.from({ length: n }, (_, i) => (i < count ? 1 : 0));
 
+/** A completed job's summary; null when it has none or it is malformed (the job then counts as without results). */
 export function readSummary(runDir: string): RunSummary | null {
   try {
-    return JSON.parse(readFileSync(path.join(runDir, RUN_FILES.summary), 'utf8')) as RunSummary;
+    return readRunSummary(runDir) ?? null;
   } catch {
     return null;
   }
