@@ -147,7 +147,7 @@ describe('LLM trajectory analyzer', () => {
       { id: 'S2', message: 'Reward approaching logs.' },
     ]);
     const prompt = server.requests[0]!.lastUser;
-    assert.match(prompt, /success rate 25%, death rate 50% \(causes: lava 6\)/);
+    assert.match(prompt, /success rate 25% \(95 % CI 8.9%–53.2%\), death rate 50% \(causes: lava 6\)/);
     assert.match(prompt, /Most deaths are in lava \(6 of 12\)\.\n {2}evidence: \{"episodes":\[3,4\]\}/);
     assert.match(prompt, /## Failed episodes \(10 shown, last 32 steps each\)/);
     assert.match(prompt, /Episode 3 \(seed 103\): died \(lava\) after 300 steps/);

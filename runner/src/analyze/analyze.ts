@@ -6,6 +6,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { terminalText } from '../args';
 import { makeEvent, type RunnerEvent } from '../events';
+import { formatRate, wilson } from '../stats';
 import { readEpisodes, readSummary, RUN_FILES, RunRecordError, type EpisodeRecord, type RunSummary } from '../records';
 import { resolveTask, type TaskSpec } from '../tasks';
 import { findFailures, type EpisodeEvidence, type Finding, type FindingKind, type RewardFacts } from './findings';
@@ -198,10 +199,9 @@ export function coverageText(a: Pick<Analysis, 'failed_episodes' | 'explained_ep
 }
 
 export function formatAnalysis(a: Analysis): string {
-  const pct = (x: number) => `${Math.round(x * 100)} %`;
   const causes = Object.entries(a.deathCauses).sort((x, y) => y[1] - x[1]).map(([c, n]) => `${c} ${n}`).join(', ');
   const out = [
-    `Run ${a.runDir}${a.task ? ` (${a.task})` : ''}: ${a.episodes} evaluation episode${a.episodes === 1 ? '' : 's'}, success ${pct(a.successRate)}, deaths ${pct(a.deathRate)}${causes ? ` (${causes})` : ''}.`,
+    `Run ${a.runDir}${a.task ? ` (${a.task})` : ''}: success ${formatRate(wilson(a.episodes - a.failed, a.episodes), 'evaluation episodes')}, deaths ${formatRate(wilson(Math.round(a.deathRate * a.episodes), a.episodes), 'evaluation episodes')}${causes ? ` (${causes})` : ''}.`,
   ];
   if (a.mainDeathCause) out.push(`Main death cause: ${a.mainDeathCause}.`);
   const kinds = Object.entries(a.causes).sort((x, y) => y[1] - x[1]).map(([k, n]) => `${k} ${n}`).join(', ');

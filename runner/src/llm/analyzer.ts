@@ -47,7 +47,7 @@ export function statisticsText(summary: RunSummary): string {
     .map(([c, n]) => `${c} ${n}`)
     .join(', ');
   return [
-    `- Evaluation: ${e.episodes} episodes, success rate ${pct(e.success_rate)}, death rate ${pct(e.death_rate)}${causes ? ` (causes: ${causes})` : ''}.`,
+    `- Evaluation: ${e.episodes} episodes, success rate ${pct(e.success_rate)}${e.success ? ` (95 % CI ${pct(e.success.ci95[0])}–${pct(e.success.ci95[1])})` : ''}, death rate ${pct(e.death_rate)}${causes ? ` (causes: ${causes})` : ''}.`,
     `- Average episode length ${round(e.avg_steps, 1)} steps; average distance from start to end ${round(e.avg_distance_moved, 1)} m.`,
     `- Training: ${summary.train.frames} frames, ${summary.train.updates} updates, final mean episode return ${round(summary.train.mean_return)}, training success rate ${summary.train.success_rate === null || summary.train.success_rate === undefined ? 'not yet measured (no window of started episodes had ended)' : `${pct(summary.train.success_rate)} over ${summary.train.success?.n ?? '?'} episodes that started in a window`}.`,
     ...(summary.generalisation_gap ? [`- ${summary.generalisation_gap.message}`] : []),

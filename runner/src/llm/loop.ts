@@ -294,8 +294,11 @@ class Loop {
     if (!existsSync(rewardFile)) writeAtomic(rewardFile, source);
     const runDir = path.join(attemptDir, 'run');
     this.say(`  candidate ${k}${applied.length ? ` (${applied.join(' + ')})` : ''}: training on ${this.rel(rewardFile)} for ${this.o.steps} frames${this.o.train?.init ? ` from ${this.o.train.init}` : ''}`);
-    const outcome = await cached<TrainOutcome>(path.join(attemptDir, 'train.json'), async () =>
-      (await import('./train-step')).trainReward({ rewardFile, task: this.o.task, steps: this.o.steps, seed: this.o.seed, out: runDir, ...this.o.train, emit: this.o.emit }),
+    const outcome = await cached<TrainOutcome>(
+      path.join(attemptDir, 'train.json'),
+      async () => (await import('./train-step')).trainReward({ rewardFile, task: this.o.task, steps: this.o.steps, seed: this.o.seed, out: runDir, ...this.o.train, emit: this.o.emit }),
+      // A sandbox host that died (not the reward's own error) is not recorded: resuming the loop retries it.
+      (r) => r.ok || !/sandbox host exited/.test(r.error.message),
     );
     if (!outcome.ok) {
       this.say(`  candidate ${k}: the reward failed while training: ${errorText(outcome.error, rewardFile)}`);
