@@ -359,6 +359,8 @@ export class SlurmEngine extends Engine {
   protected readonly pollMs: number;
   private queue: Promise<Map<string, 'queued' | 'running'>> | null = null;
   private queueAt = 0;
+  private lastQueue: Map<string, 'queued' | 'running'> | null = null;
+  private squeueFailures = 0;
 
   constructor(private readonly o: SlurmOptions = {}) {
     super(o.runner);
@@ -397,7 +399,12 @@ export class SlurmEngine extends Engine {
     if (this.queue && Date.now() - this.queueAt < this.pollMs / 2) return this.queue;
     this.queueAt = Date.now();
     this.queue = command('squeue', ['-h', '-u', os.userInfo().username, '-o', '%i %T']).then((r) => {
-      if (r.code !== 0) throw new SlurmError(`squeue failed: ${r.stderr.trim()}`);
+      if (r.code !== 0) {
+        // A controller restart or a slow moment: keep the last answer for a while before giving up.
+        if (this.lastQueue && ++this.squeueFailures < 30) return this.lastQueue;
+        throw new SlurmError(`squeue failed: ${r.stderr.trim()}`);
+      }
+      this.squeueFailures = 0;
       const map = new Map<string, 'queued' | 'running'>();
       for (const line of r.stdout.split('\n')) {
         const [id, state] = line.trim().split(/\s+/);
@@ -406,6 +413,7 @@ export class SlurmEngine extends Engine {
         if (state === 'PENDING' || state === 'CONFIGURING' || state === 'REQUEUED' || state === 'SUSPENDED') map.set(id, 'queued');
         else if (state === 'RUNNING' || state === 'COMPLETING') map.set(id, 'running');
       }
+      this.lastQueue = map;
       return map;
     });
     return this.queue;
