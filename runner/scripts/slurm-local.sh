@@ -20,8 +20,15 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v sbatch >/dev/null || ! command -v munged >/dev/null; then
   echo "slurm:local: installing slurm-wlm and munge"
+  # The packages' scripts would start the daemons with no configuration yet (and fail the install where
+  # there is no init system): forbid service starts while installing, as Docker images do; we start them below.
+  own_policy=0
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d && own_policy=1
+  fi
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends slurm-wlm munge >/dev/null
+  [ "$own_policy" = 1 ] && rm -f /usr/sbin/policy-rc.d
 fi
 
 HOST="$(hostname -s)"
