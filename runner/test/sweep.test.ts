@@ -90,18 +90,25 @@ test('sweep: usage errors name the option and lose nothing', { timeout: 60_000 }
   assert.equal(existsSync(path.join(out, 'sweep.json')), false);
 });
 
-test('sweep --engine local: killed mid-run, the same command finds its running jobs, finishes, and a third run keeps everything', { timeout: 240_000 }, async () => {
+const alive = (pid: string) => existsSync(`/proc/${pid}`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+test('sweep --engine local: killed mid-run, the same command takes the jobs that ended meanwhile and waits for the running one; a third run keeps everything', { timeout: 240_000 }, async () => {
   const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'rewardsmith-sweep-local-')), 'sweep');
   const args = ['--task', 'approach-tree', '--rewards', DENSE, SPARSE, '--seeds', '1', ...TINY, '--parallel', '2', '--out', out];
   const first = await runSweep(args, (e, kill) => e.type === 'sweep_run' && e.state === 'running' && kill('SIGKILL'));
   assert.equal(first.signal, 'SIGKILL');
   const started = jobIds(first);
   assert.ok(started.size >= 1);
+  // Let one job end while no sweep watches it.
+  const [firstRun, firstPid] = [...started][0]!;
+  while (alive(firstPid)) await sleep(200);
 
   const second = await runSweep(args);
   assert.equal(second.code, 0, second.stderr);
-  // The jobs the killed sweep started were waited for, not started again.
+  // The jobs the killed sweep started were taken or waited for, never started again.
   for (const [run, id] of started) assert.equal(jobIds(second).get(run), id, `${run} was started twice`);
+  assert.ok(runEvents(second).some((e) => e.run === firstRun && e.state === 'completed'));
   assertCompleteResults(out, ['approach-tree.dense', 'approach-tree.sparse'], 1);
 
   const third = await runSweep(args);

@@ -227,6 +227,12 @@ export abstract class Engine {
     mkdirSync(job.runDir, { recursive: true });
     let jobId: string | null = null;
     if (hooks.attach && (await this.status(hooks.attach)) !== null) jobId = hooks.attach;
+    // The run finished while no sweep was watching (killed after the job ended, or before it recorded the end).
+    const finished = readExit(job.runDir);
+    if (jobId === null && finished?.exit_code === 0 && existsSync(path.join(job.runDir, RUN_FILES.summary))) {
+      hooks.onState?.('completed', hooks.attach ?? null);
+      return { state: 'completed', jobId: hooks.attach ?? null, exit: finished, message: null, rewardError: null };
+    }
     if (jobId === null) hooks.onState?.('pending', null);
     if (!(await this.slot(signal))) return cancelled(jobId);
     try {
@@ -239,7 +245,7 @@ export abstract class Engine {
         // Recorded before the first poll: a sweep killed right now finds the job again instead of submitting twice.
         hooks.onState?.('queued', jobId);
       }
-      let last: JobState | null = null;
+      let last: JobState | null = hooks.attach === jobId ? null : 'queued';
       let lastFrames = -1;
       for (;;) {
         if (signal?.aborted) {
