@@ -78,7 +78,7 @@ test('corpus: precision and recall of the rules are 100 %', () => {
   assert.deepEqual(falsePositives, [], 'false positives');
   assert.deepEqual(falseNegatives, [], 'false negatives');
   // Every rule is exercised by the corpus.
-  for (const rule of ['unknown-name', 'wrong-kind-name', 'global-data-uninitialised', 'nearest-entry-unchecked', 'index-out-of-range', 'negative-index', 'constant-condition', 'scale-swapped', 'scale-unscaled', 'swapped-arguments', 'undefined-return', 'python-ism', 'reward-contract']) {
+  for (const rule of ['unknown-name', 'wrong-kind-name', 'global-data-uninitialised', 'nearest-entry-unchecked', 'index-out-of-range', 'negative-index', 'constant-condition', 'scale-swapped', 'scale-unscaled', 'swapped-arguments', 'undefined-return', 'python-ism', 'reward-contract', 'unreachable-code', 'reward-return', 'attack-parameters', 'unit-mismatch', 'memory-write-then-compare', 'first-step-index', 'inventory-block-drop']) {
     assert.ok((perRule.get(rule)?.tp ?? 0) > 0, `corpus exercises ${rule}`);
   }
 });

@@ -235,6 +235,11 @@ export interface ObservationSchema {
   kindsOf(name: string): NameKind[];
   /** Names valid for a parameter's keys. */
   namesFor(keys: 'nearby' | 'item' | 'mob'): ReadonlySet<string>;
+  /**
+   * The items a block drops when mined without silk touch (the agent never has it), from minecraft-data's
+   * block loot tables: diamond_ore → diamond, stone → cobblestone. Undefined for a name with no loot table.
+   */
+  blockDrops(name: string): readonly string[] | undefined;
 }
 
 const schemaCache = new Map<string, ObservationSchema>();
@@ -272,6 +277,10 @@ export function loadSchema(gameVersion: string = DEFAULT_GAME_VERSION): Observat
       return kinds;
     },
     namesFor: (keys) => (keys === 'nearby' ? nearby : keys === 'item' ? items : mobs),
+    blockDrops: (name) => {
+      const loot = data.blockLoot?.[name];
+      return loot && [...new Set(loot.drops.filter((d) => !d.silkTouch).map((d) => d.item))];
+    },
   };
   schemaCache.set(gameVersion, schema);
   return schema;

@@ -25,6 +25,13 @@ import { typescriptErrors } from './rules/typescript';
 import { undefinedReturn } from './rules/undefined-return';
 import { unknownName } from './rules/unknown-name';
 import { wrongKindName } from './rules/wrong-kind-name';
+import { attackParameters } from './rules/attack-parameters';
+import { firstStepIndex } from './rules/first-step-index';
+import { inventoryBlockDrop } from './rules/inventory-block-drop';
+import { memoryWriteThenCompare } from './rules/memory-write-then-compare';
+import { rewardReturn } from './rules/reward-return';
+import { unitMismatch } from './rules/unit-mismatch';
+import { unreachableCode } from './rules/unreachable-code';
 
 export type { Fix, LspRange, RewardDiagnostic, RuleMeta, Severity, TextEdit } from './rule';
 export type { DictKeys, Field } from './context';
@@ -34,14 +41,21 @@ export type { DictKeys, Field } from './context';
 export const RULES = [
   unknownName,
   wrongKindName,
+  inventoryBlockDrop,
   nearestEntryUnchecked,
+  firstStepIndex,
   negativeIndex,
   indexOutOfRange,
+  unitMismatch,
   constantCondition,
+  memoryWriteThenCompare,
   pythonIsm,
   swappedArguments,
   globalDataUninitialised,
   undefinedReturn,
+  unreachableCode,
+  rewardReturn,
+  attackParameters,
   scaleSwapped,
   scaleUnscaled,
   rewardContract,
