@@ -142,7 +142,7 @@ test('rewardsmith lint --format json prints the documented shape and exits 1 on 
   );
   assert.equal(missing.code, 2);
   assert.deepEqual(JSON.parse(missing.stdout), []);
-  assert.match(missing.stderr, /cannot read .*does-not-exist/);
+  assert.match(missing.stderr, /^rewardsmith lint: .*does-not-exist.reward.ts: no such file\n$/);
 });
 
 test('rewardsmith lint: a file nested too deeply gets one located error and the other files keep their results', async () => {

@@ -351,3 +351,15 @@ export function reportCommandError(command: string, err: unknown, io: CommandIo 
   io.stderr(`${prefix}${terminalText(message)}${debug}\n`);
   return 1;
 }
+
+let lastRunFolder: { dir: string; events: boolean } | null = null;
+/**
+ * A command that wrote a run folder (train, eval, analyze) names it here, so that the dispatcher can write
+ * the run's report and end with one line saying where it is and what to run next.
+ */
+export function noteRunFolder(dir: string, events = false): void {
+  lastRunFolder = { dir, events };
+}
+export function notedRunFolder(): { dir: string; events: boolean } | null {
+  return lastRunFolder;
+}

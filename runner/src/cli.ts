@@ -1,9 +1,9 @@
 // `rewardsmith <command>`: one dispatcher; each command lives with the module that implements it and is
 // loaded lazily so that `rewardsmith lint` does not pay for TensorFlow or the Minecraft server stack.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { didYouMean, reportCommandError } from './args';
+import { didYouMean, notedRunFolder, parseCommandArgs, reportCommandError, UsageError } from './args';
 
 type CommandMain = (argv: string[]) => Promise<number>;
 
@@ -30,7 +30,18 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMai
   loop: { summary: 'run design → critic → train → analyze for N iterations', load: async () => (await import('./llm/loop')).loopCommand },
 };
 
-const LSP_USAGE = 'usage: rewardsmith lsp --stdio | --node-ipc | --socket=PORT\n\nStarts the Rewardsmith language server (any LSP client).\n';
+const LSP_SPEC = {
+  command: 'lsp',
+  summary: 'Starts the Rewardsmith language server for any LSP client (VS Code, Neovim, Helix, …); choose one transport.',
+  options: {
+    stdio: { type: 'boolean', description: 'talk LSP over stdin/stdout (what Neovim and Helix use)' },
+    'node-ipc': { type: 'boolean', description: "talk over Node's IPC channel (a Node parent process)" },
+    socket: { type: 'int', min: 1, max: 65535, valueName: 'PORT', description: 'connect to a TCP port the client listens on' },
+    pipe: { type: 'string', valueName: 'NAME', description: 'connect to a named pipe / Unix socket' },
+    clientProcessId: { type: 'int', min: 0, description: "the client's process id (exit when it does)" },
+  },
+  epilog: 'example (Neovim ≥ 0.10): vim.lsp.start({ name = "rewardsmith", cmd = { "rewardsmith", "lsp", "--stdio" } })',
+} as const;
 
 /**
  * `rewardsmith lsp`: starts the language server, which sits above the runner (it imports the lint rules), so
@@ -38,10 +49,13 @@ const LSP_USAGE = 'usage: rewardsmith lsp --stdio | --node-ipc | --socket=PORT\n
  * bundle in dist/, or the server's source when the CLI itself runs from source.
  */
 async function lspCommand(argv: string[]): Promise<number> {
-  if (!argv.some((a) => a === '--stdio' || a === '--node-ipc' || a.startsWith('--socket=') || a.startsWith('--pipe='))) {
-    process.stderr.write(LSP_USAGE);
-    return 2;
-  }
+  const { values } = parseCommandArgs(LSP_SPEC, argv);
+  const chosen = [values.stdio && '--stdio', values['node-ipc'] && '--node-ipc', values.socket !== undefined && '--socket', values.pipe !== undefined && '--pipe'].filter(Boolean);
+  if (chosen.length !== 1) throw new UsageError(chosen.length === 0 ? 'choose a transport: --stdio, --node-ipc, --socket=PORT or --pipe=NAME' : `choose one transport, not ${chosen.join(' and ')}`);
+  // vscode-languageserver reads the transport from process.argv in the --name=value form.
+  process.argv = [process.argv[0]!, process.argv[1]!, ...(values.stdio ? ['--stdio'] : []), ...(values['node-ipc'] ? ['--node-ipc'] : []),
+    ...(values.socket !== undefined ? [`--socket=${values.socket}`] : []), ...(values.pipe !== undefined ? [`--pipe=${values.pipe}`] : []),
+    ...(values.clientProcessId !== undefined ? [`--clientProcessId=${values.clientProcessId}`] : [])];
   const candidates = [path.join(__dirname, 'server.js'), path.join(__dirname, '..', '..', 'language-server', 'src', 'server.ts')];
   const entry = candidates.find((file) => existsSync(file));
   if (!entry) throw new Error(`the language server is missing (looked for ${candidates.join(', ')})`);
@@ -67,10 +81,47 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const main = await command.load();
+  let code: number;
   try {
-    return await main(rest);
+    code = await main(rest);
   } catch (err) {
     return reportCommandError(name, err);
+  }
+  const ran = notedRunFolder();
+  if (code === 0 && ran) await afterRun(name, ran.dir, ran.events);
+  return code;
+}
+
+/**
+ * After train, eval and analyze: the run's HTML report, and one last line saying where it is and what to run
+ * next (on stderr with --events, whose stdout carries only events).
+ */
+async function afterRun(command: string, runDir: string, events: boolean): Promise<void> {
+  const say = (line: string) => (events ? process.stderr : process.stdout).write(line + '\n');
+  const dir = path.relative(process.cwd(), path.resolve(runDir)) || '.';
+  let where: string;
+  try {
+    const { writeReport } = await import('./report/report');
+    const { file, messages } = await writeReport([runDir]);
+    for (const m of messages) process.stderr.write(m + '\n');
+    where = `report: ${path.relative(process.cwd(), file)}`;
+  } catch (err) {
+    where = `no report (${err instanceof Error ? err.message : String(err)}); try \`rewardsmith report ${dir}\``;
+  }
+  let next = `rewardsmith analyze ${dir} (failure patterns and patches for the reward)`;
+  if (command === 'analyze') {
+    const suggestions = readSuggestionIds(runDir);
+    next = suggestions.length > 0 ? `rewardsmith apply ${dir} --suggestion ${suggestions[0]} (shows the diff, then patches your reward file)` : 'edit the reward and train again';
+  }
+  say(`${where} · next: ${next}`);
+}
+
+function readSuggestionIds(runDir: string): string[] {
+  try {
+    const parsed = JSON.parse(readFileSync(path.join(runDir, 'suggestions.json'), 'utf8')) as { suggestions?: { id: string; diff?: string }[] };
+    return (parsed.suggestions ?? []).filter((s) => s.diff).map((s) => s.id);
+  } catch {
+    return [];
   }
 }
 

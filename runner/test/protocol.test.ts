@@ -75,7 +75,7 @@ test('pretrain writes a checkpoint that eval reads and train --init fine-tunes w
   assert.deepEqual([offConfig.hyperparameters.klCoef, offConfig.hyperparameters.valuePretrainUpdates, offConfig.hyperparameters.normaliseReturns], [0, 0, false]);
   const bad = cli('train', reward, '--task', 'approach-tree', '--out', path.join(dir, 'bad'), '--return-norm', 'maybe');
   assert.equal(bad.status, 2);
-  assert.match(bad.stderr, /--return-norm must be on or off/);
+  assert.match(bad.stderr, /^rewardsmith train: --return-norm must be one of on, off, got "maybe"/);
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -56,7 +56,8 @@ test('train killed with SIGKILL resumes to the same total frames with no metric 
   assert.ok(existsSync(path.join(out, RUN_FILES.checkpoint, 'state.json')));
   assert.equal(readFileSync(path.join(out, RUN_FILES.metrics), 'utf8').trim().split('\n').length, 5);
 
-  const second = await runTrain(['--resume', out, ...common]);
+  // --resume alone: the run's stored configuration (config.json) brings back its 4 evaluation episodes.
+  const second = await runTrain(['--resume', out, '--workers', '0']);
   assert.equal(second.code, 0, second.stderr);
   const started = second.events.find((e) => e.type === 'started');
   assert.ok(started?.type === 'started');

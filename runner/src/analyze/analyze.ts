@@ -4,7 +4,7 @@
 // writes RUN_DIR/suggestions.json and prints a summary (or streams `suggestion` events).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { terminalText } from '../args';
+import { CommandError, noteRunFolder, parseCommandArgs, runCommand, terminalText } from '../args';
 import { makeEvent, type RunnerEvent } from '../events';
 import { formatRate, wilson } from '../stats';
 import { readEpisodes, readSummary, RUN_FILES, RunRecordError, type EpisodeRecord, type RunSummary } from '../records';
@@ -219,41 +219,29 @@ export function formatAnalysis(a: Analysis): string {
   return out.join('\n') + '\n';
 }
 
-const USAGE = `usage: rewardsmith analyze RUN_DIR [--reward FILE] [--events ndjson]
-
-Finds failure patterns in RUN_DIR/${RUN_FILES.episodes} (deaths by cause, standing still, back-and-forth,
+export const ANALYZE_SPEC = {
+  command: 'analyze',
+  summary: `Finds failure patterns in RUN_DIR/${RUN_FILES.episodes} (deaths by cause, standing still, back-and-forth,
 extreme pitch, time-outs without the target, one-signed rewards), writes RUN_DIR/${RUN_FILES.suggestions}
-with evidence and patches to the reward file, and prints a summary.
-  --reward FILE     reward file to patch (default: RUN_DIR/${RUN_FILES.rewardCopy}, else the summary's reward_file)
-  --events ndjson   stream suggestion events on stdout (the summary goes to stderr)
-`;
+with evidence and patches to the reward file, and prints a summary.`,
+  positionals: 'RUN_DIR',
+  minPositionals: 1,
+  maxPositionals: 1,
+  options: {
+    reward: { type: 'string', valueName: 'FILE', description: `reward file to patch (default: RUN_DIR/${RUN_FILES.rewardCopy}, else the summary's reward_file)` },
+    events: { type: 'string', choices: ['ndjson'], description: 'stream suggestion events on stdout (the summary goes to stderr)' },
+  },
+} as const;
 
 export async function analyzeCommand(argv: string[]): Promise<number> {
-  let runDir: string | undefined;
-  let rewardFile: string | undefined;
-  let events = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--help' || arg === '-h') {
-      process.stdout.write(USAGE);
-      return 0;
-    } else if (arg === '--reward') rewardFile = argv[++i];
-    else if (arg === '--events') {
-      const format = argv[++i];
-      if (format !== 'ndjson') {
-        process.stderr.write(`rewardsmith analyze: --events takes "ndjson", not ${JSON.stringify(format ?? '')}\n`);
-        return 2;
-      }
-      events = true;
-    } else if (arg.startsWith('-') || runDir !== undefined) {
-      process.stderr.write(`rewardsmith analyze: unexpected argument ${JSON.stringify(arg)}\n\n${USAGE}`);
-      return 2;
-    } else runDir = arg;
-  }
-  if (!runDir || (argv.includes('--reward') && !rewardFile)) {
-    process.stderr.write(USAGE);
-    return 2;
-  }
+  return runCommand('analyze', () => analyzeMain(argv));
+}
+
+async function analyzeMain(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(ANALYZE_SPEC, argv);
+  const runDir = positionals[0]!;
+  const rewardFile = values.reward;
+  const events = values.events === 'ndjson';
   const emit = (e: RunnerEvent) => process.stdout.write(JSON.stringify(e) + '\n');
   let analysis: Analysis;
   try {
@@ -261,8 +249,7 @@ export async function analyzeCommand(argv: string[]): Promise<number> {
   } catch (err) {
     if (!(err instanceof RunRecordError)) throw err;
     if (events) emit(makeEvent({ type: 'log', level: 'error', message: err.message }));
-    process.stderr.write(`rewardsmith analyze: ${err.message}\n`);
-    return 1;
+    throw new CommandError(err.message);
   }
   const out = path.join(runDir, RUN_FILES.suggestions);
   writeFileSync(out, JSON.stringify({ version: 1, ...analysis }, null, 2) + '\n');
@@ -277,5 +264,6 @@ export async function analyzeCommand(argv: string[]): Promise<number> {
   } else {
     process.stdout.write(text);
   }
+  noteRunFolder(runDir, events);
   return 0;
 }

@@ -10,6 +10,8 @@ import { critiqueReward } from './critic';
 import { resolveTask, taskFromHeader, type TaskSpec } from '../tasks';
 import type { LspRange, RewardDiagnostic } from '../lint/rules';
 import { lintText } from '../lint/rules';
+import { CommandError, parseCommandArgs, runCommand } from '../args';
+import { readRewardFile, UnreadableRewardFile } from '../reward/compile';
 
 /** One critic finding as published; lines are LSP's 0-based. */
 export interface CritiqueFinding {
@@ -97,57 +99,45 @@ export async function critiqueFile(opts: CritiqueFileOptions): Promise<CritiqueO
   }
 }
 
-const CRITIQUE_USAGE = `usage: rewardsmith critique [--task ID] [--format json|text] FILE
-
-Asks the configured LLM critic to review a reward file (line-anchored findings). Configure with
+export const CRITIQUE_SPEC = {
+  command: 'critique',
+  summary: `Asks the configured LLM critic to review a reward file (line-anchored findings). Configure with
 OPENAI_BASE_URL, OPENAI_API_KEY and REWARDSMITH_MODEL. Exit code 0 when the critic passes the file,
-1 when it does not, 2 when no review came back (no LLM configured, timeout, malformed answer).`;
+1 when it does not, 2 when no review came back (no LLM configured, timeout, malformed answer) or the file cannot be read.`,
+  positionals: 'FILE',
+  minPositionals: 1,
+  maxPositionals: 1,
+  options: {
+    task: { type: 'string', valueName: 'TASK', description: "task id or task file (default: the file's // task: header)" },
+    format: { type: 'string', choices: ['text', 'json'], default: 'text', description: 'output format' },
+  },
+} as const;
 
 export async function critiqueCommand(argv: string[]): Promise<number> {
-  let task: string | undefined;
-  let format: 'json' | 'text' = 'text';
-  let file: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--help' || a === '-h') {
-      process.stdout.write(CRITIQUE_USAGE + '\n');
-      return 0;
+  return runCommand('critique', async () => {
+    const { values, positionals } = parseCommandArgs(CRITIQUE_SPEC, argv);
+    const file = positionals[0]!;
+    const task = values.task;
+    const format = values.format;
+    let source: string;
+    try {
+      source = readRewardFile(file);
+    } catch (err) {
+      if (err instanceof UnreadableRewardFile) throw new CommandError(err.message, 2);
+      throw err;
     }
-    if (a === '--task') task = argv[++i];
-    else if (a === '--format') {
-      const value = argv[++i];
-      if (value !== 'json' && value !== 'text') {
-        process.stderr.write(`rewardsmith critique: --format must be json or text, got ${value ?? 'nothing'}\n`);
-        return 2;
-      }
-      format = value;
-    } else if (a.startsWith('-')) {
-      process.stderr.write(`rewardsmith critique: unknown option ${a}\n\n${CRITIQUE_USAGE}\n`);
+    const outcome = await critiqueFile({ file: path.resolve(file), source, task });
+    // The review is the model's text: nothing of it reaches the terminal raw.
+    if (format === 'json') process.stdout.write(terminalJson(outcome) + '\n');
+    if (outcome.status === 'error') {
+      process.stderr.write(`rewardsmith critique: ${terminalText(outcome.message)}\n`);
       return 2;
-    } else file = a;
-  }
-  if (!file) {
-    process.stderr.write(`${CRITIQUE_USAGE}\n`);
-    return 2;
-  }
-  let source: string;
-  try {
-    source = readFileSync(file, 'utf8');
-  } catch (err) {
-    process.stderr.write(`rewardsmith critique: cannot read ${file}: ${(err as Error).message}\n`);
-    return 2;
-  }
-  const outcome = await critiqueFile({ file: path.resolve(file), source, task });
-  // The review is the model's text: nothing of it reaches the terminal raw.
-  if (format === 'json') process.stdout.write(terminalJson(outcome) + '\n');
-  if (outcome.status === 'error') {
-    process.stderr.write(`rewardsmith critique: ${terminalText(outcome.message)}\n`);
-    return 2;
-  }
-  if (format === 'text') {
-    process.stdout.write(terminalText(`${outcome.success ? 'PASS' : 'FAIL'} (${outcome.model})\n\n${outcome.reasoning}\n`));
-    if (outcome.critique) process.stdout.write(`\nCritique: ${terminalText(outcome.critique)}\n`);
-    for (const f of outcome.findings) process.stdout.write(`${file}:${f.range.start.line + 1}: ${f.severity}: ${terminalText(f.message)}\n`);
-  }
-  return outcome.success ? 0 : 1;
+    }
+    if (format === 'text') {
+      process.stdout.write(terminalText(`${outcome.success ? 'PASS' : 'FAIL'} (${outcome.model})\n\n${outcome.reasoning}\n`));
+      if (outcome.critique) process.stdout.write(`\nCritique: ${terminalText(outcome.critique)}\n`);
+      for (const f of outcome.findings) process.stdout.write(`${file}:${f.range.start.line + 1}: ${f.severity}: ${terminalText(f.message)}\n`);
+    }
+    return outcome.success ? 0 : 1;
+  });
 }

@@ -5,8 +5,9 @@
 // every reward, critique, run and analysis afterwards.
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { terminalText } from '../args';
+import { parseCommandArgs, PROCESS_IO, reportCommandError, terminalText, UsageError, type CommandIo, type ParsedArgs } from '../args';
+import { BACKEND_CHOICES } from '../ppo/backend';
+import { MAX_ENVS } from '../runs/config';
 import { makeEvent, type RunnerEvent } from '../events';
 import { readEpisodes, requireTrainingSummary, RUN_FILES, RunRecordError, type RunSummary } from '../records';
 import { RewardError } from '../reward/compile';
@@ -475,14 +476,6 @@ export function resultsTable(result: LoopResult): string {
 // ---------------------------------------------------------------------------------------------------------
 // Commands.
 
-/** Where a command writes; tests pass their own. */
-export interface CommandIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-}
-
-const PROCESS_IO: CommandIo = { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) };
-
 /**
  * What these commands print carries the models' words (critiques, analyses, error text from the server),
  * so all of it goes through terminalText; ndjson events stay valid JSON (their controls are escaped).
@@ -490,14 +483,6 @@ const PROCESS_IO: CommandIo = { stdout: (t) => process.stdout.write(t), stderr: 
 function safeIo(io: CommandIo): CommandIo {
   return { stdout: (t) => io.stdout(terminalText(t)), stderr: (t) => io.stderr(terminalText(t)) };
 }
-
-function eventsWriter(events: string | undefined, io: CommandIo): ((e: RunnerEvent) => void) | undefined {
-  if (events === undefined) return undefined;
-  if (events !== 'ndjson') throw new UsageError(`--events must be ndjson, not "${events}"`);
-  return (e) => io.stdout(JSON.stringify(e) + '\n');
-}
-
-class UsageError extends Error {}
 
 /** An unknown task id is a usage error; a broken task file keeps its located TaskFileError. */
 function taskOption(value: string): TaskSpec {
@@ -509,58 +494,43 @@ function taskOption(value: string): TaskSpec {
   }
 }
 
-function positiveInt(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${name} must be a positive integer, not "${value}"`);
-  return n;
-}
-
-/** Runs a command body: usage errors exit 2, LLM and reward errors exit 1 with their message, never a stack. */
-async function runCommand(command: 'design' | 'loop', io: CommandIo, emit: ((e: RunnerEvent) => void) | undefined, body: () => Promise<{ out: string; summary: string | null }>): Promise<number> {
+/** Runs a design/loop body in the one error format, with a `finished` event either way. */
+async function runLoopCommand(command: 'design' | 'loop', io: CommandIo, emit: ((e: RunnerEvent) => void) | undefined, body: () => Promise<{ out: string; summary: string | null }>): Promise<number> {
   try {
     const { out, summary } = await body();
     emit?.(makeEvent({ type: 'finished', ok: true, runDir: out, summary }));
     return 0;
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    if (err instanceof UsageError) {
-      io.stderr(`rewardsmith ${command}: ${message}\nRun \`rewardsmith ${command} --help\` for its options.\n`);
-      return 2;
-    }
-    // LLM, task and reward problems are the user's to fix and their message says how; anything else may be
-    // a bug, so its stack goes along.
-    const known = err instanceof LlmError || err instanceof LlmNotConfiguredError || err instanceof RewardError || err instanceof TaskFileError || err instanceof LoopError;
-    io.stderr(`rewardsmith ${command}: ${known || !(err instanceof Error) ? message : (err.stack ?? message)}\n`);
-    emit?.(makeEvent({ type: 'finished', ok: false, runDir: '', summary: null, error: message }));
-    return 1;
+    const code = reportCommandError(command, err, io);
+    if (code !== 0) emit?.(makeEvent({ type: 'finished', ok: false, runDir: '', summary: null, error: err instanceof Error ? err.message : String(err) }));
+    return code;
   }
 }
 
-const DESIGN_HELP = `usage: rewardsmith design --task T --out FILE [--events ndjson]
-
-Asks the LLM designer for a reward file for task T (a built-in id or a task file), checks it with the
+export const DESIGN_SPEC = {
+  command: 'design',
+  summary: `Asks the LLM designer for a reward file for task T (a built-in id or a task file), checks it with the
 linter (errors go back to the designer) and the LLM critic (up to 3 rounds), and writes it to FILE.
 The drafts, critiques and LLM calls are kept in FILE's folder under .rewardsmith-design/<name>/.
-LLM: OPENAI_API_KEY, OPENAI_BASE_URL, REWARDSMITH_MODEL.`;
+LLM: OPENAI_API_KEY, OPENAI_BASE_URL, REWARDSMITH_MODEL.`,
+  options: {
+    task: { type: 'string', valueName: 'TASK', description: 'built-in task id or a task file' },
+    out: { type: 'string', valueName: 'FILE', description: 'reward file to write' },
+    events: { type: 'string', choices: ['ndjson'], description: 'print one JSON event per line on stdout' },
+  },
+} as const;
 
 export async function designCommand(argv: string[], terminal: CommandIo = PROCESS_IO): Promise<number> {
   const io = safeIo(terminal);
-  let values;
+  let values: ParsedArgs<typeof DESIGN_SPEC.options>['values'];
   try {
-    ({ values } = parseArgs({ args: argv, options: { task: { type: 'string' }, out: { type: 'string' }, events: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
+    ({ values } = parseCommandArgs(DESIGN_SPEC, argv));
   } catch (err) {
-    io.stderr(`rewardsmith design: ${(err as Error).message}\n\n${DESIGN_HELP}\n`);
-    return 2;
+    return reportCommandError('design', err, io);
   }
-  if (values.help) {
-    io.stdout(DESIGN_HELP + '\n');
-    return 0;
-  }
-  const emit = values.events === 'ndjson' ? eventsWriter('ndjson', io) : undefined;
+  const emit = values.events === 'ndjson' ? (e: RunnerEvent) => io.stdout(JSON.stringify(e) + '\n') : undefined;
   const say = (line: string) => (emit ? emit(makeEvent({ type: 'log', level: 'info', message: line })) : io.stderr(line + '\n'));
-  return runCommand('design', io, emit, async () => {
-    if (values.events !== undefined) eventsWriter(values.events, io);
+  return runLoopCommand('design', io, emit, async () => {
     if (!values.task || !values.out) throw new UsageError('--task and --out are required');
     const task = taskOption(values.task);
     if (!isLlmConfigured(resolveLlmConfig())) throw new LlmNotConfiguredError();
@@ -581,11 +551,9 @@ export async function designCommand(argv: string[], terminal: CommandIo = PROCES
   });
 }
 
-const LOOP_HELP = `usage: rewardsmith loop --task T --iterations N --out DIR [--candidates K] [--steps N] [--reward FILE]
-                       [--seed S] [--envs E] [--eval-episodes E] [--backend B] [--init CHECKPOINT] [--no-llm] [--events ndjson]
-                       [--engine local|slurm]
-
-Runs design → lint → critic → train → evaluate → analyze N times (the paper's Algorithm 1). Every
+export const LOOP_SPEC = {
+  command: 'loop',
+  summary: `Runs design → lint → critic → train → evaluate → analyze N times (the paper's Algorithm 1). Every
 iteration's reward files, critiques, run and analysis stay in DIR; running the same command again resumes an
 interrupted loop. --candidates K samples K rewards per iteration and keeps the best by evaluation success.
 --engine local|slurm trains each iteration's candidates at once, as \`rewardsmith train\` processes or Slurm jobs
@@ -594,7 +562,24 @@ interrupted loop. --candidates K samples K rewards per iteration and keeps the b
 --no-llm (with --reward) needs no LLM: each iteration trains K sets of the analyzer's patches to the current
 reward, every candidate from the same starting policy (--init), and keeps the best only if its held-out
 success beats the current reward's beyond both 95 % intervals.
-LLM: OPENAI_API_KEY, OPENAI_BASE_URL, REWARDSMITH_MODEL; every call is logged to DIR/${LLM_LOG_FILE}.`;
+LLM: OPENAI_API_KEY, OPENAI_BASE_URL, REWARDSMITH_MODEL; every call is logged to DIR/${LLM_LOG_FILE}.`,
+  options: {
+    task: { type: 'string', valueName: 'TASK', description: 'built-in task id or a task file' },
+    iterations: { type: 'int', min: 1, max: 1000, description: 'iterations of the loop' },
+    out: { type: 'string', valueName: 'DIR', description: 'experiment folder' },
+    candidates: { type: 'int', min: 1, max: 64, default: 1, description: 'rewards sampled per iteration' },
+    steps: { type: 'int', min: 1, max: 1e10, default: 256_000, description: 'training frames per candidate' },
+    reward: { type: 'string', valueName: 'FILE', description: 'start from this reward instead of a fresh design' },
+    seed: { type: 'int', min: 0, max: 2 ** 31 - 1, default: 0, description: 'run seed' },
+    envs: { type: 'int', min: 1, max: MAX_ENVS, description: 'parallel environments of each training run' },
+    'eval-episodes': { type: 'int', min: 1, max: 100_000, description: 'held-out evaluation episodes of each run' },
+    backend: { type: 'string', choices: BACKEND_CHOICES, description: 'TensorFlow.js backend' },
+    init: { type: 'string', valueName: 'CHECKPOINT', description: 'start every candidate from this policy' },
+    'no-llm': { type: 'boolean', description: "improve --reward with the analyzer's patches, without an LLM" },
+    engine: { type: 'string', choices: ['local', 'slurm'], description: "train each iteration's candidates at once, as processes or Slurm jobs" },
+    events: { type: 'string', choices: ['ndjson'], description: 'print one JSON event per line on stdout' },
+  },
+} as const;
 
 /** `--engine local|slurm`: candidates train as parallel `train` jobs (Slurm with its defaults; `sweep` has the options). */
 async function loopEngine(name: string): Promise<Engine> {
@@ -608,41 +593,16 @@ async function loopEngine(name: string): Promise<Engine> {
 
 export async function loopCommand(argv: string[], terminal: CommandIo = PROCESS_IO): Promise<number> {
   const io = safeIo(terminal);
-  let values;
+  let values: ParsedArgs<typeof LOOP_SPEC.options>['values'];
   try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        task: { type: 'string' },
-        iterations: { type: 'string' },
-        out: { type: 'string' },
-        candidates: { type: 'string' },
-        steps: { type: 'string' },
-        reward: { type: 'string' },
-        seed: { type: 'string' },
-        envs: { type: 'string' },
-        'eval-episodes': { type: 'string' },
-        backend: { type: 'string' },
-        init: { type: 'string' },
-        'no-llm': { type: 'boolean' },
-        engine: { type: 'string' },
-        events: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
+    ({ values } = parseCommandArgs(LOOP_SPEC, argv));
   } catch (err) {
-    io.stderr(`rewardsmith loop: ${(err as Error).message}\n\n${LOOP_HELP}\n`);
-    return 2;
+    return reportCommandError('loop', err, io);
   }
-  if (values.help) {
-    io.stdout(LOOP_HELP + '\n');
-    return 0;
-  }
-  const emit = values.events === 'ndjson' ? eventsWriter('ndjson', io) : undefined;
+  const emit = values.events === 'ndjson' ? (e: RunnerEvent) => io.stdout(JSON.stringify(e) + '\n') : undefined;
   // With --events, stdout carries only events; people read stderr.
   const say = (line: string) => (emit ? io.stderr(line + '\n') : io.stdout(line + '\n'));
-  return runCommand('loop', io, emit, async () => {
-    if (values.events !== undefined) eventsWriter(values.events, io);
+  return runLoopCommand('loop', io, emit, async () => {
     if (!values.task || !values.out || !values.iterations) throw new UsageError('--task, --iterations and --out are required');
     const task = taskOption(values.task);
     const noLlm = values['no-llm'] === true;
@@ -652,16 +612,16 @@ export async function loopCommand(argv: string[], terminal: CommandIo = PROCESS_
     const out = path.resolve(values.out);
     const options: LoopOptions = {
       task,
-      iterations: positiveInt('iterations', values.iterations, 1),
+      iterations: values.iterations,
       out,
-      candidates: positiveInt('candidates', values.candidates, 1),
-      steps: positiveInt('steps', values.steps, 256_000),
-      seed: values.seed === undefined ? 0 : positiveInt('seed', values.seed, 0),
+      candidates: values.candidates,
+      steps: values.steps,
+      seed: values.seed,
       startReward: values.reward ? path.resolve(values.reward) : undefined,
       noLlm,
       train: {
-        envs: values.envs === undefined ? undefined : positiveInt('envs', values.envs, 16),
-        evalEpisodes: values['eval-episodes'] === undefined ? undefined : positiveInt('eval-episodes', values['eval-episodes'], 100),
+        envs: values.envs,
+        evalEpisodes: values['eval-episodes'],
         backend: values.backend,
         init: values.init,
         ...(values.engine === undefined ? {} : { engine: await loopEngine(values.engine), taskArg: existsSync(values.task) ? path.resolve(values.task) : values.task }),

@@ -273,3 +273,28 @@ export class SourcePositions {
     return frame ? this.original(Number(frame[1]), Number(frame[2])) : null;
   }
 }
+
+const OTHER_LANGUAGES: Readonly<Record<string, string>> = { '.py': 'Python', '.lua': 'Lua', '.rs': 'Rust', '.java': 'Java', '.cpp': 'C++', '.c': 'C' };
+
+/**
+ * Reads a reward file named on the command line, or says plainly what is wrong with the name: a missing
+ * file, a folder, a language the runner does not run (`.py`: "Python rewards are not supported yet").
+ */
+export function readRewardFile(file: string): string {
+  const ext = /\.[^./\\]+$/.exec(file)?.[0].toLowerCase() ?? '';
+  const language = OTHER_LANGUAGES[ext];
+  if (language) throw new UnreadableRewardFile(`${file}: ${language} rewards are not supported yet; write the reward in TypeScript (*.reward.ts) or JavaScript (*.reward.js)`);
+  if (!['.ts', '.js', '.mts', '.cts', '.mjs', '.cjs'].includes(ext)) throw new UnreadableRewardFile(`${file}: not a reward file (expected a .ts or .js file)`);
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a folder, not a reward file' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
+    throw new UnreadableRewardFile(`${file}: ${why}`);
+  }
+}
+
+/** A reward file that cannot be read or is not a reward file at all (not a located reward error). */
+export class UnreadableRewardFile extends Error {
+  override readonly name = 'UnreadableRewardFile';
+}

@@ -8,6 +8,7 @@ import { applyOptionsFile, parseCommandArgs, UsageError, type CommandSpec, type 
 import { RUN_FILES } from '../records';
 import { DEFAULT_HYPERPARAMETERS, type PpoHyperparameters } from '../ppo/ppo';
 import { BACKEND_CHOICES, type BackendChoice } from '../ppo/backend';
+import { DEFAULT_EVAL_EPISODES } from './evaluate';
 
 /** The paper's training budget. */
 export const DEFAULT_STEPS = 256_000;
@@ -15,7 +16,6 @@ export const DEFAULT_ENVS = 32;
 /** Steps per env per rollout; one PPO update per rollout of envs × this frames. */
 export const DEFAULT_ROLLOUT_STEPS = 64;
 export const DEFAULT_CHECKPOINT_EVERY = 4;
-export const DEFAULT_EVAL_EPISODES = 100;
 // Beyond a few hundred envs one policy batch no longer fits the workers' memory and a single update takes
 // minutes on a laptop; 1e8 overflowed the stack while building the env array.
 export const MAX_ENVS = 512;
@@ -166,15 +166,15 @@ export function parseTrainArgs(argv: readonly string[]): TrainInvocation {
 function mergeResumed(stored: TrainConfig, now: ReturnType<typeof configFrom>, explicit: ReadonlySet<string>): TrainConfig {
   // Where and how fast it runs may change between segments; the rest shaped the run and may not. (The task
   // is checked against the checkpoint by the trainer, which resolves a task file to its id.)
-  const free = new Set(['backend', 'workers', 'eval-episodes', 'steps']);
+  const free = new Set(['backend', 'workers', 'eval-episodes']);
   const merged: TrainConfig = { ...stored, hyperparameters: { ...stored.hyperparameters } };
   const asStored: Record<string, unknown> = {
-    seed: stored.seed, envs: stored.envs, init: stored.init, 'rollout-steps': stored.rolloutSteps, 'checkpoint-every': stored.checkpointEvery,
+    steps: stored.steps, seed: stored.seed, envs: stored.envs, init: stored.init, 'rollout-steps': stored.rolloutSteps, 'checkpoint-every': stored.checkpointEvery,
     'return-norm': stored.hyperparameters.normaliseReturns === false ? 'off' : 'on',
     ...Object.fromEntries(Object.entries(HYPERPARAMETER_OPTIONS).map(([flag, o]) => [flag, stored.hyperparameters[o.key]])),
   };
   const asNow: Record<string, unknown> = {
-    seed: now.seed, envs: now.envs, init: now.init, 'rollout-steps': now.rolloutSteps, 'checkpoint-every': now.checkpointEvery,
+    steps: now.steps, seed: now.seed, envs: now.envs, init: now.init, 'rollout-steps': now.rolloutSteps, 'checkpoint-every': now.checkpointEvery,
     'return-norm': now.hyperparameters.normaliseReturns ? 'on' : 'off',
     ...Object.fromEntries(Object.entries(HYPERPARAMETER_OPTIONS).map(([flag, o]) => [flag, now.hyperparameters[o.key]])),
   };
@@ -187,7 +187,6 @@ function mergeResumed(stored: TrainConfig, now: ReturnType<typeof configFrom>, e
   if (explicit.has('backend')) merged.backend = now.backend;
   if (explicit.has('workers')) merged.workers = now.workers;
   if (explicit.has('eval-episodes')) merged.evalEpisodes = now.evalEpisodes;
-  if (explicit.has('steps')) merged.steps = now.steps;
   return merged;
 }
 

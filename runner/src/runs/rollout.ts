@@ -2,23 +2,33 @@
 // and writes DIR/summary.json (task, env, env_steps, episodes, success_rate, death_rate, wall_seconds,
 // observed: steps each name was visible, throughput) and one EpisodeRecord per finished episode in
 // DIR/eval/episodes.ndjson. It is also the whole-process throughput benchmark of the simulator.
-import { mkdirSync, writeFileSync, appendFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cpus } from 'node:os';
+import { CommandError, didYouMean, parseCommandArgs, runCommand, UsageError } from '../args';
 import { GAME_FACTS, type StepObservation } from '../schema';
+import { MAX_ENVS } from './config';
 import { resolveTask } from '../tasks';
 import { RUN_FILES, type EpisodeRecord, type RecordedStep } from '../records';
 import { createEnv } from '../env/index';
 import { defaultWorkers } from '../env/sim/vec';
 
-const USAGE = `usage: rewardsmith rollout --task T --policy random|CHECKPOINT --steps N --seed S --out DIR
-                          [--env sim|mineflayer] [--server host:port] [--envs K] [--workers W]
-  --task      built-in task id or a task file (.json/.yaml)
-  --policy    "random" or a checkpoint directory written by \`rewardsmith train\`
-  --steps     total environment steps over all envs (default 20000)
-  --seed      seed of the first episode of env 0 (default 0)
-  --envs      environments stepped in a batch (default 32 for sim, 1 for mineflayer)
-  --workers   sim worker threads (default: one per core)`;
+export const ROLLOUT_SPEC = {
+  command: 'rollout',
+  summary: `Runs a policy (random, or a checkpoint written by \`rewardsmith train\`) in an environment for N env steps and
+writes DIR/summary.json and every finished episode to DIR/eval/episodes.ndjson. Also the simulator's throughput benchmark.`,
+  options: {
+    task: { type: 'string', valueName: 'TASK', description: 'built-in task id or a task file (.json/.yaml)' },
+    out: { type: 'string', valueName: 'DIR', description: 'output folder' },
+    policy: { type: 'string', valueName: 'random|CHECKPOINT', default: 'random', description: '"random" or a checkpoint folder' },
+    steps: { type: 'int', min: 1, max: 1e10, default: 20000, description: 'environment steps over all envs' },
+    seed: { type: 'int', min: 0, max: 2 ** 32 - 1, default: 0, description: 'seed of the first episode of env 0' },
+    env: { type: 'string', choices: ['sim', 'mineflayer'], default: 'sim', description: 'environment backend' },
+    server: { type: 'string', valueName: 'HOST:PORT', description: 'Minecraft server for --env mineflayer' },
+    envs: { type: 'int', min: 1, max: MAX_ENVS, description: 'environments stepped in a batch (default 32 for sim, 1 for mineflayer)' },
+    workers: { type: 'int', min: 0, max: 256, description: 'sim worker threads (default: one per core)' },
+  },
+} as const;
 
 export interface RolloutSummary {
   task: string;
@@ -46,37 +56,6 @@ export interface RolloutSummary {
 interface BatchPolicy {
   act(features: Float32Array, numEnvs: number): Int32Array | Promise<Int32Array>;
   dispose?(): void;
-}
-
-function parseArgs(argv: string[]): Map<string, string> {
-  const args = new Map<string, string>();
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--help' || a === '-h') {
-      args.set('help', '1');
-      continue;
-    }
-    if (!a.startsWith('--')) throw new Error(`unexpected argument "${a}"`);
-    const eq = a.indexOf('=');
-    if (eq > 0) args.set(a.slice(2, eq), a.slice(eq + 1));
-    else {
-      const v = argv[i + 1];
-      if (v === undefined || v.startsWith('--')) throw new Error(`${a} needs a value`);
-      args.set(a.slice(2), v);
-      i++;
-    }
-  }
-  const known = new Set(['help', 'task', 'policy', 'steps', 'seed', 'out', 'env', 'server', 'envs', 'workers']);
-  for (const k of args.keys()) if (!known.has(k)) throw new Error(`unknown option --${k}`);
-  return args;
-}
-
-function intArg(args: Map<string, string>, name: string, fallback: number, min: number): number {
-  const raw = args.get(name);
-  if (raw === undefined) return fallback;
-  const v = Number(raw);
-  if (!Number.isInteger(v) || v < min) throw new Error(`--${name} must be an integer ≥ ${min}, got "${raw}"`);
-  return v;
 }
 
 /** Seeded uniform random actions (mulberry32), so a random rollout is reproducible from --seed. */
@@ -118,56 +97,38 @@ interface EpisodeTrack {
 }
 
 export async function rolloutCommand(argv: string[]): Promise<number> {
-  let args: Map<string, string>;
-  try {
-    args = parseArgs(argv);
-  } catch (err) {
-    process.stderr.write(`rewardsmith rollout: ${(err as Error).message}\n${USAGE}\n`);
-    return 2;
-  }
-  if (args.has('help')) {
-    process.stdout.write(USAGE + '\n');
-    return 0;
-  }
-  const taskArg = args.get('task');
-  const out = args.get('out');
-  if (!taskArg || !out) {
-    process.stderr.write(`rewardsmith rollout: --task and --out are required\n${USAGE}\n`);
-    return 2;
-  }
-  const backend = (args.get('env') ?? 'sim') as 'sim' | 'mineflayer';
-  if (backend !== 'sim' && backend !== 'mineflayer') {
-    process.stderr.write(`rewardsmith rollout: --env must be sim or mineflayer, got "${backend}"\n`);
-    return 2;
-  }
-  let steps: number, seed: number, numEnvs: number, workers: number | undefined;
-  try {
-    steps = intArg(args, 'steps', 20000, 1);
-    seed = intArg(args, 'seed', 0, 0);
-    numEnvs = intArg(args, 'envs', backend === 'sim' ? 32 : 1, 1);
-    workers = args.has('workers') ? intArg(args, 'workers', 0, 0) : undefined;
-  } catch (err) {
-    process.stderr.write(`rewardsmith rollout: ${(err as Error).message}\n`);
-    return 2;
-  }
+  return runCommand('rollout', () => rollout(argv));
+}
+
+async function rollout(argv: string[]): Promise<number> {
+  const { values } = parseCommandArgs(ROLLOUT_SPEC, argv);
+  if (!values.task) throw new UsageError('--task is required');
+  if (!values.out) throw new UsageError('--out DIR is required');
+  const out = values.out;
+  const backend = values.env as 'sim' | 'mineflayer';
+  const { steps, seed } = values;
+  const numEnvs = values.envs ?? (backend === 'sim' ? 32 : 1);
+  const workers = values.workers;
   let task: ReturnType<typeof resolveTask>;
   try {
-    task = resolveTask(taskArg);
+    task = resolveTask(values.task);
   } catch (err) {
-    process.stderr.write(`rewardsmith rollout: ${(err as Error).message}\n`);
-    return 2;
+    throw new UsageError((err as Error).message);
   }
-  const policyArg = args.get('policy') ?? 'random';
+  const policyArg = values.policy;
+  if (policyArg !== 'random' && !existsSync(policyArg)) {
+    const near = didYouMean(policyArg, ['random']);
+    throw new UsageError(`--policy ${policyArg}: neither "random" nor a checkpoint folder${near.length ? ` (did you mean ${near[0]}?)` : ''}`);
+  }
   const started = performance.now();
   const cpuStart = process.cpuUsage();
-  const env = await createEnv({ task, numEnvs, seed, backend, server: args.get('server'), workers });
+  const env = await createEnv({ task, numEnvs, seed, backend, server: values.server, workers });
   let policy: BatchPolicy;
   try {
     policy = policyArg === 'random' ? randomPolicy(seed ^ 0x2545f491) : await checkpointPolicy(policyArg, env.featureSize, seed);
   } catch (err) {
     await env.close();
-    process.stderr.write(`rewardsmith rollout: ${(err as Error).message}\n`);
-    return 1;
+    throw new CommandError((err as Error).message);
   }
   let summary: RolloutCore;
   try {

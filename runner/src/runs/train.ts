@@ -3,9 +3,8 @@
 // checkpoint (policy, optimizer, random streams, env seeds, metrics position: enough to resume after a
 // SIGKILL with no metric line lost or repeated), the evaluation records and summary.json.
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
 import * as tf from '@tensorflow/tfjs-core';
 import { GAME_FACTS, type StepObservation } from '../schema';
 import { resolveTask, type TaskSpec } from '../tasks';
@@ -15,9 +14,11 @@ import type { VecEnv } from '../env/types';
 import { RewardError, RewardSandbox } from '../reward/index';
 import { terminalText } from '../args';
 import { makeEvent, type ProgressEvent, type RunnerEvent } from '../events';
-import { RUN_FILES, type EpisodeRecord, type RateRecord, type RunSummary, type UpdateMetrics } from '../records';
+import { metricsCsv, RUN_FILES, type EpisodeRecord, type RateRecord, type RunSummary, type UpdateMetrics } from '../records';
 import { formatRateShort } from '../stats';
-import { BACKEND_CHOICES, ensureBackend, type BackendChoice } from '../ppo/backend';
+import { CommandError, noteRunFolder, parseCommandArgs, runCommand, UsageError } from '../args';
+import { ensureBackend, BACKEND_CHOICES, type BackendChoice } from '../ppo/backend';
+import { DEFAULT_CHECKPOINT_EVERY, DEFAULT_ENVS, DEFAULT_ROLLOUT_STEPS, DEFAULT_STEPS, MAX_ENVS, parseTrainArgs, writeStoredConfig, type TrainConfig } from './config';
 import { ActorCritic, Rng, float32Bytes, readFloat32, resolveCheckpointDir, sampleActions } from '../ppo/policy';
 import { DEFAULT_HYPERPARAMETERS, ReturnNormaliser, RolloutBuffer, ppoUpdate, type PpoHyperparameters } from '../ppo/ppo';
 import { DEFAULT_EVAL_EPISODES, EpisodeRecorder, evaluate, summarise, trainingStreamSeed, writeEvalRecords, type EvalSummary } from './evaluate';
@@ -25,12 +26,7 @@ import { generalisationGap, TrainingSuccess, type TrainingSuccessState } from '.
 
 export { loadPolicy, type LoadedPolicy } from '../ppo/policy';
 
-/** The paper's training budget. */
-export const DEFAULT_STEPS = 256_000;
-export const DEFAULT_ENVS = 32;
-/** Steps per env per rollout; one PPO update per rollout of DEFAULT_ENVS × this frames. */
-export const DEFAULT_ROLLOUT_STEPS = 64;
-export const DEFAULT_CHECKPOINT_EVERY = 4;
+export { DEFAULT_CHECKPOINT_EVERY, DEFAULT_ENVS, DEFAULT_ROLLOUT_STEPS, DEFAULT_STEPS } from './config';
 // Training episodes whose mean return makes up the return curve (success: training-success.ts).
 const CURVE_WINDOW = 100;
 // Evaluation batch: enough envs to keep the workers busy, few enough that little runs past the last episode.
@@ -69,6 +65,8 @@ export interface TrainOptions {
   /** Write a checkpoint every this many updates (and always at the end). Default 4. */
   checkpointEvery?: number;
   hyperparameters?: Partial<PpoHyperparameters>;
+  /** The effective configuration to store in the run (`config.json`); built from these options when absent. */
+  config?: TrainConfig;
   /** Receives the run's events (the same objects `--events ndjson` prints). */
   emit?: (e: RunnerEvent) => void;
   /** Called during evaluation with episodes done / total (the CLI's progress bar). */
@@ -122,14 +120,64 @@ function sha256(file: string): string {
   return createHash('sha256').update(readFileSync(file)).digest('hex');
 }
 
-/** Reads the newest complete checkpoint of a run (a SIGKILL between the renames leaves the old one). */
+/** A run folder's records disagree with its checkpoint, or a checkpoint file is damaged; names the file. */
+export class RunFilesError extends Error {
+  override readonly name = 'RunFilesError';
+}
+
+/**
+ * Reads the newest complete checkpoint of a run (a SIGKILL between the renames leaves the old one) and checks
+ * it before anything trusts it: state.json parses and has its counters, the optimizer's bytes match its layout.
+ */
 function readCheckpoint(runDir: string): { dir: string; state: TrainState } | null {
   for (const name of [RUN_FILES.checkpoint, CHECKPOINT_OLD]) {
     const dir = path.join(runDir, name);
     const file = path.join(dir, 'state.json');
-    if (existsSync(file)) return { dir, state: JSON.parse(readFileSync(file, 'utf8')) as TrainState };
+    if (!existsSync(file)) continue;
+    const damaged = (what: string) => new RunFilesError(`${what}; the checkpoint is damaged — start the run again with --overwrite (or copy a good checkpoint over it)`);
+    let state: TrainState;
+    try {
+      state = JSON.parse(readFileSync(file, 'utf8')) as TrainState;
+    } catch (err) {
+      throw damaged(`${file}: truncated or not JSON (${(err as Error).message})`);
+    }
+    for (const key of ['frames', 'update', 'metricsLines', 'totalFrames', 'numEnvs', 'rolloutSteps', 'seed', 'rng'] as const) {
+      if (typeof state?.[key] !== 'number') throw damaged(`${file}: "${key}" is missing or not a number`);
+    }
+    if (!Array.isArray(state.envSeeds) || state.envSeeds.length !== state.numEnvs) throw damaged(`${file}: "envSeeds" does not hold one seed per env`);
+    const layoutFile = path.join(dir, 'optimizer.json');
+    const bytesFile = path.join(dir, 'optimizer.bin');
+    if (!existsSync(layoutFile)) throw damaged(`${layoutFile}: missing`);
+    if (!existsSync(bytesFile)) throw damaged(`${bytesFile}: missing`);
+    let layout: { shape: number[] }[];
+    try {
+      layout = JSON.parse(readFileSync(layoutFile, 'utf8')) as { shape: number[] }[];
+    } catch (err) {
+      throw damaged(`${layoutFile}: truncated or not JSON (${(err as Error).message})`);
+    }
+    const expected = 4 * layout.reduce((sum, w) => sum + w.shape.reduce((a, b) => a * b, 1), 0);
+    const actual = statSync(bytesFile).size;
+    if (actual !== expected) throw damaged(`${bytesFile}: ${actual} bytes, but optimizer.json describes ${expected}`);
+    return { dir, state };
   }
   return null;
+}
+
+/** metrics.ndjson must hold every update the checkpoint has counted, or the curve would silently lose them. */
+function checkMetricsAgainstCheckpoint(metricsFile: string, state: TrainState): void {
+  const lines = existsSync(metricsFile) ? readFileSync(metricsFile, 'utf8').split('\n').filter((l) => l.trim() !== '') : [];
+  if (lines.length < state.metricsLines) {
+    throw new RunFilesError(`${metricsFile}: ${lines.length} line(s), but the checkpoint has counted ${state.metricsLines} update(s): ` +
+      `the file was truncated or replaced, so resuming would lose updates ${lines.length + 1}–${state.metricsLines} from the curve. ` +
+      'Restore the file, or start the run again with --overwrite');
+  }
+  lines.slice(0, state.metricsLines).forEach((l, i) => {
+    try {
+      JSON.parse(l);
+    } catch {
+      throw new RunFilesError(`${metricsFile}:${i + 1}: not valid JSON, inside the part the checkpoint has counted`);
+    }
+  });
 }
 
 async function writeCheckpoint(runDir: string, task: string, net: ActorCritic, optimizer: tf.Optimizer, state: TrainState): Promise<void> {
@@ -180,14 +228,21 @@ function truncateMetrics(file: string, lines: number): void {
 export async function train(options: TrainOptions): Promise<RunSummary> {
   const runDir = path.resolve(options.out);
   const emit = options.emit ?? (() => {});
+  const hasCheckpoint = [RUN_FILES.checkpoint, CHECKPOINT_OLD].some((name) => existsSync(path.join(runDir, name, 'state.json')));
   const previous = options.resume ? readCheckpoint(runDir) : null;
-  if (options.resume && !previous) throw new Error(`${runDir}: no checkpoint to resume from`);
+  if (options.resume && !previous) {
+    throw new RunFilesError(`${runDir} has no checkpoint to resume from (its training stopped before writing one): start it again with the same command without --resume — there is nothing to lose`);
+  }
   if (!options.resume && existsSync(path.join(runDir, RUN_FILES.metrics))) {
-    if (!options.overwrite) throw new Error(`${runDir} already holds a run; pass --resume to continue it, --overwrite to replace it, or choose another --out`);
-    for (const name of [RUN_FILES.checkpoint, CHECKPOINT_TMP, CHECKPOINT_OLD, RUN_FILES.metrics, RUN_FILES.summary, path.dirname(RUN_FILES.episodes), RUN_FILES.suggestions]) {
+    if (hasCheckpoint && !options.overwrite) throw new Error(`${runDir} already holds a run; pass --resume to continue it, --overwrite to replace it, or choose another --out`);
+    if (!hasCheckpoint && !options.overwrite) {
+      emit(makeEvent({ type: 'log', level: 'info', message: `${runDir}: the earlier training stopped before its first checkpoint, so there is nothing to resume or lose; starting it again` }));
+    }
+    for (const name of [RUN_FILES.checkpoint, CHECKPOINT_TMP, CHECKPOINT_OLD, RUN_FILES.metrics, RUN_FILES.metricsCsv, RUN_FILES.summary, path.dirname(RUN_FILES.episodes), RUN_FILES.suggestions, RUN_FILES.report]) {
       rmSync(path.join(runDir, name), { recursive: true, force: true });
     }
   }
+  if (previous) checkMetricsAgainstCheckpoint(path.join(runDir, RUN_FILES.metrics), previous.state);
   const rewardCopy = path.join(runDir, RUN_FILES.rewardCopy);
   let state: TrainState;
   let task: TaskSpec;
@@ -230,6 +285,12 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
     state.trainingSeeds.push(...state.envSeeds);
     mkdirSync(runDir, { recursive: true });
     copyFileSync(options.rewardFile, rewardCopy);
+    writeStoredConfig(runDir, options.config ?? {
+      task: typeof options.task === 'string' ? options.task : task.id,
+      steps: state.totalFrames, seed, envs: numEnvs, backend: options.backend ?? 'auto', init: state.init,
+      evalEpisodes: options.evalEpisodes ?? DEFAULT_EVAL_EPISODES, workers: options.workers ?? null, rolloutSteps: state.rolloutSteps,
+      checkpointEvery: options.checkpointEvery ?? DEFAULT_CHECKPOINT_EVERY, hyperparameters: state.hyperparameters, configFile: null,
+    });
   }
   const backend = await ensureBackend(options.backend ?? 'auto');
   const metricsFile = path.join(runDir, RUN_FILES.metrics);
@@ -375,6 +436,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
         state.trainingSeeds = [...trainingSeeds];
         state.successCurve = successCurve.state();
         await writeCheckpoint(runDir, task.id, net, optimizer, state);
+        writeMetricsCsv(metricsFile, path.join(runDir, RUN_FILES.metricsCsv));
       }
     }
     await env.close();
@@ -382,6 +444,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
 
     // Held-out evaluation with the same reward sandbox (fresh episodes).
     const evalEpisodes = options.evalEpisodes ?? DEFAULT_EVAL_EPISODES;
+    if (evalEpisodes > 0) options.onEvalEpisode?.(0, evalEpisodes);
     const evalEnvs = Math.max(1, Math.min(options.evalEnvs ?? Math.min(n, EVAL_ENVS), evalEpisodes));
     await sandbox.close();
     sandbox = null;
@@ -459,49 +522,40 @@ function evalEvent(e: EvalSummary, gap: ReturnType<typeof generalisationGap>): R
   });
 }
 
-// ---- command line ----
-
-const TRAIN_USAGE = `usage: rewardsmith train REWARD_FILE --task T [--steps N] [--seed S] --out DIR [--envs K]
-                        [--backend auto|gpu|node|wasm|cpu] [--init CHECKPOINT] [--events ndjson]
-                        [--eval-episodes K] [--workers W] [--overwrite]
-                        [--kl-coef X] [--value-pretrain-updates N] [--return-norm on|off]
-       rewardsmith train --resume DIR [--events ndjson]
-
-Trains a PPO agent on the reward in the headless simulator for N frames (default ${DEFAULT_STEPS}), then
-evaluates it on ${DEFAULT_EVAL_EPISODES} held-out worlds and writes DIR/summary.json, DIR/metrics.ndjson,
-DIR/eval/ and a checkpoint (DIR/checkpoint) that --resume continues after an interruption.
-  --envs K            parallel environments, one policy batch (default ${DEFAULT_ENVS})
-  --backend B         TensorFlow.js backend; auto tries gpu, node, wasm, cpu in that order
-  --init CHECKPOINT   start from this policy (e.g. one from \`rewardsmith pretrain\`) and fine-tune it as the
-                      paper does: a KL term to the frozen initial policy, value pre-training, return normalisation
-  --kl-coef X         weight of KL(policy ‖ initial policy) with --init (default ${DEFAULT_HYPERPARAMETERS.klCoef}, the paper's; 0 turns it off)
-  --value-pretrain-updates N  updates that train only the value function at the start of an --init run
-                      (default ${DEFAULT_HYPERPARAMETERS.valuePretrainUpdates}, the paper's; 0 turns it off)
-  --return-norm on|off  divide rewards by max(running mean of |episode return|, 1), momentum ${DEFAULT_HYPERPARAMETERS.returnMomentum} (default on)
-  --events ndjson     print one JSON event per line on stdout instead of the progress bar
-  --overwrite         replace a run already in DIR (default: refuse)
-`;
-
-const EVAL_USAGE = `usage: rewardsmith eval CHECKPOINT --task T [--episodes K] --out DIR [--reward FILE] [--seed S]
-                       [--envs K] [--backend B] [--events ndjson]
-
-Evaluates a checkpoint (a run folder or its checkpoint/ folder) on K held-out worlds (default ${DEFAULT_EVAL_EPISODES}) and writes
-DIR/summary.json and DIR/eval/. The reward (for the recorded per-step rewards) defaults to the run's copy.
-`;
-
-function intOption(value: string | undefined, name: string, min: number): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value.replace(/_/g, ''));
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be an integer ≥ ${min}, got "${value}"`);
-  return n;
+/** metrics.csv beside metrics.ndjson, rewritten from it (at each checkpoint and at the end). */
+function writeMetricsCsv(metricsFile: string, csvFile: string): void {
+  const lines = readFileSync(metricsFile, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as UpdateMetrics);
+  writeFileSync(csvFile, metricsCsv(lines));
 }
 
-class UsageError extends Error {}
+// ---- command line ----
+
+const EVAL_SPEC = {
+  command: 'eval',
+  summary: `Evaluates a checkpoint (a run folder or its checkpoint/ folder) on K held-out worlds and writes DIR/summary.json and
+DIR/eval/. The reward (for the recorded per-step rewards) defaults to the run's copy.`,
+  positionals: 'CHECKPOINT',
+  minPositionals: 1,
+  maxPositionals: 1,
+  options: {
+    out: { type: 'string', valueName: 'DIR', description: 'output folder' },
+    task: { type: 'string', valueName: 'TASK', description: "task id or task file (default: the checkpoint's task)" },
+    episodes: { type: 'int', min: 1, max: 100_000, default: DEFAULT_EVAL_EPISODES, description: 'held-out episodes' },
+    reward: { type: 'string', valueName: 'FILE', description: "reward file (default: the run's copy)" },
+    seed: { type: 'int', min: 0, max: 2 ** 31 - 1, description: "evaluation seed (default: the run's seed)" },
+    envs: { type: 'int', min: 1, max: MAX_ENVS, default: EVAL_ENVS, description: 'environments stepped in a batch' },
+    backend: { type: 'string', choices: BACKEND_CHOICES, default: 'auto', description: 'TensorFlow.js backend' },
+    workers: { type: 'int', min: 0, max: 256, description: 'env worker threads' },
+    events: { type: 'string', choices: ['ndjson'], description: 'print one JSON event per line on stdout instead of the progress bar' },
+  },
+} as const;
 
 /** Where the CLI's output goes: ndjson events on stdout, or a progress bar and messages on stderr. */
 class Reporter {
   private lastDraw = 0;
   private lastLoggedTenth = -1;
+  private evalStart = 0;
+  private evalLoggedTenth = -1;
   private readonly tty = Boolean(process.stderr.isTTY);
 
   constructor(readonly events: boolean) {}
@@ -513,7 +567,8 @@ class Reporter {
     }
     if (e.type === 'started') {
       const resumed = e.resumedFromFrames ? `, resuming at ${e.resumedFromFrames.toLocaleString('en-US')} frames` : '';
-      process.stderr.write(`${e.command} ${e.task} with ${e.rewardFile ? path.relative(process.cwd(), e.rewardFile) : '(no reward)'}: ${e.totalFrames.toLocaleString('en-US')} frames, ${e.numEnvs} envs, backend ${e.backend}${resumed}\n`);
+      const frames = e.command === 'eval' ? '' : `${e.totalFrames.toLocaleString('en-US')} frames, `;
+      process.stderr.write(`${e.command} ${e.task} with ${e.rewardFile ? path.relative(process.cwd(), e.rewardFile) : '(no reward)'}: ${frames}${e.numEnvs} envs, backend ${e.backend}${resumed}\n`);
     } else if (e.type === 'progress') {
       this.bar(e);
     } else if (e.type === 'reward_error') {
@@ -541,13 +596,24 @@ class Reporter {
     }
   }
 
+  /** Evaluation's own bar: episodes done of the total, and the time left at the pace so far. */
   evalProgress = (done: number, total: number): void => {
     if (this.events) return;
-    if (!this.tty) {
-      if (done === 1) process.stderr.write(`evaluating on ${total} held-out worlds...\n`);
+    if (done === 0) {
+      this.evalStart = Date.now();
+      this.evalLoggedTenth = -1;
+      process.stderr.write(`evaluating on ${total} held-out worlds\n`);
       return;
     }
-    process.stderr.write(`\r${bar(done / total)} evaluating ${done}/${total} episodes\x1b[K${done >= total ? '\n' : ''}`);
+    const text = evalProgressText(done, total, (Date.now() - this.evalStart) / 1000);
+    if (this.tty) {
+      process.stderr.write(`\r${text}\x1b[K${done >= total ? '\n' : ''}`);
+      return;
+    }
+    const tenth = Math.floor((done / total) * 10);
+    if (tenth === this.evalLoggedTenth) return;
+    this.evalLoggedTenth = tenth;
+    process.stderr.write(text + '\n');
   };
 
   clear(): void {
@@ -558,6 +624,17 @@ class Reporter {
 function bar(fraction: number, width = 24): string {
   const full = Math.round(fraction * width);
   return `[${'#'.repeat(full)}${'.'.repeat(width - full)}]`;
+}
+
+const clock = (seconds: number) => {
+  const s = Math.max(0, Math.round(seconds));
+  return s >= 3600 ? `${Math.floor(s / 3600)}:${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}` : `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+};
+
+/** "[#####...] evaluating 37/100 episodes  0:21 elapsed, ETA 0:36" (ETA from the pace of the episodes done). */
+export function evalProgressText(done: number, total: number, elapsedSeconds: number): string {
+  const eta = done >= total ? 'done' : `ETA ${clock((elapsedSeconds / done) * (total - done))}`;
+  return `${bar(done / total)} evaluating ${done}/${total} episodes  ${clock(elapsedSeconds)} elapsed, ${eta}`;
 }
 
 /**
@@ -577,133 +654,69 @@ export function resultTable(rows: { task: string; reward: string; summary: RunSu
   return [line(header), `|${widths.map((w, c) => (c < 2 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|')}|`, ...body.map(line), ...(gaps.length ? ['', ...gaps] : [])].join('\n');
 }
 
-/** Reports a failure the way the user needs it: a reward error as file:line:column, kind and message. */
-function reportFailure(err: unknown, reporter: Reporter): number {
+/** A reward error as the user needs it: file:line:column, kind and message (the rest: the common format). */
+function asCommandError(err: unknown, reporter: Reporter): unknown {
   reporter.clear();
-  if (err instanceof RewardError) {
-    // The message is the reward's own (a designer's reward may print anything): no control sequence passes.
-    process.stderr.write(`reward error (${err.kind}) at ${err.file}:${err.line}:${err.column}: ${terminalText(err.detail)}${err.env === null ? '' : ` (env ${err.env})`}\n`);
-    return 1;
-  }
-  if (err instanceof UsageError) {
-    process.stderr.write(`rewardsmith: ${err.message}\n`);
-    return 2;
-  }
-  process.stderr.write(`rewardsmith: ${err instanceof Error ? err.message : String(err)}\n`);
-  return 1;
-}
-
-function parse(argv: string[], options: ParseArgsConfig['options']) {
-  try {
-    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-  } catch (err) {
-    throw new UsageError(err instanceof Error ? err.message : String(err));
-  }
-}
-
-function backendOption(value: string | undefined): BackendChoice | undefined {
-  if (value === undefined) return undefined;
-  if (!(BACKEND_CHOICES as readonly string[]).includes(value)) throw new UsageError(`--backend must be one of ${BACKEND_CHOICES.join(', ')}, got "${value}"`);
-  return value as BackendChoice;
-}
-
-function eventsOption(value: string | undefined): boolean {
-  if (value === undefined) return false;
-  if (value !== 'ndjson') throw new UsageError(`--events supports only "ndjson", got "${value}"`);
-  return true;
-}
-
-/** --kl-coef, --value-pretrain-updates, --return-norm: the paper's fine-tuning terms, each switchable. */
-function fineTuningOptions(v: Record<string, string | undefined>): Partial<PpoHyperparameters> {
-  const hp: Partial<PpoHyperparameters> = {};
-  const kl = v['kl-coef'];
-  if (kl !== undefined) {
-    const x = Number(kl);
-    if (kl.trim() === '' || !Number.isFinite(x) || x < 0) throw new UsageError(`--kl-coef must be a number ≥ 0, got "${kl}"`);
-    hp.klCoef = x;
-  }
-  const pre = intOption(v['value-pretrain-updates'], 'value-pretrain-updates', 0);
-  if (pre !== undefined) hp.valuePretrainUpdates = pre;
-  const norm = v['return-norm'];
-  if (norm !== undefined) {
-    if (norm !== 'on' && norm !== 'off') throw new UsageError(`--return-norm must be on or off, got "${norm}"`);
-    hp.normaliseReturns = norm === 'on';
-  }
-  if (v.resume !== undefined && Object.keys(hp).length > 0) throw new UsageError('--resume continues with the run\'s own settings; drop --kl-coef, --value-pretrain-updates and --return-norm');
-  return hp;
+  if (err instanceof RewardError) return new CommandError(`reward error (${err.kind}) at ${err.file}:${err.line}:${err.column}: ${terminalText(err.detail)}${err.env === null ? '' : ` (env ${err.env})`}`);
+  return err;
 }
 
 export async function trainCommand(argv: string[], hooks: { liveAnalysis?: LiveAnalysis } = {}): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(TRAIN_USAGE);
-    return 0;
-  }
   let reporter = new Reporter(false);
-  try {
-    const { values, positionals } = parse(argv, {
-      task: { type: 'string' }, steps: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' },
-      envs: { type: 'string' }, backend: { type: 'string' }, init: { type: 'string' }, resume: { type: 'string' },
-      events: { type: 'string' }, 'eval-episodes': { type: 'string' }, workers: { type: 'string' }, overwrite: { type: 'boolean' },
-      'kl-coef': { type: 'string' }, 'value-pretrain-updates': { type: 'string' }, 'return-norm': { type: 'string' },
-    });
-    const v = values as Record<string, string | undefined>;
-    reporter = new Reporter(eventsOption(v.events));
-    if (positionals.length > 1) throw new UsageError(`expected one reward file, got ${positionals.join(' ')}`);
-    const out = v.resume ?? v.out;
-    if (!out) throw new UsageError('--out DIR is required\n\n' + TRAIN_USAGE);
-    if (v.resume && v.out && path.resolve(v.out) !== path.resolve(v.resume)) throw new UsageError('--resume DIR continues the run in DIR; drop --out or make it the same folder');
-    if (!v.resume && !positionals[0]) throw new UsageError('a reward file is required\n\n' + TRAIN_USAGE);
-    if (!v.resume && !v.task) throw new UsageError('--task is required\n\n' + TRAIN_USAGE);
-    const summary = await train({
-      rewardFile: positionals[0],
-      task: v.task,
-      steps: intOption(v.steps, 'steps', 1),
-      seed: intOption(v.seed, 'seed', 0),
-      out,
-      envs: intOption(v.envs, 'envs', 1),
-      backend: backendOption(v.backend),
-      init: v.init,
-      resume: v.resume !== undefined,
-      overwrite: (values as Record<string, unknown>).overwrite === true,
-      evalEpisodes: intOption(v['eval-episodes'], 'eval-episodes', 0),
-      workers: intOption(v.workers, 'workers', 0),
-      hyperparameters: fineTuningOptions(v),
-      emit: reporter.emit,
-      onEvalEpisode: reporter.evalProgress,
-      // Streamed suggestions are for editors reading events; the terminal gets the analysis after evaluation.
-      liveAnalysis: reporter.events ? hooks.liveAnalysis : undefined,
-    });
-    if (!reporter.events) {
-      const reward = summary.reward_file ? path.basename(summary.reward_file) : '-';
-      process.stdout.write(`\n${resultTable([{ task: summary.task, reward, summary }])}\n\nrun folder: ${path.resolve(out)}\n`);
+  return runCommand('train', async () => {
+    const inv = parseTrainArgs(argv);
+    reporter = new Reporter(inv.events);
+    const c = inv.config;
+    try {
+      const summary = await train({
+        rewardFile: inv.rewardFile,
+        task: c.task || undefined,
+        steps: c.steps,
+        seed: c.seed,
+        out: inv.out,
+        envs: c.envs,
+        backend: c.backend,
+        init: c.init ?? undefined,
+        resume: inv.resume,
+        overwrite: inv.overwrite,
+        evalEpisodes: c.evalEpisodes,
+        workers: c.workers ?? undefined,
+        rolloutSteps: c.rolloutSteps,
+        checkpointEvery: c.checkpointEvery,
+        hyperparameters: c.hyperparameters,
+        config: c,
+        emit: reporter.emit,
+        onEvalEpisode: reporter.evalProgress,
+        // Streamed suggestions are for editors reading events; the terminal gets the analysis after evaluation.
+        liveAnalysis: reporter.events ? hooks.liveAnalysis : undefined,
+      });
+      if (!reporter.events) {
+        const reward = summary.reward_file ? path.basename(summary.reward_file) : '-';
+        process.stdout.write(`\n${resultTable([{ task: summary.task, reward, summary }])}\n\nrun folder: ${path.resolve(inv.out)}\n`);
+      }
+      noteRunFolder(inv.out, reporter.events);
+      return 0;
+    } catch (err) {
+      throw asCommandError(err, reporter);
     }
-    return 0;
-  } catch (err) {
-    return reportFailure(err, reporter);
-  }
+  });
 }
 
 export async function evalCommand(argv: string[]): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(EVAL_USAGE);
-    return 0;
-  }
-  let reporter = new Reporter(false);
+  return runCommand('eval', () => evalMain(argv));
+}
+
+async function evalMain(argv: string[]): Promise<number> {
+  const { values: v, positionals } = parseCommandArgs(EVAL_SPEC, argv);
+  const reporter = new Reporter(v.events === 'ndjson');
+  if (!v.out) throw new UsageError('--out DIR is required');
+  const checkpoint = positionals[0]!;
   let sandbox: RewardSandbox | null = null;
   let net: ActorCritic | null = null;
   const keepAlive = setInterval(() => {}, 1 << 30);
   try {
-    const { values, positionals } = parse(argv, {
-      task: { type: 'string' }, episodes: { type: 'string' }, out: { type: 'string' }, reward: { type: 'string' },
-      seed: { type: 'string' }, envs: { type: 'string' }, backend: { type: 'string' }, events: { type: 'string' }, workers: { type: 'string' },
-    });
-    const v = values as Record<string, string | undefined>;
-    reporter = new Reporter(eventsOption(v.events));
-    const checkpoint = positionals[0];
-    if (!checkpoint || positionals.length > 1) throw new UsageError('expected one CHECKPOINT\n\n' + EVAL_USAGE);
-    if (!v.out) throw new UsageError('--out DIR is required\n\n' + EVAL_USAGE);
     const dir = resolveCheckpointDir(checkpoint);
-    const backend = await ensureBackend(backendOption(v.backend) ?? 'auto');
+    const backend = await ensureBackend(v.backend as BackendChoice);
     const loaded = ActorCritic.load(dir);
     net = loaded.net;
     const task = resolveTask(v.task ?? loaded.file.task);
@@ -714,9 +727,9 @@ export async function evalCommand(argv: string[]): Promise<number> {
     // A checkpoint from `pretrain` has no reward: its evaluation counts successes and records no rewards.
     const hasReward = rewardFile !== undefined && existsSync(rewardFile);
     if (!hasReward && state) throw new UsageError('no reward file for the checkpoint; pass --reward FILE');
-    const episodes = intOption(v.episodes, 'episodes', 1) ?? DEFAULT_EVAL_EPISODES;
-    const seed = intOption(v.seed, 'seed', 0) ?? state?.seed ?? 0;
-    const numEnvs = Math.min(intOption(v.envs, 'envs', 1) ?? EVAL_ENVS, episodes);
+    const episodes = v.episodes;
+    const seed = v.seed ?? state?.seed ?? 0;
+    const numEnvs = Math.min(v.envs, episodes);
     const runDir = path.resolve(v.out);
     mkdirSync(runDir, { recursive: true });
     const start = Date.now();
@@ -724,10 +737,11 @@ export async function evalCommand(argv: string[]): Promise<number> {
     sandbox = hasReward ? await RewardSandbox.open(rewardFile, numEnvs, { attack: task.attack }) : null;
     const rng = new Rng(seed ^ 0xe7a1);
     const policy = net;
+    reporter.evalProgress(0, episodes);
     const result = await evaluate({
       task, episodes, numEnvs, seed, sandbox, emit: reporter.emit, onEpisode: reporter.evalProgress,
       trainingSeeds: new Set([...(state?.trainingSeeds ?? []), ...(loaded.file.worldSeeds ?? [])]),
-      workers: intOption(v.workers, 'workers', 0),
+      workers: v.workers,
       act: (f, k) => sampleActions(policy.evaluate(f, k).probs, k, loaded.file.numActions, rng),
     });
     writeEvalRecords(runDir, result.episodes);
@@ -751,11 +765,12 @@ export async function evalCommand(argv: string[]): Promise<number> {
     reporter.emit(evalEvent(result.summary, gap));
     reporter.emit(makeEvent({ type: 'finished', ok: true, runDir, summary: summaryFile }));
     if (!reporter.events) process.stdout.write(`\n${resultTable([{ task: task.id, reward: hasReward ? path.basename(rewardFile) : '(none)', summary }])}\n\nrun folder: ${runDir}\n`);
+    noteRunFolder(runDir, reporter.events);
     return 0;
   } catch (err) {
     if (err instanceof RewardError) reporter.emit(makeEvent({ type: 'reward_error', file: err.file, line: err.line, column: err.column, kind: err.kind, message: err.detail }));
-    reporter.emit(makeEvent({ type: 'finished', ok: false, runDir: path.resolve(argv[argv.indexOf('--out') + 1] ?? '.'), summary: null, error: err instanceof Error ? err.message : String(err) }));
-    return reportFailure(err, reporter);
+    reporter.emit(makeEvent({ type: 'finished', ok: false, runDir: path.resolve(v.out), summary: null, error: err instanceof Error ? err.message : String(err) }));
+    throw asCommandError(err, reporter);
   } finally {
     await sandbox?.close();
     net?.dispose();

@@ -1,0 +1,95 @@
+// The `rewardsmith` command line as a user meets it: one error format (`rewardsmith <command>: <message>`),
+// did-you-mean for options and values, exit 2 for usage errors and 1 for failures, --help exiting 0 for every
+// command, no stack traces, and unsupported files named as such. Each case is an example that used to go wrong.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const ROOT = path.join(__dirname, '..', '..');
+const TSX = pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
+const dir = mkdtempSync(path.join(tmpdir(), 'rewardsmith-cli-'));
+
+function cli(...args: string[]): { code: number | null; out: string; err: string } {
+  // tsx by its file URL: the command runs in a scratch folder, as a user's would, where `tsx` does not resolve.
+  const r = spawnSync(process.execPath, ['--import', TSX, path.join(ROOT, 'runner/src/cli.ts'), ...args], { encoding: 'utf8', cwd: dir, timeout: 60_000 });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+const noStack = (text: string) => assert.doesNotMatch(text, /^\s+at .+[:(].*\d+\)?$/m, `a stack trace reached the user:\n${text}`);
+
+test('an unknown option gets a did-you-mean in the common format, exit 2', () => {
+  const r = cli('train', '--stepz', '100');
+  assert.equal(r.code, 2);
+  assert.match(r.err, /^rewardsmith train: unknown option --stepz \(did you mean --steps\?\)\n/);
+  noStack(r.err);
+});
+
+test('lsp: a bad --socket value is a usage error, not a stack trace; --help exits 0', () => {
+  const r = cli('lsp', '--socket=abc');
+  assert.equal(r.code, 2);
+  assert.match(r.err, /^rewardsmith lsp: --socket must be an integer, got "abc"/);
+  noStack(r.err);
+  const none = cli('lsp');
+  assert.equal(none.code, 2);
+  assert.match(none.err, /^rewardsmith lsp: choose a transport: --stdio/);
+  const help = cli('lsp', '--help');
+  assert.equal(help.code, 0);
+  assert.match(help.out, /^usage: rewardsmith lsp/);
+});
+
+test('lint: a missing file is named once and not counted as linted; a .py file is "not supported yet"', () => {
+  writeFileSync(path.join(dir, 'ok.reward.ts'), 'export function reward_function(): number {\n  return 0;\n}\n');
+  const r = cli('lint', 'nope.reward.ts', 'ok.reward.ts');
+  assert.equal(r.code, 2);
+  assert.equal(r.err, 'rewardsmith lint: nope.reward.ts: no such file\n');
+  assert.match(r.out, /1 of 2 file\(s\) linted \(1 not linted: nope.reward.ts\)/);
+  writeFileSync(path.join(dir, 'x.py'), 'def reward_function():\n    return 0\n');
+  const py = cli('lint', 'x.py');
+  assert.equal(py.code, 2);
+  assert.match(py.err, /^rewardsmith lint: x.py: Python rewards are not supported yet; write the reward in TypeScript/);
+  noStack(py.err);
+  const crit = cli('critique', 'x.py');
+  assert.equal(crit.code, 2);
+  assert.match(crit.err, /^rewardsmith critique: x.py: Python rewards are not supported yet/);
+});
+
+test('rollout: a misspelt policy gets a did-you-mean', () => {
+  const r = cli('rollout', '--policy', 'randm', '--task', 'approach-tree', '--out', 'ro');
+  assert.equal(r.code, 2);
+  assert.match(r.err, /^rewardsmith rollout: --policy randm: neither "random" nor a checkpoint folder \(did you mean random\?\)/);
+  const env = cli('rollout', '--env', 'minflayer', '--task', 'approach-tree', '--out', 'ro');
+  assert.match(env.err, /--env must be one of sim, mineflayer, got "minflayer" \(did you mean mineflayer\?\)/);
+});
+
+test('every command: --help exits 0 with its usage; an unknown command gets a did-you-mean', () => {
+  for (const command of ['train', 'eval', 'rollout', 'lint', 'lsp', 'critique', 'design', 'analyze', 'report', 'loop']) {
+    const r = cli(command, '--help');
+    assert.equal(r.code, 0, `${command} --help: ${r.err}`);
+    assert.match(r.out, new RegExp(`^usage: rewardsmith ${command}\\b`), command);
+  }
+  const r = cli('trian');
+  assert.equal(r.code, 2);
+  assert.match(r.err, /^rewardsmith: unknown command "trian" \(did you mean train\?\)/);
+});
+
+test('usage errors of the other commands share the format and exit 2', () => {
+  const cases: [string[], RegExp][] = [
+    [['analyze'], /^rewardsmith analyze: missing RUN_DIR\n/],
+    [['analyze', 'run', '--events', 'json'], /^rewardsmith analyze: --events must be one of ndjson, got "json"/],
+    [['eval', 'ckpt'], /^rewardsmith eval: --out DIR is required/],
+    [['design', '--tsk', 'x'], /^rewardsmith design: unknown option --tsk \(did you mean --task\?\)/],
+    [['loop', '--task', 'approach-tree', '--out', 'o', '--iterations', '0'], /^rewardsmith loop: --iterations must be ≥ 1, got 0/],
+    [['lint', '--format', 'jsn', 'a.reward.ts'], /^rewardsmith lint: --format must be one of text, json, got "jsn" \(did you mean json\?\)/],
+    [['train', 'r.reward.ts', '--out', 'o'], /^rewardsmith train: --task is required/],
+  ];
+  for (const [args, expected] of cases) {
+    const r = cli(...args);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.err}`);
+    assert.match(r.err, expected);
+    noStack(r.err);
+  }
+});

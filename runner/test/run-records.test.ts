@@ -1,0 +1,74 @@
+// A run folder's records checked against its checkpoint before a resume trusts them, each problem naming the
+// file that is wrong; and a run whose training never wrote a checkpoint starts again without --overwrite.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, cpSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { RunnerEvent } from '../src/events';
+import { RUN_FILES } from '../src/records';
+import { train, type TrainOptions } from '../src/runs/train';
+
+const ROOT = path.resolve(__dirname, '../..');
+const REWARD = path.join(ROOT, 'runner/rewards/approach-tree.dense.reward.ts');
+// Two envs × 8 steps per update, four updates, a checkpoint after each: a run of a few seconds.
+const TINY: Omit<TrainOptions, 'out'> = {
+  rewardFile: REWARD, task: 'approach-tree', envs: 2, rolloutSteps: 8, steps: 64, checkpointEvery: 1, evalEpisodes: 0, workers: 0, backend: 'cpu',
+};
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'rewardsmith-records-'));
+let trained: string | null = null;
+/** One finished tiny run, copied for each test so that each damages its own copy. */
+async function runCopy(name: string): Promise<string> {
+  if (!trained) {
+    trained = path.join(tmp, 'trained');
+    await train({ ...TINY, out: trained });
+  }
+  const dir = path.join(tmp, name);
+  cpSync(trained, dir, { recursive: true });
+  return dir;
+}
+
+test('resume refuses a metrics.ndjson shorter than the checkpoint expects, naming it', { timeout: 120_000 }, async () => {
+  const dir = await runCopy('short-metrics');
+  const file = path.join(dir, RUN_FILES.metrics);
+  writeFileSync(file, readFileSync(file, 'utf8').split('\n').slice(0, 2).join('\n') + '\n');
+  await assert.rejects(train({ out: dir, resume: true, backend: 'cpu' }), (err: Error) => {
+    assert.match(err.message, new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: 2 line\\(s\\), but the checkpoint has counted 4 update\\(s\\)`));
+    return true;
+  });
+});
+
+test('resume refuses a truncated state.json and an empty optimizer.bin, naming each file', { timeout: 120_000 }, async () => {
+  const a = await runCopy('truncated-state');
+  const state = path.join(a, RUN_FILES.checkpoint, 'state.json');
+  writeFileSync(state, readFileSync(state, 'utf8').slice(0, 40));
+  await assert.rejects(train({ out: a, resume: true, backend: 'cpu' }), new RegExp(`${state.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: truncated or not JSON`));
+  const b = await runCopy('empty-optimizer');
+  const bin = path.join(b, RUN_FILES.checkpoint, 'optimizer.bin');
+  writeFileSync(bin, '');
+  await assert.rejects(train({ out: b, resume: true, backend: 'cpu' }), new RegExp(`${bin.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: 0 bytes, but optimizer.json describes \\d+`));
+});
+
+test('a run folder whose training never wrote a checkpoint starts again without --overwrite; --resume says why it cannot', { timeout: 120_000 }, async () => {
+  const dir = path.join(tmp, 'no-checkpoint');
+  mkdirSync(dir, { recursive: true });
+  // What a run that failed before its first checkpoint leaves: its reward copy and a (here empty) metrics file.
+  writeFileSync(path.join(dir, RUN_FILES.metrics), '');
+  cpSync(REWARD, path.join(dir, RUN_FILES.rewardCopy));
+  await assert.rejects(train({ out: dir, resume: true, backend: 'cpu' }), /has no checkpoint to resume from \(its training stopped before writing one\): start it again with the same command without --resume/);
+  const events: RunnerEvent[] = [];
+  const summary = await train({ ...TINY, out: dir, emit: (e) => events.push(e) });
+  assert.equal(summary.env_steps, 64);
+  assert.ok(events.some((e) => e.type === 'log' && /stopped before its first checkpoint, so there is nothing to resume or lose; starting it again/.test(e.message)));
+  // The effective configuration is stored with the run, and metrics.csv sits beside metrics.ndjson.
+  const config = JSON.parse(readFileSync(path.join(dir, RUN_FILES.config), 'utf8'));
+  assert.equal(config.evalEpisodes, 0);
+  assert.equal(config.envs, 2);
+  assert.equal(config.rolloutSteps, 8);
+  assert.equal(readFileSync(path.join(dir, RUN_FILES.metricsCsv), 'utf8').trim().split('\n').length, 1 + 4);
+  // A run with a checkpoint is still protected.
+  await assert.rejects(train({ ...TINY, out: dir }), /already holds a run; pass --resume to continue it, --overwrite to replace it/);
+  rmSync(dir, { recursive: true, force: true });
+  assert.ok(!existsSync(dir));
+});
