@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import { LanguageClient, State, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import { critiqueRequest, setLlmApiKeyNotification, type AnalyzerSuggestion } from '../../language-server/src/lsp_ext';
 import { makeEvent, type RunnerEvent } from '../../runner/src/events';
 import { RUN_FILES } from '../../runner/src/records';
@@ -56,6 +56,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     try {
       await client.start();
       context.subscriptions.push(suggestions.listen(client));
+      // A restarted server (after a crash) has lost the analyzer's suggestions: send them again.
+      context.subscriptions.push(client.onDidChangeState((e) => e.newState === State.Running && suggestions.pushAll()));
       const key = await context.secrets.get(API_KEY_SECRET);
       if (key) await client.sendNotification(setLlmApiKeyNotification, { apiKey: key });
     } catch (err) {
