@@ -15,7 +15,6 @@ import {
   type CodeAction,
   type Connection,
   type Diagnostic,
-  type TextEdit,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { REWARD_FILE_PATTERN, RewardProject } from '../../runner/src/lint/analysis';

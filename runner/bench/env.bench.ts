@@ -11,7 +11,7 @@ import path from 'node:path';
 import { GAME_FACTS } from '../src/schema';
 import { BUILTIN_TASKS } from '../src/tasks';
 import { createEnv } from '../src/env/index';
-import { SimBatch, SimVecEnv } from '../src/env/sim/vec';
+import { SimBatch, type SimVecEnv } from '../src/env/sim/vec';
 import { ViewResult, observeView } from '../src/env/sim/observe';
 
 const TASKS = ['approach-tree', 'explore-diamond'];

@@ -125,9 +125,8 @@ export const BUILTIN_TASKS: Readonly<Record<string, TaskSpec>> = Object.fromEntr
   ].map((t) => [t.id, t as TaskSpec]),
 );
 
-/** A task-file problem with its location (1-based line and column), for the CLI and the editor. */
 /** `// task: <id or task file>` in a reward file's leading comments (before the first line of code). */
-const TASK_HEADER = /^\s*\/\/\s*task\s*:\s*([A-Za-z0-9_.\/-]+)\s*$/;
+const TASK_HEADER = /^\s*\/\/\s*task\s*:\s*([A-Za-z0-9_./-]+)\s*$/;
 
 /** 0-based line of the task header, or -1 when the leading comments have none. */
 function taskHeaderLine(lines: string[]): number {
@@ -151,10 +150,11 @@ export function withTaskHeader(text: string, taskId: string): string {
   const lines = text.split('\n');
   const at = taskHeaderLine(lines.map((l) => l.replace(/\r$/, '')));
   if (at < 0) return `// task: ${taskId}\n${text}`;
-  lines[at] = lines[at]!.replace(/(\/\/\s*task\s*:\s*)[A-Za-z0-9_.\/-]+/, `$1${taskId}`);
+  lines[at] = lines[at]!.replace(/(\/\/\s*task\s*:\s*)[A-Za-z0-9_./-]+/, `$1${taskId}`);
   return lines.join('\n');
 }
 
+/** A task-file problem with its location (1-based line and column), for the CLI and the editor. */
 export class TaskFileError extends Error {
   constructor(
     readonly file: string,

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { CommandError, noteRunFolder, parseCommandArgs, runCommand, terminalText } from '../args';
 import { makeEvent, type RunnerEvent } from '../events';
 import { formatRate, wilson } from '../stats';
-import { readEpisodes, readSummary, RUN_FILES, RunRecordError, type EpisodeRecord, type RunSummary } from '../records';
+import { readEpisodes, readSummary, RUN_FILES, RunRecordError, type RunSummary } from '../records';
 import { resolveTask, type TaskSpec } from '../tasks';
 import { findFailures, type EpisodeEvidence, type Finding, type FindingKind, type RewardFacts } from './findings';
 import { denseLines, patchReward, PatchUnavailable, type PatchRequest } from './patches';

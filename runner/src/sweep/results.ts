@@ -1,8 +1,6 @@
-// A sweep's results: results.json (every run, and every reward's mean held-out success with a bootstrap
-// interval over seeds and episodes, ranked), the same as a Markdown table, and a plot (SVG, no network).
-import { readFileSync } from 'node:fs';
+
 import path from 'node:path';
-import { readSummary as readRunSummary, RUN_FILES, SWEEP_FILES, type RunSummary, type SweepResults, type SweepRewardResult, type SweepRunResult } from '../records';
+import { readSummary as readRunSummary, SWEEP_FILES, type RunSummary, type SweepResults, type SweepRewardResult, type SweepRunResult } from '../records';
 import { bootstrapMean } from '../stats';
 import type { JobState } from './engine';
 

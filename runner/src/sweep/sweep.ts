@@ -8,7 +8,7 @@ import path from 'node:path';
 import { CommandError, PROCESS_IO, UsageError, parseCommandArgs, runCommand, type CommandIo } from '../args';
 import { makeEvent, type RunnerEvent, type SweepRunEvent } from '../events';
 import { resolveTask, TaskFileError } from '../tasks';
-import { Engine, LocalEngine, SlurmEngine, SlurmError, defaultRunnerCommand, type JobState, type TrainJob } from './engine';
+import { type Engine, LocalEngine, SlurmEngine, SlurmError, defaultRunnerCommand, type JobState, type TrainJob } from './engine';
 import { SWEEP_FILES, readSummary, resultsMarkdown, resultsSvg, sweepResults, type RunRecord, type SweepResults } from './results';
 
 export const SWEEP_SPEC = {

@@ -12,7 +12,7 @@ import type { DeathCause } from '../types';
 import { FIRE_BLOCKS, LAVA_BLOCK, MOB_MAX_HEALTH, WATER_BLOCK, mcData, stateToBlock } from '../sim/registry';
 import { EYE_HEIGHT } from '../sim/observe';
 import { MAX_HP, PlayerRules } from '../sim/rules';
-import { WORLD_BANDS, cellIndex, generateChunk, mobSpawns, spawnPoint, type SpawnPoint } from '../sim/worldgen';
+import { WORLD_BANDS, cellIndex, generateChunk, mobSpawns, type SpawnPoint } from '../sim/worldgen';
 
 // flying-squid, prismarine-world and prismarine-chunk ship no types; they are CommonJS, loaded with require.
 const require = createRequire(__filename);

@@ -143,7 +143,7 @@ export function digTicksNeeded(
   heldId: number | null,
   e: PhysicsEntity,
 ): number {
-  const ms = block && block.diggable ? block.digTime(heldId, false, e.isInWater, !e.onGround) : Infinity;
+  const ms = block?.diggable ? block.digTime(heldId, false, e.isInWater, !e.onGround) : Infinity;
   return Math.max(1, Math.ceil(ms / 50));
 }
 

@@ -112,7 +112,7 @@ function reportEntry(ctx: LintContext, use: ts.Expression, check: string, messag
   // In a condition: guard it (`if ('lava' in cnb && cnb.lava[0] < 3)`).
   const condition = ts.findAncestor(use, (n) => {
     const up = n.parent;
-    return !!up && (ts.isIfStatement(up) || ts.isWhileStatement(up)) && up.expression === n ? true : isFunctionLike(n) || ts.isStatement(n) ? 'quit' : false;
+    return up && (ts.isIfStatement(up) || ts.isWhileStatement(up)) && up.expression === n ? true : isFunctionLike(n) || ts.isStatement(n) ? 'quit' : false;
   }) as ts.Expression | undefined;
   if (condition) {
     const cond = ctx.snap.userTextOf(condition);

@@ -35,7 +35,7 @@ function call(ctx: LintContext, node: ts.CallExpression): void {
     const arg = node.arguments[0];
     if (callee.text === 'len' && arg && node.arguments.length === 1) {
       const argText = ctx.snap.userTextOf(arg);
-      const wrapped = /^[\w.$\[\]'"]+$/.test(argText) ? argText : `(${argText})`;
+      const wrapped = /^[\w.$[\]'"]+$/.test(argText) ? argText : `(${argText})`;
       const replacement = ctx.dictKeys(arg) || ctx.isGlobalData(arg) ? `Object.keys(${argText}).length` : `${wrapped}.length`;
       python(ctx, node, `len() is Python; in JavaScript write ${replacement}.`, replacement);
     } else if (PYTHON_BUILTIN_MATH.has(callee.text)) {
