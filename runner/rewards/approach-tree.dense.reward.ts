@@ -10,7 +10,7 @@
 // - With no log in view, exploring pays: +1 the first time the agent enters a 4 m cell, -1 otherwise.
 // - Only the signs count: reward = sign(sparse) * 1 + sign(dense) * 0.1.
 
-// Every log kind: plains trees are oak and birch, but all of them are trees.
+// Every log kind: plains trees are oak (1.16.5 plains grow no birch), but all of them are trees.
 const LOGS = ['oak_log', 'birch_log', 'spruce_log', 'jungle_log', 'acacia_log', 'dark_oak_log'];
 
 export function reward_function(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA) {
