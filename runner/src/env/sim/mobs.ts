@@ -59,8 +59,11 @@ const MONSTER_WEIGHTS: readonly { type: string; weight: number }[] = [
   { type: 'creeper', weight: 100 },
 ];
 const MONSTER_WEIGHT = MONSTER_WEIGHTS.reduce((s, m) => s + m.weight, 0);
-/** Spawn attempts per tick (the game tries one position per loaded chunk per tick) and before the episode starts. */
-const SPAWN_ATTEMPTS_PER_TICK = 4, SPAWN_ATTEMPTS_AT_START = 3000;
+/**
+ * Spawn attempts (the game tries one position per loaded chunk per tick): 80 every 20 ticks (4 per tick, batched
+ * so the cap bookkeeping runs once a second), and 3000 before the episode starts.
+ */
+const SPAWN_INTERVAL = 20, SPAWN_ATTEMPTS_PER_INTERVAL = 80, SPAWN_ATTEMPTS_AT_START = 3000;
 const PLAYER_WIDTH = 0.6, PLAYER_HEIGHT = 1.8;
 
 export interface Mob extends ViewEntity {
@@ -458,4 +461,4 @@ export function spawnMonsters(w: MobWorld, attempts: number): void {
   }
 }
 
-export { SPAWN_ATTEMPTS_AT_START, SPAWN_ATTEMPTS_PER_TICK };
+export { SPAWN_ATTEMPTS_AT_START, SPAWN_ATTEMPTS_PER_INTERVAL, SPAWN_INTERVAL };

@@ -8,7 +8,7 @@ import { FIRE_BLOCKS, WATER_BLOCK, mcData, nameIndex, stateSolid as solidTable, 
 import { SimWorld, blockOfState } from './world';
 import { spawnPoint } from './worldgen';
 import { hash32 } from '../../seeds';
-import { CreatureChunks, PANIC_TICKS, SPAWN_ATTEMPTS_AT_START, SPAWN_ATTEMPTS_PER_TICK, makeMob, spawnMonsters, tickMobs, type Mob, type MobWorld } from './mobs';
+import { CreatureChunks, PANIC_TICKS, SPAWN_ATTEMPTS_AT_START, SPAWN_ATTEMPTS_PER_INTERVAL, SPAWN_INTERVAL, makeMob, spawnMonsters, tickMobs, type Mob, type MobWorld } from './mobs';
 import { worldOptionsOf, type WorldOptions } from '../../tasks';
 import { DEG, EYE_HEIGHT, ViewResult, nearestDict, observeView, round3 as round3Fn, wrapAngle as wrapAngleFn } from './observe';
 import { FEATURE_SPEC, FeatureMemory, rayBox, writeFeatures } from './features';
@@ -196,7 +196,7 @@ export class SimEnv {
     this.applyRules(yBefore);
     this.world.tick(e.pos.x, e.pos.z);
     if (this.task.world === 'plains') this.creatureChunks.ensure(this.mobWorld, e.pos.x, e.pos.z);
-    else spawnMonsters(this.mobWorld, SPAWN_ATTEMPTS_PER_TICK);
+    else if (this.steps % SPAWN_INTERVAL === 0) spawnMonsters(this.mobWorld, SPAWN_ATTEMPTS_PER_INTERVAL);
     tickMobs(this.mobWorld);
     this.lastAction = action;
     const obs = this.observe(features, offset);

@@ -414,8 +414,12 @@ export function chunkCreatures(seed: number, cx: number, cz: number, options: Wo
   return out;
 }
 
-/** Chunks around a point whose chunk-generation animals are present (the server's view distance covers more). */
-export const CREATURE_CHUNK_RADIUS = 5;
+/**
+ * Chunks around the agent whose chunk-generation animals are present: radius 4 reaches at least 64 m (the view
+ * distance) from anywhere in the agent's chunk. The game keeps more chunks loaded; animals beyond could only
+ * stroll into view from there, and nothing beyond 64 m is seen.
+ */
+export const CREATURE_CHUNK_RADIUS = 4;
 
 /** The animals of the chunks within CREATURE_CHUNK_RADIUS of the agent's start (for a server that spawns once). */
 export function mobSpawns(seed: number, options: WorldOptions = VANILLA_WORLD): MobSpawn[] {
@@ -462,10 +466,10 @@ const NATURAL_STONE = new Set<number>([STONE, GRANITE, DIORITE, ANDESITE]);
 /**
  * OreFeature.place: a vein of `size` spheres along a segment of length size/4 at a random angle, radii
  * ((sin(πf) + 1)·nextDouble()·size/16 + 1)/2; spheres inside bigger ones are dropped; cells of natural stone
- * inside any sphere become the ore. Writes `ore` into the natural-stone cells of chunk column (cx, cz) of `out`.
+ * inside any sphere become the ore. Appends the kept spheres (x, y, z, r) that reach y < `topY` to `out`.
  */
 const veinScratch = new Float64Array(64 * 4);
-function oreVein(r: Stream, size: number, px: number, py: number, pz: number, cx: number, cz: number, minY: number, height: number, out: Uint16Array, ore: number): void {
+function oreVein(r: Stream, size: number, px: number, py: number, pz: number, topY: number, out: number[]): void {
   const f = r.nextFloat() * Math.PI;
   const g = size / 8;
   const x1 = px + Math.sin(f) * g, x2 = px - Math.sin(f) * g;
@@ -494,28 +498,31 @@ function oreVein(r: Stream, size: number, px: number, py: number, pz: number, cx
   }
   for (let k = 0; k < size; k++) {
     const d = ds[k * 4 + 3]!;
-    if (d < 0) continue;
-    const ex = ds[k * 4]!, ey = ds[k * 4 + 1]!, ez = ds[k * 4 + 2]!;
-    // Clipped to this chunk column and the stored band.
-    const xa = Math.max(Math.floor(ex - d), cx * 16), xb = Math.min(Math.floor(ex + d), cx * 16 + 15);
-    const ya = Math.max(Math.floor(ey - d), minY), yb = Math.min(Math.floor(ey + d), minY + height - 1);
-    const za = Math.max(Math.floor(ez - d), cz * 16), zb = Math.min(Math.floor(ez + d), cz * 16 + 15);
-    for (let x = xa; x <= xb; x++) {
-      const u = (x + 0.5 - ex) / d;
-      if (u * u >= 1) continue;
-      for (let y = ya; y <= yb; y++) {
-        const w = (y + 0.5 - ey) / d;
-        if (u * u + w * w >= 1) continue;
-        for (let z = za; z <= zb; z++) {
-          const v = (z + 0.5 - ez) / d;
-          if (u * u + w * w + v * v >= 1) continue;
-          const i = cellIndex(x - cx * 16, y - minY, z - cz * 16);
-          const cur = out[i]!;
-          if (cur === STONE || cur === GRANITE || cur === DIORITE || cur === ANDESITE) out[i] = ore;
-        }
-      }
-    }
+    if (d >= 0 && ds[k * 4 + 1]! - d < topY) out.push(ds[k * 4]!, ds[k * 4 + 1]!, ds[k * 4 + 2]!, d);
   }
+}
+
+/** The ore spheres of every vein of ore `oi` that starts in chunk (ox, oz), cached (9 chunks ask for each). */
+const oreCache = new Map<string, Float64Array>();
+function oreSpheres(seed: number, oi: number, ox: number, oz: number, density: number, topY: number): Float64Array {
+  const key = `${seed}:${oi}:${ox}:${oz}:${density}`;
+  let spheres = oreCache.get(key);
+  if (spheres) return spheres;
+  const ore = ORES[oi]!;
+  const r = stream(seed, SALT.ore + oi * 97, ox, oz);
+  const veins = scaledCount(r, ore.count, density);
+  const out: number[] = [];
+  for (let v = 0; v < veins; v++) {
+    const vr = new Stream(r.nextSeed());
+    const x = ox * 16 + vr.nextInt(16), z = oz * 16 + vr.nextInt(16);
+    const y = ore.depthAverage ? vr.nextInt(16) + vr.nextInt(16) - 16 + 16 : vr.nextInt(ore.range);
+    if (y - ore.size / 8 - 3 >= topY) continue; // entirely above the stored band
+    oreVein(vr, ore.size, x, y, z, topY, out);
+  }
+  spheres = Float64Array.from(out);
+  if (oreCache.size > 40000) oreCache.clear();
+  oreCache.set(key, spheres);
+  return spheres;
 }
 
 /** One carved ellipsoid of a cave or canyon: centre, horizontal and vertical radii, canyon width profile. */
@@ -728,20 +735,35 @@ function generateUndergroundChunk(seed: number, cx: number, cz: number, out: Uin
     }
   }
   // UNDERGROUND_ORES: veins from this chunk and its neighbours (a vein reaches ≤ 8 blocks from its origin).
-  ORES.forEach((ore, oi) => {
+  for (let oi = 0; oi < ORES.length; oi++) {
+    const state = ORES[oi]!.state;
     for (let ox = cx - 1; ox <= cx + 1; ox++) for (let oz = cz - 1; oz <= cz + 1; oz++) {
-      const r = stream(seed, SALT.ore + oi * 97, ox, oz);
-      const veins = scaledCount(r, ore.count, options.oreDensity);
-      for (let v = 0; v < veins; v++) {
-        const vr = new Stream(r.nextSeed());
-        const x = ox * 16 + vr.nextInt(16), z = oz * 16 + vr.nextInt(16);
-        const y = ore.depthAverage ? vr.nextInt(16) + vr.nextInt(16) - 16 + 16 : vr.nextInt(ore.range);
-        const reach = ore.size / 8 + 3;
-        if (y - reach >= minY + height || x + reach < cx * 16 || x - reach > cx * 16 + 15 || z + reach < cz * 16 || z - reach > cz * 16 + 15) continue;
-        oreVein(vr, ore.size, x, y, z, cx, cz, minY, height, out, ore.state);
+      const spheres = oreSpheres(seed, oi, ox, oz, options.oreDensity, minY + height);
+      for (let k = 0; k < spheres.length; k += 4) {
+        const ex = spheres[k]!, ey = spheres[k + 1]!, ez = spheres[k + 2]!, d = spheres[k + 3]!;
+        // Clipped to this chunk column and the stored band.
+        const xa = Math.max(Math.floor(ex - d), cx * 16), xb = Math.min(Math.floor(ex + d), cx * 16 + 15);
+        const za = Math.max(Math.floor(ez - d), cz * 16), zb = Math.min(Math.floor(ez + d), cz * 16 + 15);
+        if (xa > xb || za > zb) continue;
+        const ya = Math.max(Math.floor(ey - d), minY), yb = Math.min(Math.floor(ey + d), minY + height - 1);
+        for (let x = xa; x <= xb; x++) {
+          const u = (x + 0.5 - ex) / d;
+          if (u * u >= 1) continue;
+          for (let y = ya; y <= yb; y++) {
+            const w = (y + 0.5 - ey) / d;
+            if (u * u + w * w >= 1) continue;
+            for (let z = za; z <= zb; z++) {
+              const v = (z + 0.5 - ez) / d;
+              if (u * u + w * w + v * v >= 1) continue;
+              const i = cellIndex(x - cx * 16, y - minY, z - cz * 16);
+              const cur = out[i]!;
+              if (cur === STONE || cur === GRANITE || cur === DIORITE || cur === ANDESITE) out[i] = state;
+            }
+          }
+        }
       }
     }
-  });
+  }
   // The agent's start room.
   const spawn = undergroundSpawn(seed);
   const sy = Math.floor(spawn.y);
