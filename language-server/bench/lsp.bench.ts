@@ -16,9 +16,14 @@ const HELPERS = 30;
 
 /** A realistic 300-line reward: helpers over nearest-block entries, memory, and the scale rule. */
 export function rewardFile300(): string {
+  return rewardFile(HELPERS, 300);
+}
+
+/** The same shape with `helpers` helpers, padded with comment lines to `length` lines. */
+export function rewardFile(helpers: number, length: number): string {
   const lines = ['// task: explore-diamond', '// Generated for the language-server benchmark: 30 shaping helpers, summed.', ''];
   lines.push('export function reward_function(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA) {');
-  for (let i = 0; i < HELPERS; i++) {
+  for (let i = 0; i < helpers; i++) {
     const name = NAMES[i % NAMES.length]!;
     lines.push(
       `  function approach_${i}(current_nearest_blocks, previous_nearest_blocks) {`,
@@ -37,12 +42,12 @@ export function rewardFile300(): string {
   lines.push('  const cell = `${Math.floor(x / 4)},${Math.floor(z / 4)}`;');
   lines.push('  let dense = GLOBAL_DATA.visited.has(cell) ? 0 : 1;');
   lines.push('  GLOBAL_DATA.visited.add(cell);');
-  for (let i = 0; i < HELPERS; i += 3) lines.push(`  dense += approach_${i}(current_nearest_blocks, previous_nearest_blocks) + approach_${i + 1}(current_nearest_blocks, previous_nearest_blocks) + approach_${i + 2}(current_nearest_blocks, previous_nearest_blocks);`);
+  for (let i = 0; i < helpers; i += 3) lines.push(`  dense += approach_${i}(current_nearest_blocks, previous_nearest_blocks) + approach_${i + 1}(current_nearest_blocks, previous_nearest_blocks) + approach_${i + 2}(current_nearest_blocks, previous_nearest_blocks);`);
   lines.push("  const diamond = current_nearest_blocks['diamond_ore'];");
   lines.push('  const sparse = diamond !== undefined && diamond[0] < 2 ? 1 : health <= 0 ? -1 : 0;');
   lines.push('  return Math.sign(sparse) * 1 + Math.sign(dense) * 0.1;');
   lines.push('}');
-  while (lines.length < 300) lines.splice(3, 0, '// padding comment: design notes');
+  while (lines.length < length) lines.splice(3, 0, '// padding comment: design notes');
   return lines.join('\n') + '\n';
 }
 
