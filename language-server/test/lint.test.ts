@@ -83,6 +83,15 @@ test('corpus: precision and recall of the rules are 100 %', () => {
   }
 });
 
+test("the README's rule list names every rule and what it catches", async () => {
+  const { RULES } = await import('../../runner/src/lint/rules');
+  const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+  for (const r of RULES) {
+    const id = r.meta.id === 'typescript' ? 'ts<code>' : r.meta.id;
+    assert.ok(readme.includes(`| \`${id}\` | ${r.meta.description} |`), `README lists ${id}`);
+  }
+});
+
 test('did-you-mean includes close names and semantic neighbours', () => {
   const text = readFileSync(path.join(fixtures, 'buggy', 'names.reward.ts'), 'utf8');
   const ds = lintText('names.reward.ts', text);
