@@ -137,7 +137,7 @@ const DRIVER = String.raw`(function (loopMarker, errorChars) {
       for (let i = 0; i < newNames.length; i++) names[names.length] = newNames[i];
       const out = new Array(count);
       // The slowest call by wall clock; the host decides with the isolate's CPU time whether it was a time-out.
-      const slowest = { ms: -1, env: -1, entry: entry, loop: 0, totalMs: 0 };
+      const slowest = { ms: -1, env: -1, entry: entry, loop: 0 };
       let p = 0;
       for (let e = 0; e < count; e++) {
         const s = states[e];
@@ -166,7 +166,6 @@ const DRIVER = String.raw`(function (loopMarker, errorChars) {
           return { kind: 'throw', env: e, message: errorText(err), stack: stackFrames(err) };
         }
         const took = now() - t0;
-        slowest.totalMs += took;
         if (took > slowest.ms) { slowest.ms = took; slowest.env = e; slowest.entry = api.currentEntry; slowest.loop = g[loopMarker]; }
         if (typeof r !== 'number' || !isFinite(r)) return { kind: 'bad-return', env: e, entry, message: 'reward must be a finite number, got ' + describe(r) };
         s.previous = o.nearest;
@@ -228,19 +227,20 @@ class Sandbox {
     this.stepCalls = count;
     const { callCpuMs } = this.req.limits;
     const cpuBefore = this.isolate.cpuTime;
+    const wallBefore = performance.now();
     const result = this.stepFn.applySync(undefined, [newNames, data, count], {
       arguments: { copy: true },
       timeout: this.stepBudgetMs(count),
       result: { copy: true },
-    }) as { values: number[]; slowest: { ms: number; env: number; entry: string; loop: number; totalMs: number } } | HostFailure;
+    }) as { values: number[]; slowest: { ms: number; env: number; entry: string; loop: number } } | HostFailure;
     if (!('values' in result)) return { failure: result };
     // A call that returned but took longer than the limit is a time-out only if the isolate really spent
     // that long computing: wall time alone also counts the moments the OS ran something else.
     const { slowest } = result;
-    // The isolate's CPU time covers the step's calls together; the slowest call used at least what the others
-    // (at most their wall time each) leave of it.
+    // The isolate's CPU time covers the whole step (every call, unpacking, garbage collection); the slowest call
+    // used at least what the rest of the step (at most its wall time) leaves of it.
     const cpuMs = Number(this.isolate.cpuTime - cpuBefore) / 1e6;
-    const slowestCpuMs = cpuMs - (slowest.totalMs - slowest.ms);
+    const slowestCpuMs = cpuMs - (performance.now() - wallBefore - slowest.ms);
     if (slowest.ms > callCpuMs && slowestCpuMs > callCpuMs) {
       const message = `exceeded ${callCpuMs} ms per call (the call took ${Math.round(slowest.ms)} ms)`;
       return { failure: { kind: 'timeout', message, env: slowest.env, entry: slowest.entry, loop: slowest.loop || undefined, fatal: true } };
