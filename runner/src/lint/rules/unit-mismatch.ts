@@ -20,11 +20,13 @@ export const unitMismatch = defineRule({
   node(node, ctx) {
     if (!ts.isBinaryExpression(node) || !COMPARISONS.has(node.operatorToken.kind)) return;
     for (const [angle, constant] of [[node.left, node.right], [node.right, node.left]] as const) {
+      // Only a constant in radians (Math.PI …) can be in the wrong unit here; ask for the angle's field after.
+      if (!usesPi(skipParens(constant), ctx)) continue;
       const field = ctx.fieldOf(angle);
       if (!field || !/yaw|pitch/.test(field.label)) continue;
       const c = skipParens(constant);
       // Radians compared with degrees-looking constants are the constant-condition rule's (always true/false).
-      if (field.range.unit === '°' && usesPi(c, ctx)) {
+      if (field.range.unit === '°') {
         ctx.report(meta, constant, `${field.label} from past_agent_positions is in degrees (relative to the initial facing) but ${c.getText(ctx.sf)} is in radians; convert it: (${c.getText(ctx.sf)}) * 180 / Math.PI.`, [
           { title: 'Convert to degrees', edits: [ctx.replace(constant, `(${c.getText(ctx.sf)}) * 180 / Math.PI`)], preferred: true },
         ]);
