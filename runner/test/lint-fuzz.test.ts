@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RewardProject } from '../src/lint/analysis';
-import { lintSnapshot, lintText } from '../src/lint/rules';
+import { lintSnapshot, lintText, type RewardDiagnostic } from '../src/lint/rules';
 import { bundledRewards, mutate, prng } from './helpers/lint-fuzz';
 
 const CASES = 300;
@@ -20,7 +20,7 @@ test(`the linter answers every one of ${CASES} mutated bundled rewards, incremen
       const k = n % rewards.length;
       const { text, kinds } = mutate(rewards[k]!.text, random);
       const label = `case ${n} (${rewards[k]!.name}: ${kinds.join(', ')})`;
-      let found;
+      let found: RewardDiagnostic[];
       try {
         projects[k]!.update(text);
         found = lintSnapshot(projects[k]!.snapshot());

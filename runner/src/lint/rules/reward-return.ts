@@ -81,7 +81,7 @@ function describe(ctx: LintContext, parts: ts.Type[]): string {
 
 function containsAwait(node: ts.Node | undefined): boolean {
   if (!node) return false;
-  if (ts.isAwaitExpression(node) || ts.isForOfStatement(node) && !!node.awaitModifier) return true;
+  if (ts.isAwaitExpression(node) || (ts.isForOfStatement(node) && node.awaitModifier !== undefined)) return true;
   return ts.forEachChild(node, (c) => (ts.isFunctionLike(c) ? undefined : containsAwait(c) || undefined)) ?? false;
 }
 
