@@ -25,6 +25,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMai
   critique: { summary: 'ask the LLM critic to review a reward file', load: async () => (await import('./llm/critique')).critiqueCommand },
   design: { summary: 'write a reward file for a task with the LLM designer', load: async () => (await import('./llm/loop')).designCommand },
   analyze: { summary: 'analyse a run\'s failed episodes and suggest patches', load: async () => (await import('./analyze/analyze')).analyzeCommand },
+  apply: { summary: "apply one of the analyzer's patches to your reward file (shows the diff first)", load: async () => (await import('./analyze/apply')).applyCommand },
   report: { summary: 'write an HTML report (curves, evaluation, deaths, maps, patches) of one or more runs', load: async () => (await import('./report/report')).reportCommand },
   sweep: { summary: 'train every reward × seed locally or on Slurm and rank the rewards', load: async () => (await import('./sweep/sweep')).sweepCommand },
   loop: { summary: 'run design → critic → train → analyze for N iterations', load: async () => (await import('./llm/loop')).loopCommand },

@@ -66,7 +66,7 @@ test('rollout: a misspelt policy gets a did-you-mean', () => {
 });
 
 test('every command: --help exits 0 with its usage; an unknown command gets a did-you-mean', () => {
-  for (const command of ['train', 'eval', 'rollout', 'lint', 'lsp', 'critique', 'design', 'analyze', 'report', 'loop']) {
+  for (const command of ['train', 'eval', 'rollout', 'lint', 'lsp', 'critique', 'design', 'analyze', 'apply', 'report', 'loop']) {
     const r = cli(command, '--help');
     assert.equal(r.code, 0, `${command} --help: ${r.err}`);
     assert.match(r.out, new RegExp(`^usage: rewardsmith ${command}\\b`), command);

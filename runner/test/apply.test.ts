@@ -1,0 +1,65 @@
+// `rewardsmith apply RUN --suggestion ID`: the analyzer's patch lands in the user's reward file (the one the
+// run recorded), after the diff is shown; a file changed since the run, an unknown id or a patch that no
+// longer fits is refused and nothing is written.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { analyzeRun } from '../src/analyze/analyze';
+import { RUN_FILES } from '../src/records';
+
+const ROOT = path.join(__dirname, '..', '..');
+
+/** The lava-deaths run, its summary pointing at a user's copy of the reward, analysed. */
+async function analysedRun(): Promise<{ run: string; user: string; original: string }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'rewardsmith-apply-'));
+  const run = path.join(dir, 'run');
+  cpSync(path.join(__dirname, 'fixtures/runs/lava-deaths'), run, { recursive: true });
+  const user = path.join(dir, 'explore-diamond.reward.ts');
+  const original = readFileSync(path.join(run, RUN_FILES.rewardCopy), 'utf8');
+  writeFileSync(user, original);
+  const summaryFile = path.join(run, RUN_FILES.summary);
+  writeFileSync(summaryFile, JSON.stringify({ ...JSON.parse(readFileSync(summaryFile, 'utf8')), reward_file: user }, null, 2));
+  const analysis = await analyzeRun(run);
+  writeFileSync(path.join(run, RUN_FILES.suggestions), JSON.stringify({ version: 1, ...analysis }, null, 2));
+  return { run, user, original };
+}
+
+const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'runner/src/cli.ts'), 'apply', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+
+test('apply shows the diff and patches the reward file the run recorded, not the run\'s copy', async () => {
+  const { run, user, original } = await analysedRun();
+  const dry = cli(run, '--suggestion', 'death-lava', '--dry-run');
+  assert.equal(dry.status, 0, dry.stderr);
+  assert.equal(readFileSync(user, 'utf8'), original, 'a dry run writes nothing');
+  const r = cli(run, '--suggestion', 'death-lava');
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^--- a\/reward\.ts\n\+\+\+ b\/reward\.ts\n@@ /);
+  assert.match(r.stdout, new RegExp(`applied death-lava to ${user.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`));
+  const patched = readFileSync(user, 'utf8');
+  assert.notEqual(patched, original);
+  const added = r.stdout.split('\n').filter((l) => l.startsWith('+') && !l.startsWith('+++')).map((l) => l.slice(1));
+  for (const line of added) assert.ok(patched.split('\n').includes(line), `patched file lacks: ${line}`);
+  assert.equal(readFileSync(path.join(run, RUN_FILES.rewardCopy), 'utf8'), original, "the run's copy stays as trained");
+});
+
+test('apply refuses a reward file that changed since the run, an unknown suggestion and a missing analysis', async () => {
+  const { run, user, original } = await analysedRun();
+  const edited = original.replace(/\n/, '\n// my edit after training\n');
+  writeFileSync(user, edited);
+  const changed = cli(run, '--suggestion', 'death-lava');
+  assert.equal(changed.status, 1);
+  assert.match(changed.stderr, /^rewardsmith apply: .*explore-diamond\.reward\.ts changed since the run trained on it .*nothing was changed\. Run `rewardsmith analyze .* --reward .*` for patches to the file as it is now/);
+  assert.equal(readFileSync(user, 'utf8'), edited);
+  const typo = cli(run, '--suggestion', 'death-lvaa');
+  assert.equal(typo.status, 2);
+  assert.match(typo.stderr, /--suggestion death-lvaa: no such suggestion in .* \(did you mean death-lava\?\)/);
+  const none = cli(path.join(run, 'eval'), '--suggestion', 'death-lava');
+  assert.equal(none.status, 1);
+  assert.match(none.stderr, /suggestions\.json: no analysis yet; run `rewardsmith analyze/);
+  const missingId = cli(run);
+  assert.equal(missingId.status, 2);
+  assert.match(missingId.stderr, /^rewardsmith apply: --suggestion ID is required/);
+});
