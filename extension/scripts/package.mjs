@@ -104,6 +104,7 @@ delete manifest.devDependencies;
 delete manifest.optionalDependencies;
 delete manifest.scripts;
 delete manifest.bin;
+delete manifest.files; // npm pack's list for the CLI; the vsix ships the stage
 manifest.dependencies = Object.fromEntries(
   [...closure]
     .filter(([dir]) => /^node_modules\/(@[^/]+\/)?[^/]+$/.test(path.relative(root, dir).split(path.sep).join('/')))
