@@ -51,6 +51,9 @@ test('loop --no-llm: iteration 2 trains patch sets of the analyzer findings, kee
     assert.match(text, /previous \(0\/2 better\)/);
   }
   assert.match(text, /held-out success \[95 % CI\] of n/);
+  // The outcomes name the analyzer's findings by their ids, as the candidates' patch sets do.
+  assert.ok(result.suggestion_outcomes.some((s) => s.id === 'reward-misaligned' && s.source === 'analyzer'));
+  if (!second!.kept_previous) assert.ok(result.suggestion_outcomes.some((s) => s.applied === true));
   // Resuming the finished experiment trains nothing again.
   text = '';
   assert.equal(await loopCommand(args, io), 0, text);

@@ -223,7 +223,12 @@ function deathFindings(failed: EpisodeRecord[]): Finding[] {
     } else {
       suggestion = `Agents died (${cause}). Make losing health a −1 sparse event so the agent learns what hurts it.`;
     }
-    out.push({ id: `death-${cause}`, kind: 'death', share, message, suggestion, evidence: evidence.slice(0, KEEP_EVIDENCE), episodeIds: evidence.map((e) => e.episode), ...(patch ? { patch } : {}) });
+    const noPatch =
+      cause === 'mob' ? 'the mobs that killed the agent were never in view, so there is no name to penalise; turning to face threats is a behaviour, not a one-line reward change'
+      : cause === 'fall' ? 'a safe drop penalty depends on the terrain (jumping down one block is fine); the right threshold is a design choice left to you'
+      : cause === 'drowning' ? 'water is often safe to cross; penalising it in view would also stop the agent from crossing rivers towards the target'
+      : `the death cause (${cause}) names no block or mob the reward could read`;
+    out.push({ id: `death-${cause}`, kind: 'death', share, message, suggestion, evidence: evidence.slice(0, KEEP_EVIDENCE), episodeIds: evidence.map((e) => e.episode), ...(patch ? { patch } : { noPatch }) });
   }
   return out;
 }
@@ -456,6 +461,7 @@ function rewardSignFinding(episodes: EpisodeRecord[]): Finding | undefined {
       share: 1,
       message: `The reward was never positive in ${steps.length} recorded steps of ${episodes.length} episodes (values seen: ${distinct.join(', ')}): ${allZero ? 'it was 0 throughout, so the agent got no learning signal at all' : 'nothing the agent did was ever marked as progress'}.`,
       episodeIds,
+      noPatch: 'which progress to pay for depends on the task and the reward\'s intent; the other findings\' patches (exploration, approach) add positive cases where they apply',
       suggestion: `Give the dense term a positive case for progress (target came into view, got closer, new ground covered)${allZero ? '; a reward that only fires on success is the sparse baseline the paper shows failing' : '; a reward that only punishes teaches the agent to end episodes or do nothing'}. Check that dense can return a positive value at all (it contributes ±${dense}).`,
       evidence,
     };
@@ -467,6 +473,7 @@ function rewardSignFinding(episodes: EpisodeRecord[]): Finding | undefined {
       share: 1,
       message: `The reward was positive on every one of ${steps.length} recorded steps of ${episodes.length} episodes (values seen: ${distinct.join(', ')}): the agent is paid for existing, whatever it does.`,
       episodeIds,
+      noPatch: 'the reward must lose its unconditional positive case, which only its author can place; the approach and stuck patches add the negative cases',
       suggestion: 'Make the positive cases conditional on progress and add negative cases (moving away, losing sight of the target, standing still); with an always-positive reward the longest episode is the best one, so the agent learns to stall.',
       evidence,
     };

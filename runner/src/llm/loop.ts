@@ -262,9 +262,10 @@ class Loop {
           analyzeWithLlm({ task: this.o.task, rewardSource, summary: chosen.summary!, episodes: readEpisodes(runDir), findings: found, llm: this.o.llm, log: this.log }),
         );
     this.say(`  analyzer: ${programmatic.explained_episodes ?? '?'} of ${programmatic.failed_episodes ?? '?'} failed episodes explained by ${programmatic.suggestions.length} finding(s)`);
+    // Without an LLM the kept candidate names the analyzer findings it applied by their ids, so the records keep them.
     const suggestions: SuggestionRecord[] = [
       ...(llm?.suggestions ?? []).map((s) => ({ ...s, source: 'llm' as const })),
-      ...found.map((f, i) => ({ id: `P${i + 1}`, source: 'analyzer' as const, message: f.message, ...(f.lines ? { line: f.lines[0], endLine: f.lines[1] } : {}), ...(f.diff ? { diff: f.diff } : {}) })),
+      ...found.map((f, i) => ({ id: this.o.noLlm ? programmatic.suggestions[i]!.id : `P${i + 1}`, source: 'analyzer' as const, message: f.message, ...(f.lines ? { line: f.lines[0], endLine: f.lines[1] } : {}), ...(f.diff ? { diff: f.diff } : {}) })),
     ];
     for (const s of suggestions) {
       this.o.emit?.(makeEvent({ type: 'suggestion', id: `${path.basename(iterDir)}/${s.id}`, message: s.message, ...(s.line ? { lines: [s.line, s.endLine ?? s.line] as [number, number] } : {}), ...(s.diff ? { diff: s.diff } : {}) }));
