@@ -99,13 +99,18 @@ async function main(argv: string[]): Promise<number> {
  */
 async function afterRun(command: string, runDir: string, events: boolean): Promise<void> {
   const say = (line: string) => (events ? process.stderr : process.stdout).write(line + '\n');
-  const dir = path.relative(process.cwd(), path.resolve(runDir)) || '.';
+  // Paths as the user would type them: relative below the current folder, absolute elsewhere.
+  const shown = (p: string) => {
+    const rel = path.relative(process.cwd(), path.resolve(p));
+    return rel === '' ? '.' : rel.startsWith('..') || path.isAbsolute(rel) ? path.resolve(p) : rel;
+  };
+  const dir = shown(runDir);
   let where: string;
   try {
     const { writeReport } = await import('./report/report');
     const { file, messages } = await writeReport([runDir]);
     for (const m of messages) process.stderr.write(m + '\n');
-    where = `report: ${path.relative(process.cwd(), file)}`;
+    where = `report: ${shown(file)}`;
   } catch (err) {
     where = `no report (${err instanceof Error ? err.message : String(err)}); try \`rewardsmith report ${dir}\``;
   }
