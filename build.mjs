@@ -1,15 +1,21 @@
 // One build for everything: esbuild bundles the thin VS Code client, the language server, the runner CLI
-// and the runner's worker entry points into dist/. Modules that cannot be bundled (native addons, wasm,
-// the huge per-version minecraft-data JSON, the Minecraft server stack) stay external and ship in node_modules.
+// and the runner's worker entry points into dist/, one bundle each, with their dependencies inside
+// (TypeScript, minecraft-data, the prismarine simulator stack, TensorFlow.js and its wasm backend). What
+// cannot be JavaScript stays a file beside the bundles: isolated-vm's native addon, the TensorFlow.js .wasm
+// binaries, TypeScript's lib.*.d.ts (the language server type-checks reward files against them) and Chart.js's
+// standalone build (inlined into `rewardsmith report` pages).
+// External, and not shipped in the .vsix: the mineflayer backend's stack (mineflayer, flying-squid and the
+// prismarine packages only it loads), the optional native TensorFlow.js backends, and esbuild (only used when
+// the runner runs from sources).
 import * as esbuild from 'esbuild';
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 
 const watch = process.argv.includes('--watch');
-const external = [
-  'vscode', 'isolated-vm', '@tensorflow/tfjs-node', '@tensorflow/tfjs-node-gpu', '@tensorflow/tfjs-backend-wasm',
-  'minecraft-data', 'mineflayer', 'flying-squid', 'prismarine-physics', 'prismarine-block', 'prismarine-chunk',
-  'prismarine-world', 'vec3', 'typescript', 'esbuild',
-];
+const require = createRequire(import.meta.url);
+const GAME_VERSION = '1.16.5';
+const external = ['vscode', '@tensorflow/tfjs-node', '@tensorflow/tfjs-node-gpu', 'mineflayer', 'flying-squid', 'esbuild', 'playwright-core'];
 
 // Node entry points: [source, output name]. Workers are separate bundles because they are loaded by path.
 const nodeEntries = {
@@ -23,14 +29,55 @@ const browserEntries = {
   dashboard: 'extension/src/dashboard/main.ts',
 };
 
+/**
+ * minecraft-data's `data.js` maps every version of the game to its JSON files (hundreds of MB in all); the
+ * bundles get a copy of it with only the Java Edition version the product plays, so only its JSON is bundled.
+ */
+const minecraftDataOneVersion = {
+  name: 'minecraft-data-one-version',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]minecraft-data[\\/]data\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const start = source.indexOf(`    '${GAME_VERSION}': {`);
+      if (start < 0) throw new Error(`${args.path}: no pc entry for ${GAME_VERSION}`);
+      const end = source.indexOf('\n    },', start) + '\n    },'.length;
+      const entry = source.slice(start, end);
+      return { contents: `module.exports =\n{\n  'pc': {\n${entry}\n  },\n  'bedrock': {}\n}\n`, loader: 'js', resolveDir: path.dirname(args.path) };
+    });
+  },
+};
+
 const pick = (entries) => Object.fromEntries(Object.entries(entries).filter(([, src]) => existsSync(src)));
 
 const common = { bundle: true, sourcemap: true, logLevel: 'warning', outdir: 'dist', legalComments: 'none' };
 const builds = [
-  { ...common, entryPoints: pick(nodeEntries), platform: 'node', target: 'node20', format: 'cjs', external },
+  {
+    ...common,
+    entryPoints: pick(nodeEntries),
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    external,
+    plugins: [minecraftDataOneVersion],
+    // isolated-vm's `require('./out/isolated_vm')` is its native addon: copied beside the bundle.
+    resolveExtensions: ['.ts', '.js', '.json', '.node'],
+    loader: { '.node': 'copy' },
+    assetNames: 'native/[name]',
+  },
   { ...common, entryPoints: pick(browserEntries), platform: 'browser', target: 'es2022', format: 'iife' },
 ].filter((b) => Object.keys(b.entryPoints).length > 0);
 
+/** The files the bundles load by path at run time, copied beside them. */
+function copyRuntimeFiles() {
+  mkdirSync('dist', { recursive: true });
+  const tsLib = path.dirname(require.resolve('typescript'));
+  for (const f of readdirSync(tsLib).filter((f) => /^lib\..*\.d\.ts$/.test(f))) copyFileSync(path.join(tsLib, f), path.join('dist', f));
+  const wasmDir = path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'));
+  for (const f of readdirSync(wasmDir).filter((f) => f.endsWith('.wasm'))) copyFileSync(path.join(wasmDir, f), path.join('dist', f));
+  copyFileSync(path.join(path.dirname(require.resolve('chart.js')), 'chart.umd.min.js'), path.join('dist', 'chart.umd.min.js'));
+}
+
+copyRuntimeFiles();
 if (watch) {
   for (const b of builds) await (await esbuild.context(b)).watch();
 } else {

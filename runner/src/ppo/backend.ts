@@ -2,6 +2,7 @@
 // (@tensorflow/tfjs-node), WebAssembly (@tensorflow/tfjs-backend-wasm) and plain JavaScript
 // (@tensorflow/tfjs-backend-cpu), and keeps the first one that is installed AND runs a small op; the
 // native packages are optional dependencies that often fail to install, so their absence is normal.
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
@@ -21,8 +22,8 @@ export interface BackendSelection {
   skipped: { name: string; reason: string }[];
 }
 
-// Resolve packages relative to this module: works from the sources and from the dist bundle (where the
-// TensorFlow packages stay external, see build.mjs).
+// The native backends are optional packages resolved at run time, relative to this module (they are not
+// bundled: see build.mjs). The wasm backend is bundled with tfjs-core, so it registers with the same engine.
 const requireHere = createRequire(__filename);
 
 async function tryNative(pkg: string): Promise<string> {
@@ -31,9 +32,12 @@ async function tryNative(pkg: string): Promise<string> {
 }
 
 async function tryWasm(): Promise<string> {
-  const wasm = requireHere('@tensorflow/tfjs-backend-wasm') as typeof import('@tensorflow/tfjs-backend-wasm');
-  // The .wasm binaries ship in the package's dist/; point the loader at the files on disk (no fetch in Node).
-  const dir = process.env.REWARDSMITH_WASM_DIR ?? path.dirname(requireHere.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'));
+  const wasm = await import('@tensorflow/tfjs-backend-wasm');
+  // Point the loader at the .wasm files on disk (no fetch in Node): beside the bundle (dist/, where the build
+  // copies them), else in the installed package (running from sources).
+  const dir =
+    process.env.REWARDSMITH_WASM_DIR ??
+    (existsSync(path.join(__dirname, 'tfjs-backend-wasm.wasm')) ? __dirname : path.dirname(requireHere.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm')));
   wasm.setWasmPaths(dir.endsWith(path.sep) ? dir : dir + path.sep);
   return 'wasm';
 }

@@ -242,8 +242,10 @@ function chartJsSource(): string {
   const require = createRequire(__filename);
   let file: string;
   try {
-    // The package's exports map hides dist/; its standalone UMD build sits beside the CommonJS entry.
-    file = path.join(path.dirname(require.resolve('chart.js')), 'chart.umd.min.js');
+    // Beside the bundle (dist/, where the build copies it), else in the installed package: its exports map
+    // hides dist/, but the standalone UMD build sits beside the CommonJS entry.
+    file = path.join(__dirname, 'chart.umd.min.js');
+    if (!existsSync(file)) file = path.join(path.dirname(require.resolve('chart.js')), 'chart.umd.min.js');
     if (!existsSync(file)) throw new Error(file);
   } catch {
     throw new CommandError('chart.js is not installed next to the runner (it is a dependency of rewardsmith: reinstall the package)');
