@@ -114,6 +114,8 @@ try {
   await frame.locator('#map').scrollIntoViewIfNeeded();
   await screenshot('dashboard-failed-episodes-map');
   await frame.locator('#past').scrollIntoViewIfNeeded();
+  // Past runs are re-read when the runner process exits, which is after its `finished` event (it still writes the report).
+  for (let waited = 0; waited < 60_000 && !/held-out success/.test(await frame.locator('#past').innerText()); waited += 1000) await page.waitForTimeout(1000);
   assert.match(await frame.locator('#past').innerText(), /held-out success/, 'the finished run should be listed among the past runs');
   await screenshot('dashboard-past-runs');
 
