@@ -113,7 +113,7 @@ describe('rewardsmith loop (2 iterations, approach-tree, scripted LLM)', () => {
     assert.ok(asked.filter((r) => roleOf(r) === 'critic').every((r) => !r.lastUser.includes("'magma'")), 'a file with lint errors never reaches the critic');
     const update = asked.find((r) => /Result of training on it/.test(r.lastUser))!;
     assert.match(update.lastUser, /S1: Penalise lava in view/);
-    assert.match(update.lastUser, /success rate \d+(\.\d)?%, death rate/);
+    assert.match(update.lastUser, /success rate \d+(\.\d)?% \(95 % CI [\d.]+%–[\d.]+%\), death rate/);
     const analyzerAsk = asked.find((r) => roleOf(r) === 'analyzer')!;
     assert.match(analyzerAsk.lastUser, /## Failed episodes \(\d+ shown, last 32 steps each\)|No episode failed\./);
 
