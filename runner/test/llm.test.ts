@@ -62,11 +62,11 @@ describe('LLM client retries through the real openai client', () => {
       { status: 429, message: 'slow down', retryAfterMs: 5 },
       { status: 500 },
       { rawBody: '{"choices": [ not json' },
-      { delayMs: 2000, reply: 'too late' },
+      { delayMs: 5000, reply: 'too late' },
       { text: 'hello', usage: { prompt_tokens: 11, completion_tokens: 2 } },
     ]);
     const dir = mkdtempSync(path.join(tmpdir(), 'llm-log-'));
-    const answer = await chat([{ role: 'user', content: 'say hello' }], { role: 'test', llm: { ...fast(server), timeoutMs: 700, maxRetries: 4 }, log: { dir } });
+    const answer = await chat([{ role: 'user', content: 'say hello' }], { role: 'test', llm: { ...fast(server), timeoutMs: 2000, maxRetries: 4 }, log: { dir } });
     assert.equal(answer.text, 'hello');
     assert.deepEqual(answer.usage, { prompt_tokens: 11, completion_tokens: 2, total_tokens: 13 });
     assert.equal(server.requests.length, 5);
@@ -77,7 +77,7 @@ describe('LLM client retries through the real openai client', () => {
     assert.match(log[0]!.error!, /rate limited \(429\)/);
     assert.match(log[1]!.error!, /server error \(500\)/);
     assert.match(log[2]!.error!, /not valid JSON/);
-    assert.match(log[3]!.error!, /no complete answer within 700 ms \(the limit of one attempt\)/);
+    assert.match(log[3]!.error!, /no complete answer within 2000 ms \(the limit of one attempt\)/);
     assert.equal(log[4]!.answer, 'hello');
     assert.equal(log[4]!.model, 'scripted-model');
     assert.deepEqual(log[4]!.messages, [{ role: 'user', content: 'say hello' }]);
