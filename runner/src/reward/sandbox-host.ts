@@ -178,6 +178,9 @@ const DRIVER = String.raw`(function (loopMarker, errorChars) {
   return api;
 })`;
 
+/** Steps in a row whose slowest call must exceed the per-call CPU limit before the run fails. */
+export const SLOW_STEPS_TO_FAIL = 3;
+
 class Sandbox {
   private readonly isolate: ivm.Isolate;
   private readonly api: ivm.Reference<Record<string, unknown>>;
@@ -187,6 +190,8 @@ class Sandbox {
   /** What the sandbox was doing, for the message of a time limit that fires. */
   phase: 'top level' | 'step' | 'begin' = 'top level';
   stepCalls = 0;
+  /** Consecutive steps whose slowest call went over the per-call CPU limit. */
+  private slowSteps = 0;
 
   constructor(private readonly req: OpenRequest) {
     const { limits } = req;
@@ -241,8 +246,14 @@ class Sandbox {
     // used at least what the rest of the step (at most its wall time) leaves of it.
     const cpuMs = Number(this.isolate.cpuTime - cpuBefore) / 1e6;
     const slowestCpuMs = cpuMs - (performance.now() - wallBefore - slowest.ms);
-    if (slowest.ms > callCpuMs && slowestCpuMs > callCpuMs) {
-      const message = `exceeded ${callCpuMs} ms per call (the call took ${Math.round(slowest.ms)} ms)`;
+    // The isolate's CPU clock also counts V8's helper threads (concurrent GC, compilation), so on a loaded
+    // machine one step of a healthy reward can read as a slow call. A reward that really computes too long
+    // does so on every step: only SLOW_STEPS_TO_FAIL slow steps in a row fail the run. (A call that never
+    // returns is cut off by the step's wall-clock budget above, whatever this count.)
+    if (slowest.ms > callCpuMs && slowestCpuMs > callCpuMs) this.slowSteps++;
+    else this.slowSteps = 0;
+    if (this.slowSteps >= SLOW_STEPS_TO_FAIL) {
+      const message = `exceeded ${callCpuMs} ms per call in ${SLOW_STEPS_TO_FAIL} steps in a row (the last took ${Math.round(slowest.ms)} ms)`;
       return { failure: { kind: 'timeout', message, env: slowest.env, entry: slowest.entry, loop: slowest.loop || undefined, fatal: true } };
     }
     return { values: result.values };
