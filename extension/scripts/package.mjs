@@ -21,14 +21,17 @@ rmSync(stage, { recursive: true, force: true });
 mkdirSync(path.join(stage, 'dist'), { recursive: true });
 for (const sub of ['', 'native']) {
   mkdirSync(path.join(stage, 'dist', sub), { recursive: true });
-  for (const f of readdirSync(path.join(root, 'dist', sub)).filter((f) => SHIPPED.test(f))) copyFileSync(path.join(root, 'dist', sub, f), path.join(stage, 'dist', sub, f));
+  for (const f of readdirSync(path.join(root, 'dist', sub)).filter((f) => SHIPPED.test(f)))
+    copyFileSync(path.join(root, 'dist', sub, f), path.join(stage, 'dist', sub, f));
 }
 for (const bundle of ['extension', 'server', 'cli', 'sandbox-host', 'env-worker', 'dashboard']) {
   if (!existsSync(path.join(stage, 'dist', `${bundle}.js`))) throw new Error(`dist/${bundle}.js is missing: the build did not produce it`);
 }
-if (!readdirSync(path.join(stage, 'dist', 'native')).some((f) => f.endsWith('.node'))) throw new Error('dist/native/ has no native addon (isolated-vm): the build did not copy it');
+if (!readdirSync(path.join(stage, 'dist', 'native')).some((f) => f.endsWith('.node')))
+  throw new Error('dist/native/ has no native addon (isolated-vm): the build did not copy it');
 for (const dir of ['prompts', 'snippets']) cpSync(path.join(root, dir), path.join(stage, dir), { recursive: true });
-for (const file of ['README.md', 'LICENSE', '.vscodeignore']) if (existsSync(path.join(root, file))) copyFileSync(path.join(root, file), path.join(stage, file));
+for (const file of ['README.md', 'LICENSE', '.vscodeignore'])
+  if (existsSync(path.join(root, file))) copyFileSync(path.join(root, file), path.join(stage, file));
 
 // The staged manifest: the extension's, without dependencies (they are inside the bundles).
 const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -37,6 +40,23 @@ writeFileSync(path.join(stage, 'package.json'), JSON.stringify(manifest, null, 2
 
 const out = path.join(root, `${manifest.name}-${manifest.version}.vsix`);
 const vsce = path.join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
-execFileSync(process.execPath, [vsce, 'package', '--no-dependencies', '--out', out, '--target', `${process.platform}-${process.arch}`, '--skip-license', '--allow-missing-repository', '--allow-star-activation'], { cwd: stage, stdio: 'inherit' });
+execFileSync(
+  process.execPath,
+  [
+    vsce,
+    'package',
+    '--no-dependencies',
+    '--out',
+    out,
+    '--target',
+    `${process.platform}-${process.arch}`,
+    '--skip-license',
+    '--allow-missing-repository',
+    '--allow-star-activation',
+  ],
+  { cwd: stage, stdio: 'inherit' },
+);
 const files = execFileSync('unzip', ['-Z1', out], { encoding: 'utf8' }).split('\n').filter(Boolean);
-console.log(`${path.relative(process.cwd(), out)}: ${(statSync(out).size / 2 ** 20).toFixed(1)} MiB, ${files.length} files, ${files.filter((f) => f.endsWith('.js')).length} .js`);
+console.log(
+  `${path.relative(process.cwd(), out)}: ${(statSync(out).size / 2 ** 20).toFixed(1)} MiB, ${files.length} files, ${files.filter((f) => f.endsWith('.js')).length} .js`,
+);

@@ -23,7 +23,9 @@ export function readPastRuns(root: string): PastRun[] {
       return;
     }
     if (entries.includes(RUN_FILES.summary)) found.push({ dir, mtime: statSync(path.join(dir, RUN_FILES.summary)).mtimeMs });
-    if (depth < 3) for (const e of entries) if (!e.startsWith('.') && statSync(path.join(dir, e), { throwIfNoEntry: false })?.isDirectory()) walk(path.join(dir, e), depth + 1);
+    if (depth < 3)
+      for (const e of entries)
+        if (!e.startsWith('.') && statSync(path.join(dir, e), { throwIfNoEntry: false })?.isDirectory()) walk(path.join(dir, e), depth + 1);
   };
   walk(root, 0);
   found.sort((a, b) => b.mtime - a.mtime);
@@ -69,11 +71,16 @@ export class Dashboard {
       return;
     }
     const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
-    const panel = vscode.window.createWebviewPanel('rewardsmith.dashboard', 'Rewardsmith Runs', { viewColumn: vscode.ViewColumn.Beside, preserveFocus }, {
-      enableScripts: true,
-      localResourceRoots: [dist],
-      retainContextWhenHidden: true,
-    });
+    const panel = vscode.window.createWebviewPanel(
+      'rewardsmith.dashboard',
+      'Rewardsmith Runs',
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus },
+      {
+        enableScripts: true,
+        localResourceRoots: [dist],
+        retainContextWhenHidden: true,
+      },
+    );
     panel.webview.html = this.html(panel.webview, vscode.Uri.joinPath(dist, 'dashboard.js'));
     panel.webview.onDidReceiveMessage((m: { type?: string }) => {
       if (m?.type !== 'ready') return;
@@ -108,7 +115,13 @@ export class Dashboard {
 
   private html(webview: vscode.Webview, script: vscode.Uri): string {
     const nonce = randomBytes(16).toString('base64');
-    const csp = [`default-src 'none'`, `img-src ${webview.cspSource} data:`, `style-src 'nonce-${nonce}'`, `script-src 'nonce-${nonce}'`, `font-src ${webview.cspSource}`].join('; ');
+    const csp = [
+      `default-src 'none'`,
+      `img-src ${webview.cspSource} data:`,
+      `style-src 'nonce-${nonce}'`,
+      `script-src 'nonce-${nonce}'`,
+      `font-src ${webview.cspSource}`,
+    ].join('; ');
     return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">

@@ -19,7 +19,8 @@ const REWARD_SELECTOR = [
   { scheme: 'file', pattern: '**/*.reward.js' },
 ];
 const isRewardFile = (uri: vscode.Uri) => /\.reward\.[tj]s$/.test(uri.path);
-const NO_LLM = 'No LLM is configured. Run "Rewardsmith: Set LLM API key" (and set rewardsmith.llm.baseUrl for a local or non-OpenAI server). Linting, training and the programmatic analyzer work without one.';
+const NO_LLM =
+  'No LLM is configured. Run "Rewardsmith: Set LLM API key" (and set rewardsmith.llm.baseUrl for a local or non-OpenAI server). Linting, training and the programmatic analyzer work without one.';
 
 let client: LanguageClient | undefined;
 
@@ -78,7 +79,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         const range = new vscode.Range(line, 0, line, 0);
         const iterations = vscode.workspace.getConfiguration('rewardsmith.improve').get<number>('iterations') ?? 3;
         return [
-          new vscode.CodeLens(range, { title: training ? '$(sync~spin) Training…' : '▶ Train on this reward', command: training ? 'rewardsmith.showDashboard' : 'rewardsmith.train', arguments: [document.uri] }),
+          new vscode.CodeLens(range, {
+            title: training ? '$(sync~spin) Training…' : '▶ Train on this reward',
+            command: training ? 'rewardsmith.showDashboard' : 'rewardsmith.train',
+            arguments: [document.uri],
+          }),
           new vscode.CodeLens(range, { title: 'Critique', command: 'rewardsmith.critique', arguments: [document.uri] }),
           new vscode.CodeLens(range, { title: `Improve (${iterations} iterations)`, command: 'rewardsmith.improve', arguments: [document.uri] }),
           new vscode.CodeLens(range, { title: 'Improve (no LLM)', command: 'rewardsmith.improveNoLlm', arguments: [document.uri] }),
@@ -116,7 +121,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   }
 
   const workspaceDir = (document?: vscode.TextDocument) =>
-    (document && vscode.workspace.getWorkspaceFolder(document.uri)?.uri.fsPath) ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? (document ? path.dirname(document.uri.fsPath) : process.cwd());
+    (document && vscode.workspace.getWorkspaceFolder(document.uri)?.uri.fsPath) ??
+    vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ??
+    (document ? path.dirname(document.uri.fsPath) : process.cwd());
 
   function newRunDir(document: vscode.TextDocument, kind: string): string {
     const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
@@ -130,7 +137,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const d = new vscode.Diagnostic(at, `${e.kind}: ${e.message}`, vscode.DiagnosticSeverity.Error);
     d.source = 'reward-runtime';
     runtimeErrors.set(uri, [d]);
-    void vscode.window.showErrorMessage(`The reward failed at line ${e.line}: ${e.message}`, 'Show').then((c) => c && vscode.window.showTextDocument(uri, { selection: at }));
+    void vscode.window
+      .showErrorMessage(`The reward failed at line ${e.line}: ${e.message}`, 'Show')
+      .then((c) => c && vscode.window.showTextDocument(uri, { selection: at }));
   }
 
   function collectSuggestion(e: Extract<RunnerEvent, { type: 'suggestion' }>, into: AnalyzerSuggestion[]): void {
@@ -156,8 +165,21 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const config = vscode.workspace.getConfiguration('rewardsmith.training');
     const outDir = newRunDir(document, 'train');
     const args = [
-      'train', document.uri.fsPath, '--task', task, '--steps', String(config.get<number>('steps')), '--envs', String(config.get<number>('envs')),
-      '--backend', config.get<string>('backend') ?? 'auto', '--out', outDir, '--events', 'ndjson', ...(config.get<string[]>('extraArgs') ?? []),
+      'train',
+      document.uri.fsPath,
+      '--task',
+      task,
+      '--steps',
+      String(config.get<number>('steps')),
+      '--envs',
+      String(config.get<number>('envs')),
+      '--backend',
+      config.get<string>('backend') ?? 'auto',
+      '--out',
+      outDir,
+      '--events',
+      'ndjson',
+      ...(config.get<string[]>('extraArgs') ?? []),
     ];
     runtimeErrors.delete(document.uri);
     setTraining(true);
@@ -179,38 +201,45 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       const result = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `Training on ${label}`, cancellable: true },
         (progress, token) =>
-          runner.run(args, workspaceDir(document), (e) => {
-            if (e.type === 'suggestion' && e.provisional) {
-              provisional.set(e.id, toAnalyzerSuggestion(e));
-              suggestions.set(document.uri, [...provisional.values()], { provisional: true, failed: e.failedEpisodes ?? 0 });
-              if (e.earlyWarning && !warned) {
-                warned = true;
-                void vscode.window.showWarningMessage(`Early warning: ${e.message.split('\n')[0]}`, ...(e.diff ? ['Stop and apply'] : []), 'Keep training').then((c) => {
-                  if (c !== 'Stop and apply') return;
-                  applyAfterStop = e.id;
-                  stop.cancel();
-                });
+          runner.run(
+            args,
+            workspaceDir(document),
+            (e) => {
+              if (e.type === 'suggestion' && e.provisional) {
+                provisional.set(e.id, toAnalyzerSuggestion(e));
+                suggestions.set(document.uri, [...provisional.values()], { provisional: true, failed: e.failedEpisodes ?? 0 });
+                if (e.earlyWarning && !warned) {
+                  warned = true;
+                  void vscode.window
+                    .showWarningMessage(`Early warning: ${e.message.split('\n')[0]}`, ...(e.diff ? ['Stop and apply'] : []), 'Keep training')
+                    .then((c) => {
+                      if (c !== 'Stop and apply') return;
+                      applyAfterStop = e.id;
+                      stop.cancel();
+                    });
+                }
+                return;
               }
-              return;
-            }
-            dashboard.event(e);
-            if (e.type === 'progress') {
-              const increment = last ? ((e.frames - last.frames) / e.totalFrames) * 100 : (e.frames / e.totalFrames) * 100;
-              last = e;
-              progress.report({ increment, message: `${e.frames.toLocaleString()} / ${e.totalFrames.toLocaleString()} frames · ${trainingSuccessText(e)}` });
-              status.text = `$(sync~spin) ${e.frames.toLocaleString()} / ${e.totalFrames.toLocaleString()} frames · ${trainingSuccessText(e)}`;
-            } else if (e.type === 'eval') {
-              evalResult = e;
-              progress.report({ message: `evaluated: held-out success ${rateText(e.successRate, e.successCi95, e.episodes)}` });
-              if (e.generalisationGap) void vscode.window.showWarningMessage(e.generalisationGap);
-            } else if (e.type === 'started') {
-              progress.report({ message: `started on ${e.env}, backend ${e.backend}` });
-            } else if (e.type === 'reward_error') {
-              showRewardError(e);
-            } else if (e.type === 'suggestion') {
-              collectSuggestion(e, streamed);
-            }
-          }, linkedToken(token, stop)),
+              dashboard.event(e);
+              if (e.type === 'progress') {
+                const increment = last ? ((e.frames - last.frames) / e.totalFrames) * 100 : (e.frames / e.totalFrames) * 100;
+                last = e;
+                progress.report({ increment, message: `${e.frames.toLocaleString()} / ${e.totalFrames.toLocaleString()} frames · ${trainingSuccessText(e)}` });
+                status.text = `$(sync~spin) ${e.frames.toLocaleString()} / ${e.totalFrames.toLocaleString()} frames · ${trainingSuccessText(e)}`;
+              } else if (e.type === 'eval') {
+                evalResult = e;
+                progress.report({ message: `evaluated: held-out success ${rateText(e.successRate, e.successCi95, e.episodes)}` });
+                if (e.generalisationGap) void vscode.window.showWarningMessage(e.generalisationGap);
+              } else if (e.type === 'started') {
+                progress.report({ message: `started on ${e.env}, backend ${e.backend}` });
+              } else if (e.type === 'reward_error') {
+                showRewardError(e);
+              } else if (e.type === 'suggestion') {
+                collectSuggestion(e, streamed);
+              }
+            },
+            linkedToken(token, stop),
+          ),
       );
       dashboard.sendPastRuns();
       if (applyAfterStop) {
@@ -220,7 +249,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
       if (result.cancelled) {
         status.text = `$(debug-stop) Rewardsmith: stopped at ${last?.frames.toLocaleString() ?? 0} frames`;
-        void vscode.window.showInformationMessage(`Training stopped; the checkpoint is kept in ${outDir} (resume with \`rewardsmith train … --resume ${outDir}\`).`);
+        void vscode.window.showInformationMessage(
+          `Training stopped; the checkpoint is kept in ${outDir} (resume with \`rewardsmith train … --resume ${outDir}\`).`,
+        );
         return;
       }
       if (!result.finished?.ok || result.code !== 0) {
@@ -260,14 +291,23 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     for (const s of found) if (s.evidence === undefined) delete s.evidence;
     suggestions.set(document.uri, found, readCoverage(runDir));
     if (found.length > 0) {
-      void vscode.window.showInformationMessage(`The analyzer has ${found.length} suggestion${found.length === 1 ? '' : 's'} for ${path.basename(document.uri.fsPath)}.`, 'Show').then((c) => c && vscode.commands.executeCommand('rewardsmith.suggestions.focus'));
+      void vscode.window
+        .showInformationMessage(
+          `The analyzer has ${found.length} suggestion${found.length === 1 ? '' : 's'} for ${path.basename(document.uri.fsPath)}.`,
+          'Show',
+        )
+        .then((c) => c && vscode.commands.executeCommand('rewardsmith.suggestions.focus'));
     }
   }
 
   /** Coverage and per-cause counts from a run's suggestions.json (absent in files written before they existed). */
   function readCoverage(runDir: string): Coverage | undefined {
     try {
-      const parsed = JSON.parse(readFileSync(path.join(runDir, RUN_FILES.suggestions), 'utf8')) as { failed_episodes?: number; explained_episodes?: number; causes?: Record<string, number> };
+      const parsed = JSON.parse(readFileSync(path.join(runDir, RUN_FILES.suggestions), 'utf8')) as {
+        failed_episodes?: number;
+        explained_episodes?: number;
+        causes?: Record<string, number>;
+      };
       if (typeof parsed.failed_episodes !== 'number') return undefined;
       return { failed: parsed.failed_episodes, explained: parsed.explained_episodes ?? 0, causes: parsed.causes ?? {} };
     } catch {
@@ -279,8 +319,20 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     if (!existsSync(file)) return [];
     try {
       const parsed = JSON.parse(readFileSync(file, 'utf8')) as unknown;
-      const list = (Array.isArray(parsed) ? parsed : ((parsed as { suggestions?: unknown[] }).suggestions ?? [])) as { id?: string; message: string; evidence?: unknown; lines?: [number, number]; diff?: string }[];
-      return list.map((s, i) => toAnalyzerSuggestion({ ...s, id: s.id ?? `${path.basename(runDir)}/${i}`, evidence: typeof s.evidence === 'string' ? s.evidence : s.evidence ? JSON.stringify(s.evidence) : undefined }));
+      const list = (Array.isArray(parsed) ? parsed : ((parsed as { suggestions?: unknown[] }).suggestions ?? [])) as {
+        id?: string;
+        message: string;
+        evidence?: unknown;
+        lines?: [number, number];
+        diff?: string;
+      }[];
+      return list.map((s, i) =>
+        toAnalyzerSuggestion({
+          ...s,
+          id: s.id ?? `${path.basename(runDir)}/${i}`,
+          evidence: typeof s.evidence === 'string' ? s.evidence : s.evidence ? JSON.stringify(s.evidence) : undefined,
+        }),
+      );
     } catch (err) {
       output.appendLine(`Could not read ${file}: ${(err as Error).message}`);
       return [];
@@ -302,16 +354,20 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     if (!(await requireLlm())) return;
     const { taskFromHeader } = await import('../../runner/src/tasks');
     const task = taskFromHeader(document.getText()) ?? (vscode.workspace.getConfiguration('rewardsmith').get<string>('defaultTask') || undefined);
-    const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Critic reviewing ${path.basename(document.uri.fsPath)}…` }, () =>
-      client!.sendRequest(critiqueRequest, { textDocument: { uri: document.uri.toString() }, task, force: true }),
+    const result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Critic reviewing ${path.basename(document.uri.fsPath)}…` },
+      () => client!.sendRequest(critiqueRequest, { textDocument: { uri: document.uri.toString() }, task, force: true }),
     );
     if (result.status === 'error') {
-      if (result.kind === 'not-configured') void vscode.window.showWarningMessage(result.message, 'Set LLM API key').then((c) => c && vscode.commands.executeCommand('rewardsmith.setApiKey'));
+      if (result.kind === 'not-configured')
+        void vscode.window.showWarningMessage(result.message, 'Set LLM API key').then((c) => c && vscode.commands.executeCommand('rewardsmith.setApiKey'));
       else void vscode.window.showErrorMessage(`Critic: ${result.message}`);
       return;
     }
     const verdict = result.success ? 'passes' : 'fails';
-    void vscode.window.showInformationMessage(`Critic (${result.model}${result.cached ? ', cached' : ''}): the reward ${verdict}. ${result.critique ?? ''} ${result.findings.length} finding(s) in Problems.`.trim());
+    void vscode.window.showInformationMessage(
+      `Critic (${result.model}${result.cached ? ', cached' : ''}): the reward ${verdict}. ${result.critique ?? ''} ${result.findings.length} finding(s) in Problems.`.trim(),
+    );
   }
 
   async function improve(uri?: vscode.Uri, noLlm = false): Promise<void> {
@@ -326,19 +382,54 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     dashboard.show(true);
     dashboard.startLive(`improvement loop on ${task}`);
     const found: AnalyzerSuggestion[] = [];
-    const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Improvement loop${noLlm ? ' (no LLM)' : ''} (${iterations} iterations) on ${task}`, cancellable: true }, (progress, token) =>
-      runner.run(['loop', '--task', task, '--iterations', String(iterations), '--reward', document.uri.fsPath, '--steps', String(budget.get<number>('steps')), '--envs', String(budget.get<number>('envs')), '--backend', budget.get<string>('backend') ?? 'auto', '--out', outDir, '--events', 'ndjson', ...(noLlm ? ['--no-llm'] : [])], workspaceDir(document), (e) => {
-        dashboard.event(e);
-        if (e.type === 'log') progress.report({ message: e.message });
-        else if (e.type === 'progress') progress.report({ message: `${e.frames.toLocaleString()} / ${e.totalFrames.toLocaleString()} frames · ${trainingSuccessText(e)}` });
-        else if (e.type === 'suggestion') collectSuggestion(e, found);
-        else if (e.type === 'reward_error') showRewardError(e);
-      }, token),
+    const result = await vscode.window.withProgress(
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: `Improvement loop${noLlm ? ' (no LLM)' : ''} (${iterations} iterations) on ${task}`,
+        cancellable: true,
+      },
+      (progress, token) =>
+        runner.run(
+          [
+            'loop',
+            '--task',
+            task,
+            '--iterations',
+            String(iterations),
+            '--reward',
+            document.uri.fsPath,
+            '--steps',
+            String(budget.get<number>('steps')),
+            '--envs',
+            String(budget.get<number>('envs')),
+            '--backend',
+            budget.get<string>('backend') ?? 'auto',
+            '--out',
+            outDir,
+            '--events',
+            'ndjson',
+            ...(noLlm ? ['--no-llm'] : []),
+          ],
+          workspaceDir(document),
+          (e) => {
+            dashboard.event(e);
+            if (e.type === 'log') progress.report({ message: e.message });
+            else if (e.type === 'progress')
+              progress.report({ message: `${e.frames.toLocaleString()} / ${e.totalFrames.toLocaleString()} frames · ${trainingSuccessText(e)}` });
+            else if (e.type === 'suggestion') collectSuggestion(e, found);
+            else if (e.type === 'reward_error') showRewardError(e);
+          },
+          token,
+        ),
     );
     dashboard.sendPastRuns();
     if (found.length) suggestions.set(document.uri, found);
-    if (result.code === 0) void vscode.window.showInformationMessage(`Improvement loop finished; every iteration's reward, critique and run are in ${outDir}.`, 'Open folder').then((c) => c && vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(outDir)));
-    else if (!result.cancelled) void vscode.window.showErrorMessage(`The improvement loop failed: ${failureReason(result)}`, 'Show log').then((c) => c && output.show());
+    if (result.code === 0)
+      void vscode.window
+        .showInformationMessage(`Improvement loop finished; every iteration's reward, critique and run are in ${outDir}.`, 'Open folder')
+        .then((c) => c && vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(outDir)));
+    else if (!result.cancelled)
+      void vscode.window.showErrorMessage(`The improvement loop failed: ${failureReason(result)}`, 'Show log').then((c) => c && output.show());
   }
 
   async function newReward(): Promise<void> {
@@ -348,15 +439,22 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const dir = workspaceDir();
     const target = await vscode.window.showSaveDialog({ defaultUri: vscode.Uri.file(path.join(dir, `${task}.reward.ts`)), filters: { 'Reward file': ['ts'] } });
     if (!target) return;
-    const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Designing a reward for ${task}…`, cancellable: true }, (_progress, token) =>
-      runner.run(['design', '--task', task, '--out', target.fsPath, '--events', 'ndjson'], dir, () => undefined, token),
+    const result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Designing a reward for ${task}…`, cancellable: true },
+      (_progress, token) => runner.run(['design', '--task', task, '--out', target.fsPath, '--events', 'ndjson'], dir, () => undefined, token),
     );
     if (result.code === 0 && existsSync(target.fsPath)) await vscode.window.showTextDocument(target);
-    else if (!result.cancelled) void vscode.window.showErrorMessage(`The designer did not produce a reward file: ${failureReason(result)}`, 'Show log').then((c) => c && output.show());
+    else if (!result.cancelled)
+      void vscode.window.showErrorMessage(`The designer did not produce a reward file: ${failureReason(result)}`, 'Show log').then((c) => c && output.show());
   }
 
   async function setApiKey(): Promise<void> {
-    const key = await vscode.window.showInputBox({ title: 'LLM API key (kept in the editor\'s secret storage)', password: true, ignoreFocusOut: true, placeHolder: 'empty to forget the stored key' });
+    const key = await vscode.window.showInputBox({
+      title: "LLM API key (kept in the editor's secret storage)",
+      password: true,
+      ignoreFocusOut: true,
+      placeHolder: 'empty to forget the stored key',
+    });
     if (key === undefined) return;
     if (key) await context.secrets.store(API_KEY_SECRET, key);
     else await context.secrets.delete(API_KEY_SECRET);
@@ -366,7 +464,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   async function analyzeRun(): Promise<void> {
     const root = runsRoot();
-    const picked = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, defaultUri: root ? vscode.Uri.file(root) : undefined, openLabel: 'Analyze run' });
+    const picked = await vscode.window.showOpenDialog({
+      canSelectFolders: true,
+      canSelectFiles: false,
+      defaultUri: root ? vscode.Uri.file(root) : undefined,
+      openLabel: 'Analyze run',
+    });
     const document = vscode.window.activeTextEditor?.document;
     if (!picked?.[0] || !document || !isRewardFile(document.uri)) {
       if (picked?.[0]) void vscode.window.showErrorMessage('Open the reward file the run trained on, then analyze the run.');
@@ -388,12 +491,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('rewardsmith.setApiKey', setApiKey),
     vscode.commands.registerCommand('rewardsmith.analyzeRun', analyzeRun),
     vscode.commands.registerCommand('rewardsmith.showDashboard', () => dashboard.show()),
-    vscode.commands.registerCommand('rewardsmith.stopTraining', () => vscode.window.showInformationMessage('Use the Cancel button on the training notification; the runner keeps its checkpoint.')),
+    vscode.commands.registerCommand('rewardsmith.stopTraining', () =>
+      vscode.window.showInformationMessage('Use the Cancel button on the training notification; the runner keeps its checkpoint.'),
+    ),
     vscode.commands.registerCommand('rewardsmith.previewSuggestion', (arg) => suggestions.preview(target(arg).uri, target(arg).id)),
     vscode.commands.registerCommand('rewardsmith.applySuggestion', (arg) => suggestions.apply(target(arg).uri, target(arg).id)),
     vscode.commands.registerCommand('rewardsmith.dismissSuggestion', (arg) => suggestions.drop(target(arg).uri, target(arg).id)),
     vscode.window.onDidChangeActiveTextEditor((e) => {
-      if (!training) (e && isRewardFile(e.document.uri) ? status.show() : status.hide());
+      if (!training) e && isRewardFile(e.document.uri) ? status.show() : status.hide();
     }),
   );
   status.text = '$(beaker) Rewardsmith';

@@ -19,7 +19,10 @@ export interface RunResult {
 /** Why a run failed, in one line for a notification: the runner's own error, else its last stderr line. */
 export function failureReason(result: RunResult): string {
   if (result.finished?.error) return result.finished.error;
-  const last = result.stderrTail.split('\n').filter((l) => l.trim() && !/^\s+at /.test(l)).pop();
+  const last = result.stderrTail
+    .split('\n')
+    .filter((l) => l.trim() && !/^\s+at /.test(l))
+    .pop();
   return last ? last.replace(/^rewardsmith: /, '') : `the runner exited with ${result.signal ?? result.code}`;
 }
 

@@ -22,13 +22,19 @@ export function toAnalyzerSuggestion(s: Pick<SuggestionEvent, 'id' | 'message' |
 /** How much of a run's failures the analyzer explained (suggestions.json), or, while training, how many failed training episodes the provisional suggestions are about. */
 export type Coverage = { failed: number; explained: number; causes: Record<string, number> } | { provisional: true; failed: number };
 
-type Node = { kind: 'file'; uri: string } | { kind: 'coverage'; uri: string; coverage: Coverage } | { kind: 'suggestion'; uri: string; suggestion: AnalyzerSuggestion };
+type Node =
+  | { kind: 'file'; uri: string }
+  | { kind: 'coverage'; uri: string; coverage: Coverage }
+  | { kind: 'suggestion'; uri: string; suggestion: AnalyzerSuggestion };
 
 /** "74 of 75 failed episodes explained (99 %) · reward-gamed 61, target-not-approached 56"; the provisional variant says so. */
 export function coverageLabel(c: Coverage): { label: string; description: string } {
   if ('provisional' in c) return { label: `Provisional: from ${c.failed} failed training episodes`, description: 'replaced after held-out evaluation' };
   const pct = c.failed > 0 ? Math.round((100 * c.explained) / c.failed) : 100;
-  const causes = Object.entries(c.causes).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', ');
+  const causes = Object.entries(c.causes)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
   return { label: `${c.explained} of ${c.failed} failed episodes explained (${pct} %)`, description: causes };
 }
 
@@ -75,7 +81,10 @@ export class Suggestions implements vscode.TreeDataProvider<Node>, vscode.TextDo
   drop(uri: string, id: string, tellServer = true): void {
     const list = this.byFile.get(uri);
     if (!list) return;
-    this.byFile.set(uri, list.filter((s) => s.id !== id));
+    this.byFile.set(
+      uri,
+      list.filter((s) => s.id !== id),
+    );
     if (tellServer) this.push(uri);
     this.changed.fire(undefined);
   }
@@ -148,7 +157,10 @@ export class Suggestions implements vscode.TreeDataProvider<Node>, vscode.TextDo
 
   private fileChildren(uri: string): Node[] {
     const coverage = this.coverage.get(uri);
-    return [...(coverage ? [{ kind: 'coverage' as const, uri, coverage }] : []), ...(this.byFile.get(uri) ?? []).map((suggestion) => ({ kind: 'suggestion' as const, uri, suggestion }))];
+    return [
+      ...(coverage ? [{ kind: 'coverage' as const, uri, coverage }] : []),
+      ...(this.byFile.get(uri) ?? []).map((suggestion) => ({ kind: 'suggestion' as const, uri, suggestion })),
+    ];
   }
 
   getTreeItem(node: Node): vscode.TreeItem {
@@ -175,7 +187,14 @@ export class Suggestions implements vscode.TreeDataProvider<Node>, vscode.TextDo
     item.contextValue = suggestion.diff ? 'suggestion.patch' : 'suggestion';
     item.command = suggestion.diff
       ? { command: 'rewardsmith.previewSuggestion', title: 'Preview suggested patch', arguments: [{ uri, id: suggestion.id }] }
-      : { command: 'vscode.open', title: 'Show', arguments: [vscode.Uri.parse(uri), { selection: suggestion.range ? new vscode.Range(suggestion.range.start.line, 0, suggestion.range.start.line, 0) : undefined }] };
+      : {
+          command: 'vscode.open',
+          title: 'Show',
+          arguments: [
+            vscode.Uri.parse(uri),
+            { selection: suggestion.range ? new vscode.Range(suggestion.range.start.line, 0, suggestion.range.start.line, 0) : undefined },
+          ],
+        };
     return item;
   }
 }

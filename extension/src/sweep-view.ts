@@ -13,7 +13,24 @@ export interface SweepSettings {
 }
 
 export function sweepArgs(task: string, rewards: string[], out: string, s: SweepSettings): string[] {
-  return ['sweep', '--task', task, '--rewards', ...rewards, '--seeds', String(s.seeds), '--steps', String(s.steps), '--engine', s.engine, '--out', out, ...s.extraArgs, '--events', 'ndjson'];
+  return [
+    'sweep',
+    '--task',
+    task,
+    '--rewards',
+    ...rewards,
+    '--seeds',
+    String(s.seeds),
+    '--steps',
+    String(s.steps),
+    '--engine',
+    s.engine,
+    '--out',
+    out,
+    ...s.extraArgs,
+    '--events',
+    'ndjson',
+  ];
 }
 
 export interface SweepRunView {
@@ -34,7 +51,15 @@ export class SweepProgress {
   apply(e: RunnerEvent): void {
     if (e.type === 'sweep_run') {
       const prev = this.runs.get(e.run);
-      this.runs.set(e.run, { run: e.run, state: e.state, jobId: e.jobId, frames: Math.max(e.frames, e.state === 'completed' ? e.totalFrames : 0, prev?.state === e.state ? prev.frames : 0), totalFrames: e.totalFrames, success: e.success ?? prev?.success, message: e.message });
+      this.runs.set(e.run, {
+        run: e.run,
+        state: e.state,
+        jobId: e.jobId,
+        frames: Math.max(e.frames, e.state === 'completed' ? e.totalFrames : 0, prev?.state === e.state ? prev.frames : 0),
+        totalFrames: e.totalFrames,
+        success: e.success ?? prev?.success,
+        message: e.message,
+      });
     } else if (e.type === 'finished') {
       this.finished = { ok: e.ok, ...(e.error ? { error: e.error } : {}) };
     }
@@ -63,9 +88,11 @@ export function sweepHtml(title: string, progress: SweepProgress, results: Sweep
   const ranking = results
     ? [...results.rewards]
         .sort((a, b) => (a.rank ?? Infinity) - (b.rank ?? Infinity))
-        .map((w) => w.mean_success === null || !w.ci95
-          ? `<tr><td>—</td><td>${esc(w.reward)}</td><td colspan="3">no completed run</td></tr>`
-          : `<tr><td>${w.rank}</td><td>${esc(w.reward)}</td><td>${pct(w.mean_success)} %</td><td>[${pct(w.ci95[0])}, ${pct(w.ci95[1])}] %</td><td>${w.seeds} seeds, ${w.episodes} episodes</td></tr>`)
+        .map((w) =>
+          w.mean_success === null || !w.ci95
+            ? `<tr><td>—</td><td>${esc(w.reward)}</td><td colspan="3">no completed run</td></tr>`
+            : `<tr><td>${w.rank}</td><td>${esc(w.reward)}</td><td>${pct(w.mean_success)} %</td><td>[${pct(w.ci95[0])}, ${pct(w.ci95[1])}] %</td><td>${w.seeds} seeds, ${w.episodes} episodes</td></tr>`,
+        )
     : [];
   const status = progress.finished ? (progress.finished.ok ? 'finished' : `stopped: ${esc(progress.finished.error ?? 'failed')}`) : esc(progress.line());
   return `<!DOCTYPE html>
@@ -83,8 +110,12 @@ export function sweepHtml(title: string, progress: SweepProgress, results: Sweep
 <body>
   <h2>${esc(title)}</h2>
   <p id="status">${status}</p>
-  ${ranking.length ? `<h3>Rewards by mean held-out success (95 % CI: bootstrap over seeds × episodes)</h3>
-  <table id="ranking"><tr><th>rank</th><th>reward</th><th>mean success</th><th>95 % CI</th><th>behind it</th></tr>${ranking.join('')}</table>` : ''}
+  ${
+    ranking.length
+      ? `<h3>Rewards by mean held-out success (95 % CI: bootstrap over seeds × episodes)</h3>
+  <table id="ranking"><tr><th>rank</th><th>reward</th><th>mean success</th><th>95 % CI</th><th>behind it</th></tr>${ranking.join('')}</table>`
+      : ''
+  }
   ${plotSvg ? `<div class="plot">${plotSvg}</div>` : ''}
   <h3>Runs</h3>
   <table id="runs"><tr><th>run</th><th>state</th><th>job</th><th>frames</th><th>held-out success</th></tr>${rows.join('') || '<tr><td colspan="5">submitting…</td></tr>'}</table>

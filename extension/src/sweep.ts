@@ -12,7 +12,10 @@ const CSP = `default-src 'none'; style-src 'unsafe-inline'; img-src data:`;
 
 function readResults(dir: string): { results: SweepResults | null; svg: string | null } {
   try {
-    return { results: JSON.parse(readFileSync(path.join(dir, SWEEP_FILES.results), 'utf8')) as SweepResults, svg: readFileSync(path.join(dir, SWEEP_FILES.plot), 'utf8') };
+    return {
+      results: JSON.parse(readFileSync(path.join(dir, SWEEP_FILES.results), 'utf8')) as SweepResults,
+      svg: readFileSync(path.join(dir, SWEEP_FILES.plot), 'utf8'),
+    };
   } catch {
     return { results: null, svg: null };
   }
@@ -20,7 +23,9 @@ function readResults(dir: string): { results: SweepResults | null; svg: string |
 
 export function registerSweep(context: vscode.ExtensionContext, runner: Runner, runsRoot: () => string | undefined): void {
   const sweepRewards = async (clicked?: vscode.Uri, selected?: vscode.Uri[]) => {
-    const picked = (selected?.length ? selected : clicked ? [clicked] : vscode.window.activeTextEditor ? [vscode.window.activeTextEditor.document.uri] : []).filter((u) => /\.reward\.[tj]s$/.test(u.path));
+    const picked = (
+      selected?.length ? selected : clicked ? [clicked] : vscode.window.activeTextEditor ? [vscode.window.activeTextEditor.document.uri] : []
+    ).filter((u) => /\.reward\.[tj]s$/.test(u.path));
     if (picked.length === 0) {
       void vscode.window.showErrorMessage('Select one or more reward files (*.reward.ts) in the Explorer, then "Sweep rewards…".');
       return;
@@ -51,7 +56,12 @@ export function registerSweep(context: vscode.ExtensionContext, runner: Runner, 
     const title = `Sweep: ${picked.length} reward(s) × ${settings.seeds} seed(s) on ${task} (${settings.engine})`;
 
     const progress = new SweepProgress();
-    const panel = vscode.window.createWebviewPanel('rewardsmith.sweep', 'Rewardsmith Sweep', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, { enableScripts: false });
+    const panel = vscode.window.createWebviewPanel(
+      'rewardsmith.sweep',
+      'Rewardsmith Sweep',
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+      { enableScripts: false },
+    );
     let disposed = false;
     panel.onDidDispose(() => (disposed = true));
     const render = () => {
@@ -61,11 +71,17 @@ export function registerSweep(context: vscode.ExtensionContext, runner: Runner, 
     };
     render();
 
-    const result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title, cancellable: true },
-      async (report, token) => {
-        let lastRender = 0;
-        return runner.run(sweepArgs(task!, picked.map((u) => u.fsPath), out, settings), cwd, (e) => {
+    const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (report, token) => {
+      let lastRender = 0;
+      return runner.run(
+        sweepArgs(
+          task!,
+          picked.map((u) => u.fsPath),
+          out,
+          settings,
+        ),
+        cwd,
+        (e) => {
           progress.apply(e);
           if (e.type !== 'sweep_run') return;
           report.report({ message: progress.line() });
@@ -74,13 +90,18 @@ export function registerSweep(context: vscode.ExtensionContext, runner: Runner, 
             lastRender = Date.now();
             render();
           }
-        }, token);
-      },
-    );
+        },
+        token,
+      );
+    });
     render();
-    if (result.cancelled) void vscode.window.showInformationMessage(`Sweep stopped; run it again on the same folder to resume: rewardsmith sweep … --out ${out}`);
+    if (result.cancelled)
+      void vscode.window.showInformationMessage(`Sweep stopped; run it again on the same folder to resume: rewardsmith sweep … --out ${out}`);
     else if (result.code !== 0) void vscode.window.showErrorMessage(`Sweep: ${failureReason(result)}`);
-    else void vscode.window.showInformationMessage(`Sweep finished: ${path.join(out, SWEEP_FILES.table)}`, 'Open table').then((c) => c && vscode.window.showTextDocument(vscode.Uri.file(path.join(out, SWEEP_FILES.table))));
+    else
+      void vscode.window
+        .showInformationMessage(`Sweep finished: ${path.join(out, SWEEP_FILES.table)}`, 'Open table')
+        .then((c) => c && vscode.window.showTextDocument(vscode.Uri.file(path.join(out, SWEEP_FILES.table))));
   };
   context.subscriptions.push(vscode.commands.registerCommand('rewardsmith.sweepRewards', sweepRewards));
 }

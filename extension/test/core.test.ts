@@ -26,13 +26,35 @@ test('the CodeLens sits on reward_function, else on the dense export', () => {
 test('runner events split across chunks arrive whole and in order; stray output is kept', () => {
   const events: RunnerEvent[] = [];
   const other: string[] = [];
-  const reader = new NdjsonEventReader((e) => events.push(e), (l) => other.push(l));
-  const progress = JSON.stringify(makeEvent({ type: 'progress', frames: 2048, totalFrames: 4096, fps: 900, meanReturn: 0.4, successRate: 0.25, successEpisodes: 40, successCi95: [0.14, 0.4], episodes: 3, update: 1, policyLoss: 0.1, valueLoss: 0.2, entropy: 2.6 }));
+  const reader = new NdjsonEventReader(
+    (e) => events.push(e),
+    (l) => other.push(l),
+  );
+  const progress = JSON.stringify(
+    makeEvent({
+      type: 'progress',
+      frames: 2048,
+      totalFrames: 4096,
+      fps: 900,
+      meanReturn: 0.4,
+      successRate: 0.25,
+      successEpisodes: 40,
+      successCi95: [0.14, 0.4],
+      episodes: 3,
+      update: 1,
+      policyLoss: 0.1,
+      valueLoss: 0.2,
+      entropy: 2.6,
+    }),
+  );
   const finished = JSON.stringify(makeEvent({ type: 'finished', ok: true, runDir: 'runs/a', summary: 'runs/a/summary.json' }));
   const stream = `${progress}\nWARNING: tfjs wasm backend\r\n${JSON.stringify({ v: 99, type: 'progress' })}\n${finished}`;
   for (let i = 0; i < stream.length; i += 7) reader.push(stream.slice(i, i + 7));
   reader.end();
-  assert.deepEqual(events.map((e) => e.type), ['progress', 'finished']);
+  assert.deepEqual(
+    events.map((e) => e.type),
+    ['progress', 'finished'],
+  );
   assert.equal(events[0].type === 'progress' && events[0].successRate, 0.25);
   assert.deepEqual(other, ['WARNING: tfjs wasm backend', '{"v":99,"type":"progress"}']);
 });
@@ -41,14 +63,20 @@ test('an analyzer patch applies, also after the file moved by a few lines', () =
   const reward = fixture('lava.reward.ts');
   const diff = fixture('lava-penalty.diff');
   const patched = applyUnifiedDiff(reward, diff);
-  assert.match(patched, /const lava = current_nearest_blocks\['lava'\];\n  if \(lava !== undefined && lava\[0\] < 3\) dense = -1;\n  if \(ore !== undefined && ore\[0\] < 2\)/);
+  assert.match(
+    patched,
+    /const lava = current_nearest_blocks\['lava'\];\n  if \(lava !== undefined && lava\[0\] < 3\) dense = -1;\n  if \(ore !== undefined && ore\[0\] < 2\)/,
+  );
   assert.equal(patched.split('\n').length, reward.split('\n').length + 3);
   const moved = reward.replace('// Design thoughts', '// Edited since the run.\n// Design thoughts');
   assert.match(applyUnifiedDiff(moved, diff), /\/\/ Edited since the run\.[\s\S]*dense = 1;\n  \/\/ The agent died in lava/);
 });
 
 test('a patch whose lines were edited away is refused with the hunk named', () => {
-  const edited = fixture('lava.reward.ts').replace("if (ore !== undefined) dense = 1;", 'if (ore) dense = 1;');
-  assert.throws(() => applyUnifiedDiff(edited, fixture('lava-penalty.diff')), (e: unknown) => e instanceof PatchError && /hunk 1 .*line 6/.test(e.message));
+  const edited = fixture('lava.reward.ts').replace('if (ore !== undefined) dense = 1;', 'if (ore) dense = 1;');
+  assert.throws(
+    () => applyUnifiedDiff(edited, fixture('lava-penalty.diff')),
+    (e: unknown) => e instanceof PatchError && /hunk 1 .*line 6/.test(e.message),
+  );
   assert.throws(() => applyUnifiedDiff('x', 'not a diff'), PatchError);
 });

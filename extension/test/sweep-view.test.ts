@@ -7,17 +7,60 @@ import type { SweepResults } from '../../runner/src/records';
 import { SweepProgress, sweepArgs, sweepHtml } from '../src/sweep-view';
 
 const run = (run: string, state: Extract<RunnerEvent, { type: 'sweep_run' }>['state'], frames: number, extra: object = {}) =>
-  makeEvent({ type: 'sweep_run', run, reward: run.split('/')[0]!, seed: Number(run.split('-').pop()), state, jobId: state === 'pending' ? null : '41', runDir: `/s/runs/${run}`, frames, totalFrames: 1000, ...extra });
+  makeEvent({
+    type: 'sweep_run',
+    run,
+    reward: run.split('/')[0]!,
+    seed: Number(run.split('-').pop()),
+    state,
+    jobId: state === 'pending' ? null : '41',
+    runDir: `/s/runs/${run}`,
+    frames,
+    totalFrames: 1000,
+    ...extra,
+  });
 
 test('the settings become sweep arguments, extra (Slurm) arguments before the event flag', () => {
-  assert.deepEqual(sweepArgs('approach-tree', ['/w/a.reward.ts', '/w/b.reward.ts'], '/w/runs/sweep-1', { engine: 'slurm', seeds: 2, steps: 4096, extraArgs: ['--partition', 'gpu'] }), [
-    'sweep', '--task', 'approach-tree', '--rewards', '/w/a.reward.ts', '/w/b.reward.ts', '--seeds', '2', '--steps', '4096', '--engine', 'slurm', '--out', '/w/runs/sweep-1', '--partition', 'gpu', '--events', 'ndjson',
-  ]);
+  assert.deepEqual(
+    sweepArgs('approach-tree', ['/w/a.reward.ts', '/w/b.reward.ts'], '/w/runs/sweep-1', {
+      engine: 'slurm',
+      seeds: 2,
+      steps: 4096,
+      extraArgs: ['--partition', 'gpu'],
+    }),
+    [
+      'sweep',
+      '--task',
+      'approach-tree',
+      '--rewards',
+      '/w/a.reward.ts',
+      '/w/b.reward.ts',
+      '--seeds',
+      '2',
+      '--steps',
+      '4096',
+      '--engine',
+      'slurm',
+      '--out',
+      '/w/runs/sweep-1',
+      '--partition',
+      'gpu',
+      '--events',
+      'ndjson',
+    ],
+  );
 });
 
 test('each run shows its latest state, job and progress; the notification line counts them', () => {
   const p = new SweepProgress();
-  for (const e of [run('a/seed-0', 'pending', 0), run('b/seed-0', 'pending', 0), run('a/seed-0', 'running', 0), run('a/seed-0', 'running', 500), run('b/seed-0', 'failed', 0, { message: 'reward error (throw) at b.reward.ts:3:5: x <y>' })]) p.apply(e);
+  for (const e of [
+    run('a/seed-0', 'pending', 0),
+    run('b/seed-0', 'pending', 0),
+    run('a/seed-0', 'running', 0),
+    run('a/seed-0', 'running', 500),
+    run('b/seed-0', 'failed', 0, { message: 'reward error (throw) at b.reward.ts:3:5: x <y>' }),
+  ])
+    p.apply(e);
   assert.equal(p.line(), '0/2 runs done · 1 running · 1 failed');
   p.apply(run('a/seed-0', 'completed', 1000, { success: { count: 3, n: 4 } }));
   assert.equal(p.line(), '1/2 runs done · 1 failed');
@@ -29,7 +72,13 @@ test('each run shows its latest state, job and progress; the notification line c
 
 test('with results, the ranking lists mean success with its bootstrap interval, and rewards with no completed run say so', () => {
   const results: SweepResults = {
-    version: 1, task: 'approach-tree', steps: 1000, seeds: [0, 1], engine: 'local', wall_seconds: 12, runs: [],
+    version: 1,
+    task: 'approach-tree',
+    steps: 1000,
+    seeds: [0, 1],
+    engine: 'local',
+    wall_seconds: 12,
+    runs: [],
     rewards: [
       { reward: 'sparse', reward_file: '/w/s.reward.ts', seeds: 2, episodes: 8, mean_success: 0.25, ci95: [0, 0.5], mean_deaths: 0, rank: 2 },
       { reward: 'broken', reward_file: '/w/x.reward.ts', seeds: 0, episodes: 0, mean_success: null, ci95: null, mean_deaths: null, rank: null },

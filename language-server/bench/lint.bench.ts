@@ -39,12 +39,22 @@ function relint(helpers: number, lines: number): string {
 }
 
 export async function run(): Promise<void> {
-  console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.version}; load average before: ${loadavg().map((l) => l.toFixed(1)).join(' / ')}`);
-  console.log('re-lint after an edit, in process (RewardProject.update + lintSnapshot: all rules and TypeScript diagnostics), 60 edits each; target: median ≤ 20 ms at 300 lines\n');
+  console.log(
+    `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.version}; load average before: ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' / ')}`,
+  );
+  console.log(
+    're-lint after an edit, in process (RewardProject.update + lintSnapshot: all rules and TypeScript diagnostics), 60 edits each; target: median ≤ 20 ms at 300 lines\n',
+  );
   console.log('| file | wall median | wall p95 | CPU median | CPU p95 |\n|---|---:|---:|---:|---:|');
   console.log(relint(30, 300));
   console.log(relint(300, 3000));
-  console.log(`load average after: ${loadavg().map((l) => l.toFixed(1)).join(' / ')}\n`);
+  console.log(
+    `load average after: ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' / ')}\n`,
+  );
 
   const cases = Number(process.env.BENCH_FUZZ_CASES ?? 10_000);
   const rewards = bundledRewards();
@@ -68,8 +78,12 @@ export async function run(): Promise<void> {
   }
   for (const p of projects) p.dispose();
   times.sort((a, b) => a - b);
-  console.log(`fuzz: ${cases.toLocaleString('en-US')} mutated bundled rewards (${rewards.length} files; deletions, insertions, truncations, unbalanced brackets, unicode, nesting up to 1,500), ${((performance.now() - started) / 1000).toFixed(0)} s`);
-  console.log(`answered: ${cases - failures.length} of ${cases}; threw: ${failures.length}; diagnostics: ${diagnostics.toLocaleString('en-US')}; per case median ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms, max ${times.at(-1)!.toFixed(0)} ms`);
+  console.log(
+    `fuzz: ${cases.toLocaleString('en-US')} mutated bundled rewards (${rewards.length} files; deletions, insertions, truncations, unbalanced brackets, unicode, nesting up to 1,500), ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  );
+  console.log(
+    `answered: ${cases - failures.length} of ${cases}; threw: ${failures.length}; diagnostics: ${diagnostics.toLocaleString('en-US')}; per case median ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms, max ${times.at(-1)!.toFixed(0)} ms`,
+  );
   for (const f of failures.slice(0, 10)) console.log(`  ${f}`);
   if (failures.length > 0) process.exitCode = 1;
 }

@@ -80,7 +80,10 @@ export function hoverAt(snap: Snapshot, userOffset: number): Hover | undefined {
   if (!info) return undefined;
   const signature = ts.displayPartsToString(info.displayParts);
   const doc = ts.displayPartsToString(info.documentation);
-  return { contents: { kind: MarkupKind.Markdown, value: `\`\`\`typescript\n${signature}\n\`\`\`${doc ? `\n\n${doc}` : ''}` }, range: snap.range(info.textSpan.start, info.textSpan.start + info.textSpan.length) };
+  return {
+    contents: { kind: MarkupKind.Markdown, value: `\`\`\`typescript\n${signature}\n\`\`\`${doc ? `\n\n${doc}` : ''}` },
+    range: snap.range(info.textSpan.start, info.textSpan.start + info.textSpan.length),
+  };
 }
 
 const TS_KINDS: Record<string, CompletionItemKind> = {

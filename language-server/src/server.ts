@@ -109,7 +109,10 @@ export function startServer(connection: Connection = createConnection(ProposedFe
 
   function rewardFunctionLine(doc: TextDocument | undefined) {
     const lines = doc?.getText().split('\n') ?? [];
-    const line = Math.max(0, lines.findIndex((l) => /\breward_function\b/.test(l)));
+    const line = Math.max(
+      0,
+      lines.findIndex((l) => /\breward_function\b/.test(l)),
+    );
     return { start: { line, character: 0 }, end: { line, character: (lines[line] ?? '').length } };
   }
 
@@ -117,7 +120,10 @@ export function startServer(connection: Connection = createConnection(ProposedFe
   function reanchorCritic(doc: TextDocument): void {
     const anchored = criticFindings.get(doc.uri);
     if (!anchored?.length) return;
-    const lines = doc.getText().split('\n').map((l) => l.replace(/\r$/, ''));
+    const lines = doc
+      .getText()
+      .split('\n')
+      .map((l) => l.replace(/\r$/, ''));
     const kept: AnchoredFinding[] = [];
     for (const a of anchored) {
       const at = a.finding.range.start.line;
@@ -130,13 +136,22 @@ export function startServer(connection: Connection = createConnection(ProposedFe
       if (found < 0) continue;
       const shift = found - at;
       const r = a.finding.range;
-      kept.push({ lines: a.lines, finding: { ...a.finding, range: { start: { line: r.start.line + shift, character: r.start.character }, end: { line: r.end.line + shift, character: r.end.character } } } });
+      kept.push({
+        lines: a.lines,
+        finding: {
+          ...a.finding,
+          range: { start: { line: r.start.line + shift, character: r.start.character }, end: { line: r.end.line + shift, character: r.end.character } },
+        },
+      });
     }
     criticFindings.set(doc.uri, kept);
   }
 
   function setCritic(doc: TextDocument, findings: CritiqueFinding[]): void {
-    const lines = doc.getText().split('\n').map((l) => l.replace(/\r$/, ''));
+    const lines = doc
+      .getText()
+      .split('\n')
+      .map((l) => l.replace(/\r$/, ''));
     criticFindings.set(
       doc.uri,
       findings.map((finding) => ({ finding, lines: lines.slice(finding.range.start.line, finding.range.end.line + 1) })),
@@ -151,7 +166,14 @@ export function startServer(connection: Connection = createConnection(ProposedFe
     } catch (err) {
       // A checker crash must not take the server down; say so on the first line instead.
       lintResults.set(uri, [
-        { range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, severity: 'error', code: 'internal', source: 'rewardsmith', message: `Rewardsmith could not check this file: ${(err as Error).message}`, fixes: [] },
+        {
+          range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+          severity: 'error',
+          code: 'internal',
+          source: 'rewardsmith',
+          message: `Rewardsmith could not check this file: ${(err as Error).message}`,
+          fixes: [],
+        },
       ]);
       connection.console.error(`lint ${uri}: ${(err as Error).stack ?? err}`);
     }
@@ -216,7 +238,13 @@ export function startServer(connection: Connection = createConnection(ProposedFe
       if (diag.source === DIAGNOSTIC_SOURCE.lint) {
         const match = current.find((d) => d.code === diag.code && sameRange(d.range, diag.range));
         for (const fix of match?.fixes ?? []) {
-          actions.push({ title: fix.title, kind: CodeActionKind.QuickFix, diagnostics: [diag], isPreferred: fix.preferred, edit: { changes: { [uri]: fix.edits } } });
+          actions.push({
+            title: fix.title,
+            kind: CodeActionKind.QuickFix,
+            diagnostics: [diag],
+            isPreferred: fix.preferred,
+            edit: { changes: { [uri]: fix.edits } },
+          });
         }
       } else if (diag.source === DIAGNOSTIC_SOURCE.analyzer) {
         const id = (diag.data as { suggestionId?: string } | undefined)?.suggestionId;
@@ -231,12 +259,17 @@ export function startServer(connection: Connection = createConnection(ProposedFe
             isPreferred: true,
             edit: {
               documentChanges: [{ textDocument: { uri, version: doc.version }, edits: edits.map((e) => ({ ...e, annotationId: 'analyzer-patch' })) }],
-              changeAnnotations: { 'analyzer-patch': { label: 'Apply the analyzer\'s patch', needsConfirmation: true, description: suggestion.message } },
+              changeAnnotations: { 'analyzer-patch': { label: "Apply the analyzer's patch", needsConfirmation: true, description: suggestion.message } },
             },
             command: { title: 'Mark applied', command: SERVER_COMMANDS.suggestionApplied, arguments: [{ uri, id: suggestion.id }] },
           });
         }
-        actions.push({ title: 'Dismiss', kind: CodeActionKind.QuickFix, diagnostics: [diag], command: { title: 'Dismiss', command: SERVER_COMMANDS.dismissSuggestion, arguments: [{ uri, id: suggestion.id }] } });
+        actions.push({
+          title: 'Dismiss',
+          kind: CodeActionKind.QuickFix,
+          diagnostics: [diag],
+          command: { title: 'Dismiss', command: SERVER_COMMANDS.dismissSuggestion, arguments: [{ uri, id: suggestion.id }] },
+        });
       }
     }
     return actions;
@@ -299,7 +332,10 @@ export function startServer(connection: Connection = createConnection(ProposedFe
   async function settings(): Promise<{ llm: LlmSettings; defaultTask?: string }> {
     if (!canReadConfiguration) return { llm: {} };
     try {
-      const [llm, defaultTask] = (await connection.workspace.getConfiguration([{ section: CONFIGURATION_SECTION }, { section: 'rewardsmith.defaultTask' }])) as [LlmSettings | null, string | null];
+      const [llm, defaultTask] = (await connection.workspace.getConfiguration([
+        { section: CONFIGURATION_SECTION },
+        { section: 'rewardsmith.defaultTask' },
+      ])) as [LlmSettings | null, string | null];
       return { llm: llm ?? {}, defaultTask: defaultTask || undefined };
     } catch {
       return { llm: {} };
@@ -325,7 +361,15 @@ export function startServer(connection: Connection = createConnection(ProposedFe
     }
     const abort = new AbortController();
     token.onCancellationRequested(() => abort.abort());
-    const outcome = await critiqueFile({ file: filePathOf(doc.uri), source: text, task: params.task, defaultTask, llm: overrides, staticDiagnostics: lintResults.get(doc.uri), signal: abort.signal });
+    const outcome = await critiqueFile({
+      file: filePathOf(doc.uri),
+      source: text,
+      task: params.task,
+      defaultTask,
+      llm: overrides,
+      staticDiagnostics: lintResults.get(doc.uri),
+      signal: abort.signal,
+    });
     if (outcome.status === 'ok') {
       criticCache.set(key, outcome);
       criticCache.set(contentKey(text), outcome);

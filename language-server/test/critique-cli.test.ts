@@ -12,15 +12,23 @@ const file = path.join(__dirname, 'fixtures', 'buggy', 'paper-explore-diamond-pr
 
 function critique(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', cli, 'critique', ...args], { cwd: root, env: { ...process.env, OPENAI_API_KEY: '', OPENAI_BASE_URL: '', REWARDSMITH_MODEL: '', ...env } }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', cli, 'critique', ...args],
+      { cwd: root, env: { ...process.env, OPENAI_API_KEY: '', OPENAI_BASE_URL: '', REWARDSMITH_MODEL: '', ...env } },
+      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
 
 test('critique CLI prints the line-anchored review; exit 1 when the critic fails the reward', async () => {
   const llm = await startLlmServer([
-    JSON.stringify({ reasoning: 'magma is not a block name', success: false, critique: 'Use lava.', findings: [{ line: 10, severity: 'error', message: 'magma → lava' }] }),
+    JSON.stringify({
+      reasoning: 'magma is not a block name',
+      success: false,
+      critique: 'Use lava.',
+      findings: [{ line: 10, severity: 'error', message: 'magma → lava' }],
+    }),
   ]);
   try {
     const r = await critique(['--format', 'json', file], { OPENAI_BASE_URL: llm.baseUrl, REWARDSMITH_MODEL: 'scripted' });
@@ -28,7 +36,10 @@ test('critique CLI prints the line-anchored review; exit 1 when the critic fails
     const out = JSON.parse(r.stdout) as { status: string; success: boolean; findings: { range: { start: { line: number } }; message: string }[] };
     assert.equal(out.status, 'ok');
     assert.equal(out.success, false);
-    assert.deepEqual(out.findings.map((f) => [f.range.start.line, f.message]), [[9, 'magma → lava']]);
+    assert.deepEqual(
+      out.findings.map((f) => [f.range.start.line, f.message]),
+      [[9, 'magma → lava']],
+    );
     // The critic was told what the static checker already found, so it does not repeat it.
     assert.match(llm.requests[0]!.lastUser, /line 10 \(error\): 'magma' is not a Minecraft/);
   } finally {
@@ -55,7 +66,12 @@ test('critique CLI says clearly when no LLM is configured or the LLM keeps faili
 test('critique CLI prints no control sequence from the model: no screen clear, no window title, no colours', async () => {
   const hostile = '\x1b]0;pwned\x07\x1b[2J\x1b[HThe magma\x9b31m check\x1bc fails.\r\x07';
   const llm = await startLlmServer(() =>
-    JSON.stringify({ reasoning: hostile, success: false, critique: `Use lava.\x1b[8m hidden`, findings: [{ line: 10, severity: 'error', message: '\x1b[31mmagma\x1b[0m → lava' }] }),
+    JSON.stringify({
+      reasoning: hostile,
+      success: false,
+      critique: `Use lava.\x1b[8m hidden`,
+      findings: [{ line: 10, severity: 'error', message: '\x1b[31mmagma\x1b[0m → lava' }],
+    }),
   );
   try {
     const text = await critique([file], { OPENAI_BASE_URL: llm.baseUrl, REWARDSMITH_MODEL: 'scripted' });

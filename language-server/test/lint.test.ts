@@ -18,7 +18,12 @@ const fixtures = path.join(__dirname, 'fixtures');
 const rewardFile = /\.reward\.(ts|js)$/;
 
 function filesIn(dir: string): string[] {
-  return existsSync(dir) ? readdirSync(dir).filter((f) => rewardFile.test(f)).sort().map((f) => path.join(dir, f)) : [];
+  return existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => rewardFile.test(f))
+        .sort()
+        .map((f) => path.join(dir, f))
+    : [];
 }
 
 const clean = [...filesIn(path.join(fixtures, 'clean')), ...filesIn(path.join(root, 'runner', 'rewards'))];
@@ -68,17 +73,43 @@ test('corpus: precision and recall of the rules are 100 %', () => {
     const tp = minus(expected, fn);
     truePositives += tp.length;
     for (const x of tp) bump(x.split(':')[1]!, 'tp');
-    for (const x of fp) (bump(x.split(':')[1]!, 'fp'), falsePositives.push(`${path.relative(root, file)}:${Number(x.split(':')[0]) + 1} ${x.split(':')[1]}`));
-    for (const x of fn) (bump(x.split(':')[1]!, 'fn'), falseNegatives.push(`${path.relative(root, file)}:${Number(x.split(':')[0]) + 1} ${x.split(':')[1]}`));
+    for (const x of fp) bump(x.split(':')[1]!, 'fp'), falsePositives.push(`${path.relative(root, file)}:${Number(x.split(':')[0]) + 1} ${x.split(':')[1]}`);
+    for (const x of fn) bump(x.split(':')[1]!, 'fn'), falseNegatives.push(`${path.relative(root, file)}:${Number(x.split(':')[0]) + 1} ${x.split(':')[1]}`);
   }
   const precision = truePositives / (truePositives + falsePositives.length);
   const recall = truePositives / (truePositives + falseNegatives.length);
-  const table = [...perRule].sort().map(([code, r]) => `  ${code.padEnd(28)} tp ${r.tp}  fp ${r.fp}  fn ${r.fn}`).join('\n');
-  console.log(`corpus: ${clean.length} clean + ${buggy.length} buggy files, ${truePositives} defects found; precision ${(precision * 100).toFixed(1)} %, recall ${(recall * 100).toFixed(1)} %\n${table}`);
+  const table = [...perRule]
+    .sort()
+    .map(([code, r]) => `  ${code.padEnd(28)} tp ${r.tp}  fp ${r.fp}  fn ${r.fn}`)
+    .join('\n');
+  console.log(
+    `corpus: ${clean.length} clean + ${buggy.length} buggy files, ${truePositives} defects found; precision ${(precision * 100).toFixed(1)} %, recall ${(recall * 100).toFixed(1)} %\n${table}`,
+  );
   assert.deepEqual(falsePositives, [], 'false positives');
   assert.deepEqual(falseNegatives, [], 'false negatives');
   // Every rule is exercised by the corpus.
-  for (const rule of ['unknown-name', 'wrong-kind-name', 'global-data-uninitialised', 'nearest-entry-unchecked', 'index-out-of-range', 'negative-index', 'constant-condition', 'scale-swapped', 'scale-unscaled', 'swapped-arguments', 'undefined-return', 'python-ism', 'reward-contract', 'unreachable-code', 'reward-return', 'attack-parameters', 'unit-mismatch', 'memory-write-then-compare', 'first-step-index', 'inventory-block-drop']) {
+  for (const rule of [
+    'unknown-name',
+    'wrong-kind-name',
+    'global-data-uninitialised',
+    'nearest-entry-unchecked',
+    'index-out-of-range',
+    'negative-index',
+    'constant-condition',
+    'scale-swapped',
+    'scale-unscaled',
+    'swapped-arguments',
+    'undefined-return',
+    'python-ism',
+    'reward-contract',
+    'unreachable-code',
+    'reward-return',
+    'attack-parameters',
+    'unit-mismatch',
+    'memory-write-then-compare',
+    'first-step-index',
+    'inventory-block-drop',
+  ]) {
     assert.ok((perRule.get(rule)?.tp ?? 0) > 0, `corpus exercises ${rule}`);
   }
 });
@@ -96,7 +127,10 @@ test('did-you-mean includes close names and semantic neighbours', () => {
   const text = readFileSync(path.join(fixtures, 'buggy', 'names.reward.ts'), 'utf8');
   const ds = lintText('names.reward.ts', text);
   const fixesFor = (name: string) => ds.find((d) => d.message.startsWith(`'${name}'`))?.fixes.map((f) => f.title) ?? [];
-  assert.ok(fixesFor('magma').includes("Change 'magma' to 'lava'") && fixesFor('magma').includes("Change 'magma' to 'magma_block'"), 'magma → lava, magma_block');
+  assert.ok(
+    fixesFor('magma').includes("Change 'magma' to 'lava'") && fixesFor('magma').includes("Change 'magma' to 'magma_block'"),
+    'magma → lava, magma_block',
+  );
   assert.equal(fixesFor('diamond')[0], "Change 'diamond' to 'diamond_ore'");
   assert.equal(fixesFor('wood')[0], "Change 'wood' to 'oak_log'");
   assert.match(ds.find((d) => d.message.startsWith("'diamond'"))!.message, /is an item, not a block or mob/);
@@ -111,17 +145,21 @@ test('each quick fix removes the diagnostic it fixes and adds no error', () => {
     const project = new RewardProject(file, text);
     const before = lintSnapshot(project.snapshot());
     const beforeErrors = reported(before);
-    for (const d of before) for (const fix of d.fixes) {
-      project.update(applyEdits(text, fix.edits));
-      const after = reported(lintSnapshot(project.snapshot()));
-      const name = `${path.basename(file)}:${d.range.start.line + 1} ${d.code} "${fix.title}"`;
-      const lineShift = fix.edits.reduce((n, e) => n + (e.newText.match(/\n/g)?.length ?? 0) - (e.range.end.line - e.range.start.line), 0);
-      const sameSpot = (x: string) => x === `${d.range.start.line + lineShift}:${d.code}` || x === `${d.range.start.line}:${d.code}`;
-      assert.ok(after.filter(sameSpot).length < beforeErrors.filter((x) => x === `${d.range.start.line}:${d.code}`).length, `${name} removes the diagnostic`);
-      const newCodes = minus(after.map((x) => x.split(':')[1]!), beforeErrors.map((x) => x.split(':')[1]!));
-      assert.deepEqual(newCodes, [], `${name} adds no new problem`);
-      applied++;
-    }
+    for (const d of before)
+      for (const fix of d.fixes) {
+        project.update(applyEdits(text, fix.edits));
+        const after = reported(lintSnapshot(project.snapshot()));
+        const name = `${path.basename(file)}:${d.range.start.line + 1} ${d.code} "${fix.title}"`;
+        const lineShift = fix.edits.reduce((n, e) => n + (e.newText.match(/\n/g)?.length ?? 0) - (e.range.end.line - e.range.start.line), 0);
+        const sameSpot = (x: string) => x === `${d.range.start.line + lineShift}:${d.code}` || x === `${d.range.start.line}:${d.code}`;
+        assert.ok(after.filter(sameSpot).length < beforeErrors.filter((x) => x === `${d.range.start.line}:${d.code}`).length, `${name} removes the diagnostic`);
+        const newCodes = minus(
+          after.map((x) => x.split(':')[1]!),
+          beforeErrors.map((x) => x.split(':')[1]!),
+        );
+        assert.deepEqual(newCodes, [], `${name} adds no new problem`);
+        applied++;
+      }
     project.dispose();
   }
   assert.ok(applied >= 60, `applied ${applied} fixes`);
@@ -145,7 +183,9 @@ test('rewardsmith lint --format json prints the documented shape and exits 1 on 
   );
   assert.ok(diagnostics.every((d) => d.file === bad && d.source === 'rewardsmith' && d.severity === 'error'));
   // A clean file lints to []; a file that cannot be read is named on stderr and makes the exit code 2.
-  const missing = await run(process.execPath, ['--import', 'tsx', cli, 'lint', '--format', 'json', good, path.join(root, 'does-not-exist.reward.ts')], { cwd: root }).then(
+  const missing = await run(process.execPath, ['--import', 'tsx', cli, 'lint', '--format', 'json', good, path.join(root, 'does-not-exist.reward.ts')], {
+    cwd: root,
+  }).then(
     () => assert.fail('lint should exit 2'),
     (err: { code: number; stdout: string; stderr: string }) => err,
   );
@@ -158,12 +198,16 @@ test('rewardsmith lint: a file nested too deeply gets one located error and the 
   const run = promisify(execFile);
   const cli = path.join(root, 'runner', 'src', 'cli.ts');
   const dir = mkdtempSync(path.join(tmpdir(), 'lint-deep-'));
-  const head = 'export function reward_function(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA) {\n';
+  const head =
+    'export function reward_function(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA) {\n';
   const parens = path.join(dir, 'parens.reward.ts');
   writeFileSync(parens, `${head}  const x = ${'('.repeat(1000)}health${')'.repeat(1000)};\n  return x;\n}\n`);
   // Not deep in brackets but in the syntax tree: 5,000 else-ifs overflow TypeScript's recursion.
   const chain = path.join(dir, 'chain.reward.ts');
-  writeFileSync(chain, `${head}  let r = 0;\n  if (health < 0) r = 0;\n${Array.from({ length: 5000 }, (_, i) => `  else if (health < ${i}) r = ${i};\n`).join('')}  return r;\n}\n`);
+  writeFileSync(
+    chain,
+    `${head}  let r = 0;\n  if (health < 0) r = 0;\n${Array.from({ length: 5000 }, (_, i) => `  else if (health < ${i}) r = ${i};\n`).join('')}  return r;\n}\n`,
+  );
   const bad = path.join(fixtures, 'buggy', 'paper-explore-diamond-printed.reward.ts');
   const failed = await run(process.execPath, ['--import', 'tsx', cli, 'lint', '--format', 'json', parens, chain, bad], { cwd: root }).then(
     () => assert.fail('lint should exit 1'),
@@ -171,10 +215,18 @@ test('rewardsmith lint: a file nested too deeply gets one located error and the 
   );
   assert.equal(failed.code, 1, failed.stderr);
   assert.doesNotMatch(failed.stderr, /Maximum call stack|at \w+ \(/);
-  const got = (JSON.parse(failed.stdout) as { file: string; code: string; range: { start: { line: number; character: number } }; message: string }[]).map((d) => `${path.basename(d.file)}:${d.range.start.line}:${d.range.start.character}:${d.code}`);
+  const got = (JSON.parse(failed.stdout) as { file: string; code: string; range: { start: { line: number; character: number } }; message: string }[]).map(
+    (d) => `${path.basename(d.file)}:${d.range.start.line}:${d.range.start.character}:${d.code}`,
+  );
   assert.deepEqual(got.slice(0, 2), [
     'parens.reward.ts:1:267:unanalysable', // the 256th parenthesis (the function's brace is the first level)
     'chain.reward.ts:0:0:unanalysable',
   ]);
-  assert.deepEqual(got.slice(2).map((x) => { const [, line, , code] = x.split(':'); return `${line}:${code}`; }), ['9:unknown-name', '10:unknown-name', '13:global-data-uninitialised', '31:scale-swapped']);
+  assert.deepEqual(
+    got.slice(2).map((x) => {
+      const [, line, , code] = x.split(':');
+      return `${line}:${code}`;
+    }),
+    ['9:unknown-name', '10:unknown-name', '13:global-data-uninitialised', '31:scale-swapped'],
+  );
 });

@@ -22,7 +22,7 @@ export function reward_function(current_nearest_blocks, previous_nearest_blocks,
 
 test('Neovim (headless) gets diagnostics, hover and completion from rewardsmith lsp --stdio and applies a quick fix', { timeout: 180_000 }, (t) => {
   if (!NVIM) {
-    if (process.env.CI) assert.fail('nvim is missing: .ci/run installs Debian\'s neovim');
+    if (process.env.CI) assert.fail("nvim is missing: .ci/run installs Debian's neovim");
     t.skip('nvim not installed (apt-get install neovim)');
     return;
   }
@@ -32,28 +32,48 @@ test('Neovim (headless) gets diagnostics, hover and completion from rewardsmith 
   const out = path.join(dir, 'result.json');
   const line = 2;
   const text = REWARD.split('\n')[line]!;
-  const cmd = [process.execPath, '--import', pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href, path.join(ROOT, 'runner/src/cli.ts'), 'lsp', '--stdio'];
+  const cmd = [
+    process.execPath,
+    '--import',
+    pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href,
+    path.join(ROOT, 'runner/src/cli.ts'),
+    'lsp',
+    '--stdio',
+  ];
   const r = spawnSync(NVIM, ['--headless', '--noplugin', '-u', 'NONE', '-i', 'NONE', '-c', `luafile ${path.join(__dirname, 'neovim', 'drive.lua')}`], {
     cwd: dir,
     encoding: 'utf8',
     timeout: 170_000,
     env: {
-      ...process.env, RS_LSP_CMD: JSON.stringify(cmd), RS_FILE: file, RS_OUT: out, RS_LINE: String(line),
-      RS_HOVER_CHAR: String(text.indexOf('current_nearest_blocks') + 3), RS_COMPLETE_CHAR: String(text.indexOf('oak_lgo') + 3),
-      XDG_CONFIG_HOME: dir, XDG_DATA_HOME: dir, XDG_STATE_HOME: dir, XDG_CACHE_HOME: dir,
+      ...process.env,
+      RS_LSP_CMD: JSON.stringify(cmd),
+      RS_FILE: file,
+      RS_OUT: out,
+      RS_LINE: String(line),
+      RS_HOVER_CHAR: String(text.indexOf('current_nearest_blocks') + 3),
+      RS_COMPLETE_CHAR: String(text.indexOf('oak_lgo') + 3),
+      XDG_CONFIG_HOME: dir,
+      XDG_DATA_HOME: dir,
+      XDG_STATE_HOME: dir,
+      XDG_CACHE_HOME: dir,
     },
   });
   assert.ok(existsSync(out), `Neovim wrote no result (exit ${r.status}):\n${r.stdout}\n${r.stderr}`);
   const result = JSON.parse(readFileSync(out, 'utf8')) as {
-    version: string; log: string[]; diagnostics: { code: string; message: string; range: { start: { line: number } } }[];
-    hover: { contents: { value?: string } | string } | null; completion: string[]; actions: string[]; applied?: string;
+    version: string;
+    log: string[];
+    diagnostics: { code: string; message: string; range: { start: { line: number } } }[];
+    hover: { contents: { value?: string } | string } | null;
+    completion: string[];
+    actions: string[];
+    applied?: string;
   };
   assert.deepEqual(result.log, []);
   const unknown = result.diagnostics.find((d) => d.code === 'unknown-name');
   assert.ok(unknown, JSON.stringify(result.diagnostics));
   assert.equal(unknown.range.start.line, line);
   assert.match(unknown.message, /oak_lgo/);
-  const hover = typeof result.hover?.contents === 'string' ? result.hover.contents : result.hover?.contents.value ?? '';
+  const hover = typeof result.hover?.contents === 'string' ? result.hover.contents : (result.hover?.contents.value ?? '');
   assert.match(hover, /current_nearest_blocks/);
   assert.ok(result.completion.includes('oak_log'), `completion: ${result.completion.slice(0, 20).join(', ')}`);
   assert.match(result.applied ?? '', /oak_log/);

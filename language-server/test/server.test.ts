@@ -48,7 +48,15 @@ function diagnostics(): Diagnostic[] {
 function until(predicate: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
   if (predicate()) return Promise.resolve();
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; last diagnostics: ${JSON.stringify(diagnostics().map((d) => [d.source, d.code, d.range.start.line]))}\n${stderr}`)), timeoutMs);
+    const timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `timed out waiting for ${what}; last diagnostics: ${JSON.stringify(diagnostics().map((d) => [d.source, d.code, d.range.start.line]))}\n${stderr}`,
+          ),
+        ),
+      timeoutMs,
+    );
     const check = () => {
       if (!predicate()) return waiters.push(check);
       clearTimeout(timer);
@@ -62,7 +70,8 @@ function applyEdits(source: string, edits: TextEdit[]): string {
   const starts = [0];
   for (let i = 0; i < source.length; i++) if (source[i] === '\n') starts.push(i + 1);
   const offset = (p: { line: number; character: number }) => (starts[p.line] ?? source.length) + p.character;
-  for (const e of [...edits].sort((a, b) => offset(b.range.start) - offset(a.range.start))) source = source.slice(0, offset(e.range.start)) + e.newText + source.slice(offset(e.range.end));
+  for (const e of [...edits].sort((a, b) => offset(b.range.start) - offset(a.range.start)))
+    source = source.slice(0, offset(e.range.start)) + e.newText + source.slice(offset(e.range.end));
   return source;
 }
 
@@ -71,7 +80,10 @@ async function edit(edits: TextEdit[]): Promise<void> {
   const expected = applyEdits(text, edits);
   const sorted = [...edits].sort((a, b) => b.range.start.line - a.range.start.line || b.range.start.character - a.range.start.character);
   version++;
-  await client.sendNotification('textDocument/didChange', { textDocument: { uri, version }, contentChanges: sorted.map((e) => ({ range: e.range, text: e.newText })) });
+  await client.sendNotification('textDocument/didChange', {
+    textDocument: { uri, version },
+    contentChanges: sorted.map((e) => ({ range: e.range, text: e.newText })),
+  });
   text = expected;
   const v = version;
   await until(() => published.get(uri)?.version === v, `diagnostics for version ${v}`);
@@ -103,11 +115,21 @@ describe('language server over stdio', () => {
     });
     // Workspace settings override the environment: the base URL of the scripted server comes from here.
     client.onRequest('workspace/configuration', (params: { items: { section?: string }[] }) =>
-      params.items.map((item) => (item.section === 'rewardsmith.llm' ? { baseUrl: llm.baseUrl, model: 'scripted-critic', retryDelayMs: 1, maxRetries: 1, timeoutMs: criticTimeoutMs } : item.section === 'rewardsmith.defaultTask' ? '' : null)),
+      params.items.map((item) =>
+        item.section === 'rewardsmith.llm'
+          ? { baseUrl: llm.baseUrl, model: 'scripted-critic', retryDelayMs: 1, maxRetries: 1, timeoutMs: criticTimeoutMs }
+          : item.section === 'rewardsmith.defaultTask'
+            ? ''
+            : null,
+      ),
     );
     client.onRequest('client/registerCapability', () => null);
     client.listen();
-    const init = (await client.sendRequest('initialize', { processId: process.pid, rootUri: pathToFileURL(root).href, capabilities: { workspace: { configuration: true } } })) as { capabilities: Record<string, unknown> };
+    const init = (await client.sendRequest('initialize', {
+      processId: process.pid,
+      rootUri: pathToFileURL(root).href,
+      capabilities: { workspace: { configuration: true } },
+    })) as { capabilities: Record<string, unknown> };
     assert.ok(init.capabilities.hoverProvider && init.capabilities.codeActionProvider && init.capabilities.completionProvider);
     await client.sendNotification('initialized', {});
     await client.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'typescript', version, text } });
@@ -131,7 +153,11 @@ describe('language server over stdio', () => {
 
   test('quick fixes apply as edits and the file re-lints clean', async () => {
     const magma = diagnostics().find((d) => d.code === 'unknown-name')!;
-    const actions = (await client.sendRequest('textDocument/codeAction', { textDocument: { uri }, range: magma.range, context: { diagnostics: [magma] } })) as CodeAction[];
+    const actions = (await client.sendRequest('textDocument/codeAction', {
+      textDocument: { uri },
+      range: magma.range,
+      context: { diagnostics: [magma] },
+    })) as CodeAction[];
     const lava = actions.find((a) => a.title.startsWith("Change 'magma' to 'lava'"))!;
     assert.ok(lava?.isPreferred, 'rename to lava is the preferred fix');
     await edit(editsOf(lava));
@@ -140,7 +166,11 @@ describe('language server over stdio', () => {
 
     for (const code of ['global-data-uninitialised', 'scale-swapped']) {
       const d = diagnostics().find((x) => x.code === code)!;
-      const [fix] = (await client.sendRequest('textDocument/codeAction', { textDocument: { uri }, range: d.range, context: { diagnostics: [d] } })) as CodeAction[];
+      const [fix] = (await client.sendRequest('textDocument/codeAction', {
+        textDocument: { uri },
+        range: d.range,
+        context: { diagnostics: [d] },
+      })) as CodeAction[];
       await edit(editsOf(fix!));
     }
     assert.deepEqual(diagnostics(), []);
@@ -151,7 +181,10 @@ describe('language server over stdio', () => {
   test('a typed defect is reported after an incremental change', async () => {
     const line = text.split('\n').findIndex((l) => l.includes('if (y < 16)'));
     await edit([{ range: { start: { line, character: 4 }, end: { line, character: 4 } }, newText: 'if (health < 20) reward += 0;\n    ' }]);
-    assert.deepEqual(diagnostics().map((d) => `${d.range.start.line}:${d.code}`), [`${line}:constant-condition`]);
+    assert.deepEqual(
+      diagnostics().map((d) => `${d.range.start.line}:${d.code}`),
+      [`${line}:constant-condition`],
+    );
     await edit([{ range: { start: { line, character: 4 }, end: { line: line + 1, character: 4 } }, newText: '' }]);
     assert.deepEqual(diagnostics(), []);
   });
@@ -159,7 +192,8 @@ describe('language server over stdio', () => {
   test('hover explains parameters, entry elements and names from the schema', async () => {
     const lines = text.split('\n');
     const at = (needle: string, line = lines.findIndex((l) => l.includes(needle))) => ({ line, character: lines[line]!.indexOf(needle) + 1 });
-    const hover = async (position: { line: number; character: number }) => ((await client.sendRequest('textDocument/hover', { textDocument: { uri }, position })) as Hover | null)?.contents as { value: string } | undefined;
+    const hover = async (position: { line: number; character: number }) =>
+      ((await client.sendRequest('textDocument/hover', { textDocument: { uri }, position })) as Hover | null)?.contents as { value: string } | undefined;
     assert.match((await hover(at('health < GLOBAL')))!.value, /\*\*health\*\* `number` — 0\.\.10 hearts[\s\S]*0 \(dead\) to 10 \(full\)/);
     assert.match((await hover(at("'lava'")))!.value, /\*\*lava\*\* — Lava \(block\)[\s\S]*distance m, yaw rad, pitch rad/);
     assert.match((await hover(at('current_nearest_blocks,', 6)))!.value, /NearestBlocks[\s\S]*visible in the field of view/);
@@ -167,7 +201,9 @@ describe('language server over stdio', () => {
 
   test('completion offers Minecraft names inside dict accesses', async () => {
     const line = text.split('\n').findIndex((l) => l.includes('if (y < 16)'));
-    await edit([{ range: { start: { line, character: 4 }, end: { line, character: 4 } }, newText: "if (current_nearest_blocks['dia'] !== undefined) reward += 1;\n    " }]);
+    await edit([
+      { range: { start: { line, character: 4 }, end: { line, character: 4 } }, newText: "if (current_nearest_blocks['dia'] !== undefined) reward += 1;\n    " },
+    ]);
     const character = text.split('\n')[line]!.indexOf("'dia'") + 4;
     const items = (await client.sendRequest('textDocument/completion', { textDocument: { uri }, position: { line, character } })) as CompletionItem[];
     const diamondOre = items.find((i) => i.label === 'diamond_ore');
@@ -184,7 +220,10 @@ describe('language server over stdio', () => {
     assert.equal(result.success, false);
     assert.equal(result.model, 'scripted-critic');
     assert.equal(result.cached, false);
-    assert.deepEqual(result.findings.map((f) => f.range.start.line), [13, 31]);
+    assert.deepEqual(
+      result.findings.map((f) => f.range.start.line),
+      [13, 31],
+    );
     await until(() => diagnostics().filter((d) => d.source === 'reward-critic').length === 2, 'critic diagnostics');
     // The critic saw the task from the file's header and the numbered code.
     assert.match(llm.requests.at(-1)!.lastUser, /Find diamond ore/);
@@ -197,16 +236,31 @@ describe('language server over stdio', () => {
 
     // A line inserted above moves both findings down; changing the second one's line drops that finding only.
     await edit([{ range: { start: { line: 5, character: 0 }, end: { line: 5, character: 0 } }, newText: '// a note\n' }]);
-    assert.deepEqual(diagnostics().filter((d) => d.source === 'reward-critic').map((d) => d.range.start.line), [14, 32]);
+    assert.deepEqual(
+      diagnostics()
+        .filter((d) => d.source === 'reward-critic')
+        .map((d) => d.range.start.line),
+      [14, 32],
+    );
     const changed = text.split('\n')[32]!;
     await edit([{ range: { start: { line: 32, character: changed.length }, end: { line: 32, character: changed.length } }, newText: ' // reviewed' }]);
     const critic = diagnostics().filter((d) => d.source === 'reward-critic');
-    assert.deepEqual(critic.map((d) => d.range.start.line), [14]);
+    assert.deepEqual(
+      critic.map((d) => d.range.start.line),
+      [14],
+    );
     assert.equal(critic[0]!.message, 'GLOBAL_DATA["health"] is compared before it is stored.');
     // Undo both edits: the content the critic reviewed is back, and so is its review (from the cache).
-    await edit([{ range: { start: { line: 32, character: changed.length }, end: { line: 32, character: changed.length + ' // reviewed'.length } }, newText: '' }]);
+    await edit([
+      { range: { start: { line: 32, character: changed.length }, end: { line: 32, character: changed.length + ' // reviewed'.length } }, newText: '' },
+    ]);
     await edit([{ range: { start: { line: 5, character: 0 }, end: { line: 6, character: 0 } }, newText: '' }]);
-    assert.deepEqual(diagnostics().filter((d) => d.source === 'reward-critic').map((d) => d.range.start.line), [13, 31]);
+    assert.deepEqual(
+      diagnostics()
+        .filter((d) => d.source === 'reward-critic')
+        .map((d) => d.range.start.line),
+      [13, 31],
+    );
     assert.equal(llm.requests.length, calls);
   });
 
@@ -226,7 +280,10 @@ describe('language server over stdio', () => {
     const missing = (await client.sendRequest(critiqueRequest, { textDocument: { uri: 'file:///nowhere/x.reward.ts' } })) as CritiqueResult;
     assert.ok(missing.status === 'error' && missing.kind === 'no-document');
     const line = text.split('\n').findIndex((l) => l.includes('health < GLOBAL'));
-    const hover = await client.sendRequest('textDocument/hover', { textDocument: { uri }, position: { line, character: text.split('\n')[line]!.indexOf('health') + 2 } });
+    const hover = await client.sendRequest('textDocument/hover', {
+      textDocument: { uri },
+      position: { line, character: text.split('\n')[line]!.indexOf('health') + 2 },
+    });
     assert.ok(hover, 'server still answers');
   });
 
@@ -237,7 +294,10 @@ describe('language server over stdio', () => {
     await until(() => published.has(deepUri), 'diagnostics of the deep file');
     const found = published.get(deepUri)!.diagnostics;
     // The function's brace is the first level, so the 256th parenthesis is one too many.
-    assert.deepEqual(found.map((d) => [d.code, d.range.start.line, d.range.start.character]), [['unanalysable', 1, 12 + 255]]);
+    assert.deepEqual(
+      found.map((d) => [d.code, d.range.start.line, d.range.start.character]),
+      [['unanalysable', 1, 12 + 255]],
+    );
     assert.match(String(found[0]!.message), /nest more than 256 levels/);
     const position = { line: 1, character: 1200 };
     assert.equal(await client.sendRequest('textDocument/hover', { textDocument: { uri: deepUri }, position }), null);
@@ -268,7 +328,10 @@ describe('language server over stdio', () => {
     await until(() => diagnostics().filter((d) => d.source === 'reward-analyzer').length === 2, 'analyzer diagnostics');
     const [lava, pitch] = diagnostics().filter((d) => d.source === 'reward-analyzer');
     const actions = (await client.sendRequest('textDocument/codeAction', { textDocument: { uri }, range, context: { diagnostics: [lava] } })) as CodeAction[];
-    assert.deepEqual(actions.map((a) => a.title), ['Apply suggested patch', 'Dismiss']);
+    assert.deepEqual(
+      actions.map((a) => a.title),
+      ['Apply suggested patch', 'Dismiss'],
+    );
     const apply = actions[0]!;
     assert.equal((apply.edit as WorkspaceEdit).changeAnnotations?.['analyzer-patch']?.needsConfirmation, true);
     await edit(editsOf(apply));
@@ -277,8 +340,16 @@ describe('language server over stdio', () => {
     await until(() => resolved.length === 1, 'suggestion resolved');
     assert.deepEqual(resolved[0], { id: 'run1/0', how: 'applied' });
 
-    const pitchActions = (await client.sendRequest('textDocument/codeAction', { textDocument: { uri }, range, context: { diagnostics: [pitch] } })) as CodeAction[];
-    assert.deepEqual(pitchActions.map((a) => a.title), ['Dismiss'], 'no patch, no Apply');
+    const pitchActions = (await client.sendRequest('textDocument/codeAction', {
+      textDocument: { uri },
+      range,
+      context: { diagnostics: [pitch] },
+    })) as CodeAction[];
+    assert.deepEqual(
+      pitchActions.map((a) => a.title),
+      ['Dismiss'],
+      'no patch, no Apply',
+    );
     assert.equal(pitchActions[0]!.command!.command, SERVER_COMMANDS.dismissSuggestion);
     await client.sendRequest('workspace/executeCommand', { command: SERVER_COMMANDS.dismissSuggestion, arguments: pitchActions[0]!.command!.arguments });
     await until(() => !diagnostics().some((d) => d.source === 'reward-analyzer'), 'suggestions gone');

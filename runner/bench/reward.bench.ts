@@ -19,8 +19,12 @@ const ROUNDS = 3; // timed passes over the trajectories; the best is reported (t
 
 export async function run(): Promise<void> {
   const dir = path.join(__dirname, '..', 'rewards');
-  const files = readdirSync(dir).filter((f) => f.endsWith('.reward.ts')).sort();
-  console.log(`method: ${NUM_ENVS} envs batched per step, ${ROUNDS} × ${STEPS} steps after ${WARMUP_STEPS} warm-up steps, best round; time = step() round trip (packing the observations, IPC to the host, the isolate calls, rewards back)`);
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.reward.ts'))
+    .sort();
+  console.log(
+    `method: ${NUM_ENVS} envs batched per step, ${ROUNDS} × ${STEPS} steps after ${WARMUP_STEPS} warm-up steps, best round; time = step() round trip (packing the observations, IPC to the host, the isolate calls, rewards back)`,
+  );
   console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}\n`);
   console.log('| reward | calls/s (wall) | µs per step (64 calls) | calls per CPU-second | observations per step, as JSON |');
   console.log('|---|---:|---:|---:|---:|');

@@ -8,7 +8,11 @@ import path from 'node:path';
 import { runTable, tableMarkdown, TABLE_TASKS, DEFAULT_SEEDS } from '../src/table/table';
 import { DEFAULT_STEPS } from '../src/runs/train';
 
-const list = (v: string | undefined) => v?.split(',').map((s) => s.trim()).filter((s) => s !== '');
+const list = (v: string | undefined) =>
+  v
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 
 export async function run(): Promise<void> {
   const tasks = list(process.env.BENCH_TABLE_TASKS) ?? [...TABLE_TASKS];
@@ -16,9 +20,11 @@ export async function run(): Promise<void> {
   const steps = Number(process.env.BENCH_TABLE_STEPS ?? DEFAULT_STEPS);
   const evalEpisodes = Number(process.env.BENCH_TABLE_EVAL ?? 100);
   const out = process.env.BENCH_TABLE_OUT ?? mkdtempSync(path.join(os.tmpdir(), 'rewardsmith-table-'));
-  console.log(`method: rewardsmith table (pretrain → foundation; train --init with the bundled sparse and dense rewards), tasks ${tasks.join(', ')}, ` +
-    `seeds ${seeds.join(', ')}, ${steps.toLocaleString('en-US')} frames, ${evalEpisodes} held-out episodes per seed and method; runs in ${out}; ` +
-    `load average at start ${loadavg()[0]!.toFixed(1)} (other work on the machine slows every figure)`);
+  console.log(
+    `method: rewardsmith table (pretrain → foundation; train --init with the bundled sparse and dense rewards), tasks ${tasks.join(', ')}, ` +
+      `seeds ${seeds.join(', ')}, ${steps.toLocaleString('en-US')} frames, ${evalEpisodes} held-out episodes per seed and method; runs in ${out}; ` +
+      `load average at start ${loadavg()[0]!.toFixed(1)} (other work on the machine slows every figure)`,
+  );
   const result = await runTable({ out, tasks, seeds, steps, evalEpisodes, log: (line) => console.log(`  ${line}`) });
   console.log('\n' + tableMarkdown(result));
   console.log(`load average at end ${loadavg()[0]!.toFixed(1)}`);

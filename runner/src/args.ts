@@ -111,7 +111,8 @@ function suggestion(word: string, candidates: Iterable<string>, prefix = ''): st
 export function helpText<O extends Record<string, OptionSpec>>(spec: CommandSpec<O>): string {
   const lines = [`usage: rewardsmith ${spec.command}${spec.positionals ? ` ${spec.positionals}` : ''} [options]`, '', spec.summary, '', 'options:'];
   const rows = Object.entries(spec.options).map(([name, o]) => {
-    const value = o.type === 'boolean' ? '' : ` ${o.valueName ?? (o.type === 'list' ? 'VALUE...' : o.type === 'string' && o.choices ? o.choices.join('|') : 'VALUE')}`;
+    const value =
+      o.type === 'boolean' ? '' : ` ${o.valueName ?? (o.type === 'list' ? 'VALUE...' : o.type === 'string' && o.choices ? o.choices.join('|') : 'VALUE')}`;
     const flag = `${o.short ? `-${o.short}, ` : '    '}--${name}${value}`;
     const dflt = 'default' in o && o.default !== undefined ? ` (default ${o.default})` : '';
     return [flag, o.description + dflt] as const;
@@ -229,7 +230,8 @@ export function parseCommandArgs<O extends Record<string, OptionSpec>>(spec: Com
     let raw = inline;
     if (raw === undefined) {
       const next = argv[i + 1];
-      if (next === undefined || (next.startsWith('--') && next.length > 2)) throw new UsageError(`--${name} needs a value${o.valueName ? ` (${o.valueName})` : ''}`);
+      if (next === undefined || (next.startsWith('--') && next.length > 2))
+        throw new UsageError(`--${name} needs a value${o.valueName ? ` (${o.valueName})` : ''}`);
       raw = next;
       i++;
     }
@@ -240,7 +242,14 @@ export function parseCommandArgs<O extends Record<string, OptionSpec>>(spec: Com
   const what = spec.positionals ?? 'arguments';
   if (positionals.length < min) throw new UsageError(`missing ${what}`);
   if (positionals.length > max) {
-    throw new UsageError(max === 0 ? `unexpected argument "${positionals[0]}"` : `too many arguments: ${positionals.slice(max).map((p) => `"${p}"`).join(' ')}`);
+    throw new UsageError(
+      max === 0
+        ? `unexpected argument "${positionals[0]}"`
+        : `too many arguments: ${positionals
+            .slice(max)
+            .map((p) => `"${p}"`)
+            .join(' ')}`,
+    );
   }
   return { values: values as ParsedValues<O>, positionals, given: given as Set<keyof O & string> };
 }
@@ -277,7 +286,9 @@ export function applyOptionsFile<O extends Record<string, OptionSpec>>(
   const fromFile: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
     const node = doc.getIn([key], true) as { range?: [number, number, number] } | undefined;
-    const keyNode = (doc.contents as { items?: { key: { value?: unknown; range?: [number, number, number] } }[] } | null)?.items?.find((i) => i.key?.value === key)?.key;
+    const keyNode = (doc.contents as { items?: { key: { value?: unknown; range?: [number, number, number] } }[] } | null)?.items?.find(
+      (i) => i.key?.value === key,
+    )?.key;
     const o = options[key];
     if (!o || !fileKeys.includes(key)) {
       throw new UsageError(`${at(keyNode?.range?.[0])}: unknown key "${key}"${suggestion(key, fileKeys)}; a configuration file may set ${fileKeys.join(', ')}`);

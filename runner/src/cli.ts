@@ -17,16 +17,28 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMai
     },
   },
   eval: { summary: 'evaluate a checkpoint on held-out worlds', load: async () => (await import('./runs/train')).evalCommand },
-  pretrain: { summary: 'behaviour-clone a foundation policy from a scripted teacher\'s demonstrations', load: async () => (await import('./pretrain/pretrain')).pretrainCommand },
-  table: { summary: 'foundation / + sparse / + dense on the paper\'s tasks over seeds, with intervals (Markdown, CSV, SVG)', load: async () => (await import('./table/table')).tableCommand },
+  pretrain: {
+    summary: "behaviour-clone a foundation policy from a scripted teacher's demonstrations",
+    load: async () => (await import('./pretrain/pretrain')).pretrainCommand,
+  },
+  table: {
+    summary: "foundation / + sparse / + dense on the paper's tasks over seeds, with intervals (Markdown, CSV, SVG)",
+    load: async () => (await import('./table/table')).tableCommand,
+  },
   rollout: { summary: 'roll out a policy in an environment and summarise', load: async () => (await import('./runs/rollout')).rolloutCommand },
   lint: { summary: 'lint reward files against the observation schema', load: async () => (await import('./lint/cli')).lintCommand },
   lsp: { summary: 'start the language server (--stdio)', load: async () => lspCommand },
   critique: { summary: 'ask the LLM critic to review a reward file', load: async () => (await import('./llm/critique')).critiqueCommand },
   design: { summary: 'write a reward file for a task with the LLM designer', load: async () => (await import('./llm/loop')).designCommand },
-  analyze: { summary: 'analyse a run\'s failed episodes and suggest patches', load: async () => (await import('./analyze/analyze')).analyzeCommand },
-  apply: { summary: "apply one of the analyzer's patches to your reward file (shows the diff first)", load: async () => (await import('./analyze/apply')).applyCommand },
-  report: { summary: 'write an HTML report (curves, evaluation, deaths, maps, patches) of one or more runs', load: async () => (await import('./report/report')).reportCommand },
+  analyze: { summary: "analyse a run's failed episodes and suggest patches", load: async () => (await import('./analyze/analyze')).analyzeCommand },
+  apply: {
+    summary: "apply one of the analyzer's patches to your reward file (shows the diff first)",
+    load: async () => (await import('./analyze/apply')).applyCommand,
+  },
+  report: {
+    summary: 'write an HTML report (curves, evaluation, deaths, maps, patches) of one or more runs',
+    load: async () => (await import('./report/report')).reportCommand,
+  },
   sweep: { summary: 'train every reward × seed locally or on Slurm and rank the rewards', load: async () => (await import('./sweep/sweep')).sweepCommand },
   loop: { summary: 'run design → critic → train → analyze for N iterations', load: async () => (await import('./llm/loop')).loopCommand },
 };
@@ -51,12 +63,26 @@ const LSP_SPEC = {
  */
 async function lspCommand(argv: string[]): Promise<number> {
   const { values } = parseCommandArgs(LSP_SPEC, argv);
-  const chosen = [values.stdio && '--stdio', values['node-ipc'] && '--node-ipc', values.socket !== undefined && '--socket', values.pipe !== undefined && '--pipe'].filter(Boolean);
-  if (chosen.length !== 1) throw new UsageError(chosen.length === 0 ? 'choose a transport: --stdio, --node-ipc, --socket=PORT or --pipe=NAME' : `choose one transport, not ${chosen.join(' and ')}`);
+  const chosen = [
+    values.stdio && '--stdio',
+    values['node-ipc'] && '--node-ipc',
+    values.socket !== undefined && '--socket',
+    values.pipe !== undefined && '--pipe',
+  ].filter(Boolean);
+  if (chosen.length !== 1)
+    throw new UsageError(
+      chosen.length === 0 ? 'choose a transport: --stdio, --node-ipc, --socket=PORT or --pipe=NAME' : `choose one transport, not ${chosen.join(' and ')}`,
+    );
   // vscode-languageserver reads the transport from process.argv in the --name=value form.
-  process.argv = [process.argv[0]!, process.argv[1]!, ...(values.stdio ? ['--stdio'] : []), ...(values['node-ipc'] ? ['--node-ipc'] : []),
-    ...(values.socket !== undefined ? [`--socket=${values.socket}`] : []), ...(values.pipe !== undefined ? [`--pipe=${values.pipe}`] : []),
-    ...(values.clientProcessId !== undefined ? [`--clientProcessId=${values.clientProcessId}`] : [])];
+  process.argv = [
+    process.argv[0]!,
+    process.argv[1]!,
+    ...(values.stdio ? ['--stdio'] : []),
+    ...(values['node-ipc'] ? ['--node-ipc'] : []),
+    ...(values.socket !== undefined ? [`--socket=${values.socket}`] : []),
+    ...(values.pipe !== undefined ? [`--pipe=${values.pipe}`] : []),
+    ...(values.clientProcessId !== undefined ? [`--clientProcessId=${values.clientProcessId}`] : []),
+  ];
   const candidates = [path.join(__dirname, 'server.js'), path.join(__dirname, '..', '..', 'language-server', 'src', 'server.ts')];
   const entry = candidates.find((file) => existsSync(file));
   if (!entry) throw new Error(`the language server is missing (looked for ${candidates.join(', ')})`);
@@ -66,7 +92,13 @@ async function lspCommand(argv: string[]): Promise<number> {
 
 function usage(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
-  return ['usage: rewardsmith <command> [options]', '', ...Object.entries(COMMANDS).map(([c, { summary }]) => `  ${c.padEnd(width)}  ${summary}`), '', 'Run `rewardsmith <command> --help` for its options.'].join('\n');
+  return [
+    'usage: rewardsmith <command> [options]',
+    '',
+    ...Object.entries(COMMANDS).map(([c, { summary }]) => `  ${c.padEnd(width)}  ${summary}`),
+    '',
+    'Run `rewardsmith <command> --help` for its options.',
+  ].join('\n');
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -117,7 +149,10 @@ async function afterRun(command: string, runDir: string, events: boolean): Promi
   let next = `rewardsmith analyze ${dir} (failure patterns and patches for the reward)`;
   if (command === 'analyze') {
     const suggestions = readSuggestionIds(runDir);
-    next = suggestions.length > 0 ? `rewardsmith apply ${dir} --suggestion ${suggestions[0]} (shows the diff, then patches your reward file)` : 'edit the reward and train again';
+    next =
+      suggestions.length > 0
+        ? `rewardsmith apply ${dir} --suggestion ${suggestions[0]} (shows the diff, then patches your reward file)`
+        : 'edit the reward and train again';
   }
   say(`${where} · next: ${next}`);
 }

@@ -89,7 +89,10 @@ export function applyUnifiedDiff(text: string, diff: string): string {
 }
 
 /** The diff as LSP text edits (whole lines, 0-based), or undefined when it no longer applies. */
-export function diffTextEdits(text: string, diff: string): { range: { start: { line: number; character: number }; end: { line: number; character: number } }; newText: string }[] | undefined {
+export function diffTextEdits(
+  text: string,
+  diff: string,
+): { range: { start: { line: number; character: number }; end: { line: number; character: number } }; newText: string }[] | undefined {
   let edits: LineEdit[];
   try {
     edits = diffLineEdits(text, diff);
@@ -121,7 +124,8 @@ export function unifiedDiff(oldText: string, newText: string, name: string): { t
   const m = b.length;
   // lcs[i][j] = LCS length of a[i..] and b[j..]
   const lcs: Uint32Array[] = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
-  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+  for (let i = n - 1; i >= 0; i--)
+    for (let j = m - 1; j >= 0; j--) lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
   type Op = { op: ' ' | '-' | '+'; line: string; ai: number; bi: number };
   const ops: Op[] = [];
   let i = 0;

@@ -153,7 +153,17 @@ export const RUN_FILES = {
 
 /** Columns of metrics.csv, in the order of UpdateMetrics. */
 export const METRICS_COLUMNS: readonly (keyof UpdateMetrics)[] = [
-  'update', 'frames', 'fps', 'mean_return', 'success_rate', 'episodes', 'policy_loss', 'value_loss', 'entropy', 'kl', 'wall_seconds',
+  'update',
+  'frames',
+  'fps',
+  'mean_return',
+  'success_rate',
+  'episodes',
+  'policy_loss',
+  'value_loss',
+  'entropy',
+  'kl',
+  'wall_seconds',
 ];
 
 /** metrics.ndjson lines as CSV text (header + one row per update; fields the line lacks stay empty), with the
@@ -161,7 +171,8 @@ export const METRICS_COLUMNS: readonly (keyof UpdateMetrics)[] = [
 export function metricsCsv(lines: readonly Partial<UpdateMetrics>[]): string {
   const cell = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? String(v) : '');
   const header = [...METRICS_COLUMNS, 'success_n', 'success_ci95_lo', 'success_ci95_hi'];
-  const row = (m: Partial<UpdateMetrics>) => [...METRICS_COLUMNS.map((c) => cell(m[c])), cell(m.success?.n), cell(m.success?.ci95[0]), cell(m.success?.ci95[1])].join(',');
+  const row = (m: Partial<UpdateMetrics>) =>
+    [...METRICS_COLUMNS.map((c) => cell(m[c])), cell(m.success?.n), cell(m.success?.ci95[0]), cell(m.success?.ci95[1])].join(',');
   return [header.join(','), ...lines.map(row)].join('\n') + '\n';
 }
 
@@ -296,16 +307,18 @@ export function readEpisodes(runDir: string): EpisodeRecord[] {
     throw new RunRecordError(`${file}: no evaluation episodes (is ${runDir} a finished run folder?)`);
   }
   const out: EpisodeRecord[] = [];
-  readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
-    if (line.trim() === '') return;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(line);
-    } catch (err) {
-      throw new RunRecordError(`${file}:${i + 1}: not valid JSON (${(err as Error).message})`);
-    }
-    out.push(checkEpisode(parsed, `${file}:${i + 1}`));
-  });
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .forEach((line, i) => {
+      if (line.trim() === '') return;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(line);
+      } catch (err) {
+        throw new RunRecordError(`${file}:${i + 1}: not valid JSON (${(err as Error).message})`);
+      }
+      out.push(checkEpisode(parsed, `${file}:${i + 1}`));
+    });
   if (out.length === 0) throw new RunRecordError(`${file}: no episodes in it`);
   return out;
 }

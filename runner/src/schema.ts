@@ -14,9 +14,24 @@ export interface Range {
 
 /** One element of a nearest-blocks entry `[distance, yaw, pitch]`. */
 export const NEAREST_ENTRY: readonly { name: string; index: number; range: Range; doc: string }[] = [
-  { name: 'distance', index: 0, range: { min: 0, max: 64, unit: 'm' }, doc: 'Euclidean distance from the eyes to the nearest visible instance, in metres (1 block = 1 m).' },
-  { name: 'yaw', index: 1, range: { min: -Math.PI, max: Math.PI, unit: 'rad' }, doc: 'Horizontal angle to it relative to the agent\'s facing, in radians; 0 = straight ahead, positive = to the right.' },
-  { name: 'pitch', index: 2, range: { min: -Math.PI / 2, max: Math.PI / 2, unit: 'rad' }, doc: 'Vertical angle to it relative to the agent\'s facing, in radians; 0 = straight ahead, positive = below the line of sight.' },
+  {
+    name: 'distance',
+    index: 0,
+    range: { min: 0, max: 64, unit: 'm' },
+    doc: 'Euclidean distance from the eyes to the nearest visible instance, in metres (1 block = 1 m).',
+  },
+  {
+    name: 'yaw',
+    index: 1,
+    range: { min: -Math.PI, max: Math.PI, unit: 'rad' },
+    doc: "Horizontal angle to it relative to the agent's facing, in radians; 0 = straight ahead, positive = to the right.",
+  },
+  {
+    name: 'pitch',
+    index: 2,
+    range: { min: -Math.PI / 2, max: Math.PI / 2, unit: 'rad' },
+    doc: "Vertical angle to it relative to the agent's facing, in radians; 0 = straight ahead, positive = below the line of sight.",
+  },
 ];
 
 /** One element of a `past_agent_positions` entry `[x, y, z, yaw, pitch]`. */
@@ -153,8 +168,20 @@ export const GAME_FACTS = {
   walkPerStep: 0.2,
   maxHealth: 10,
   actions: [
-    'no_op', 'turn_up', 'turn_down', 'turn_left', 'turn_right', 'forward', 'forward_jump', 'jump',
-    'back', 'move_left', 'move_right', 'attack', 'equip', 'jump_place',
+    'no_op',
+    'turn_up',
+    'turn_down',
+    'turn_left',
+    'turn_right',
+    'forward',
+    'forward_jump',
+    'jump',
+    'back',
+    'move_left',
+    'move_right',
+    'attack',
+    'equip',
+    'jump_place',
   ] as const,
 } as const;
 
@@ -252,11 +279,7 @@ export function loadSchema(gameVersion: string = DEFAULT_GAME_VERSION): Observat
   const blocks = new Set(data.blocksArray.map((b) => b.name).filter((n) => !INVISIBLE_BLOCKS.has(n)));
   const items = new Set(data.itemsArray.map((i) => i.name));
   items.delete('air');
-  const mobs = new Set(
-    data.entitiesArray
-      .filter((e) => /mobs$/i.test(e.category ?? '') || UNCATEGORISED_MOBS.includes(e.name))
-      .map((e) => e.name),
-  );
+  const mobs = new Set(data.entitiesArray.filter((e) => /mobs$/i.test(e.category ?? '') || UNCATEGORISED_MOBS.includes(e.name)).map((e) => e.name));
   const nearby = new Set([...blocks, ...mobs]);
   const display = new Map<string, string>();
   for (const e of data.entitiesArray) display.set(e.name, e.displayName);
@@ -307,7 +330,10 @@ export function editDistance(a: string, b: string): number {
  * then real names of the right kind that contain the word or are a small edit away.
  */
 export function suggestNames(name: string, valid: ReadonlySet<string>, limit = 3): string[] {
-  const key = name.toLowerCase().replace(/^minecraft:/, '').replace(/[\s-]+/g, '_');
+  const key = name
+    .toLowerCase()
+    .replace(/^minecraft:/, '')
+    .replace(/[\s-]+/g, '_');
   const out: string[] = [];
   const add = (n: string) => {
     if (valid.has(n) && !out.includes(n) && n !== name) out.push(n);
@@ -333,7 +359,11 @@ export function suggestNames(name: string, valid: ReadonlySet<string>, limit = 3
  * a type error as well as a lint error.
  */
 export function rewardDeclarations(schema: ObservationSchema = loadSchema()): string {
-  const union = (names: ReadonlySet<string>) => [...names].sort().map((n) => JSON.stringify(n)).join(' | ');
+  const union = (names: ReadonlySet<string>) =>
+    [...names]
+      .sort()
+      .map((n) => JSON.stringify(n))
+      .join(' | ');
   const lines = [
     `// Generated from the Rewardsmith observation schema (Minecraft ${schema.gameVersion}). Do not edit.`,
     `type NearbyName = ${union(schema.nearby)};`,

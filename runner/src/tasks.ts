@@ -252,7 +252,8 @@ export function loadTaskFile(file: string): TaskSpec {
       if (typeof n !== 'string' || !schema.nearby.has(n)) fail(['success', 'names', i], `"${String(n)}" is not a visible block or mob name`);
     });
     const distance = success.distance;
-    if (typeof distance !== 'number' || !Number.isFinite(distance) || distance <= 0 || distance > 64) return fail(['success', 'distance'], `must be a distance in metres, above 0 and at most 64, got ${JSON.stringify(distance)}`);
+    if (typeof distance !== 'number' || !Number.isFinite(distance) || distance <= 0 || distance > 64)
+      return fail(['success', 'distance'], `must be a distance in metres, above 0 and at most 64, got ${JSON.stringify(distance)}`);
     criterion = { kind: 'near', names: names as string[], distance };
   } else if (success.kind === 'kill') {
     const mob = success.mob;
@@ -288,11 +289,13 @@ export function worldOptionsOf(task: Pick<TaskSpec, 'worldOptions'>): WorldOptio
 }
 
 function parseWorldOptions(value: unknown, fail: (path: (string | number)[], message: string) => never): Partial<WorldOptions> {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return fail(['worldOptions'], `must map options (${Object.keys(VANILLA_WORLD).join(', ')}) to multipliers`);
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    return fail(['worldOptions'], `must map options (${Object.keys(VANILLA_WORLD).join(', ')}) to multipliers`);
   const out: Partial<WorldOptions> = {};
   for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
     if (!(key in VANILLA_WORLD)) fail(['worldOptions', key], `unknown world option "${key}"; options: ${Object.keys(VANILLA_WORLD).join(', ')}`);
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > WORLD_OPTION_MAX) fail(['worldOptions', key], `must be a multiplier 0..${WORLD_OPTION_MAX} (1 = vanilla)`);
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > WORLD_OPTION_MAX)
+      fail(['worldOptions', key], `must be a multiplier 0..${WORLD_OPTION_MAX} (1 = vanilla)`);
     out[key as keyof WorldOptions] = v as number;
   }
   return out;

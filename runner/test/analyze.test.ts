@@ -29,7 +29,9 @@ function runCopy(name: string): string {
 }
 
 function lintProblems(file: string, text: string): string[] {
-  return lintText(file, text).filter((d) => d.severity === 'error' || d.severity === 'warning').map((d) => `${d.range.start.line + 1}: ${d.code} ${d.message}`);
+  return lintText(file, text)
+    .filter((d) => d.severity === 'error' || d.severity === 'warning')
+    .map((d) => `${d.range.start.line + 1}: ${d.code} ${d.message}`);
 }
 
 /** Applies the diff with GNU patch in a scratch folder and checks it against the extension's applier; returns the patched text. */
@@ -93,7 +95,14 @@ describe('analyze: recorded runs with known failure causes', () => {
     const keepAlive = setInterval(() => undefined, 1000);
     const sandbox = await RewardSandbox.open(patchedFile, 1);
     try {
-      const obs = episode.lastSteps.map((s) => ({ nearest: s.nearest, inventory_change: s.inventory_change, health: s.health, position: s.position, damage_dealt: 0, kill_entity: {} }));
+      const obs = episode.lastSteps.map((s) => ({
+        nearest: s.nearest,
+        inventory_change: s.inventory_change,
+        health: s.health,
+        position: s.position,
+        damage_dealt: 0,
+        kill_entity: {},
+      }));
       await sandbox.beginEpisodes([0], [obs[0]!]);
       for (const o of obs.slice(1)) {
         const [r] = await sandbox.step([o]);
@@ -124,7 +133,10 @@ describe('analyze: recorded runs with known failure causes', () => {
     const a = await analyzeRun(runCopy('spin-in-place'));
     assert.equal(a.mainDeathCause, null);
     const stuck = byId(a, 'stuck');
-    assert.match(stuck.message, /5 failed episodes of 5 \(100 %\) spent most of their time without moving; in 5 of them the reward was still positive while standing still|5 failed episodes of 5 \(100 %\) spent most of their time without moving \(100 % of all failed-episode steps\); in 5 of them the reward was still positive/);
+    assert.match(
+      stuck.message,
+      /5 failed episodes of 5 \(100 %\) spent most of their time without moving; in 5 of them the reward was still positive while standing still|5 failed episodes of 5 \(100 %\) spent most of their time without moving \(100 % of all failed-episode steps\); in 5 of them the reward was still positive/,
+    );
     assert.match(stuck.evidence, /turn_left ×32, turned \d+° in place; reward \+\d+/);
     assert.match(stuck.diff!, /^\+ +if \(Math\.hypot\(stuck_x1 - stuck_x0, stuck_z1 - stuck_z0\) < STUCK_RADIUS\) return -1;$/m);
     assert.ok(!a.suggestions.some((s) => s.id === 'back-and-forth'), 'spinning is not back-and-forth');
@@ -139,7 +151,10 @@ describe('analyze: recorded runs with known failure causes', () => {
     const a = await analyzeRun(runCopy('back-and-forth'));
     const bf = a.suggestions[0]!;
     assert.equal(bf.id, 'back-and-forth');
-    assert.match(bf.message, /6 failed episodes of 6 \(100 %\) walked back and forth with no net progress, and in 6 of them the reward paid more often than it cost/);
+    assert.match(
+      bf.message,
+      /6 failed episodes of 6 \(100 %\) walked back and forth with no net progress, and in 6 of them the reward paid more often than it cost/,
+    );
     assert.ok(!a.suggestions.some((s) => s.id === 'stuck'), 'walking back and forth is not standing still');
     // The movement bonus and the locals that only fed it go; a GLOBAL_DATA set of visited cells comes in.
     assert.match(bf.diff!, /^- +if \(moved > 0\.05\) return 1; \/\/ keep moving$/m);
@@ -155,7 +170,10 @@ describe('analyze: recorded runs with known failure causes', () => {
     assert.match(pitch.message, /6 failed episodes of 6 \(100 %\) held the pitch beyond ±30°/);
     assert.match(pitch.evidence, /pitch 90° \(down\) held for 32 of the last 32 steps/);
     assert.match(pitch.diff!, /^-export function dense\(current_nearest_blocks, previous_nearest_blocks\) \{$/m);
-    assert.match(pitch.diff!, /^\+export function dense\(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions\) \{$/m);
+    assert.match(
+      pitch.diff!,
+      /^\+export function dense\(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions\) \{$/m,
+    );
     assert.match(byId(a, 'timeout-target-unseen').message, /without the target \(pig\) in view/);
     checkPatches(a);
   });
@@ -182,14 +200,21 @@ describe('analyze: recorded runs with known failure causes', () => {
     const a = await analyzeRun(dir);
     assert.equal(a.failed_episodes, 22);
     assert.ok(a.explained_episodes / a.failed_episodes >= 0.8, `explained ${a.explained_episodes} of ${a.failed_episodes}`);
-    const failedIds = new Set(readEpisodesOf(dir).filter((e) => !e.success).map((e) => e.episode));
+    const failedIds = new Set(
+      readEpisodesOf(dir)
+        .filter((e) => !e.success)
+        .map((e) => e.episode),
+    );
     for (const s of a.suggestions) for (const id of s.episode_ids) assert.ok(failedIds.has(id), `${s.id}: episode ${id} is a failed one`);
     const misaligned = byId(a, 'reward-misaligned');
     assert.match(misaligned.message, /success counts oak_log, birch_log .* the reward reads only oak_log: birch_log is invisible to it/);
     assert.match(misaligned.diff!, /^\+const TARGET_NAMES = \['oak_log', 'birch_log'\];/m);
     assert.match(misaligned.diff!, /^\+ +const log_now = nearest_target\(current_nearest_blocks\);$/m);
     const gamed = byId(a, 'reward-gamed');
-    assert.match(gamed.message, /re-run on the recorded observations of the failed episodes, the dense term was positive on \d+ % of the \d+ steps .* no progress/);
+    assert.match(
+      gamed.message,
+      /re-run on the recorded observations of the failed episodes, the dense term was positive on \d+ % of the \d+ steps .* no progress/,
+    );
     assert.match(gamed.message, /Failing pays more than succeeding/);
     assert.match(byId(a, 'target-not-approached').message, /had the target \(oak_log\/birch_log\) in view and did not walk up to it/);
     assert.equal(a.causes['reward-gamed'], gamed.episode_ids.length);
@@ -209,8 +234,14 @@ describe('analyze: recorded runs with known failure causes', () => {
     assert.match(widened.diff, /^\+ +const log = nearest_target\(current_nearest_blocks\);$/m);
     const approach = patchReward(file, widened.patched, { kind: 'approach-record', targets: ['oak_log', 'birch_log'], step: 0.1, why: 'creeping paid.' });
     assert.doesNotMatch(approach.diff, /nearest_target_2/, 'the helper added by the first patch is reused');
-    assert.match(approach.diff, /^-export function dense\(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions\) \{$/m);
-    assert.match(approach.diff, /^\+export function dense\(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA\) \{$/m);
+    assert.match(
+      approach.diff,
+      /^-export function dense\(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions\) \{$/m,
+    );
+    assert.match(
+      approach.diff,
+      /^\+export function dense\(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA\) \{$/m,
+    );
     const out = path.join(tmp, 'weak-both.reward.ts');
     writeFileSync(out, approach.patched);
     assert.deepEqual(lintProblems(out, approach.patched), []);
@@ -219,7 +250,10 @@ describe('analyze: recorded runs with known failure causes', () => {
 });
 
 function readEpisodesOf(dir: string): EpisodeRecord[] {
-  return readFileSync(path.join(dir, RUN_FILES.episodes), 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as EpisodeRecord);
+  return readFileSync(path.join(dir, RUN_FILES.episodes), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as EpisodeRecord);
 }
 
 /** A reward whose dense term is a `let` variable rather than a function. */
@@ -304,7 +338,12 @@ describe('analyze: patches on every bundled reward', () => {
 });
 
 describe('analyze: command line', () => {
-  const cli = (args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'runner/src/cli.ts'), 'analyze', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  const cli = (args: string[]) =>
+    spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'runner/src/cli.ts'), 'analyze', ...args], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
 
   test('--events ndjson streams suggestion events and writes suggestions.json', () => {
     const dir = runCopy('lava-deaths');
@@ -312,15 +351,24 @@ describe('analyze: command line', () => {
     cpSync(path.join(dir, RUN_FILES.rewardCopy), reward);
     const r = cli([dir, '--reward', reward, '--events', 'ndjson']);
     assert.equal(r.status, 0, r.stderr);
-    const events = r.stdout.trim().split('\n').map((l) => parseEvent(l));
-    assert.ok(events.every((e) => e !== undefined), 'stdout holds only events');
+    const events = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => parseEvent(l));
+    assert.ok(
+      events.every((e) => e !== undefined),
+      'stdout holds only events',
+    );
     const suggestions = events.filter((e): e is SuggestionEvent => e!.type === 'suggestion');
     assert.equal(suggestions[0]!.id, 'death-lava');
     assert.match(suggestions[0]!.diff!, /^\+\+\+ b\/explore-diamond\.reward\.ts$/m);
     assert.match(r.stderr, /Main death cause: lava\./);
     const written = JSON.parse(readFileSync(path.join(dir, RUN_FILES.suggestions), 'utf8')) as Analysis;
     assert.equal(written.rewardFile, reward);
-    assert.deepEqual(written.suggestions.map((s) => s.id), suggestions.map((s) => s.id));
+    assert.deepEqual(
+      written.suggestions.map((s) => s.id),
+      suggestions.map((s) => s.id),
+    );
     assert.ok(written.suggestions.every((s) => typeof s.evidence === 'string' && s.evidence.length > 0 && s.episodes.length > 0));
   });
 
@@ -341,5 +389,7 @@ describe('analyze: command line', () => {
 });
 
 function readdirRewards(dir: string): string[] {
-  return readdirSync(dir).filter((f) => f.endsWith('.reward.ts')).map((f) => path.join(dir, f));
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.reward.ts'))
+    .map((f) => path.join(dir, f));
 }

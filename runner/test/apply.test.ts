@@ -27,9 +27,10 @@ async function analysedRun(): Promise<{ run: string; user: string; original: str
   return { run, user, original };
 }
 
-const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'runner/src/cli.ts'), 'apply', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+const cli = (...args: string[]) =>
+  spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'runner/src/cli.ts'), 'apply', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
 
-test('apply shows the diff and patches the reward file the run recorded, not the run\'s copy', async () => {
+test("apply shows the diff and patches the reward file the run recorded, not the run's copy", async () => {
   const { run, user, original } = await analysedRun();
   const dry = cli(run, '--suggestion', 'death-lava', '--dry-run');
   assert.equal(dry.status, 0, dry.stderr);
@@ -40,7 +41,10 @@ test('apply shows the diff and patches the reward file the run recorded, not the
   assert.match(r.stdout, new RegExp(`applied death-lava to ${user.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`));
   const patched = readFileSync(user, 'utf8');
   assert.notEqual(patched, original);
-  const added = r.stdout.split('\n').filter((l) => l.startsWith('+') && !l.startsWith('+++')).map((l) => l.slice(1));
+  const added = r.stdout
+    .split('\n')
+    .filter((l) => l.startsWith('+') && !l.startsWith('+++'))
+    .map((l) => l.slice(1));
   for (const line of added) assert.ok(patched.split('\n').includes(line), `patched file lacks: ${line}`);
   assert.equal(readFileSync(path.join(run, RUN_FILES.rewardCopy), 'utf8'), original, "the run's copy stays as trained");
 });
@@ -51,7 +55,10 @@ test('apply refuses a reward file that changed since the run, an unknown suggest
   writeFileSync(user, edited);
   const changed = cli(run, '--suggestion', 'death-lava');
   assert.equal(changed.status, 1);
-  assert.match(changed.stderr, /^rewardsmith apply: .*explore-diamond\.reward\.ts changed since the run trained on it .*nothing was changed\. Run `rewardsmith analyze .* --reward .*` for patches to the file as it is now/);
+  assert.match(
+    changed.stderr,
+    /^rewardsmith apply: .*explore-diamond\.reward\.ts changed since the run trained on it .*nothing was changed\. Run `rewardsmith analyze .* --reward .*` for patches to the file as it is now/,
+  );
   assert.equal(readFileSync(user, 'utf8'), edited);
   const typo = cli(run, '--suggestion', 'death-lvaa');
   assert.equal(typo.status, 2);

@@ -24,10 +24,14 @@ function capture(): CommandIo & { out: string; err: string } {
 
 async function run(argv: string[]) {
   const io = capture();
-  const code = await runCommand('train', async () => {
-    parseCommandArgs(spec, argv);
-    return 0;
-  }, io);
+  const code = await runCommand(
+    'train',
+    async () => {
+      parseCommandArgs(spec, argv);
+      return 0;
+    },
+    io,
+  );
   return { code, ...io };
 }
 

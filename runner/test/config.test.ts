@@ -59,12 +59,18 @@ test('a configuration file error names the file, line, field and reason', () => 
   assert.equal(r.code, 2);
   assert.match(r.err, new RegExp(`${bad.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:2:7: envs must be ≤ 512, got 50000`));
   const typo = file('typo.yaml', 'task: approach-tree\nlerning-rate: 0.001\n');
-  assert.match(trainError(['r.reward.ts', '--config', typo, '--out', 'runs/a']).err, /typo.yaml:2:1: unknown key "lerning-rate" \(did you mean learning-rate\?\)/);
+  assert.match(
+    trainError(['r.reward.ts', '--config', typo, '--out', 'runs/a']).err,
+    /typo.yaml:2:1: unknown key "lerning-rate" \(did you mean learning-rate\?\)/,
+  );
   const typed = file('typed.json', '{"task": "approach-tree", "seed": "3"}');
   assert.match(trainError(['r.reward.ts', '--config', typed, '--out', 'runs/a']).err, /typed.json:1:35: seed must be an integer, got "3"/);
   const out = file('out.yaml', 'out: runs/x\n');
   assert.match(trainError(['r.reward.ts', '--config', out, '--task', 'approach-tree', '--out', 'runs/a']).err, /unknown key "out"/);
-  assert.match(trainError(['r.reward.ts', '--config', path.join(dir, 'missing.yaml'), '--out', 'runs/a']).err, /missing.yaml: cannot read the configuration file \(ENOENT\)/);
+  assert.match(
+    trainError(['r.reward.ts', '--config', path.join(dir, 'missing.yaml'), '--out', 'runs/a']).err,
+    /missing.yaml: cannot read the configuration file \(ENOENT\)/,
+  );
 });
 
 test('--resume restores the stored configuration (eval episodes included) and refuses a conflicting one', () => {
@@ -91,7 +97,7 @@ function taskError(text: string): string {
   return 'accepted';
 }
 
-test('task files: strings are not booleans, heights and counts are integers within the game\'s bounds', () => {
+test("task files: strings are not booleans, heights and counts are integers within the game's bounds", () => {
   const base = 'id: t\nextends: approach-cow\n';
   assert.match(taskError(base + 'attack: "false"\n'), /:3:9: attack: must be true or false, got "false"/);
   assert.match(taskError(base + 'world: underground\nstartY: 11.5\n'), /:4:9: startY: must be an integer, got 11.5/);

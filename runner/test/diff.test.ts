@@ -13,11 +13,15 @@ function applyTextEdits(text: string, edits: NonNullable<ReturnType<typeof diffT
   const starts = [0];
   for (let i = 0; i < text.length; i++) if (text[i] === '\n') starts.push(i + 1);
   const offset = (p: { line: number; character: number }) => starts[p.line]! + p.character;
-  for (const e of [...edits].sort((a, b) => offset(b.range.start) - offset(a.range.start))) text = text.slice(0, offset(e.range.start)) + e.newText + text.slice(offset(e.range.end));
+  for (const e of [...edits].sort((a, b) => offset(b.range.start) - offset(a.range.start)))
+    text = text.slice(0, offset(e.range.start)) + e.newText + text.slice(offset(e.range.end));
   return text;
 }
 
-const patchedReward = reward.replace("  if (ore !== undefined) dense = 1;\n", "  if (ore !== undefined) dense = 1;\n  const lava = current_nearest_blocks['lava'];\n  if (lava !== undefined && lava[0] < 3) dense = -1;\n");
+const patchedReward = reward.replace(
+  '  if (ore !== undefined) dense = 1;\n',
+  "  if (ore !== undefined) dense = 1;\n  const lava = current_nearest_blocks['lava'];\n  if (lava !== undefined && lava[0] < 3) dense = -1;\n",
+);
 
 test('a written diff applies as text and as editor edits to the same result', () => {
   const diff = unifiedDiff(reward, patchedReward, 'lava.reward.ts').text;
@@ -53,5 +57,8 @@ test('a change on the last line of a file without a final newline', () => {
 test('not a diff, or a hunk edited away: a PatchError naming the hunk', () => {
   assert.throws(() => applyUnifiedDiff('x', 'not a diff'), PatchError);
   const diff = unifiedDiff(reward, patchedReward, 'lava.reward.ts').text;
-  assert.throws(() => applyUnifiedDiff(reward.replace('if (ore !== undefined) dense = 1;', 'if (ore) dense = 1;'), diff), /hunk 1 of the patch \(at line \d+\) no longer matches/);
+  assert.throws(
+    () => applyUnifiedDiff(reward.replace('if (ore !== undefined) dense = 1;', 'if (ore) dense = 1;'), diff),
+    /hunk 1 of the patch \(at line \d+\) no longer matches/,
+  );
 });

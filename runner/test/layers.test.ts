@@ -116,11 +116,16 @@ const topOf = (module: string) => module.split('/')[0]!;
 describe('layers', () => {
   it('reads the imports of every module (the test would pass vacuously otherwise)', () => {
     const modules = new Set(EDGES.map((e) => e.fromModule));
-    for (const m of ['runner', 'runner/src/cli', 'runner/src/runs', 'runner/src/lint', 'language-server/src/server', 'extension/src/extension']) assert.ok(modules.has(m), `no imports read from ${m}`);
+    for (const m of ['runner', 'runner/src/cli', 'runner/src/runs', 'runner/src/lint', 'language-server/src/server', 'extension/src/extension'])
+      assert.ok(modules.has(m), `no imports read from ${m}`);
   });
 
   it('no cycles between the top-level folders', () => {
-    const edges = moduleEdges((e) => topOf(e.fromModule) !== topOf(e.toModule)).map((e) => ({ ...e, fromModule: topOf(e.fromModule), toModule: topOf(e.toModule) }));
+    const edges = moduleEdges((e) => topOf(e.fromModule) !== topOf(e.toModule)).map((e) => ({
+      ...e,
+      fromModule: topOf(e.fromModule),
+      toModule: topOf(e.toModule),
+    }));
     assert.equal(findCycle(edges), undefined);
   });
 
@@ -148,16 +153,20 @@ describe('layers', () => {
   });
 
   it('PPO knows only the VecEnv interface of the environments', () => {
-    const bad = moduleEdges((e) => e.fromModule === 'runner/src/ppo' && e.toModule === 'runner/src/env' && e.to !== 'runner/src/env/types.ts').map(describeEdge);
+    const bad = moduleEdges((e) => e.fromModule === 'runner/src/ppo' && e.toModule === 'runner/src/env' && e.to !== 'runner/src/env/types.ts').map(
+      describeEdge,
+    );
     assert.deepEqual(bad, []);
   });
 
   it('the extension talks to the server and the runner only through the shared protocol modules', () => {
-    const bad = moduleEdges((e) => topOf(e.fromModule) === 'extension' && topOf(e.toModule) !== 'extension' && !EXTENSION_MAY_IMPORT.has(e.toModule)).map(describeEdge);
+    const bad = moduleEdges((e) => topOf(e.fromModule) === 'extension' && topOf(e.toModule) !== 'extension' && !EXTENSION_MAY_IMPORT.has(e.toModule)).map(
+      describeEdge,
+    );
     assert.deepEqual(bad, []);
   });
 
-  it('the language server is an adapter: it does not import the runner\'s environments, training or CLI', () => {
+  it("the language server is an adapter: it does not import the runner's environments, training or CLI", () => {
     const forbidden = ['env', 'ppo', 'runs', 'cli', 'analyze'].map((m) => `runner/src/${m}`);
     const bad = moduleEdges((e) => topOf(e.fromModule) === 'language-server' && forbidden.includes(e.toModule)).map(describeEdge);
     assert.deepEqual(bad, []);
@@ -167,9 +176,11 @@ describe('layers', () => {
     const bad: string[] = [];
     for (const top of TOP) {
       for (const file of sourceFiles(path.join(ROOT, top, 'src'))) {
-        readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
-          if (/\.\.\/shared\/|\bissues?\s*#?\d+/i.test(line)) bad.push(`${path.relative(ROOT, file)}:${i + 1}: ${line.trim()}`);
-        });
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .forEach((line, i) => {
+            if (/\.\.\/shared\/|\bissues?\s*#?\d+/i.test(line)) bad.push(`${path.relative(ROOT, file)}:${i + 1}: ${line.trim()}`);
+          });
       }
     }
     assert.deepEqual(bad, []);

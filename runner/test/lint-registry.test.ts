@@ -6,14 +6,16 @@ import { test } from 'node:test';
 import { RULES, ruleMeta } from '../src/lint/rules';
 
 const dir = path.join(__dirname, '..', 'src', 'lint', 'rules');
-const ruleFiles = readdirSync(dir).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts')).map((f) => f.replace(/\.ts$/, ''));
+const ruleFiles = readdirSync(dir)
+  .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+  .map((f) => f.replace(/\.ts$/, ''));
 
 test('every rule file is registered under its own id, once, with its tests beside it', () => {
   const ids = RULES.map((r) => r.meta.id);
   assert.equal(new Set(ids).size, ids.length, 'ids are unique');
   assert.deepEqual([...ruleFiles].sort(), [...ids].sort(), 'rules/<id>.ts for each registered rule, and no unregistered rule file');
   for (const id of ids) assert.ok(existsSync(path.join(dir, `${id}.test.ts`)), `rules/${id}.test.ts`);
-  assert.equal(RULES[RULES.length - 1]!.meta.id, 'typescript', 'TypeScript\'s own errors run last (they are dropped where a rule already explains the spot)');
+  assert.equal(RULES[RULES.length - 1]!.meta.id, 'typescript', "TypeScript's own errors run last (they are dropped where a rule already explains the spot)");
   assert.equal(ruleMeta('unknown-name')?.severity, 'error');
   assert.equal(ruleMeta('ts2322'), undefined);
 });

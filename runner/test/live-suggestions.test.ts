@@ -15,9 +15,36 @@ after(() => rmSync(out, { recursive: true, force: true }));
 test('train --events ndjson: provisional suggestions with episode counts arrive before training ends', () => {
   const reward = path.join(__dirname, 'fixtures/rewards/weak-approach-tree.reward.ts');
   const task = path.join(__dirname, 'fixtures/short-approach-tree.yaml');
-  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'runner/src/cli.ts'), 'train', reward, '--task', task, '--steps', '3072', '--envs', '4', '--eval-episodes', '2', '--seed', '7', '--out', path.join(out, 'run'), '--events', 'ndjson'], { encoding: 'utf8', cwd: ROOT });
+  const r = spawnSync(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      path.join(ROOT, 'runner/src/cli.ts'),
+      'train',
+      reward,
+      '--task',
+      task,
+      '--steps',
+      '3072',
+      '--envs',
+      '4',
+      '--eval-episodes',
+      '2',
+      '--seed',
+      '7',
+      '--out',
+      path.join(out, 'run'),
+      '--events',
+      'ndjson',
+    ],
+    { encoding: 'utf8', cwd: ROOT },
+  );
   assert.equal(r.status, 0, r.stderr);
-  const events = r.stdout.split('\n').map(parseEvent).filter((e): e is RunnerEvent => !!e);
+  const events = r.stdout
+    .split('\n')
+    .map(parseEvent)
+    .filter((e): e is RunnerEvent => !!e);
   const lastProgress = events.map((e) => e.type).lastIndexOf('progress');
   const provisional = events.flatMap((e, i) => (e.type === 'suggestion' && e.provisional ? [{ e, i }] : []));
   assert.ok(provisional.length > 0, 'at least one provisional suggestion');
@@ -28,7 +55,10 @@ test('train --events ndjson: provisional suggestions with episode counts arrive 
     assert.ok(e.episodes! >= 0 && e.episodes! <= e.failedEpisodes!, 'counts the failed training episodes behind it');
     assert.match(e.message, /^Provisional \(\d+ of \d+ failed training episodes of the last \d+, \d+ % into training\)/);
   }
-  assert.ok(provisional.some(({ e }) => e.episodes! > 0), 'some suggestion explains failed training episodes');
+  assert.ok(
+    provisional.some(({ e }) => e.episodes! > 0),
+    'some suggestion explains failed training episodes',
+  );
   const misaligned = provisional.find(({ e }) => e.id === 'training/reward-misaligned')?.e;
   assert.ok(misaligned?.diff?.includes('+++ b/weak-approach-tree.reward.ts'), 'patches the file the user edits');
 });

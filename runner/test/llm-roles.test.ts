@@ -21,12 +21,13 @@ describe('designer answer extraction', () => {
     const r = extractRewardCode('```js\nexport function reward_function() { return 0; }\n```', TREE);
     assert.deepEqual(r, { ok: true, value: '// task: approach-tree\nexport function reward_function() { return 0; }\n' });
   });
-  it("corrects a header that names another task", () => {
+  it('corrects a header that names another task', () => {
     const r = extractRewardCode('```ts\n// task: approach-cow\nexport function reward_function() { return 0; }\n```', TREE);
     assert.deepEqual(r, { ok: true, value: '// task: approach-tree\nexport function reward_function() { return 0; }\n' });
   });
   it('finds the header where the editor and the trainer do: anywhere in the leading comments', () => {
-    const code = '// Reward for approach-tree.\n//\n// Dense: distance to the nearest log.\n// Sparse: reaching it.\n// Memory: none.\n//\n// task: approach-cow\nexport function reward_function() { return 0; }';
+    const code =
+      '// Reward for approach-tree.\n//\n// Dense: distance to the nearest log.\n// Sparse: reaching it.\n// Memory: none.\n//\n// task: approach-cow\nexport function reward_function() { return 0; }';
     const r = extractRewardCode('```ts\n' + code + '\n```', TREE);
     assert.deepEqual(r, { ok: true, value: code.replace('task: approach-cow', 'task: approach-tree') + '\n' });
   });
@@ -47,7 +48,7 @@ describe('design → lint → critic pipeline', () => {
 
   it('sends lint errors back, never lets the critic see a broken file, and iterates on the critique', async () => {
     const magma = EXAMPLE.replace(
-      "if (now === null && before !== null) return -1; // lost sight of the log",
+      'if (now === null && before !== null) return -1; // lost sight of the log',
       "if (now === null && before !== null) return -1; // lost sight of the log\n    if ('magma' in current_nearest_blocks) return -1;",
     );
     server = await startLlmServer((req) => {
@@ -59,18 +60,27 @@ describe('design → lint → critic pipeline', () => {
       // critic: first answer malformed, then a failing verdict, then a pass
       const criticCalls = server.requests.filter((r) => /review reward functions/.test(r.system)).length;
       if (criticCalls === 1) return 'I think it is fine.';
-      if (criticCalls === 2) return JSON.stringify({ reasoning: 'r', success: false, critique: 'Penalise lost health more clearly.', findings: [{ line: 40, severity: 'warning', message: 'x' }] });
+      if (criticCalls === 2)
+        return JSON.stringify({
+          reasoning: 'r',
+          success: false,
+          critique: 'Penalise lost health more clearly.',
+          findings: [{ line: 40, severity: 'warning', message: 'x' }],
+        });
       return JSON.stringify({ reasoning: 'good', success: true, critique: null, findings: [] });
     });
     const dir = mkdtempSync(path.join(tmpdir(), 'design-'));
     const reviewed = await designAndReview({ task: TREE, request: { kind: 'initial' }, dir, llm: llm(server), log: { dir } });
     assert.equal(reviewed.criticPassed, true);
     assert.equal(reviewed.source, EXAMPLE + '// reviewed\n');
-    assert.deepEqual(reviewed.steps.map((s) => [s.request, s.errors.length > 0, s.critique?.success ?? null]), [
-      ['initial', true, null],
-      ['fix-lint', false, false],
-      ['fix-critique', false, true],
-    ]);
+    assert.deepEqual(
+      reviewed.steps.map((s) => [s.request, s.errors.length > 0, s.critique?.success ?? null]),
+      [
+        ['initial', true, null],
+        ['fix-lint', false, false],
+        ['fix-critique', false, true],
+      ],
+    );
     assert.ok(reviewed.steps[0]!.errors.some((e) => /'magma' is not a Minecraft/.test(e.message)));
     // the fix-lint prompt quoted the diagnostic with its line
     const fixLint = server.requests.find((r) => /Static checker diagnostics/.test(r.lastUser))!;
@@ -84,16 +94,33 @@ describe('design → lint → critic pipeline', () => {
 
   it("reviews the user's own file first, and has the designer fix only what the checks reject", async () => {
     await server.close();
-    server = await startLlmServer((req) => (/reward designer/.test(req.system) ? fence(EXAMPLE) : JSON.stringify({ reasoning: 'ok', success: true, critique: null, findings: [] })));
+    server = await startLlmServer((req) =>
+      /reward designer/.test(req.system) ? fence(EXAMPLE) : JSON.stringify({ reasoning: 'ok', success: true, critique: null, findings: [] }),
+    );
     const dir = mkdtempSync(path.join(tmpdir(), 'design-'));
-    const broken = EXAMPLE.replace("const entry = nearest_blocks[name];", "const entry = nearest_blocks[name];\n      if (current_nearest_blocks['wood'] !== undefined) return null;");
+    const broken = EXAMPLE.replace(
+      'const entry = nearest_blocks[name];',
+      "const entry = nearest_blocks[name];\n      if (current_nearest_blocks['wood'] !== undefined) return null;",
+    );
     const reviewed = await designAndReview({ task: TREE, request: { kind: 'initial' }, firstDraft: broken, dir, llm: llm(server) });
-    assert.deepEqual(reviewed.steps.map((s) => s.request), ['given', 'fix-lint']);
+    assert.deepEqual(
+      reviewed.steps.map((s) => s.request),
+      ['given', 'fix-lint'],
+    );
     assert.match(server.requests[0]!.lastUser, /Static checker diagnostics[\s\S]*'wood' is not a Minecraft/);
     assert.equal(reviewed.source, EXAMPLE);
     // a clean file goes straight to the critic, unchanged
-    const clean = await designAndReview({ task: TREE, request: { kind: 'initial' }, firstDraft: EXAMPLE, dir: mkdtempSync(path.join(tmpdir(), 'design-')), llm: llm(server) });
-    assert.deepEqual(clean.steps.map((s) => s.request), ['given']);
+    const clean = await designAndReview({
+      task: TREE,
+      request: { kind: 'initial' },
+      firstDraft: EXAMPLE,
+      dir: mkdtempSync(path.join(tmpdir(), 'design-')),
+      llm: llm(server),
+    });
+    assert.deepEqual(
+      clean.steps.map((s) => s.request),
+      ['given'],
+    );
     assert.equal(clean.source, EXAMPLE);
   });
 
@@ -109,21 +136,64 @@ describe('design → lint → critic pipeline', () => {
 });
 
 const summary: RunSummary = {
-  task: 'approach-tree', reward_file: 'r.reward.ts', reward_sha256: null, seed: 1, env: 'sim', env_steps: 1000, wall_seconds: 10, backend: 'cpu',
-  train: { updates: 4, frames: 1000, mean_return: 0.5, success_rate: 0.1, success: { ...rateRecord(1, 10), started_from_frame: 0, started_to_frame: 500, mean_return: 0.5 }, entropy: 2.5, fps: 100 },
-  eval: { episodes: 12, success_rate: 0.25, death_rate: 0.5, success: rateRecord(3, 12), death: rateRecord(6, 12), death_causes: { lava: 6 }, avg_steps: 300, avg_distance_moved: 8 },
+  task: 'approach-tree',
+  reward_file: 'r.reward.ts',
+  reward_sha256: null,
+  seed: 1,
+  env: 'sim',
+  env_steps: 1000,
+  wall_seconds: 10,
+  backend: 'cpu',
+  train: {
+    updates: 4,
+    frames: 1000,
+    mean_return: 0.5,
+    success_rate: 0.1,
+    success: { ...rateRecord(1, 10), started_from_frame: 0, started_to_frame: 500, mean_return: 0.5 },
+    entropy: 2.5,
+    fps: 100,
+  },
+  eval: {
+    episodes: 12,
+    success_rate: 0.25,
+    death_rate: 0.5,
+    success: rateRecord(3, 12),
+    death: rateRecord(6, 12),
+    death_causes: { lava: 6 },
+    avg_steps: 300,
+    avg_distance_moved: 8,
+  },
   generalisation_gap: null,
 };
 
 function episode(i: number, kind: 'success' | 'lava' | 'timeout'): EpisodeRecord {
   const lastSteps = Array.from({ length: 40 }, (_, s) => ({
-    step: 260 + s, action: s % 2 ? 'forward' : 'turn_left', reward: 0.1, position: [10 + s * 0.2, 63, 5, 15, 0] as [number, number, number, number, number],
-    inventory_change: {}, nearest: { lava: [3 - s * 0.05, 0, 0.3] as [number, number, number] }, health: kind === 'lava' ? Math.max(0, 10 - s) : 10,
+    step: 260 + s,
+    action: s % 2 ? 'forward' : 'turn_left',
+    reward: 0.1,
+    position: [10 + s * 0.2, 63, 5, 15, 0] as [number, number, number, number, number],
+    inventory_change: {},
+    nearest: { lava: [3 - s * 0.05, 0, 0.3] as [number, number, number] },
+    health: kind === 'lava' ? Math.max(0, 10 - s) : 10,
   }));
   return {
-    episode: i, seed: 100 + i, success: kind === 'success', steps: 300, died: kind === 'lava', deathCause: kind === 'lava' ? 'lava' : null, truncated: kind === 'timeout',
-    return: 4.2, distanceMoved: 9, lastSteps,
-    final: { health: kind === 'lava' ? 0 : 10, inventory: {}, nearest: { lava: [0.5, 0.1, 0.6], grass_block: [1, 0, 1], oak_log: [20, 0.3, 0] }, blockUnderFoot: kind === 'lava' ? 'lava' : 'grass_block', died: kind === 'lava' },
+    episode: i,
+    seed: 100 + i,
+    success: kind === 'success',
+    steps: 300,
+    died: kind === 'lava',
+    deathCause: kind === 'lava' ? 'lava' : null,
+    truncated: kind === 'timeout',
+    return: 4.2,
+    distanceMoved: 9,
+    lastSteps,
+    final: {
+      health: kind === 'lava' ? 0 : 10,
+      inventory: {},
+      nearest: { lava: [0.5, 0.1, 0.6], grass_block: [1, 0, 1], oak_log: [20, 0.3, 0] },
+      blockUnderFoot: kind === 'lava' ? 'lava' : 'grass_block',
+      died: kind === 'lava',
+    },
     path: [[0, 63, 0]],
   };
 }
@@ -133,15 +203,31 @@ describe('LLM trajectory analyzer', () => {
   after(() => server?.close());
 
   it('sees statistics, findings and K=10 failed episodes of 32 steps, and returns validated suggestions', async () => {
-    const episodes = [...Array.from({ length: 3 }, (_, i) => episode(i, 'success')), ...Array.from({ length: 12 }, (_, i) => episode(3 + i, i < 10 ? 'lava' : 'timeout'))];
+    const episodes = [
+      ...Array.from({ length: 3 }, (_, i) => episode(i, 'success')),
+      ...Array.from({ length: 12 }, (_, i) => episode(3 + i, i < 10 ? 'lava' : 'timeout')),
+    ];
     const picked = pickFailedEpisodes(episodes);
     assert.equal(picked.length, 10);
-    assert.ok(picked.some((e) => e.truncated), 'a rarer failure mode is not crowded out');
+    assert.ok(
+      picked.some((e) => e.truncated),
+      'a rarer failure mode is not crowded out',
+    );
     server = await startLlmServer([
       '{"analysis": "", "suggestions": []}',
-      JSON.stringify({ analysis: 'The agent walks into lava.', suggestions: [{ message: 'Penalise lava in view.', line: 25 }, 'Reward approaching logs.', { line: 3 }] }),
+      JSON.stringify({
+        analysis: 'The agent walks into lava.',
+        suggestions: [{ message: 'Penalise lava in view.', line: 25 }, 'Reward approaching logs.', { line: 3 }],
+      }),
     ]);
-    const result = await analyzeWithLlm({ task: TREE, rewardSource: EXAMPLE, summary, episodes, findings: [{ message: 'Most deaths are in lava (6 of 12).', evidence: { episodes: [3, 4] } }], llm: llm(server) });
+    const result = await analyzeWithLlm({
+      task: TREE,
+      rewardSource: EXAMPLE,
+      summary,
+      episodes,
+      findings: [{ message: 'Most deaths are in lava (6 of 12).', evidence: { episodes: [3, 4] } }],
+      llm: llm(server),
+    });
     assert.deepEqual(result.suggestions, [
       { id: 'S1', message: 'Penalise lava in view.', line: 25 },
       { id: 'S2', message: 'Reward approaching logs.' },

@@ -66,13 +66,20 @@ describe('LLM client retries through the real openai client', () => {
       { text: 'hello', usage: { prompt_tokens: 11, completion_tokens: 2 } },
     ]);
     const dir = mkdtempSync(path.join(tmpdir(), 'llm-log-'));
-    const answer = await chat([{ role: 'user', content: 'say hello' }], { role: 'test', llm: { ...fast(server), timeoutMs: 2000, maxRetries: 4 }, log: { dir } });
+    const answer = await chat([{ role: 'user', content: 'say hello' }], {
+      role: 'test',
+      llm: { ...fast(server), timeoutMs: 2000, maxRetries: 4 },
+      log: { dir },
+    });
     assert.equal(answer.text, 'hello');
     assert.deepEqual(answer.usage, { prompt_tokens: 11, completion_tokens: 2, total_tokens: 13 });
     assert.equal(server.requests.length, 5);
     assert.equal(server.requests[0]!.temperature, 0.3);
     assert.equal(server.requests[0]!.headers.authorization, 'Bearer test-key');
-    const log = readFileSync(path.join(dir, LLM_LOG_FILE), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as LlmCallRecord);
+    const log = readFileSync(path.join(dir, LLM_LOG_FILE), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as LlmCallRecord);
     assert.equal(log.length, 5);
     assert.match(log[0]!.error!, /rate limited \(429\)/);
     assert.match(log[1]!.error!, /server error \(500\)/);
@@ -106,12 +113,15 @@ describe('LLM calls are bounded in wall-clock time, body included', () => {
   it('a server that sends headers and then drips the body is cut off at the per-attempt limit, and retried', { timeout: 15_000 }, async () => {
     server = await startLlmServer(() => dripping);
     const started = Date.now();
-    await assert.rejects(chat([{ role: 'user', content: 'x' }], { role: 'test', llm: { ...fast(server), timeoutMs: 300, maxRetries: 1, budgetMs: 10_000 } }), (e: unknown) => {
-      assert.ok(e instanceof LlmError);
-      assert.equal(e.kind, 'timeout');
-      assert.match(e.message, /^LLM call failed after 2 attempts: no complete answer within 300 ms \(the limit of one attempt\)$/);
-      return true;
-    });
+    await assert.rejects(
+      chat([{ role: 'user', content: 'x' }], { role: 'test', llm: { ...fast(server), timeoutMs: 300, maxRetries: 1, budgetMs: 10_000 } }),
+      (e: unknown) => {
+        assert.ok(e instanceof LlmError);
+        assert.equal(e.kind, 'timeout');
+        assert.match(e.message, /^LLM call failed after 2 attempts: no complete answer within 300 ms \(the limit of one attempt\)$/);
+        return true;
+      },
+    );
     assert.equal(server.requests.length, 2);
     assert.ok(Date.now() - started < 3000, `took ${Date.now() - started} ms`);
   });
@@ -120,12 +130,15 @@ describe('LLM calls are bounded in wall-clock time, body included', () => {
     await server.close();
     server = await startLlmServer(() => dripping);
     const started = Date.now();
-    await assert.rejects(chat([{ role: 'user', content: 'x' }], { role: 'test', llm: { ...fast(server), timeoutMs: 400, budgetMs: 900, maxRetries: 10 } }), (e: unknown) => {
-      assert.ok(e instanceof LlmError);
-      assert.equal(e.kind, 'timeout');
-      assert.match(e.message, /total budget of 900 ms/);
-      return true;
-    });
+    await assert.rejects(
+      chat([{ role: 'user', content: 'x' }], { role: 'test', llm: { ...fast(server), timeoutMs: 400, budgetMs: 900, maxRetries: 10 } }),
+      (e: unknown) => {
+        assert.ok(e instanceof LlmError);
+        assert.equal(e.kind, 'timeout');
+        assert.match(e.message, /total budget of 900 ms/);
+        return true;
+      },
+    );
     const took = Date.now() - started;
     assert.ok(took >= 800 && took < 2500, `took ${took} ms`);
     assert.ok(server.requests.length <= 3);
@@ -141,12 +154,21 @@ describe('LLM calls are bounded in wall-clock time, body included', () => {
     assert.ok(Date.now() - started < 2000);
 
     await server.close();
-    server = await startLlmServer([{ status: 429, message: 'come back in an hour', retryAfterSeconds: 3600 }, { status: 429, retryAfterSeconds: 3600 }]);
-    await assert.rejects(chat([{ role: 'user', content: 'x' }], { role: 'test', llm: { ...fast(server), retryAfterCapMs: 5_000, budgetMs: 1_000 } }), (e: unknown) => {
-      assert.ok(e instanceof LlmError);
-      assert.match(e.message, /rate limited \(429\).*no time left in the call's total budget of 1000 ms.*the server asked to wait 3600 s \(Retry-After\); waited 5 s, the most this client waits/);
-      return true;
-    });
+    server = await startLlmServer([
+      { status: 429, message: 'come back in an hour', retryAfterSeconds: 3600 },
+      { status: 429, retryAfterSeconds: 3600 },
+    ]);
+    await assert.rejects(
+      chat([{ role: 'user', content: 'x' }], { role: 'test', llm: { ...fast(server), retryAfterCapMs: 5_000, budgetMs: 1_000 } }),
+      (e: unknown) => {
+        assert.ok(e instanceof LlmError);
+        assert.match(
+          e.message,
+          /rate limited \(429\).*no time left in the call's total budget of 1000 ms.*the server asked to wait 3600 s \(Retry-After\); waited 5 s, the most this client waits/,
+        );
+        return true;
+      },
+    );
     assert.equal(server.requests.length, 1, 'no second request: the wait would outlast the budget');
   });
 
@@ -182,7 +204,10 @@ describe('model and server text reaches the terminal without control sequences',
     const out: string[] = [];
     try {
       const dir = mkdtempSync(path.join(tmpdir(), 'llm-terminal-'));
-      const code = await designCommand(['--task', 'approach-tree', '--out', path.join(dir, 'a.reward.ts')], { stdout: (t) => void out.push(t), stderr: (t) => void out.push(t) });
+      const code = await designCommand(['--task', 'approach-tree', '--out', path.join(dir, 'a.reward.ts')], {
+        stdout: (t) => void out.push(t),
+        stderr: (t) => void out.push(t),
+      });
       assert.equal(code, 1);
       const printed = out.join('');
       assert.match(printed, /the API key was rejected \(401\): 401 bad key/);
@@ -201,7 +226,11 @@ describe('prompts', () => {
     assert.match(text, /Objective: Approach a tree\./);
     assert.match(text, /Episode limit: 2000 steps/);
     assert.ok(text.includes(SCALE_RULE.expression));
-    assert.ok(text.includes('export function reward_function(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA)'));
+    assert.ok(
+      text.includes(
+        'export function reward_function(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA)',
+      ),
+    );
     assert.match(text, /`health` \(0\.\.10 hearts\)/);
     assert.match(text, /yaw -35°\.\.35°/);
     assert.match(text, /`magma` → `lava` or `magma_block`/);

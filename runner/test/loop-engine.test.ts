@@ -15,7 +15,8 @@ const fence = (code: string) => 'Here is the reward function.\n\n```ts\n' + code
 test('loop --candidates 2 --engine local trains both candidates as train jobs at once', { timeout: 240_000 }, async () => {
   let designs = 0;
   const server = await startLlmServer((req) => {
-    if (/reward designer/.test(req.system)) return fence(++designs === 1 ? rewardText('approach-tree.sparse.reward.ts') : rewardText('approach-tree.dense.reward.ts'));
+    if (/reward designer/.test(req.system))
+      return fence(++designs === 1 ? rewardText('approach-tree.sparse.reward.ts') : rewardText('approach-tree.dense.reward.ts'));
     if (/review reward functions/.test(req.system)) return JSON.stringify({ reasoning: 'ok', success: true, critique: null, findings: [] });
     return JSON.stringify({ analysis: 'The agent never finds a tree.', suggestions: ['Reward exploring unvisited cells.'] });
   });
@@ -26,7 +27,27 @@ test('loop --candidates 2 --engine local trains both candidates as train jobs at
     process.env.OPENAI_API_KEY = 'k';
     let text = '';
     const io = { stdout: (t: string) => void (text += t), stderr: (t: string) => void (text += t) };
-    const code = await loopCommand(['--task', 'approach-tree', '--iterations', '1', '--candidates', '2', '--out', out, '--steps', '512', '--envs', '8', '--eval-episodes', '4', '--engine', 'local'], io);
+    const code = await loopCommand(
+      [
+        '--task',
+        'approach-tree',
+        '--iterations',
+        '1',
+        '--candidates',
+        '2',
+        '--out',
+        out,
+        '--steps',
+        '512',
+        '--envs',
+        '8',
+        '--eval-episodes',
+        '4',
+        '--engine',
+        'local',
+      ],
+      io,
+    );
     assert.equal(code, 0, text);
     const result = JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8')) as LoopResult;
     const runs = result.iterations[0]!.candidates.map((c) => path.join(out, c.run!));

@@ -18,7 +18,27 @@ test('loop --no-llm: iteration 2 trains patch sets of the analyzer findings, kee
   delete process.env.OPENAI_BASE_URL;
   let text = '';
   const io = { stdout: (t: string) => void (text += t), stderr: (t: string) => void (text += t) };
-  const args = ['--task', 'approach-tree', '--iterations', '2', '--out', out, '--steps', '2048', '--envs', '8', '--eval-episodes', '6', '--reward', WEAK, '--no-llm', '--candidates', '2', '--seed', '7'];
+  const args = [
+    '--task',
+    'approach-tree',
+    '--iterations',
+    '2',
+    '--out',
+    out,
+    '--steps',
+    '2048',
+    '--envs',
+    '8',
+    '--eval-episodes',
+    '6',
+    '--reward',
+    WEAK,
+    '--no-llm',
+    '--candidates',
+    '2',
+    '--seed',
+    '7',
+  ];
   try {
     assert.equal(await loopCommand(args, io), 0, text);
   } finally {
@@ -32,7 +52,10 @@ test('loop --no-llm: iteration 2 trains patch sets of the analyzer findings, kee
   // The analyzer's output stays in the run folder, with coverage.
   const suggestions = JSON.parse(readFileSync(path.join(out, first!.candidates[0]!.run!, 'suggestions.json'), 'utf8'));
   assert.equal(typeof suggestions.explained_episodes, 'number');
-  assert.ok(suggestions.suggestions.some((s: { id: string }) => s.id === 'reward-misaligned'), 'the weak reward reads only oak_log');
+  assert.ok(
+    suggestions.suggestions.some((s: { id: string }) => s.id === 'reward-misaligned'),
+    'the weak reward reads only oak_log',
+  );
   // Iteration 2: two different patch sets, each naming the findings it applies, each lint-clean.
   assert.equal(second!.candidates.length, 2);
   const sets = second!.candidates.map((c) => c.applied!.join('+'));
@@ -41,7 +64,11 @@ test('loop --no-llm: iteration 2 trains patch sets of the analyzer findings, kee
     assert.ok(c.applied!.length > 0);
     const file = path.join(out, c.reward!);
     const problems = lintText(file, readFileSync(file, 'utf8')).filter((d) => d.severity === 'error' || d.severity === 'warning');
-    assert.deepEqual(problems.map((d) => d.message), [], `${c.reward} lints clean`);
+    assert.deepEqual(
+      problems.map((d) => d.message),
+      [],
+      `${c.reward} lints clean`,
+    );
     // A candidate whose training failed (a reward time-out on a loaded machine) says why instead of a run.
     if (c.run) assert.ok(existsSync(path.join(out, c.run, 'summary.json')));
     else assert.match(c.failure ?? '', /\S/);

@@ -23,7 +23,13 @@ const UPDATED = EXAMPLE.replace('// Design thoughts:', '// Design thoughts:\n// 
 
 const fence = (code: string) => 'Here is the reward function.\n\n```ts\n' + code + '```\n';
 const roleOf = (r: RecordedRequest) =>
-  /reward designer/.test(r.system) ? 'designer' : /review reward functions/.test(r.system) ? 'critic' : /analyse the failed episodes/.test(r.system) ? 'analyzer' : 'unknown';
+  /reward designer/.test(r.system)
+    ? 'designer'
+    : /review reward functions/.test(r.system)
+      ? 'critic'
+      : /analyse the failed episodes/.test(r.system)
+        ? 'analyzer'
+        : 'unknown';
 
 /** The three roles, scripted. Answers depend on what was asked, so the script is a function of the request. */
 function script(requests: RecordedRequest[]) {
@@ -38,10 +44,22 @@ function script(requests: RecordedRequest[]) {
     }
     if (role === 'critic') {
       if (nth === 1) return 'The reward looks reasonable to me; success is rewarded and health loss is punished.';
-      return JSON.stringify({ reasoning: 'Names are valid, memory keys are initialised before use, the scale rule holds.', success: true, critique: null, findings: [] });
+      return JSON.stringify({
+        reasoning: 'Names are valid, memory keys are initialised before use, the scale rule holds.',
+        success: true,
+        critique: null,
+        findings: [],
+      });
     }
     if (role === 'analyzer') {
-      return '```json\n' + JSON.stringify({ analysis: 'Most failures are timeouts with no log ever in view: the agent does not search widely enough.', suggestions: [{ message: 'Penalise lava in view and reward entering unvisited cells more strongly.', line: 33 }] }) + '\n```';
+      return (
+        '```json\n' +
+        JSON.stringify({
+          analysis: 'Most failures are timeouts with no log ever in view: the agent does not search widely enough.',
+          suggestions: [{ message: 'Penalise lava in view and reward entering unvisited cells more strongly.', line: 33 }],
+        }) +
+        '\n```'
+      );
     }
     return 'unexpected request';
   };
@@ -87,7 +105,13 @@ describe('rewardsmith loop (2 iterations, approach-tree, scripted LLM)', () => {
     assert.equal(cand.executionFixes, 1);
     assert.equal(cand.reward, 'iteration-1/candidate-1/attempt-2/approach-tree.reward.ts');
     const review1 = JSON.parse(readFileSync(path.join(out, 'iteration-1/candidate-1/attempt-1/review.json'), 'utf8'));
-    assert.deepEqual(review1.steps.map((s: { request: string; errors: unknown[] }) => [s.request, s.errors.length > 0]), [['initial', true], ['fix-lint', false]]);
+    assert.deepEqual(
+      review1.steps.map((s: { request: string; errors: unknown[] }) => [s.request, s.errors.length > 0]),
+      [
+        ['initial', true],
+        ['fix-lint', false],
+      ],
+    );
     const train1 = JSON.parse(readFileSync(path.join(out, 'iteration-1/candidate-1/attempt-1/train.json'), 'utf8'));
     assert.equal(train1.ok, false);
     assert.equal(train1.error.kind, 'throw');
@@ -110,7 +134,10 @@ describe('rewardsmith loop (2 iterations, approach-tree, scripted LLM)', () => {
     assert.match(fixLint.lastUser, /'magma' is not a Minecraft 1\.16\.5 name/);
     const fixError = asked.find((r) => /Error while running it during training/.test(r.lastUser))!;
     assert.match(fixError.lastUser, /approach-tree\.reward\.ts:\d+:\d+: threw: .*has is not a function/);
-    assert.ok(asked.filter((r) => roleOf(r) === 'critic').every((r) => !r.lastUser.includes("'magma'")), 'a file with lint errors never reaches the critic');
+    assert.ok(
+      asked.filter((r) => roleOf(r) === 'critic').every((r) => !r.lastUser.includes("'magma'")),
+      'a file with lint errors never reaches the critic',
+    );
     const update = asked.find((r) => /Result of training on it/.test(r.lastUser))!;
     assert.match(update.lastUser, /S1: Penalise lava in view/);
     assert.match(update.lastUser, /success rate \d+(\.\d)?% \(95 % CI [\d.]+%–[\d.]+%\), death rate/);
@@ -118,7 +145,10 @@ describe('rewardsmith loop (2 iterations, approach-tree, scripted LLM)', () => {
     assert.match(analyzerAsk.lastUser, /## Failed episodes \(\d+ shown, last 32 steps each\)|No episode failed\./);
 
     // every call logged with model, tokens and latency
-    const log = readFileSync(path.join(out, LLM_LOG_FILE), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as LlmCallRecord);
+    const log = readFileSync(path.join(out, LLM_LOG_FILE), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as LlmCallRecord);
     assert.equal(log.length, asked.length);
     assert.deepEqual(new Set(log.map((l) => l.role)), new Set(['designer', 'critic', 'analyzer']));
     assert.ok(log.every((l) => l.model === 'scripted-gpt' && l.usage !== null && l.latency_ms >= 0 && l.temperature === 0.3));
@@ -162,10 +192,40 @@ describe('rewardsmith loop --candidates', () => {
       let text = '';
       let events = '';
       const io = { stdout: (t: string) => void (events += t), stderr: (t: string) => void (text += t) };
-      assert.equal(await loopCommand(['--task', 'approach-tree', '--iterations', '1', '--candidates', '2', '--out', out, '--steps', '1024', '--envs', '8', '--eval-episodes', '4', '--events', 'ndjson'], io), 0, text);
+      assert.equal(
+        await loopCommand(
+          [
+            '--task',
+            'approach-tree',
+            '--iterations',
+            '1',
+            '--candidates',
+            '2',
+            '--out',
+            out,
+            '--steps',
+            '1024',
+            '--envs',
+            '8',
+            '--eval-episodes',
+            '4',
+            '--events',
+            'ndjson',
+          ],
+          io,
+        ),
+        0,
+        text,
+      );
       // stdout carries only versioned events, for the extension: one loop started … finished, the runs' progress inside
-      const parsed = events.trim().split('\n').map((l) => parseEvent(l));
-      assert.ok(parsed.every((e) => e !== undefined), 'every stdout line is an event');
+      const parsed = events
+        .trim()
+        .split('\n')
+        .map((l) => parseEvent(l));
+      assert.ok(
+        parsed.every((e) => e !== undefined),
+        'every stdout line is an event',
+      );
       const types = parsed.map((e) => e!.type);
       assert.equal(types[0], 'started');
       assert.equal(types[types.length - 1], 'finished');
@@ -177,9 +237,18 @@ describe('rewardsmith loop --candidates', () => {
       const it1 = result.iterations[0]!;
       const [a, b] = it1.candidates.map((c) => c.summary!);
       assert.ok(a && b, 'both candidates were trained and evaluated');
-      const expected = a.eval.success_rate !== b.eval.success_rate ? (a.eval.success_rate > b.eval.success_rate ? 1 : 2)
-        : a.eval.death_rate !== b.eval.death_rate ? (a.eval.death_rate < b.eval.death_rate ? 1 : 2)
-        : b.train.mean_return > a.train.mean_return ? 2 : 1; // a full tie keeps the earlier candidate
+      const expected =
+        a.eval.success_rate !== b.eval.success_rate
+          ? a.eval.success_rate > b.eval.success_rate
+            ? 1
+            : 2
+          : a.eval.death_rate !== b.eval.death_rate
+            ? a.eval.death_rate < b.eval.death_rate
+              ? 1
+              : 2
+            : b.train.mean_return > a.train.mean_return
+              ? 2
+              : 1; // a full tie keeps the earlier candidate
       assert.equal(it1.chosen, expected);
       assert.equal(readFileSync(path.join(out, it1.reward!), 'utf8'), readFileSync(path.join(out, it1.candidates[expected - 1]!.reward!), 'utf8'));
       assert.match(text, new RegExp(`^1 +${expected}/2 +yes`, 'm'));
@@ -229,7 +298,10 @@ describe('rewardsmith loop with a designer that never passes the checks', () => 
       const io = { stdout: (t: string) => void (text += t), stderr: (t: string) => void (text += t) };
       const args = ['--task', 'approach-tree', '--iterations', '1', '--out', out, '--steps', '1024'];
       assert.equal(await loopCommand(args, io), 1);
-      assert.match(text, /iteration 1: no candidate could be trained \(draft 4 still has static errors after 3 fixes, so it is not trained:\n- line \d+, column \d+ \(error, reward-contract\)/);
+      assert.match(
+        text,
+        /iteration 1: no candidate could be trained \(draft 4 still has static errors after 3 fixes, so it is not trained:\n- line \d+, column \d+ \(error, reward-contract\)/,
+      );
       assert.match(text, /draft 4 has 1 static error\(s\); giving up on this candidate/);
       assert.doesNotMatch(text, /\n\s+at /);
       assert.equal(server.requests.length, 4);

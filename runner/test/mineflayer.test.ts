@@ -22,7 +22,9 @@ async function waitFor(ready: () => boolean, what: string, ms = 5_000): Promise<
 const act = (a: (typeof GAME_FACTS.actions)[number]) => GAME_FACTS.actions.indexOf(a);
 /* eslint-disable @typescript-eslint/no-explicit-any -- reaching into the live bot and server */
 
-test('embedded flying-squid: generated world, lava kills with cause lava, the episode restarts; a killed server fails the step within seconds', { timeout: 60_000 }, async () => {
+test('embedded flying-squid: generated world, lava kills with cause lava, the episode restarts; a killed server fails the step within seconds', {
+  timeout: 60_000,
+}, async () => {
   const task = BUILTIN_TASKS['explore-diamond']!;
   const seed = 3;
   const env: any = await createMineflayerEnv({ task, numEnvs: 1, seed, backend: 'mineflayer' }, { timeoutMs: 10_000 });
@@ -37,7 +39,11 @@ test('embedded flying-squid: generated world, lava kills with cause lava, the ep
     for (let dx = -6; dx <= 6; dx += 3) {
       for (let dz = -6; dz <= 6; dz += 3) {
         for (let y = y0 - 8; y <= y0 + 8; y += 2) {
-          assert.equal(bot.world.getBlockStateId(new Vec3(x0 + dx, y, z0 + dz)), blockStateAt('underground', seed, x0 + dx, y, z0 + dz), `block at ${[x0 + dx, y, z0 + dz]}`);
+          assert.equal(
+            bot.world.getBlockStateId(new Vec3(x0 + dx, y, z0 + dz)),
+            blockStateAt('underground', seed, x0 + dx, y, z0 + dz),
+            `block at ${[x0 + dx, y, z0 + dz]}`,
+          );
           compared++;
         }
       }
@@ -143,7 +149,7 @@ test('attack-cow on flying-squid: hits deal damage, the kill is reported and end
     assert.ok(end, `the cow did not die; damage dealt ${dealt}`);
     assert.deepEqual(end.obs[0].kill_entity, { cow: 1 });
     assert.equal(end.info[0].success, true);
-    assert.equal(dealt, 10, 'damage dealt adds up to the cow\'s 10 hp');
+    assert.equal(dealt, 10, "damage dealt adds up to the cow's 10 hp");
   } finally {
     await env.close();
   }

@@ -6,7 +6,17 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BUILTIN_TASKS } from '../src/tasks';
 import { S, mobNameIndex, nameIndex } from '../src/env/sim/registry';
-import { DEG, EYE_HEIGHT, LIDAR_COUNT, ViewResult, nearestDict, observeView, type BlockAccess, type ColumnStore, type ViewEntity } from '../src/env/sim/observe';
+import {
+  DEG,
+  EYE_HEIGHT,
+  LIDAR_COUNT,
+  ViewResult,
+  nearestDict,
+  observeView,
+  type BlockAccess,
+  type ColumnStore,
+  type ViewEntity,
+} from '../src/env/sim/observe';
 import { SimWorld } from '../src/env/sim/world';
 
 const GROUND = 63; // grass_block top layer; the agent's feet at y 64
@@ -39,11 +49,13 @@ class FlatWorld implements BlockAccess, ColumnStore {
     if (!c) {
       const cells = new Uint16Array(128 * 256);
       const heights = new Float64Array(256).fill(-1);
-      for (let y = 0; y < 128; y++) for (let lz = 0; lz < 16; lz++) for (let lx = 0; lx < 16; lx++) {
-        const s = this.stateAt(cx * 16 + lx, y, cz * 16 + lz);
-        cells[(y << 8) | (lz << 4) | lx] = s;
-        if (s !== S.air) heights[(lz << 4) | lx] = y;
-      }
+      for (let y = 0; y < 128; y++)
+        for (let lz = 0; lz < 16; lz++)
+          for (let lx = 0; lx < 16; lx++) {
+            const s = this.stateAt(cx * 16 + lx, y, cz * 16 + lz);
+            cells[(y << 8) | (lz << 4) | lx] = s;
+            if (s !== S.air) heights[(lz << 4) | lx] = y;
+          }
       c = { cells, heights };
       this.columns.set(key, c);
     }
@@ -65,7 +77,8 @@ for (const distance of [20, 40, 62]) {
     w.set(0, FEET + 1, -distance, S.oak_log);
     // Bearing of the trunk's centre from the eyes: straight ahead at yaw 0. Turn in 0.1° steps across ±34°
     // (relative yaw positive = right: facing yaw +a turns left, so the trunk appears at relative yaw +a).
-    let missed = 0, total = 0;
+    let missed = 0,
+      total = 0;
     for (let a = -34; a <= 34; a += 0.1) {
       const v = view(w, a);
       total++;
@@ -127,11 +140,13 @@ test('the observation is the same with the column store and block by block (the 
     const store = new SimWorld(task.world, seed);
     const plain: BlockAccess = { stateAt: (x, y, z) => store.stateAt(x, y, z) };
     for (let k = 0; k < 6; k++) {
-      const x = (k * 37) % 50 - 25 + 0.3, z = (k * 53) % 50 - 25 + 0.7;
+      const x = ((k * 37) % 50) - 25 + 0.3,
+        z = ((k * 53) % 50) - 25 + 0.7;
       let y = 100;
       while (store.stateAt(Math.floor(x), y - 1, Math.floor(z)) === S.air) y--;
-      const pose = { x, y, z, yaw: (k * 61 % 360) * DEG, pitch: ((k % 5) - 2) * 15 * DEG };
-      const a = new ViewResult(), b = new ViewResult();
+      const pose = { x, y, z, yaw: ((k * 61) % 360) * DEG, pitch: ((k % 5) - 2) * 15 * DEG };
+      const a = new ViewResult(),
+        b = new ViewResult();
       observeView(store, pose, [], a);
       observeView(plain, pose, [], b);
       assert.deepEqual(nearestDict(b), nearestDict(a), `seed ${seed} pose ${JSON.stringify(pose)}`);

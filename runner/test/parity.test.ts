@@ -25,18 +25,37 @@ const act = (a: ActionName) => GAME_FACTS.actions.indexOf(a);
 // jump, strafe and back off: every movement action and a full dig (iron pickaxe on stone: 8 ticks).
 const SCRIPT: ActionName[] = [
   ...Array<ActionName>(6).fill('forward'),
-  'turn_down', 'turn_down', 'turn_down',
+  'turn_down',
+  'turn_down',
+  'turn_down',
   ...Array<ActionName>(10).fill('attack'),
-  'turn_up', 'turn_up', 'turn_up',
+  'turn_up',
+  'turn_up',
+  'turn_up',
   ...Array<ActionName>(6).fill('forward'),
-  'turn_right', 'turn_right', 'turn_right', 'turn_right',
+  'turn_right',
+  'turn_right',
+  'turn_right',
+  'turn_right',
   ...Array<ActionName>(6).fill('forward'),
-  'jump', 'no_op', 'no_op', 'no_op', 'no_op', 'no_op', 'no_op', 'no_op', 'no_op', 'no_op', 'no_op',
+  'jump',
+  'no_op',
+  'no_op',
+  'no_op',
+  'no_op',
+  'no_op',
+  'no_op',
+  'no_op',
+  'no_op',
+  'no_op',
+  'no_op',
   ...Array<ActionName>(4).fill('forward_jump'),
   ...Array<ActionName>(5).fill('back'),
   ...Array<ActionName>(4).fill('move_left'),
   ...Array<ActionName>(4).fill('move_right'),
-  'turn_left', 'turn_left', 'turn_up',
+  'turn_left',
+  'turn_left',
+  'turn_up',
 ];
 
 /** Largest deviation seen between the backends, for the test's diagnostic (the README quotes it). */
@@ -63,7 +82,9 @@ function assertSameObservation(sim: StepObservation, mf: StepObservation, where:
   }
 }
 
-test('the same scripted actions on the same seed give the same positions and observations in the simulator and on flying-squid', { timeout: 90_000 }, async (t) => {
+test('the same scripted actions on the same seed give the same positions and observations in the simulator and on flying-squid', {
+  timeout: 90_000,
+}, async (t) => {
   const task = BUILTIN_TASKS['explore-diamond']!;
   const sim = new SimEnv(task);
   const simFeatures = new Float32Array(sim.featureSize);
@@ -95,7 +116,8 @@ test('the same scripted actions on the same seed give the same positions and obs
     assert.ok(Math.abs(gained(simInv) - gained(mfInv)) <= 2, `cobblestone at step ${gained(simInv)} (sim) vs ${gained(mfInv)} (server)`);
     assert.deepEqual(mfInv.at(-1), simInv.at(-1));
     // Moving at all: the script must have gone somewhere, or the comparison proves nothing.
-    const [x0, , z0] = simObs[0]!.position, [x1, , z1] = simObs.at(-1)!.position;
+    const [x0, , z0] = simObs[0]!.position,
+      [x1, , z1] = simObs.at(-1)!.position;
     assert.ok(Math.hypot(x1 - x0, z1 - z0) > 0.5, 'the scripted path moves the agent');
     t.diagnostic(`largest deviation: position ${worst.position}, distance ${worst.distance} m, angle ${worst.angle} rad`);
   } finally {
@@ -107,8 +129,14 @@ test('plains: the same walk on the same seed gives the same positions and visibl
   const task = BUILTIN_TASKS['approach-tree']!;
   const seed = 21;
   const script: ActionName[] = [
-    ...Array<ActionName>(15).fill('forward'), 'turn_left', 'turn_left', ...Array<ActionName>(10).fill('forward_jump'),
-    'turn_down', ...Array<ActionName>(10).fill('forward'), 'turn_right', ...Array<ActionName>(5).fill('move_right'),
+    ...Array<ActionName>(15).fill('forward'),
+    'turn_left',
+    'turn_left',
+    ...Array<ActionName>(10).fill('forward_jump'),
+    'turn_down',
+    ...Array<ActionName>(10).fill('forward'),
+    'turn_right',
+    ...Array<ActionName>(5).fill('move_right'),
   ];
   const sim = new SimEnv(task);
   const f = new Float32Array(sim.featureSize);
@@ -121,7 +149,8 @@ test('plains: the same walk on the same seed gives the same positions and visibl
       assert.equal(r.info[0]!.done, false, `step ${i + 1}: the episode ended`);
       assertSameObservation(simObs[i + 1]!, r.obs[0]!, `step ${i + 1} (${script[i]})`, false);
     }
-    const [x0, , z0] = simObs[0]!.position, [x1, , z1] = simObs.at(-1)!.position;
+    const [x0, , z0] = simObs[0]!.position,
+      [x1, , z1] = simObs.at(-1)!.position;
     assert.ok(Math.hypot(x1 - x0, z1 - z0) > 3, 'the walk covers ground');
     t.diagnostic(`largest deviation so far: position ${worst.position}, distance ${worst.distance} m, angle ${worst.angle} rad`);
   } finally {
@@ -138,11 +167,17 @@ const viewWorst = { distance: 0, angle: 0, lidar: 0, poses: 0, names: 0 };
  * Compares the observation computed from the bot's protocol view with the simulator's at the same pose:
  * the same visible names (blocks and mobs) with distances and angles within 1e-6, and the same LiDAR grid.
  */
-function assertSameView(bot: { blocks: BlockAccess; entities: ViewEntity[]; pose: ViewPose }, sim: { blocks: BlockAccess; entities: ViewEntity[] }, where: string): void {
-  const a = new ViewResult(), b = new ViewResult();
+function assertSameView(
+  bot: { blocks: BlockAccess; entities: ViewEntity[]; pose: ViewPose },
+  sim: { blocks: BlockAccess; entities: ViewEntity[] },
+  where: string,
+): void {
+  const a = new ViewResult(),
+    b = new ViewResult();
   observeView(bot.blocks, bot.pose, bot.entities, a);
   observeView(sim.blocks, bot.pose, sim.entities, b);
-  const mf = nearestDict(a), si = nearestDict(b);
+  const mf = nearestDict(a),
+    si = nearestDict(b);
   assert.deepEqual(Object.keys(mf).sort(), Object.keys(si).sort(), `${where}: visible names (bot's view vs simulator)`);
   for (const [name, [d, yaw, pitch]] of Object.entries(si)) {
     const [d2, yaw2, pitch2] = mf[name]!;
@@ -153,9 +188,11 @@ function assertSameView(bot: { blocks: BlockAccess; entities: ViewEntity[]; pose
   }
   for (let i = 0; i < a.lidarDist.length; i++) {
     const same = a.lidarDist[i] === b.lidarDist[i] || Math.abs(a.lidarDist[i]! - b.lidarDist[i]!) <= 1e-6;
-    if (Number.isFinite(a.lidarDist[i]) && Number.isFinite(b.lidarDist[i])) viewWorst.lidar = Math.max(viewWorst.lidar, Math.abs(a.lidarDist[i]! - b.lidarDist[i]!));
+    if (Number.isFinite(a.lidarDist[i]) && Number.isFinite(b.lidarDist[i]))
+      viewWorst.lidar = Math.max(viewWorst.lidar, Math.abs(a.lidarDist[i]! - b.lidarDist[i]!));
     assert.ok(same, `${where}: LiDAR ray ${i} at ${a.lidarDist[i]} m in the bot's view, ${b.lidarDist[i]} m in the simulator's`);
-    if (Number.isFinite(a.lidarDist[i])) assert.equal(a.lidarState[i], b.lidarState[i], `${where}: LiDAR ray ${i} hits state ${a.lidarState[i]} vs ${b.lidarState[i]}`);
+    if (Number.isFinite(a.lidarDist[i]))
+      assert.equal(a.lidarState[i], b.lidarState[i], `${where}: LiDAR ray ${i} hits state ${a.lidarState[i]} vs ${b.lidarState[i]}`);
   }
   viewWorst.poses++;
   viewWorst.names += Object.keys(si).length;
@@ -169,7 +206,9 @@ async function until(what: string, ready: () => boolean, ms = 5_000): Promise<vo
   }
 }
 
-test('plains with animals: the bot\'s protocol view (blocks and entities from flying-squid) gives the simulator\'s observation at every pose, and a changed block or a moved animal is caught', { timeout: 90_000 }, async (t) => {
+test("plains with animals: the bot's protocol view (blocks and entities from flying-squid) gives the simulator's observation at every pose, and a changed block or a moved animal is caught", {
+  timeout: 90_000,
+}, async (t) => {
   const task = BUILTIN_TASKS['approach-tree']!;
   // A seed whose animals stand near the spawn, so that the look-around sees some.
   let seed = 1;
@@ -187,17 +226,36 @@ test('plains with animals: the bot\'s protocol view (blocks and entities from fl
     // The server has sent every animal and every chunk within 64 m (both arrive after the episode start).
     const allSent = () => {
       const pv = env.protocolView(0);
-      const cx = Math.floor(pv.pose.x) >> 4, cz = Math.floor(pv.pose.z) >> 4;
+      const cx = Math.floor(pv.pose.x) >> 4,
+        cz = Math.floor(pv.pose.z) >> 4;
       for (let dx = -4; dx <= 4; dx++) for (let dz = -4; dz <= 4; dz++) if (!pv.blocks.hasColumn(cx + dx, cz + dz)) return false;
       return pv.entities.length === simSide.entities.length;
     };
     await until('the animals and the chunks within 64 m', allSent, 15_000);
     assertSameView(env.protocolView(0), simSide, 'after reset');
-    assert.deepEqual(nearestDict((() => { const v = new ViewResult(); const pv = env.protocolView(0); observeView(pv.blocks, pv.pose, pv.entities, v); return v; })()), first.obs[0]!.nearest, 'the env\'s observation is this view');
+    assert.deepEqual(
+      nearestDict(
+        (() => {
+          const v = new ViewResult();
+          const pv = env.protocolView(0);
+          observeView(pv.blocks, pv.pose, pv.entities, v);
+          return v;
+        })(),
+      ),
+      first.obs[0]!.nearest,
+      "the env's observation is this view",
+    );
     // Look around (24 × 15°), up and down, and walk: every pose compared.
     const script: ActionName[] = [
-      ...Array<ActionName>(24).fill('turn_left'), 'turn_down', ...Array<ActionName>(8).fill('turn_right'), 'turn_up', 'turn_up',
-      ...Array<ActionName>(8).fill('forward'), ...Array<ActionName>(4).fill('turn_right'), ...Array<ActionName>(6).fill('forward_jump'), 'turn_down',
+      ...Array<ActionName>(24).fill('turn_left'),
+      'turn_down',
+      ...Array<ActionName>(8).fill('turn_right'),
+      'turn_up',
+      'turn_up',
+      ...Array<ActionName>(8).fill('forward'),
+      ...Array<ActionName>(4).fill('turn_right'),
+      ...Array<ActionName>(6).fill('forward_jump'),
+      'turn_down',
     ];
     let sawMob = 0;
     for (let i = 0; i < script.length; i++) {
@@ -213,7 +271,9 @@ test('plains with animals: the bot\'s protocol view (blocks and entities from fl
     // Negative controls: the comparison must fail when the server's world differs from the simulator's.
     // 1. A block the simulator does not have, 3 m ahead at eye level.
     const pv = env.protocolView(0);
-    const bx = Math.floor(pv.pose.x - Math.sin(pv.pose.yaw) * 3), by = Math.floor(pv.pose.y + 1.62), bz = Math.floor(pv.pose.z - Math.cos(pv.pose.yaw) * 3);
+    const bx = Math.floor(pv.pose.x - Math.sin(pv.pose.yaw) * 3),
+      by = Math.floor(pv.pose.y + 1.62),
+      bz = Math.floor(pv.pose.z - Math.cos(pv.pose.yaw) * 3);
     const server = env.embeddedServer(0)!;
     const diamond = mcData.blocksByName.diamond_ore!.defaultState!;
     const Vec3 = (await import('vec3')).Vec3;
@@ -232,19 +292,37 @@ test('plains with animals: the bot\'s protocol view (blocks and entities from fl
     assert.ok(visibleMob, 'an animal in view for the moved-animal check');
     assertSameView(env.protocolView(0), simSide, 'before moving the animal');
     const near = env.protocolView(0);
-    const target = near.entities.filter((e) => nearestDict((() => { const v = new ViewResult(); observeView(near.blocks, near.pose, [e], v); return v; })())[visibleMob!])
+    const target = near.entities
+      .filter(
+        (e) =>
+          nearestDict(
+            (() => {
+              const v = new ViewResult();
+              observeView(near.blocks, near.pose, [e], v);
+              return v;
+            })(),
+          )[visibleMob!],
+      )
       .sort((p, q) => Math.hypot(p.x - near.pose.x, p.z - near.pose.z) - Math.hypot(q.x - near.pose.x, q.z - near.pose.z))[0]!;
-    const serverMob = (Object.values(server.serv.entities) as { type: string; position: { x: number; y: number; z: number }; teleport(p: unknown): void }[])
-      .find((e) => e.type !== 'player' && Math.abs(e.position.x - target.x) < 1e-6 && Math.abs(e.position.z - target.z) < 1e-6)!;
+    const serverMob = (
+      Object.values(server.serv.entities) as { type: string; position: { x: number; y: number; z: number }; teleport(p: unknown): void }[]
+    ).find((e) => e.type !== 'player' && Math.abs(e.position.x - target.x) < 1e-6 && Math.abs(e.position.z - target.z) < 1e-6)!;
     assert.ok(serverMob, 'the animal on the server');
     serverMob.teleport(new Vec3(target.x + 2, target.y, target.z + 2));
-    await until('the move to reach the bot', () => env.protocolView(0).entities.some((e) => Math.abs(e.x - (target.x + 2)) < 1e-3 && Math.abs(e.z - (target.z + 2)) < 1e-3));
+    await until('the move to reach the bot', () =>
+      env.protocolView(0).entities.some((e) => Math.abs(e.x - (target.x + 2)) < 1e-3 && Math.abs(e.z - (target.z + 2)) < 1e-3),
+    );
     let caught = '';
-    assert.throws(() => assertSameView(env.protocolView(0), simSide, 'server animal moved'), (e: Error) => {
-      caught = e.message.split('\n')[0]!;
-      return new RegExp(`${visibleMob}|visible names|LiDAR`).test(e.message);
-    });
-    t.diagnostic(`bot's protocol view vs simulator: ${measured.poses} poses, ${measured.names} sightings compared; largest deviation: distance ${measured.distance} m, angle ${measured.angle} rad, LiDAR ${measured.lidar} m (seed ${seed}); caught: a diamond_ore placed on the server, and "${caught}"`);
+    assert.throws(
+      () => assertSameView(env.protocolView(0), simSide, 'server animal moved'),
+      (e: Error) => {
+        caught = e.message.split('\n')[0]!;
+        return new RegExp(`${visibleMob}|visible names|LiDAR`).test(e.message);
+      },
+    );
+    t.diagnostic(
+      `bot's protocol view vs simulator: ${measured.poses} poses, ${measured.names} sightings compared; largest deviation: distance ${measured.distance} m, angle ${measured.angle} rad, LiDAR ${measured.lidar} m (seed ${seed}); caught: a diamond_ore placed on the server, and "${caught}"`,
+    );
   } finally {
     await env.close();
   }

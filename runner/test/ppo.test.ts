@@ -34,16 +34,27 @@ const installed = (pkg: string) => {
   }
 };
 
-test('auto backend falls back past the absent native backends to wasm, and to cpu when wasm cannot load', { skip: installed('@tensorflow/tfjs-node') || installed('@tensorflow/tfjs-node-gpu') ? 'a native backend is installed here' : false }, () => {
+test('auto backend falls back past the absent native backends to wasm, and to cpu when wasm cannot load', {
+  skip: installed('@tensorflow/tfjs-node') || installed('@tensorflow/tfjs-node-gpu') ? 'a native backend is installed here' : false,
+}, () => {
   const auto = JSON.parse(runBackendProbe('auto').out) as { name: string; skipped: { name: string; reason: string }[] };
   assert.equal(auto.name, 'wasm');
-  assert.deepEqual(auto.skipped.map((s) => s.name), ['gpu', 'node']);
+  assert.deepEqual(
+    auto.skipped.map((s) => s.name),
+    ['gpu', 'node'],
+  );
   assert.match(auto.skipped[0]!.reason, /Cannot find module '@tensorflow\/tfjs-node-gpu'/);
 
   // The wasm binaries missing (e.g. a broken install) must not stop training: plain JS takes over.
-  const noWasm = JSON.parse(runBackendProbe('auto', { REWARDSMITH_WASM_DIR: path.join(tmp(), 'missing') }).out) as { name: string; skipped: { name: string }[] };
+  const noWasm = JSON.parse(runBackendProbe('auto', { REWARDSMITH_WASM_DIR: path.join(tmp(), 'missing') }).out) as {
+    name: string;
+    skipped: { name: string }[];
+  };
   assert.equal(noWasm.name, 'cpu');
-  assert.deepEqual(noWasm.skipped.map((s) => s.name), ['gpu', 'node', 'wasm']);
+  assert.deepEqual(
+    noWasm.skipped.map((s) => s.name),
+    ['gpu', 'node', 'wasm'],
+  );
 
   // Asking for a backend explicitly is a promise: it fails clearly instead of silently running elsewhere.
   const node = runBackendProbe('node');
@@ -59,14 +70,21 @@ async function meanStepReward(act: (features: Float32Array, n: number) => Int32A
   try {
     const seeds = Array.from({ length: numEnvs }, (_, i) => 50_000 + i);
     const reset = await env.reset(seeds);
-    await sandbox.beginEpisodes(seeds.map((_, i) => i), reset.obs);
-    let features = reset.features, total = 0;
+    await sandbox.beginEpisodes(
+      seeds.map((_, i) => i),
+      reset.obs,
+    );
+    let features = reset.features,
+      total = 0;
     for (let t = 0; t < steps; t++) {
       const res = await env.step(act(features, numEnvs));
       const rewards = await sandbox.step(res.obs);
       for (const r of rewards) total += r;
       const done = res.info.flatMap((info, i) => (info.done ? [i] : []));
-      await sandbox.beginEpisodes(done, done.map((i) => res.resetObs[i]!));
+      await sandbox.beginEpisodes(
+        done,
+        done.map((i) => res.resetObs[i]!),
+      );
       features = res.features;
     }
     return total / (numEnvs * steps);
@@ -84,10 +102,11 @@ test('a short training run on the dense tree reward earns more reward than a ran
 
   const policy = await loadPolicy(out, { seed: 1 });
   let state = 12345;
-  const random = (_f: Float32Array, n: number) => Int32Array.from({ length: n }, () => {
-    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
-    return state % GAME_FACTS.actions.length;
-  });
+  const random = (_f: Float32Array, n: number) =>
+    Int32Array.from({ length: n }, () => {
+      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+      return state % GAME_FACTS.actions.length;
+    });
   const trained = await meanStepReward((f, n) => policy.act(f, n), 16, 300);
   const baseline = await meanStepReward(random, 16, 300);
   policy.dispose();
@@ -97,7 +116,8 @@ test('a short training run on the dense tree reward earns more reward than a ran
 function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT });
-    let stdout = '', stderr = '';
+    let stdout = '',
+      stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d));
     child.stderr.on('data', (d: Buffer) => (stderr += d));
     child.on('close', (code) => resolve({ code, stdout, stderr }));
@@ -107,9 +127,27 @@ function runCli(args: string[]): Promise<{ code: number | null; stdout: string; 
 test('a reward that throws mid-run stops training with its original line, on stderr and as a reward_error event', { timeout: 300_000 }, async () => {
   const reward = path.join(ROOT, 'runner/test/fixtures/ppo/late-typo.reward.ts');
   const out = path.join(tmp(), 'run');
-  const events = await runCli(['train', reward, '--task', 'approach-tree', '--steps', '4096', '--envs', '4', '--workers', '0', '--out', out, '--events', 'ndjson']);
+  const events = await runCli([
+    'train',
+    reward,
+    '--task',
+    'approach-tree',
+    '--steps',
+    '4096',
+    '--envs',
+    '4',
+    '--workers',
+    '0',
+    '--out',
+    out,
+    '--events',
+    'ndjson',
+  ]);
   assert.equal(events.code, 1);
-  const parsed = events.stdout.split('\n').map(parseEvent).filter((e): e is RunnerEvent => e !== undefined);
+  const parsed = events.stdout
+    .split('\n')
+    .map(parseEvent)
+    .filter((e): e is RunnerEvent => e !== undefined);
   const error = parsed.find((e) => e.type === 'reward_error');
   assert.ok(error && error.type === 'reward_error', events.stdout + events.stderr);
   assert.equal(error.line, 9); // `origin[0]` on the undefined memory key
@@ -121,7 +159,20 @@ test('a reward that throws mid-run stops training with its original line, on std
   assert.match(events.stderr, /late-typo\.reward\.ts:9:\d+: .*undefined/);
 
   // Without --events, the human form says the same on stderr.
-  const human = await runCli(['train', reward, '--task', 'approach-tree', '--steps', '4096', '--envs', '4', '--workers', '0', '--out', path.join(tmp(), 'run')]);
+  const human = await runCli([
+    'train',
+    reward,
+    '--task',
+    'approach-tree',
+    '--steps',
+    '4096',
+    '--envs',
+    '4',
+    '--workers',
+    '0',
+    '--out',
+    path.join(tmp(), 'run'),
+  ]);
   assert.equal(human.code, 1);
   assert.match(human.stderr, /reward error \(throw\) at .*late-typo\.reward\.ts:9:\d+: .*undefined/);
 });

@@ -18,7 +18,11 @@ const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx
 const json = <T>(file: string) => JSON.parse(readFileSync(file, 'utf8')) as T;
 
 test('the scripted teacher reaches a tree, a cow and diamond ore in its demonstrations', () => {
-  for (const [task, episodes] of [['approach-tree', 4], ['approach-cow', 4], ['explore-diamond', 3]] as const) {
+  for (const [task, episodes] of [
+    ['approach-tree', 4],
+    ['approach-cow', 4],
+    ['explore-diamond', 3],
+  ] as const) {
     const d = recordDemonstrations(resolveTask(task), episodes, 3, 0);
     const wins = d.episodes.filter((e) => e.success).length;
     assert.ok(wins >= episodes - 1, `${task}: teacher succeeded in ${wins}/${episodes} (steps ${d.episodes.map((e) => e.steps).join(', ')})`);
@@ -26,7 +30,7 @@ test('the scripted teacher reaches a tree, a cow and diamond ore in its demonstr
   }
 });
 
-test('pretrain writes a checkpoint that eval reads and train --init fine-tunes with the paper\'s terms recorded', () => {
+test("pretrain writes a checkpoint that eval reads and train --init fine-tunes with the paper's terms recorded", () => {
   const dir = tmp();
   const foundation = path.join(dir, 'foundation');
   const r = cli('pretrain', '--task', 'approach-tree', '--out', foundation, '--demos', '3', '--epochs', '5', '--eval-episodes', '6');
@@ -37,9 +41,15 @@ test('pretrain writes a checkpoint that eval reads and train --init fine-tunes w
   assert.equal(policy.task, 'approach-tree');
   assert.ok(policy.worldSeeds.length >= 3);
   // Held out means held out: no evaluation world is one the teacher demonstrated on.
-  const evalSeeds = readFileSync(path.join(foundation, 'eval/episodes.ndjson'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { seed: number }).seed);
+  const evalSeeds = readFileSync(path.join(foundation, 'eval/episodes.ndjson'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { seed: number }).seed);
   assert.equal(evalSeeds.length, 6);
-  assert.deepEqual(evalSeeds.filter((s) => policy.worldSeeds.includes(s)), []);
+  assert.deepEqual(
+    evalSeeds.filter((s) => policy.worldSeeds.includes(s)),
+    [],
+  );
 
   // Running pretrain again into the same folder is refused without --overwrite (nothing is lost).
   const again = cli('pretrain', '--task', 'approach-tree', '--out', foundation, '--demos', '1');
@@ -52,7 +62,22 @@ test('pretrain writes a checkpoint that eval reads and train --init fine-tunes w
   assert.equal(json<RunSummary>(path.join(dir, 'eval/summary.json')).eval.episodes, 3);
 
   const reward = path.join(ROOT, 'runner/rewards/approach-tree.dense.reward.ts');
-  const paper = cli('train', reward, '--task', 'approach-tree', '--init', foundation, '--out', path.join(dir, 'paper'), '--steps', '1024', '--envs', '4', '--eval-episodes', '2');
+  const paper = cli(
+    'train',
+    reward,
+    '--task',
+    'approach-tree',
+    '--init',
+    foundation,
+    '--out',
+    path.join(dir, 'paper'),
+    '--steps',
+    '1024',
+    '--envs',
+    '4',
+    '--eval-episodes',
+    '2',
+  );
   assert.equal(paper.status, 0, paper.stderr);
   const config = json<RunSummary>(path.join(dir, 'paper/summary.json')).config!;
   assert.equal(config.init, foundation);
@@ -61,18 +86,47 @@ test('pretrain writes a checkpoint that eval reads and train --init fine-tunes w
   assert.equal(config.hyperparameters.normaliseReturns, true);
   assert.equal(config.hyperparameters.returnMomentum, 0.7);
   // The first two updates train the value function only: the policy has not moved from the foundation (KL 0).
-  const metrics = readFileSync(path.join(dir, 'paper/metrics.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { kl: number; policy_loss: number });
+  const metrics = readFileSync(path.join(dir, 'paper/metrics.ndjson'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { kl: number; policy_loss: number });
   assert.equal(metrics[0]!.kl, 0);
-  assert.ok(metrics.slice(2).some((m) => m.kl > 0), 'policy updates after value pre-training move away from the foundation');
+  assert.ok(
+    metrics.slice(2).some((m) => m.kl > 0),
+    'policy updates after value pre-training move away from the foundation',
+  );
   // The held-out evaluation of the fine-tuned run also skips the teacher's worlds.
   const state = json<{ trainingSeeds: number[] }>(path.join(dir, 'paper/checkpoint/state.json'));
   for (const s of policy.worldSeeds) assert.ok(state.trainingSeeds.includes(s));
 
-  const off = cli('train', reward, '--task', 'approach-tree', '--init', foundation, '--out', path.join(dir, 'off'), '--steps', '512', '--envs', '4',
-    '--eval-episodes', '1', '--kl-coef', '0', '--value-pretrain-updates', '0', '--return-norm', 'off');
+  const off = cli(
+    'train',
+    reward,
+    '--task',
+    'approach-tree',
+    '--init',
+    foundation,
+    '--out',
+    path.join(dir, 'off'),
+    '--steps',
+    '512',
+    '--envs',
+    '4',
+    '--eval-episodes',
+    '1',
+    '--kl-coef',
+    '0',
+    '--value-pretrain-updates',
+    '0',
+    '--return-norm',
+    'off',
+  );
   assert.equal(off.status, 0, off.stderr);
   const offConfig = json<RunSummary>(path.join(dir, 'off/summary.json')).config!;
-  assert.deepEqual([offConfig.hyperparameters.klCoef, offConfig.hyperparameters.valuePretrainUpdates, offConfig.hyperparameters.normaliseReturns], [0, 0, false]);
+  assert.deepEqual(
+    [offConfig.hyperparameters.klCoef, offConfig.hyperparameters.valuePretrainUpdates, offConfig.hyperparameters.normaliseReturns],
+    [0, 0, false],
+  );
   const bad = cli('train', reward, '--task', 'approach-tree', '--out', path.join(dir, 'bad'), '--return-norm', 'maybe');
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /^rewardsmith train: --return-norm must be one of on, off, got "maybe"/);
@@ -90,11 +144,14 @@ test('table runs a small configuration end to end, resumes without redoing finis
   assert.match(md, /Machine: .*wall time/);
   const csv = readFileSync(path.join(out, 'table.csv'), 'utf8').trim().split('\n');
   assert.equal(csv.length, 1 + 3 * 3, 'a header, then per method two seeds and the aggregate');
-  assert.deepEqual(csv.filter((l) => l.includes(',all,')).map((l) => l.split(',')[1]), ['foundation', 'sparse', 'dense']);
+  assert.deepEqual(
+    csv.filter((l) => l.includes(',all,')).map((l) => l.split(',')[1]),
+    ['foundation', 'sparse', 'dense'],
+  );
   const svg = readFileSync(path.join(out, 'table.svg'), 'utf8');
   assert.match(svg, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
   assert.equal((svg.match(/<rect x="[\d.]+" y="[\d.]+" width="40"/g) ?? []).length, 3, 'one bar per method');
-  assert.equal((svg.match(/paper \(MineDojo\), /g) ?? []).length, 2, 'the paper\'s sparse and dense figures beside the bars');
+  assert.equal((svg.match(/paper \(MineDojo\), /g) ?? []).length, 2, "the paper's sparse and dense figures beside the bars");
 
   // Resume: finished cells are read back, not redone; a lost cell is redone alone.
   const denseSummary = path.join(out, 'approach-tree/seed-2/dense/summary.json');

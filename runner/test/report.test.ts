@@ -41,7 +41,10 @@ test('the page holds curves, the evaluation table with counts and intervals, dea
   assert.doesNotMatch(html, /(src|href)=["']?(https?:)?\/\//i);
   const csv = readFileSync(path.join(runs[0]!, 'metrics.csv'), 'utf8').trim().split('\n');
   const ndjson = readFileSync(path.join(runs[0]!, 'metrics.ndjson'), 'utf8').trim().split('\n');
-  assert.equal(csv[0], 'update,frames,fps,mean_return,success_rate,episodes,policy_loss,value_loss,entropy,kl,wall_seconds,success_n,success_ci95_lo,success_ci95_hi');
+  assert.equal(
+    csv[0],
+    'update,frames,fps,mean_return,success_rate,episodes,policy_loss,value_loss,entropy,kl,wall_seconds,success_n,success_ci95_lo,success_ci95_hi',
+  );
   assert.equal(csv.length, ndjson.length + 1);
   assert.equal(csv[1]!.split(',')[1], String(JSON.parse(ndjson[0]!).frames));
   let hasTfNode = true;
@@ -88,13 +91,20 @@ test('the report opens offline in headless Chromium: charts drawn, no console er
     await page.waitForFunction(() => (window as unknown as { Chart?: { getChart(id: string): unknown } }).Chart?.getChart('chart-success') !== undefined);
     const drawn = await page.evaluate(() => {
       const C = (window as unknown as { Chart: { getChart(id: string): { data: { datasets: { label: string; data: unknown[] }[] } } } }).Chart;
-      return ['chart-success', 'chart-return'].map((id) => C.getChart(id)!.data.datasets.filter((d) => d.data.length > 0).map((d) => d.label));
+      return ['chart-success', 'chart-return'].map((id) =>
+        C.getChart(id)!
+          .data.datasets.filter((d) => d.data.length > 0)
+          .map((d) => d.label),
+      );
     });
     // Two seeds' success curves, each with its interval band (high + low) and the line.
     assert.equal(drawn[0]!.filter((l) => !/95 % CI/.test(l)).length, 2, JSON.stringify(drawn[0]));
     assert.equal(drawn[0]!.filter((l) => /95 % CI/.test(l)).length, 4);
     // Returns: two runs plus their mean over seeds.
-    assert.ok(drawn[1]!.some((l) => /mean of 2 seeds/.test(l)), JSON.stringify(drawn[1]));
+    assert.ok(
+      drawn[1]!.some((l) => /mean of 2 seeds/.test(l)),
+      JSON.stringify(drawn[1]),
+    );
     const canvasPixels = await page.evaluate(() => (document.getElementById('chart-success') as HTMLCanvasElement).toDataURL().length);
     assert.ok(canvasPixels > 5000, 'the success chart has content');
     const artifacts = process.env.REWARDSMITH_TEST_ARTIFACTS ?? dir;
@@ -112,7 +122,8 @@ test('the report opens offline in headless Chromium: charts drawn, no console er
 
 test('rewardsmith report: usage errors in the common format; the last line says where the page is', () => {
   const { runs } = copyRuns();
-  const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'runner/src/cli.ts'), 'report', ...args], { encoding: 'utf8', cwd: ROOT });
+  const cli = (...args: string[]) =>
+    spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'runner/src/cli.ts'), 'report', ...args], { encoding: 'utf8', cwd: ROOT });
   const ok = cli(runs[0]!);
   assert.equal(ok.status, 0, ok.stderr);
   assert.equal(ok.stdout.trim().split('\n').pop(), `report: ${path.join(runs[0]!, 'report.html')} (open it in a browser; it works offline)`);

@@ -22,7 +22,9 @@ function obs(k: number, extra: Partial<StepObservation> = {}): StepObservation {
 
 /** 1-based line of the first line of `file` containing `marker`. */
 function lineOf(file: string, marker: string): number {
-  const i = readFileSync(file, 'utf8').split('\n').findIndex((l) => l.includes(marker));
+  const i = readFileSync(file, 'utf8')
+    .split('\n')
+    .findIndex((l) => l.includes(marker));
   assert.ok(i >= 0, `${marker} not in ${file}`);
   return i + 1;
 }
@@ -32,7 +34,10 @@ async function failureOf(file: string, opts: SandboxOptions = {}, envs = 1, step
   let sandbox: RewardSandbox | undefined;
   try {
     sandbox = await RewardSandbox.open(file, envs, opts);
-    await sandbox.beginEpisodes([...Array(envs).keys()], Array.from({ length: envs }, () => obs(0)));
+    await sandbox.beginEpisodes(
+      [...Array(envs).keys()],
+      Array.from({ length: envs }, () => obs(0)),
+    );
     for (let k = 1; k <= steps; k++) await sandbox.step(Array.from({ length: envs }, () => obs(k)));
   } catch (err) {
     assert.ok(err instanceof RewardError, `expected a RewardError, got ${String(err)}`);
@@ -67,7 +72,10 @@ test('compile: every example reward compiles; the export kind and attack paramet
 });
 
 test('compile: JavaScript reward files and arrow-function exports are accepted', () => {
-  const js = compileRewardFile('/virtual/plain.reward.js', 'export const reward_function = (current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA) => 0;\n');
+  const js = compileRewardFile(
+    '/virtual/plain.reward.js',
+    'export const reward_function = (current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA) => 0;\n',
+  );
   assert.equal(js.exportsKind, 'reward_function');
   assert.deepEqual(js.entries.reward_function, { line: 1, column: 14 });
 });
@@ -81,30 +89,56 @@ test('compile: syntax errors, wrong parameter order, missing exports and imports
   ];
   for (const [name, kind, message, line] of cases) {
     const file = fixture(name);
-    assert.throws(() => compileRewardFile(file), (err: unknown) => {
-      assert.ok(err instanceof RewardError);
-      assertError(err, file, kind, message, line);
-      return true;
-    });
+    assert.throws(
+      () => compileRewardFile(file),
+      (err: unknown) => {
+        assert.ok(err instanceof RewardError);
+        assertError(err, file, kind, message, line);
+        return true;
+      },
+    );
   }
-  const err = (() => { try { compileRewardFile(fixture('wrong-order.reward.ts')); } catch (e) { return e as RewardError; } })()!;
+  const err = (() => {
+    try {
+      compileRewardFile(fixture('wrong-order.reward.ts'));
+    } catch (e) {
+      return e as RewardError;
+    }
+  })()!;
   assert.equal(err.column, readFileSync(fixture('wrong-order.reward.ts'), 'utf8').split('\n')[1]!.indexOf('health') + 1, 'points at the misplaced parameter');
   assert.throws(() => compileRewardFile('/v/x.reward.ts', 'export function dense(current_nearest_blocks) { return 0; }'), /exports dense but no sparse/);
-  assert.throws(() => compileRewardFile('/v/x.reward.ts', 'export function reward_function(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA, damage_dealt) { return 0; }'), /takes 6 or 8 parameters/);
-  assert.throws(() => compileRewardFile('/v/x.reward.ts', 'export function dense({ cow }) { return 0; }\nexport function sparse() { return 0; }'), /must be a plain name/);
+  assert.throws(
+    () =>
+      compileRewardFile(
+        '/v/x.reward.ts',
+        'export function reward_function(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA, damage_dealt) { return 0; }',
+      ),
+    /takes 6 or 8 parameters/,
+  );
+  assert.throws(
+    () => compileRewardFile('/v/x.reward.ts', 'export function dense({ cow }) { return 0; }\nexport function sparse() { return 0; }'),
+    /must be a plain name/,
+  );
 });
 
 test('compile: a reward nested 1,000 brackets deep is a located compile error, not a stack overflow', () => {
-  const head = 'export function reward_function(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA) {\n';
+  const head =
+    'export function reward_function(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA) {\n';
   const deep = `${head}  const x = ${'('.repeat(1000)}health${')'.repeat(1000)};\n  return x;\n}\n`;
-  assert.throws(() => compileRewardFile('/v/deep.reward.ts', deep), (err: unknown) => {
-    assert.ok(err instanceof RewardError);
-    assertError(err, '/v/deep.reward.ts', 'compile', /brackets nest more than 256 levels deep/, 2);
-    assert.equal(err.column, 13 + 255);
-    return true;
-  });
+  assert.throws(
+    () => compileRewardFile('/v/deep.reward.ts', deep),
+    (err: unknown) => {
+      assert.ok(err instanceof RewardError);
+      assertError(err, '/v/deep.reward.ts', 'compile', /brackets nest more than 256 levels deep/, 2);
+      assert.equal(err.column, 13 + 255);
+      return true;
+    },
+  );
   const chain = `${head}  let r = 0;\n  if (health < 0) r = 0;\n${Array.from({ length: 5000 }, (_, i) => `  else if (health < ${i}) r = ${i};\n`).join('')}  return r;\n}\n`;
-  assert.throws(() => compileRewardFile('/v/chain.reward.ts', chain), (err: unknown) => err instanceof RewardError && err.kind === 'compile' && /nested too deeply/.test(err.detail));
+  assert.throws(
+    () => compileRewardFile('/v/chain.reward.ts', chain),
+    (err: unknown) => err instanceof RewardError && err.kind === 'compile' && /nested too deeply/.test(err.detail),
+  );
 });
 
 test('hostile and broken rewards are contained with the right error kind, at the original line', async () => {
@@ -157,7 +191,10 @@ test('an infinite loop times out at the looping line, the sandbox refuses furthe
   const sandbox = await RewardSandbox.open(file, 2, { limits: { callWallMs: 40 } });
   await sandbox.beginEpisodes([0, 1], [obs(0), obs(0)]);
   const started = Date.now();
-  const err = await sandbox.step([obs(1), obs(1)]).then(() => assert.fail('no time-out'), (e: unknown) => e as RewardError);
+  const err = await sandbox.step([obs(1), obs(1)]).then(
+    () => assert.fail('no time-out'),
+    (e: unknown) => e as RewardError,
+  );
   // The limit that fired, with its arithmetic, at the loop (not the function's declaration).
   assertError(err, file, 'timeout', /^a call did not return within the step's 580 ms \(40 ms per call × 2 calls \+ 500 ms\)$/, lineOf(file, 'while (true)'));
   assert.equal(err.env, 0);
@@ -186,7 +223,13 @@ test('a loop in a helper is reported at that loop; a loop at the top level names
     },
     (e: unknown) => e as RewardError,
   );
-  assertError(err, topLevel, 'timeout', /^the file's top level did not finish within 300 ms \(the limit for code outside the reward functions, run once\)$/, lineOf(topLevel, 'while (warmUp'));
+  assertError(
+    err,
+    topLevel,
+    'timeout',
+    /^the file's top level did not finish within 300 ms \(the limit for code outside the reward functions, run once\)$/,
+    lineOf(topLevel, 'while (warmUp'),
+  );
   assert.equal(err.env, null);
   assert.ok(Date.now() - started < 5000);
 });
@@ -207,7 +250,7 @@ test('the README states the sandbox limits of REWARD_LIMITS, and nothing else', 
   const row = (label: string) => readme.split('\n').find((l) => l.startsWith(`| ${label}`)) ?? assert.fail(`README has no "${label}" row`);
   assert.match(row('one reward call'), new RegExp(`\\b${fmt(REWARD_LIMITS.callCpuMs)} ms of CPU time`));
   assert.match(row('one step'), new RegExp(`${fmt(REWARD_LIMITS.callWallMs)} ms per call .*\\+ ${fmt(REWARD_LIMITS.stepSlackMs)} ms`));
-  assert.match(row('the file\'s top level'), new RegExp(`${fmt(REWARD_LIMITS.topLevelMs)} ms`));
+  assert.match(row("the file's top level"), new RegExp(`${fmt(REWARD_LIMITS.topLevelMs)} ms`));
   assert.match(row('memory'), new RegExp(`${fmt(REWARD_LIMITS.memoryMb)} MB`));
   assert.match(row('error messages'), new RegExp(`${fmt(REWARD_LIMITS.errorChars)} characters`));
 });
@@ -265,7 +308,10 @@ test('attack tasks pass damage_dealt and kill_entity; a non-attack run refuses a
   } finally {
     await sandbox.close();
   }
-  await assert.rejects(RewardSandbox.open(file, 1, { attack: false }), (e: unknown) => e instanceof RewardError && e.kind === 'contract' && /only attack tasks/.test(e.detail));
+  await assert.rejects(
+    RewardSandbox.open(file, 1, { attack: false }),
+    (e: unknown) => e instanceof RewardError && e.kind === 'contract' && /only attack tasks/.test(e.detail),
+  );
 });
 
 test('dense/sparse exports get the scale rule applied by the runtime', async () => {
@@ -303,7 +349,9 @@ function taskOf(file: string): TaskSpec {
 }
 
 test('every example reward runs on realistic observation sequences and returns only the allowed values', async () => {
-  const files = readdirSync(EXAMPLES).filter((f) => f.endsWith('.reward.ts')).map((f) => path.join(EXAMPLES, f));
+  const files = readdirSync(EXAMPLES)
+    .filter((f) => f.endsWith('.reward.ts'))
+    .map((f) => path.join(EXAMPLES, f));
   const allowed = new Set<number>(SCALE_RULE.allowedValues);
   const numEnvs = 3;
   const steps = 250;
@@ -320,7 +368,10 @@ test('every example reward runs on realistic observation sequences and returns o
       const sandbox = await RewardSandbox.open(file, numEnvs, { attack: task.attack });
       const rewards: number[][] = trajectories.map(() => []);
       try {
-        await sandbox.beginEpisodes([...Array(numEnvs).keys()], trajectories.map((t) => t[0]!));
+        await sandbox.beginEpisodes(
+          [...Array(numEnvs).keys()],
+          trajectories.map((t) => t[0]!),
+        );
         for (let k = 1; k <= steps; k++) {
           const out = await sandbox.step(trajectories.map((t) => t[k]!));
           out.forEach((r, e) => rewards[e]!.push(r));
@@ -342,13 +393,22 @@ test('every example reward runs on realistic observation sequences and returns o
           assert.equal(r >= 0.9, success, `${name} env ${e} step ${k + 1}: reward ${r}, success ${success}`);
         });
       });
-      assert.ok(rewards.flat().some((r) => r >= 0.9), `${name}: the scripted agent reaches the goal`);
+      assert.ok(
+        rewards.flat().some((r) => r >= 0.9),
+        `${name}: the scripted agent reaches the goal`,
+      );
       if (name.includes('.sparse.')) {
-        assert.ok(rewards.flat().every((r) => r === 0 || r === 1), `${name} is sparse only`);
+        assert.ok(
+          rewards.flat().every((r) => r === 0 || r === 1),
+          `${name} is sparse only`,
+        );
       } else {
         assert.ok(rewards[2]![hurtAt - 1]! <= -0.9, `${name}: losing health is punished (got ${rewards[2]![hurtAt - 1]})`);
         assert.ok(rewards.flat().includes(0.1), `${name}: dense shaping pays for progress`);
-        assert.ok(rewards.flat().some((r) => r === -0.1 || r === 0.9), `${name}: dense shaping punishes setbacks`);
+        assert.ok(
+          rewards.flat().some((r) => r === -0.1 || r === 0.9),
+          `${name}: dense shaping punishes setbacks`,
+        );
       }
     }),
   );

@@ -19,7 +19,22 @@ test('rollout writes summary.json and episode records, reproducibly by seed', (t
   t.after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
   const summaries = dirs.map((out, k) => {
     // The second run steps the same envs in worker threads: results must not depend on that.
-    const r = rollout(['--task', fixture, '--policy', 'random', '--steps', '2400', '--seed', '3', '--envs', '8', '--workers', k === 0 ? '0' : '2', '--out', out]);
+    const r = rollout([
+      '--task',
+      fixture,
+      '--policy',
+      'random',
+      '--steps',
+      '2400',
+      '--seed',
+      '3',
+      '--envs',
+      '8',
+      '--workers',
+      k === 0 ? '0' : '2',
+      '--out',
+      out,
+    ]);
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /short-approach-cow \(sim, random\): 2400 steps/);
     return JSON.parse(readFileSync(path.join(out, 'summary.json'), 'utf8')) as Record<string, unknown>;
@@ -35,7 +50,10 @@ test('rollout writes summary.json and episode records, reproducibly by seed', (t
   for (const [name, count] of Object.entries(observed)) assert.ok(count <= 2400, name);
   for (const k of ['episodes', 'success_rate', 'death_rate', 'observed', 'death_causes']) assert.deepEqual(summaries[1]![k], s[k], k);
 
-  const records = readFileSync(path.join(dirs[0]!, 'eval', 'episodes.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as EpisodeRecord);
+  const records = readFileSync(path.join(dirs[0]!, 'eval', 'episodes.ndjson'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as EpisodeRecord);
   assert.equal(records.length, s.episodes);
   for (const r of records) {
     assert.ok(r.lastSteps.length <= 32 && r.lastSteps.length > 0);

@@ -13,7 +13,15 @@ const ROOT = path.resolve(__dirname, '../..');
 const REWARD = path.join(ROOT, 'runner/rewards/approach-tree.dense.reward.ts');
 // Two envs × 8 steps per update, four updates, a checkpoint after each: a run of a few seconds.
 const TINY: Omit<TrainOptions, 'out'> = {
-  rewardFile: REWARD, task: 'approach-tree', envs: 2, rolloutSteps: 8, steps: 64, checkpointEvery: 1, evalEpisodes: 0, workers: 0, backend: 'cpu',
+  rewardFile: REWARD,
+  task: 'approach-tree',
+  envs: 2,
+  rolloutSteps: 8,
+  steps: 64,
+  checkpointEvery: 1,
+  evalEpisodes: 0,
+  workers: 0,
+  backend: 'cpu',
 };
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'rewardsmith-records-'));
@@ -47,7 +55,10 @@ test('resume refuses a truncated state.json and an empty optimizer.bin, naming e
   const b = await runCopy('empty-optimizer');
   const bin = path.join(b, RUN_FILES.checkpoint, 'optimizer.bin');
   writeFileSync(bin, '');
-  await assert.rejects(train({ out: b, resume: true, backend: 'cpu' }), new RegExp(`${bin.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: 0 bytes, but optimizer.json describes \\d+`));
+  await assert.rejects(
+    train({ out: b, resume: true, backend: 'cpu' }),
+    new RegExp(`${bin.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: 0 bytes, but optimizer.json describes \\d+`),
+  );
 });
 
 test('a run folder whose training never wrote a checkpoint starts again without --overwrite; --resume says why it cannot', { timeout: 120_000 }, async () => {
@@ -56,11 +67,16 @@ test('a run folder whose training never wrote a checkpoint starts again without 
   // What a run that failed before its first checkpoint leaves: its reward copy and a (here empty) metrics file.
   writeFileSync(path.join(dir, RUN_FILES.metrics), '');
   cpSync(REWARD, path.join(dir, RUN_FILES.rewardCopy));
-  await assert.rejects(train({ out: dir, resume: true, backend: 'cpu' }), /has no checkpoint to resume from \(its training stopped before writing one\): start it again with the same command without --resume/);
+  await assert.rejects(
+    train({ out: dir, resume: true, backend: 'cpu' }),
+    /has no checkpoint to resume from \(its training stopped before writing one\): start it again with the same command without --resume/,
+  );
   const events: RunnerEvent[] = [];
   const summary = await train({ ...TINY, out: dir, emit: (e) => events.push(e) });
   assert.equal(summary.env_steps, 64);
-  assert.ok(events.some((e) => e.type === 'log' && /stopped before its first checkpoint, so there is nothing to resume or lose; starting it again/.test(e.message)));
+  assert.ok(
+    events.some((e) => e.type === 'log' && /stopped before its first checkpoint, so there is nothing to resume or lose; starting it again/.test(e.message)),
+  );
   // The effective configuration is stored with the run, and metrics.csv sits beside metrics.ndjson.
   const config = JSON.parse(readFileSync(path.join(dir, RUN_FILES.config), 'utf8'));
   assert.equal(config.evalEpisodes, 0);

@@ -47,7 +47,23 @@ test('items are minecraft-data 1.16.5 item names without air', () => {
 });
 
 test('mobs are the living entities, including those minecraft-data leaves uncategorised', () => {
-  for (const m of ['cow', 'pig', 'sheep', 'chicken', 'zombie', 'skeleton', 'creeper', 'spider', 'enderman', 'bee', 'fox', 'piglin', 'zombified_piglin', 'strider', 'hoglin']) {
+  for (const m of [
+    'cow',
+    'pig',
+    'sheep',
+    'chicken',
+    'zombie',
+    'skeleton',
+    'creeper',
+    'spider',
+    'enderman',
+    'bee',
+    'fox',
+    'piglin',
+    'zombified_piglin',
+    'strider',
+    'hoglin',
+  ]) {
     assert.ok(schema.mobs.has(m), m);
   }
   for (const notMob of ['item', 'arrow', 'boat', 'minecart', 'experience_orb', 'painting', 'falling_block', 'tnt', 'player']) {
@@ -90,16 +106,25 @@ test('parameters come in the paper order; attack tasks append damage_dealt and k
   const basic = ['current_nearest_blocks', 'previous_nearest_blocks', 'inventory_change', 'health', 'past_agent_positions', 'GLOBAL_DATA'];
   assert.deepEqual(parameterNames(false), basic);
   assert.deepEqual(parameterNames(true), [...basic, 'damage_dealt', 'kill_entity']);
-  assert.deepEqual(PARAMETERS.filter((p) => p.attackOnly).map((p) => p.name), ['damage_dealt', 'kill_entity']);
+  assert.deepEqual(
+    PARAMETERS.filter((p) => p.attackOnly).map((p) => p.name),
+    ['damage_dealt', 'kill_entity'],
+  );
 });
 
 test('parameter ranges: nearest entries, positions, health, damage', () => {
-  assert.deepEqual(NEAREST_ENTRY.map((e) => [e.name, e.index, e.range.min, e.range.max, e.range.unit]), [
-    ['distance', 0, 0, 64, 'm'],
-    ['yaw', 1, -Math.PI, Math.PI, 'rad'],
-    ['pitch', 2, -Math.PI / 2, Math.PI / 2, 'rad'],
-  ]);
-  assert.deepEqual(POSITION_ENTRY.map((e) => e.name), ['x', 'y', 'z', 'yaw', 'pitch']);
+  assert.deepEqual(
+    NEAREST_ENTRY.map((e) => [e.name, e.index, e.range.min, e.range.max, e.range.unit]),
+    [
+      ['distance', 0, 0, 64, 'm'],
+      ['yaw', 1, -Math.PI, Math.PI, 'rad'],
+      ['pitch', 2, -Math.PI / 2, Math.PI / 2, 'rad'],
+    ],
+  );
+  assert.deepEqual(
+    POSITION_ENTRY.map((e) => e.name),
+    ['x', 'y', 'z', 'yaw', 'pitch'],
+  );
   assert.deepEqual([POSITION_ENTRY[3]!.range.min, POSITION_ENTRY[3]!.range.max, POSITION_ENTRY[3]!.range.unit], [-180, 180, '°']);
   assert.deepEqual([POSITION_ENTRY[4]!.range.min, POSITION_ENTRY[4]!.range.max], [-90, 90]);
   const byName = Object.fromEntries(PARAMETERS.map((p) => [p.name, p]));
@@ -116,7 +141,10 @@ test('parameter ranges: nearest entries, positions, health, damage', () => {
 test('scale rule: sign(sparse) * 1 + sign(dense) * 0.1 yields exactly the allowed values', () => {
   const produced = new Set<number>();
   for (const dense of [-3, 0, 0.001]) for (const sparse of [-7, 0, 2]) produced.add(combineScaled(dense, sparse));
-  assert.deepEqual([...produced].sort((a, b) => a - b), [...SCALE_RULE.allowedValues]);
+  assert.deepEqual(
+    [...produced].sort((a, b) => a - b),
+    [...SCALE_RULE.allowedValues],
+  );
   assert.equal(combineScaled(5, -3), -0.9);
   assert.equal(combineScaled(-0.2, 0), -0.1);
   assert.equal(combineScaled(1, 1), 1.1);

@@ -44,7 +44,7 @@ function stage(taskId: string, opts: { walls?: boolean } = {}) {
   return { env, y0, step, features, task };
 }
 
-test('digging stone takes prismarine-block\'s dig time: 8 ticks with an iron pickaxe, drops cobblestone per blockLoot', () => {
+test("digging stone takes prismarine-block's dig time: 8 ticks with an iron pickaxe, drops cobblestone per blockLoot", () => {
   const { env, y0, step } = stage('explore-diamond');
   env.world.setState(0, y0 + 1, -2, S.stone);
   const Block = prismarineBlock('1.16.5');
@@ -323,7 +323,8 @@ test('policy features: a log ahead shows in the wood slot and the LiDAR; once ou
   const wood = field('nearest').offset + FEATURE_CLASSES.indexOf('wood') * 4;
   const { env, y0, step, features } = stage('approach-tree', { walls: true }); // walls keep the world's trees out of view
   assert.equal(features.length, env.featureSize);
-  for (const id of Object.keys(BUILTIN_TASKS)) assert.equal(new SimEnv(BUILTIN_TASKS[id]!).featureSize, FEATURE_SPEC.size, `${id}: the same features for every task`);
+  for (const id of Object.keys(BUILTIN_TASKS))
+    assert.equal(new SimEnv(BUILTIN_TASKS[id]!).featureSize, FEATURE_SPEC.size, `${id}: the same features for every task`);
   env.world.setState(0, y0 + 1, -3, S.oak_log);
   step(act('no_op'));
   assert.equal(features[wood], 1, 'wood visible');

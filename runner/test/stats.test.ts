@@ -25,8 +25,16 @@ test('generalisation gap: disjoint intervals are named, overlapping ones are not
 });
 
 test('bootstrap over seeds and episodes: mean of seed means, interval widens with seed spread', () => {
-  const tight = bootstrapMean([[1, 1, 0, 1], [1, 0, 1, 1], [1, 1, 1, 0]]);
-  const spread = bootstrapMean([[1, 1, 1, 1], [0, 0, 0, 0], [1, 1, 1, 1]]);
+  const tight = bootstrapMean([
+    [1, 1, 0, 1],
+    [1, 0, 1, 1],
+    [1, 1, 1, 0],
+  ]);
+  const spread = bootstrapMean([
+    [1, 1, 1, 1],
+    [0, 0, 0, 0],
+    [1, 1, 1, 1],
+  ]);
   assert.ok(Math.abs(tight.mean - 0.75) < 1e-9);
   assert.ok(tight.ci95[0] <= 0.75 && tight.ci95[1] >= 0.75);
   assert.ok(spread.ci95[1] - spread.ci95[0] > tight.ci95[1] - tight.ci95[0]);

@@ -31,7 +31,9 @@ function runSweep(args: string[], act?: (e: RunnerEvent, kill: (s: NodeJS.Signal
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'sweep', ...args, '--events', 'ndjson'], { cwd: ROOT });
     const events: RunnerEvent[] = [];
-    let buffered = '', stdout = '', stderr = '';
+    let buffered = '',
+      stdout = '',
+      stderr = '';
     child.stdout.on('data', (d: Buffer) => {
       stdout += d;
       buffered += d.toString();
@@ -50,7 +52,12 @@ function runSweep(args: string[], act?: (e: RunnerEvent, kill: (s: NodeJS.Signal
 }
 
 const runEvents = (r: SweepRun) => r.events.filter((e): e is SweepRunEvent => e.type === 'sweep_run');
-const jobIds = (r: SweepRun) => new Map(runEvents(r).filter((e) => e.jobId).map((e) => [e.run, e.jobId!]));
+const jobIds = (r: SweepRun) =>
+  new Map(
+    runEvents(r)
+      .filter((e) => e.jobId)
+      .map((e) => [e.run, e.jobId!]),
+  );
 const readResults = (dir: string) => JSON.parse(readFileSync(path.join(dir, 'results.json'), 'utf8')) as SweepResults;
 
 function assertCompleteResults(dir: string, rewards: string[], seeds: number): void {
@@ -93,7 +100,9 @@ test('sweep: usage errors name the option and lose nothing', { timeout: 60_000 }
 const alive = (pid: string) => existsSync(`/proc/${pid}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-test('sweep --engine local: killed mid-run, the same command takes the jobs that ended meanwhile and waits for the running one; a third run keeps everything', { timeout: 240_000 }, async () => {
+test('sweep --engine local: killed mid-run, the same command takes the jobs that ended meanwhile and waits for the running one; a third run keeps everything', {
+  timeout: 240_000,
+}, async () => {
   const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'rewardsmith-sweep-local-')), 'sweep');
   const args = ['--task', 'approach-tree', '--rewards', DENSE, SPARSE, '--seeds', '1', ...TINY, '--parallel', '2', '--out', out];
   const first = await runSweep(args, (e, kill) => e.type === 'sweep_run' && e.state === 'running' && kill('SIGKILL'));
@@ -117,7 +126,7 @@ test('sweep --engine local: killed mid-run, the same command takes the jobs that
   assert.match(third.stderr, /kept \(completed earlier\)/);
 });
 
-test('sweep: a run whose reward throws fails with the reward file\'s line, the others complete, and exit is 1', { timeout: 120_000 }, async () => {
+test("sweep: a run whose reward throws fails with the reward file's line, the others complete, and exit is 1", { timeout: 120_000 }, async () => {
   const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'rewardsmith-sweep-fail-')), 'sweep');
   const broken = path.join(path.dirname(out), 'broken.reward.ts');
   writeFileSync(broken, readFileSync(path.join(ROOT, 'runner/test/fixtures/rewards/throws-typed.reward.ts'), 'utf8'));
@@ -143,9 +152,29 @@ function slurmJob(id: string): { state: string; name: string; workDir: string } 
   return { state: /JobState=(\S+)/.exec(r.stdout)![1]!, name: /JobName=(\S+)/.exec(r.stdout)![1]!, workDir: /WorkDir=(\S+)/.exec(r.stdout)![1]! };
 }
 
-test('sweep --engine slurm: real jobs; Ctrl-C cancels them, a killed sweep is resumed without submitting twice', { timeout: 420_000, skip: !slurmUp() && process.env.REWARDSMITH_REQUIRE_SLURM !== '1' ? 'no Slurm cluster here (npm run slurm:local brings one up)' : false }, async () => {
+test('sweep --engine slurm: real jobs; Ctrl-C cancels them, a killed sweep is resumed without submitting twice', {
+  timeout: 420_000,
+  skip: !slurmUp() && process.env.REWARDSMITH_REQUIRE_SLURM !== '1' ? 'no Slurm cluster here (npm run slurm:local brings one up)' : false,
+}, async () => {
   const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'rewardsmith-sweep-slurm-')), 'sweep');
-  const args = ['--task', 'approach-tree', '--rewards', DENSE, SPARSE, '--seeds', '2', ...TINY, '--engine', 'slurm', '--time', '10:00', '--poll', '0.5', '--out', out];
+  const args = [
+    '--task',
+    'approach-tree',
+    '--rewards',
+    DENSE,
+    SPARSE,
+    '--seeds',
+    '2',
+    ...TINY,
+    '--engine',
+    'slurm',
+    '--time',
+    '10:00',
+    '--poll',
+    '0.5',
+    '--out',
+    out,
+  ];
 
   // Ctrl-C as soon as a job runs: every job of the sweep is cancelled with scancel.
   const interrupted = await runSweep(args, (e, kill) => e.type === 'sweep_run' && e.state === 'running' && kill('SIGINT'));

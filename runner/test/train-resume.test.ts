@@ -27,7 +27,8 @@ function runTrain(args: string[], killWhen?: (e: RunnerEvent) => boolean): Promi
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'train', ...args, '--events', 'ndjson'], { cwd: ROOT });
     const events: RunnerEvent[] = [];
-    let buffered = '', stderr = '';
+    let buffered = '',
+      stderr = '';
     child.stdout.on('data', (d: Buffer) => {
       buffered += d.toString();
       let nl: number;
@@ -51,7 +52,10 @@ test('train killed with SIGKILL resumes to the same total frames with no metric 
   const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'rewardsmith-resume-')), 'run');
   const common = ['--envs', '8', '--workers', '0', '--eval-episodes', '4'];
   // Kill after update 5: one update past the checkpoint, so the resumed run must redo (not repeat) it.
-  const first = await runTrain([REWARD, '--task', 'approach-tree', '--steps', String(FRAMES), '--seed', '7', '--out', out, ...common], (e) => e.type === 'progress' && e.update === 5);
+  const first = await runTrain(
+    [REWARD, '--task', 'approach-tree', '--steps', String(FRAMES), '--seed', '7', '--out', out, ...common],
+    (e) => e.type === 'progress' && e.update === 5,
+  );
   assert.equal(first.signal, 'SIGKILL', first.stderr);
   assert.ok(existsSync(path.join(out, RUN_FILES.checkpoint, 'state.json')));
   assert.equal(readFileSync(path.join(out, RUN_FILES.metrics), 'utf8').trim().split('\n').length, 5);
@@ -67,10 +71,30 @@ test('train killed with SIGKILL resumes to the same total frames with no metric 
   assert.ok(finished.type === 'finished' && finished.ok);
 
   // metrics.ndjson: one line per update 1..7, frames strictly increasing to the total, every field a number.
-  const lines = readFileSync(path.join(out, RUN_FILES.metrics), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as UpdateMetrics);
-  assert.deepEqual(lines.map((m) => m.update), [1, 2, 3, 4, 5, 6, 7]);
-  assert.deepEqual(lines.map((m) => m.frames), [1, 2, 3, 4, 5, 6, 7].map((u) => u * PER_UPDATE));
-  const metricKeys: (keyof UpdateMetrics)[] = ['update', 'frames', 'fps', 'mean_return', 'episodes', 'policy_loss', 'value_loss', 'entropy', 'kl', 'wall_seconds'];
+  const lines = readFileSync(path.join(out, RUN_FILES.metrics), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as UpdateMetrics);
+  assert.deepEqual(
+    lines.map((m) => m.update),
+    [1, 2, 3, 4, 5, 6, 7],
+  );
+  assert.deepEqual(
+    lines.map((m) => m.frames),
+    [1, 2, 3, 4, 5, 6, 7].map((u) => u * PER_UPDATE),
+  );
+  const metricKeys: (keyof UpdateMetrics)[] = [
+    'update',
+    'frames',
+    'fps',
+    'mean_return',
+    'episodes',
+    'policy_loss',
+    'value_loss',
+    'entropy',
+    'kl',
+    'wall_seconds',
+  ];
   for (const m of lines) {
     assert.deepEqual(Object.keys(m).sort(), [...metricKeys, 'success_rate', 'success'].sort());
     for (const k of metricKeys) assert.ok(Number.isFinite(m[k]), `metrics ${k} = ${m[k]}`);
@@ -84,7 +108,20 @@ test('train killed with SIGKILL resumes to the same total frames with no metric 
 
   // summary.json: the documented fields with the right types and values.
   const summary = JSON.parse(readFileSync(path.join(out, RUN_FILES.summary), 'utf8')) as RunSummary;
-  assert.deepEqual(Object.keys(summary).sort(), ['backend', 'config', 'env', 'env_steps', 'eval', 'generalisation_gap', 'reward_file', 'reward_sha256', 'seed', 'task', 'train', 'wall_seconds']);
+  assert.deepEqual(Object.keys(summary).sort(), [
+    'backend',
+    'config',
+    'env',
+    'env_steps',
+    'eval',
+    'generalisation_gap',
+    'reward_file',
+    'reward_sha256',
+    'seed',
+    'task',
+    'train',
+    'wall_seconds',
+  ]);
   assert.equal(summary.task, 'approach-tree');
   assert.equal(summary.env_steps, FRAMES);
   assert.equal(summary.seed, 7);
@@ -95,7 +132,16 @@ test('train killed with SIGKILL resumes to the same total frames with no metric 
   assert.equal(summary.train.success_rate, summary.train.success.rate);
   assert.equal(summary.train.updates, 7);
   assert.equal(summary.train.frames, FRAMES);
-  assert.deepEqual(Object.keys(summary.eval).sort(), ['avg_distance_moved', 'avg_steps', 'death', 'death_causes', 'death_rate', 'episodes', 'success', 'success_rate']);
+  assert.deepEqual(Object.keys(summary.eval).sort(), [
+    'avg_distance_moved',
+    'avg_steps',
+    'death',
+    'death_causes',
+    'death_rate',
+    'episodes',
+    'success',
+    'success_rate',
+  ]);
   assert.equal(summary.eval.episodes, 4);
   assert.equal(summary.eval.success.n, 4);
   assert.equal(summary.eval.success.rate, summary.eval.success_rate);
@@ -105,7 +151,10 @@ test('train killed with SIGKILL resumes to the same total frames with no metric 
 
   // Evaluation records: 4 episodes on seeds the run never trained on, in the analyzer's format.
   const state = JSON.parse(readFileSync(path.join(out, RUN_FILES.checkpoint, 'state.json'), 'utf8')) as { trainingSeeds: number[] };
-  const episodes = readFileSync(path.join(out, RUN_FILES.episodes), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as EpisodeRecord);
+  const episodes = readFileSync(path.join(out, RUN_FILES.episodes), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as EpisodeRecord);
   assert.equal(episodes.length, 4);
   for (const e of episodes) {
     assert.ok(!state.trainingSeeds.includes(e.seed), `eval seed ${e.seed} was a training seed`);
@@ -116,17 +165,53 @@ test('train killed with SIGKILL resumes to the same total frames with no metric 
     assert.equal(e.success, !e.truncated && !e.died);
   }
   const failed = JSON.parse(readFileSync(path.join(out, RUN_FILES.failedEpisodes), 'utf8')) as EpisodeRecord[];
-  assert.deepEqual(failed.map((e) => e.episode), episodes.filter((e) => !e.success).map((e) => e.episode));
+  assert.deepEqual(
+    failed.map((e) => e.episode),
+    episodes.filter((e) => !e.success).map((e) => e.episode),
+  );
   assert.equal(second.events.filter((e) => e.type === 'episode_failed').length, failed.length);
 
   // `eval CHECKPOINT` re-evaluates the trained policy into its own folder, with the run's reward copy.
   const evalDir = path.join(out, 'eval-again');
   const evaluated = await new Promise<CliRun>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'eval', out, '--task', 'approach-tree', '--episodes', '3', '--envs', '3', '--workers', '0', '--out', evalDir, '--events', 'ndjson'], { cwd: ROOT });
-    let stdout = '', stderr = '';
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        CLI,
+        'eval',
+        out,
+        '--task',
+        'approach-tree',
+        '--episodes',
+        '3',
+        '--envs',
+        '3',
+        '--workers',
+        '0',
+        '--out',
+        evalDir,
+        '--events',
+        'ndjson',
+      ],
+      { cwd: ROOT },
+    );
+    let stdout = '',
+      stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d));
     child.stderr.on('data', (d: Buffer) => (stderr += d));
-    child.on('close', (code, signal) => resolve({ code, signal, events: stdout.split('\n').map(parseEvent).filter((e): e is RunnerEvent => e !== undefined), stderr }));
+    child.on('close', (code, signal) =>
+      resolve({
+        code,
+        signal,
+        events: stdout
+          .split('\n')
+          .map(parseEvent)
+          .filter((e): e is RunnerEvent => e !== undefined),
+        stderr,
+      }),
+    );
   });
   assert.equal(evaluated.code, 0, evaluated.stderr);
   const evalEvent = evaluated.events.find((e) => e.type === 'eval');

@@ -11,7 +11,9 @@ import { mulberry32 } from '../src/stats';
  * 2,000 steps. Returns both curves (new estimate, and the old "last 100 finished") at every 2,048 frames.
  */
 function simulate(p: number, short: number, seed: number) {
-  const envs = 32, maxSteps = 2000, frames = 256_000;
+  const envs = 32,
+    maxSteps = 2000,
+    frames = 256_000;
   const rand = mulberry32(seed);
   const curve = new TrainingSuccess(envs);
   const finished: boolean[] = []; // in order of ending: what the old curve counted
@@ -44,9 +46,15 @@ test('training success: short successes do not inflate the curve (the last-finis
     // The first quarter of the paper's budget: only short episodes can have finished yet.
     const early = points.filter((p) => p.frame <= 60_000 && p.lastFinished !== null);
     assert.ok(early.length > 0 && early.every((p) => p.lastFinished === 1), 'the old curve showed 100 % success for a 5 % policy');
-    assert.ok(early.every((p) => p.estimate.n === 0 && p.estimate.rate === null), 'no estimate before a window of started episodes has ended');
+    assert.ok(
+      early.every((p) => p.estimate.n === 0 && p.estimate.rate === null),
+      'no estimate before a window of started episodes has ended',
+    );
     for (const p of points.filter((q) => q.estimate.n > 0)) {
-      assert.ok(p.estimate.ci95[0] <= 0.05 + 1e-9 || p.estimate.n < 20, `frame ${p.frame}: interval ${p.estimate.ci95} (n ${p.estimate.n}) is not above the true 5 %`);
+      assert.ok(
+        p.estimate.ci95[0] <= 0.05 + 1e-9 || p.estimate.n < 20,
+        `frame ${p.frame}: interval ${p.estimate.ci95} (n ${p.estimate.n}) is not above the true 5 %`,
+      );
     }
     const end = points[points.length - 1]!.estimate;
     assert.ok(end.n >= 50, `enough episodes behind the final estimate (${end.n})`);

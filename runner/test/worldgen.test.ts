@@ -13,8 +13,17 @@ import { SimBatch } from '../src/env/sim/vec';
 import { S, mcData } from '../src/env/sim/registry';
 import { explosionDamage } from '../src/env/sim/mobs';
 import {
-  CREATURE_SPAWN_PROBABILITY, FANCY_OAK_CHANCE, LAVA_LEVEL, PLAINS_CREATURES, PLAINS_FLOWERS, PLAINS_TREE_CHANCE, WORLD_BANDS,
-  chunkCreatures, generateChunk, plainsTreesOfChunk, spawnPoint,
+  CREATURE_SPAWN_PROBABILITY,
+  FANCY_OAK_CHANCE,
+  LAVA_LEVEL,
+  PLAINS_CREATURES,
+  PLAINS_FLOWERS,
+  PLAINS_TREE_CHANCE,
+  WORLD_BANDS,
+  chunkCreatures,
+  generateChunk,
+  plainsTreesOfChunk,
+  spawnPoint,
 } from '../src/env/sim/worldgen';
 import { wilson } from '../src/stats';
 
@@ -27,7 +36,9 @@ function* square(n: number, origin = 0): Generator<[number, number]> {
 }
 
 test('plains trees: 0.05 per chunk (count_extra(0, 0.05, 1)), oak or fancy oak (1/3), never birch — measured in 1,600 generated chunks', () => {
-  let trunks = 0, birch = 0, logs = 0;
+  let trunks = 0,
+    birch = 0,
+    logs = 0;
   const { minY } = WORLD_BANDS.plains;
   for (const [cx, cz] of square(40)) {
     const c = generateChunk('plains', 11, cx, cz);
@@ -45,7 +56,9 @@ test('plains trees: 0.05 per chunk (count_extra(0, 0.05, 1)), oak or fancy oak (
   assert.ok(Math.abs(perChunk - PLAINS_TREE_CHANCE) < 0.02, `${perChunk} trees per chunk (vanilla 0.05)`);
   assert.ok(logs > 0);
   // Species over the tree lists of 10,000 chunks (cheap: no blocks).
-  let trees = 0, fancy = 0, nests = 0;
+  let trees = 0,
+    fancy = 0,
+    nests = 0;
   for (const [cx, cz] of square(100)) {
     for (const t of plainsTreesOfChunk(11, cx, cz)) {
       trees++;
@@ -59,7 +72,9 @@ test('plains trees: 0.05 per chunk (count_extra(0, 0.05, 1)), oak or fancy oak (
 });
 
 test('plains flowers and grass: PATCH_GRASS_PLAIN, FLOWER_PLAIN_DECORATED and PATCH_TALL_GRASS_2 densities over 400 chunks', () => {
-  let grass = 0, tall = 0, flowers = 0;
+  let grass = 0,
+    tall = 0,
+    flowers = 0;
   const flowerSet = new Set(PLAINS_FLOWERS);
   for (const [cx, cz] of square(20, -10)) {
     for (const s of generateChunk('plains', 5, cx, cz)) {
@@ -93,9 +108,10 @@ test('plains animals at chunk generation: probability 0.1 per group, the plains 
   for (let seed = 0; seed < worlds; seed++) {
     const sp = spawnPoint('plains', seed);
     let found = false;
-    for (let cx = -6; cx <= 5 && !found; cx++) for (let cz = -6; cz <= 5 && !found; cz++) {
-      found = chunkCreatures(seed, cx, cz).some((m) => m.type === 'cow' && Math.hypot(m.x - sp.x, m.z - sp.z) < 80);
-    }
+    for (let cx = -6; cx <= 5 && !found; cx++)
+      for (let cz = -6; cz <= 5 && !found; cz++) {
+        found = chunkCreatures(seed, cx, cz).some((m) => m.type === 'cow' && Math.hypot(m.x - sp.x, m.z - sp.z) < 80);
+      }
     if (!found) noCow++;
   }
   assert.ok(noCow / worlds > 0.08 && noCow / worlds < 0.4, `${noCow} of ${worlds} worlds without a cow within 80 m`);
@@ -107,10 +123,11 @@ function flat(taskId = 'approach-cow') {
   const features = new Float32Array(env.featureSize);
   env.reset(7, features, 0);
   const y0 = taskId === 'explore-diamond' ? 30 : 70;
-  for (let x = -40; x <= 40; x++) for (let z = -40; z <= 40; z++) {
-    env.world.setState(x, y0 - 1, z, S.stone);
-    for (let y = y0; y <= y0 + 4; y++) env.world.setState(x, y, z, S.air);
-  }
+  for (let x = -40; x <= 40; x++)
+    for (let z = -40; z <= 40; z++) {
+      env.world.setState(x, y0 - 1, z, S.stone);
+      for (let y = y0; y <= y0 + 4; y++) env.world.setState(x, y, z, S.air);
+    }
   env.mobs.length = 0;
   env.entity.pos.set(0.5, y0, 0.5);
   env.entity.vel.set(0, 0, 0);
@@ -169,7 +186,13 @@ test('mobs collide with blocks and are pushed apart by each other and the agent'
 });
 
 test('underground: diamond veins (size 8, y 0–15, 1 per chunk), caves and canyons, lava below y 11, springs — over 225 chunks', () => {
-  let diamonds = 0, diamondChunks = 0, maxDiamondY = 0, carved = 0, lavaLow = 0, water = 0, bedrockFloor = 0;
+  let diamonds = 0,
+    diamondChunks = 0,
+    maxDiamondY = 0,
+    carved = 0,
+    lavaLow = 0,
+    water = 0,
+    bedrockFloor = 0;
   const n = 225;
   for (const [cx, cz] of square(15, -7)) {
     const c = generateChunk('underground', 42, cx, cz);
@@ -204,10 +227,11 @@ test('underground: diamond veins (size 8, y 0–15, 1 per chunk), caves and cany
 
 test('lava flows: opened to a tunnel it runs 3 blocks (drop-off 2) at one block per 30 ticks', () => {
   const { env, y0, step } = flat('explore-diamond');
-  for (let x = -3; x <= 3; x++) for (let z = -12; z <= -1; z++) {
-    env.world.setState(x, y0 - 1, z, S.stone);
-    for (let y = y0; y <= y0 + 2; y++) env.world.setState(x, y, z, Math.abs(x) <= 0 && z <= -3 ? S.air : S.stone);
-  }
+  for (let x = -3; x <= 3; x++)
+    for (let z = -12; z <= -1; z++) {
+      env.world.setState(x, y0 - 1, z, S.stone);
+      for (let y = y0; y <= y0 + 2; y++) env.world.setState(x, y, z, Math.abs(x) <= 0 && z <= -3 ? S.air : S.stone);
+    }
   env.world.setState(0, y0, -12, S.lava); // a lava source at the end of a 1-wide tunnel
   env.world.setState(0, y0, -11, S.stone);
   env.world.setState(0, y0, -11, S.air); // opening the wall wakes the lava
@@ -224,7 +248,9 @@ test('monsters: a zombie in the dark walks up and hits for 3 every 20 ticks; a c
   const { env, y0, step } = flat('explore-diamond');
   const zombie = makeMob({ type: 'zombie', x: 0.5, y: y0, z: -8.5, maxHealth: 20 });
   env.mobs.push(zombie);
-  let hp = env.rules.hp, first = -1, hits = 0;
+  let hp = env.rules.hp,
+    first = -1,
+    hits = 0;
   for (let k = 0; k < 200 && hits < 3; k++) {
     step(act('no_op'));
     if (env.rules.hp < hp) {
@@ -285,9 +311,15 @@ test('task files: worldOptions multiply vanilla densities (default vanilla); bad
   assert.equal(BUILTIN_TASKS['approach-tree']!.worldOptions, undefined);
   const bad = path.join(dir, 'bad.yaml');
   writeFileSync(bad, 'id: bad\nextends: approach-tree\nworldOptions:\n  treeDensity: 4\n  birchDensity: 2\n');
-  assert.throws(() => loadTaskFile(bad), (e: unknown) => e instanceof TaskFileError && e.line === 5 && /unknown world option "birchDensity"/.test(e.message));
+  assert.throws(
+    () => loadTaskFile(bad),
+    (e: unknown) => e instanceof TaskFileError && e.line === 5 && /unknown world option "birchDensity"/.test(e.message),
+  );
   writeFileSync(bad, 'id: bad\nextends: approach-tree\nworldOptions:\n  treeDensity: -1\n');
-  assert.throws(() => loadTaskFile(bad), (e: unknown) => e instanceof TaskFileError && e.line === 4 && /multiplier 0..100/.test(e.message));
+  assert.throws(
+    () => loadTaskFile(bad),
+    (e: unknown) => e instanceof TaskFileError && e.line === 4 && /multiplier 0..100/.test(e.message),
+  );
 });
 
 test('a random policy reaches a tree in at most 5 % of approach-tree episodes (vanilla plains are sparse)', () => {

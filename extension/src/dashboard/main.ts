@@ -69,18 +69,31 @@ function onEvent(e: RunnerEvent): void {
   switch (e.type) {
     case 'started':
       byId('live-label').textContent = `${e.task} · ${e.rewardFile?.split(/[\\/]/).pop() ?? 'sparse reward'} (live)`;
-      byId('live-status').textContent = `training on ${e.env} with ${e.numEnvs} envs, backend ${e.backend}, ${e.totalFrames.toLocaleString()} frames${e.resumedFromFrames ? `, resumed at ${e.resumedFromFrames.toLocaleString()}` : ''}`;
+      byId('live-status').textContent =
+        `training on ${e.env} with ${e.numEnvs} envs, backend ${e.backend}, ${e.totalFrames.toLocaleString()} frames${e.resumedFromFrames ? `, resumed at ${e.resumedFromFrames.toLocaleString()}` : ''}`;
       break;
     case 'progress':
       s.return.data.push({ x: e.frames, y: e.meanReturn });
       if (e.successRate !== null) s.success.data.push({ x: e.frames, y: e.successRate * 100 });
       s.fps.data.push({ x: e.frames, y: e.fps });
-      byId('live-status').textContent = `${e.frames.toLocaleString()} / ${e.totalFrames.toLocaleString()} frames · ${Math.round(e.fps)} fps · return ${e.meanReturn.toFixed(2)} · ${trainingSuccessText(e)} · ${e.episodes} episodes finished`;
+      byId('live-status').textContent =
+        `${e.frames.toLocaleString()} / ${e.totalFrames.toLocaleString()} frames · ${Math.round(e.fps)} fps · return ${e.meanReturn.toFixed(2)} · ${trainingSuccessText(e)} · ${e.episodes} episodes finished`;
       redrawCharts();
       break;
     case 'eval':
       byId('eval').replaceChildren(
-        evalTable([['live run', { episodes: e.episodes, success: { count: Math.round(e.successRate * e.episodes), n: e.episodes, rate: e.successRate, ci95: e.successCi95 }, death: { count: Math.round(e.deathRate * e.episodes), n: e.episodes, rate: e.deathRate, ci95: e.deathCi95 }, avg_steps: e.avgSteps, death_causes: e.deathCauses }]]),
+        evalTable([
+          [
+            'live run',
+            {
+              episodes: e.episodes,
+              success: { count: Math.round(e.successRate * e.episodes), n: e.episodes, rate: e.successRate, ci95: e.successCi95 },
+              death: { count: Math.round(e.deathRate * e.episodes), n: e.episodes, rate: e.deathRate, ci95: e.deathCi95 },
+              avg_steps: e.avgSteps,
+              death_causes: e.deathCauses,
+            },
+          ],
+        ]),
         ...(e.generalisationGap ? [textEl('p', `⚠ ${e.generalisationGap}`, 'result failed')] : []),
       );
       break;
@@ -105,7 +118,10 @@ function redrawCharts(): void {
   const pastSeries = (pick: (m: PastRun['metrics'][number]) => number) =>
     past.map(({ run, color }) => ({ ...series(run.name, color, true), data: run.metrics.map((m) => ({ x: m.frames, y: pick(m) })) }));
   charts.return.data.datasets = [...(live ? [live.return] : []), ...pastSeries((m) => m.mean_return)];
-  charts.success.data.datasets = [...(live ? [live.success] : []), ...pastSeries((m) => (m.success_rate === null || m.success_rate === undefined ? Number.NaN : m.success_rate * 100))];
+  charts.success.data.datasets = [
+    ...(live ? [live.success] : []),
+    ...pastSeries((m) => (m.success_rate === null || m.success_rate === undefined ? Number.NaN : m.success_rate * 100)),
+  ];
   charts.fps.data.datasets = [...(live ? [live.fps] : []), ...pastSeries((m) => m.fps)];
   for (const c of Object.values(charts)) c.update();
 }
@@ -122,10 +138,16 @@ type EvalRow = RunSummaryEval;
 type RunSummaryEval = { episodes: number; success?: RateRecord; death?: RateRecord; avg_steps: number; death_causes: Record<string, number> };
 /** A rate record as text; runs written before records carried intervals show "—". */
 const rate = (r: RateRecord | undefined, noun = 'episodes') => (r ? rateText(r.rate, r.ci95, r.n, noun) : '—');
-const causes = (c: Record<string, number>) => Object.entries(c).map(([k, v]) => `${k} ${v}`).join(', ') || '—';
+const causes = (c: Record<string, number>) =>
+  Object.entries(c)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ') || '—';
 
 function evalTable(rows: [string, EvalRow][]): HTMLTableElement {
-  return table(['run', 'episodes', 'held-out success [95 % CI]', 'deaths [95 % CI]', 'avg steps', 'death causes'], rows.map(([name, e]) => [name, String(e.episodes), rate(e.success), rate(e.death), e.avg_steps.toFixed(0), causes(e.death_causes)]));
+  return table(
+    ['run', 'episodes', 'held-out success [95 % CI]', 'deaths [95 % CI]', 'avg steps', 'death causes'],
+    rows.map(([name, e]) => [name, String(e.episodes), rate(e.success), rate(e.death), e.avg_steps.toFixed(0), causes(e.death_causes)]),
+  );
 }
 
 function table(head: string[], rows: string[][]): HTMLTableElement {
@@ -163,7 +185,12 @@ function showPastRuns(runs: PastRun[]): void {
       ['wall time', (r) => `${r.summary.wall_seconds.toFixed(0)} s`],
       ['backend', (r) => `${r.summary.backend} / ${r.summary.env}`],
     ];
-    box.replaceChildren(table(['', ...runs.map((r) => r.name)], fields.map(([label, get]) => [label, ...runs.map(get)])));
+    box.replaceChildren(
+      table(
+        ['', ...runs.map((r) => r.name)],
+        fields.map(([label, get]) => [label, ...runs.map(get)]),
+      ),
+    );
   }
   redrawCharts();
   drawMap();
@@ -171,7 +198,12 @@ function showPastRuns(runs: PastRun[]): void {
 
 // --- map of failed episodes -------------------------------------------------------------------------------
 function drawMap(): void {
-  const source = liveFailed.length > 0 || live ? { label: 'live run', failed: liveFailed } : pastRuns[0] ? { label: pastRuns[0].name, failed: pastRuns[0].failed } : undefined;
+  const source =
+    liveFailed.length > 0 || live
+      ? { label: 'live run', failed: liveFailed }
+      : pastRuns[0]
+        ? { label: pastRuns[0].name, failed: pastRuns[0].failed }
+        : undefined;
   const canvas = byId<HTMLCanvasElement>('map');
   const legend = byId('map-legend');
   const ctx = canvas.getContext('2d')!;

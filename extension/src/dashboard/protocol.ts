@@ -24,6 +24,4 @@ export interface PastRun {
 
 export type DashboardMessage =
   /** A new live run starts: the webview clears its live section. */
-  | { type: 'live-start'; label: string }
-  | { type: 'event'; event: RunnerEvent }
-  | { type: 'past-runs'; runs: PastRun[] };
+  { type: 'live-start'; label: string } | { type: 'event'; event: RunnerEvent } | { type: 'past-runs'; runs: PastRun[] };

@@ -80,10 +80,20 @@ try {
   await train.click();
   const progress = page.locator('.notification-toast', { hasText: 'Training on tree.reward.ts' });
   await progress.waitFor({ timeout: 60_000 });
-  await page.locator('.notification-toast', { hasText: /frames/ }).first().waitFor({ timeout: 180_000 });
+  await page
+    .locator('.notification-toast', { hasText: /frames/ })
+    .first()
+    .waitFor({ timeout: 180_000 });
   await screenshot('training-progress');
   const dashboard = async () => {
-    for (const frame of page.frames()) if ((await frame.locator('#live-result').count().catch(() => 0)) > 0) return frame;
+    for (const frame of page.frames())
+      if (
+        (await frame
+          .locator('#live-result')
+          .count()
+          .catch(() => 0)) > 0
+      )
+        return frame;
     return undefined;
   };
   let frame;
@@ -91,7 +101,12 @@ try {
   const deadline = Date.now() + 480_000;
   while (Date.now() < deadline) {
     frame = await dashboard();
-    const result = frame && (await frame.locator('#live-result').innerText().catch(() => ''));
+    const result =
+      frame &&
+      (await frame
+        .locator('#live-result')
+        .innerText()
+        .catch(() => ''));
     if (result) break;
     if (!provisionalWhileTraining) {
       const row = page.locator('.markers-panel .monaco-list-row', { hasText: 'Provisional (' }).first();
@@ -104,7 +119,11 @@ try {
     await page.waitForTimeout(1000);
   }
   assert.ok(frame, 'the dashboard webview never appeared');
-  assert.match(provisionalWhileTraining, /Provisional \(\d+ of \d+ failed training episodes/, 'a provisional suggestion should appear in Problems before training ends');
+  assert.match(
+    provisionalWhileTraining,
+    /Provisional \(\d+ of \d+ failed training episodes/,
+    'a provisional suggestion should appear in Problems before training ends',
+  );
   const result = await frame.locator('#live-result').innerText();
   log(`dashboard: ${result}`);
   assert.match(result, /^Finished/, `the run should finish, dashboard says: ${result}`);
@@ -124,7 +143,10 @@ try {
   await analyzerToast.waitFor({ timeout: 180_000 });
   // "Show" opens the Suggestions tree: one row per suggestion, marked when it carries a patch.
   await analyzerToast.locator('.monaco-button', { hasText: 'Show' }).click();
-  await page.locator('.monaco-list-row', { hasText: /tree\.reward\.ts:\d+ · patch/ }).first().waitFor({ timeout: 30_000 });
+  await page
+    .locator('.monaco-list-row', { hasText: /tree\.reward\.ts:\d+ · patch/ })
+    .first()
+    .waitFor({ timeout: 30_000 });
   await screenshot('suggestions-view');
   await page.locator('.tab', { hasText: 'tree.reward.ts' }).first().click();
   await command('View: Focus Problems');
@@ -140,7 +162,11 @@ try {
   await screenshot('suggestion-code-actions');
   // The menu is driven by keyboard (a pointer shield covers it right after opening): down to the action, Enter.
   for (let i = 0; i < 40; i++) {
-    const focused = await page.locator('.action-widget .monaco-list-row.focused').first().innerText().catch(() => '');
+    const focused = await page
+      .locator('.action-widget .monaco-list-row.focused')
+      .first()
+      .innerText()
+      .catch(() => '');
     if (focused.includes('Apply suggested patch')) break;
     await page.keyboard.press('ArrowDown');
   }

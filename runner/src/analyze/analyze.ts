@@ -68,7 +68,8 @@ export function readAnalysis(runDir: string): Analysis | undefined {
   } catch (err) {
     throw new RunRecordError(`${file}: not valid JSON (${(err as Error).message})`);
   }
-  if (!parsed || typeof parsed !== 'object' || !Array.isArray(parsed.suggestions)) throw new RunRecordError(`${file}: expected the analyzer's result with a suggestions array`);
+  if (!parsed || typeof parsed !== 'object' || !Array.isArray(parsed.suggestions))
+    throw new RunRecordError(`${file}: expected the analyzer's result with a suggestions array`);
   parsed.suggestions.forEach((s, i) => {
     if (typeof s?.message !== 'string') throw new RunRecordError(`${file}: suggestions[${i}] has no message`);
   });
@@ -118,8 +119,11 @@ export function toSuggestion(f: Finding, reward: { file: string; text: string } 
   if (f.patch?.kind === 'hazard-penalty') {
     // The reward may already handle the hazard; the deaths say that handling is not enough, so point at it.
     const lines = reward.text.split(/\r?\n/);
-    const mentions = lines.flatMap((l, i) => (f.patch!.kind === 'hazard-penalty' && f.patch!.names.some((n) => l.includes(`'${n}'`) || l.includes(`"${n}"`)) ? [i + 1] : []));
-    if (mentions.length > 0) s.message += ` The reward already reads ${f.patch.names.length === 1 ? f.patch.names[0] : 'these names'} (line ${mentions.slice(0, 3).join(', ')}), and the agents died anyway: that check fires too late or too rarely.`;
+    const mentions = lines.flatMap((l, i) =>
+      f.patch!.kind === 'hazard-penalty' && f.patch!.names.some((n) => l.includes(`'${n}'`) || l.includes(`"${n}"`)) ? [i + 1] : [],
+    );
+    if (mentions.length > 0)
+      s.message += ` The reward already reads ${f.patch.names.length === 1 ? f.patch.names[0] : 'these names'} (line ${mentions.slice(0, 3).join(', ')}), and the agents died anyway: that check fires too late or too rarely.`;
   }
   if (f.patch) {
     try {
@@ -199,21 +203,37 @@ export function coverageText(a: Pick<Analysis, 'failed_episodes' | 'explained_ep
 }
 
 export function formatAnalysis(a: Analysis): string {
-  const causes = Object.entries(a.deathCauses).sort((x, y) => y[1] - x[1]).map(([c, n]) => `${c} ${n}`).join(', ');
+  const causes = Object.entries(a.deathCauses)
+    .sort((x, y) => y[1] - x[1])
+    .map(([c, n]) => `${c} ${n}`)
+    .join(', ');
   const out = [
     `Run ${a.runDir}${a.task ? ` (${a.task})` : ''}: success ${formatRate(wilson(a.episodes - a.failed, a.episodes), 'evaluation episodes')}, deaths ${formatRate(wilson(Math.round(a.deathRate * a.episodes), a.episodes), 'evaluation episodes')}${causes ? ` (${causes})` : ''}.`,
   ];
   if (a.mainDeathCause) out.push(`Main death cause: ${a.mainDeathCause}.`);
-  const kinds = Object.entries(a.causes).sort((x, y) => y[1] - x[1]).map(([k, n]) => `${k} ${n}`).join(', ');
+  const kinds = Object.entries(a.causes)
+    .sort((x, y) => y[1] - x[1])
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
   out.push(`Coverage: ${coverageText(a)}${kinds ? `; causes: ${kinds}` : ''}.`);
-  if (a.unexplained_episode_ids.length > 0) out.push(`Unexplained: episode${a.unexplained_episode_ids.length === 1 ? '' : 's'} ${a.unexplained_episode_ids.slice(0, 12).join(', ')}${a.unexplained_episode_ids.length > 12 ? ', …' : ''}.`);
+  if (a.unexplained_episode_ids.length > 0)
+    out.push(
+      `Unexplained: episode${a.unexplained_episode_ids.length === 1 ? '' : 's'} ${a.unexplained_episode_ids.slice(0, 12).join(', ')}${a.unexplained_episode_ids.length > 12 ? ', …' : ''}.`,
+    );
   if (a.rerunError) out.push(`The reward was not re-run on the recorded steps: ${a.rerunError}.`);
   if (a.suggestions.length === 0) out.push('No failure pattern found.');
   a.suggestions.forEach((s, i) => {
     out.push('', `${i + 1}. [${s.id}] (${s.episode_ids.length} failed episode${s.episode_ids.length === 1 ? '' : 's'}) ${s.message}`);
     for (const e of s.episodes.slice(0, 3)) out.push(`   - episode ${e.episode}${e.steps ? ` steps ${e.steps[0]}–${e.steps[1]}` : ''}: ${e.note}`);
     if (s.episodes.length > 3) out.push(`   - … ${s.episodes.length - 3} more in suggestions.json`);
-    if (s.diff) out.push(`   Patch (lines ${s.lines![0]}–${s.lines![1]} of ${a.rewardFile}):`, ...s.diff.trimEnd().split('\n').map((l) => `     ${l}`));
+    if (s.diff)
+      out.push(
+        `   Patch (lines ${s.lines![0]}–${s.lines![1]} of ${a.rewardFile}):`,
+        ...s.diff
+          .trimEnd()
+          .split('\n')
+          .map((l) => `     ${l}`),
+      );
     else if (s.patchUnavailable) out.push(`   No patch: ${s.patchUnavailable}.`);
   });
   return out.join('\n') + '\n';
@@ -228,7 +248,11 @@ with evidence and patches to the reward file, and prints a summary.`,
   minPositionals: 1,
   maxPositionals: 1,
   options: {
-    reward: { type: 'string', valueName: 'FILE', description: `reward file to patch (default: RUN_DIR/${RUN_FILES.rewardCopy}, else the summary's reward_file)` },
+    reward: {
+      type: 'string',
+      valueName: 'FILE',
+      description: `reward file to patch (default: RUN_DIR/${RUN_FILES.rewardCopy}, else the summary's reward_file)`,
+    },
     events: { type: 'string', choices: ['ndjson'], description: 'stream suggestion events on stdout (the summary goes to stderr)' },
   },
 } as const;

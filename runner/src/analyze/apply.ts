@@ -50,32 +50,43 @@ export function applySuggestion(runDir: string, id: string, opts: { rewardFile?:
   if (!suggestion) {
     const ids = (analysis.suggestions ?? []).map((s) => s.id);
     const [near] = didYouMean(id, ids);
-    throw new UsageError(`--suggestion ${id}: no such suggestion in ${suggestionsFile}${near ? ` (did you mean ${near}?)` : ''}; there are: ${ids.join(', ') || 'none'}`);
+    throw new UsageError(
+      `--suggestion ${id}: no such suggestion in ${suggestionsFile}${near ? ` (did you mean ${near}?)` : ''}; there are: ${ids.join(', ') || 'none'}`,
+    );
   }
-  if (!suggestion.diff) throw new CommandError(`suggestion ${id} has no patch${suggestion.patchUnavailable ? `: ${suggestion.patchUnavailable}` : ''}; it is advice to act on by hand`);
+  if (!suggestion.diff)
+    throw new CommandError(
+      `suggestion ${id} has no patch${suggestion.patchUnavailable ? `: ${suggestion.patchUnavailable}` : ''}; it is advice to act on by hand`,
+    );
 
   const summary = existsSync(path.join(runDir, RUN_FILES.summary)) ? readJson<RunSummary>(path.join(runDir, RUN_FILES.summary), 'summary') : null;
   const target = opts.rewardFile ?? summary?.reward_file ?? undefined;
   if (!target) throw new UsageError(`the run does not record the reward file it trained on; pass --reward FILE`);
   if (!existsSync(target)) {
-    throw new CommandError(`${target}: no such file${opts.rewardFile ? '' : ` (the reward file recorded in ${path.join(runDir, RUN_FILES.summary)}); pass --reward FILE`}`);
+    throw new CommandError(
+      `${target}: no such file${opts.rewardFile ? '' : ` (the reward file recorded in ${path.join(runDir, RUN_FILES.summary)}); pass --reward FILE`}`,
+    );
   }
   const current = readFileSync(target, 'utf8');
   // The text the patch was written against: the file analyze read (normally the run's copy of the reward).
   const base = analysis.rewardFile && existsSync(analysis.rewardFile) ? readFileSync(analysis.rewardFile, 'utf8') : null;
   const baseIsRunCopy = analysis.rewardFile !== null && path.resolve(analysis.rewardFile) === path.resolve(runDir, RUN_FILES.rewardCopy);
   if (baseIsRunCopy && base !== null && current !== base) {
-    throw new CommandError(`${target} changed since the run trained on it (it differs from the run's copy ${path.join(runDir, RUN_FILES.rewardCopy)}), ` +
-      `so this patch, written for the trained version, may no longer fit; nothing was changed. ` +
-      `Run \`rewardsmith analyze ${runDir} --reward ${target}\` for patches to the file as it is now, then apply again`);
+    throw new CommandError(
+      `${target} changed since the run trained on it (it differs from the run's copy ${path.join(runDir, RUN_FILES.rewardCopy)}), ` +
+        `so this patch, written for the trained version, may no longer fit; nothing was changed. ` +
+        `Run \`rewardsmith analyze ${runDir} --reward ${target}\` for patches to the file as it is now, then apply again`,
+    );
   }
   let patched: string;
   try {
     patched = applyUnifiedDiff(current, suggestion.diff);
   } catch (err) {
     if (!(err instanceof PatchError)) throw err;
-    throw new CommandError(`the patch of ${id} does not apply to ${target} as it is now (${err.message}); nothing was changed. ` +
-      `Run \`rewardsmith analyze ${runDir} --reward ${target}\` for patches to the current file`);
+    throw new CommandError(
+      `the patch of ${id} does not apply to ${target} as it is now (${err.message}); nothing was changed. ` +
+        `Run \`rewardsmith analyze ${runDir} --reward ${target}\` for patches to the current file`,
+    );
   }
   if (!opts.dryRun) {
     // Written whole or not at all: a crash mid-write must not leave the user's reward half patched.
@@ -93,9 +104,11 @@ export async function applyCommand(argv: string[]): Promise<number> {
     const runDir = positionals[0]!;
     const r = applySuggestion(runDir, values.suggestion, { rewardFile: values.reward, dryRun: values['dry-run'] });
     process.stdout.write(terminalText(r.diff.endsWith('\n') ? r.diff : r.diff + '\n'));
-    process.stdout.write(r.written
-      ? `\napplied ${values.suggestion} to ${r.file} · next: rewardsmith lint ${r.file}, then train it again\n`
-      : `\n(dry run) the patch applies to ${r.file}; nothing was written\n`);
+    process.stdout.write(
+      r.written
+        ? `\napplied ${values.suggestion} to ${r.file} · next: rewardsmith lint ${r.file}, then train it again\n`
+        : `\n(dry run) the patch applies to ${r.file}; nothing was written\n`,
+    );
     return 0;
   });
 }

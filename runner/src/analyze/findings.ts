@@ -138,7 +138,11 @@ const within = (s: RecordedStep, r: [number, number]) => s.step >= r[0] && s.ste
 function actionSummary(steps: RecordedStep[]): string {
   const counts = new Map<string, number>();
   for (const s of steps) counts.set(s.action, (counts.get(s.action) ?? 0) + 1);
-  return [...counts].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([a, n]) => `${a} ×${n}`).join(', ');
+  return [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 3)
+    .map(([a, n]) => `${a} ×${n}`)
+    .join(', ');
 }
 
 function rewardSummary(steps: RecordedStep[]): { positive: number; negative: number; text: string } {
@@ -163,7 +167,11 @@ function deathFindings(failed: EpisodeRecord[]): Finding[] {
       const steps = ep.lastSteps;
       const sightings = steps.map((s) => nearestOf(s.nearest, hazards));
       const finalSight = nearestOf(ep.final.nearest, hazards);
-      const seenRuns = runs(sightings, (i) => steps[i]!.step, (x) => !!x);
+      const seenRuns = runs(
+        sightings,
+        (i) => steps[i]!.step,
+        (x) => !!x,
+      );
       const notes: string[] = [`died of ${cause} at step ${ep.steps}`];
       let span: [number, number] = [steps[0]?.step ?? ep.steps, ep.steps];
       if (hazards.length > 0) {
@@ -176,7 +184,9 @@ function deathFindings(failed: EpisodeRecord[]): Finding[] {
           if (finalSight) seenNames.add(finalSight.name);
           const tail = seen.filter((v) => v.step > ep.steps - 10).map((v) => v.x!.distance);
           lastDistances.push(...(tail.length > 0 ? tail : [first.x!.distance]));
-          notes.push(`${[...new Set(seen.map((v) => v.x!.name))].join('/') || finalSight!.name} in view at ${seenRuns.map(range).join(', ') || `step ${ep.steps}`} (first at ${fmt(first.x!.distance)} m, closest ${fmt(closest)} m)`);
+          notes.push(
+            `${[...new Set(seen.map((v) => v.x!.name))].join('/') || finalSight!.name} in view at ${seenRuns.map(range).join(', ') || `step ${ep.steps}`} (first at ${fmt(first.x!.distance)} m, closest ${fmt(closest)} m)`,
+          );
           span = [first.step, ep.steps];
         } else {
           notes.push(`no ${hazards.length > 3 ? 'hostile mob' : hazards.join('/')} in view in the last ${steps.length} steps`);
@@ -197,7 +207,8 @@ function deathFindings(failed: EpisodeRecord[]): Finding[] {
     const share = eps.length / failed.length;
     let message = `${plural(eps.length, 'failed episode')} of ${failed.length} (${pct(share)}) ended in death by ${cause}`;
     if (hazards.length > 0) message += `; the ${cause === 'mob' ? 'hostile mob' : hazards[0]} was in view before death in ${inView} of them`;
-    if (pitchedAway.length > 0) message += `; ${plural(pitchedAway.length, 'agent')} looked steeply up or down (|pitch| ≥ ${EXTREME_PITCH_DEG}°) before dying, where the hazard could not be seen`;
+    if (pitchedAway.length > 0)
+      message += `; ${plural(pitchedAway.length, 'agent')} looked steeply up or down (|pitch| ≥ ${EXTREME_PITCH_DEG}°) before dying, where the hazard could not be seen`;
     message += '.';
     let suggestion: string;
     let patch: PatchRequest | undefined;
@@ -208,27 +219,53 @@ function deathFindings(failed: EpisodeRecord[]): Finding[] {
       // Burning to death mostly follows stepping into lava; only fire blocks seen without lava point at fire.
       const hazard = cause === 'fire' && seenNames.has('fire') && !seenNames.has('lava') ? 'fire' : 'lava';
       suggestion = `Penalise ${hazard} in view: make the dense term −1 whenever ${hazard} is visible closer than ${distance} m (the distance it was seen at in the last steps before most deaths), before any other shaping; dying is already the end of the episode, so the warning has to come earlier.`;
-      patch = { kind: 'hazard-penalty', names: [hazard], distance, why: `${pct(share)} of failed episodes died ${cause === 'lava' ? 'in lava' : 'burning'}, most with ${hazard} in view beforehand; ${hazard} in view closer than this costs.` };
+      patch = {
+        kind: 'hazard-penalty',
+        names: [hazard],
+        distance,
+        why: `${pct(share)} of failed episodes died ${cause === 'lava' ? 'in lava' : 'burning'}, most with ${hazard} in view beforehand; ${hazard} in view closer than this costs.`,
+      };
     } else if (cause === 'mob') {
       const names = HOSTILE_MOBS.filter((m) => seenNames.has(m));
-      suggestion = names.length > 0
-        ? `Penalise hostile mobs in view (${names.join(', ')}) closer than ${distance} m, so the agent learns to keep away or turn and fight.`
-        : 'The mobs that killed the agent were never in view: it was attacked from behind. Reward turning to face nearby threats, or penalise losing health in the dense term.';
-      if (names.length > 0) patch = { kind: 'hazard-penalty', names, distance, label: 'mob', why: `${pct(share)} of failed episodes were killed by ${names.join('/')} it had in view; hostile mobs in view closer than this cost.` };
+      suggestion =
+        names.length > 0
+          ? `Penalise hostile mobs in view (${names.join(', ')}) closer than ${distance} m, so the agent learns to keep away or turn and fight.`
+          : 'The mobs that killed the agent were never in view: it was attacked from behind. Reward turning to face nearby threats, or penalise losing health in the dense term.';
+      if (names.length > 0)
+        patch = {
+          kind: 'hazard-penalty',
+          names,
+          distance,
+          label: 'mob',
+          why: `${pct(share)} of failed episodes were killed by ${names.join('/')} it had in view; hostile mobs in view closer than this cost.`,
+        };
     } else if (cause === 'fall') {
       const worst = Math.max(0, ...falls);
       suggestion = `Agents fell to death (drops up to ${fmt(worst)} m). Penalise a drop in y between consecutive past_agent_positions of more than 1 m, and reward keeping the view level so edges are visible.`;
     } else if (cause === 'drowning') {
-      suggestion = 'Agents drowned. Penalise staying in water (its y not rising while water is in view at distance < 1 m) and reward surfacing, e.g. jumping while in water.';
+      suggestion =
+        'Agents drowned. Penalise staying in water (its y not rising while water is in view at distance < 1 m) and reward surfacing, e.g. jumping while in water.';
     } else {
       suggestion = `Agents died (${cause}). Make losing health a −1 sparse event so the agent learns what hurts it.`;
     }
     const noPatch =
-      cause === 'mob' ? 'the mobs that killed the agent were never in view, so there is no name to penalise; turning to face threats is a behaviour, not a one-line reward change'
-      : cause === 'fall' ? 'a safe drop penalty depends on the terrain (jumping down one block is fine); the right threshold is a design choice left to you'
-      : cause === 'drowning' ? 'water is often safe to cross; penalising it in view would also stop the agent from crossing rivers towards the target'
-      : `the death cause (${cause}) names no block or mob the reward could read`;
-    out.push({ id: `death-${cause}`, kind: 'death', share, message, suggestion, evidence: evidence.slice(0, KEEP_EVIDENCE), episodeIds: evidence.map((e) => e.episode), ...(patch ? { patch } : { noPatch }) });
+      cause === 'mob'
+        ? 'the mobs that killed the agent were never in view, so there is no name to penalise; turning to face threats is a behaviour, not a one-line reward change'
+        : cause === 'fall'
+          ? 'a safe drop penalty depends on the terrain (jumping down one block is fine); the right threshold is a design choice left to you'
+          : cause === 'drowning'
+            ? 'water is often safe to cross; penalising it in view would also stop the agent from crossing rivers towards the target'
+            : `the death cause (${cause}) names no block or mob the reward could read`;
+    out.push({
+      id: `death-${cause}`,
+      kind: 'death',
+      share,
+      message,
+      suggestion,
+      evidence: evidence.slice(0, KEEP_EVIDENCE),
+      episodeIds: evidence.map((e) => e.episode),
+      ...(patch ? { patch } : { noPatch }),
+    });
   }
   return out;
 }
@@ -262,13 +299,17 @@ function stuckFinding(failed: EpisodeRecord[]): Finding | undefined {
     stuckSteps += still;
     const last = windows[windows.length - 1]!;
     const recorded = ep.lastSteps.filter((s) => within(s, last));
-    const notes = [`no movement beyond ${STUCK_RADIUS} m for ${still} of ${ep.steps} steps (${windows.map(range).slice(0, 3).join(', ')}${windows.length > 3 ? ', …' : ''})`];
+    const notes = [
+      `no movement beyond ${STUCK_RADIUS} m for ${still} of ${ep.steps} steps (${windows.map(range).slice(0, 3).join(', ')}${windows.length > 3 ? ', …' : ''})`,
+    ];
     if (recorded.length > 0) {
       const yaws = recorded.map((s) => s.position[3]);
       const turned = yaws.slice(1).reduce((t, y, i) => t + Math.abs(y - yaws[i]!), 0);
       const r = rewardSummary(recorded);
       if (r.positive > 0) paidWhileStuck++;
-      notes.push(`recorded ${range([recorded[0]!.step, recorded[recorded.length - 1]!.step])}: ${actionSummary(recorded)}${turned >= 180 ? `, turned ${fmt(turned, 0)}° in place` : ''}; ${r.text}`);
+      notes.push(
+        `recorded ${range([recorded[0]!.step, recorded[recorded.length - 1]!.step])}: ${actionSummary(recorded)}${turned >= 180 ? `, turned ${fmt(turned, 0)}° in place` : ''}; ${r.text}`,
+      );
     }
     evidence.push({ episode: ep.episode, seed: ep.seed, steps: last, note: notes.join('; ') });
   }
@@ -281,8 +322,14 @@ function stuckFinding(failed: EpisodeRecord[]): Finding | undefined {
     share,
     message,
     suggestion: `Make standing still cost: dense −1 when the agent moved less than ${STUCK_RADIUS} m over the last 20 steps${paidWhileStuck > 0 ? ', and find what pays while it stands (turning in place towards a target is a common one)' : ''}.`,
-    evidence: evidence.slice(0, KEEP_EVIDENCE), episodeIds: evidence.map((e) => e.episode),
-    patch: { kind: 'stuck-penalty', window: 20, radius: STUCK_RADIUS, why: `${pct(share)} of failed episodes stood still for most of the episode; moving less than STUCK_RADIUS over the window costs.` },
+    evidence: evidence.slice(0, KEEP_EVIDENCE),
+    episodeIds: evidence.map((e) => e.episode),
+    patch: {
+      kind: 'stuck-penalty',
+      window: 20,
+      radius: STUCK_RADIUS,
+      why: `${pct(share)} of failed episodes stood still for most of the episode; moving less than STUCK_RADIUS over the window costs.`,
+    },
   };
 }
 
@@ -319,7 +366,9 @@ function backAndForthFinding(failed: EpisodeRecord[]): Finding | undefined {
     const covered = flagged.reduce((n, w) => n + w[1] - w[0] + 1, 0);
     if (covered < 0.25 * ep.steps) continue;
     affected++;
-    const notes = [`back-and-forth over ${covered} of ${ep.steps} steps (${flagged.map(range).slice(0, 3).join(', ')}${flagged.length > 3 ? ', …' : ''}), net ${fmt(ep.distanceMoved)} m from the start`];
+    const notes = [
+      `back-and-forth over ${covered} of ${ep.steps} steps (${flagged.map(range).slice(0, 3).join(', ')}${flagged.length > 3 ? ', …' : ''}), net ${fmt(ep.distanceMoved)} m from the start`,
+    ];
     const recorded = ep.lastSteps.filter((s) => flagged.some((w) => within(s, w)));
     if (recorded.length > 0) {
       const r = rewardSummary(recorded);
@@ -336,9 +385,15 @@ function backAndForthFinding(failed: EpisodeRecord[]): Finding | undefined {
     kind: 'back-and-forth',
     share,
     message,
-    suggestion: 'Pay for progress that cannot be undone and redone: replace a bonus for moving with a bonus for entering a cell not visited before in this episode (a Set kept in GLOBAL_DATA), and make any "closer" bonus symmetric with a "further" penalty.',
-    evidence: evidence.slice(0, KEEP_EVIDENCE), episodeIds: evidence.map((e) => e.episode),
-    patch: { kind: 'movement-to-cells', cellSize: 2, why: `${pct(share)} of failed episodes walked back and forth collecting the movement bonus; only the first visit to a cell pays now.` },
+    suggestion:
+      'Pay for progress that cannot be undone and redone: replace a bonus for moving with a bonus for entering a cell not visited before in this episode (a Set kept in GLOBAL_DATA), and make any "closer" bonus symmetric with a "further" penalty.',
+    evidence: evidence.slice(0, KEEP_EVIDENCE),
+    episodeIds: evidence.map((e) => e.episode),
+    patch: {
+      kind: 'movement-to-cells',
+      cellSize: 2,
+      why: `${pct(share)} of failed episodes walked back and forth collecting the movement bonus; only the first visit to a cell pays now.`,
+    },
   };
 }
 
@@ -350,7 +405,11 @@ function turningFarmFinding(failed: EpisodeRecord[]): Finding | undefined {
     const steps = ep.lastSteps;
     const inPlace = steps.filter((s, i) => {
       const prev = steps[i - 1];
-      return (s.action === 'turn_left' || s.action === 'turn_right') && !!prev && Math.hypot(s.position[0] - prev.position[0], s.position[2] - prev.position[2]) < 0.05;
+      return (
+        (s.action === 'turn_left' || s.action === 'turn_right') &&
+        !!prev &&
+        Math.hypot(s.position[0] - prev.position[0], s.position[2] - prev.position[2]) < 0.05
+      );
     });
     const paid = inPlace.filter((s) => s.reward > 0);
     if (inPlace.length < 8 || paid.length < 0.25 * inPlace.length || paid.length < 3) continue;
@@ -370,8 +429,10 @@ function turningFarmFinding(failed: EpisodeRecord[]): Finding | undefined {
     kind: 'turning-farmed',
     share,
     message: `${plural(affected, 'failed episode')} of ${failed.length} (${pct(share)}) turned on the spot and were paid for it: each sweep past the target earns the "turned towards it" bonus, and nothing costs on the way round.`,
-    suggestion: 'Make the turning rule symmetric: penalise turning away from the target (its |yaw| growing) as much as turning towards it pays, so spinning nets zero.',
-    evidence: evidence.slice(0, KEEP_EVIDENCE), episodeIds: evidence.map((e) => e.episode),
+    suggestion:
+      'Make the turning rule symmetric: penalise turning away from the target (its |yaw| growing) as much as turning towards it pays, so spinning nets zero.',
+    evidence: evidence.slice(0, KEEP_EVIDENCE),
+    episodeIds: evidence.map((e) => e.episode),
     patch: { kind: 'symmetric-turning', why: `${pct(share)} of failed episodes spun on the spot collecting the turning bonus` },
   };
 }
@@ -383,7 +444,11 @@ function extremePitchFinding(failed: EpisodeRecord[]): Finding | undefined {
   let looked = 0;
   for (const ep of failed) {
     const steps = ep.lastSteps;
-    const stretches = runs(steps, (i) => steps[i]!.step, (s) => Math.abs(s.position[4]) >= EXTREME_PITCH_DEG).filter((r) => r[1] - r[0] + 1 >= EXTREME_PITCH_MIN_STEPS);
+    const stretches = runs(
+      steps,
+      (i) => steps[i]!.step,
+      (s) => Math.abs(s.position[4]) >= EXTREME_PITCH_DEG,
+    ).filter((r) => r[1] - r[0] + 1 >= EXTREME_PITCH_MIN_STEPS);
     if (stretches.length === 0) continue;
     affected++;
     const longest = stretches.reduce((a, b) => (b[1] - b[0] > a[1] - a[0] ? b : a));
@@ -407,8 +472,13 @@ function extremePitchFinding(failed: EpisodeRecord[]): Finding | undefined {
     share,
     message: `${plural(affected, 'failed episode')} of ${failed.length} (${pct(share)}) held the pitch beyond ±${EXTREME_PITCH_DEG}° for ${EXTREME_PITCH_MIN_STEPS}+ steps (${looked} looking down), ${fmt(held / affected, 0)} steps on average out of the last 32; with the ±${GAME_FACTS.fovPitchDeg}° field of view the horizon, targets and hazards ahead are out of sight.`,
     suggestion: `Constrain pitch: dense −1 while |pitch| exceeds ${PITCH_LIMIT_DEG}°, so the agent keeps the horizon and what is ahead of it in view.`,
-    evidence: evidence.slice(0, KEEP_EVIDENCE), episodeIds: evidence.map((e) => e.episode),
-    patch: { kind: 'pitch-limit', degrees: PITCH_LIMIT_DEG, why: `${pct(share)} of failed episodes stared at the floor or sky for long stretches, hiding hazards and targets; a steep pitch costs.` },
+    evidence: evidence.slice(0, KEEP_EVIDENCE),
+    episodeIds: evidence.map((e) => e.episode),
+    patch: {
+      kind: 'pitch-limit',
+      degrees: PITCH_LIMIT_DEG,
+      why: `${pct(share)} of failed episodes stared at the floor or sky for long stretches, hiding hazards and targets; a steep pitch costs.`,
+    },
   };
 }
 
@@ -425,7 +495,12 @@ function timeoutFinding(failed: EpisodeRecord[], task: TaskSpec | undefined): Fi
     const cells = new Set(ep.path.map((q) => `${Math.floor(q[0] / 4)},${Math.floor(q[2] / 4)}`));
     cellsTotal += cells.size;
     const first = ep.lastSteps[0]?.step ?? 1;
-    evidence.push({ episode: ep.episode, seed: ep.seed, steps: [first, ep.steps], note: `timed out after ${ep.steps} steps; no ${targets.join('/')} in view in the last ${ep.lastSteps.length} steps; ${fmt(ep.distanceMoved)} m from the start, ${cells.size} distinct 4 m cells visited` });
+    evidence.push({
+      episode: ep.episode,
+      seed: ep.seed,
+      steps: [first, ep.steps],
+      note: `timed out after ${ep.steps} steps; no ${targets.join('/')} in view in the last ${ep.lastSteps.length} steps; ${fmt(ep.distanceMoved)} m from the start, ${cells.size} distinct 4 m cells visited`,
+    });
   }
   if (affected === 0) return undefined;
   const share = affected / failed.length;
@@ -435,9 +510,16 @@ function timeoutFinding(failed: EpisodeRecord[], task: TaskSpec | undefined): Fi
     kind: 'timeout-target-unseen',
     share,
     message: `${plural(affected, 'failed episode')} of ${failed.length} (${pct(share)}) ran out of time without the target (${targets.join('/')}) in view at the end; they visited ${fmt(meanCells, 0)} distinct 4 m cells on average.`,
-    suggestion: 'The agent does not search: when the target is not in view, pay the first visit to each cell (a Set of visited cells in GLOBAL_DATA), so that covering new ground is rewarded and revisiting is not.',
-    evidence: evidence.slice(0, KEEP_EVIDENCE), episodeIds: evidence.map((e) => e.episode),
-    patch: { kind: 'exploration-bonus', cellSize: 4, targets, why: `${pct(share)} of failed episodes timed out without ever seeing the target; the first visit to each cell pays when nothing else does.` },
+    suggestion:
+      'The agent does not search: when the target is not in view, pay the first visit to each cell (a Set of visited cells in GLOBAL_DATA), so that covering new ground is rewarded and revisiting is not.',
+    evidence: evidence.slice(0, KEEP_EVIDENCE),
+    episodeIds: evidence.map((e) => e.episode),
+    patch: {
+      kind: 'exploration-bonus',
+      cellSize: 4,
+      targets,
+      why: `${pct(share)} of failed episodes timed out without ever seeing the target; the first visit to each cell pays when nothing else does.`,
+    },
   };
 }
 
@@ -451,7 +533,12 @@ function rewardSignFinding(episodes: EpisodeRecord[]): Finding | undefined {
   const dense = SCALE_RULE.denseWeight;
   const evidence = episodes.slice(0, KEEP_EVIDENCE).map((ep) => {
     const r = rewardSummary(ep.lastSteps);
-    return { episode: ep.episode, seed: ep.seed, steps: [ep.lastSteps[0]?.step ?? 1, ep.steps] as [number, number], note: `${r.text} over the last ${ep.lastSteps.length} steps; return ${fmt(ep.return, 2)}` };
+    return {
+      episode: ep.episode,
+      seed: ep.seed,
+      steps: [ep.lastSteps[0]?.step ?? 1, ep.steps] as [number, number],
+      note: `${r.text} over the last ${ep.lastSteps.length} steps; return ${fmt(ep.return, 2)}`,
+    };
   });
   if (positive.length === 0) {
     const allZero = negative.length === 0;
@@ -461,7 +548,8 @@ function rewardSignFinding(episodes: EpisodeRecord[]): Finding | undefined {
       share: 1,
       message: `The reward was never positive in ${steps.length} recorded steps of ${episodes.length} episodes (values seen: ${distinct.join(', ')}): ${allZero ? 'it was 0 throughout, so the agent got no learning signal at all' : 'nothing the agent did was ever marked as progress'}.`,
       episodeIds,
-      noPatch: 'which progress to pay for depends on the task and the reward\'s intent; the other findings\' patches (exploration, approach) add positive cases where they apply',
+      noPatch:
+        "which progress to pay for depends on the task and the reward's intent; the other findings' patches (exploration, approach) add positive cases where they apply",
       suggestion: `Give the dense term a positive case for progress (target came into view, got closer, new ground covered)${allZero ? '; a reward that only fires on success is the sparse baseline the paper shows failing' : '; a reward that only punishes teaches the agent to end episodes or do nothing'}. Check that dense can return a positive value at all (it contributes ±${dense}).`,
       evidence,
     };
@@ -474,7 +562,8 @@ function rewardSignFinding(episodes: EpisodeRecord[]): Finding | undefined {
       message: `The reward was positive on every one of ${steps.length} recorded steps of ${episodes.length} episodes (values seen: ${distinct.join(', ')}): the agent is paid for existing, whatever it does.`,
       episodeIds,
       noPatch: 'the reward must lose its unconditional positive case, which only its author can place; the approach and stuck patches add the negative cases',
-      suggestion: 'Make the positive cases conditional on progress and add negative cases (moving away, losing sight of the target, standing still); with an always-positive reward the longest episode is the best one, so the agent learns to stall.',
+      suggestion:
+        'Make the positive cases conditional on progress and add negative cases (moving away, losing sight of the target, standing still); with an always-positive reward the longest episode is the best one, so the agent learns to stall.',
       evidence,
     };
   }
@@ -502,11 +591,17 @@ function targetFindings(failed: EpisodeRecord[], task: TaskSpec | undefined): Fi
     const series = targetSeries(ep, targets);
     const seen = series.filter((x) => x.d !== undefined);
     if (seen.length === 0) continue;
-    const first = seen[0]!, last = seen[seen.length - 1]!;
+    const first = seen[0]!,
+      last = seen[seen.length - 1]!;
     const tail = series.slice(-LOST_TAIL_STEPS);
     if (tail.length === LOST_TAIL_STEPS && tail.every((x) => x.d === undefined)) {
       const closest = Math.min(...seen.map((x) => x.d!));
-      lost.push({ episode: ep.episode, seed: ep.seed, steps: [first.step, ep.steps], note: `${targets.join('/')} in view from step ${first.step} at ${fmt(first.d!)} m (closest ${fmt(closest)} m), out of view from step ${last.step + 1} to the end; last actions ${actionSummary(ep.lastSteps.slice(-LOST_TAIL_STEPS))}` });
+      lost.push({
+        episode: ep.episode,
+        seed: ep.seed,
+        steps: [first.step, ep.steps],
+        note: `${targets.join('/')} in view from step ${first.step} at ${fmt(first.d!)} m (closest ${fmt(closest)} m), out of view from step ${last.step + 1} to the end; last actions ${actionSummary(ep.lastSteps.slice(-LOST_TAIL_STEPS))}`,
+      });
       continue;
     }
     const span = Math.max(1, last.step - first.step);
@@ -514,7 +609,12 @@ function targetFindings(failed: EpisodeRecord[], task: TaskSpec | undefined): Fi
     if (pace >= PROGRESS_PER_STEP) continue;
     paces += pace;
     const r = rewardSummary(ep.lastSteps.filter((st) => st.step >= first.step));
-    slow.push({ episode: ep.episode, seed: ep.seed, steps: [first.step, last.step], note: `${targets.join('/')} in view on ${seen.length} of the last ${series.length} steps, ${fmt(first.d!)} m → ${fmt(last.d!)} m (${fmt(pace, 3)} m/step; walking is ${GAME_FACTS.walkPerStep}); pitch ${[...new Set(ep.lastSteps.map((st) => st.position[4]))].slice(0, 4).join('/')}°; ${actionSummary(ep.lastSteps)}; ${r.text}` });
+    slow.push({
+      episode: ep.episode,
+      seed: ep.seed,
+      steps: [first.step, last.step],
+      note: `${targets.join('/')} in view on ${seen.length} of the last ${series.length} steps, ${fmt(first.d!)} m → ${fmt(last.d!)} m (${fmt(pace, 3)} m/step; walking is ${GAME_FACTS.walkPerStep}); pitch ${[...new Set(ep.lastSteps.map((st) => st.position[4]))].slice(0, 4).join('/')}°; ${actionSummary(ep.lastSteps)}; ${r.text}`,
+    });
   }
   const out: Finding[] = [];
   if (slow.length > 0) {
@@ -524,10 +624,16 @@ function targetFindings(failed: EpisodeRecord[], task: TaskSpec | undefined): Fi
       kind: 'target-not-approached',
       share,
       message: `${plural(slow.length, 'failed episode')} of ${failed.length} (${pct(share)}) had the target (${targets.join('/')}) in view and did not walk up to it: its distance ${paces >= 0 ? 'shrank' : 'grew'} by ${fmt(Math.abs(paces / slow.length), 3)} m per step on average, against a walking pace of ${GAME_FACTS.walkPerStep} m.`,
-      suggestion: 'Pay only for real progress: while a target is in view, +1 when it is closer than ever before in this episode (by a margin), −1 on every other step, −1 for losing sight of it. A "+1 whenever closer" term pays for creeping and dawdling as much as for walking up.',
+      suggestion:
+        'Pay only for real progress: while a target is in view, +1 when it is closer than ever before in this episode (by a margin), −1 on every other step, −1 for losing sight of it. A "+1 whenever closer" term pays for creeping and dawdling as much as for walking up.',
       evidence: slow.slice(0, KEEP_EVIDENCE),
       episodeIds: slow.map((e) => e.episode),
-      patch: { kind: 'approach-record', targets, step: PROGRESS_PER_STEP, why: `${pct(share)} of failed episodes had a target in view and crept instead of walking up to it; only a new closest distance pays now, other steps in view cost.` },
+      patch: {
+        kind: 'approach-record',
+        targets,
+        step: PROGRESS_PER_STEP,
+        why: `${pct(share)} of failed episodes had a target in view and crept instead of walking up to it; only a new closest distance pays now, other steps in view cost.`,
+      },
     });
   }
   if (lost.length > 0) {
@@ -537,10 +643,16 @@ function targetFindings(failed: EpisodeRecord[], task: TaskSpec | undefined): Fi
       kind: 'target-lost',
       share,
       message: `${plural(lost.length, 'failed episode')} of ${failed.length} (${pct(share)}) saw the target (${targets.join('/')}) and lost it: out of view for the last ${LOST_TAIL_STEPS}+ steps (turned away or occluded).`,
-      suggestion: 'Make losing sight of the target cost (dense −1 when it was in view last step and is not now), and pay a new closest distance rather than each sighting.',
+      suggestion:
+        'Make losing sight of the target cost (dense −1 when it was in view last step and is not now), and pay a new closest distance rather than each sighting.',
       evidence: lost.slice(0, KEEP_EVIDENCE),
       episodeIds: lost.map((e) => e.episode),
-      patch: { kind: 'approach-record', targets, step: PROGRESS_PER_STEP, why: `${pct(share)} of failed episodes saw a target and lost it; losing sight costs now, and only a new closest distance pays.` },
+      patch: {
+        kind: 'approach-record',
+        targets,
+        step: PROGRESS_PER_STEP,
+        why: `${pct(share)} of failed episodes saw a target and lost it; losing sight costs now, and only a new closest distance pays.`,
+      },
     });
   }
   return out;
@@ -555,11 +667,19 @@ function misalignmentFinding(failed: EpisodeRecord[], task: TaskSpec | undefined
   if (ignored.length === 0) return undefined;
   const evidence: EpisodeEvidence[] = [];
   for (const ep of failed) {
-    const steps = ep.lastSteps.filter((st) => nearestOf(st.nearest, ignored) && (!nearestOf(st.nearest, known) || nearestOf(st.nearest, ignored)!.distance < nearestOf(st.nearest, known)!.distance));
+    const steps = ep.lastSteps.filter(
+      (st) =>
+        nearestOf(st.nearest, ignored) && (!nearestOf(st.nearest, known) || nearestOf(st.nearest, ignored)!.distance < nearestOf(st.nearest, known)!.distance),
+    );
     if (steps.length === 0) continue;
     const d = steps.map((st) => nearestOf(st.nearest, ignored)!);
     const r = rewardSummary(steps);
-    evidence.push({ episode: ep.episode, seed: ep.seed, steps: [steps[0]!.step, steps[steps.length - 1]!.step], note: `${[...new Set(d.map((x) => x.name))].join('/')} nearer than any ${known.join('/') || 'name the reward reads'} on ${steps.length} of the last ${ep.lastSteps.length} steps (closest ${fmt(Math.min(...d.map((x) => x.distance)))} m); the reward there: ${r.text}` });
+    evidence.push({
+      episode: ep.episode,
+      seed: ep.seed,
+      steps: [steps[0]!.step, steps[steps.length - 1]!.step],
+      note: `${[...new Set(d.map((x) => x.name))].join('/')} nearer than any ${known.join('/') || 'name the reward reads'} on ${steps.length} of the last ${ep.lastSteps.length} steps (closest ${fmt(Math.min(...d.map((x) => x.distance)))} m); the reward there: ${r.text}`,
+    });
   }
   const share = evidence.length / failed.length;
   const criterion = task?.description.success_criteria ?? `success counts ${targets.join(', ')}`;
@@ -572,7 +692,14 @@ function misalignmentFinding(failed: EpisodeRecord[], task: TaskSpec | undefined
     evidence: evidence.slice(0, KEEP_EVIDENCE),
     episodeIds: evidence.map((e) => e.episode),
     ...(known.length > 0
-      ? { patch: { kind: 'target-names' as const, known, targets, why: `the task's success counts ${targets.join(', ')}; the reward read only ${known.join(', ')}.` } }
+      ? {
+          patch: {
+            kind: 'target-names' as const,
+            known,
+            targets,
+            why: `the task's success counts ${targets.join(', ')}; the reward read only ${known.join(', ')}.`,
+          },
+        }
       : { noPatch: `the reward reads none of the task's targets (${targets.join(', ')}); there is no read to widen — the approach patch adds one` }),
   };
 }
@@ -586,15 +713,20 @@ function gamedFinding(episodes: EpisodeRecord[], task: TaskSpec | undefined, rew
   if (!reward?.rerun || targets.length === 0) return undefined;
   const failed = episodes.filter((ep) => !ep.success);
   const evidence: EpisodeEvidence[] = [];
-  let idle = 0, idlePaid = 0, away = 0, awayPaid = 0;
+  let idle = 0,
+    idlePaid = 0,
+    away = 0,
+    awayPaid = 0;
   for (const ep of failed) {
     const rerun = reward.rerun.get(ep.episode);
     if (!rerun) continue;
     const byStep = new Map(rerun.map((r) => [r.step, r]));
-    let epIdle = 0, epPaid = 0;
+    let epIdle = 0,
+      epPaid = 0;
     const series = targetSeries(ep, targets);
     for (let i = 1; i < series.length; i++) {
-      const prev = series[i - 1]!, cur = series[i]!;
+      const prev = series[i - 1]!,
+        cur = series[i]!;
       const r = byStep.get(cur.step);
       if (!r || prev.d === undefined) continue;
       const movedAway = cur.d === undefined || cur.d > prev.d + 1e-6;
@@ -610,23 +742,37 @@ function gamedFinding(episodes: EpisodeRecord[], task: TaskSpec | undefined, rew
     idle += epIdle;
     idlePaid += epPaid;
     if (epIdle >= 8 && epPaid >= 0.5 * epIdle) {
-      evidence.push({ episode: ep.episode, seed: ep.seed, steps: [ep.lastSteps[0]?.step ?? 1, ep.steps], note: `re-run on the last ${ep.lastSteps.length} steps: dense positive on ${epPaid} of the ${epIdle} steps with the target in view and no progress towards it (less than ${PROGRESS_PER_STEP} m closer); return ${fmt(ep.return, 1)}` });
+      evidence.push({
+        episode: ep.episode,
+        seed: ep.seed,
+        steps: [ep.lastSteps[0]?.step ?? 1, ep.steps],
+        note: `re-run on the last ${ep.lastSteps.length} steps: dense positive on ${epPaid} of the ${epIdle} steps with the target in view and no progress towards it (less than ${PROGRESS_PER_STEP} m closer); return ${fmt(ep.return, 1)}`,
+      });
     }
   }
   if (evidence.length === 0 || idle === 0) return undefined;
   const wins = episodes.filter((ep) => ep.success);
   const mean = (xs: EpisodeRecord[]) => xs.reduce((t, ep) => t + ep.return, 0) / Math.max(1, xs.length);
-  const returns = wins.length > 0 ? ` Failing pays${mean(failed) > mean(wins) ? ' more than' : ' less than'} succeeding: mean return ${fmt(mean(failed), 1)} over ${failed.length} failed episodes, ${fmt(mean(wins), 1)} over ${wins.length} successful ones.` : '';
+  const returns =
+    wins.length > 0
+      ? ` Failing pays${mean(failed) > mean(wins) ? ' more than' : ' less than'} succeeding: mean return ${fmt(mean(failed), 1)} over ${failed.length} failed episodes, ${fmt(mean(wins), 1)} over ${wins.length} successful ones.`
+      : '';
   const share = evidence.length / failed.length;
   return {
     id: 'reward-gamed',
     kind: 'reward-gamed',
     share,
     message: `The reward is gamed: re-run on the recorded observations of the failed episodes, the dense term was positive on ${pct(idlePaid / idle)} of the ${idle} steps in which the agent had the target in view and made no progress towards it${away > 0 ? ` (on ${pct(awayPaid / away)} of the ${away} steps in which it moved away)` : ''}; in ${plural(evidence.length, 'failed episode')} of ${failed.length} (${pct(share)}) it paid on most such steps.${returns}`,
-    suggestion: 'Pay progress that cannot be farmed: +1 only for a new closest distance to the target this episode, −1 on every other step with the target in view, so dawdling costs and finishing is the best way to earn.',
+    suggestion:
+      'Pay progress that cannot be farmed: +1 only for a new closest distance to the target this episode, −1 on every other step with the target in view, so dawdling costs and finishing is the best way to earn.',
     evidence: evidence.slice(0, KEEP_EVIDENCE),
     episodeIds: evidence.map((e) => e.episode),
-    patch: { kind: 'approach-record', targets, step: PROGRESS_PER_STEP, why: `re-run on failed episodes, the dense term paid on ${pct(idlePaid / idle)} of the steps without progress towards the target; only a new closest distance pays now.` },
+    patch: {
+      kind: 'approach-record',
+      targets,
+      step: PROGRESS_PER_STEP,
+      why: `re-run on failed episodes, the dense term paid on ${pct(idlePaid / idle)} of the steps without progress towards the target; only a new closest distance pays now.`,
+    },
   };
 }
 
@@ -639,7 +785,8 @@ export function findFailures(episodes: EpisodeRecord[], task: TaskSpec | undefin
   const out: Finding[] = [];
   if (failed.length > 0) {
     out.push(...deathFindings(failed));
-    for (const f of [stuckFinding(failed), backAndForthFinding(failed), turningFarmFinding(failed), extremePitchFinding(failed), timeoutFinding(failed, task)]) if (f) out.push(f);
+    for (const f of [stuckFinding(failed), backAndForthFinding(failed), turningFarmFinding(failed), extremePitchFinding(failed), timeoutFinding(failed, task)])
+      if (f) out.push(f);
     out.push(...targetFindings(failed, task));
     if (rewarded) for (const f of [misalignmentFinding(failed, task, reward), gamedFinding(episodes, task, reward)]) if (f) out.push(f);
   }

@@ -15,13 +15,18 @@ const EARLY_FRACTION = 0.5;
 const EARLY_DEATH_SHARE = 0.5;
 
 /** Provisional suggestion events for a window of finished training episodes. */
-export async function liveAnalysis(window: EpisodeRecord[], at: { frames: number; totalFrames: number; task: TaskSpec; rewardFile: string }): Promise<RunnerEvent[]> {
+export async function liveAnalysis(
+  window: EpisodeRecord[],
+  at: { frames: number; totalFrames: number; task: TaskSpec; rewardFile: string },
+): Promise<RunnerEvent[]> {
   const failed = window.filter((e) => !e.success);
   if (failed.length === 0) return [];
   // The patches target the file the user edits (the run trains a copy of it).
   const reward = existsSync(at.rewardFile) ? { file: at.rewardFile, text: readFileSync(at.rewardFile, 'utf8') } : undefined;
   // The recorded rewards are the reward's own output on these steps: its dense sign without a second sandbox.
-  const rerun = new Map<number, RerunStep[]>(failed.map((e) => [e.episode, e.lastSteps.slice(1).map((s) => ({ step: s.step, reward: s.reward, dense: denseSign(s.reward) }))]));
+  const rerun = new Map<number, RerunStep[]>(
+    failed.map((e) => [e.episode, e.lastSteps.slice(1).map((s) => ({ step: s.step, reward: s.reward, dense: denseSign(s.reward) }))]),
+  );
   const findings = findFailures(window, at.task, true, reward ? { names: namesRead(reward.text), rerun } : undefined);
   const causes = new Map<string, number>();
   for (const e of failed) if (e.died) causes.set(e.deathCause ?? 'other', (causes.get(e.deathCause ?? 'other') ?? 0) + 1);

@@ -10,7 +10,13 @@ import { lintText } from '../lint/rules';
 
 export type PatchRequest =
   /** Dense -1 while one of `names` is in view closer than `distance` m. */
-  | { kind: 'hazard-penalty'; names: string[]; distance: number; why: string; /** Names the constants (`MOB` → MOB_PENALTY_DISTANCE); default: the single name. */ label?: string }
+  | {
+      kind: 'hazard-penalty';
+      names: string[];
+      distance: number;
+      why: string /** Names the constants (`MOB` → MOB_PENALTY_DISTANCE); default: the single name. */;
+      label?: string;
+    }
   /** Dense -1 while |pitch| is beyond `degrees`. */
   | { kind: 'pitch-limit'; degrees: number; why: string }
   /** Dense -1 when the agent moved less than `radius` m over the last `window` steps. */
@@ -74,7 +80,10 @@ class RewardSource {
       ts.forEachChild(n, visit);
     };
     visit(this.sf);
-    const indents = text.split(/\r?\n/).map((l) => /^( +|\t+)\S/.exec(l)?.[1]).filter((s): s is string => !!s);
+    const indents = text
+      .split(/\r?\n/)
+      .map((l) => /^( +|\t+)\S/.exec(l)?.[1])
+      .filter((s): s is string => !!s);
     this.indentUnit = indents.length === 0 ? '  ' : indents[0]!.startsWith('\t') ? '\t' : ' '.repeat(Math.min(...indents.map((s) => s.length)));
     this.eol = text.includes('\r\n') ? '\r\n' : '\n';
   }
@@ -139,7 +148,13 @@ class RewardSource {
       let fn: ts.FunctionLikeDeclaration | undefined;
       let statement: ts.Node | undefined;
       if (ts.isFunctionDeclaration(n) && n.name?.text === name) [fn, statement] = [n, n];
-      else if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && n.name.text === name && n.initializer && (ts.isArrowFunction(n.initializer) || ts.isFunctionExpression(n.initializer))) {
+      else if (
+        ts.isVariableDeclaration(n) &&
+        ts.isIdentifier(n.name) &&
+        n.name.text === name &&
+        n.initializer &&
+        (ts.isArrowFunction(n.initializer) || ts.isFunctionExpression(n.initializer))
+      ) {
         [fn, statement] = [n.initializer, n.parent.parent];
       }
       if (fn?.body && ts.isBlock(fn.body) && statement) {
@@ -160,7 +175,13 @@ class RewardSource {
     const statements = this.sf.statements;
     let lastConst: ts.Statement | undefined;
     for (const s of statements) {
-      if (ts.isVariableStatement(s) && s.declarationList.declarations.every((d) => d.initializer && (ts.isNumericLiteral(d.initializer) || ts.isStringLiteral(d.initializer) || ts.isArrayLiteralExpression(d.initializer)))) lastConst = s;
+      if (
+        ts.isVariableStatement(s) &&
+        s.declarationList.declarations.every(
+          (d) => d.initializer && (ts.isNumericLiteral(d.initializer) || ts.isStringLiteral(d.initializer) || ts.isArrayLiteralExpression(d.initializer)),
+        )
+      )
+        lastConst = s;
     }
     if (lastConst) {
       const nl = this.text.indexOf('\n', lastConst.end);
@@ -193,7 +214,9 @@ function denseOperand(e: ts.Expression): ts.Expression | undefined {
   const [l, r] = [strip(e.left), strip(e.right)];
   const weight = (x: ts.Expression) => ts.isNumericLiteral(x) && Number(x.text) === SCALE_RULE.denseWeight;
   const sign = (x: ts.Expression) =>
-    ts.isCallExpression(x) && ts.isPropertyAccessExpression(x.expression) && x.expression.getText() === 'Math.sign' && x.arguments.length === 1 ? strip(x.arguments[0]!) : undefined;
+    ts.isCallExpression(x) && ts.isPropertyAccessExpression(x.expression) && x.expression.getText() === 'Math.sign' && x.arguments.length === 1
+      ? strip(x.arguments[0]!)
+      : undefined;
   if (weight(r)) return sign(l);
   if (weight(l)) return sign(r);
   return undefined;
@@ -232,7 +255,9 @@ function ensureParameters(src: RewardSource, term: DenseTerm, needed: ParameterN
   const order = parameterNames(true);
   const present = term.fn.parameters.map((p) => (ts.isIdentifier(p.name) ? p.name.text : ''));
   if (present.some((p, i) => p !== order[i])) {
-    throw new PatchUnavailable(`the exported dense function's parameters are not the contract's prefix (${order.join(', ')}), so ${missing.join(', ')} cannot be added`);
+    throw new PatchUnavailable(
+      `the exported dense function's parameters are not the contract's prefix (${order.join(', ')}), so ${missing.join(', ')} cannot be added`,
+    );
   }
   const upTo = Math.max(...needed.map((p) => order.indexOf(p)));
   const added = order.slice(present.length, upTo + 1);
@@ -296,17 +321,30 @@ function editsFor(src: RewardSource, req: PatchRequest): Edit[] {
     case 'hazard-penalty': {
       ensureParameters(src, term, ['current_nearest_blocks'], edits);
       const label = req.label ?? (req.names.length === 1 ? req.names[0]! : 'hazard');
-      const limit = addConstant(src, `${label.toUpperCase()}_PENALTY_DISTANCE`, req.distance, `metres: ${req.names.join('/')} in view closer than this costs (added by the analyzer)`);
+      const limit = addConstant(
+        src,
+        `${label.toUpperCase()}_PENALTY_DISTANCE`,
+        req.distance,
+        `metres: ${req.names.join('/')} in view closer than this costs (added by the analyzer)`,
+      );
       const lines = [`// Analyzer: ${req.why}`];
       if (req.names.length === 1) {
         const entry = src.fresh(`${label}_in_view`);
-        lines.push(`const ${entry} = current_nearest_blocks[${src.quote(req.names[0]!)}];`, `if (${entry} !== undefined && ${entry}[0] < ${limit}) ${yieldDense(term, -1)}`);
+        lines.push(
+          `const ${entry} = current_nearest_blocks[${src.quote(req.names[0]!)}];`,
+          `if (${entry} !== undefined && ${entry}[0] < ${limit}) ${yieldDense(term, -1)}`,
+        );
       } else {
         const names = src.fresh(`${label.toUpperCase()}_NAMES`);
         const each = src.fresh(label.toLowerCase());
         const entry = src.fresh(`${label.toLowerCase()}_in_view`);
         src.constants.push(`const ${names} = [${req.names.map((x) => src.quote(x)).join(', ')}]; // hazards seen before deaths (added by the analyzer)`);
-        lines.push(`for (const ${each} of ${names}) {`, `\tconst ${entry} = current_nearest_blocks[${each}];`, `\tif (${entry} !== undefined && ${entry}[0] < ${limit}) ${yieldDense(term, -1)}`, '}');
+        lines.push(
+          `for (const ${each} of ${names}) {`,
+          `\tconst ${entry} = current_nearest_blocks[${each}];`,
+          `\tif (${entry} !== undefined && ${entry}[0] < ${limit}) ${yieldDense(term, -1)}`,
+          '}',
+        );
       }
       insertAtTop(src, term, lines, edits);
       break;
@@ -315,7 +353,16 @@ function editsFor(src: RewardSource, req: PatchRequest): Edit[] {
       ensureParameters(src, term, ['past_agent_positions'], edits);
       const limit = addConstant(src, 'PITCH_LIMIT_DEGREES', req.degrees, 'looking further up or down than this costs (added by the analyzer)');
       const pitch = src.fresh('pitch_now');
-      insertAtTop(src, term, [`// Analyzer: ${req.why}`, `const ${pitch} = past_agent_positions[past_agent_positions.length - 1][4];`, `if (Math.abs(${pitch}) > ${limit}) ${yieldDense(term, -1)}`], edits);
+      insertAtTop(
+        src,
+        term,
+        [
+          `// Analyzer: ${req.why}`,
+          `const ${pitch} = past_agent_positions[past_agent_positions.length - 1][4];`,
+          `if (Math.abs(${pitch}) > ${limit}) ${yieldDense(term, -1)}`,
+        ],
+        edits,
+      );
       break;
     }
     case 'stuck-penalty': {
@@ -323,14 +370,19 @@ function editsFor(src: RewardSource, req: PatchRequest): Edit[] {
       const window = addConstant(src, 'STUCK_WINDOW_STEPS', req.window, 'steps over which the agent must move (added by the analyzer)');
       const radius = addConstant(src, 'STUCK_RADIUS', req.radius, 'metres: moving less than this over the window costs (added by the analyzer)');
       const [x0, z0, x1, z1] = ['stuck_x0', 'stuck_z0', 'stuck_x1', 'stuck_z1'].map((n) => src.fresh(n));
-      insertAtTop(src, term, [
-        `// Analyzer: ${req.why}`,
-        `if (past_agent_positions.length > ${window}) {`,
-        `\tconst [${x0}, , ${z0}] = past_agent_positions[past_agent_positions.length - 1 - ${window}];`,
-        `\tconst [${x1}, , ${z1}] = past_agent_positions[past_agent_positions.length - 1];`,
-        `\tif (Math.hypot(${x1} - ${x0}, ${z1} - ${z0}) < ${radius}) ${yieldDense(term, -1)}`,
-        '}',
-      ], edits);
+      insertAtTop(
+        src,
+        term,
+        [
+          `// Analyzer: ${req.why}`,
+          `if (past_agent_positions.length > ${window}) {`,
+          `\tconst [${x0}, , ${z0}] = past_agent_positions[past_agent_positions.length - 1 - ${window}];`,
+          `\tconst [${x1}, , ${z1}] = past_agent_positions[past_agent_positions.length - 1];`,
+          `\tif (Math.hypot(${x1} - ${x0}, ${z1} - ${z0}) < ${radius}) ${yieldDense(term, -1)}`,
+          '}',
+        ],
+        edits,
+      );
       break;
     }
     case 'movement-to-cells':
@@ -404,14 +456,23 @@ function widenTargetNames(src: RewardSource, req: PatchRequest & { kind: 'target
       found.push({ node: n, dict: dictOf(n.expression)!, negated: false });
       return;
     }
-    if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.InKeyword && ts.isStringLiteralLike(n.left) && known.has(n.left.text) && dictOf(n.right)) {
+    if (
+      ts.isBinaryExpression(n) &&
+      n.operatorToken.kind === ts.SyntaxKind.InKeyword &&
+      ts.isStringLiteralLike(n.left) &&
+      known.has(n.left.text) &&
+      dictOf(n.right)
+    ) {
       found.push({ node: n, dict: dictOf(n.right)!, negated: true });
       return;
     }
     ts.forEachChild(n, visit);
   };
   visit(src.sf);
-  if (found.length === 0) throw new PatchUnavailable(`the reward reads ${req.known.join('/')} in a way the analyzer cannot rewrite (not as current_nearest_blocks[…] or previous_nearest_blocks[…])`);
+  if (found.length === 0)
+    throw new PatchUnavailable(
+      `the reward reads ${req.known.join('/')} in a way the analyzer cannot rewrite (not as current_nearest_blocks[…] or previous_nearest_blocks[…])`,
+    );
   const fn = nearestTargetHelper(src, req.targets);
   for (const f of found) {
     const call = `${fn}(${f.dict})`;
@@ -430,23 +491,28 @@ function addApproachRecord(src: RewardSource, term: DenseTerm, req: PatchRequest
   const step = addConstant(src, 'APPROACH_STEP', req.step, 'metres: a new closest distance by at least this pays (added by the analyzer)');
   const key = src.fresh('closest_target');
   const [now, before] = ['target_now', 'target_before'].map((n) => src.fresh(n));
-  insertAtTop(src, term, [
-    `// Analyzer: ${req.why}`,
-    `const ${now} = ${fn}(current_nearest_blocks);`,
-    `const ${before} = ${fn}(previous_nearest_blocks);`,
-    `if (${now} === undefined && ${before} !== undefined) ${yieldDense(term, -1)} // lost sight of the target`,
-    `if (${now} !== undefined) {`,
-    `	if (!(${src.quote(key)} in GLOBAL_DATA)) {`,
-    `		GLOBAL_DATA.${key} = ${now}[0];`,
-    `		${yieldDense(term, 1)} // first sight of a target this episode`,
-    `	} else if (${now}[0] < GLOBAL_DATA.${key} - ${step}) {`,
-    `		GLOBAL_DATA.${key} = ${now}[0];`,
-    `		${yieldDense(term, 1)} // closer than ever before this episode`,
-    '	} else {',
-    `		${yieldDense(term, -1)} // no new progress: time costs`,
-    '	}',
-    '}',
-  ], edits);
+  insertAtTop(
+    src,
+    term,
+    [
+      `// Analyzer: ${req.why}`,
+      `const ${now} = ${fn}(current_nearest_blocks);`,
+      `const ${before} = ${fn}(previous_nearest_blocks);`,
+      `if (${now} === undefined && ${before} !== undefined) ${yieldDense(term, -1)} // lost sight of the target`,
+      `if (${now} !== undefined) {`,
+      `	if (!(${src.quote(key)} in GLOBAL_DATA)) {`,
+      `		GLOBAL_DATA.${key} = ${now}[0];`,
+      `		${yieldDense(term, 1)} // first sight of a target this episode`,
+      `	} else if (${now}[0] < GLOBAL_DATA.${key} - ${step}) {`,
+      `		GLOBAL_DATA.${key} = ${now}[0];`,
+      `		${yieldDense(term, 1)} // closer than ever before this episode`,
+      '	} else {',
+      `		${yieldDense(term, -1)} // no new progress: time costs`,
+      '	}',
+      '}',
+    ],
+    edits,
+  );
 }
 
 /** The statements that keep a set of visited cells in GLOBAL_DATA and test the current one; `then` runs on a new cell. */
@@ -483,7 +549,12 @@ function paysPositive(s: ts.Statement): boolean {
   const visit = (n: ts.Node) => {
     if (hit || ts.isFunctionLike(n)) return;
     if (ts.isReturnStatement(n) && positive(n.expression)) hit = true;
-    else if (ts.isBinaryExpression(n) && (n.operatorToken.kind === ts.SyntaxKind.EqualsToken || n.operatorToken.kind === ts.SyntaxKind.PlusEqualsToken) && positive(n.right)) hit = true;
+    else if (
+      ts.isBinaryExpression(n) &&
+      (n.operatorToken.kind === ts.SyntaxKind.EqualsToken || n.operatorToken.kind === ts.SyntaxKind.PlusEqualsToken) &&
+      positive(n.right)
+    )
+      hit = true;
     else ts.forEachChild(n, visit);
   };
   visit(s);
@@ -500,10 +571,12 @@ function replaceMovementBonus(src: RewardSource, term: DenseTerm, req: PatchRequ
     if (bonus || (ts.isFunctionLike(n) && n !== (term.kind === 'function' ? term.fn : undefined))) return;
     if (ts.isVariableDeclaration(n) && n.initializer && mentionsPositions(n.initializer, derived)) {
       const names: string[] = [];
-      const collect = (b: ts.BindingName) => (ts.isIdentifier(b) ? names.push(b.text) : b.elements.forEach((el) => ts.isBindingElement(el) && collect(el.name)));
+      const collect = (b: ts.BindingName) =>
+        ts.isIdentifier(b) ? names.push(b.text) : b.elements.forEach((el) => ts.isBindingElement(el) && collect(el.name));
       collect(n.name);
       names.forEach((x) => derived.add(x));
-      if (ts.isVariableDeclarationList(n.parent) && ts.isVariableStatement(n.parent.parent) && n.parent.declarations.length === 1) for (const x of names) declarations.set(x, n.parent.parent);
+      if (ts.isVariableDeclarationList(n.parent) && ts.isVariableStatement(n.parent.parent) && n.parent.declarations.length === 1)
+        for (const x of names) declarations.set(x, n.parent.parent);
     }
     if (ts.isIfStatement(n) && mentionsPositions(n.expression, derived) && !/\.has\(/.test(n.expression.getText(src.sf)) && paysPositive(n.thenStatement)) {
       bonus = n;
@@ -517,7 +590,14 @@ function replaceMovementBonus(src: RewardSource, term: DenseTerm, req: PatchRequ
   const ifStmt: ts.IfStatement = bonus;
   const thenBody = ts.isBlock(ifStmt.thenStatement) ? ifStmt.thenStatement.statements.map((s) => s.getText(src.sf)) : [ifStmt.thenStatement.getText(src.sf)];
   const cellSize = addConstant(src, 'CELL_SIZE', req.cellSize, 'metres: the first visit to each cell of this size pays (added by the analyzer)');
-  const lines = [`// Analyzer: ${req.why}`, ...cellBonusLines(src, cellSize, thenBody.flatMap((t) => t.split(/\r?\n/).map((l) => l.trim())))];
+  const lines = [
+    `// Analyzer: ${req.why}`,
+    ...cellBonusLines(
+      src,
+      cellSize,
+      thenBody.flatMap((t) => t.split(/\r?\n/).map((l) => l.trim())),
+    ),
+  ];
   if (ifStmt.elseStatement) lines[lines.length - 1] = `} else ${ifStmt.elseStatement.getText(src.sf)}`;
   const indent = src.indentAt(ifStmt.getStart(src.sf));
   const start = src.lineStart(ifStmt.getStart(src.sf));
@@ -568,7 +648,11 @@ function compareYaw(cond: ts.Expression): { lesser: string; greater: string; mar
   const more = op === ts.SyntaxKind.GreaterThanToken || op === ts.SyntaxKind.GreaterThanEqualsToken;
   if (!less && !more) return undefined;
   const side = (e: ts.Expression): { entry: string | undefined; margin: string | undefined } => {
-    if (ts.isBinaryExpression(e) && (e.operatorToken.kind === ts.SyntaxKind.MinusToken || e.operatorToken.kind === ts.SyntaxKind.PlusToken) && ts.isNumericLiteral(e.right)) {
+    if (
+      ts.isBinaryExpression(e) &&
+      (e.operatorToken.kind === ts.SyntaxKind.MinusToken || e.operatorToken.kind === ts.SyntaxKind.PlusToken) &&
+      ts.isNumericLiteral(e.right)
+    ) {
       return { entry: absYawOf(e.left), margin: e.right.text };
     }
     return { entry: absYawOf(e), margin: undefined };
@@ -594,7 +678,8 @@ function mirrorTurningBonus(src: RewardSource, term: DenseTerm, req: PatchReques
   const turnedTowards = comparisons.find((c) => paysPositive(c.stmt.thenStatement));
   if (!turnedTowards) throw new PatchUnavailable('the dense term has no bonus for turning towards a target (a shrinking |yaw|)');
   const { stmt, lesser, greater, margin } = turnedTowards;
-  if (comparisons.some((c) => c.lesser === greater && c.greater === lesser)) throw new PatchUnavailable('the turning bonus already has a matching penalty for turning away');
+  if (comparisons.some((c) => c.lesser === greater && c.greater === lesser))
+    throw new PatchUnavailable('the turning bonus already has a matching penalty for turning away');
   const then = stmt.thenStatement;
   if (!(ts.isReturnStatement(then) && then.expression && ts.isNumericLiteral(then.expression))) {
     throw new PatchUnavailable('the turning bonus is not a plain `return <number>`, so its mirror cannot be written');
@@ -603,7 +688,11 @@ function mirrorTurningBonus(src: RewardSource, term: DenseTerm, req: PatchReques
   const nl = src.text.indexOf('\n', stmt.end);
   const at = nl < 0 ? src.text.length : nl + 1;
   const condition = `Math.abs(${lesser}[1]) > Math.abs(${greater}[1])${margin ? ` + ${margin}` : ''}`;
-  edits.push({ start: at, end: at, text: `${indent}if (${condition}) return -${then.expression.text}; // turned away from it (analyzer: ${req.why})${src.eol}` });
+  edits.push({
+    start: at,
+    end: at,
+    text: `${indent}if (${condition}) return -${then.expression.text}; // turned away from it (analyzer: ${req.why})${src.eol}`,
+  });
 }
 
 function addExplorationBonus(src: RewardSource, term: DenseTerm, req: PatchRequest & { kind: 'exploration-bonus' }, edits: Edit[]): void {
@@ -622,7 +711,12 @@ function addExplorationBonus(src: RewardSource, term: DenseTerm, req: PatchReque
   }
   // At the top of a dense function, so that every path sees it (it only returns when a new cell is entered);
   // for a dense variable, just before the final return, so that it overrides what was computed the same way.
-  insertAtTop(src, term, [`// Analyzer: ${req.why}`, `if (${unseen}) {`, ...cellBonusLines(src, cellSize, [yieldDense(term, 1)]).map((l) => `\t${l}`), '}'], edits);
+  insertAtTop(
+    src,
+    term,
+    [`// Analyzer: ${req.why}`, `if (${unseen}) {`, ...cellBonusLines(src, cellSize, [yieldDense(term, 1)]).map((l) => `\t${l}`), '}'],
+    edits,
+  );
 }
 
 // The original file is linted once for all the patches of one analysis.
@@ -655,14 +749,17 @@ export function patchReward(fileName: string, text: string, req: PatchRequest): 
   const broken = parseErrorsOf(src.sf)[0];
   if (broken) {
     const { line, character } = src.sf.getLineAndCharacterOfPosition(broken.start ?? 0);
-    throw new PatchUnavailable(`the reward file does not parse (line ${line + 1}, column ${character + 1}: ${ts.flattenDiagnosticMessageText(broken.messageText, ' ')}); fix that first`);
+    throw new PatchUnavailable(
+      `the reward file does not parse (line ${line + 1}, column ${character + 1}: ${ts.flattenDiagnosticMessageText(broken.messageText, ' ')}); fix that first`,
+    );
   }
   const edits = editsFor(src, req);
   const constants = constantsEdit(src);
   if (constants) edits.push(constants);
   const patched = applyEdits(text, edits);
   const parseErrors = parseErrorsOf(ts.createSourceFile(fileName, patched, ts.ScriptTarget.ES2022, false, ts.ScriptKind.TS));
-  if (parseErrors.length > 0) throw new PatchUnavailable(`internal error: the patched file does not parse (${ts.flattenDiagnosticMessageText(parseErrors[0]!.messageText, ' ')})`);
+  if (parseErrors.length > 0)
+    throw new PatchUnavailable(`internal error: the patched file does not parse (${ts.flattenDiagnosticMessageText(parseErrors[0]!.messageText, ' ')})`);
   const before = lintKeys(fileName, text, true);
   const after = lintKeys(fileName, patched, false);
   const added = [...after].filter(([k, n]) => n > (before.get(k) ?? 0)).map(([k]) => k);

@@ -3,7 +3,6 @@
 import type { ActionName, DeathCause, StepObservation } from '../schema';
 import type { TaskSpec } from '../tasks';
 
-
 export interface StepInfo {
   /** Step index within the episode, 1 for the first step after reset. */
   step: number;

@@ -94,7 +94,12 @@ function annotate(fileName: string, source: ts.SourceFile): { virtual: string; i
       if (spec) annotateParam(node, checkedType(spec));
     }
     if (ts.isFunctionDeclaration(node) && node.name) helpers.set(node.name.text, node.parameters);
-    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer && (ts.isArrowFunction(node.initializer) || ts.isFunctionExpression(node.initializer))) {
+    if (
+      ts.isVariableDeclaration(node) &&
+      ts.isIdentifier(node.name) &&
+      node.initializer &&
+      (ts.isArrowFunction(node.initializer) || ts.isFunctionExpression(node.initializer))
+    ) {
       helpers.set(node.name.text, node.initializer.parameters);
     }
     if (ts.isCallExpression(node) && ts.isIdentifier(node.expression)) {
@@ -110,11 +115,13 @@ function annotate(fileName: string, source: ts.SourceFile): { virtual: string; i
     if (sites.length === 0) continue;
     params.forEach((param, i) => {
       if (param.type || !ts.isIdentifier(param.name) || PARAMETER_BY_NAME.has(param.name.text) || param.dotDotDotToken) return;
-      const types = new Set(sites.map((call) => {
-        const arg = call.arguments[i];
-        const spec = arg && ts.isIdentifier(arg) ? PARAMETER_BY_NAME.get(arg.text) : undefined;
-        return spec && checkedType(spec);
-      }));
+      const types = new Set(
+        sites.map((call) => {
+          const arg = call.arguments[i];
+          const spec = arg && ts.isIdentifier(arg) ? PARAMETER_BY_NAME.get(arg.text) : undefined;
+          return spec && checkedType(spec);
+        }),
+      );
       const [only] = types;
       if (types.size === 1 && only) annotateParam(param, only);
     });
@@ -250,7 +257,8 @@ function changeRange(before: string, after: string): ts.TextChangeRange {
   let start = 0;
   while (start < before.length && start < after.length && before.charCodeAt(start) === after.charCodeAt(start)) start++;
   let end = 0;
-  while (end < before.length - start && end < after.length - start && before.charCodeAt(before.length - 1 - end) === after.charCodeAt(after.length - 1 - end)) end++;
+  while (end < before.length - start && end < after.length - start && before.charCodeAt(before.length - 1 - end) === after.charCodeAt(after.length - 1 - end))
+    end++;
   return ts.createTextChangeRange(ts.createTextSpan(start, before.length - start - end), after.length - start - end);
 }
 
@@ -275,7 +283,9 @@ export class Snapshot {
   private aliasType(name: string): ts.Type | undefined {
     if (!this.aliasTypes.has(name)) {
       const decls = this.program.getSourceFile(DECLARATIONS_FILE);
-      const decl = decls?.statements.find((st) => (ts.isTypeAliasDeclaration(st) || ts.isInterfaceDeclaration(st)) && st.name.text === name) as ts.DeclarationStatement | undefined;
+      const decl = decls?.statements.find((st) => (ts.isTypeAliasDeclaration(st) || ts.isInterfaceDeclaration(st)) && st.name.text === name) as
+        | ts.DeclarationStatement
+        | undefined;
       this.aliasTypes.set(name, decl?.name ? this.checker.getTypeAtLocation(decl.name) : undefined);
     }
     return this.aliasTypes.get(name);

@@ -53,11 +53,14 @@ export async function lintCommand(argv: string[]): Promise<number> {
     }
     if (values.format === 'json') process.stdout.write(terminalJson(all) + '\n');
     else {
-      for (const d of all) process.stdout.write(`${d.file}:${d.range.start.line + 1}:${d.range.start.character + 1}: ${d.severity} ${d.code}: ${terminalText(d.message)}\n`);
+      for (const d of all)
+        process.stdout.write(`${d.file}:${d.range.start.line + 1}:${d.range.start.character + 1}: ${d.severity} ${d.code}: ${terminalText(d.message)}\n`);
       const errors = all.filter((d) => d.severity === 'error').length;
       const linted = files.length - unreadable.length;
       const skipped = unreadable.length ? ` (${unreadable.length} not linted: ${unreadable.join(', ')})` : '';
-      process.stdout.write(`${linted} of ${files.length} file(s) linted${skipped}, ${errors} error(s), ${all.filter((d) => d.severity === 'warning').length} warning(s)\n`);
+      process.stdout.write(
+        `${linted} of ${files.length} file(s) linted${skipped}, ${errors} error(s), ${all.filter((d) => d.severity === 'warning').length} warning(s)\n`,
+      );
     }
     if (unreadable.length > 0) return 2;
     return all.some((d) => d.severity === 'error') ? 1 : 0;

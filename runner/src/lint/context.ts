@@ -118,10 +118,11 @@ export class LintContext {
     if (this.dictKeysCache.has(e)) return this.dictKeysCache.get(e);
     const type = this.checker.getTypeAtLocation(e);
     let keys: DictKeys | undefined;
-    for (const p of PARAMETERS) if (p.keys && this.snap.isSchemaType(type, p.tsType)) {
-      keys = p.keys;
-      break;
-    }
+    for (const p of PARAMETERS)
+      if (p.keys && this.snap.isSchemaType(type, p.tsType)) {
+        keys = p.keys;
+        break;
+      }
     this.dictKeysCache.set(e, keys);
     return keys;
   }
@@ -193,7 +194,7 @@ export class LintContext {
       if (op === ts.SyntaxKind.InKeyword && when) add(this.keyRef(e.right, e.left));
       const isNullish = (x: ts.Expression) => {
         x = skipParens(x);
-        return x.kind === ts.SyntaxKind.NullKeyword || (ts.isIdentifier(x) && x.text === 'undefined') || (ts.isVoidExpression(x));
+        return x.kind === ts.SyntaxKind.NullKeyword || (ts.isIdentifier(x) && x.text === 'undefined') || ts.isVoidExpression(x);
       };
       const typeofUndefined = (x: ts.Expression, y: ts.Expression) => ts.isTypeOfExpression(skipParens(x)) && stringKey(y) === 'undefined';
       const negative = op === ts.SyntaxKind.ExclamationEqualsEqualsToken || op === ts.SyntaxKind.ExclamationEqualsToken;
@@ -205,7 +206,12 @@ export class LintContext {
         if (typeofUndefined(e.right, e.left)) add(this.refOf((skipParens(e.right) as ts.TypeOfExpression).expression));
       }
       // `cnb.lava?.[0] < 3` (or `=== 2`) is only true when the entry is there.
-      const relational = [ts.SyntaxKind.LessThanToken, ts.SyntaxKind.LessThanEqualsToken, ts.SyntaxKind.GreaterThanToken, ts.SyntaxKind.GreaterThanEqualsToken].includes(op);
+      const relational = [
+        ts.SyntaxKind.LessThanToken,
+        ts.SyntaxKind.LessThanEqualsToken,
+        ts.SyntaxKind.GreaterThanToken,
+        ts.SyntaxKind.GreaterThanEqualsToken,
+      ].includes(op);
       if (when && (relational || (positive && !isNullish(e.left) && !isNullish(e.right)))) {
         for (const side of [e.left, e.right]) {
           const s = skipParens(side);
@@ -234,7 +240,13 @@ export class LintContext {
             const d = this.declarationOf(obj);
             if (d && ts.isVariableDeclaration(d) && d.initializer && ts.getCombinedNodeFlags(d) & ts.NodeFlags.Const) keysCall = skipParens(d.initializer);
           }
-          if (ts.isCallExpression(keysCall) && ts.isPropertyAccessExpression(keysCall.expression) && keysCall.expression.name.text === 'keys' && keysCall.arguments[0]) add(this.keyRef(keysCall.arguments[0], args[0]));
+          if (
+            ts.isCallExpression(keysCall) &&
+            ts.isPropertyAccessExpression(keysCall.expression) &&
+            keysCall.expression.name.text === 'keys' &&
+            keysCall.arguments[0]
+          )
+            add(this.keyRef(keysCall.arguments[0], args[0]));
         }
         if (m === 'isArray' && ts.isIdentifier(obj) && obj.text === 'Array' && args[0]) add(this.refOf(args[0]));
       }
@@ -288,7 +300,9 @@ export class LintContext {
     if (depth > 4) return undefined;
     if (ts.isCallExpression(e) && ts.isPropertyAccessExpression(e.expression) && e.expression.getText(this.sf) === 'Math.abs' && e.arguments[0]) {
       const f = this.fieldOf(e.arguments[0], depth + 1);
-      return f && { ...f, label: `|${f.label}|`, range: { ...f.range, min: Math.max(0, f.range.min), max: Math.max(Math.abs(f.range.min), Math.abs(f.range.max)) } };
+      return (
+        f && { ...f, label: `|${f.label}|`, range: { ...f.range, min: Math.max(0, f.range.min), max: Math.max(Math.abs(f.range.min), Math.abs(f.range.max)) } }
+      );
     }
     if (ts.isElementAccessExpression(e)) {
       const index = numericValue(e.argumentExpression);
@@ -304,7 +318,8 @@ export class LintContext {
       const spec = schemaParameter(decl.name.text);
       return spec?.range && { label: spec.name, range: spec.range, doc: spec.doc };
     }
-    if (ts.isVariableDeclaration(decl) && decl.initializer && ts.getCombinedNodeFlags(decl) & ts.NodeFlags.Const) return this.fieldOf(decl.initializer, depth + 1);
+    if (ts.isVariableDeclaration(decl) && decl.initializer && ts.getCombinedNodeFlags(decl) & ts.NodeFlags.Const)
+      return this.fieldOf(decl.initializer, depth + 1);
     if (ts.isBindingElement(decl) && ts.isArrayBindingPattern(decl.parent)) {
       const index = decl.parent.elements.indexOf(decl);
       const pattern = decl.parent;

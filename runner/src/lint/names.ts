@@ -33,14 +33,18 @@ export function badNames(ctx: LintContext): BadName[] {
       const key = stringKey(keyExpr);
       const dictText = ctx.snap.userTextOf(dict);
       if (key !== undefined) check(keyExpr, key, keys, dictText);
-      else if (ts.isIdentifier(skipParens(keyExpr))) for (const lit of literalValuesOf(ctx, skipParens(keyExpr) as ts.Identifier)) check(lit, stringKey(lit)!, keys, dictText);
+      else if (ts.isIdentifier(skipParens(keyExpr)))
+        for (const lit of literalValuesOf(ctx, skipParens(keyExpr) as ts.Identifier)) check(lit, stringKey(lit)!, keys, dictText);
     };
     const visit = (node: ts.Node) => {
       if (ts.isElementAccessExpression(node)) {
         const keys = ctx.dictKeys(node.expression);
         if (keys) keyUse(node.expression, node.argumentExpression, keys);
       } else if (ts.isPropertyAccessExpression(node)) {
-        const method = ts.isCallExpression(node.parent) && node.parent.expression === node && (OBJECT_METHODS.has(node.name.text) || PYTHON_DICT_METHODS.has(node.name.text));
+        const method =
+          ts.isCallExpression(node.parent) &&
+          node.parent.expression === node &&
+          (OBJECT_METHODS.has(node.name.text) || PYTHON_DICT_METHODS.has(node.name.text));
         const keys = method ? undefined : ctx.dictKeys(node.expression);
         if (keys) check(node.name, node.name.text, keys, ctx.snap.userTextOf(node.expression));
       } else if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.InKeyword) {
@@ -85,8 +89,10 @@ function literalValuesOf(ctx: LintContext, id: ts.Identifier): ts.Expression[] {
   if (!decl) return [];
   let source: ts.Expression | undefined;
   // `const target = 'cow'; … current_nearest_blocks[target]`
-  if (ts.isVariableDeclaration(decl) && decl.initializer && stringKey(decl.initializer) !== undefined && ts.getCombinedNodeFlags(decl) & ts.NodeFlags.Const) return [decl.initializer];
-  if (ts.isVariableDeclaration(decl) && ts.isVariableDeclarationList(decl.parent) && ts.isForOfStatement(decl.parent.parent)) source = decl.parent.parent.expression;
+  if (ts.isVariableDeclaration(decl) && decl.initializer && stringKey(decl.initializer) !== undefined && ts.getCombinedNodeFlags(decl) & ts.NodeFlags.Const)
+    return [decl.initializer];
+  if (ts.isVariableDeclaration(decl) && ts.isVariableDeclarationList(decl.parent) && ts.isForOfStatement(decl.parent.parent))
+    source = decl.parent.parent.expression;
   else if (ts.isParameter(decl) && (ts.isArrowFunction(decl.parent) || ts.isFunctionExpression(decl.parent)) && decl.parent.parameters[0] === decl) {
     const call = decl.parent.parent;
     if (ts.isCallExpression(call) && ts.isPropertyAccessExpression(call.expression) && call.arguments[0] === decl.parent) source = call.expression.expression;

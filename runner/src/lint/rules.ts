@@ -76,7 +76,14 @@ export function ruleMeta(id: string): RuleMeta | undefined {
 export function unanalysableDiagnostic(text: string, offset: number, message: string): RewardDiagnostic {
   const lines = text.slice(0, offset).split('\n');
   const position = { line: lines.length - 1, character: lines[lines.length - 1]!.length };
-  return { range: { start: position, end: { line: position.line, character: position.character + 1 } }, severity: 'error', code: 'unanalysable', message, source: 'rewardsmith', fixes: [] };
+  return {
+    range: { start: position, end: { line: position.line, character: position.character + 1 } },
+    severity: 'error',
+    code: 'unanalysable',
+    message,
+    source: 'rewardsmith',
+    fixes: [],
+  };
 }
 
 export function lintSnapshot(snap: Snapshot, schema: ObservationSchema = loadSchema()): RewardDiagnostic[] {

@@ -35,7 +35,14 @@ function rewardFunction(ctx: LintContext): ts.FunctionLikeDeclaration | undefine
   const visit = (n: ts.Node) => {
     if (found) return;
     if (ts.isFunctionDeclaration(n) && n.name?.text === 'reward_function') found = n;
-    else if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && n.name.text === 'reward_function' && n.initializer && (ts.isArrowFunction(n.initializer) || ts.isFunctionExpression(n.initializer))) found = n.initializer;
+    else if (
+      ts.isVariableDeclaration(n) &&
+      ts.isIdentifier(n.name) &&
+      n.name.text === 'reward_function' &&
+      n.initializer &&
+      (ts.isArrowFunction(n.initializer) || ts.isFunctionExpression(n.initializer))
+    )
+      found = n.initializer;
     else ts.forEachChild(n, visit);
   };
   visit(ctx.sf);
@@ -80,8 +87,8 @@ function combination(ctx: LintContext, node: ts.BinaryExpression, parts: { node:
     if (ts.isBinaryExpression(rest) && rest.operatorToken.kind === ts.SyntaxKind.AsteriskToken) {
       const l = weightOf(rest.left);
       const r = weightOf(rest.right);
-      if (r !== undefined) ((weight *= r), (rest = skipParens(rest.left)));
-      else if (l !== undefined) ((weight *= l), (rest = skipParens(rest.right)));
+      if (r !== undefined) (weight *= r), (rest = skipParens(rest.left));
+      else if (l !== undefined) (weight *= l), (rest = skipParens(rest.right));
     } else if (ts.isBinaryExpression(rest) && rest.operatorToken.kind === ts.SyntaxKind.SlashToken && numericValue(rest.right)) {
       weight /= numericValue(rest.right)!;
       rest = skipParens(rest.left);

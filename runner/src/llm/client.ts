@@ -188,7 +188,8 @@ interface Deadlines {
 function classify(err: unknown, config: LlmConfig, limits: Deadlines): Classified {
   // Our own signals first: the error the client surfaces for an abort depends on whether the headers had come.
   if (limits.caller?.aborted) return { kind: 'request', retryable: false, message: 'cancelled' };
-  if (limits.budget.aborted) return { kind: 'timeout', retryable: false, message: `no complete answer within the call's total budget of ${config.budgetMs} ms` };
+  if (limits.budget.aborted)
+    return { kind: 'timeout', retryable: false, message: `no complete answer within the call's total budget of ${config.budgetMs} ms` };
   if (limits.attempt.aborted || err instanceof OpenAI.APIConnectionTimeoutError) {
     return { kind: 'timeout', retryable: true, message: `no complete answer within ${config.timeoutMs} ms (the limit of one attempt)` };
   }
@@ -202,9 +203,15 @@ function classify(err: unknown, config: LlmConfig, limits: Deadlines): Classifie
     const detail = err.message;
     const after = retryAfter(err.headers);
     if (status === 429) return { kind: 'rate-limit', retryable: true, message: `rate limited (429): ${detail}`, retryAfterMs: after };
-    if (status >= 500 || status === 408 || status === 409) return { kind: 'server', retryable: true, message: `server error (${status}): ${detail}`, retryAfterMs: after };
+    if (status >= 500 || status === 408 || status === 409)
+      return { kind: 'server', retryable: true, message: `server error (${status}): ${detail}`, retryAfterMs: after };
     if (status === 401) return { kind: 'request', retryable: false, message: `the API key was rejected (401): ${detail}` };
-    if (status === 404) return { kind: 'request', retryable: false, message: `not found (404; is the model "${config.model}" served at ${config.baseUrl ?? 'OpenAI'}?): ${detail}` };
+    if (status === 404)
+      return {
+        kind: 'request',
+        retryable: false,
+        message: `not found (404; is the model "${config.model}" served at ${config.baseUrl ?? 'OpenAI'}?): ${detail}`,
+      };
     return { kind: 'request', retryable: false, message: `request refused (${status}): ${detail}` };
   }
   // A 200 whose body is not JSON surfaces as a SyntaxError from the client's parser.
@@ -234,7 +241,10 @@ const duration = (ms: number) => (ms < 1000 ? `${Math.round(ms)} ms` : `${Math.r
 function backoff(config: LlmConfig, retry: number, serverHint: number | undefined): { ms: number; note: string } {
   if (serverHint !== undefined) {
     if (serverHint <= config.retryAfterCapMs) return { ms: serverHint, note: `the server asked to wait ${duration(serverHint)} (Retry-After)` };
-    return { ms: config.retryAfterCapMs, note: `the server asked to wait ${duration(serverHint)} (Retry-After); waited ${duration(config.retryAfterCapMs)}, the most this client waits` };
+    return {
+      ms: config.retryAfterCapMs,
+      note: `the server asked to wait ${duration(serverHint)} (Retry-After); waited ${duration(config.retryAfterCapMs)}, the most this client waits`,
+    };
   }
   const base = config.retryDelayMs * 2 ** (retry - 1);
   return { ms: Math.min(base * (1 + Math.random() * 0.25), 30_000), note: '' };
@@ -268,13 +278,21 @@ export async function chat(messages: ChatMessage[], opts: ChatOptions): Promise<
       const left = config.budgetMs - (performance.now() - callStarted);
       if (wait.ms >= left) {
         attempt--;
-        throw fail({ kind: last!.kind, retryable: false, message: `${last!.message}; no time left in the call's total budget of ${config.budgetMs} ms for another attempt` });
+        throw fail({
+          kind: last!.kind,
+          retryable: false,
+          message: `${last!.message}; no time left in the call's total budget of ${config.budgetMs} ms for another attempt`,
+        });
       }
       try {
         await sleep(wait.ms, untilBudgetOrCaller);
       } catch {
         attempt--;
-        throw fail(opts.signal?.aborted ? { kind: 'request', retryable: false, message: 'cancelled' } : { kind: 'timeout', retryable: false, message: `no complete answer within the call's total budget of ${config.budgetMs} ms` });
+        throw fail(
+          opts.signal?.aborted
+            ? { kind: 'request', retryable: false, message: 'cancelled' }
+            : { kind: 'timeout', retryable: false, message: `no complete answer within the call's total budget of ${config.budgetMs} ms` },
+        );
       }
     }
     const started = performance.now();
@@ -345,7 +363,11 @@ export async function chatValidated<T>(messages: ChatMessage[], validate: (text:
     );
   }
   const last = rejected[rejected.length - 1]!;
-  throw new LlmError('malformed', `the ${opts.role}'s answer was malformed ${rejected.length} time${rejected.length === 1 ? '' : 's'}; last problem: ${last.problem}`, rejected.length);
+  throw new LlmError(
+    'malformed',
+    `the ${opts.role}'s answer was malformed ${rejected.length} time${rejected.length === 1 ? '' : 's'}; last problem: ${last.problem}`,
+    rejected.length,
+  );
 }
 
 /**

@@ -81,7 +81,15 @@ export async function critiqueFile(opts: CritiqueFileOptions): Promise<CritiqueO
     .filter((d) => d.severity === 'error' || d.severity === 'warning')
     .map((d) => ({ line: d.range.start.line + 1, severity: d.severity, message: d.message }));
   try {
-    const result = await critiqueReward({ file: opts.file, source: opts.source, task, llm: opts.llm, staticFindings: statics, signal: opts.signal, log: opts.log });
+    const result = await critiqueReward({
+      file: opts.file,
+      source: opts.source,
+      task,
+      llm: opts.llm,
+      staticFindings: statics,
+      signal: opts.signal,
+      log: opts.log,
+    });
     const lines = opts.source.replace(/\r\n?/g, '\n').split('\n');
     return {
       status: 'ok',

@@ -57,7 +57,8 @@ export function designerPrompt(task: TaskSpec, request: DesignRequest): ChatMess
 export function extractRewardCode(text: string, task: TaskSpec): Validation<string> {
   const blocks = [...text.matchAll(/```[\w+-]*[^\S\n]*\n([\s\S]*?)```/g)].map((m) => m[1]!);
   if (blocks.length === 0) return { ok: false, problem: 'the answer has no fenced code block; put the whole reward file in one ```ts block' };
-  if (blocks.length > 1) return { ok: false, problem: `the answer has ${blocks.length} code blocks; put the whole reward file in exactly one ` + '```ts block' };
+  if (blocks.length > 1)
+    return { ok: false, problem: `the answer has ${blocks.length} code blocks; put the whole reward file in exactly one ` + '```ts block' };
   let code = blocks[0]!.replace(/\r\n?/g, '\n').trimEnd();
   if (!/\S/.test(code)) return { ok: false, problem: 'the code block is empty' };
   // The header names the task the file is for; the designer may omit it or copy another task's.
@@ -194,7 +195,12 @@ export async function designAndReview(opts: ReviewOptions): Promise<ReviewedRewa
         // An earlier draft that passed the static checks is still trainable; otherwise nothing is.
         const lastClean = [...steps].reverse().find((s) => s.errors.length === 0);
         if (lastClean) return { source: readFileSync(path.join(opts.dir, lastClean.file), 'utf8'), criticPassed: false, steps, failure: null };
-        return { source: null, criticPassed: false, steps, failure: `draft ${draft} still has static errors after ${lintFixes} fixes, so it is not trained:\n${diagnosticsText(step.errors)}` };
+        return {
+          source: null,
+          criticPassed: false,
+          steps,
+          failure: `draft ${draft} still has static errors after ${lintFixes} fixes, so it is not trained:\n${diagnosticsText(step.errors)}`,
+        };
       }
       lintFixes++;
       request = { kind: 'fix-lint', previous: source, diagnostics: diagnosticsText(step.errors) };

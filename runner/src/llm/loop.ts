@@ -148,7 +148,8 @@ function heldOut(s: RunSummary): RateRecord {
   return s.eval.success ?? rateRecord(Math.round(s.eval.success_rate * s.eval.episodes), s.eval.episodes);
 }
 
-const rateText = (r: RateRecord) => (r.rate === null ? '— (no episodes)' : `${(r.rate * 100).toFixed(1)} % [${(r.ci95[0] * 100).toFixed(1)}–${(r.ci95[1] * 100).toFixed(1)} %] of ${r.n}`);
+const rateText = (r: RateRecord) =>
+  r.rate === null ? '— (no episodes)' : `${(r.rate * 100).toFixed(1)} % [${(r.ci95[0] * 100).toFixed(1)}–${(r.ci95[1] * 100).toFixed(1)} %] of ${r.n}`;
 
 /**
  * Up to `k` patch sets from the analyzer's suggestions (those with a patch request, most widespread first):
@@ -223,8 +224,14 @@ class Loop {
       draft = undefined;
       for (const s of reviewed.steps) {
         const last = s === reviewed.steps[reviewed.steps.length - 1];
-        if (s.errors.length > 0) this.say(`  candidate ${k}: draft ${s.draft} has ${s.errors.length} static error(s); ${last && reviewed.source === null ? 'giving up on this candidate' : 'sent back to the designer'}`);
-        else if (s.critique) this.say(`  candidate ${k}: critic ${s.critique.success ? 'passed' : 'failed'} draft ${s.draft}${s.critique.critique ? `: ${s.critique.critique.split('\n')[0]}` : ''}`);
+        if (s.errors.length > 0)
+          this.say(
+            `  candidate ${k}: draft ${s.draft} has ${s.errors.length} static error(s); ${last && reviewed.source === null ? 'giving up on this candidate' : 'sent back to the designer'}`,
+          );
+        else if (s.critique)
+          this.say(
+            `  candidate ${k}: critic ${s.critique.success ? 'passed' : 'failed'} draft ${s.draft}${s.critique.critique ? `: ${s.critique.critique.split('\n')[0]}` : ''}`,
+          );
       }
       if (reviewed.source === null) {
         return { candidate: k, reward: null, criticPassed: false, executionFixes: attempt - 1, run: null, summary: null, failure: reviewed.failure };
@@ -236,7 +243,15 @@ class Loop {
       this.say(`  candidate ${k}: training on ${this.rel(rewardFile)} for ${this.o.steps} frames`);
       const outcome = await cached<TrainOutcome>(path.join(attemptDir, 'train.json'), async () =>
         // Loaded on first use: `rewardsmith design` shares this module and must not pay for TensorFlow.
-        (await import('./train-step')).trainReward({ rewardFile, task: this.o.task, steps: this.o.steps, seed: this.o.seed, out: runDir, ...this.o.train, emit: this.o.emit }),
+        (await import('./train-step')).trainReward({
+          rewardFile,
+          task: this.o.task,
+          steps: this.o.steps,
+          seed: this.o.seed,
+          out: runDir,
+          ...this.o.train,
+          emit: this.o.emit,
+        }),
       );
       if (outcome.ok) {
         const summary = requireTrainingSummary(runDir);
@@ -246,7 +261,15 @@ class Loop {
       this.say(`  candidate ${k}: the reward failed while training: ${errorText(outcome.error, rewardFile)}`);
       request = { kind: 'fix-error', previous: reviewed.source, error: errorText(outcome.error, rewardFile) };
     }
-    return { candidate: k, reward: null, criticPassed, executionFixes: MAX_EXECUTION_FIXES, run: null, summary: null, failure: `the reward still failed at run time after ${MAX_EXECUTION_FIXES} fixes` };
+    return {
+      candidate: k,
+      reward: null,
+      criticPassed,
+      executionFixes: MAX_EXECUTION_FIXES,
+      run: null,
+      summary: null,
+      failure: `the reward still failed at run time after ${MAX_EXECUTION_FIXES} fixes`,
+    };
   }
 
   private async analyze(iterDir: string, chosen: CandidateResult): Promise<NonNullable<IterationResult['analysis']>> {
@@ -254,21 +277,48 @@ class Loop {
     const rewardFile = path.join(this.o.out, chosen.reward!);
     const rewardSource = readFileSync(rewardFile, 'utf8');
     // The programmatic analysis is the run's suggestions.json, as `rewardsmith analyze` writes it.
-    const programmatic = await cached<Analysis & { version: number }>(path.join(runDir, RUN_FILES.suggestions), async () => ({ version: 1, ...(await analyzeRun(runDir, { rewardFile })) }));
+    const programmatic = await cached<Analysis & { version: number }>(path.join(runDir, RUN_FILES.suggestions), async () => ({
+      version: 1,
+      ...(await analyzeRun(runDir, { rewardFile })),
+    }));
     const found: ProgrammaticFinding[] = programmatic.suggestions;
     const llm = this.o.noLlm
       ? null
       : await cached<LlmAnalysis>(path.join(iterDir, 'llm-analysis.json'), () =>
-          analyzeWithLlm({ task: this.o.task, rewardSource, summary: chosen.summary!, episodes: readEpisodes(runDir), findings: found, llm: this.o.llm, log: this.log }),
+          analyzeWithLlm({
+            task: this.o.task,
+            rewardSource,
+            summary: chosen.summary!,
+            episodes: readEpisodes(runDir),
+            findings: found,
+            llm: this.o.llm,
+            log: this.log,
+          }),
         );
-    this.say(`  analyzer: ${programmatic.explained_episodes ?? '?'} of ${programmatic.failed_episodes ?? '?'} failed episodes explained by ${programmatic.suggestions.length} finding(s)`);
+    this.say(
+      `  analyzer: ${programmatic.explained_episodes ?? '?'} of ${programmatic.failed_episodes ?? '?'} failed episodes explained by ${programmatic.suggestions.length} finding(s)`,
+    );
     // Without an LLM the kept candidate names the analyzer findings it applied by their ids, so the records keep them.
     const suggestions: SuggestionRecord[] = [
       ...(llm?.suggestions ?? []).map((s) => ({ ...s, source: 'llm' as const })),
-      ...found.map((f, i) => ({ id: this.o.noLlm ? programmatic.suggestions[i]!.id : `P${i + 1}`, source: 'analyzer' as const, message: f.message, ...(f.lines ? { line: f.lines[0], endLine: f.lines[1] } : {}), ...(f.diff ? { diff: f.diff } : {}) })),
+      ...found.map((f, i) => ({
+        id: this.o.noLlm ? programmatic.suggestions[i]!.id : `P${i + 1}`,
+        source: 'analyzer' as const,
+        message: f.message,
+        ...(f.lines ? { line: f.lines[0], endLine: f.lines[1] } : {}),
+        ...(f.diff ? { diff: f.diff } : {}),
+      })),
     ];
     for (const s of suggestions) {
-      this.o.emit?.(makeEvent({ type: 'suggestion', id: `${path.basename(iterDir)}/${s.id}`, message: s.message, ...(s.line ? { lines: [s.line, s.endLine ?? s.line] as [number, number] } : {}), ...(s.diff ? { diff: s.diff } : {}) }));
+      this.o.emit?.(
+        makeEvent({
+          type: 'suggestion',
+          id: `${path.basename(iterDir)}/${s.id}`,
+          message: s.message,
+          ...(s.line ? { lines: [s.line, s.endLine ?? s.line] as [number, number] } : {}),
+          ...(s.diff ? { diff: s.diff } : {}),
+        }),
+      );
     }
     return { llm, findings: found, suggestions };
   }
@@ -285,7 +335,12 @@ class Loop {
       suggestions:
         prev.analysis.suggestions.length === 0
           ? 'None.'
-          : prev.analysis.suggestions.map((s) => `- ${s.id}: ${s.message}${s.line ? ` (lines ${s.line}${s.endLine ? `-${s.endLine}` : ''})` : ''}${s.diff ? `\n  proposed patch:\n${s.diff.replace(/^/gm, '    ')}` : ''}`).join('\n'),
+          : prev.analysis.suggestions
+              .map(
+                (s) =>
+                  `- ${s.id}: ${s.message}${s.line ? ` (lines ${s.line}${s.endLine ? `-${s.endLine}` : ''})` : ''}${s.diff ? `\n  proposed patch:\n${s.diff.replace(/^/gm, '    ')}` : ''}`,
+              )
+              .join('\n'),
     };
   }
 
@@ -295,16 +350,36 @@ class Loop {
     const rewardFile = path.join(attemptDir, `${this.o.task.id}.reward.ts`);
     if (!existsSync(rewardFile)) writeAtomic(rewardFile, source);
     const runDir = path.join(attemptDir, 'run');
-    this.say(`  candidate ${k}${applied.length ? ` (${applied.join(' + ')})` : ''}: training on ${this.rel(rewardFile)} for ${this.o.steps} frames${this.o.train?.init ? ` from ${this.o.train.init}` : ''}`);
+    this.say(
+      `  candidate ${k}${applied.length ? ` (${applied.join(' + ')})` : ''}: training on ${this.rel(rewardFile)} for ${this.o.steps} frames${this.o.train?.init ? ` from ${this.o.train.init}` : ''}`,
+    );
     const outcome = await cached<TrainOutcome>(
       path.join(attemptDir, 'train.json'),
-      async () => (await import('./train-step')).trainReward({ rewardFile, task: this.o.task, steps: this.o.steps, seed: this.o.seed, out: runDir, ...this.o.train, emit: this.o.emit }),
+      async () =>
+        (await import('./train-step')).trainReward({
+          rewardFile,
+          task: this.o.task,
+          steps: this.o.steps,
+          seed: this.o.seed,
+          out: runDir,
+          ...this.o.train,
+          emit: this.o.emit,
+        }),
       // A sandbox host that died (not the reward's own error) is not recorded: resuming the loop retries it.
       (r) => r.ok || !/sandbox host exited/.test(r.error.message),
     );
     if (!outcome.ok) {
       this.say(`  candidate ${k}: the reward failed while training: ${errorText(outcome.error, rewardFile)}`);
-      return { candidate: k, reward: this.rel(rewardFile), criticPassed: false, executionFixes: 0, run: null, summary: null, failure: errorText(outcome.error, rewardFile), applied };
+      return {
+        candidate: k,
+        reward: this.rel(rewardFile),
+        criticPassed: false,
+        executionFixes: 0,
+        run: null,
+        summary: null,
+        failure: errorText(outcome.error, rewardFile),
+        applied,
+      };
     }
     const summary = requireTrainingSummary(runDir);
     this.say(`  candidate ${k}: held-out success ${rateText(heldOut(summary))}`);
@@ -319,7 +394,12 @@ class Loop {
    */
   private async patchIteration(i: number, iterDir: string, prev: IterationResult | undefined, done: IterationResult[]): Promise<IterationResult> {
     const o = this.o;
-    const result = (chosen: CandidateResult | null, candidates: CandidateResult[], keptPrevious: boolean, analysis: IterationResult['analysis']): IterationResult => ({
+    const result = (
+      chosen: CandidateResult | null,
+      candidates: CandidateResult[],
+      keptPrevious: boolean,
+      analysis: IterationResult['analysis'],
+    ): IterationResult => ({
       iteration: i,
       chosen: chosen?.candidate ?? null,
       reward: chosen ? this.rel(path.join(iterDir, `${o.task.id}.reward.ts`)) : null,
@@ -349,11 +429,14 @@ class Loop {
     const suggestions = analysis.suggestions as Suggestion[];
     const tried = new Set(done.flatMap((it) => it.candidates.map((c) => (c.applied ?? []).join('+'))));
     const sets = patchSets(currentFile, currentText, suggestions, o.candidates, tried);
-    this.say(`iteration ${i}: ${sets.length} patch set(s) from ${suggestions.filter((s) => s.patch).length} patchable finding(s) of ${this.rel(path.join(o.out, current.run!, RUN_FILES.suggestions))}`);
+    this.say(
+      `iteration ${i}: ${sets.length} patch set(s) from ${suggestions.filter((s) => s.patch).length} patchable finding(s) of ${this.rel(path.join(o.out, current.run!, RUN_FILES.suggestions))}`,
+    );
     const candidates = await eachCandidate(sets.length, Boolean(o.train?.engine), (k) => this.trainCandidate(iterDir, k, sets[k - 1]!.text, sets[k - 1]!.ids));
     let best: CandidateResult | null = null;
     for (const c of candidates) if (c.summary && (!best || better(c.summary, best.summary!))) best = c;
-    const beats = !!best && heldOut(best.summary!).rate! > heldOut(current.summary!).rate! && intervalsDisjoint(heldOut(best.summary!), heldOut(current.summary!));
+    const beats =
+      !!best && heldOut(best.summary!).rate! > heldOut(current.summary!).rate! && intervalsDisjoint(heldOut(best.summary!), heldOut(current.summary!));
     if (!best || !beats) {
       this.say(`iteration ${i}: no candidate beat the current reward (${rateText(heldOut(current.summary!))}) beyond its 95 % interval; keeping it`);
       writeAtomic(path.join(iterDir, `${o.task.id}.reward.ts`), currentText);
@@ -374,7 +457,10 @@ class Loop {
     if (existsSync(experimentFile)) {
       const earlier = JSON.parse(readFileSync(experimentFile, 'utf8')) as typeof settings & { iterations: number };
       for (const key of ['task', 'steps', 'candidates', 'seed', 'no_llm'] as const) {
-        if (earlier[key] !== settings[key]) throw new LoopError(`${experimentFile} was started with ${key} = ${earlier[key]}, not ${settings[key]}: use a new --out folder, or the same settings to resume`);
+        if (earlier[key] !== settings[key])
+          throw new LoopError(
+            `${experimentFile} was started with ${key} = ${earlier[key]}, not ${settings[key]}: use a new --out folder, or the same settings to resume`,
+          );
       }
       this.say(`resuming the experiment in ${o.out}`);
     }
@@ -383,33 +469,41 @@ class Loop {
     const results: IterationResult[] = [];
     for (let i = 1; i <= o.iterations; i++) {
       const iterDir = path.join(o.out, `iteration-${i}`);
-      const result = await cached<IterationResult>(path.join(iterDir, 'iteration.json'), async (): Promise<IterationResult> => {
-        const prev = results[results.length - 1];
-        if (o.noLlm) return this.patchIteration(i, iterDir, prev, results);
-        const base = prev ? this.updateRequest(prev) : null;
-        const request: DesignRequest = base ?? { kind: 'initial' };
-        this.say(`iteration ${i}: ${request.kind === 'update' ? 'updating the reward from the analysis' : o.startReward && i === 1 ? `starting from ${o.startReward}` : 'designing a reward'}`);
-        const firstDraft = i === 1 && o.startReward ? readFileSync(o.startReward, 'utf8') : undefined;
-        // With a starting reward, candidate 1 is the user's file and the others are fresh designs.
-        const candidates = await eachCandidate(o.candidates, Boolean(o.train?.engine), (k) => this.candidate(iterDir, k, request, k === 1 ? firstDraft : undefined));
-        let chosen: CandidateResult | null = null;
-        for (const c of candidates) if (c.summary && (!chosen || better(c.summary, chosen.summary!))) chosen = c;
-        if (chosen && o.candidates > 1) this.say(`iteration ${i}: keeping candidate ${chosen.candidate} (best evaluation success)`);
-        if (chosen) writeAtomic(path.join(iterDir, `${o.task.id}.reward.ts`), readFileSync(path.join(o.out, chosen.reward!), 'utf8'));
-        const analysis = chosen ? await this.analyze(iterDir, chosen) : null;
-        return {
-          iteration: i,
-          chosen: chosen?.candidate ?? null,
-          reward: chosen ? this.rel(path.join(iterDir, `${o.task.id}.reward.ts`)) : null,
-          success_rate: chosen?.summary?.eval.success_rate ?? null,
-          success: chosen?.summary ? heldOut(chosen.summary) : null,
-          death_rate: chosen?.summary?.eval.death_rate ?? null,
-          avg_steps: chosen?.summary?.eval.avg_steps ?? null,
-          critic_passed: chosen?.criticPassed ?? false,
-          candidates,
-          analysis,
-        };
-      }, (r) => r.chosen !== null);
+      const result = await cached<IterationResult>(
+        path.join(iterDir, 'iteration.json'),
+        async (): Promise<IterationResult> => {
+          const prev = results[results.length - 1];
+          if (o.noLlm) return this.patchIteration(i, iterDir, prev, results);
+          const base = prev ? this.updateRequest(prev) : null;
+          const request: DesignRequest = base ?? { kind: 'initial' };
+          this.say(
+            `iteration ${i}: ${request.kind === 'update' ? 'updating the reward from the analysis' : o.startReward && i === 1 ? `starting from ${o.startReward}` : 'designing a reward'}`,
+          );
+          const firstDraft = i === 1 && o.startReward ? readFileSync(o.startReward, 'utf8') : undefined;
+          // With a starting reward, candidate 1 is the user's file and the others are fresh designs.
+          const candidates = await eachCandidate(o.candidates, Boolean(o.train?.engine), (k) =>
+            this.candidate(iterDir, k, request, k === 1 ? firstDraft : undefined),
+          );
+          let chosen: CandidateResult | null = null;
+          for (const c of candidates) if (c.summary && (!chosen || better(c.summary, chosen.summary!))) chosen = c;
+          if (chosen && o.candidates > 1) this.say(`iteration ${i}: keeping candidate ${chosen.candidate} (best evaluation success)`);
+          if (chosen) writeAtomic(path.join(iterDir, `${o.task.id}.reward.ts`), readFileSync(path.join(o.out, chosen.reward!), 'utf8'));
+          const analysis = chosen ? await this.analyze(iterDir, chosen) : null;
+          return {
+            iteration: i,
+            chosen: chosen?.candidate ?? null,
+            reward: chosen ? this.rel(path.join(iterDir, `${o.task.id}.reward.ts`)) : null,
+            success_rate: chosen?.summary?.eval.success_rate ?? null,
+            success: chosen?.summary ? heldOut(chosen.summary) : null,
+            death_rate: chosen?.summary?.eval.death_rate ?? null,
+            avg_steps: chosen?.summary?.eval.avg_steps ?? null,
+            critic_passed: chosen?.criticPassed ?? false,
+            candidates,
+            analysis,
+          };
+        },
+        (r) => r.chosen !== null,
+      );
       // Nothing trainable came out (the designer kept failing the checks): stop; running again retries it.
       if (result.chosen === null) throw new LoopError(`iteration ${i}: no candidate could be trained (${result.candidates.map((c) => c.failure).join('; ')})`);
       results.push(result);
@@ -430,9 +524,10 @@ export function suggestionOutcomes(out: string, results: IterationResult[]): Sug
     if (!before.analysis || after.reward === null || before.success_rate === null || after.success_rate === null) continue;
     const keptCandidate = after.candidates.find((c) => c.candidate === after.chosen);
     const applied = keptCandidate?.applied ?? (after.kept_previous ? [] : appliedSuggestions(readFileSync(path.join(out, after.reward), 'utf8')));
-    const better = after.success && before.success
-      ? after.success.rate! > before.success.rate! && intervalsDisjoint(after.success, before.success)
-      : after.success_rate > before.success_rate || (after.success_rate === before.success_rate && after.death_rate! < before.death_rate!);
+    const better =
+      after.success && before.success
+        ? after.success.rate! > before.success.rate! && intervalsDisjoint(after.success, before.success)
+        : after.success_rate > before.success_rate || (after.success_rate === before.success_rate && after.death_rate! < before.death_rate!);
     for (const s of before.analysis.suggestions) {
       const isApplied = applied === null ? null : applied.includes(s.id);
       outcomes.push({
@@ -464,12 +559,19 @@ export function resultsTable(result: LoopResult): string {
   ]);
   const header = ['iteration', 'kept', 'critic passed', 'runtime fixes', 'held-out success [95 % CI] of n', 'death rate', 'avg steps', 'reward file'];
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
-  const line = (cells: string[]) => cells.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, c) => cell.padEnd(widths[c]!))
+      .join('  ')
+      .trimEnd();
   const out = [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
   const judged = result.suggestion_outcomes.filter((s) => s.applied !== null);
   if (judged.length > 0) {
     out.push('', 'Suggestions (applied by the next iteration → did it help?):');
-    for (const s of judged) out.push(`  ${s.applied ? (s.helped ? 'applied, helped   ' : 'applied, no gain  ') : 'not applied       '} ${s.id} ${s.message.split('\n')[0]!.slice(0, 100)}`);
+    for (const s of judged)
+      out.push(
+        `  ${s.applied ? (s.helped ? 'applied, helped   ' : 'applied, no gain  ') : 'not applied       '} ${s.id} ${s.message.split('\n')[0]!.slice(0, 100)}`,
+      );
   }
   return out.join('\n');
 }
@@ -496,7 +598,12 @@ function taskOption(value: string): TaskSpec {
 }
 
 /** Runs a design/loop body in the one error format, with a `finished` event either way. */
-async function runLoopCommand(command: 'design' | 'loop', io: CommandIo, emit: ((e: RunnerEvent) => void) | undefined, body: () => Promise<{ out: string; summary: string | null }>): Promise<number> {
+async function runLoopCommand(
+  command: 'design' | 'loop',
+  io: CommandIo,
+  emit: ((e: RunnerEvent) => void) | undefined,
+  body: () => Promise<{ out: string; summary: string | null }>,
+): Promise<number> {
   try {
     const { out, summary } = await body();
     emit?.(makeEvent({ type: 'finished', ok: true, runDir: out, summary }));
@@ -625,12 +732,27 @@ export async function loopCommand(argv: string[], terminal: CommandIo = PROCESS_
         evalEpisodes: values['eval-episodes'],
         backend: values.backend,
         init: values.init,
-        ...(values.engine === undefined ? {} : { engine: await loopEngine(values.engine), taskArg: existsSync(values.task) ? path.resolve(values.task) : values.task }),
+        ...(values.engine === undefined
+          ? {}
+          : { engine: await loopEngine(values.engine), taskArg: existsSync(values.task) ? path.resolve(values.task) : values.task }),
       },
       emit,
       say,
     };
-    emit?.(makeEvent({ type: 'started', command: 'loop', task: task.id, rewardFile: options.startReward ?? null, runDir: out, backend: values.backend ?? 'auto', env: 'sim', totalFrames: options.steps * options.iterations * options.candidates, numEnvs: options.train?.envs ?? 0, resumedFromFrames: 0 }));
+    emit?.(
+      makeEvent({
+        type: 'started',
+        command: 'loop',
+        task: task.id,
+        rewardFile: options.startReward ?? null,
+        runDir: out,
+        backend: values.backend ?? 'auto',
+        env: 'sim',
+        totalFrames: options.steps * options.iterations * options.candidates,
+        numEnvs: options.train?.envs ?? 0,
+        resumedFromFrames: 0,
+      }),
+    );
     const result = await new Loop(options).run();
     say('\n' + resultsTable(result) + `\n\nExperiment folder: ${out}`);
     const last = result.iterations[result.iterations.length - 1]!;

@@ -3,17 +3,7 @@
 // schema and task modules, so prompts and linter can never disagree.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import {
-  NAME_ALIASES,
-  NEAREST_ENTRY,
-  PARAMETERS,
-  POSITION_ENTRY,
-  SCALE_RULE,
-  gameFactsText,
-  loadSchema,
-  parameterNames,
-  type Range,
-} from '../schema';
+import { NAME_ALIASES, NEAREST_ENTRY, PARAMETERS, POSITION_ENTRY, SCALE_RULE, gameFactsText, loadSchema, parameterNames, type Range } from '../schema';
 import { REWARD_LIMITS } from '../reward/index';
 import { taskDescriptionText, type TaskSpec } from '../tasks';
 
@@ -104,7 +94,9 @@ export function rewardContractText(attack: boolean): string {
 export function namesText(task: TaskSpec | undefined): string {
   const schema = loadSchema();
   const attack = task?.attack ?? false;
-  const blocks = [...schema.blocks].filter((n) => /(_ore|_log|_leaves)$|^(lava|water|stone|dirt|grass_block|sand|gravel|bedrock|cobblestone|obsidian|fire)$/.test(n)).sort();
+  const blocks = [...schema.blocks]
+    .filter((n) => /(_ore|_log|_leaves)$|^(lava|water|stone|dirt|grass_block|sand|gravel|bedrock|cobblestone|obsidian|fire)$/.test(n))
+    .sort();
   const targets = !task ? [] : task.success.kind === 'near' ? task.success.names : [task.success.mob];
   // Only words that are no Minecraft name at all: `diamond` or `beef` are real items, the linter judges their use.
   const mistakes = Object.entries(NAME_ALIASES)

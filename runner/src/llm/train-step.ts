@@ -42,12 +42,21 @@ export async function trainReward(o: TrainStepOptions): Promise<TrainOutcome> {
   if (o.engine) {
     const result = await o.engine.run({
       name: path.basename(path.dirname(path.dirname(o.out))) + '/' + path.basename(path.dirname(o.out)),
-      runDir: o.out, rewardFile: o.rewardFile, task: o.taskArg ?? o.task.id, seed: o.seed, steps: o.steps,
-      init: o.init, envs: o.envs, evalEpisodes: o.evalEpisodes, backend: o.backend,
+      runDir: o.out,
+      rewardFile: o.rewardFile,
+      task: o.taskArg ?? o.task.id,
+      seed: o.seed,
+      steps: o.steps,
+      init: o.init,
+      envs: o.envs,
+      evalEpisodes: o.evalEpisodes,
+      backend: o.backend,
     });
     if (result.state === 'completed') return { ok: true };
     if (result.rewardError) return { ok: false, error: { ...result.rewardError, kind: result.rewardError.kind as RewardErrorKind, env: null } };
-    throw new Error(`training ${o.rewardFile} on ${o.engine.kind} ${result.state}: ${result.message ?? 'no reason given'} (log: ${path.join(o.out, 'job.log')})`);
+    throw new Error(
+      `training ${o.rewardFile} on ${o.engine.kind} ${result.state}: ${result.message ?? 'no reason given'} (log: ${path.join(o.out, 'job.log')})`,
+    );
   }
   try {
     await train({
@@ -65,7 +74,14 @@ export async function trainReward(o: TrainStepOptions): Promise<TrainOutcome> {
         ? (e) => {
             if (e.type === 'started' || e.type === 'finished') return;
             // The loop answers a reward error by asking the designer for a fix; for the editor it is progress, not a failure.
-            if (e.type === 'reward_error') emit(makeEvent({ type: 'log', level: 'warn', message: `reward error (${e.kind}) at ${e.file}:${e.line}:${e.column}: ${e.message}; asking the designer for a fix` }));
+            if (e.type === 'reward_error')
+              emit(
+                makeEvent({
+                  type: 'log',
+                  level: 'warn',
+                  message: `reward error (${e.kind}) at ${e.file}:${e.line}:${e.column}: ${e.message}; asking the designer for a fix`,
+                }),
+              );
             else emit(e);
           }
         : undefined,

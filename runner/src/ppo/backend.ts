@@ -37,7 +37,9 @@ async function tryWasm(): Promise<string> {
   // copies them), else in the installed package (running from sources).
   const dir =
     process.env.REWARDSMITH_WASM_DIR ??
-    (existsSync(path.join(__dirname, 'tfjs-backend-wasm.wasm')) ? __dirname : path.dirname(requireHere.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm')));
+    (existsSync(path.join(__dirname, 'tfjs-backend-wasm.wasm'))
+      ? __dirname
+      : path.dirname(requireHere.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm')));
   wasm.setWasmPaths(dir.endsWith(path.sep) ? dir : dir + path.sep);
   return 'wasm';
 }

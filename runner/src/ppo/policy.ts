@@ -22,7 +22,8 @@ export class Rng {
   }
   /** Standard normal (Box-Muller). */
   normal(): number {
-    const u = 1 - this.next(), v = this.next();
+    const u = 1 - this.next(),
+      v = this.next();
     return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
   }
   uint32(): number {
@@ -66,7 +67,10 @@ export class ActorCritic {
   private readonly policyLayers: [tf.Variable, tf.Variable][];
   private readonly valueLayers: [tf.Variable, tf.Variable][];
 
-  constructor(readonly config: PolicyConfig, rng: Rng) {
+  constructor(
+    readonly config: PolicyConfig,
+    rng: Rng,
+  ) {
     const sizes = [config.featureSize, ...config.hidden];
     // Scaled-normal init; the last policy layer starts near zero so the first policy is almost uniform
     // (maximum exploration), and the value head starts at unit scale.
@@ -184,7 +188,7 @@ export function sampleActions(probs: Float32Array, batch: number, numActions: nu
     const row = i * numActions;
     let pick = numActions - 1;
     if (greedy) {
-      for (let a = 0, best = -1; a < numActions; a++) if (probs[row + a]! > best) best = probs[row + a]!, pick = a;
+      for (let a = 0, best = -1; a < numActions; a++) if (probs[row + a]! > best) (best = probs[row + a]!), (pick = a);
     } else {
       let u = rng.next();
       for (let a = 0; a < numActions; a++) {
@@ -215,10 +219,7 @@ export interface LoadedPolicy {
  * Loads the policy of a checkpoint (a run folder, or its `checkpoint/` folder). Actions are sampled from the
  * policy with a stream seeded by `seed` (the agent was trained stochastic; `greedy` takes the argmax).
  */
-export async function loadPolicy(
-  checkpointDir: string,
-  opts: { backend?: BackendChoice; seed?: number; greedy?: boolean } = {},
-): Promise<LoadedPolicy> {
+export async function loadPolicy(checkpointDir: string, opts: { backend?: BackendChoice; seed?: number; greedy?: boolean } = {}): Promise<LoadedPolicy> {
   const selection = await ensureBackend(opts.backend ?? 'auto');
   const dir = resolveCheckpointDir(checkpointDir);
   const { net, file } = ActorCritic.load(dir);

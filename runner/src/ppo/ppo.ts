@@ -43,7 +43,10 @@ export const DEFAULT_HYPERPARAMETERS: PpoHyperparameters = {
 
 /** The paper's normaliser: r / max(R', 1) with R' a running mean (momentum 0.7) of |episode return|. */
 export class ReturnNormaliser {
-  constructor(public runningAbsReturn = 0, public initialised = false) {}
+  constructor(
+    public runningAbsReturn = 0,
+    public initialised = false,
+  ) {}
   /** Folds in the episodes that ended in the last rollout. */
   update(episodeReturns: number[], momentum: number): void {
     if (episodeReturns.length === 0) return;
@@ -69,7 +72,11 @@ export class RolloutBuffer {
   readonly returns: Float32Array;
   length = 0;
 
-  constructor(readonly steps: number, readonly numEnvs: number, readonly featureSize: number) {
+  constructor(
+    readonly steps: number,
+    readonly numEnvs: number,
+    readonly featureSize: number,
+  ) {
     const size = steps * numEnvs;
     this.features = new Float32Array(size * featureSize);
     this.actions = new Int32Array(size);
@@ -118,7 +125,8 @@ export function ppoUpdate(
   opts: { initNet: ActorCritic | null; valueOnly: boolean },
 ): UpdateStats {
   const total = buffer.length * buffer.numEnvs;
-  const f = buffer.featureSize, numActions = net.config.numActions;
+  const f = buffer.featureSize,
+    numActions = net.config.numActions;
   const mbSize = Math.max(1, Math.floor(total / hp.minibatches));
   const order = new Int32Array(total).map((_, i) => i);
   const sums = { policyLoss: 0, valueLoss: 0, entropy: 0, kl: 0 };
@@ -135,8 +143,11 @@ export function ppoUpdate(
     }
     for (let start = 0; start + mbSize <= total; start += mbSize) {
       const idx = order.subarray(start, start + mbSize);
-      const x = new Float32Array(mbSize * f), act = new Int32Array(mbSize), oldLogp = new Float32Array(mbSize);
-      const adv = new Float32Array(mbSize), ret = new Float32Array(mbSize);
+      const x = new Float32Array(mbSize * f),
+        act = new Int32Array(mbSize),
+        oldLogp = new Float32Array(mbSize);
+      const adv = new Float32Array(mbSize),
+        ret = new Float32Array(mbSize);
       let mean = 0;
       for (let m = 0; m < mbSize; m++) {
         const k = idx[m]!;
@@ -157,7 +168,9 @@ export function ppoUpdate(
       const parts = tf.tidy(() => {
         const xs = tf.tensor2d(x, [mbSize, f]);
         const actions = tf.oneHot(tf.tensor1d(act, 'int32'), numActions);
-        const oldLogpT = tf.tensor1d(oldLogp), advT = tf.tensor1d(adv), retT = tf.tensor1d(ret);
+        const oldLogpT = tf.tensor1d(oldLogp),
+          advT = tf.tensor1d(adv),
+          retT = tf.tensor1d(ret);
         const initLogp = opts.initNet ? tf.logSoftmax(opts.initNet.forward(xs).logits) : null;
         let kept: tf.Scalar[] = [];
         const { grads } = tf.variableGrads(() => {
@@ -170,9 +183,7 @@ export function ppoUpdate(
           const valueLoss = tf.mean(tf.square(tf.sub(value, retT))) as tf.Scalar;
           const probs = tf.exp(logpAll);
           const entropy = tf.neg(tf.mean(tf.sum(tf.mul(probs, logpAll), 1))) as tf.Scalar;
-          const kl = (initLogp
-            ? tf.mean(tf.sum(tf.mul(probs, tf.sub(logpAll, initLogp)), 1))
-            : tf.mean(tf.sub(oldLogpT, logp))) as tf.Scalar;
+          const kl = (initLogp ? tf.mean(tf.sum(tf.mul(probs, tf.sub(logpAll, initLogp)), 1)) : tf.mean(tf.sub(oldLogpT, logp))) as tf.Scalar;
           kept = [policyLoss, valueLoss, entropy, kl].map((s) => tf.keep(s));
           let policyTerms = tf.sub(policyLoss, tf.mul(entropy, hp.entropyCoef));
           if (initLogp) policyTerms = tf.add(policyTerms, tf.mul(kl, hp.klCoef));

@@ -19,9 +19,7 @@ const MAX_EXPANSIONS = 40_000;
 const MOB_REPLAN = 25;
 
 type Cell = { x: number; y: number; z: number };
-type Target =
-  | { kind: 'block'; x: number; y: number; z: number; names: Set<number> }
-  | { kind: 'mob'; mob: SimEnv['mobs'][number] };
+type Target = { kind: 'block'; x: number; y: number; z: number; names: Set<number> } | { kind: 'mob'; mob: SimEnv['mobs'][number] };
 
 const isLava = (s: number) => stateToBlock[s] === LAVA_BLOCK;
 
@@ -43,7 +41,10 @@ export class Demonstrator {
   private readonly targetIds: Set<number>;
   private readonly underground: boolean;
 
-  constructor(readonly task: TaskSpec, private readonly random: () => number) {
+  constructor(
+    readonly task: TaskSpec,
+    private readonly random: () => number,
+  ) {
     const names = task.success.kind === 'near' ? task.success.names : [];
     this.targetIds = new Set(names.map((n) => blockNames.indexOf(n)).filter((i) => i >= 0));
     this.underground = task.world === 'underground';
@@ -113,19 +114,24 @@ export class Demonstrator {
     const s = this.task.success;
     if (s.kind === 'kill' || (s.kind === 'near' && this.targetIds.size === 0)) {
       const names = s.kind === 'kill' ? [s.mob] : s.names;
-      let best: SimEnv['mobs'][number] | null = null, bestD = Infinity;
+      let best: SimEnv['mobs'][number] | null = null,
+        bestD = Infinity;
       for (const m of env.mobs) {
         if (!names.includes(m.type)) continue;
         const d = Math.hypot(m.x - e.pos.x, m.z - e.pos.z);
-        if (d < bestD && d <= SEARCH_RADIUS * 1.5) best = m, bestD = d;
+        if (d < bestD && d <= SEARCH_RADIUS * 1.5) (best = m), (bestD = d);
       }
       return best ? { kind: 'mob', mob: best } : null;
     }
     // Blocks: the nearest target block by horizontal distance, preferring ones near the agent's height.
     const w = env.world;
-    const px = Math.floor(e.pos.x), py = Math.floor(e.pos.y), pz = Math.floor(e.pos.z);
-    const yLo = this.underground ? py - 2 : w.minY, yHi = this.underground ? py + 2 : w.maxY - 1;
-    let best: Cell | null = null, bestScore = Infinity;
+    const px = Math.floor(e.pos.x),
+      py = Math.floor(e.pos.y),
+      pz = Math.floor(e.pos.z);
+    const yLo = this.underground ? py - 2 : w.minY,
+      yHi = this.underground ? py + 2 : w.maxY - 1;
+    let best: Cell | null = null,
+      bestScore = Infinity;
     const r = SEARCH_RADIUS;
     for (let cx = (px - r) >> 4; cx <= (px + r) >> 4; cx++) {
       for (let cz = (pz - r) >> 4; cz <= (pz + r) >> 4; cz++) {
@@ -135,7 +141,8 @@ export class Demonstrator {
           for (let i = 0; i < 256; i++) {
             const b = stateToBlock[col.cells[base | i]!]!;
             if (!this.targetIds.has(b)) continue;
-            const x = cx * 16 + (i & 15), z = cz * 16 + (i >> 4);
+            const x = cx * 16 + (i & 15),
+              z = cz * 16 + (i >> 4);
             const score = Math.hypot(x + 0.5 - e.pos.x, z + 0.5 - e.pos.z) + Math.abs(y - py) * 2;
             if (score < bestScore) {
               // A trunk is approached at its lowest log.
@@ -179,7 +186,13 @@ export class Demonstrator {
       const s = w.stateAt(x, yy, z);
       if (isLava(s)) return null;
       if (stateSolid[s] === 1) cost += blockNames[stateToBlock[s]!] === 'bedrock' ? Infinity : 6;
-      for (const [dx, dy, dz] of [[1, 0, 0], [-1, 0, 0], [0, 0, 1], [0, 0, -1], [0, 1, 0]] as const) {
+      for (const [dx, dy, dz] of [
+        [1, 0, 0],
+        [-1, 0, 0],
+        [0, 0, 1],
+        [0, 0, -1],
+        [0, 1, 0],
+      ] as const) {
         if (isLava(w.stateAt(x + dx, yy + dy, z + dz))) return null; // digging next to lava opens it
       }
     }
@@ -214,17 +227,19 @@ export class Demonstrator {
     const e = env.entity;
     const start: Cell = { x: Math.floor(e.pos.x), y: Math.floor(e.pos.y + 0.01), z: Math.floor(e.pos.z) };
     const t = this.target!;
-    const tx = t.kind === 'mob' ? Math.floor(t.mob.x) : t.x, tz = t.kind === 'mob' ? Math.floor(t.mob.z) : t.z;
+    const tx = t.kind === 'mob' ? Math.floor(t.mob.x) : t.x,
+      tz = t.kind === 'mob' ? Math.floor(t.mob.z) : t.z;
     const key = (x: number, z: number) => (x + 32768) * 65536 + (z + 32768);
     const h = (x: number, z: number) => {
-      const dx = Math.abs(x - tx), dz = Math.abs(z - tz);
+      const dx = Math.abs(x - tx),
+        dz = Math.abs(z - tz);
       return Math.max(dx, dz) + 0.41 * Math.min(dx, dz);
     };
     // A binary heap of [f, key]; node data in maps.
     const heap: [number, number][] = [];
     const push = (f: number, k: number) => {
       heap.push([f, k]);
-      for (let i = heap.length - 1; i > 0;) {
+      for (let i = heap.length - 1; i > 0; ) {
         const p = (i - 1) >> 1;
         if (heap[p]![0] <= heap[i]![0]) break;
         [heap[p], heap[i]] = [heap[i]!, heap[p]!];
@@ -232,11 +247,13 @@ export class Demonstrator {
       }
     };
     const pop = (): [number, number] => {
-      const top = heap[0]!, last = heap.pop()!;
+      const top = heap[0]!,
+        last = heap.pop()!;
       if (heap.length > 0) {
         heap[0] = last;
-        for (let i = 0; ;) {
-          const l = 2 * i + 1, r = l + 1;
+        for (let i = 0; ; ) {
+          const l = 2 * i + 1,
+            r = l + 1;
           let m = i;
           if (l < heap.length && heap[l]![0] < heap[m]![0]) m = l;
           if (r < heap.length && heap[r]![0] < heap[m]![0]) m = r;
@@ -255,7 +272,8 @@ export class Demonstrator {
     g.set(k0, 0);
     push(h(start.x, start.z), k0);
     const closed = new Set<number>();
-    let found: number | null = null, expansions = 0;
+    let found: number | null = null,
+      expansions = 0;
     while (heap.length > 0 && expansions < MAX_EXPANSIONS) {
       const [, k] = pop();
       if (closed.has(k)) continue;
@@ -269,7 +287,9 @@ export class Demonstrator {
       for (let dx = -1; dx <= 1; dx++) {
         for (let dz = -1; dz <= 1; dz++) {
           if (dx === 0 && dz === 0) continue;
-          const nx = c.x + dx, nz = c.z + dz, nk = key(nx, nz);
+          const nx = c.x + dx,
+            nz = c.z + dz,
+            nk = key(nx, nz);
           if (closed.has(nk)) continue;
           let ny: number | null, step: number;
           if (this.underground) {
@@ -287,7 +307,8 @@ export class Demonstrator {
             if (ny === null) continue;
             step = dx !== 0 && dz !== 0 ? 1.41 : 1;
             if (dx !== 0 && dz !== 0) {
-              const a = this.standY(env, c.x + dx, c.y, c.z, c.x, c.z), b = this.standY(env, c.x, c.y, c.z + dz, c.x, c.z);
+              const a = this.standY(env, c.x + dx, c.y, c.z, c.x, c.z),
+                b = this.standY(env, c.x, c.y, c.z + dz, c.x, c.z);
               if (a === null || b === null || a !== c.y || b !== c.y || ny !== c.y) continue;
             }
             if (ny > c.y) step += 0.5;
@@ -326,7 +347,9 @@ export class Demonstrator {
 
   private lookAngles(env: SimEnv, x: number, y: number, z: number): [number, number] {
     const e = env.entity;
-    const dx = x - e.pos.x, dz = z - e.pos.z, dy = y - (e.pos.y + EYE_HEIGHT);
+    const dx = x - e.pos.x,
+      dz = z - e.pos.z,
+      dy = y - (e.pos.y + EYE_HEIGHT);
     return [Math.atan2(-dx, -dz), Math.atan2(dy, Math.hypot(dx, dz))];
   }
 
@@ -406,8 +429,10 @@ export class Demonstrator {
     }
     const turn = this.face(env, this.exploreYaw, 0, 22 * DEG, 20 * DEG);
     if (turn !== null) return turn;
-    const fx = -Math.sin(e.yaw), fz = -Math.cos(e.yaw);
-    const nx = Math.floor(e.pos.x + fx * 0.8), nz = Math.floor(e.pos.z + fz * 0.8);
+    const fx = -Math.sin(e.yaw),
+      fz = -Math.cos(e.yaw);
+    const nx = Math.floor(e.pos.x + fx * 0.8),
+      nz = Math.floor(e.pos.z + fz * 0.8);
     const feet = Math.floor(e.pos.y + 0.01);
     if (this.underground) {
       if (this.tunnelCost(env, nx, feet, nz) === null && (nx !== Math.floor(e.pos.x) || nz !== Math.floor(e.pos.z))) {

@@ -96,7 +96,9 @@ export function recordDemonstrations(task: TaskSpec, count: number, seed: number
 /** Behaviour cloning: cross-entropy of the policy head on the teacher's actions (the value head is left to
  * PPO's value pre-training). Returns the last epoch's mean loss and the accuracy on all samples. */
 export function behaviourClone(net: ActorCritic, demos: Demonstrations, epochs: number, rng: Rng): { loss: number; accuracy: number } {
-  const total = demos.actions.length, f = demos.featureSize, k = GAME_FACTS.actions.length;
+  const total = demos.actions.length,
+    f = demos.featureSize,
+    k = GAME_FACTS.actions.length;
   const optimizer = tf.train.adam(LEARNING_RATE);
   const order = new Int32Array(total).map((_, i) => i);
   let loss = 0;
@@ -106,10 +108,12 @@ export function behaviourClone(net: ActorCritic, demos: Demonstrations, epochs: 
         const j = Math.floor(rng.next() * (i + 1));
         [order[i], order[j]] = [order[j]!, order[i]!];
       }
-      let sum = 0, batches = 0;
+      let sum = 0,
+        batches = 0;
       for (let start = 0; start < total; start += BATCH) {
         const idx = order.subarray(start, Math.min(total, start + BATCH));
-        const x = new Float32Array(idx.length * f), y = new Int32Array(idx.length);
+        const x = new Float32Array(idx.length * f),
+          y = new Int32Array(idx.length);
         idx.forEach((r, m) => {
           x.set(demos.features.subarray(r * f, (r + 1) * f), m * f);
           y[m] = demos.actions[r]!;
@@ -183,14 +187,19 @@ export async function pretrain(options: PretrainOptions): Promise<{ record: Pret
   const start = Date.now();
   const task = typeof options.task === 'string' ? resolveTask(options.task) : options.task;
   const out = path.resolve(options.out);
-  const demos = options.demos ?? DEFAULT_DEMOS, seed = options.seed ?? 0, epochs = options.epochs ?? DEFAULT_EPOCHS;
+  const demos = options.demos ?? DEFAULT_DEMOS,
+    seed = options.seed ?? 0,
+    epochs = options.epochs ?? DEFAULT_EPOCHS;
   const noise = options.noise ?? DEFAULT_NOISE;
   if (existsSync(path.join(out, RUN_FILES.checkpoint))) {
     if (!options.overwrite) throw new CommandError(`${out} already holds a checkpoint; pass --overwrite to replace it, or choose another --out`);
-    for (const name of [RUN_FILES.checkpoint, RUN_FILES.summary, PRETRAIN_FILE, path.dirname(RUN_FILES.episodes)]) rmSync(path.join(out, name), { recursive: true, force: true });
+    for (const name of [RUN_FILES.checkpoint, RUN_FILES.summary, PRETRAIN_FILE, path.dirname(RUN_FILES.episodes)])
+      rmSync(path.join(out, name), { recursive: true, force: true });
   }
   const backend = await ensureBackend(options.backend ?? 'auto');
-  options.log?.(`pretrain ${task.id}: ${demos} demonstration episode${demos === 1 ? '' : 's'} (seed ${seed}), behaviour cloning ${epochs} epochs, backend ${backend.name}`);
+  options.log?.(
+    `pretrain ${task.id}: ${demos} demonstration episode${demos === 1 ? '' : 's'} (seed ${seed}), behaviour cloning ${epochs} epochs, backend ${backend.name}`,
+  );
   const recorded = recordDemonstrations(task, demos, seed, noise);
   const rng = new Rng(seed ^ 0xbc);
   const net = new ActorCritic({ featureSize: recorded.featureSize, numActions: GAME_FACTS.actions.length, hidden: HIDDEN }, new Rng(seed ^ 0x1417));
@@ -204,8 +213,14 @@ export async function pretrain(options: PretrainOptions): Promise<{ record: Pret
     if (evalEpisodes > 0) {
       const evalRng = new Rng(seed ^ 0xe7a1);
       const result = await evaluate({
-        task, episodes: evalEpisodes, numEnvs: Math.min(evalEpisodes, options.evalEnvs ?? 100), seed, sandbox: null,
-        trainingSeeds: new Set(recorded.seeds), workers: options.workers, onEpisode: options.onEvalEpisode,
+        task,
+        episodes: evalEpisodes,
+        numEnvs: Math.min(evalEpisodes, options.evalEnvs ?? 100),
+        seed,
+        sandbox: null,
+        trainingSeeds: new Set(recorded.seeds),
+        workers: options.workers,
+        onEpisode: options.onEvalEpisode,
         act: (feat, k) => sampleActions(net.evaluate(feat, k).probs, k, GAME_FACTS.actions.length, evalRng),
       });
       writeEvalRecords(out, result.episodes);
@@ -214,17 +229,39 @@ export async function pretrain(options: PretrainOptions): Promise<{ record: Pret
     const teacherWins = recorded.episodes.filter((e) => e.success).length;
     const wall = (Date.now() - start) / 1000;
     const record: PretrainRecord = {
-      task: task.id, seed, demos, noise, epochs, samples: recorded.actions.length, feature_size: recorded.featureSize,
-      teacher: { ...wilson(teacherWins, recorded.episodes.length), avg_steps: recorded.episodes.reduce((s, e) => s + e.steps, 0) / Math.max(1, recorded.episodes.length) },
+      task: task.id,
+      seed,
+      demos,
+      noise,
+      epochs,
+      samples: recorded.actions.length,
+      feature_size: recorded.featureSize,
+      teacher: {
+        ...wilson(teacherWins, recorded.episodes.length),
+        avg_steps: recorded.episodes.reduce((s, e) => s + e.steps, 0) / Math.max(1, recorded.episodes.length),
+      },
       behaviour_cloning: bc,
       eval: wilson(Math.round(evalSummary.success_rate * evalSummary.episodes), evalSummary.episodes),
-      backend: backend.name, wall_seconds: wall,
+      backend: backend.name,
+      wall_seconds: wall,
     };
     const summary: RunSummary = {
-      task: task.id, reward_file: null, reward_sha256: null, seed, env: 'sim', env_steps: recorded.actions.length, wall_seconds: wall, backend: backend.name,
+      task: task.id,
+      reward_file: null,
+      reward_sha256: null,
+      seed,
+      env: 'sim',
+      env_steps: recorded.actions.length,
+      wall_seconds: wall,
+      backend: backend.name,
       // "Training" here is the teacher's demonstrations: their success, over all of them.
       train: {
-        updates: epochs, frames: recorded.actions.length, mean_return: 0, success_rate: record.teacher.rate, entropy: 0, fps: 0,
+        updates: epochs,
+        frames: recorded.actions.length,
+        mean_return: 0,
+        success_rate: record.teacher.rate,
+        entropy: 0,
+        fps: 0,
         success: { ...rateRecord(teacherWins, recorded.episodes.length), started_from_frame: 0, started_to_frame: recorded.actions.length, mean_return: null },
       },
       eval: evalSummary,
@@ -242,14 +279,28 @@ export async function pretrain(options: PretrainOptions): Promise<{ record: Pret
 
 const PRETRAIN_SPEC = {
   command: 'pretrain',
-  summary: 'Record demonstrations of a scripted teacher (full world access) and behaviour-clone a foundation policy from them: a checkpoint for `train --init` and `eval`, evaluated on held-out worlds.',
+  summary:
+    'Record demonstrations of a scripted teacher (full world access) and behaviour-clone a foundation policy from them: a checkpoint for `train --init` and `eval`, evaluated on held-out worlds.',
   options: {
     task: { type: 'string', description: 'built-in task id or task file', valueName: 'T' },
     out: { type: 'string', description: 'folder for the checkpoint and its evaluation', valueName: 'DIR' },
-    demos: { type: 'int', min: 1, default: DEFAULT_DEMOS, description: 'demonstration episodes (kept few on purpose: a start, not the answer)', valueName: 'N' },
+    demos: {
+      type: 'int',
+      min: 1,
+      default: DEFAULT_DEMOS,
+      description: 'demonstration episodes (kept few on purpose: a start, not the answer)',
+      valueName: 'N',
+    },
     seed: { type: 'int', min: 0, default: 0, description: 'seed of the demonstration worlds, initialisation and evaluation', valueName: 'S' },
     epochs: { type: 'int', min: 1, default: DEFAULT_EPOCHS, description: 'behaviour-cloning passes over the demonstrations', valueName: 'K' },
-    noise: { type: 'number', min: 0, max: 1, default: DEFAULT_NOISE, description: 'chance that a recorded step executes a random action (the label stays the teacher\'s)', valueName: 'P' },
+    noise: {
+      type: 'number',
+      min: 0,
+      max: 1,
+      default: DEFAULT_NOISE,
+      description: "chance that a recorded step executes a random action (the label stays the teacher's)",
+      valueName: 'P',
+    },
     'eval-episodes': { type: 'int', min: 0, default: DEFAULT_EVAL_EPISODES, description: 'held-out evaluation episodes (0 skips)', valueName: 'K' },
     backend: { type: 'string', choices: BACKEND_CHOICES, default: 'auto', description: 'TensorFlow.js backend' },
     overwrite: { type: 'boolean', description: 'replace a checkpoint already in DIR' },
@@ -263,8 +314,16 @@ export async function pretrainCommand(argv: string[]): Promise<number> {
     if (!v.out) throw new UsageError('--out DIR is required');
     const tty = Boolean(process.stderr.isTTY);
     const { record } = await pretrain({
-      task: v.task, out: v.out, demos: v.demos, seed: v.seed, epochs: v.epochs, noise: v.noise, evalEpisodes: v['eval-episodes'],
-      backend: v.backend as BackendChoice, overwrite: v.overwrite, log: (line) => process.stderr.write(line + '\n'),
+      task: v.task,
+      out: v.out,
+      demos: v.demos,
+      seed: v.seed,
+      epochs: v.epochs,
+      noise: v.noise,
+      evalEpisodes: v['eval-episodes'],
+      backend: v.backend as BackendChoice,
+      overwrite: v.overwrite,
+      log: (line) => process.stderr.write(line + '\n'),
       onEvalEpisode: (done, total) => {
         if (tty) process.stderr.write(`\revaluating ${done}/${total} held-out episodes\x1b[K${done >= total ? '\n' : ''}`);
       },

@@ -7,7 +7,17 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { CommandError, parseCommandArgs, runCommand, UsageError } from '../args';
-import { metricsCsv, readEpisodes, readMetrics, readSummary, RUN_FILES, RunRecordError, type EpisodeRecord, type RunSummary, type UpdateMetrics } from '../records';
+import {
+  metricsCsv,
+  readEpisodes,
+  readMetrics,
+  readSummary,
+  RUN_FILES,
+  RunRecordError,
+  type EpisodeRecord,
+  type RunSummary,
+  type UpdateMetrics,
+} from '../records';
 import { bootstrapMean, formatRate, wilson, type RateEstimate } from '../stats';
 import { analyzeRun, readAnalysis, type Analysis, type Suggestion } from '../analyze/analyze';
 
@@ -84,7 +94,10 @@ function evaluationTable(runs: RunData[]): string {
   });
   const pooled = groupsOf(runs).map((g) => {
     const est = bootstrapMean(g.runs.map((r) => r.episodes.map((e) => (e.success ? 1 : 0))));
-    const text = est.n === 0 ? '—' : `${pct(est.mean)} (95 % CI ${(100 * est.ci95[0]).toFixed(1)}–${pct(est.ci95[1])}, bootstrap over ${est.groups} seeds × ${est.n} episodes)`;
+    const text =
+      est.n === 0
+        ? '—'
+        : `${pct(est.mean)} (95 % CI ${(100 * est.ci95[0]).toFixed(1)}–${pct(est.ci95[1])}, bootstrap over ${est.groups} seeds × ${est.n} episodes)`;
     return `<tr class=pooled><td colspan=5>${esc(g.label)} — ${g.runs.length} runs pooled</td><td colspan=3>${esc(text)}</td></tr>`;
   });
   return `<table class=eval><thead><tr><th>run</th><th>task</th><th>reward</th><th>seed</th><th>frames</th><th>success (held-out)</th><th>deaths</th><th>avg steps</th></tr></thead>
@@ -123,7 +136,10 @@ function curveSeries(runs: RunData[]): { success: CurveSeries[]; ret: CurveSerie
     const points = Array.from({ length: updates }, (_, u) => {
       const rows = withMetrics.map((r) => r.metrics[u]!).filter((m) => m.episodes > 0);
       if (rows.length < 2) return null;
-      const est = bootstrapMean(rows.map((m) => [m.mean_return]), { resamples: 500 });
+      const est = bootstrapMean(
+        rows.map((m) => [m.mean_return]),
+        { resamples: 500 },
+      );
       return { x: rows[0]!.frames, y: est.mean, lo: est.ci95[0], hi: est.ci95[1] };
     }).filter((p): p is NonNullable<typeof p> => p !== null);
     ret.push({ label: `${g.label} (mean of ${withMetrics.length} seeds)`, points });
@@ -136,10 +152,12 @@ function deathCauses(r: RunData): string {
   for (const e of r.episodes) if (e.died) causes.set(e.deathCause ?? 'other', (causes.get(e.deathCause ?? 'other') ?? 0) + 1);
   if (r.episodes.length === 0) return '<p class=muted>No evaluation episodes.</p>';
   if (causes.size === 0) return `<p>No deaths in ${r.episodes.length} evaluation episodes.</p>`;
-  const rows = [...causes].sort((a, b) => b[1] - a[1]).map(([cause, k]) => {
-    const w = wilson(k, r.episodes.length);
-    return `<tr><td>${esc(cause)}</td><td class=num>${k}</td><td><span class=bar style="width:${(100 * w.rate).toFixed(1)}%"></span> ${esc(formatRate(w))}</td></tr>`;
-  });
+  const rows = [...causes]
+    .sort((a, b) => b[1] - a[1])
+    .map(([cause, k]) => {
+      const w = wilson(k, r.episodes.length);
+      return `<tr><td>${esc(cause)}</td><td class=num>${k}</td><td><span class=bar style="width:${(100 * w.rate).toFixed(1)}%"></span> ${esc(formatRate(w))}</td></tr>`;
+    });
   return `<table class=causes><thead><tr><th>cause</th><th>deaths</th><th>share of evaluation episodes</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
@@ -147,11 +165,17 @@ function deathCauses(r: RunData): string {
 function episodeMap(e: EpisodeRecord): string {
   const step = Math.max(1, Math.ceil(e.path.length / MAX_PATH_POINTS));
   const pts = e.path.filter((_, i) => i % step === 0 || i === e.path.length - 1).map(([x, , z]) => [x, z] as const);
-  const xs = pts.map((p) => p[0]), zs = pts.map((p) => p[1]);
-  const minX = Math.min(...xs), maxX = Math.max(...xs), minZ = Math.min(...zs), maxZ = Math.max(...zs);
+  const xs = pts.map((p) => p[0]),
+    zs = pts.map((p) => p[1]);
+  const minX = Math.min(...xs),
+    maxX = Math.max(...xs),
+    minZ = Math.min(...zs),
+    maxZ = Math.max(...zs);
   const span = Math.max(4, maxX - minX, maxZ - minZ);
-  const size = 150, pad = 10;
-  const cx = (minX + maxX) / 2, cz = (minZ + maxZ) / 2;
+  const size = 150,
+    pad = 10;
+  const cx = (minX + maxX) / 2,
+    cz = (minZ + maxZ) / 2;
   const px = (x: number) => pad + ((x - cx) / span + 0.5) * (size - 2 * pad);
   const pz = (z: number) => pad + ((z - cz) / span + 0.5) * (size - 2 * pad);
   const line = pts.map(([x, z]) => `${px(x).toFixed(1)},${pz(z).toFixed(1)}`).join(' ');
@@ -166,19 +190,30 @@ function episodeMap(e: EpisodeRecord): string {
 }
 
 function diffHtml(diff: string): string {
-  return diff.trimEnd().split('\n').map((l) => {
-    const cls = l.startsWith('+') && !l.startsWith('+++') ? 'add' : l.startsWith('-') && !l.startsWith('---') ? 'del' : l.startsWith('@@') ? 'hunk' : '';
-    return `<span class="${cls}">${esc(l)}</span>`;
-  }).join('\n');
+  return diff
+    .trimEnd()
+    .split('\n')
+    .map((l) => {
+      const cls = l.startsWith('+') && !l.startsWith('+++') ? 'add' : l.startsWith('-') && !l.startsWith('---') ? 'del' : l.startsWith('@@') ? 'hunk' : '';
+      return `<span class="${cls}">${esc(l)}</span>`;
+    })
+    .join('\n');
 }
 
 function findings(r: RunData): string {
   if (!r.analysis) return '<p class=muted>No analysis (no evaluation episodes).</p>';
   const list: Suggestion[] = r.analysis.suggestions;
   if (list.length === 0) return '<p>The analyzer found no failure pattern.</p>';
-  return list.map((s) => `<div class=finding><h4>${esc(s.id)} <span class=muted>· ${pct(s.share)} of examined episodes</span></h4><p>${esc(s.message)}</p>
-<ul>${s.episodes.slice(0, 3).map((e) => `<li>episode ${e.episode}${e.steps ? `, steps ${e.steps[0]}–${e.steps[1]}` : ''}: ${esc(e.note)}</li>`).join('')}${s.episodes.length > 3 ? `<li class=muted>… ${s.episodes.length - 3} more</li>` : ''}</ul>
-${s.diff ? `<p>Patch to ${esc(r.analysis!.rewardFile ?? 'the reward')} — apply with <code>rewardsmith apply ${esc(r.dir)} --suggestion ${esc(s.id)}</code></p><pre class=diff>${diffHtml(s.diff)}</pre>` : s.patchUnavailable ? `<p class=muted>No patch: ${esc(s.patchUnavailable)}.</p>` : ''}</div>`).join('\n');
+  return list
+    .map(
+      (s) => `<div class=finding><h4>${esc(s.id)} <span class=muted>· ${pct(s.share)} of examined episodes</span></h4><p>${esc(s.message)}</p>
+<ul>${s.episodes
+        .slice(0, 3)
+        .map((e) => `<li>episode ${e.episode}${e.steps ? `, steps ${e.steps[0]}–${e.steps[1]}` : ''}: ${esc(e.note)}</li>`)
+        .join('')}${s.episodes.length > 3 ? `<li class=muted>… ${s.episodes.length - 3} more</li>` : ''}</ul>
+${s.diff ? `<p>Patch to ${esc(r.analysis!.rewardFile ?? 'the reward')} — apply with <code>rewardsmith apply ${esc(r.dir)} --suggestion ${esc(s.id)}</code></p><pre class=diff>${diffHtml(s.diff)}</pre>` : s.patchUnavailable ? `<p class=muted>No patch: ${esc(s.patchUnavailable)}.</p>` : ''}</div>`,
+    )
+    .join('\n');
 }
 
 function runSection(r: RunData, i: number): string {
@@ -266,8 +301,12 @@ export function renderReport(runs: RunData[], generatedAt = new Date()): string 
 <title>${esc(title)}</title><style>${STYLE}</style></head><body>
 <h1>${esc(title)}</h1><p class=muted>Generated ${esc(generatedAt.toISOString())} by <code>rewardsmith report</code>. Rates are over the episodes named beside them, with 95 % Wilson intervals.</p>
 <h2>Evaluation on held-out worlds</h2>${evaluationTable(runs)}
-<h2>Training curves</h2>${hasCurves ? `<div class=charts><div><div class=chart><canvas id=chart-success></canvas></div><p class=caption>Training success over the episodes the trainer counts at each update (the run's metrics record them; older runs: the last ≤ ${CURVE_WINDOW} finished episodes); band: 95 % Wilson interval. Updates before any counted episode has ended have no point.</p></div>
-<div><div class=chart><canvas id=chart-return></canvas></div><p class=caption>Mean return over the same window. metrics.ndjson keeps no per-episode returns, so a single run's return has no band; runs of the same reward and task are also drawn as their mean with a 95 % bootstrap interval over seeds.</p></div></div>` : '<p class=muted>No metrics.ndjson: these runs have no training curves.</p>'}
+<h2>Training curves</h2>${
+    hasCurves
+      ? `<div class=charts><div><div class=chart><canvas id=chart-success></canvas></div><p class=caption>Training success over the episodes the trainer counts at each update (the run's metrics record them; older runs: the last ≤ ${CURVE_WINDOW} finished episodes); band: 95 % Wilson interval. Updates before any counted episode has ended have no point.</p></div>
+<div><div class=chart><canvas id=chart-return></canvas></div><p class=caption>Mean return over the same window. metrics.ndjson keeps no per-episode returns, so a single run's return has no band; runs of the same reward and task are also drawn as their mean with a 95 % bootstrap interval over seeds.</p></div></div>`
+      : '<p class=muted>No metrics.ndjson: these runs have no training curves.</p>'
+  }
 ${runs.map(runSection).join('\n')}
 <script>${chartJs}</script>
 <script type="application/json" id=report-data>${data}</script>
@@ -285,7 +324,11 @@ export async function writeMetricExports(run: RunData): Promise<{ csv: string | 
   try {
     tfnode = createRequire(__filename)(TFJS_NODE) as typeof tfnode;
   } catch {
-    return { csv, tensorboard: null, tensorboardMissing: 'TensorBoard files not written: @tensorflow/tfjs-node is not installed (npm i @tensorflow/tfjs-node adds them)' };
+    return {
+      csv,
+      tensorboard: null,
+      tensorboardMissing: 'TensorBoard files not written: @tensorflow/tfjs-node is not installed (npm i @tensorflow/tfjs-node adds them)',
+    };
   }
   const dir = path.join(run.dir, RUN_FILES.tensorboard);
   mkdirSync(dir, { recursive: true });
@@ -301,12 +344,17 @@ export async function writeMetricExports(run: RunData): Promise<{ csv: string | 
 
 export const REPORT_SPEC = {
   command: 'report',
-  summary: 'Writes one self-contained HTML page (opens offline) for one run or a set of runs: curves with 95 % intervals, the evaluation\ntable, death causes, maps of failed episodes and the analyzer\'s findings with patches. Also writes RUN/metrics.csv and,\nwith @tensorflow/tfjs-node installed, TensorBoard event files in RUN/tensorboard/.',
+  summary:
+    "Writes one self-contained HTML page (opens offline) for one run or a set of runs: curves with 95 % intervals, the evaluation\ntable, death causes, maps of failed episodes and the analyzer's findings with patches. Also writes RUN/metrics.csv and,\nwith @tensorflow/tfjs-node installed, TensorBoard event files in RUN/tensorboard/.",
   positionals: 'RUN...',
   minPositionals: 1,
   maxPositionals: 1000,
   options: {
-    out: { type: 'string', valueName: 'FILE', description: `where to write the page (default: RUN/${RUN_FILES.report} for one run, ./report.html for several)` },
+    out: {
+      type: 'string',
+      valueName: 'FILE',
+      description: `where to write the page (default: RUN/${RUN_FILES.report} for one run, ./report.html for several)`,
+    },
   },
 } as const;
 

@@ -283,13 +283,23 @@ const OTHER_LANGUAGES: Readonly<Record<string, string>> = { '.py': 'Python', '.l
 export function readRewardFile(file: string): string {
   const ext = /\.[^./\\]+$/.exec(file)?.[0].toLowerCase() ?? '';
   const language = OTHER_LANGUAGES[ext];
-  if (language) throw new UnreadableRewardFile(`${file}: ${language} rewards are not supported yet; write the reward in TypeScript (*.reward.ts) or JavaScript (*.reward.js)`);
+  if (language)
+    throw new UnreadableRewardFile(
+      `${file}: ${language} rewards are not supported yet; write the reward in TypeScript (*.reward.ts) or JavaScript (*.reward.js)`,
+    );
   if (!['.ts', '.js', '.mts', '.cts', '.mjs', '.cjs'].includes(ext)) throw new UnreadableRewardFile(`${file}: not a reward file (expected a .ts or .js file)`);
   try {
     return readFileSync(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a folder, not a reward file' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'is a folder, not a reward file'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : (err as Error).message;
     throw new UnreadableRewardFile(`${file}: ${why}`);
   }
 }

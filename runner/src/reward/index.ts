@@ -77,7 +77,16 @@ function bundleHostFromSources(): string {
     // esbuild is a dev dependency, as is tsx, which running from sources already needs.
     const esbuild = require('esbuild') as typeof import('esbuild');
     const tmp = `${out}.${process.pid}.tmp`;
-    esbuild.buildSync({ entryPoints: [source], bundle: true, platform: 'node', target: 'node20', format: 'cjs', external: ['isolated-vm'], outfile: tmp, logLevel: 'error' });
+    esbuild.buildSync({
+      entryPoints: [source],
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      external: ['isolated-vm'],
+      outfile: tmp,
+      logLevel: 'error',
+    });
     renameSync(tmp, out); // atomic: parallel test processes may race here
   }
   return out;
@@ -239,8 +248,10 @@ export class RewardSandbox {
    */
   private locate(f: HostFailure): RewardError {
     const { file, entries, loops } = this.compiled;
-    const declared = entries[f.entry ?? ''] ?? (f.entry === undefined && f.kind === 'timeout' ? undefined : entries.reward_function ?? entries.dense);
-    const at = (f.stack && this.positions.fromStack(f.stack.slice(0, this.limits.errorChars), REWARD_SCRIPT_NAME)) || (f.loop ? loops[f.loop - 1] : undefined) || declared || { line: 1, column: 1 };
+    const declared = entries[f.entry ?? ''] ?? (f.entry === undefined && f.kind === 'timeout' ? undefined : (entries.reward_function ?? entries.dense));
+    const at = (f.stack && this.positions.fromStack(f.stack.slice(0, this.limits.errorChars), REWARD_SCRIPT_NAME)) ||
+      (f.loop ? loops[f.loop - 1] : undefined) ||
+      declared || { line: 1, column: 1 };
     const max = this.limits.errorChars + 60; // room for the host's own "[N more characters cut]"
     const message = f.message.length <= max ? f.message : `${f.message.slice(0, max)} … [${f.message.length - max} more characters cut]`;
     return new RewardError(f.kind, file, at.line, at.column, message, f.env);

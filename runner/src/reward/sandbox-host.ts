@@ -197,7 +197,9 @@ class Sandbox {
     const { limits } = req;
     this.isolate = new ivm.Isolate({ memoryLimit: limits.memoryMb });
     const context = (this.context = this.isolate.createContextSync());
-    const driver = this.isolate.compileScriptSync(DRIVER, { filename: 'rewardsmith-driver.js' }).runSync(context, { reference: true }) as ivm.Reference<(marker: string, chars: number) => unknown>;
+    const driver = this.isolate.compileScriptSync(DRIVER, { filename: 'rewardsmith-driver.js' }).runSync(context, { reference: true }) as ivm.Reference<
+      (marker: string, chars: number) => unknown
+    >;
     this.api = driver.applySync(undefined, [req.loopMarker, limits.errorChars], { result: { reference: true } }) as ivm.Reference<Record<string, unknown>>;
     this.stepFn = this.api.getSync('step', { reference: true }) as ivm.Reference<(newNames: string[], data: Float64Array, count: number) => unknown>;
     this.beginFn = this.api.getSync('begin', { reference: true }) as ivm.Reference<(json: string) => void>;
@@ -280,7 +282,8 @@ class Sandbox {
   /** The time limit that fired, in words. */
   limitThatFired(): string {
     const { limits } = this.req;
-    if (this.phase === 'top level') return `the file's top level did not finish within ${limits.topLevelMs} ms (the limit for code outside the reward functions, run once)`;
+    if (this.phase === 'top level')
+      return `the file's top level did not finish within ${limits.topLevelMs} ms (the limit for code outside the reward functions, run once)`;
     if (this.phase === 'begin') return 'starting the episodes did not finish within 10000 ms';
     const n = this.stepCalls;
     return `a call did not return within the step's ${this.stepBudgetMs(n)} ms (${limits.callWallMs} ms per call × ${n} call${n === 1 ? '' : 's'} + ${limits.stepSlackMs} ms)`;

@@ -47,18 +47,32 @@ DIR/summary.json, DIR/metrics.ndjson (+ metrics.csv), DIR/eval/, DIR/config.json
   options: {
     task: { type: 'string', valueName: 'TASK', description: 'built-in task id or a task file (.json/.yaml)' },
     out: { type: 'string', valueName: 'DIR', description: 'run folder' },
-    config: { type: 'string', valueName: 'FILE', description: 'training configuration (YAML/JSON: any option below but out/resume/overwrite/events); flags override it' },
+    config: {
+      type: 'string',
+      valueName: 'FILE',
+      description: 'training configuration (YAML/JSON: any option below but out/resume/overwrite/events); flags override it',
+    },
     steps: { type: 'int', min: 1, max: 1e10, default: DEFAULT_STEPS, description: 'training frames (env steps summed over envs)' },
     seed: { type: 'int', min: 0, max: 2 ** 31 - 1, default: 0, description: 'run seed' },
     envs: { type: 'int', min: 1, max: MAX_ENVS, default: DEFAULT_ENVS, description: 'parallel environments, one policy batch' },
     backend: { type: 'string', choices: BACKEND_CHOICES, default: 'auto', description: 'TensorFlow.js backend; auto tries gpu, node, wasm, cpu' },
     init: { type: 'string', valueName: 'CHECKPOINT', description: 'start from this policy and keep a KL term to it' },
-    'eval-episodes': { type: 'int', min: 0, max: 100_000, default: DEFAULT_EVAL_EPISODES, description: 'held-out evaluation episodes after training (0 skips)' },
+    'eval-episodes': {
+      type: 'int',
+      min: 0,
+      max: 100_000,
+      default: DEFAULT_EVAL_EPISODES,
+      description: 'held-out evaluation episodes after training (0 skips)',
+    },
     workers: { type: 'int', min: 0, max: 256, description: 'env worker threads (default: one per core)' },
     'rollout-steps': { type: 'int', min: 1, max: 100_000, default: DEFAULT_ROLLOUT_STEPS, description: 'steps per env per PPO update' },
     'checkpoint-every': { type: 'int', min: 1, max: 1_000_000, default: DEFAULT_CHECKPOINT_EVERY, description: 'updates between checkpoints' },
     ...(HYPERPARAMETER_OPTIONS as Record<string, IntOption | NumberOption>),
-    'return-norm': { type: 'string', choices: ['on', 'off'], description: 'divide rewards by max(running mean of |episode return|, 1), the paper\'s normaliser (default on)' },
+    'return-norm': {
+      type: 'string',
+      choices: ['on', 'off'],
+      description: "divide rewards by max(running mean of |episode return|, 1), the paper's normaliser (default on)",
+    },
     resume: { type: 'string', valueName: 'DIR', description: 'continue the run in DIR from its last checkpoint, with its stored configuration' },
     overwrite: { type: 'boolean', description: 'replace a run already in DIR (default: refuse)' },
     events: { type: 'string', choices: ['ndjson'], description: 'print one JSON event per line on stdout instead of the progress bar' },
@@ -70,7 +84,20 @@ DIR/summary.json, DIR/metrics.ndjson (+ metrics.csv), DIR/eval/, DIR/config.json
 } satisfies CommandSpec<Record<string, import('../args').OptionSpec>>;
 
 /** Options a configuration file may set (what shapes a run; not where it goes or how it reports). */
-const CONFIG_KEYS = ['task', 'steps', 'seed', 'envs', 'backend', 'init', 'eval-episodes', 'workers', 'rollout-steps', 'checkpoint-every', 'return-norm', ...Object.keys(HYPERPARAMETER_OPTIONS)] as const;
+const CONFIG_KEYS = [
+  'task',
+  'steps',
+  'seed',
+  'envs',
+  'backend',
+  'init',
+  'eval-episodes',
+  'workers',
+  'rollout-steps',
+  'checkpoint-every',
+  'return-norm',
+  ...Object.keys(HYPERPARAMETER_OPTIONS),
+] as const;
 
 /** The effective configuration of a run, as stored in `DIR/config.json`. */
 export interface TrainConfig {
@@ -105,7 +132,8 @@ type TrainValues = ParsedArgs<typeof TRAIN_SPEC.options>['values'];
 function configFrom(values: TrainValues, configFile: string | null): Omit<TrainConfig, 'task'> & { task: string | undefined } {
   const v = values as Record<string, unknown>;
   const hyperparameters = { ...DEFAULT_HYPERPARAMETERS };
-  for (const [flag, o] of Object.entries(HYPERPARAMETER_OPTIONS)) if (v[flag] !== undefined) (hyperparameters as Record<string, number | boolean>)[o.key] = v[flag] as number;
+  for (const [flag, o] of Object.entries(HYPERPARAMETER_OPTIONS))
+    if (v[flag] !== undefined) (hyperparameters as Record<string, number | boolean>)[o.key] = v[flag] as number;
   if (values['return-norm'] !== undefined) hyperparameters.normaliseReturns = values['return-norm'] === 'on';
   return {
     task: values.task,
@@ -155,11 +183,21 @@ export function parseTrainArgs(argv: readonly string[]): TrainInvocation {
     config = { ...base, task: base.task };
     const batch = framesPerUpdate(config);
     if (config.steps < batch) {
-      throw new UsageError(`--steps ${config.steps} is less than one PPO update (${config.envs} envs × ${config.rolloutSteps} rollout steps = ${batch} frames); ` +
-        `give at least ${batch}, or fewer --envs / --rollout-steps`);
+      throw new UsageError(
+        `--steps ${config.steps} is less than one PPO update (${config.envs} envs × ${config.rolloutSteps} rollout steps = ${batch} frames); ` +
+          `give at least ${batch}, or fewer --envs / --rollout-steps`,
+      );
     }
   }
-  return { rewardFile: positionals[0], out, resume: values.resume !== undefined, overwrite: values.overwrite, events: values.events === 'ndjson', config, explicit };
+  return {
+    rewardFile: positionals[0],
+    out,
+    resume: values.resume !== undefined,
+    overwrite: values.overwrite,
+    events: values.events === 'ndjson',
+    config,
+    explicit,
+  };
 }
 
 /** A resumed run keeps what it started with; an option given again must agree, except where it cannot change the result. */
@@ -169,19 +207,31 @@ function mergeResumed(stored: TrainConfig, now: ReturnType<typeof configFrom>, e
   const free = new Set(['backend', 'workers', 'eval-episodes']);
   const merged: TrainConfig = { ...stored, hyperparameters: { ...stored.hyperparameters } };
   const asStored: Record<string, unknown> = {
-    steps: stored.steps, seed: stored.seed, envs: stored.envs, init: stored.init, 'rollout-steps': stored.rolloutSteps, 'checkpoint-every': stored.checkpointEvery,
+    steps: stored.steps,
+    seed: stored.seed,
+    envs: stored.envs,
+    init: stored.init,
+    'rollout-steps': stored.rolloutSteps,
+    'checkpoint-every': stored.checkpointEvery,
     'return-norm': stored.hyperparameters.normaliseReturns === false ? 'off' : 'on',
     ...Object.fromEntries(Object.entries(HYPERPARAMETER_OPTIONS).map(([flag, o]) => [flag, stored.hyperparameters[o.key]])),
   };
   const asNow: Record<string, unknown> = {
-    steps: now.steps, seed: now.seed, envs: now.envs, init: now.init, 'rollout-steps': now.rolloutSteps, 'checkpoint-every': now.checkpointEvery,
+    steps: now.steps,
+    seed: now.seed,
+    envs: now.envs,
+    init: now.init,
+    'rollout-steps': now.rolloutSteps,
+    'checkpoint-every': now.checkpointEvery,
     'return-norm': now.hyperparameters.normaliseReturns ? 'on' : 'off',
     ...Object.fromEntries(Object.entries(HYPERPARAMETER_OPTIONS).map(([flag, o]) => [flag, now.hyperparameters[o.key]])),
   };
   for (const key of explicit) {
     if (free.has(key) || !(key in asStored)) continue;
     if (asNow[key] !== asStored[key]) {
-      throw new UsageError(`--${key} ${String(asNow[key])} differs from the run's ${String(asStored[key])} (stored in its ${RUN_FILES.config}); a resumed run keeps its configuration — start a new run to change it`);
+      throw new UsageError(
+        `--${key} ${String(asNow[key])} differs from the run's ${String(asStored[key])} (stored in its ${RUN_FILES.config}); a resumed run keeps its configuration — start a new run to change it`,
+      );
     }
   }
   if (explicit.has('backend')) merged.backend = now.backend;

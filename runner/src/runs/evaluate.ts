@@ -76,7 +76,15 @@ export class EpisodeRecorder {
     if (!run.counted) return;
     run.ret += reward;
     run.path.push([obs.position[0], obs.position[1], obs.position[2]]);
-    run.steps.push({ step: info.step, action: GAME_FACTS.actions[action]!, reward, position: obs.position, inventory_change: obs.inventory_change, nearest: obs.nearest, health: obs.health });
+    run.steps.push({
+      step: info.step,
+      action: GAME_FACTS.actions[action]!,
+      reward,
+      position: obs.position,
+      inventory_change: obs.inventory_change,
+      nearest: obs.nearest,
+      health: obs.health,
+    });
     if (run.steps.length > LAST_STEPS) run.steps.shift();
   }
 
@@ -84,7 +92,8 @@ export class EpisodeRecorder {
   finish(i: number, obs: StepObservation, info: StepInfo): EpisodeRecord | null {
     const run = this.runs[i]!;
     if (!run.counted) return null;
-    const first = run.path[0]!, last = run.path[run.path.length - 1]!;
+    const first = run.path[0]!,
+      last = run.path[run.path.length - 1]!;
     return {
       episode: run.episode,
       seed: run.seed,
@@ -114,10 +123,12 @@ export async function evaluate(opts: EvaluateOptions): Promise<{ summary: EvalSu
 
 async function runEpisodes(env: VecEnv, n: number, opts: EvaluateOptions) {
   const episodes: EpisodeRecord[] = [];
-  let started = 0, frames = 0;
+  let started = 0,
+    frames = 0;
   const heldOut = (s: number) => !opts.trainingSeeds.has(s);
   const firstSeeds = Array.from({ length: n }, (_, i) => {
-    let attempt = 0, s = evalStreamSeed(opts.seed, i);
+    let attempt = 0,
+      s = evalStreamSeed(opts.seed, i);
     while (!heldOut(s)) s = evalStreamSeed(opts.seed, i, ++attempt);
     return s;
   });
@@ -128,16 +139,21 @@ async function runEpisodes(env: VecEnv, n: number, opts: EvaluateOptions) {
   };
   const reset = await env.reset(firstSeeds);
   reset.obs.forEach((o, i) => begin(i, firstSeeds[i]!, o));
-  await opts.sandbox?.beginEpisodes(reset.obs.map((_, i) => i), reset.obs);
+  await opts.sandbox?.beginEpisodes(
+    reset.obs.map((_, i) => i),
+    reset.obs,
+  );
   let features = reset.features;
   while (episodes.length < opts.episodes) {
     const actions = opts.act(features, n);
     const res = await env.step(actions);
     frames += n;
     const rewards = opts.sandbox ? await opts.sandbox.step(res.obs) : new Float64Array(n);
-    const doneEnvs: number[] = [], doneObs: StepObservation[] = [];
+    const doneEnvs: number[] = [],
+      doneObs: StepObservation[] = [];
     for (let i = 0; i < n; i++) {
-      const obs = res.obs[i]!, info = res.info[i]!;
+      const obs = res.obs[i]!,
+        info = res.info[i]!;
       recorder.step(i, actions[i]!, rewards[i]!, obs, info);
       if (!info.done) continue;
       const record = recorder.finish(i, obs, info);
@@ -145,10 +161,17 @@ async function runEpisodes(env: VecEnv, n: number, opts: EvaluateOptions) {
         episodes.push(record);
         opts.onEpisode?.(episodes.length, opts.episodes);
         if (!record.success) {
-          opts.emit?.(makeEvent({
-            type: 'episode_failed', episode: record.episode, seed: record.seed, steps: record.steps, died: record.died,
-            deathCause: record.deathCause, path: record.path.map(([x, , z]) => [x, z] as [number, number]),
-          }));
+          opts.emit?.(
+            makeEvent({
+              type: 'episode_failed',
+              episode: record.episode,
+              seed: record.seed,
+              steps: record.steps,
+              died: record.died,
+              deathCause: record.deathCause,
+              path: record.path.map(([x, , z]) => [x, z] as [number, number]),
+            }),
+          );
         }
       }
       // The env has auto-reset onto the next seed of its stream (the same rule the simulator applies).
@@ -185,5 +208,12 @@ export function summarise(episodes: EpisodeRecord[]): EvalSummary {
 export function writeEvalRecords(runDir: string, episodes: EpisodeRecord[]): void {
   mkdirSync(path.join(runDir, path.dirname(RUN_FILES.episodes)), { recursive: true });
   writeFileSync(path.join(runDir, RUN_FILES.episodes), episodes.map((e) => JSON.stringify(e)).join('\n') + (episodes.length ? '\n' : ''));
-  writeFileSync(path.join(runDir, RUN_FILES.failedEpisodes), JSON.stringify(episodes.filter((e) => !e.success), null, 1) + '\n');
+  writeFileSync(
+    path.join(runDir, RUN_FILES.failedEpisodes),
+    JSON.stringify(
+      episodes.filter((e) => !e.success),
+      null,
+      1,
+    ) + '\n',
+  );
 }

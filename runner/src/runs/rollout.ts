@@ -82,7 +82,9 @@ async function checkpointPolicy(dir: string, featureSize: number, seed: number):
   const policy = await loadPolicy(dir, { seed });
   if (policy.featureSize !== featureSize) {
     policy.dispose();
-    throw new Error(`${dir}: the policy was trained on ${policy.task} with ${policy.featureSize} features per step; this task's environment gives ${featureSize}`);
+    throw new Error(
+      `${dir}: the policy was trained on ${policy.task} with ${policy.featureSize} features per step; this task's environment gives ${featureSize}`,
+    );
   }
   return { act: (features, numEnvs) => policy.act(features, numEnvs), dispose: () => policy.dispose() };
 }
@@ -160,9 +162,18 @@ async function rollout(argv: string[]): Promise<number> {
   return 0;
 }
 
-type RolloutCore = Omit<RolloutSummary, 'task' | 'env' | 'policy' | 'seed' | 'num_envs' | 'workers' | 'wall_seconds' | 'steps_per_second' | 'cpu_seconds' | 'machine'>;
+type RolloutCore = Omit<
+  RolloutSummary,
+  'task' | 'env' | 'policy' | 'seed' | 'num_envs' | 'workers' | 'wall_seconds' | 'steps_per_second' | 'cpu_seconds' | 'machine'
+>;
 
-async function runRollout(env: Awaited<ReturnType<typeof createEnv>>, policy: BatchPolicy, totalSteps: number, seed: number, out: string): Promise<RolloutCore> {
+async function runRollout(
+  env: Awaited<ReturnType<typeof createEnv>>,
+  policy: BatchPolicy,
+  totalSteps: number,
+  seed: number,
+  out: string,
+): Promise<RolloutCore> {
   const n = env.numEnvs;
   mkdirSync(path.join(out, path.dirname(RUN_FILES.episodes)), { recursive: true });
   const episodesFile = path.join(out, RUN_FILES.episodes);
@@ -172,19 +183,33 @@ async function runRollout(env: Awaited<ReturnType<typeof createEnv>>, policy: Ba
   const tracks: EpisodeTrack[] = obs.map((o, i) => newTrack(seeds[i]!, o));
   const observed = new Map<string, number>();
   const deathCauses: Record<string, number> = {};
-  let envSteps = 0, episodes = 0, successes = 0, deaths = 0, episodeSteps = 0;
+  let envSteps = 0,
+    episodes = 0,
+    successes = 0,
+    deaths = 0,
+    episodeSteps = 0;
   const lines: string[] = [];
   while (envSteps < totalSteps) {
     const actions = await policy.act(features, n);
     const r = await env.step(actions);
     features = r.features;
     for (let i = 0; i < n; i++) {
-      const o = r.obs[i]!, info = r.info[i]!, track = tracks[i]!;
+      const o = r.obs[i]!,
+        info = r.info[i]!,
+        track = tracks[i]!;
       for (const name in o.nearest) observed.set(name, (observed.get(name) ?? 0) + 1);
       if (info.seed !== undefined) track.seed = info.seed;
       track.steps++;
       track.path.push([o.position[0], o.position[1], o.position[2]]);
-      track.last.push({ step: info.step, action: GAME_FACTS.actions[actions[i]!]!, reward: 0, position: o.position, inventory_change: o.inventory_change, nearest: o.nearest, health: o.health });
+      track.last.push({
+        step: info.step,
+        action: GAME_FACTS.actions[actions[i]!]!,
+        reward: 0,
+        position: o.position,
+        inventory_change: o.inventory_change,
+        nearest: o.nearest,
+        health: o.health,
+      });
       if (track.last.length > LAST_STEPS) track.last.shift();
       if (info.done) {
         episodes++;
@@ -195,10 +220,17 @@ async function runRollout(env: Awaited<ReturnType<typeof createEnv>>, policy: Ba
           const cause = info.deathCause ?? 'other';
           deathCauses[cause] = (deathCauses[cause] ?? 0) + 1;
         }
-        const first = track.path[0]!, lastPos = track.path[track.path.length - 1]!;
+        const first = track.path[0]!,
+          lastPos = track.path[track.path.length - 1]!;
         const record: EpisodeRecord = {
-          episode: episodes - 1, seed: track.seed, success: info.success, steps: track.steps, died: info.died, deathCause: info.deathCause,
-          truncated: info.truncated, return: 0,
+          episode: episodes - 1,
+          seed: track.seed,
+          success: info.success,
+          steps: track.steps,
+          died: info.died,
+          deathCause: info.deathCause,
+          truncated: info.truncated,
+          return: 0,
           distanceMoved: Math.round(Math.hypot(lastPos[0] - first[0], lastPos[1] - first[1], lastPos[2] - first[2]) * 1000) / 1000,
           lastSteps: track.last,
           final: { health: o.health, inventory: info.inventory, nearest: o.nearest, blockUnderFoot: info.blockUnderFoot, died: info.died },

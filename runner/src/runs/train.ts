@@ -18,7 +18,16 @@ import { metricsCsv, RUN_FILES, type EpisodeRecord, type RateRecord, type RunSum
 import { formatRateShort } from '../stats';
 import { CommandError, noteRunFolder, parseCommandArgs, runCommand, UsageError } from '../args';
 import { ensureBackend, BACKEND_CHOICES, type BackendChoice } from '../ppo/backend';
-import { DEFAULT_CHECKPOINT_EVERY, DEFAULT_ENVS, DEFAULT_ROLLOUT_STEPS, DEFAULT_STEPS, MAX_ENVS, parseTrainArgs, writeStoredConfig, type TrainConfig } from './config';
+import {
+  DEFAULT_CHECKPOINT_EVERY,
+  DEFAULT_ENVS,
+  DEFAULT_ROLLOUT_STEPS,
+  DEFAULT_STEPS,
+  MAX_ENVS,
+  parseTrainArgs,
+  writeStoredConfig,
+  type TrainConfig,
+} from './config';
 import { ActorCritic, Rng, float32Bytes, readFloat32, resolveCheckpointDir, sampleActions } from '../ppo/policy';
 import { DEFAULT_HYPERPARAMETERS, ReturnNormaliser, RolloutBuffer, ppoUpdate, type PpoHyperparameters } from '../ppo/ppo';
 import { DEFAULT_EVAL_EPISODES, EpisodeRecorder, evaluate, summarise, trainingStreamSeed, writeEvalRecords, type EvalSummary } from './evaluate';
@@ -134,7 +143,8 @@ function readCheckpoint(runDir: string): { dir: string; state: TrainState } | nu
     const dir = path.join(runDir, name);
     const file = path.join(dir, 'state.json');
     if (!existsSync(file)) continue;
-    const damaged = (what: string) => new RunFilesError(`${what}; the checkpoint is damaged — start the run again with --overwrite (or copy a good checkpoint over it)`);
+    const damaged = (what: string) =>
+      new RunFilesError(`${what}; the checkpoint is damaged — start the run again with --overwrite (or copy a good checkpoint over it)`);
     let state: TrainState;
     try {
       state = JSON.parse(readFileSync(file, 'utf8')) as TrainState;
@@ -165,11 +175,17 @@ function readCheckpoint(runDir: string): { dir: string; state: TrainState } | nu
 
 /** metrics.ndjson must hold every update the checkpoint has counted, or the curve would silently lose them. */
 function checkMetricsAgainstCheckpoint(metricsFile: string, state: TrainState): void {
-  const lines = existsSync(metricsFile) ? readFileSync(metricsFile, 'utf8').split('\n').filter((l) => l.trim() !== '') : [];
+  const lines = existsSync(metricsFile)
+    ? readFileSync(metricsFile, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+    : [];
   if (lines.length < state.metricsLines) {
-    throw new RunFilesError(`${metricsFile}: ${lines.length} line(s), but the checkpoint has counted ${state.metricsLines} update(s): ` +
-      `the file was truncated or replaced, so resuming would lose updates ${lines.length + 1}–${state.metricsLines} from the curve. ` +
-      'Restore the file, or start the run again with --overwrite');
+    throw new RunFilesError(
+      `${metricsFile}: ${lines.length} line(s), but the checkpoint has counted ${state.metricsLines} update(s): ` +
+        `the file was truncated or replaced, so resuming would lose updates ${lines.length + 1}–${state.metricsLines} from the curve. ` +
+        'Restore the file, or start the run again with --overwrite',
+    );
   }
   lines.slice(0, state.metricsLines).forEach((l, i) => {
     try {
@@ -191,7 +207,8 @@ async function writeCheckpoint(runDir: string, task: string, net: ActorCritic, o
   writeFileSync(path.join(tmp, 'optimizer.bin'), float32Bytes(all));
   writeFileSync(path.join(tmp, 'optimizer.json'), JSON.stringify(named.map((w) => ({ name: w.name, shape: w.tensor.shape }))) + '\n');
   writeFileSync(path.join(tmp, 'state.json'), JSON.stringify(state) + '\n');
-  const current = path.join(runDir, RUN_FILES.checkpoint), old = path.join(runDir, CHECKPOINT_OLD);
+  const current = path.join(runDir, RUN_FILES.checkpoint),
+    old = path.join(runDir, CHECKPOINT_OLD);
   rmSync(old, { recursive: true, force: true });
   if (existsSync(current)) renameSync(current, old);
   renameSync(tmp, current);
@@ -217,7 +234,10 @@ function truncateMetrics(file: string, lines: number): void {
     writeFileSync(file, '');
     return;
   }
-  const kept = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').slice(0, lines);
+  const kept = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .slice(0, lines);
   writeFileSync(file, kept.map((l) => l + '\n').join(''));
 }
 
@@ -231,14 +251,33 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
   const hasCheckpoint = [RUN_FILES.checkpoint, CHECKPOINT_OLD].some((name) => existsSync(path.join(runDir, name, 'state.json')));
   const previous = options.resume ? readCheckpoint(runDir) : null;
   if (options.resume && !previous) {
-    throw new RunFilesError(`${runDir} has no checkpoint to resume from (its training stopped before writing one): start it again with the same command without --resume — there is nothing to lose`);
+    throw new RunFilesError(
+      `${runDir} has no checkpoint to resume from (its training stopped before writing one): start it again with the same command without --resume — there is nothing to lose`,
+    );
   }
   if (!options.resume && existsSync(path.join(runDir, RUN_FILES.metrics))) {
-    if (hasCheckpoint && !options.overwrite) throw new Error(`${runDir} already holds a run; pass --resume to continue it, --overwrite to replace it, or choose another --out`);
+    if (hasCheckpoint && !options.overwrite)
+      throw new Error(`${runDir} already holds a run; pass --resume to continue it, --overwrite to replace it, or choose another --out`);
     if (!hasCheckpoint && !options.overwrite) {
-      emit(makeEvent({ type: 'log', level: 'info', message: `${runDir}: the earlier training stopped before its first checkpoint, so there is nothing to resume or lose; starting it again` }));
+      emit(
+        makeEvent({
+          type: 'log',
+          level: 'info',
+          message: `${runDir}: the earlier training stopped before its first checkpoint, so there is nothing to resume or lose; starting it again`,
+        }),
+      );
     }
-    for (const name of [RUN_FILES.checkpoint, CHECKPOINT_TMP, CHECKPOINT_OLD, RUN_FILES.metrics, RUN_FILES.metricsCsv, RUN_FILES.summary, path.dirname(RUN_FILES.episodes), RUN_FILES.suggestions, RUN_FILES.report]) {
+    for (const name of [
+      RUN_FILES.checkpoint,
+      CHECKPOINT_TMP,
+      CHECKPOINT_OLD,
+      RUN_FILES.metrics,
+      RUN_FILES.metricsCsv,
+      RUN_FILES.summary,
+      path.dirname(RUN_FILES.episodes),
+      RUN_FILES.suggestions,
+      RUN_FILES.report,
+    ]) {
       rmSync(path.join(runDir, name), { recursive: true, force: true });
     }
   }
@@ -285,21 +324,42 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
     state.trainingSeeds.push(...state.envSeeds);
     mkdirSync(runDir, { recursive: true });
     copyFileSync(options.rewardFile, rewardCopy);
-    writeStoredConfig(runDir, options.config ?? {
-      task: typeof options.task === 'string' ? options.task : task.id,
-      steps: state.totalFrames, seed, envs: numEnvs, backend: options.backend ?? 'auto', init: state.init,
-      evalEpisodes: options.evalEpisodes ?? DEFAULT_EVAL_EPISODES, workers: options.workers ?? null, rolloutSteps: state.rolloutSteps,
-      checkpointEvery: options.checkpointEvery ?? DEFAULT_CHECKPOINT_EVERY, hyperparameters: state.hyperparameters, configFile: null,
-    });
+    writeStoredConfig(
+      runDir,
+      options.config ?? {
+        task: typeof options.task === 'string' ? options.task : task.id,
+        steps: state.totalFrames,
+        seed,
+        envs: numEnvs,
+        backend: options.backend ?? 'auto',
+        init: state.init,
+        evalEpisodes: options.evalEpisodes ?? DEFAULT_EVAL_EPISODES,
+        workers: options.workers ?? null,
+        rolloutSteps: state.rolloutSteps,
+        checkpointEvery: options.checkpointEvery ?? DEFAULT_CHECKPOINT_EVERY,
+        hyperparameters: state.hyperparameters,
+        configFile: null,
+      },
+    );
   }
   const backend = await ensureBackend(options.backend ?? 'auto');
   const metricsFile = path.join(runDir, RUN_FILES.metrics);
   truncateMetrics(metricsFile, state.metricsLines);
 
-  emit(makeEvent({
-    type: 'started', command: 'train', task: task.id, rewardFile: state.rewardFile, runDir, backend: backend.name, env: 'sim',
-    totalFrames: state.totalFrames, numEnvs: state.numEnvs, resumedFromFrames: state.frames,
-  }));
+  emit(
+    makeEvent({
+      type: 'started',
+      command: 'train',
+      task: task.id,
+      rewardFile: state.rewardFile,
+      runDir,
+      backend: backend.name,
+      env: 'sim',
+      totalFrames: state.totalFrames,
+      numEnvs: state.numEnvs,
+      resumedFromFrames: state.frames,
+    }),
+  );
 
   // Older runs' state lacks hyperparameters added since: they trained with the defaults.
   const hp = (state.hyperparameters = { ...DEFAULT_HYPERPARAMETERS, ...state.hyperparameters });
@@ -340,7 +400,10 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
     if (net.config.featureSize !== env.featureSize) throw new Error(`the checkpoint has ${net.config.featureSize} features; the env has ${env.featureSize}`);
 
     const reset = await env.reset(state.envSeeds);
-    await sandbox.beginEpisodes(Array.from({ length: n }, (_, i) => i), reset.obs);
+    await sandbox.beginEpisodes(
+      Array.from({ length: n }, (_, i) => i),
+      reset.obs,
+    );
     let features = reset.features;
     // Training episodes in the analyzer's format, only when someone analyses them while training runs.
     const recorder = options.liveAnalysis ? new EpisodeRecorder() : null;
@@ -368,7 +431,8 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
           buffer.values[row + i] = values[i]!;
         }
         const res = await env.step(actions);
-        const doneEnvs: number[] = [], firstObs: StepObservation[] = [];
+        const doneEnvs: number[] = [],
+          firstObs: StepObservation[] = [];
         res.info.forEach((info, i) => {
           if (!info.done) return;
           doneEnvs.push(i);
@@ -405,7 +469,10 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
         buffer.length = t + 1;
         state.frames += n;
       }
-      normaliser.update(finished.map((e) => e.ret), hp.returnMomentum);
+      normaliser.update(
+        finished.map((e) => e.ret),
+        hp.returnMomentum,
+      );
       buffer.computeAdvantages(evaluated.values, hp.normaliseReturns ? normaliser.scale : 1, hp.gamma, hp.lambda);
       const stats = ppoUpdate(net, optimizer, buffer, hp, rng, { initNet, valueOnly: initNet !== null && state.update < hp.valuePretrainUpdates });
       state.update++;
@@ -417,18 +484,47 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
       const fps = (steps * n) / Math.max(1e-3, (Date.now() - updateStart) / 1000);
       state.wallSeconds = wallBefore + (Date.now() - segmentStart) / 1000;
       const metrics: UpdateMetrics = {
-        update: state.update, frames: state.frames, fps, mean_return: meanReturn, success_rate: successRate, success, episodes: state.episodes,
-        policy_loss: stats.policyLoss, value_loss: stats.valueLoss, entropy: stats.entropy, kl: stats.kl, wall_seconds: state.wallSeconds,
+        update: state.update,
+        frames: state.frames,
+        fps,
+        mean_return: meanReturn,
+        success_rate: successRate,
+        success,
+        episodes: state.episodes,
+        policy_loss: stats.policyLoss,
+        value_loss: stats.valueLoss,
+        entropy: stats.entropy,
+        kl: stats.kl,
+        wall_seconds: state.wallSeconds,
       };
       appendFileSync(metricsFile, JSON.stringify(metrics) + '\n');
       state.metricsLines = state.update;
       state.lastStats = { ...stats, fps };
-      emit(makeEvent({
-        type: 'progress', frames: state.frames, totalFrames: state.totalFrames, fps, meanReturn, successRate, successEpisodes: success.n, successCi95: success.ci95, episodes: state.episodes,
-        update: state.update, policyLoss: stats.policyLoss, valueLoss: stats.valueLoss, entropy: stats.entropy,
-      }));
+      emit(
+        makeEvent({
+          type: 'progress',
+          frames: state.frames,
+          totalFrames: state.totalFrames,
+          fps,
+          meanReturn,
+          successRate,
+          successEpisodes: success.n,
+          successCi95: success.ci95,
+          episodes: state.episodes,
+          update: state.update,
+          policyLoss: stats.policyLoss,
+          valueLoss: stats.valueLoss,
+          entropy: stats.entropy,
+        }),
+      );
       if (options.liveAnalysis && state.update % LIVE_ANALYSIS_EVERY === 0 && state.frames < state.totalFrames && liveWindow.some((e) => !e.success)) {
-        for (const e of await options.liveAnalysis([...liveWindow], { frames: state.frames, totalFrames: state.totalFrames, task, rewardFile: state.rewardFile })) emit(e);
+        for (const e of await options.liveAnalysis([...liveWindow], {
+          frames: state.frames,
+          totalFrames: state.totalFrames,
+          task,
+          rewardFile: state.rewardFile,
+        }))
+          emit(e);
       }
       if (state.update % (options.checkpointEvery ?? DEFAULT_CHECKPOINT_EVERY) === 0 || state.frames >= state.totalFrames) {
         state.rng = rng.state;
@@ -454,7 +550,14 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
       const policy = net;
       const evalRng = new Rng(state.seed ^ 0xe7a1);
       result = await evaluate({
-        task, episodes: evalEpisodes, numEnvs: evalEnvs, seed: state.seed, trainingSeeds, workers: options.workers, emit, sandbox,
+        task,
+        episodes: evalEpisodes,
+        numEnvs: evalEnvs,
+        seed: state.seed,
+        trainingSeeds,
+        workers: options.workers,
+        emit,
+        sandbox,
         onEpisode: options.onEvalEpisode,
         act: (f, k) => sampleActions(policy.evaluate(f, k).probs, k, config.numActions, evalRng),
       });
@@ -517,14 +620,24 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
 
 function evalEvent(e: EvalSummary, gap: ReturnType<typeof generalisationGap>): RunnerEvent {
   return makeEvent({
-    type: 'eval', episodes: e.episodes, successRate: e.success_rate, deathRate: e.death_rate, successCi95: e.success.ci95, deathCi95: e.death.ci95,
-    avgSteps: e.avg_steps, deathCauses: e.death_causes, generalisationGap: gap?.message ?? null,
+    type: 'eval',
+    episodes: e.episodes,
+    successRate: e.success_rate,
+    deathRate: e.death_rate,
+    successCi95: e.success.ci95,
+    deathCi95: e.death.ci95,
+    avgSteps: e.avg_steps,
+    deathCauses: e.death_causes,
+    generalisationGap: gap?.message ?? null,
   });
 }
 
 /** metrics.csv beside metrics.ndjson, rewritten from it (at each checkpoint and at the end). */
 function writeMetricsCsv(metricsFile: string, csvFile: string): void {
-  const lines = readFileSync(metricsFile, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as UpdateMetrics);
+  const lines = readFileSync(metricsFile, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as UpdateMetrics);
   writeFileSync(csvFile, metricsCsv(lines));
 }
 
@@ -568,7 +681,9 @@ class Reporter {
     if (e.type === 'started') {
       const resumed = e.resumedFromFrames ? `, resuming at ${e.resumedFromFrames.toLocaleString('en-US')} frames` : '';
       const frames = e.command === 'eval' ? '' : `${e.totalFrames.toLocaleString('en-US')} frames, `;
-      process.stderr.write(`${e.command} ${e.task} with ${e.rewardFile ? path.relative(process.cwd(), e.rewardFile) : '(no reward)'}: ${frames}${e.numEnvs} envs, backend ${e.backend}${resumed}\n`);
+      process.stderr.write(
+        `${e.command} ${e.task} with ${e.rewardFile ? path.relative(process.cwd(), e.rewardFile) : '(no reward)'}: ${frames}${e.numEnvs} envs, backend ${e.backend}${resumed}\n`,
+      );
     } else if (e.type === 'progress') {
       this.bar(e);
     } else if (e.type === 'reward_error') {
@@ -628,7 +743,9 @@ function bar(fraction: number, width = 24): string {
 
 const clock = (seconds: number) => {
   const s = Math.max(0, Math.round(seconds));
-  return s >= 3600 ? `${Math.floor(s / 3600)}:${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}` : `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+  return s >= 3600
+    ? `${Math.floor(s / 3600)}:${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`
+    : `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 };
 
 /** "[#####...] evaluating 37/100 episodes  0:21 elapsed, ETA 0:36" (ETA from the pace of the episodes done). */
@@ -645,19 +762,34 @@ export function resultTable(rows: { task: string; reward: string; summary: RunSu
   const rate = (r: RateRecord | undefined) => (r ? formatRateShort({ ...r, rate: r.rate ?? Number.NaN }) : '—');
   const header = ['task', 'reward', 'held-out success % [95 % CI] (n)', 'train success % [95 % CI] (n)', 'death %', 'avg steps', 'frames', 'wall s', 'backend'];
   const body = rows.map(({ task, reward, summary: s }) => [
-    task, reward, rate(s.eval.success), rate(s.train.success), rate(s.eval.death), s.eval.avg_steps.toFixed(0),
-    s.env_steps.toLocaleString('en-US'), s.wall_seconds.toFixed(0), s.backend,
+    task,
+    reward,
+    rate(s.eval.success),
+    rate(s.train.success),
+    rate(s.eval.death),
+    s.eval.avg_steps.toFixed(0),
+    s.env_steps.toLocaleString('en-US'),
+    s.wall_seconds.toFixed(0),
+    s.backend,
   ]);
   const widths = header.map((h, c) => Math.max(h.length, ...body.map((r) => r[c]!.length)));
   const line = (cells: string[]) => `| ${cells.map((cell, c) => (c < 2 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join(' | ')} |`;
   const gaps = rows.flatMap(({ task, reward, summary: s }) => (s.generalisation_gap ? [`warning: ${task} ${reward}: ${s.generalisation_gap.message}`] : []));
-  return [line(header), `|${widths.map((w, c) => (c < 2 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|')}|`, ...body.map(line), ...(gaps.length ? ['', ...gaps] : [])].join('\n');
+  return [
+    line(header),
+    `|${widths.map((w, c) => (c < 2 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|')}|`,
+    ...body.map(line),
+    ...(gaps.length ? ['', ...gaps] : []),
+  ].join('\n');
 }
 
 /** A reward error as the user needs it: file:line:column, kind and message (the rest: the common format). */
 function asCommandError(err: unknown, reporter: Reporter): unknown {
   reporter.clear();
-  if (err instanceof RewardError) return new CommandError(`reward error (${err.kind}) at ${err.file}:${err.line}:${err.column}: ${terminalText(err.detail)}${err.env === null ? '' : ` (env ${err.env})`}`);
+  if (err instanceof RewardError)
+    return new CommandError(
+      `reward error (${err.kind}) at ${err.file}:${err.line}:${err.column}: ${terminalText(err.detail)}${err.env === null ? '' : ` (env ${err.env})`}`,
+    );
   return err;
 }
 
@@ -733,13 +865,32 @@ async function evalMain(argv: string[]): Promise<number> {
     const runDir = path.resolve(v.out);
     mkdirSync(runDir, { recursive: true });
     const start = Date.now();
-    reporter.emit(makeEvent({ type: 'started', command: 'eval', task: task.id, rewardFile: hasReward ? path.resolve(rewardFile) : null, runDir, backend: backend.name, env: 'sim', totalFrames: 0, numEnvs, resumedFromFrames: 0 }));
+    reporter.emit(
+      makeEvent({
+        type: 'started',
+        command: 'eval',
+        task: task.id,
+        rewardFile: hasReward ? path.resolve(rewardFile) : null,
+        runDir,
+        backend: backend.name,
+        env: 'sim',
+        totalFrames: 0,
+        numEnvs,
+        resumedFromFrames: 0,
+      }),
+    );
     sandbox = hasReward ? await RewardSandbox.open(rewardFile, numEnvs, { attack: task.attack }) : null;
     const rng = new Rng(seed ^ 0xe7a1);
     const policy = net;
     reporter.evalProgress(0, episodes);
     const result = await evaluate({
-      task, episodes, numEnvs, seed, sandbox, emit: reporter.emit, onEpisode: reporter.evalProgress,
+      task,
+      episodes,
+      numEnvs,
+      seed,
+      sandbox,
+      emit: reporter.emit,
+      onEpisode: reporter.evalProgress,
       trainingSeeds: new Set([...(state?.trainingSeeds ?? []), ...(loaded.file.worldSeeds ?? [])]),
       workers: v.workers,
       act: (f, k) => sampleActions(policy.evaluate(f, k).probs, k, loaded.file.numActions, rng),
@@ -748,14 +899,22 @@ async function evalMain(argv: string[]): Promise<number> {
     const trainSuccess = new TrainingSuccess(state?.numEnvs ?? 1, undefined, state?.successCurve).estimate();
     const gap = generalisationGap(trainSuccess, result.summary.success);
     const summary: RunSummary = {
-      task: task.id, reward_file: hasReward ? path.resolve(rewardFile) : null, reward_sha256: hasReward ? sha256(rewardFile) : null, seed, env: 'sim',
-      env_steps: state?.frames ?? 0, wall_seconds: (Date.now() - start) / 1000, backend: backend.name,
+      task: task.id,
+      reward_file: hasReward ? path.resolve(rewardFile) : null,
+      reward_sha256: hasReward ? sha256(rewardFile) : null,
+      seed,
+      env: 'sim',
+      env_steps: state?.frames ?? 0,
+      wall_seconds: (Date.now() - start) / 1000,
+      backend: backend.name,
       train: {
-        updates: state?.update ?? 0, frames: state?.frames ?? 0,
+        updates: state?.update ?? 0,
+        frames: state?.frames ?? 0,
         mean_return: state?.recent.length ? state.recent.reduce((s, e) => s + e.ret, 0) / state.recent.length : 0,
         success_rate: trainSuccess.rate,
         success: trainSuccess,
-        entropy: state?.lastStats.entropy ?? 0, fps: state?.lastStats.fps ?? 0,
+        entropy: state?.lastStats.entropy ?? 0,
+        fps: state?.lastStats.fps ?? 0,
       },
       eval: result.summary,
       generalisation_gap: gap,
@@ -764,12 +923,18 @@ async function evalMain(argv: string[]): Promise<number> {
     writeFileSync(summaryFile, JSON.stringify(summary, null, 2) + '\n');
     reporter.emit(evalEvent(result.summary, gap));
     reporter.emit(makeEvent({ type: 'finished', ok: true, runDir, summary: summaryFile }));
-    if (!reporter.events) process.stdout.write(`\n${resultTable([{ task: task.id, reward: hasReward ? path.basename(rewardFile) : '(none)', summary }])}\n\nrun folder: ${runDir}\n`);
+    if (!reporter.events)
+      process.stdout.write(
+        `\n${resultTable([{ task: task.id, reward: hasReward ? path.basename(rewardFile) : '(none)', summary }])}\n\nrun folder: ${runDir}\n`,
+      );
     noteRunFolder(runDir, reporter.events);
     return 0;
   } catch (err) {
-    if (err instanceof RewardError) reporter.emit(makeEvent({ type: 'reward_error', file: err.file, line: err.line, column: err.column, kind: err.kind, message: err.detail }));
-    reporter.emit(makeEvent({ type: 'finished', ok: false, runDir: path.resolve(v.out), summary: null, error: err instanceof Error ? err.message : String(err) }));
+    if (err instanceof RewardError)
+      reporter.emit(makeEvent({ type: 'reward_error', file: err.file, line: err.line, column: err.column, kind: err.kind, message: err.detail }));
+    reporter.emit(
+      makeEvent({ type: 'finished', ok: false, runDir: path.resolve(v.out), summary: null, error: err instanceof Error ? err.message : String(err) }),
+    );
     throw asCommandError(err, reporter);
   } finally {
     await sandbox?.close();

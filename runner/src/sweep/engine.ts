@@ -82,7 +82,8 @@ function tsxLoader(cli: string): string {
   for (let dir = path.dirname(cli); ; dir = path.dirname(dir)) {
     const loader = path.join(dir, 'node_modules', 'tsx', 'dist', 'loader.mjs');
     if (existsSync(loader)) return pathToFileURL(loader).href;
-    if (path.dirname(dir) === dir) throw new Error(`${cli} is a TypeScript source but no node_modules/tsx was found above it; point --cli at a built dist/cli.js`);
+    if (path.dirname(dir) === dir)
+      throw new Error(`${cli} is a TypeScript source but no node_modules/tsx was found above it; point --cli at a built dist/cli.js`);
   }
 }
 
@@ -111,7 +112,9 @@ function freshArgs(job: TrainJob): string[] {
  * complete). The same script runs under `bash` locally and under `sbatch` on a cluster.
  */
 export function jobScript(job: TrainJob, runner: RunnerCommand): string {
-  const node = [shellQuote(runner.node), ...(runner.cli.endsWith('.ts') ? ['--import', shellQuote(tsxLoader(runner.cli))] : []), shellQuote(runner.cli)].join(' ');
+  const node = [shellQuote(runner.node), ...(runner.cli.endsWith('.ts') ? ['--import', shellQuote(tsxLoader(runner.cli))] : []), shellQuote(runner.cli)].join(
+    ' ',
+  );
   const dir = shellQuote(job.runDir);
   return `#!/bin/bash
 # Written by rewardsmith sweep: one training run (${job.name}).
@@ -273,7 +276,8 @@ export abstract class Engine {
       }
       const found = failureFromLog(job.runDir);
       const verdict = exit ? null : await this.verdict(jobId);
-      const message = found.message ?? (exit ? `train exited with code ${exit.exit_code}` : `the job ended without finishing train${verdict ? ` (${verdict})` : ''}`);
+      const message =
+        found.message ?? (exit ? `train exited with code ${exit.exit_code}` : `the job ended without finishing train${verdict ? ` (${verdict})` : ''}`);
       hooks.onState?.('failed', jobId);
       return { state: 'failed', jobId, exit, message: verdict && found.message ? `${found.message} (${verdict})` : message, rewardError: found.rewardError };
     } finally {
@@ -352,7 +356,13 @@ export class SlurmError extends Error {}
 function command(file: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(file, args, { encoding: 'utf8', timeout: 60_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as NodeJS.ErrnoException).code === 'number' ? Number((err as NodeJS.ErrnoException).code) : (err as { code?: unknown }).code === 'ENOENT' ? 127 : 1) : 0;
+      const code = err
+        ? typeof (err as NodeJS.ErrnoException).code === 'number'
+          ? Number((err as NodeJS.ErrnoException).code)
+          : (err as { code?: unknown }).code === 'ENOENT'
+            ? 127
+            : 1
+        : 0;
       resolve({ code, stdout, stderr: stderr || (err && !stdout ? err.message : '') });
     });
   });
@@ -376,14 +386,21 @@ export class SlurmEngine extends Engine {
   /** Checks that the Slurm client commands exist and reach a controller. */
   static async check(): Promise<void> {
     const r = await command('squeue', ['-h', '-o', '%i', '-u', os.userInfo().username]);
-    if (r.code === 127) throw new SlurmError('sbatch/squeue are not installed here: run on a Slurm login node, or bring up a local cluster with `npm run slurm:local`');
+    if (r.code === 127)
+      throw new SlurmError('sbatch/squeue are not installed here: run on a Slurm login node, or bring up a local cluster with `npm run slurm:local`');
     if (r.code !== 0) throw new SlurmError(`squeue failed: ${r.stderr.trim().split('\n').pop()} (is slurmctld up? locally: \`npm run slurm:local\`)`);
   }
 
   /** The sbatch arguments for a job (without the script). */
   sbatchArgs(job: TrainJob): string[] {
     const o = this.o;
-    const args = ['--parsable', `--job-name=rewardsmith:${job.name}`, `--chdir=${job.runDir}`, `--output=${path.join(job.runDir, JOB_FILES.log)}`, '--open-mode=append'];
+    const args = [
+      '--parsable',
+      `--job-name=rewardsmith:${job.name}`,
+      `--chdir=${job.runDir}`,
+      `--output=${path.join(job.runDir, JOB_FILES.log)}`,
+      '--open-mode=append',
+    ];
     if (o.partition) args.push(`--partition=${o.partition}`);
     if (o.time) args.push(`--time=${o.time}`);
     if (o.cpusPerTask !== undefined) args.push(`--cpus-per-task=${o.cpusPerTask}`);

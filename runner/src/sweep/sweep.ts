@@ -31,9 +31,17 @@ export const SWEEP_SPEC = {
     time: { type: 'string', description: 'slurm: time limit per run (sbatch --time, e.g. 30:00)', valueName: 'LIMIT' },
     'cpus-per-task': { type: 'int', description: 'slurm: CPUs per run', valueName: 'C', min: 1 },
     gpus: { type: 'int', description: 'slurm: GPUs per run (--gres=gpu:N)', valueName: 'N', min: 1 },
-    'sbatch-arg': { type: 'list', description: 'slurm: more sbatch arguments, e.g. --sbatch-arg=--account=rl (use the = form for values that start with --)', valueName: 'ARG...' },
-    node: { type: 'string', description: 'Node.js 20 executable the jobs run (default: this one; on a cluster: the path on the compute nodes)', valueName: 'PATH' },
-    cli: { type: 'string', description: 'rewardsmith CLI script the jobs run (default: this installation\'s)', valueName: 'PATH' },
+    'sbatch-arg': {
+      type: 'list',
+      description: 'slurm: more sbatch arguments, e.g. --sbatch-arg=--account=rl (use the = form for values that start with --)',
+      valueName: 'ARG...',
+    },
+    node: {
+      type: 'string',
+      description: 'Node.js 20 executable the jobs run (default: this one; on a cluster: the path on the compute nodes)',
+      valueName: 'PATH',
+    },
+    cli: { type: 'string', description: "rewardsmith CLI script the jobs run (default: this installation's)", valueName: 'PATH' },
     poll: { type: 'number', description: 'seconds between status polls (default 0.5 local, 2 slurm)', valueName: 'S', min: 0.05 },
     events: { type: 'string', description: 'print progress as ndjson events on stdout', choices: ['ndjson'] },
   },
@@ -64,7 +72,11 @@ function writeAtomic(file: string, text: string): void {
 function rewardNames(files: string[]): string[] {
   const seen = new Map<string, number>();
   return files.map((f) => {
-    const base = path.basename(f).replace(/\.reward\.(ts|js)$/, '').replace(/\.(ts|js)$/, '').replace(/[^\w.-]+/g, '_');
+    const base = path
+      .basename(f)
+      .replace(/\.reward\.(ts|js)$/, '')
+      .replace(/\.(ts|js)$/, '')
+      .replace(/[^\w.-]+/g, '_');
     const k = (seen.get(base) ?? 0) + 1;
     seen.set(base, k);
     return k === 1 ? base : `${base}-${k}`;
@@ -100,10 +112,16 @@ export async function sweep(o: SweepOptions): Promise<SweepResults> {
     const earlier = JSON.parse(readFileSync(stateFile, 'utf8')) as SweepState;
     const differs = (['task', 'steps', 'seeds', 'init'] as const).filter((k) => earlier[k] !== state[k]);
     if (JSON.stringify(earlier.rewards.map((r) => [r.name, r.file])) !== JSON.stringify(rewards.map((r) => [r.name, r.file]))) differs.push('rewards' as never);
-    if (differs.length > 0) throw new CommandError(`${dir} holds a sweep with other settings (${differs.map((k) => `${k}: ${JSON.stringify(earlier[k])}`).join(', ')}); run it with the same ones to resume it, or choose another --out`);
+    if (differs.length > 0)
+      throw new CommandError(
+        `${dir} holds a sweep with other settings (${differs.map((k) => `${k}: ${JSON.stringify(earlier[k])}`).join(', ')}); run it with the same ones to resume it, or choose another --out`,
+      );
     for (const r of rewards) {
       const was = earlier.rewards.find((e) => e.name === r.name)!;
-      if (was.sha256 !== r.sha256) throw new CommandError(`${r.file} changed since this sweep started; its runs trained the earlier text (kept in ${path.join(dir, 'rewards', `${r.name}.reward.ts`)}): restore it, or start a new sweep with another --out`);
+      if (was.sha256 !== r.sha256)
+        throw new CommandError(
+          `${r.file} changed since this sweep started; its runs trained the earlier text (kept in ${path.join(dir, 'rewards', `${r.name}.reward.ts`)}): restore it, or start a new sweep with another --out`,
+        );
     }
     state = { ...state, runs: earlier.runs };
     o.say?.(`resuming the sweep in ${dir}`);
@@ -130,13 +148,38 @@ export async function sweep(o: SweepOptions): Promise<SweepResults> {
       ...o.train,
     })),
   );
-  const records = new Map<string, RunRecord>(jobs.map((j) => {
-    const prev = state.runs[j.name];
-    return [j.name, { reward: j.reward, rewardFile: j.rewardOriginal, seed: j.seed, jobId: prev?.jobId ?? null, runDir: j.runDir, state: prev?.state ?? 'pending', wallSeconds: prev?.wallSeconds ?? null, message: prev?.message ?? null }];
-  }));
-  const meta = () => ({ task: task.id, steps: o.steps, seeds: Array.from({ length: o.seeds }, (_, i) => i), engine: o.engine.kind, wall_seconds: (Date.now() - start) / 1000 });
+  const records = new Map<string, RunRecord>(
+    jobs.map((j) => {
+      const prev = state.runs[j.name];
+      return [
+        j.name,
+        {
+          reward: j.reward,
+          rewardFile: j.rewardOriginal,
+          seed: j.seed,
+          jobId: prev?.jobId ?? null,
+          runDir: j.runDir,
+          state: prev?.state ?? 'pending',
+          wallSeconds: prev?.wallSeconds ?? null,
+          message: prev?.message ?? null,
+        },
+      ];
+    }),
+  );
+  const meta = () => ({
+    task: task.id,
+    steps: o.steps,
+    seeds: Array.from({ length: o.seeds }, (_, i) => i),
+    engine: o.engine.kind,
+    wall_seconds: (Date.now() - start) / 1000,
+  });
   const writeResults = (): SweepResults => {
-    const results = sweepResults(dir, meta(), [...records.values()], rewards.map((r) => ({ name: r.name, file: r.file })));
+    const results = sweepResults(
+      dir,
+      meta(),
+      [...records.values()],
+      rewards.map((r) => ({ name: r.name, file: r.file })),
+    );
     writeAtomic(path.join(dir, SWEEP_FILES.results), JSON.stringify(results, null, 2) + '\n');
     writeAtomic(path.join(dir, SWEEP_FILES.table), resultsMarkdown(results));
     writeAtomic(path.join(dir, SWEEP_FILES.plot), resultsSvg(results));
@@ -146,7 +189,20 @@ export async function sweep(o: SweepOptions): Promise<SweepResults> {
   let done = 0;
   const report = (job: (typeof jobs)[number], frames: number, extra: Partial<SweepRunEvent> = {}) => {
     const r = records.get(job.name)!;
-    o.emit?.(makeEvent({ type: 'sweep_run', run: job.name, reward: job.reward, seed: job.seed, state: r.state, jobId: r.jobId, runDir: job.runDir, frames, totalFrames: job.steps, ...extra }));
+    o.emit?.(
+      makeEvent({
+        type: 'sweep_run',
+        run: job.name,
+        reward: job.reward,
+        seed: job.seed,
+        state: r.state,
+        jobId: r.jobId,
+        runDir: job.runDir,
+        frames,
+        totalFrames: job.steps,
+        ...extra,
+      }),
+    );
   };
   const update = (job: (typeof jobs)[number], patch: Partial<RunRecord>) => {
     const r = Object.assign(records.get(job.name)!, patch);
@@ -154,119 +210,166 @@ export async function sweep(o: SweepOptions): Promise<SweepResults> {
     save();
   };
 
-  o.emit?.(makeEvent({ type: 'started', command: 'sweep', task: task.id, rewardFile: null, runDir: dir, backend: o.engine.kind, env: 'sim', totalFrames: o.steps * jobs.length, numEnvs: o.train?.envs ?? 0, resumedFromFrames: 0 }));
+  o.emit?.(
+    makeEvent({
+      type: 'started',
+      command: 'sweep',
+      task: task.id,
+      rewardFile: null,
+      runDir: dir,
+      backend: o.engine.kind,
+      env: 'sim',
+      totalFrames: o.steps * jobs.length,
+      numEnvs: o.train?.envs ?? 0,
+      resumedFromFrames: 0,
+    }),
+  );
   o.say?.(`sweep: ${rewards.length} reward(s) × ${o.seeds} seed(s) = ${jobs.length} runs of ${o.steps.toLocaleString('en-US')} frames on ${o.engine.kind}`);
   writeResults();
 
-  await Promise.all(jobs.map(async (job) => {
-    const prev = records.get(job.name)!;
-    const summary = prev.state === 'completed' ? readSummary(job.runDir) : null;
-    if (summary) {
+  await Promise.all(
+    jobs.map(async (job) => {
+      const prev = records.get(job.name)!;
+      const summary = prev.state === 'completed' ? readSummary(job.runDir) : null;
+      if (summary) {
+        done++;
+        o.say?.(`[${done}/${jobs.length}] ${job.name}: kept (completed earlier)`);
+        report(job, job.steps, { success: { count: summary.eval.success.count, n: summary.eval.success.n } });
+        return;
+      }
+      const attach = state.runs[job.name]?.engine === o.engine.kind ? prev.jobId : null;
+      let lastQuarter = -1;
+      const result = await o.engine.run(job, {
+        attach,
+        signal: o.signal,
+        onState: (s, jobId) => {
+          update(job, { state: s, jobId, message: null });
+          if (s === 'queued' || s === 'running')
+            o.say?.(
+              `        ${job.name}: ${s}${jobId ? ` (${o.engine.kind === 'slurm' ? 'job' : 'pid'} ${jobId})` : ''}${attach && jobId === attach ? ', from the earlier sweep' : ''}`,
+            );
+          if (s !== 'completed' && s !== 'failed') report(job, 0);
+        },
+        onProgress: (frames) => {
+          report(job, frames);
+          const quarter = Math.floor((4 * frames) / job.steps);
+          if (quarter !== lastQuarter && quarter < 4)
+            o.say?.(`        ${job.name}: ${frames.toLocaleString('en-US')}/${job.steps.toLocaleString('en-US')} frames`);
+          lastQuarter = quarter;
+        },
+      });
+      const wallSeconds = result.exit ? result.exit.ended - result.exit.started : null;
+      update(job, { state: result.state, jobId: result.jobId, wallSeconds, message: result.message });
+      if (result.state === 'cancelled') return;
       done++;
-      o.say?.(`[${done}/${jobs.length}] ${job.name}: kept (completed earlier)`);
-      report(job, job.steps, { success: { count: summary.eval.success.count, n: summary.eval.success.n } });
-      return;
-    }
-    const attach = state.runs[job.name]?.engine === o.engine.kind ? prev.jobId : null;
-    let lastQuarter = -1;
-    const result = await o.engine.run(job, {
-      attach,
-      signal: o.signal,
-      onState: (s, jobId) => {
-        update(job, { state: s, jobId, message: null });
-        if (s === 'queued' || s === 'running') o.say?.(`        ${job.name}: ${s}${jobId ? ` (${o.engine.kind === 'slurm' ? 'job' : 'pid'} ${jobId})` : ''}${attach && jobId === attach ? ', from the earlier sweep' : ''}`);
-        if (s !== 'completed' && s !== 'failed') report(job, 0);
-      },
-      onProgress: (frames) => {
-        report(job, frames);
-        const quarter = Math.floor((4 * frames) / job.steps);
-        if (quarter !== lastQuarter && quarter < 4) o.say?.(`        ${job.name}: ${frames.toLocaleString('en-US')}/${job.steps.toLocaleString('en-US')} frames`);
-        lastQuarter = quarter;
-      },
-    });
-    const wallSeconds = result.exit ? result.exit.ended - result.exit.started : null;
-    update(job, { state: result.state, jobId: result.jobId, wallSeconds, message: result.message });
-    if (result.state === 'cancelled') return;
-    done++;
-    const s = result.state === 'completed' ? readSummary(job.runDir) : null;
-    const success = s ? { count: s.eval.success.count, n: s.eval.success.n } : undefined;
-    o.say?.(`[${done}/${jobs.length}] ${job.name}: ${result.state}${success ? `, held-out success ${success.count}/${success.n}` : ''}${wallSeconds !== null ? ` in ${wallSeconds.toFixed(0)} s` : ''}${result.message ? `: ${result.message}` : ''}`);
-    report(job, s?.env_steps ?? 0, { ...(success ? { success } : {}), ...(result.message ? { message: result.message } : {}) });
-    writeResults();
-  }));
+      const s = result.state === 'completed' ? readSummary(job.runDir) : null;
+      const success = s ? { count: s.eval.success.count, n: s.eval.success.n } : undefined;
+      o.say?.(
+        `[${done}/${jobs.length}] ${job.name}: ${result.state}${success ? `, held-out success ${success.count}/${success.n}` : ''}${wallSeconds !== null ? ` in ${wallSeconds.toFixed(0)} s` : ''}${result.message ? `: ${result.message}` : ''}`,
+      );
+      report(job, s?.env_steps ?? 0, { ...(success ? { success } : {}), ...(result.message ? { message: result.message } : {}) });
+      writeResults();
+    }),
+  );
   return writeResults();
 }
 
 export async function sweepCommand(argv: string[], io: CommandIo = PROCESS_IO): Promise<number> {
   let emit: ((e: RunnerEvent) => void) | undefined;
   let out = '';
-  const code = await runCommand('sweep', async () => {
-    const { values: v } = parseCommandArgs(SWEEP_SPEC, argv);
-    emit = v.events === 'ndjson' ? (e) => io.stdout(JSON.stringify(e) + '\n') : undefined;
-    if (!v.task) throw new UsageError('--task is required');
-    if (v.rewards.length === 0) throw new UsageError('--rewards needs at least one reward file');
-    if (!v.out) throw new UsageError('--out DIR is required');
-    for (const file of v.rewards) if (!existsSync(file)) throw new UsageError(`--rewards: ${file}: no such file`);
-    if (v.init && !existsSync(v.init)) throw new UsageError(`--init: ${v.init}: no such checkpoint folder`);
-    try {
-      resolveTask(v.task);
-    } catch (err) {
-      if (err instanceof TaskFileError) throw new CommandError(err.message);
-      throw new UsageError((err as Error).message);
-    }
-    const local = v.engine === 'local';
-    for (const name of ['partition', 'time', 'cpus-per-task', 'gpus', 'sbatch-arg'] as const) {
-      if (local && (name === 'sbatch-arg' ? v[name].length > 0 : v[name] !== undefined)) throw new UsageError(`--${name} is a Slurm option; add --engine slurm`);
-    }
-    if (!local && v.parallel !== undefined) throw new UsageError('--parallel is for --engine local (Slurm schedules the jobs itself)');
-    const defaults = defaultRunnerCommand();
-    const runner = { node: v.node ? path.resolve(v.node) : defaults.node, cli: v.cli ? path.resolve(v.cli) : defaults.cli };
-    // On a cluster these are paths on the compute nodes, which this machine may not have; locally they must exist.
-    if (local) for (const name of ['node', 'cli'] as const) if (v[name] && !existsSync(v[name])) throw new UsageError(`--${name}: ${v[name]}: no such file`);
-    const pollMs = v.poll === undefined ? undefined : v.poll * 1000;
-    let engine: Engine;
-    if (local) engine = new LocalEngine({ parallel: v.parallel, pollMs, runner });
-    else {
-      await SlurmEngine.check();
-      engine = new SlurmEngine({ partition: v.partition, time: v.time, cpusPerTask: v['cpus-per-task'], gpus: v.gpus, extra: v['sbatch-arg'], pollMs, runner });
-    }
-    out = path.resolve(v.out);
-    const controller = new AbortController();
-    const say = (line: string) => io.stderr(line + '\n');
-    const onSignal = () => {
-      if (controller.signal.aborted) return;
-      say(local ? 'sweep: stopping the runs (run the same command again to resume)' : 'sweep: cancelling the Slurm jobs (scancel; run the same command again to resume)');
-      controller.abort();
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-    let results: SweepResults;
-    try {
-      results = await sweep({
-        task: v.task, rewards: v.rewards, seeds: v.seeds, steps: v.steps, init: v.init, out, engine, emit, say, signal: controller.signal,
-        train: { envs: v.envs, evalEpisodes: v['eval-episodes'], workers: v.workers, backend: v.backend },
-      });
-    } catch (err) {
-      if (err instanceof SlurmError) throw new CommandError(err.message);
-      throw err;
-    } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    }
-    const table = readFileSync(path.join(out, SWEEP_FILES.table), 'utf8');
-    if (!emit) io.stdout(table + `\nresults: ${path.join(out, SWEEP_FILES.results)} (plot: ${SWEEP_FILES.plot})\n`);
-    if (controller.signal.aborted) {
-      emit?.(makeEvent({ type: 'finished', ok: false, runDir: out, summary: path.join(out, SWEEP_FILES.results), error: 'cancelled' }));
-      return 130;
-    }
-    const failed = results.runs.filter((r) => r.state !== 'completed');
-    if (failed.length > 0) {
-      const message = `${failed.length} of ${results.runs.length} runs did not complete (${failed.map((r) => `${r.reward}/seed-${r.seed}: ${r.message ?? r.state}`).join('; ')}); run the same command again to retry them`;
-      emit?.(makeEvent({ type: 'finished', ok: false, runDir: out, summary: path.join(out, SWEEP_FILES.results), error: message }));
-      throw new CommandError(message);
-    }
-    emit?.(makeEvent({ type: 'finished', ok: true, runDir: out, summary: path.join(out, SWEEP_FILES.results) }));
-    return 0;
-  }, io);
+  const code = await runCommand(
+    'sweep',
+    async () => {
+      const { values: v } = parseCommandArgs(SWEEP_SPEC, argv);
+      emit = v.events === 'ndjson' ? (e) => io.stdout(JSON.stringify(e) + '\n') : undefined;
+      if (!v.task) throw new UsageError('--task is required');
+      if (v.rewards.length === 0) throw new UsageError('--rewards needs at least one reward file');
+      if (!v.out) throw new UsageError('--out DIR is required');
+      for (const file of v.rewards) if (!existsSync(file)) throw new UsageError(`--rewards: ${file}: no such file`);
+      if (v.init && !existsSync(v.init)) throw new UsageError(`--init: ${v.init}: no such checkpoint folder`);
+      try {
+        resolveTask(v.task);
+      } catch (err) {
+        if (err instanceof TaskFileError) throw new CommandError(err.message);
+        throw new UsageError((err as Error).message);
+      }
+      const local = v.engine === 'local';
+      for (const name of ['partition', 'time', 'cpus-per-task', 'gpus', 'sbatch-arg'] as const) {
+        if (local && (name === 'sbatch-arg' ? v[name].length > 0 : v[name] !== undefined))
+          throw new UsageError(`--${name} is a Slurm option; add --engine slurm`);
+      }
+      if (!local && v.parallel !== undefined) throw new UsageError('--parallel is for --engine local (Slurm schedules the jobs itself)');
+      const defaults = defaultRunnerCommand();
+      const runner = { node: v.node ? path.resolve(v.node) : defaults.node, cli: v.cli ? path.resolve(v.cli) : defaults.cli };
+      // On a cluster these are paths on the compute nodes, which this machine may not have; locally they must exist.
+      if (local) for (const name of ['node', 'cli'] as const) if (v[name] && !existsSync(v[name])) throw new UsageError(`--${name}: ${v[name]}: no such file`);
+      const pollMs = v.poll === undefined ? undefined : v.poll * 1000;
+      let engine: Engine;
+      if (local) engine = new LocalEngine({ parallel: v.parallel, pollMs, runner });
+      else {
+        await SlurmEngine.check();
+        engine = new SlurmEngine({
+          partition: v.partition,
+          time: v.time,
+          cpusPerTask: v['cpus-per-task'],
+          gpus: v.gpus,
+          extra: v['sbatch-arg'],
+          pollMs,
+          runner,
+        });
+      }
+      out = path.resolve(v.out);
+      const controller = new AbortController();
+      const say = (line: string) => io.stderr(line + '\n');
+      const onSignal = () => {
+        if (controller.signal.aborted) return;
+        say(
+          local
+            ? 'sweep: stopping the runs (run the same command again to resume)'
+            : 'sweep: cancelling the Slurm jobs (scancel; run the same command again to resume)',
+        );
+        controller.abort();
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+      let results: SweepResults;
+      try {
+        results = await sweep({
+          task: v.task,
+          rewards: v.rewards,
+          seeds: v.seeds,
+          steps: v.steps,
+          init: v.init,
+          out,
+          engine,
+          emit,
+          say,
+          signal: controller.signal,
+          train: { envs: v.envs, evalEpisodes: v['eval-episodes'], workers: v.workers, backend: v.backend },
+        });
+      } catch (err) {
+        if (err instanceof SlurmError) throw new CommandError(err.message);
+        throw err;
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+      const table = readFileSync(path.join(out, SWEEP_FILES.table), 'utf8');
+      if (!emit) io.stdout(table + `\nresults: ${path.join(out, SWEEP_FILES.results)} (plot: ${SWEEP_FILES.plot})\n`);
+      if (controller.signal.aborted) {
+        emit?.(makeEvent({ type: 'finished', ok: false, runDir: out, summary: path.join(out, SWEEP_FILES.results), error: 'cancelled' }));
+        return 130;
+      }
+      const failed = results.runs.filter((r) => r.state !== 'completed');
+      if (failed.length > 0) {
+        const message = `${failed.length} of ${results.runs.length} runs did not complete (${failed.map((r) => `${r.reward}/seed-${r.seed}: ${r.message ?? r.state}`).join('; ')}); run the same command again to retry them`;
+        emit?.(makeEvent({ type: 'finished', ok: false, runDir: out, summary: path.join(out, SWEEP_FILES.results), error: message }));
+        throw new CommandError(message);
+      }
+      emit?.(makeEvent({ type: 'finished', ok: true, runDir: out, summary: path.join(out, SWEEP_FILES.results) }));
+      return 0;
+    },
+    io,
+  );
   return code;
 }

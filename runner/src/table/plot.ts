@@ -18,8 +18,14 @@ const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
 export function renderPlot(rows: readonly PlotRow[], title: string): string {
   const tasks = [...new Set(rows.map((r) => r.task))];
   const methods = ['foundation', 'sparse', 'dense'] as const;
-  const left = 56, right = 20, top = 48, bottom = 84, plotH = 260;
-  const groupW = 200, barW = 40, gap = 12;
+  const left = 56,
+    right = 20,
+    top = 48,
+    bottom = 84,
+    plotH = 260;
+  const groupW = 200,
+    barW = 40,
+    gap = 12;
   const width = Math.max(660, left + right + tasks.length * groupW);
   const height = top + plotH + bottom;
   const y = (v: number) => top + plotH * (1 - Math.max(0, Math.min(1, v)));
@@ -40,15 +46,20 @@ export function renderPlot(rows: readonly PlotRow[], title: string): string {
       const x = x0 + k * (barW + gap);
       if (row && row.estimate.n > 0) {
         const e = row.estimate;
-        parts.push(`<rect x="${x}" y="${y(e.mean)}" width="${barW}" height="${y(0) - y(e.mean)}" fill="${COLOURS[m]}"><title>${esc(`${task}, ${LABELS[m]}: ${(e.mean * 100).toFixed(1)} % [${(e.ci95[0] * 100).toFixed(1)}, ${(e.ci95[1] * 100).toFixed(1)}], ${e.groups} seeds, ${e.n} episodes`)}</title></rect>`);
+        parts.push(
+          `<rect x="${x}" y="${y(e.mean)}" width="${barW}" height="${y(0) - y(e.mean)}" fill="${COLOURS[m]}"><title>${esc(`${task}, ${LABELS[m]}: ${(e.mean * 100).toFixed(1)} % [${(e.ci95[0] * 100).toFixed(1)}, ${(e.ci95[1] * 100).toFixed(1)}], ${e.groups} seeds, ${e.n} episodes`)}</title></rect>`,
+        );
         const cx = x + barW / 2;
         parts.push(`<line x1="${cx}" x2="${cx}" y1="${y(e.ci95[0])}" y2="${y(e.ci95[1])}" stroke="#000" stroke-width="1.5"/>`);
         for (const v of e.ci95) parts.push(`<line x1="${cx - 6}" x2="${cx + 6}" y1="${y(v)}" y2="${y(v)}" stroke="#000" stroke-width="1.5"/>`);
         parts.push(`<text x="${cx}" y="${y(e.ci95[1]) - 5}" text-anchor="middle" font-size="10">${(e.mean * 100).toFixed(0)}</text>`);
       }
       if (row && row.paper !== null) {
-        const px = x + barW + 1, py = y(row.paper / 100);
-        parts.push(`<path d="M ${px} ${py - 5} L ${px + 5} ${py} L ${px} ${py + 5} L ${px - 5} ${py} Z" fill="#fff" stroke="#000" stroke-width="1.5"><title>${esc(`paper (MineDojo), ${m === 'sparse' ? 'sparse reward RL' : 'Auto MC-Reward'}: ${row.paper} %`)}</title></path>`);
+        const px = x + barW + 1,
+          py = y(row.paper / 100);
+        parts.push(
+          `<path d="M ${px} ${py - 5} L ${px + 5} ${py} L ${px} ${py + 5} L ${px - 5} ${py} Z" fill="#fff" stroke="#000" stroke-width="1.5"><title>${esc(`paper (MineDojo), ${m === 'sparse' ? 'sparse reward RL' : 'Auto MC-Reward'}: ${row.paper} %`)}</title></path>`,
+        );
       }
     });
     parts.push(`<text x="${left + g * groupW + groupW / 2}" y="${top + plotH + 18}" text-anchor="middle">${esc(task)}</text>`);
@@ -60,7 +71,9 @@ export function renderPlot(rows: readonly PlotRow[], title: string): string {
     parts.push(`<rect x="${lx}" y="${ly - 10}" width="12" height="12" fill="${COLOURS[m]}"/><text x="${lx + 16}" y="${ly}">${LABELS[m]}</text>`);
     lx += 150;
   }
-  parts.push(`<path d="M ${lx + 6} ${ly - 10} L ${lx + 12} ${ly - 4} L ${lx + 6} ${ly + 2} L ${lx} ${ly - 4} Z" fill="#fff" stroke="#000" stroke-width="1.5"/><text x="${lx + 16}" y="${ly}">paper (MineDojo)</text>`);
+  parts.push(
+    `<path d="M ${lx + 6} ${ly - 10} L ${lx + 12} ${ly - 4} L ${lx + 6} ${ly + 2} L ${lx} ${ly - 4} Z" fill="#fff" stroke="#000" stroke-width="1.5"/><text x="${lx + 16}" y="${ly}">paper (MineDojo)</text>`,
+  );
   parts.push(`<text x="${left}" y="${ly + 22}" fill="#555">bars: mean over seeds; whiskers: bootstrap 95 % interval over seeds and episodes</text>`);
   parts.push('</svg>');
   return parts.join('\n') + '\n';

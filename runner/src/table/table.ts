@@ -134,7 +134,8 @@ export async function runTable(options: TableOptions): Promise<TableResult> {
   for (const t of tasks) {
     resolveTask(t);
     for (const kind of ['sparse', 'dense'] as const) {
-      if (!existsSync(bundledReward(t, kind))) throw new CommandError(`no bundled ${kind} reward for ${t} (expected ${path.relative(process.cwd(), bundledReward(t, kind))})`);
+      if (!existsSync(bundledReward(t, kind)))
+        throw new CommandError(`no bundled ${kind} reward for ${t} (expected ${path.relative(process.cwd(), bundledReward(t, kind))})`);
     }
   }
   const config: TableConfig = {
@@ -149,8 +150,10 @@ export async function runTable(options: TableOptions): Promise<TableResult> {
     const before = JSON.parse(readFileSync(configFile, 'utf8')) as TableConfig;
     const changed = (Object.keys(config) as (keyof TableConfig)[]).filter((k) => before[k] !== config[k]);
     if (changed.length > 0) {
-      throw new CommandError(`${out} holds a table run with ${changed.map((k) => `${k} ${before[k]}`).join(', ')}; ` +
-        `resuming it with ${changed.map((k) => `${k} ${config[k]}`).join(', ')} would mix budgets — use the same options or another --out`);
+      throw new CommandError(
+        `${out} holds a table run with ${changed.map((k) => `${k} ${before[k]}`).join(', ')}; ` +
+          `resuming it with ${changed.map((k) => `${k} ${config[k]}`).join(', ')} would mix budgets — use the same options or another --out`,
+      );
     }
   } else writeFileSync(configFile, JSON.stringify(config, null, 2) + '\n');
 
@@ -162,10 +165,19 @@ export async function runTable(options: TableOptions): Promise<TableResult> {
       const reusedFoundation = foundation !== null;
       if (!foundation) {
         log(`${task} seed ${seed}: foundation (${config.demos} demonstrations, behaviour cloning, ${config.evalEpisodes} held-out episodes)`);
-        foundation = (await pretrain({
-          task, out: foundationDir, demos: config.demos, seed, evalEpisodes: config.evalEpisodes, evalEnvs: EVAL_ENVS,
-          backend: options.backend, workers: options.workers, overwrite: true,
-        })).summary;
+        foundation = (
+          await pretrain({
+            task,
+            out: foundationDir,
+            demos: config.demos,
+            seed,
+            evalEpisodes: config.evalEpisodes,
+            evalEnvs: EVAL_ENVS,
+            backend: options.backend,
+            workers: options.workers,
+            overwrite: true,
+          })
+        ).summary;
       }
       cells.push(cellResult(task, seed, 'foundation', foundation, reusedFoundation));
       log(`${task} seed ${seed}: foundation ${fmt(cells[cells.length - 1]!)}`);
@@ -177,9 +189,19 @@ export async function runTable(options: TableOptions): Promise<TableResult> {
           const resume = existsSync(path.join(dir, RUN_FILES.checkpoint, 'state.json'));
           log(`${task} seed ${seed}: foundation + ${kind} (${config.steps.toLocaleString('en-US')} frames${resume ? ', resuming' : ''})`);
           summary = await train({
-            rewardFile: bundledReward(task, kind), task, out: dir, steps: config.steps, seed, envs: config.envs, init: foundationDir,
-            evalEpisodes: config.evalEpisodes, evalEnvs: EVAL_ENVS, backend: options.backend, workers: options.workers,
-            resume, overwrite: !resume,
+            rewardFile: bundledReward(task, kind),
+            task,
+            out: dir,
+            steps: config.steps,
+            seed,
+            envs: config.envs,
+            init: foundationDir,
+            evalEpisodes: config.evalEpisodes,
+            evalEnvs: EVAL_ENVS,
+            backend: options.backend,
+            workers: options.workers,
+            resume,
+            overwrite: !resume,
           });
         }
         cells.push(cellResult(task, seed, kind, summary!, reused));
@@ -188,23 +210,39 @@ export async function runTable(options: TableOptions): Promise<TableResult> {
     }
   }
 
-  const rows: TableRow[] = tasks.flatMap((task) => METHODS.map((method) => {
-    const mine = cells.filter((c) => c.task === task && c.method === method);
-    const groups = mine.map((c) => Array.from({ length: c.episodes }, (_, i) => (i < c.successes ? 1 : 0)));
-    const paper = method === 'foundation' ? null : (PAPER_FIGURES[task]?.[method] ?? null);
-    return { task, method, estimate: bootstrapMean(groups), paper, cells: mine };
-  }));
+  const rows: TableRow[] = tasks.flatMap((task) =>
+    METHODS.map((method) => {
+      const mine = cells.filter((c) => c.task === task && c.method === method);
+      const groups = mine.map((c) => Array.from({ length: c.episodes }, (_, i) => (i < c.successes ? 1 : 0)));
+      const paper = method === 'foundation' ? null : (PAPER_FIGURES[task]?.[method] ?? null);
+      return { task, method, estimate: bootstrapMean(groups), paper, cells: mine };
+    }),
+  );
   const wallSeconds = (Date.now() - start) / 1000;
   const files = {
-    markdown: path.join(out, 'table.md'), csv: path.join(out, 'table.csv'), svg: path.join(out, 'table.svg'), json: path.join(out, 'table.json'),
+    markdown: path.join(out, 'table.md'),
+    csv: path.join(out, 'table.csv'),
+    svg: path.join(out, 'table.svg'),
+    json: path.join(out, 'table.json'),
   };
   const result: TableResult = {
-    rows, cells, config: { ...config, tasks, seeds }, machine: machineDescription(), wallSeconds,
-    cellSeconds: cells.reduce((s, c) => s + c.wallSeconds, 0), files,
+    rows,
+    cells,
+    config: { ...config, tasks, seeds },
+    machine: machineDescription(),
+    wallSeconds,
+    cellSeconds: cells.reduce((s, c) => s + c.wallSeconds, 0),
+    files,
   };
   writeFileSync(files.markdown, tableMarkdown(result) + '\n');
   writeFileSync(files.csv, tableCsv(result));
-  writeFileSync(files.svg, renderPlot(rows, `Held-out success, ${seeds.length} seed${seeds.length === 1 ? '' : 's'} × ${config.evalEpisodes} episodes, ${config.steps.toLocaleString('en-US')} frames`));
+  writeFileSync(
+    files.svg,
+    renderPlot(
+      rows,
+      `Held-out success, ${seeds.length} seed${seeds.length === 1 ? '' : 's'} × ${config.evalEpisodes} episodes, ${config.steps.toLocaleString('en-US')} frames`,
+    ),
+  );
   writeFileSync(files.json, JSON.stringify({ ...result, rows: rows.map(({ cells: _c, ...r }) => r) }, null, 2) + '\n');
   return result;
 }
@@ -224,14 +262,20 @@ export function tableMarkdown(r: TableResult): string {
   const lines = [
     `| task | ${METHODS.map((m) => METHOD_LABELS[m]).join(' | ')} | paper: sparse | paper: Auto MC-Reward |`,
     `|---|${METHODS.map(() => '---:').join('|')}|---:|---:|`,
-    ...tasks.map((t) => `| ${t} | ${METHODS.map((m) => formatEstimate(get(t, m).estimate)).join(' | ')} | ${PAPER_FIGURES[t]?.sparse ?? '—'} | ${PAPER_FIGURES[t]?.dense ?? '—'} |`),
+    ...tasks.map(
+      (t) =>
+        `| ${t} | ${METHODS.map((m) => formatEstimate(get(t, m).estimate)).join(' | ')} | ${PAPER_FIGURES[t]?.sparse ?? '—'} | ${PAPER_FIGURES[t]?.dense ?? '—'} |`,
+    ),
   ];
   const { steps, demos, evalEpisodes, seeds } = r.config;
-  lines.push('', `Held-out success % — mean over seeds ${seeds.join(', ')} with a bootstrap 95 % interval over seeds and episodes ` +
-    `(${evalEpisodes} held-out worlds per seed and method); foundation = behaviour cloning from ${demos} scripted demonstrations; ` +
-    `fine-tuning: PPO for ${steps.toLocaleString('en-US')} frames from the foundation with the KL term to it (weight 0.125), 2 value pre-training updates ` +
-    `and return normalisation. Paper: Auto MC-Reward (CVPR 2024), Table 1, MineDojo.`,
-  `Machine: ${r.machine}; wall time ${formatSeconds(r.wallSeconds)} for this invocation, ${formatSeconds(r.cellSeconds)} summed over the cells' runs.`);
+  lines.push(
+    '',
+    `Held-out success % — mean over seeds ${seeds.join(', ')} with a bootstrap 95 % interval over seeds and episodes ` +
+      `(${evalEpisodes} held-out worlds per seed and method); foundation = behaviour cloning from ${demos} scripted demonstrations; ` +
+      `fine-tuning: PPO for ${steps.toLocaleString('en-US')} frames from the foundation with the KL term to it (weight 0.125), 2 value pre-training updates ` +
+      `and return normalisation. Paper: Auto MC-Reward (CVPR 2024), Table 1, MineDojo.`,
+    `Machine: ${r.machine}; wall time ${formatSeconds(r.wallSeconds)} for this invocation, ${formatSeconds(r.cellSeconds)} summed over the cells' runs.`,
+  );
   const perSeed = r.cells.map((c) => `${c.task} ${METHOD_LABELS[c.method]} seed ${c.seed}: ${c.successes}/${c.episodes}`);
   lines.push('', `Per seed: ${perSeed.join('; ')}.`);
   return lines.join('\n');
@@ -241,9 +285,35 @@ export function tableCsv(r: TableResult): string {
   const rows = ['task,method,seed,successes,episodes,rate,ci95_lo,ci95_hi,wall_seconds,paper'];
   for (const row of r.rows) {
     const e = row.estimate;
-    for (const c of row.cells) rows.push([c.task, c.method, c.seed, c.successes, c.episodes, c.rate.rate.toFixed(4), c.rate.ci95[0].toFixed(4), c.rate.ci95[1].toFixed(4), c.wallSeconds.toFixed(1), ''].join(','));
-    rows.push([row.task, row.method, 'all', row.cells.reduce((s, c) => s + c.successes, 0), e.n, e.mean.toFixed(4), e.ci95[0].toFixed(4), e.ci95[1].toFixed(4),
-      row.cells.reduce((s, c) => s + c.wallSeconds, 0).toFixed(1), row.paper === null ? '' : (row.paper / 100).toFixed(4)].join(','));
+    for (const c of row.cells)
+      rows.push(
+        [
+          c.task,
+          c.method,
+          c.seed,
+          c.successes,
+          c.episodes,
+          c.rate.rate.toFixed(4),
+          c.rate.ci95[0].toFixed(4),
+          c.rate.ci95[1].toFixed(4),
+          c.wallSeconds.toFixed(1),
+          '',
+        ].join(','),
+      );
+    rows.push(
+      [
+        row.task,
+        row.method,
+        'all',
+        row.cells.reduce((s, c) => s + c.successes, 0),
+        e.n,
+        e.mean.toFixed(4),
+        e.ci95[0].toFixed(4),
+        e.ci95[1].toFixed(4),
+        row.cells.reduce((s, c) => s + c.wallSeconds, 0).toFixed(1),
+        row.paper === null ? '' : (row.paper / 100).toFixed(4),
+      ].join(','),
+    );
   }
   return rows.join('\n') + '\n';
 }
@@ -258,9 +328,20 @@ const README_END = '<!-- rewardsmith table: end -->';
 /** Replaces the README's results block (between the two markers) with the table and how it was made. */
 export function updateReadme(file: string, r: TableResult, command: string): void {
   const text = readFileSync(file, 'utf8');
-  const a = text.indexOf(README_START), b = text.indexOf(README_END);
+  const a = text.indexOf(README_START),
+    b = text.indexOf(README_END);
   if (a < 0 || b < a) throw new CommandError(`${file} has no results block: add the lines ${README_START} and ${README_END} where the table goes`);
-  const block = [README_START, '', `Generated by \`${command}\` on ${new Date().toISOString().slice(0, 10)}.`, '', tableMarkdown(r), '', `![held-out success per task and method](${path.relative(path.dirname(path.resolve(file)), r.files.svg)})`, '', README_END].join('\n');
+  const block = [
+    README_START,
+    '',
+    `Generated by \`${command}\` on ${new Date().toISOString().slice(0, 10)}.`,
+    '',
+    tableMarkdown(r),
+    '',
+    `![held-out success per task and method](${path.relative(path.dirname(path.resolve(file)), r.files.svg)})`,
+    '',
+    README_END,
+  ].join('\n');
   writeFileSync(file, text.slice(0, a) + block + text.slice(b + README_END.length));
 }
 
@@ -268,7 +349,8 @@ export function updateReadme(file: string, r: TableResult, command: string): voi
 
 const TABLE_SPEC = {
   command: 'table',
-  summary: 'The paper\'s table on this simulator: per task and seed, a behaviour-cloned foundation, foundation + sparse and foundation + dense (bundled rewards, PPO with the KL term), each evaluated on held-out worlds; writes table.md, table.csv, table.svg and table.json. Resumable: run it again with the same --out.',
+  summary:
+    "The paper's table on this simulator: per task and seed, a behaviour-cloned foundation, foundation + sparse and foundation + dense (bundled rewards, PPO with the KL term), each evaluated on held-out worlds; writes table.md, table.csv, table.svg and table.json. Resumable: run it again with the same --out.",
   options: {
     out: { type: 'string', description: 'folder for the runs and the table files', valueName: 'DIR' },
     tasks: { type: 'list', description: `tasks (default ${TABLE_TASKS.join(' ')})`, valueName: 'T...' },
@@ -282,18 +364,24 @@ const TABLE_SPEC = {
   },
 } as const satisfies CommandSpec<Record<string, OptionSpec>>;
 
-const splitList = (values: string[]) => values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+const splitList = (values: string[]) =>
+  values
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
 
 export async function tableCommand(argv: string[]): Promise<number> {
   return runCommand('table', async () => {
     const { values: v } = parseCommandArgs(TABLE_SPEC, argv);
     if (!v.out) throw new UsageError('--out DIR is required');
     const tasks = v.tasks.length ? splitList(v.tasks) : undefined;
-    const seeds = v.seeds.length ? splitList(v.seeds).map((s) => {
-      const n = Number(s);
-      if (!Number.isInteger(n) || n < 0) throw new UsageError(`--seeds takes integers ≥ 0, got "${s}"`);
-      return n;
-    }) : undefined;
+    const seeds = v.seeds.length
+      ? splitList(v.seeds).map((s) => {
+          const n = Number(s);
+          if (!Number.isInteger(n) || n < 0) throw new UsageError(`--seeds takes integers ≥ 0, got "${s}"`);
+          return n;
+        })
+      : undefined;
     for (const t of tasks ?? []) {
       try {
         resolveTask(t);
@@ -303,8 +391,15 @@ export async function tableCommand(argv: string[]): Promise<number> {
     }
     if (v.readme && !existsSync(v.readme)) throw new UsageError(`--readme ${v.readme}: no such file`);
     const result = await runTable({
-      out: v.out, tasks, seeds, steps: v.steps, demos: v.demos, evalEpisodes: v['eval-episodes'], envs: v.envs,
-      backend: v.backend as BackendChoice, log: (line) => process.stderr.write(line + '\n'),
+      out: v.out,
+      tasks,
+      seeds,
+      steps: v.steps,
+      demos: v.demos,
+      evalEpisodes: v['eval-episodes'],
+      envs: v.envs,
+      backend: v.backend as BackendChoice,
+      log: (line) => process.stderr.write(line + '\n'),
     });
     process.stdout.write(tableMarkdown(result) + '\n\n' + `table: ${result.files.markdown}, ${result.files.csv}, ${result.files.svg}\n`);
     if (v.readme) {

@@ -33,7 +33,22 @@ test('npm pack → npm i -g → rewardsmith works from a temporary folder', { ti
   const lsp = run('lsp', '--help');
   assert.equal(lsp.status, 0, lsp.stderr);
 
-  const train = run('train', 'tree.reward.ts', '--task', 'approach-tree', '--steps', '256', '--envs', '4', '--eval-episodes', '2', '--backend', 'cpu', '--out', 'runs/a');
+  const train = run(
+    'train',
+    'tree.reward.ts',
+    '--task',
+    'approach-tree',
+    '--steps',
+    '256',
+    '--envs',
+    '4',
+    '--eval-episodes',
+    '2',
+    '--backend',
+    'cpu',
+    '--out',
+    'runs/a',
+  );
   assert.equal(train.status, 0, train.stdout + train.stderr);
   assert.match(train.stdout.trim().split('\n').pop()!, /^report: runs\/a\/report\.html · next: rewardsmith analyze runs\/a/);
   assert.match(readFileSync(path.join(work, 'runs/a/report.html'), 'utf8'), /Chart\.js|chart\.js/i);

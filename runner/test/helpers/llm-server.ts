@@ -61,7 +61,10 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 function completionBody(reply: ScriptedReply, request: RecordedRequest): string {
   if (typeof reply === 'string') reply = { text: reply };
   if (!('text' in reply)) throw new Error('scripted LLM server: only a text answer can be dripped');
-  const usage = reply.usage ?? { prompt_tokens: Math.ceil(request.messages.reduce((n, m) => n + m.content.length, 0) / 4), completion_tokens: Math.ceil(reply.text.length / 4) };
+  const usage = reply.usage ?? {
+    prompt_tokens: Math.ceil(request.messages.reduce((n, m) => n + m.content.length, 0) / 4),
+    completion_tokens: Math.ceil(reply.text.length / 4),
+  };
   return JSON.stringify({
     id: `chatcmpl-scripted-${request.index}`,
     object: 'chat.completion',

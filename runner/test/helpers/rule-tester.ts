@@ -37,7 +37,10 @@ export function testRule(rule: LintRule, cases: { valid: { name: string; code: s
     });
     for (const c of cases.valid) {
       it(`quiet: ${c.name}`, () => {
-        assert.deepEqual(of(lintText(fileName(c.name), c.code)).map((d) => `${d.range.start.line + 1}: ${d.message}`), []);
+        assert.deepEqual(
+          of(lintText(fileName(c.name), c.code)).map((d) => `${d.range.start.line + 1}: ${d.message}`),
+          [],
+        );
       });
     }
     for (const c of cases.invalid) {

@@ -17,8 +17,18 @@ import { BLOCK_COUNT, mcData, nameIndex } from '../sim/registry';
 import { DEG, ViewResult, nearestDict, observeView, round3, wrapAngle, type BlockAccess, type ViewEntity, type ViewPose } from '../sim/observe';
 import { FEATURE_SPEC, FeatureMemory, writeFeatures } from '../sim/features';
 import {
-  ENTITY_REACH, JumpPlace, LookRay, applyAction, blockUnderFoot, digTicksNeeded, isSuccess, newPlayerEntity, placePlayer, targetBlock,
-  type BlockHit, type GameActions,
+  ENTITY_REACH,
+  JumpPlace,
+  LookRay,
+  applyAction,
+  blockUnderFoot,
+  digTicksNeeded,
+  isSuccess,
+  newPlayerEntity,
+  placePlayer,
+  targetBlock,
+  type BlockHit,
+  type GameActions,
 } from '../sim/rules';
 import { spawnPoint, type SpawnPoint } from '../sim/worldgen';
 import { nextEpisodeSeed } from '../../seeds';
@@ -75,7 +85,8 @@ class BotBlocks implements BlockAccess {
   }
   stateAt(x: number, y: number, z: number): number {
     if (y < 0 || y > 255) return 0;
-    const cx = x >> 4, cz = z >> 4;
+    const cx = x >> 4,
+      cz = z >> 4;
     const key = (cx + 32768) * 65536 + (cz + 32768);
     if (key !== this.lastKey) {
       let col = this.columns.get(key);
@@ -195,8 +206,15 @@ class MineflayerAgent {
   async connect(): Promise<void> {
     const mineflayer = require('mineflayer');
     const bot: Bot = mineflayer.createBot({
-      host: this.host, port: this.port, username: this.username, version: DEFAULT_GAME_VERSION, auth: 'offline',
-      physicsEnabled: false, respawn: false, checkTimeoutInterval: Math.max(5_000, this.timeoutMs), logErrors: false,
+      host: this.host,
+      port: this.port,
+      username: this.username,
+      version: DEFAULT_GAME_VERSION,
+      auth: 'offline',
+      physicsEnabled: false,
+      respawn: false,
+      checkTimeoutInterval: Math.max(5_000, this.timeoutMs),
+      logErrors: false,
       hideErrors: true,
     });
     this.bot = bot;
@@ -238,15 +256,32 @@ class MineflayerAgent {
     const bot = this.bot;
     const spawn = startSpawn(this.task, seed >>> 0);
     if (this.embedded) {
-      await this.bounded('the server to start the episode', this.embedded.startEpisode(this.username, {
-        seed: seed >>> 0, kind: this.task.world, spawn, inventory: this.task.inventory, mobs: this.task.world === 'plains',
-      }));
+      await this.bounded(
+        'the server to start the episode',
+        this.embedded.startEpisode(this.username, {
+          seed: seed >>> 0,
+          kind: this.task.world,
+          spawn,
+          inventory: this.task.inventory,
+          mobs: this.task.world === 'plains',
+        }),
+      );
       this.embedded.takeEvents(this.username);
-      const near = () => bot.entity?.position && Math.abs(bot.entity.position.x - spawn.x) < 1e-6 && Math.abs(bot.entity.position.y - spawn.y) < 1e-6 && Math.abs(bot.entity.position.z - spawn.z) < 1e-6;
-      await this.until('the episode start (spawn position, chunks, full health, inventory)', () =>
-        // Every teleport the server sent has arrived (a late one would pull the agent back mid-episode).
-        this.forcedMoves >= this.embedded!.positionsSent(this.username) && near() && bot.health === 20 && bot.blockAt(bot.entity.position.offset(0, -1, 0)) !== null &&
-        Object.entries(this.task.inventory).every(([name, n]) => this.count(name) === n));
+      const near = () =>
+        bot.entity?.position &&
+        Math.abs(bot.entity.position.x - spawn.x) < 1e-6 &&
+        Math.abs(bot.entity.position.y - spawn.y) < 1e-6 &&
+        Math.abs(bot.entity.position.z - spawn.z) < 1e-6;
+      await this.until(
+        'the episode start (spawn position, chunks, full health, inventory)',
+        () =>
+          // Every teleport the server sent has arrived (a late one would pull the agent back mid-episode).
+          this.forcedMoves >= this.embedded!.positionsSent(this.username) &&
+          near() &&
+          bot.health === 20 &&
+          bot.blockAt(bot.entity.position.offset(0, -1, 0)) !== null &&
+          Object.entries(this.task.inventory).every(([name, n]) => this.count(name) === n),
+      );
     } else {
       if (!bot.isAlive || bot.health <= 0) {
         bot.respawn();
@@ -290,15 +325,20 @@ class MineflayerAgent {
 
   /** Mirrors the physics state into the bot and tells the server (mineflayer's tick also resends it). */
   private sendPose(): void {
-    const bot = this.bot, e = this.entity;
+    const bot = this.bot,
+      e = this.entity;
     bot.entity.position.set(e.pos.x, e.pos.y, e.pos.z);
     bot.entity.velocity.set(e.vel.x, e.vel.y, e.vel.z);
     bot.entity.yaw = e.yaw;
     bot.entity.pitch = e.pitch;
     bot.entity.onGround = e.onGround;
     bot._client.write('position_look', {
-      x: e.pos.x, y: e.pos.y, z: e.pos.z,
-      yaw: (180 - e.yaw / DEG) % 360, pitch: -e.pitch / DEG, onGround: e.onGround,
+      x: e.pos.x,
+      y: e.pos.y,
+      z: e.pos.z,
+      yaw: (180 - e.yaw / DEG) % 360,
+      pitch: -e.pitch / DEG,
+      onGround: e.onGround,
     });
   }
 
@@ -345,8 +385,14 @@ class MineflayerAgent {
     const success = !died && isSuccess(this.task, this.kills, this.view, this.successIndices);
     const truncated = !died && !success && this.steps >= this.task.maxSteps;
     const info: StepInfo = {
-      step: this.steps, success, done: died || success || truncated, truncated, died, deathCause: died ? deathCause : null,
-      blockUnderFoot: blockUnderFoot(this.blocks, this.entity), inventory: Object.fromEntries(inv),
+      step: this.steps,
+      success,
+      done: died || success || truncated,
+      truncated,
+      died,
+      deathCause: died ? deathCause : null,
+      blockUnderFoot: blockUnderFoot(this.blocks, this.entity),
+      inventory: Object.fromEntries(inv),
     };
     return { obs, info };
   }
@@ -406,10 +452,18 @@ class MineflayerAgent {
   private finishJumpPlace(): void {
     const block = this.jumpPlace.due(this.entity, this.heldName());
     if (!block) return;
-    const p = this.entity.pos, y = this.jumpPlace.y;
-    const x = Math.floor(p.x), z = Math.floor(p.z);
+    const p = this.entity.pos,
+      y = this.jumpPlace.y;
+    const x = Math.floor(p.x),
+      z = Math.floor(p.z);
     this.bot._client.write('block_place', {
-      location: { x, y: y - 1, z }, direction: 1, hand: 0, cursorX: 0.5, cursorY: 1, cursorZ: 0.5, insideBlock: false,
+      location: { x, y: y - 1, z },
+      direction: 1,
+      hand: 0,
+      cursorX: 0.5,
+      cursorY: 1,
+      cursorZ: 0.5,
+      insideBlock: false,
     });
     this.bot.world.setBlockStateId(new Vec3(x, y, z), block.defaultState ?? block.minStateId ?? block.id);
     this.jumpPlace.placed();
@@ -440,10 +494,27 @@ class MineflayerAgent {
     const relYaw = wrapAngle(this.startYaw - e.yaw);
     const health = Math.max(0, this.bot.health) / 2;
     const dig = this.dig && Number.isFinite(this.dig.needed) ? this.dig.ticks / this.dig.needed : 0;
-    writeFeatures(this.view, pose, mobs, {
-      health, food: this.bot.food ?? 20, inventory: this.inventory(), held: this.heldName(), onGround: e.onGround, inWater: e.isInWater, inLava: e.isInLava, yOffset: e.pos.y - this.startY,
-      relYaw, digProgress: dig, lastAction: this.lastAction,
-    }, this.memory, features, offset);
+    writeFeatures(
+      this.view,
+      pose,
+      mobs,
+      {
+        health,
+        food: this.bot.food ?? 20,
+        inventory: this.inventory(),
+        held: this.heldName(),
+        onGround: e.onGround,
+        inWater: e.isInWater,
+        inLava: e.isInLava,
+        yOffset: e.pos.y - this.startY,
+        relYaw,
+        digProgress: dig,
+        lastAction: this.lastAction,
+      },
+      this.memory,
+      features,
+      offset,
+    );
     return {
       nearest: nearestDict(this.view),
       inventory_change: change,
@@ -473,7 +544,6 @@ class MineflayerAgent {
     bot._client.socket?.destroy();
   }
 }
-
 
 export class MineflayerVecEnv implements VecEnv {
   readonly backend = 'mineflayer' as const;
@@ -511,16 +581,19 @@ export class MineflayerVecEnv implements VecEnv {
   async reset(seeds: number[]): Promise<{ features: Float32Array; obs: StepObservation[] }> {
     if (seeds.length !== this.agents.length) throw new Error(`reset needs ${this.agents.length} seeds, got ${seeds.length}`);
     const features = new Float32Array(this.agents.length * this.featureSize);
-    const obs = await Promise.all(this.agents.map((a, i) => {
-      this.seeds[i] = seeds[i]! >>> 0;
-      return a.reset(this.seeds[i]!, features, i * this.featureSize);
-    }));
+    const obs = await Promise.all(
+      this.agents.map((a, i) => {
+        this.seeds[i] = seeds[i]! >>> 0;
+        return a.reset(this.seeds[i]!, features, i * this.featureSize);
+      }),
+    );
     this.lastStepAt = performance.now();
     return { features, obs };
   }
 
   async step(actions: Int32Array): Promise<VecStepResult> {
-    const n = this.agents.length, f = this.featureSize;
+    const n = this.agents.length,
+      f = this.featureSize;
     for (let i = 0; i < n; i++) this.agents[i]!.applyAction(actions[i]!);
     // Let the server answer (block changes, inventory, health) and keep game speed: a step lasts one tick.
     const wait = this.tickMs - (performance.now() - this.lastStepAt);
@@ -536,11 +609,13 @@ export class MineflayerVecEnv implements VecEnv {
       obs[i] = r.obs;
       info[i] = r.info;
     }
-    await Promise.all(this.agents.map(async (a, i) => {
-      if (!info[i]!.done) return;
-      this.seeds[i] = nextEpisodeSeed(this.seeds[i]!, i);
-      resetObs[i] = await a.reset(this.seeds[i]!, features, i * f);
-    }));
+    await Promise.all(
+      this.agents.map(async (a, i) => {
+        if (!info[i]!.done) return;
+        this.seeds[i] = nextEpisodeSeed(this.seeds[i]!, i);
+        resetObs[i] = await a.reset(this.seeds[i]!, features, i * f);
+      }),
+    );
     return { features, obs, info, resetObs };
   }
 
@@ -561,7 +636,9 @@ export async function createMineflayerEnv(opts: EnvOptions, more: MineflayerOpti
   const agents: MineflayerAgent[] = [];
   try {
     for (let i = 0; i < opts.numEnvs; i++) {
-      let host: string, port: number, embedded: EmbeddedServer | null = null;
+      let host: string,
+        port: number,
+        embedded: EmbeddedServer | null = null;
       if (opts.server) ({ host, port } = parseServerAddress(opts.server));
       else {
         embedded = await startEmbeddedServer(opts.task.world, opts.seed >>> 0, startSpawn(opts.task, opts.seed >>> 0), timeoutMs);

@@ -95,7 +95,15 @@ function makeGenerator(kind: WorldKind, seed: number): (cx: number, cz: number) 
 function withInertReadline<T>(load: () => T): T {
   const readline = require('node:readline');
   const { createInterface, cursorTo } = readline;
-  const inert = { setPrompt() {}, prompt() {}, on() { return inert; }, close() {}, line: '' };
+  const inert = {
+    setPrompt() {},
+    prompt() {},
+    on() {
+      return inert;
+    },
+    close() {},
+    line: '',
+  };
   readline.createInterface = () => inert;
   readline.cursorTo = () => true; // its logger moves the cursor on stdout before checking noConsoleOutput
   try {
@@ -124,30 +132,32 @@ export async function startEmbeddedServer(kind: WorldKind, seed: number, spawn: 
   signalListenersBefore ??= new Map((['SIGINT', 'SIGTERM'] as const).map((sig) => [sig, [...process.listeners(sig)]]));
   const flyingSquid = require('flying-squid');
   flyingSquid.generations[GENERATOR_NAME] = (options: { kind: WorldKind; worldSeed: number }) => makeGenerator(options.kind, options.worldSeed);
-  const serv: Serv = withInertReadline(() => flyingSquid.createMCServer({
-    host: '127.0.0.1',
-    port: 0,
-    'online-mode': false,
-    logging: false,
-    noConsoleOutput: true,
-    // A `debug` function also stops flying-squid from installing its process-wide uncaughtException handler,
-    // which calls process.exit() (it would end the runner, or the test runner, on any error anywhere).
-    debug: () => undefined,
-    gameMode: 0,
-    difficulty: 1,
-    generation: { name: GENERATOR_NAME, options: { kind, worldSeed: seed } },
-    'max-players': 16,
-    // flying-squid sends chunks [c - v, c + v - 1] around the chunk c where it last sent chunks, and sends
-    // again only after a 16 m move: v = 6 keeps every block within the agent's 64 m view distance loaded.
-    'view-distance': 6,
-    version: DEFAULT_GAME_VERSION,
-    kickTimeout: 5_000,
-    plugins: {},
-    'everybody-op': true,
-    'max-entities': 500,
-    motd: 'rewardsmith',
-    'player-list-text': { header: { text: '' }, footer: { text: '' } },
-  }));
+  const serv: Serv = withInertReadline(() =>
+    flyingSquid.createMCServer({
+      host: '127.0.0.1',
+      port: 0,
+      'online-mode': false,
+      logging: false,
+      noConsoleOutput: true,
+      // A `debug` function also stops flying-squid from installing its process-wide uncaughtException handler,
+      // which calls process.exit() (it would end the runner, or the test runner, on any error anywhere).
+      debug: () => undefined,
+      gameMode: 0,
+      difficulty: 1,
+      generation: { name: GENERATOR_NAME, options: { kind, worldSeed: seed } },
+      'max-players': 16,
+      // flying-squid sends chunks [c - v, c + v - 1] around the chunk c where it last sent chunks, and sends
+      // again only after a 16 m move: v = 6 keeps every block within the agent's 64 m view distance loaded.
+      'view-distance': 6,
+      version: DEFAULT_GAME_VERSION,
+      kickTimeout: 5_000,
+      plugins: {},
+      'everybody-op': true,
+      'max-entities': 500,
+      motd: 'rewardsmith',
+      'player-list-text': { header: { text: '' }, footer: { text: '' } },
+    }),
+  );
   // Its logger moves the terminal cursor on stdout even with console output off; the runner owns stdout.
   serv.log = () => undefined;
   const failed = new Promise<never>((_, reject) => serv.once('error', (e: Error) => reject(new Error(`embedded flying-squid failed to start: ${e.message}`))));
@@ -296,7 +306,9 @@ function installRules(serv: Serv, stateOf: (username: string) => RuleState): voi
           return 0;
         }
       };
-      let inLava = false, inFire = false, inWater = false;
+      let inLava = false,
+        inFire = false,
+        inWater = false;
       for (let x = Math.floor(pos.x - 0.3); x <= Math.floor(pos.x + 0.3); x++) {
         for (let y = Math.floor(pos.y); y <= Math.floor(pos.y + 1.8); y++) {
           for (let z = Math.floor(pos.z - 0.3); z <= Math.floor(pos.z + 0.3); z++) {
@@ -382,7 +394,8 @@ function installRules(serv: Serv, stateOf: (username: string) => RuleState): voi
         // minecraft-data splits "silk touch ? block : item" into two 0.5 entries; without silk touch the
         // no-silk-touch branch is certain.
         if (Math.random() >= (d.noSilkTouch ? 1 : d.dropChance)) continue;
-        const min = d.stackSizeRange[0] ?? 1, max = d.stackSizeRange[1] ?? min;
+        const min = d.stackSizeRange[0] ?? 1,
+          max = d.stackSizeRange[1] ?? min;
         give(player, d.item, min + Math.floor(Math.random() * (max - min + 1)));
       }
     });

@@ -23,7 +23,7 @@ function blockClass(name: string): number {
   if (name.endsWith('_leaves')) return C.leaves;
   const material = (b as { material?: string }).material;
   if (material === 'wood') return C.wood;
-  if (material === 'dirt' || ((material === 'plant') && b.boundingBox === 'block')) return C.ground; // coarse dirt, podzol
+  if (material === 'dirt' || (material === 'plant' && b.boundingBox === 'block')) return C.ground; // coarse dirt, podzol
   if (material === 'plant') return C.plant;
   if (material === 'rock') return C.stone;
   return C.other_block;
@@ -36,9 +36,38 @@ MOB_NAMES.forEach((m, i) => (nameClass[BLOCK_COUNT + i] = mcData.entitiesByName[
 
 /** Inventory slots: item classes counted together (an item in none of them counts as `other`). */
 export const INVENTORY_CLASSES = [
-  'log', 'planks', 'stick', 'crafting_table', 'cobblestone', 'dirt', 'coal', 'iron', 'diamond', 'pickaxe', 'sword', 'food', 'mob_drop', 'other',
+  'log',
+  'planks',
+  'stick',
+  'crafting_table',
+  'cobblestone',
+  'dirt',
+  'coal',
+  'iron',
+  'diamond',
+  'pickaxe',
+  'sword',
+  'food',
+  'mob_drop',
+  'other',
 ] as const;
-const FOODS = new Set(['beef', 'porkchop', 'mutton', 'chicken', 'cooked_beef', 'cooked_porkchop', 'cooked_mutton', 'cooked_chicken', 'apple', 'bread', 'carrot', 'potato', 'baked_potato', 'rabbit', 'cooked_rabbit']);
+const FOODS = new Set([
+  'beef',
+  'porkchop',
+  'mutton',
+  'chicken',
+  'cooked_beef',
+  'cooked_porkchop',
+  'cooked_mutton',
+  'cooked_chicken',
+  'apple',
+  'bread',
+  'carrot',
+  'potato',
+  'baked_potato',
+  'rabbit',
+  'cooked_rabbit',
+]);
 function itemClass(item: string): number {
   const k = (c: (typeof INVENTORY_CLASSES)[number]) => INVENTORY_CLASSES.indexOf(c);
   if (item.endsWith('_log') || item.endsWith('_wood') || item.endsWith('_stem') || item.endsWith('_hyphae')) return k('log');
@@ -84,16 +113,25 @@ function buildSpec(): FeatureSpec {
     fields.push({ name, offset, length, description });
     offset += length;
   };
-  add('lidar', LIDAR_COLUMNS * LIDAR_ROWS * (1 + CLASS_COUNT),
+  add(
+    'lidar',
+    LIDAR_COLUMNS * LIDAR_ROWS * (1 + CLASS_COUNT),
     `${LIDAR_COLUMNS}×${LIDAR_ROWS} rays over the field of view (row-major: rows in the pitch order below, columns left to right; relative yaw ` +
-    `${lidarYaw.map((a) => Math.round(a / DEG * 100) / 100).join('/')}°, pitch ${lidarPitch.map((a) => Math.round(a / DEG)).join('/')}°, positive = right / below), ` +
-    `each [proximity 1 − d/64 of the first occluding block, water surface or mob (0 = nothing within 64 m), one-hot class of it over ${FEATURE_CLASSES.join(', ')}]`);
-  add('nearest', CLASS_COUNT * 4,
-    `per class (${FEATURE_CLASSES.join(', ')}): the nearest visible thing of that class in the field of view (the view of current_nearest_blocks): [visible, 1 − d/64, relative yaw / 35°, relative pitch / 30°]`);
+      `${lidarYaw.map((a) => Math.round((a / DEG) * 100) / 100).join('/')}°, pitch ${lidarPitch.map((a) => Math.round(a / DEG)).join('/')}°, positive = right / below), ` +
+      `each [proximity 1 − d/64 of the first occluding block, water surface or mob (0 = nothing within 64 m), one-hot class of it over ${FEATURE_CLASSES.join(', ')}]`,
+  );
+  add(
+    'nearest',
+    CLASS_COUNT * 4,
+    `per class (${FEATURE_CLASSES.join(', ')}): the nearest visible thing of that class in the field of view (the view of current_nearest_blocks): [visible, 1 − d/64, relative yaw / 35°, relative pitch / 30°]`,
+  );
   add('inventory', INVENTORY_CLASSES.length, `log2(1 + count) / 6 (at most 1) per item class: ${INVENTORY_CLASSES.join(', ')}`);
   add('held', INVENTORY_CLASSES.length, 'one-hot item class of the held item (all 0: empty hand)');
-  add('status', SCALARS,
-    'health / 10, food / 20, −pitch / 90° (positive = looking up), sin and cos of the yaw from the initial facing, feet y − start y (/16, clipped to ±1), on ground, in water, in lava, digging progress 0..1');
+  add(
+    'status',
+    SCALARS,
+    'health / 10, food / 20, −pitch / 90° (positive = looking up), sin and cos of the yaw from the initial facing, feet y − start y (/16, clipped to ±1), on ground, in water, in lava, digging progress 0..1',
+  );
   add('motion', MOTION, "the last step's displacement in the facing frame (m × 5: forward, right, up)");
   add('last_action', GAME_FACTS.actions.length, 'one-hot previous action (all 0 at episode start)');
   return { size: offset, fields };
@@ -145,16 +183,33 @@ function cachedItemClass(item: string): number {
 }
 
 /** Entry distance of a ray into an axis-aligned box, or -1 if it misses. */
-export function rayBox(ox: number, oy: number, oz: number, dx: number, dy: number, dz: number, x0: number, y0: number, z0: number, x1: number, y1: number, z1: number): number {
-  let tmin = 0, tmax = Infinity;
+export function rayBox(
+  ox: number,
+  oy: number,
+  oz: number,
+  dx: number,
+  dy: number,
+  dz: number,
+  x0: number,
+  y0: number,
+  z0: number,
+  x1: number,
+  y1: number,
+  z1: number,
+): number {
+  let tmin = 0,
+    tmax = Infinity;
   for (let a = 0; a < 3; a++) {
-    const o = a === 0 ? ox : a === 1 ? oy : oz, d = a === 0 ? dx : a === 1 ? dy : dz;
-    const lo = a === 0 ? x0 : a === 1 ? y0 : z0, hi = a === 0 ? x1 : a === 1 ? y1 : z1;
+    const o = a === 0 ? ox : a === 1 ? oy : oz,
+      d = a === 0 ? dx : a === 1 ? dy : dz;
+    const lo = a === 0 ? x0 : a === 1 ? y0 : z0,
+      hi = a === 0 ? x1 : a === 1 ? y1 : z1;
     if (Math.abs(d) < 1e-12) {
       if (o < lo || o > hi) return -1;
       continue;
     }
-    let t0 = (lo - o) / d, t1 = (hi - o) / d;
+    let t0 = (lo - o) / d,
+      t1 = (hi - o) / d;
     if (t0 > t1) {
       const tt = t0;
       t0 = t1;
@@ -172,24 +227,34 @@ export function rayBox(ox: number, oy: number, oz: number, dx: number, dy: numbe
  * agent at `pose` with this step's `view` (already computed by `observeView`), and updates `memory`.
  */
 export function writeFeatures(
-  view: ViewResult, pose: ViewPose, entities: readonly ViewEntity[], agent: FeatureAgent, memory: FeatureMemory,
-  out: Float32Array, offset: number,
+  view: ViewResult,
+  pose: ViewPose,
+  entities: readonly ViewEntity[],
+  agent: FeatureAgent,
+  memory: FeatureMemory,
+  out: Float32Array,
+  offset: number,
 ): void {
   let o = offset;
-  const ex = pose.x, ey = pose.y + EYE_HEIGHT, ez = pose.z;
+  const ex = pose.x,
+    ey = pose.y + EYE_HEIGHT,
+    ez = pose.z;
   // Mobs a LiDAR ray can hit: those of a kind the view sees (a ray reaches only what is in sight), within range.
   const near = nearScratch;
   near.length = 0;
   for (const e of entities) if (view.dist[e.nameIndex] !== Infinity && Math.abs(e.x - ex) < VIEW + 2 && Math.abs(e.z - ez) < VIEW + 2) near.push(e);
   for (let r = 0, i = 0; r < LIDAR_ROWS; r++) {
     const pitch = Math.max(-Math.PI / 2, Math.min(Math.PI / 2, pose.pitch - lidarPitch[r]!));
-    const sp = Math.sin(pitch), cp = Math.cos(pitch);
+    const sp = Math.sin(pitch),
+      cp = Math.cos(pitch);
     for (let c = 0; c < LIDAR_COLUMNS; c++, i++) {
       let d = view.lidarDist[i]!;
       let k = d === Infinity ? -1 : nameClass[stateToBlock[view.lidarState[i]!]!]!;
       if (near.length > 0) {
         const yaw = pose.yaw - lidarYaw[c]!;
-        const dx = -Math.sin(yaw) * cp, dy = sp, dz = -Math.cos(yaw) * cp;
+        const dx = -Math.sin(yaw) * cp,
+          dy = sp,
+          dz = -Math.cos(yaw) * cp;
         for (const e of near) {
           const h = e.width / 2;
           const t = rayBox(ex, ey, ez, dx, dy, dz, e.x - h, e.y, e.z - h, e.x + h, e.y + e.height, e.z + h);
@@ -241,8 +306,11 @@ export function writeFeatures(
   out[o++] = agent.inLava ? 1 : 0;
   out[o++] = agent.digProgress;
   if (memory.started) {
-    const mx = pose.x - memory.x, my = pose.y - memory.y, mz = pose.z - memory.z;
-    const fx = -Math.sin(pose.yaw), fz = -Math.cos(pose.yaw); // forward; right is (−fz, fx)
+    const mx = pose.x - memory.x,
+      my = pose.y - memory.y,
+      mz = pose.z - memory.z;
+    const fx = -Math.sin(pose.yaw),
+      fz = -Math.cos(pose.yaw); // forward; right is (−fz, fx)
     out[o++] = Math.max(-1, Math.min(1, (mx * fx + mz * fz) * 5));
     out[o++] = Math.max(-1, Math.min(1, (mx * -fz + mz * fx) * 5));
     out[o++] = Math.max(-1, Math.min(1, my * 5));

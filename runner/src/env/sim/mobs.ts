@@ -10,7 +10,17 @@
 //   swell and explode (creeper);
 // - natural monster spawning underground in dark cave cells 24..128 m from the agent, up to the mob cap.
 import type { PhysicsEntity } from 'prismarine-physics';
-import { LAVA_BLOCK, WATER_BLOCK, MOB_MAX_HEALTH, MOB_SPEED, S, mcData, mobNameIndex, stateSolid as solidTable, stateToBlock as toBlockTable } from './registry';
+import {
+  LAVA_BLOCK,
+  WATER_BLOCK,
+  MOB_MAX_HEALTH,
+  MOB_SPEED,
+  S,
+  mcData,
+  mobNameIndex,
+  stateSolid as solidTable,
+  stateToBlock as toBlockTable,
+} from './registry';
 import type { SimWorld } from './world';
 import { CREATURE_CHUNK_RADIUS, chunkCreatures, type MobSpawn } from './worldgen';
 import type { ViewEntity } from './observe';
@@ -27,7 +37,9 @@ const GRAVITY = 0.08;
 /** PanicGoal lasts while the last hurt is under 100 ticks old (LivingEntity.baseTick clears lastHurtByMob). */
 export const PANIC_TICKS = 100;
 /** RandomStrollGoal: interval 120 (1 in 120 per tick), DefaultRandomPos within 10 blocks; PanicGoal within 5. */
-const STROLL_CHANCE = 1 / 120, STROLL_RANGE = 10, PANIC_RANGE = 5;
+const STROLL_CHANCE = 1 / 120,
+  STROLL_RANGE = 10,
+  PANIC_RANGE = 5;
 /** PanicGoal and stroll speed modifiers (Cow 2.0, Pig/Sheep 1.25, Chicken 1.4, AbstractHorse 1.2 and stroll 0.7). */
 const PANIC_MODIFIER: Readonly<Record<string, number>> = { cow: 2, pig: 1.25, sheep: 1.25, chicken: 1.4, horse: 1.2, donkey: 1.2 };
 const STROLL_MODIFIER: Readonly<Record<string, number>> = { horse: 0.7, donkey: 0.7 };
@@ -46,11 +58,20 @@ const MELEE_COOLDOWN = 20;
 /** TargetGoal.unseenMemoryTicks: a target out of sight this long is dropped. */
 const UNSEEN_MEMORY = 60;
 /** Skeleton (RangedBowAttackGoal): within 15 blocks, a shot every 40 ticks off Hard after a 20-tick draw. */
-const BOW_RANGE = 15, BOW_INTERVAL = 40, BOW_DRAW = 20;
+const BOW_RANGE = 15,
+  BOW_INTERVAL = 40,
+  BOW_DRAW = 20;
 /** Creeper: SwellGoal starts within 3 blocks, stops beyond 7 or out of sight; explodes at swell 30 with power 3. */
-const SWELL_START = 3, SWELL_STOP = 7, SWELL_MAX = 30, CREEPER_POWER = 3;
+const SWELL_START = 3,
+  SWELL_STOP = 7,
+  SWELL_MAX = 30,
+  CREEPER_POWER = 3;
 /** Monster mob cap (MobCategory.MONSTER, 70 per 17×17 chunks), spawn distance 24..128, despawn: 128 at once, 1/800 beyond 32. */
-const MONSTER_CAP = 70, SPAWN_MIN = 24, DESPAWN_FAR = 128, DESPAWN_NEAR = 32, DESPAWN_CHANCE = 1 / 800;
+const MONSTER_CAP = 70,
+  SPAWN_MIN = 24,
+  DESPAWN_FAR = 128,
+  DESPAWN_NEAR = 32,
+  DESPAWN_CHANCE = 1 / 800;
 /** BiomeDefaultFeatures.monsters (plains): spider 100, zombie 95, skeleton 100, creeper 100, in groups of 4. */
 const MONSTER_WEIGHTS: readonly { type: string; weight: number }[] = [
   { type: 'spider', weight: 100 },
@@ -63,8 +84,11 @@ const MONSTER_WEIGHT = MONSTER_WEIGHTS.reduce((s, m) => s + m.weight, 0);
  * Spawn attempts (the game tries one position per loaded chunk per tick): 80 every 20 ticks (4 per tick, batched
  * so the cap bookkeeping runs once a second), and 3000 before the episode starts.
  */
-const SPAWN_INTERVAL = 20, SPAWN_ATTEMPTS_PER_INTERVAL = 80, SPAWN_ATTEMPTS_AT_START = 3000;
-const PLAYER_WIDTH = 0.6, PLAYER_HEIGHT = 1.8;
+const SPAWN_INTERVAL = 20,
+  SPAWN_ATTEMPTS_PER_INTERVAL = 80,
+  SPAWN_ATTEMPTS_AT_START = 3000;
+const PLAYER_WIDTH = 0.6,
+  PLAYER_HEIGHT = 1.8;
 
 export interface Mob extends ViewEntity {
   type: string;
@@ -95,10 +119,31 @@ export interface Mob extends ViewEntity {
 export function makeMob(s: MobSpawn): Mob {
   const info = mcData.entitiesByName[s.type]!;
   return {
-    type: s.type, nameIndex: mobNameIndex(s.type), x: s.x, y: s.y, z: s.z, width: info.width ?? 0.9, height: info.height ?? 1.4,
-    hostile: s.type in FOLLOW_RANGE, health: s.maxHealth, speed: s.speed ?? MOB_SPEED[s.type] ?? 0.25,
-    targetX: s.x, targetZ: s.z, moving: false, modifier: 1, panic: 0, hurt: 0, lastDamage: 0, vx: 0, vy: 0, vz: 0, onGround: true,
-    targeting: false, unseen: 0, cooldown: 0, swell: 0,
+    type: s.type,
+    nameIndex: mobNameIndex(s.type),
+    x: s.x,
+    y: s.y,
+    z: s.z,
+    width: info.width ?? 0.9,
+    height: info.height ?? 1.4,
+    hostile: s.type in FOLLOW_RANGE,
+    health: s.maxHealth,
+    speed: s.speed ?? MOB_SPEED[s.type] ?? 0.25,
+    targetX: s.x,
+    targetZ: s.z,
+    moving: false,
+    modifier: 1,
+    panic: 0,
+    hurt: 0,
+    lastDamage: 0,
+    vx: 0,
+    vy: 0,
+    vz: 0,
+    onGround: true,
+    targeting: false,
+    unseen: 0,
+    cooldown: 0,
+    swell: 0,
   };
 }
 
@@ -121,7 +166,8 @@ export class CreatureChunks {
     this.lastKey = Number.NaN;
   }
   ensure(w: MobWorld, x: number, z: number): void {
-    const cx = Math.floor(x / 16), cz = Math.floor(z / 16);
+    const cx = Math.floor(x / 16),
+      cz = Math.floor(z / 16);
     const key = (cx + 32768) * 65536 + (cz + 32768);
     if (key === this.lastKey) return;
     this.lastKey = key;
@@ -141,8 +187,12 @@ const solidAt = (w: SimWorld, x: number, y: number, z: number) => stateSolid[w.s
 /** Whether a w×h box with feet centre (x, y, z) overlaps a solid block. */
 function boxBlocked(w: SimWorld, x: number, y: number, z: number, width: number, height: number): boolean {
   const r = width / 2 - 1e-4;
-  const x0 = Math.floor(x - r), x1 = Math.floor(x + r), z0 = Math.floor(z - r), z1 = Math.floor(z + r);
-  const y0 = Math.floor(y + 1e-4), y1 = Math.floor(y + height - 1e-4);
+  const x0 = Math.floor(x - r),
+    x1 = Math.floor(x + r),
+    z0 = Math.floor(z - r),
+    z1 = Math.floor(z + r);
+  const y0 = Math.floor(y + 1e-4),
+    y1 = Math.floor(y + height - 1e-4);
   for (let bx = x0; bx <= x1; bx++) for (let bz = z0; bz <= z1; bz++) for (let by = y0; by <= y1; by++) if (solidAt(w, bx, by, bz)) return true;
   return false;
 }
@@ -161,7 +211,8 @@ export function lineOfSight(w: SimWorld, ax: number, ay: number, az: number, bx:
 /** Whether the cells a w×h box at feet (x, y, z) newly enters along x (dir ±1) or z are solid: the leading face only. */
 function faceBlocked(w: SimWorld, x: number, y: number, z: number, width: number, height: number, alongX: boolean, dir: number): boolean {
   const r = width / 2 - 1e-4;
-  const y0 = Math.floor(y + 1e-4), y1 = Math.floor(y + height - 1e-4);
+  const y0 = Math.floor(y + 1e-4),
+    y1 = Math.floor(y + height - 1e-4);
   if (alongX) {
     const bx = Math.floor(x + dir * r);
     for (let bz = Math.floor(z - r); bz <= Math.floor(z + r); bz++) for (let by = y0; by <= y1; by++) if (solidAt(w, bx, by, bz)) return true;
@@ -176,15 +227,20 @@ function faceBlocked(w: SimWorld, x: number, y: number, z: number, width: number
 function moveMob(w: SimWorld, m: Mob): void {
   const r = m.width / 2 - 1e-4;
   // Only a move that carries the box's leading face into new cells can collide (the box is free where it is).
-  const blockedX = m.vx !== 0 && Math.floor(m.x + m.vx + Math.sign(m.vx) * r) !== Math.floor(m.x + Math.sign(m.vx) * r) &&
+  const blockedX =
+    m.vx !== 0 &&
+    Math.floor(m.x + m.vx + Math.sign(m.vx) * r) !== Math.floor(m.x + Math.sign(m.vx) * r) &&
     faceBlocked(w, m.x + m.vx, m.y, m.z, m.width, m.height, true, Math.sign(m.vx));
   if (!blockedX) m.x += m.vx;
-  const blockedZ = m.vz !== 0 && Math.floor(m.z + m.vz + Math.sign(m.vz) * r) !== Math.floor(m.z + Math.sign(m.vz) * r) &&
+  const blockedZ =
+    m.vz !== 0 &&
+    Math.floor(m.z + m.vz + Math.sign(m.vz) * r) !== Math.floor(m.z + Math.sign(m.vz) * r) &&
     faceBlocked(w, m.x, m.y, m.z + m.vz, m.width, m.height, false, Math.sign(m.vz));
   if (!blockedZ) m.z += m.vz;
   if ((blockedX || blockedZ) && m.onGround) {
     // Mobs jump up one-block steps on their way (JumpControl); a wall two blocks high stops them.
-    const nx = m.x + (blockedX ? m.vx : 0), nz = m.z + (blockedZ ? m.vz : 0);
+    const nx = m.x + (blockedX ? m.vx : 0),
+      nz = m.z + (blockedZ ? m.vz : 0);
     if (!boxBlocked(w, nx, m.y + 1, nz, m.width, m.height) && !boxBlocked(w, m.x, m.y + 1, m.z, m.width, m.height)) {
       m.y = Math.floor(m.y + 1e-4) + 1;
       m.x = nx;
@@ -221,8 +277,14 @@ function pickTarget(m: Mob, range: number, modifier: number, random: () => numbe
 }
 
 /** Entity.push between two overlapping boxes: each side gets 0.05 along the separation (both entities push: twice). */
-function pushApart(a: { x: number; z: number }, b: { x: number; z: number }, push: (dx: number, dz: number) => void, pushOther: (dx: number, dz: number) => void): void {
-  let d = b.x - a.x, e = b.z - a.z;
+function pushApart(
+  a: { x: number; z: number },
+  b: { x: number; z: number },
+  push: (dx: number, dz: number) => void,
+  pushOther: (dx: number, dz: number) => void,
+): void {
+  let d = b.x - a.x,
+    e = b.z - a.z;
   let f = Math.max(Math.abs(d), Math.abs(e));
   if (f < 0.01) return;
   f = Math.sqrt(f);
@@ -250,10 +312,14 @@ export function explosionDamage(power: number, distance: number): number {
 export function tickMobs(w: MobWorld): void {
   const { world, entity: e, random } = w;
   const mobs = w.mobs;
-  const eyeX = e.pos.x, eyeY = e.pos.y + 1.62, eyeZ = e.pos.z;
+  const eyeX = e.pos.x,
+    eyeY = e.pos.y + 1.62,
+    eyeZ = e.pos.z;
   for (let i = 0; i < mobs.length; i++) {
     const m = mobs[i]!;
-    const dx = e.pos.x - m.x, dz = e.pos.z - m.z, dy = e.pos.y - m.y;
+    const dx = e.pos.x - m.x,
+      dz = e.pos.z - m.z,
+      dy = e.pos.y - m.y;
     const dist2 = dx * dx + dy * dy + dz * dz;
     if (m.hostile) {
       // Despawning (Mob.checkDespawn): at once beyond 128 blocks, 1 in 800 per tick beyond 32.
@@ -270,7 +336,9 @@ export function tickMobs(w: MobWorld): void {
       if (!m.moving) pickTarget(m, PANIC_RANGE, PANIC_MODIFIER[m.type] ?? 1.25, random);
     } else if (!m.moving && random() < STROLL_CHANCE) pickTarget(m, STROLL_RANGE, STROLL_MODIFIER[m.type] ?? 1, random);
     if (m.moving) {
-      const tx = m.targetX - m.x, tz = m.targetZ - m.z, tl = Math.hypot(tx, tz);
+      const tx = m.targetX - m.x,
+        tz = m.targetZ - m.z,
+        tl = Math.hypot(tx, tz);
       if (tl < 0.5) m.moving = false;
       else {
         const s = m.speed * m.modifier;
@@ -301,10 +369,20 @@ export function tickMobs(w: MobWorld): void {
     for (let j = i + 1; j < mobs.length; j++) {
       const b = mobs[j]!;
       if (b.health <= 0 || !overlaps(a.x, a.y, a.z, a.width, a.height, b.x, b.y, b.z, b.width, b.height)) continue;
-      pushApart(a, b, (px, pz) => ((a.vx += px), (a.vz += pz)), (px, pz) => ((b.vx += px), (b.vz += pz)));
+      pushApart(
+        a,
+        b,
+        (px, pz) => ((a.vx += px), (a.vz += pz)),
+        (px, pz) => ((b.vx += px), (b.vz += pz)),
+      );
     }
     if (overlaps(a.x, a.y, a.z, a.width, a.height, e.pos.x, e.pos.y, e.pos.z, PLAYER_WIDTH, PLAYER_HEIGHT)) {
-      pushApart(a, e.pos, (px, pz) => ((a.vx += px), (a.vz += pz)), (px, pz) => ((e.vel.x += px), (e.vel.z += pz)));
+      pushApart(
+        a,
+        e.pos,
+        (px, pz) => ((a.vx += px), (a.vz += pz)),
+        (px, pz) => ((e.vel.x += px), (e.vel.z += pz)),
+      );
     }
   }
   let alive = 0;
@@ -359,7 +437,8 @@ function monsterGoals(w: MobWorld, m: Mob, dist2: number, eyeX: number, eyeY: nu
         // Arrow: velocity 1.6, inaccuracy 14 − 4·difficulty (Normal: 6) → direction noise sd 0.0075·6 per axis;
         // damage ⌈1.6 · (2 + 0.11·2 + N(0, 0.25))⌉ (AbstractArrow, setEnchantmentEffectsFromEntity).
         const sd = 0.0075 * 6 * dist;
-        const lateral = gaussian(random) * sd, vertical = gaussian(random) * sd;
+        const lateral = gaussian(random) * sd,
+          vertical = gaussian(random) * sd;
         if (Math.abs(lateral) < PLAYER_WIDTH / 2 + 0.25 && Math.abs(vertical) < PLAYER_HEIGHT / 2 + 0.25) {
           rules.hurt(Math.ceil(1.6 * (2.22 + gaussian(random) * 0.25)), 'mob');
           knockback(e, m, 0.4);
@@ -378,7 +457,9 @@ function monsterGoals(w: MobWorld, m: Mob, dist2: number, eyeX: number, eyeY: nu
 
 /** LivingEntity.knockback on the agent, away from the attacker. */
 function knockback(e: PhysicsEntity, from: { x: number; z: number }, strength: number): void {
-  const dx = e.pos.x - from.x, dz = e.pos.z - from.z, l = Math.hypot(dx, dz) || 1;
+  const dx = e.pos.x - from.x,
+    dz = e.pos.z - from.z,
+    l = Math.hypot(dx, dz) || 1;
   e.vel.x = e.vel.x / 2 + (dx / l) * strength;
   e.vel.z = e.vel.z / 2 + (dz / l) * strength;
   if (e.onGround) e.vel.y = Math.min(0.4, e.vel.y / 2 + strength);
@@ -411,7 +492,8 @@ function explode(w: MobWorld, m: Mob): void {
 }
 
 function gaussian(random: () => number): number {
-  const u = Math.max(random(), 1e-12), v = random();
+  const u = Math.max(random(), 1e-12),
+    v = random();
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
 }
 
@@ -426,10 +508,12 @@ export function spawnMonsters(w: MobWorld, attempts: number): void {
   const { world, entity: e, random } = w;
   const keys = world.generatedKeys;
   if (keys.length === 0 || w.options.hostileDensity <= 0) return;
-  const acx = Math.floor(e.pos.x / 16), acz = Math.floor(e.pos.z / 16);
+  const acx = Math.floor(e.pos.x / 16),
+    acz = Math.floor(e.pos.z / 16);
   let near = 0;
   for (const k of keys) {
-    const cx = Math.floor(k / 65536) - 32768, cz = (k % 65536) - 32768;
+    const cx = Math.floor(k / 65536) - 32768,
+      cz = (k % 65536) - 32768;
     if (Math.abs(cx - acx) <= 8 && Math.abs(cz - acz) <= 8) near++;
   }
   const cap = MONSTER_CAP * w.options.hostileDensity * Math.min(1, near / 289);
@@ -437,9 +521,11 @@ export function spawnMonsters(w: MobWorld, attempts: number): void {
   for (const m of w.mobs) if (m.hostile) count++;
   for (let a = 0; a < attempts && count < cap; a++) {
     const k = keys[Math.floor(random() * keys.length)]!;
-    const cx = Math.floor(k / 65536) - 32768, cz = (k % 65536) - 32768;
+    const cx = Math.floor(k / 65536) - 32768,
+      cz = (k % 65536) - 32768;
     if (Math.abs(cx - acx) > 8 || Math.abs(cz - acz) > 8) continue;
-    let x = cx * 16 + Math.floor(random() * 16), z = cz * 16 + Math.floor(random() * 16);
+    let x = cx * 16 + Math.floor(random() * 16),
+      z = cz * 16 + Math.floor(random() * 16);
     const y = world.minY + 1 + Math.floor(random() * (world.maxY - world.minY - 2));
     if (solidAt(world, x, y, z)) continue;
     let u = random() * MONSTER_WEIGHT;
@@ -449,12 +535,17 @@ export function spawnMonsters(w: MobWorld, attempts: number): void {
     for (let g = 0; g < group && count < cap; g++) {
       x += Math.floor(random() * 6) - Math.floor(random() * 6);
       z += Math.floor(random() * 6) - Math.floor(random() * 6);
-      const px = x + 0.5, pz = z + 0.5;
+      const px = x + 0.5,
+        pz = z + 0.5;
       const d2 = (px - e.pos.x) ** 2 + (y - e.pos.y) ** 2 + (pz - e.pos.z) ** 2;
       if (d2 <= SPAWN_MIN * SPAWN_MIN || d2 > DESPAWN_FAR * DESPAWN_FAR) continue;
       if (!solidAt(world, x, y - 1, z) || boxBlocked(world, px, y, pz, info.width ?? 0.6, info.height ?? 1.95)) continue;
       const floor = world.stateAt(x, y - 1, z);
-      if (floor === S.bedrock || stateToBlock[world.stateAt(x, y, z)] !== stateToBlock[S.cave_air] && stateToBlock[world.stateAt(x, y, z)] !== stateToBlock[S.air]) continue;
+      if (
+        floor === S.bedrock ||
+        (stateToBlock[world.stateAt(x, y, z)] !== stateToBlock[S.cave_air] && stateToBlock[world.stateAt(x, y, z)] !== stateToBlock[S.air])
+      )
+        continue;
       w.mobs.push(makeMob({ type, x: px, y, z: pz, maxHealth: MOB_MAX_HEALTH[type]! }));
       count++;
     }

@@ -150,7 +150,8 @@ function occlude(a: number, b: number): void {
   }
   let n = 0;
   for (let i = 0; i < openCount; i++) {
-    const lo = openLo[i]!, hi = openHi[i]!;
+    const lo = openLo[i]!,
+      hi = openHi[i]!;
     if (b <= lo || a >= hi) {
       nextLo[n] = lo;
       nextHi[n++] = hi;
@@ -166,7 +167,8 @@ function occlude(a: number, b: number): void {
     }
     if (n > 60) break; // cannot happen in practice (each occlusion adds at most one interval); keeps the buffers safe
   }
-  const tl = openLo, th = openHi;
+  const tl = openLo,
+    th = openHi;
   openLo = nextLo;
   openHi = nextHi;
   nextLo = tl;
@@ -202,9 +204,13 @@ function saveOpen(slot: number): void {
 
 /** Sets the open set to the union of two saved ones. */
 function openUnion(slotA: number, slotB: number): void {
-  let i = 0, j = 0, n = 0;
-  const na = snapCount[slotA]!, nb = snapCount[slotB]!;
-  const ba = slotA * SNAP_CAP, bb = slotB * SNAP_CAP;
+  let i = 0,
+    j = 0,
+    n = 0;
+  const na = snapCount[slotA]!,
+    nb = snapCount[slotB]!;
+  const ba = slotA * SNAP_CAP,
+    bb = slotB * SNAP_CAP;
   while (i < na || j < nb) {
     let lo: number, hi: number;
     if (j >= nb || (i < na && snapLo[ba + i]! <= snapLo[bb + j]!)) {
@@ -231,10 +237,15 @@ const CHUNK_SPAN = 11; // 64 m around the eyes spans at most 10 chunks per axis
 const chunkCache: ({ cells: Uint16Array; heights: Float64Array } | undefined)[] = new Array(CHUNK_SPAN * CHUNK_SPAN);
 const chunkCacheStep = new Float64Array(CHUNK_SPAN * CHUNK_SPAN).fill(-1);
 let viewStep = 0;
-let chunkBaseX = 0, chunkBaseZ = 0;
+let chunkBaseX = 0,
+  chunkBaseZ = 0;
 
 // Per-step scratch shared by the planes.
-let stepEx = 0, stepEy = 0, stepEz = 0, stepYaw = 0, stepPitch = 0;
+let stepEx = 0,
+  stepEy = 0,
+  stepEz = 0,
+  stepYaw = 0,
+  stepPitch = 0;
 const lidarSlope = new Float64Array(LIDAR_ROWS);
 
 /**
@@ -242,20 +253,28 @@ const lidarSlope = new Float64Array(LIDAR_ROWS);
  * `lidarBase` ≥ 0: this plane carries LiDAR column `lidarBase / LIDAR_ROWS`... (index of its first ray).
  */
 function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, out: ViewResult, lidarColumn: number): void {
-  const ex0 = stepEx, ey = stepEy, ez0 = stepEz;
+  const ex0 = stepEx,
+    ey = stepEy,
+    ez0 = stepEz;
   const start = PLANE_START[plane]!;
   let snapAt = start < SNAP_NEAR ? SNAP_NEAR : start < SNAP_FAR ? SNAP_FAR : Infinity;
   snapCount[plane * 2] = snapCount[plane * 2 + 1] = 0;
   // The walk begins `start` metres out along the plane.
-  const ex = ex0 + hx * start, ez = ez0 + hz * start;
+  const ex = ex0 + hx * start,
+    ez = ez0 + hz * start;
   const store = world.columnStore;
-  const minY = store ? store.minY : -64, maxY = store ? store.maxY : 320;
-  const below = store ? store.below : 0, above = store ? store.above : 0;
-  let ccx = NaN, ccz = NaN;
+  const minY = store ? store.minY : -64,
+    maxY = store ? store.maxY : 320;
+  const below = store ? store.below : 0,
+    above = store ? store.above : 0;
+  let ccx = NaN,
+    ccz = NaN;
   let cells: Uint16Array | null = null;
   let heights: Float64Array | null = null;
-  let x = Math.floor(ex), z = Math.floor(ez);
-  const stepX = hx > 0 ? 1 : -1, stepZ = hz > 0 ? 1 : -1;
+  let x = Math.floor(ex),
+    z = Math.floor(ez);
+  const stepX = hx > 0 ? 1 : -1,
+    stepZ = hz > 0 ? 1 : -1;
   const tDeltaX = hx !== 0 ? Math.abs(1 / hx) : Infinity;
   const tDeltaZ = hz !== 0 ? Math.abs(1 / hz) : Infinity;
   let tMaxX = hx !== 0 ? (x + (hx > 0 ? 1 : 0) - ex) / hx : Infinity;
@@ -271,7 +290,8 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
     }
     const s1 = tMaxX < tMaxZ ? tMaxX : tMaxZ;
     // The y range the open pitches reach over this cell column, within 64 m of the eyes.
-    const L = openLo[0]!, H = openHi[openCount - 1]!;
+    const L = openLo[0]!,
+      H = openHi[openCount - 1]!;
     let yLoF = ey + L * (L < 0 ? s1 : s0);
     let yHiF = ey + H * (H > 0 ? s1 : s0);
     const far2 = VIEW * VIEW - s0 * s0;
@@ -279,7 +299,8 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
     if ((yHiF - ey) * (yHiF - ey) > far2) yHiF = ey + Math.sqrt(far2);
     let top = Infinity;
     if (store) {
-      const cx = x >> 4, cz = z >> 4;
+      const cx = x >> 4,
+        cz = z >> 4;
       if (cx !== ccx || cz !== ccz) {
         ccx = cx;
         ccz = cz;
@@ -296,7 +317,8 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
       top = heights![((z & 15) << 4) | (x & 15)]!;
     }
     const column = ((z & 15) << 4) | (x & 15);
-    const inv0 = s0 > 0 ? 1 / s0 : BIG, inv1 = 1 / s1;
+    const inv0 = s0 > 0 ? 1 / s0 : BIG,
+      inv1 = 1 / s1;
     let yLo = Math.floor(yLoF);
     if (yLo < minY - 1) yLo = minY - 1;
     let yHi = Math.floor(yHiF);
@@ -308,7 +330,8 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
       const st = store ? (y < minY ? below : y >= maxY ? above : cells![((y - minY) << 8) | column]!) : world.stateAt(x, y, z);
       if (visible[st] !== 1) continue;
       // The block's pitch span (as slopes); looked at only if part of it is open.
-      const y0 = y - ey, y1 = y0 + 1;
+      const y0 = y - ey,
+        y1 = y0 + 1;
       const a = y0 * (y0 >= 0 ? inv1 : inv0);
       const b = y1 * (y1 <= 0 ? inv1 : inv0);
       if (openCount === 1 ? a >= openHi[0]! || b <= openLo[0]! : !isOpen(a, b)) continue;
@@ -322,7 +345,8 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
       for (let y = ye + 1 > yLo ? ye + 1 : yLo; y <= yHi; y++) {
         const st = store ? (y < minY ? below : y >= maxY ? above : cells![((y - minY) << 8) | column]!) : world.stateAt(x, y, z);
         if (visible[st] !== 1) continue;
-        const y0 = y - ey, y1 = y0 + 1;
+        const y0 = y - ey,
+          y1 = y0 + 1;
         const a = y0 * (y0 >= 0 ? inv1 : inv0);
         const b = y1 * (y1 <= 0 ? inv1 : inv0);
         if (openCount === 1 ? a >= openHi[0]! || b <= openLo[0]! : !isOpen(a, b)) continue;
@@ -350,7 +374,9 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
  * column the plane enters at s0: notes it, hits LiDAR rays, occludes. Returns whether it occluded something.
  */
 function lookAt(st: number, x: number, y: number, z: number, s0: number, a: number, b: number, out: ViewResult, lidarColumn: number): boolean {
-  const ex = stepEx, ey = stepEy, ez = stepEz;
+  const ex = stepEx,
+    ey = stepEy,
+    ez = stepEz;
   out.cellVisits++;
   const name = toBlock[st]!;
   const best = out.dist[name]!;
@@ -361,7 +387,9 @@ function lookAt(st: number, x: number, y: number, z: number, s0: number, a: numb
     const nz = ez < z ? z - ez : ez > z + 1 ? z + 1 - ez : 0;
     const d2 = nx * nx + ny * ny + nz * nz;
     if (d2 <= VIEW * VIEW && d2 < best * best) {
-      const cx = x + 0.5 - ex, cy = y + 0.5 - ey, cz = z + 0.5 - ez;
+      const cx = x + 0.5 - ex,
+        cy = y + 0.5 - ey,
+        cz = z + 0.5 - ez;
       const relYaw = clamp(wrapAngle(stepYaw - Math.atan2(-cx, -cz)), -FOV_YAW, FOV_YAW);
       const relPitch = clamp(stepPitch - Math.atan2(cy, Math.sqrt(cx * cx + cz * cz)), -FOV_PITCH, FOV_PITCH);
       out.note(name, Math.sqrt(d2), relYaw, relPitch);
@@ -388,15 +416,23 @@ function lookAt(st: number, x: number, y: number, z: number, s0: number, a: numb
  * target point itself does not count.
  */
 export function lineOfSight(world: BlockAccess, ox: number, oy: number, oz: number, tx: number, ty: number, tz: number): boolean {
-  let dx = tx - ox, dy = ty - oy, dz = tz - oz;
+  let dx = tx - ox,
+    dy = ty - oy,
+    dz = tz - oz;
   const len = Math.sqrt(dx * dx + dy * dy + dz * dz);
   if (len < 1e-9) return true;
   dx /= len;
   dy /= len;
   dz /= len;
-  let x = Math.floor(ox), y = Math.floor(oy), z = Math.floor(oz);
-  const txc = Math.floor(tx), tyc = Math.floor(ty), tzc = Math.floor(tz);
-  const stepX = dx > 0 ? 1 : -1, stepY = dy > 0 ? 1 : -1, stepZ = dz > 0 ? 1 : -1;
+  let x = Math.floor(ox),
+    y = Math.floor(oy),
+    z = Math.floor(oz);
+  const txc = Math.floor(tx),
+    tyc = Math.floor(ty),
+    tzc = Math.floor(tz);
+  const stepX = dx > 0 ? 1 : -1,
+    stepY = dy > 0 ? 1 : -1,
+    stepZ = dz > 0 ? 1 : -1;
   const tDeltaX = dx !== 0 ? Math.abs(1 / dx) : Infinity;
   const tDeltaY = dy !== 0 ? Math.abs(1 / dy) : Infinity;
   const tDeltaZ = dz !== 0 ? Math.abs(1 / dz) : Infinity;
@@ -408,11 +444,17 @@ export function lineOfSight(world: BlockAccess, ox: number, oy: number, oz: numb
     if (occludes[world.stateAt(x, y, z)] === 1) return false;
     let t: number;
     if (tMaxX < tMaxY && tMaxX < tMaxZ) {
-      t = tMaxX; x += stepX; tMaxX += tDeltaX;
+      t = tMaxX;
+      x += stepX;
+      tMaxX += tDeltaX;
     } else if (tMaxY < tMaxZ) {
-      t = tMaxY; y += stepY; tMaxY += tDeltaY;
+      t = tMaxY;
+      y += stepY;
+      tMaxY += tDeltaY;
     } else {
-      t = tMaxZ; z += stepZ; tMaxZ += tDeltaZ;
+      t = tMaxZ;
+      z += stepZ;
+      tMaxZ += tDeltaZ;
     }
     if (t > len) return true;
   }
@@ -431,7 +473,9 @@ for (const sx of [-0.45, 0.45]) for (const sy of [0.05, 0.95]) for (const sz of 
  */
 export function observeView(world: BlockAccess, pose: ViewPose, entities: readonly ViewEntity[], out: ViewResult): void {
   out.clear();
-  const ex = pose.x, ey = pose.y + EYE_HEIGHT, ez = pose.z;
+  const ex = pose.x,
+    ey = pose.y + EYE_HEIGHT,
+    ez = pose.z;
   stepEx = ex;
   stepEy = ey;
   stepEz = ez;
@@ -458,7 +502,8 @@ export function observeView(world: BlockAccess, pose: ViewPose, entities: readon
       openLo[0] = mLo;
       openHi[0] = mHi;
     } else {
-      const step = start === SNAP_NEAR ? 2 : 1, slot = start === SNAP_NEAR ? 0 : 1;
+      const step = start === SNAP_NEAR ? 2 : 1,
+        slot = start === SNAP_NEAR ? 0 : 1;
       openUnion((c - step) * 2 + slot, (c + step) * 2 + slot);
     }
     const yaw = pose.yaw - columnYaw[c]!;
@@ -474,8 +519,12 @@ export function observeView(world: BlockAccess, pose: ViewPose, entities: readon
     if (d > VIEW || d >= out.dist[e.nameIndex]!) continue;
     let seen = false;
     for (let p = 0; p < BOX_POINTS.length; p += 3) {
-      const tx = e.x + BOX_POINTS[p]! * e.width, ty = e.y + BOX_POINTS[p + 1]! * e.height, tz = e.z + BOX_POINTS[p + 2]! * e.width;
-      const cx = tx - ex, cy = ty - ey, cz = tz - ez;
+      const tx = e.x + BOX_POINTS[p]! * e.width,
+        ty = e.y + BOX_POINTS[p + 1]! * e.height,
+        tz = e.z + BOX_POINTS[p + 2]! * e.width;
+      const cx = tx - ex,
+        cy = ty - ey,
+        cz = tz - ez;
       const relYaw = wrapAngle(pose.yaw - Math.atan2(-cx, -cz));
       const relPitch = pose.pitch - Math.atan2(cy, Math.sqrt(cx * cx + cz * cz));
       if (Math.abs(relYaw) > FOV_YAW || Math.abs(relPitch) > FOV_PITCH) continue;
@@ -485,7 +534,9 @@ export function observeView(world: BlockAccess, pose: ViewPose, entities: readon
       }
     }
     if (!seen) continue;
-    const cx = e.x - ex, cy = e.y + e.height / 2 - ey, cz = e.z - ez;
+    const cx = e.x - ex,
+      cy = e.y + e.height / 2 - ey,
+      cz = e.z - ez;
     const relYaw = clamp(wrapAngle(pose.yaw - Math.atan2(-cx, -cz)), -FOV_YAW, FOV_YAW);
     const relPitch = clamp(pose.pitch - Math.atan2(cy, Math.sqrt(cx * cx + cz * cz)), -FOV_PITCH, FOV_PITCH);
     out.note(e.nameIndex, d, relYaw, relPitch);
@@ -501,4 +552,3 @@ export function nearestDict(view: ViewResult): NearestBlocks {
   for (const i of view.seen) out[observableNames[i]!] = [round(view.dist[i]!, 1000), round(view.yaw[i]!, 10000), round(view.pitch[i]!, 10000)];
   return out;
 }
-

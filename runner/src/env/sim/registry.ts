@@ -114,7 +114,16 @@ export function mobNameIndex(mob: string): number {
  */
 export const MOB_MAX_HEALTH: Readonly<Record<string, number>> = { cow: 10, pig: 10, sheep: 8, chicken: 4, zombie: 20, skeleton: 20, spider: 16, creeper: 20 };
 export const MOB_SPEED: Readonly<Record<string, number>> = {
-  cow: 0.2, pig: 0.25, sheep: 0.23, chicken: 0.25, horse: 0.225, donkey: 0.175, zombie: 0.23, skeleton: 0.25, spider: 0.3, creeper: 0.25,
+  cow: 0.2,
+  pig: 0.25,
+  sheep: 0.23,
+  chicken: 0.25,
+  horse: 0.225,
+  donkey: 0.175,
+  zombie: 0.23,
+  skeleton: 0.25,
+  spider: 0.3,
+  creeper: 0.25,
 };
 /** The mobs the plains generator spawns (BiomeDefaultFeatures.plainsSpawns' creatures). */
 export const PLAINS_MOBS = ['cow', 'pig', 'sheep', 'chicken', 'horse', 'donkey'] as const;

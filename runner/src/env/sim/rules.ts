@@ -13,7 +13,10 @@ import { DEG, EYE_HEIGHT, type BlockAccess, type ViewResult } from './observe';
 
 // Module-local aliases: imported bindings compile to getter calls under tsx (see sim.ts).
 const stateToBlock = toBlockTable;
-const AIR = S.air, CAVE_AIR = S.cave_air, WATER = WATER_BLOCK, LAVA = LAVA_BLOCK;
+const AIR = S.air,
+  CAVE_AIR = S.cave_air,
+  WATER = WATER_BLOCK,
+  LAVA = LAVA_BLOCK;
 const TURN = GAME_FACTS.turnDeg * DEG;
 /** Action indices by name (the policy's action space, GAME_FACTS.actions). */
 const A = Object.fromEntries(GAME_FACTS.actions.map((a, i) => [a, i])) as Record<(typeof GAME_FACTS.actions)[number], number>;
@@ -36,11 +39,30 @@ const PLACE_WINDOW = 10;
 /** A player entity for prismarine-physics, standing still at the origin. */
 export function newPlayerEntity(): PhysicsEntity {
   return {
-    pos: new Vec3(0, 0, 0), vel: new Vec3(0, 0, 0), onGround: false, isInWater: false, isInLava: false, isInWeb: false,
-    isCollidedHorizontally: false, isCollidedVertically: false, elytraFlying: false, jumpTicks: 0, jumpQueued: false,
-    fireworkRocketDuration: 0, attributes: undefined, yaw: 0, pitch: 0,
+    pos: new Vec3(0, 0, 0),
+    vel: new Vec3(0, 0, 0),
+    onGround: false,
+    isInWater: false,
+    isInLava: false,
+    isInWeb: false,
+    isCollidedHorizontally: false,
+    isCollidedVertically: false,
+    elytraFlying: false,
+    jumpTicks: 0,
+    jumpQueued: false,
+    fireworkRocketDuration: 0,
+    attributes: undefined,
+    yaw: 0,
+    pitch: 0,
     control: { forward: false, back: false, left: false, right: false, jump: false, sprint: false, sneak: false },
-    jumpBoost: 0, speed: 0, slowness: 0, dolphinsGrace: 0, slowFalling: 0, levitation: 0, depthStrider: 0, elytraEquipped: false,
+    jumpBoost: 0,
+    speed: 0,
+    slowness: 0,
+    dolphinsGrace: 0,
+    slowFalling: 0,
+    levitation: 0,
+    depthStrider: 0,
+    elytraEquipped: false,
   };
 }
 
@@ -71,19 +93,47 @@ export function applyAction(e: PhysicsEntity, action: number, game: GameActions)
   const c = e.control;
   c.forward = c.back = c.left = c.right = c.jump = false;
   switch (action) {
-    case A.turn_up: e.pitch = Math.min(Math.PI / 2, e.pitch + TURN); break;
-    case A.turn_down: e.pitch = Math.max(-Math.PI / 2, e.pitch - TURN); break;
-    case A.turn_left: e.yaw += TURN; break;
-    case A.turn_right: e.yaw -= TURN; break;
-    case A.forward: c.forward = true; break;
-    case A.forward_jump: c.forward = true; c.jump = true; break;
-    case A.jump: c.jump = true; break;
-    case A.back: c.back = true; break;
-    case A.move_left: c.left = true; break;
-    case A.move_right: c.right = true; break;
-    case A.attack: game.attack(); break;
-    case A.equip: game.equipNext(); break;
-    case A.jump_place: c.jump = true; game.startJumpPlace(); break;
+    case A.turn_up:
+      e.pitch = Math.min(Math.PI / 2, e.pitch + TURN);
+      break;
+    case A.turn_down:
+      e.pitch = Math.max(-Math.PI / 2, e.pitch - TURN);
+      break;
+    case A.turn_left:
+      e.yaw += TURN;
+      break;
+    case A.turn_right:
+      e.yaw -= TURN;
+      break;
+    case A.forward:
+      c.forward = true;
+      break;
+    case A.forward_jump:
+      c.forward = true;
+      c.jump = true;
+      break;
+    case A.jump:
+      c.jump = true;
+      break;
+    case A.back:
+      c.back = true;
+      break;
+    case A.move_left:
+      c.left = true;
+      break;
+    case A.move_right:
+      c.right = true;
+      break;
+    case A.attack:
+      game.attack();
+      break;
+    case A.equip:
+      game.equipNext();
+      break;
+    case A.jump_place:
+      c.jump = true;
+      game.startJumpPlace();
+      break;
   }
   if (action !== A.attack) game.stopDigging();
 }
@@ -120,11 +170,17 @@ export interface BlockHit {
 export function targetBlock(blocks: BlockAccess, ray: LookRay, hit: BlockHit): boolean {
   // Small fixed-step march: reach is 4.5 m, so 0.05 m steps cost ~90 lookups only on attack ticks.
   const { ox, oy, oz, dx, dy, dz } = ray;
-  let lx = NaN, ly = NaN, lz = NaN;
+  let lx = NaN,
+    ly = NaN,
+    lz = NaN;
   for (let t = 0; t <= BLOCK_REACH; t += 0.05) {
-    const x = Math.floor(ox + dx * t), y = Math.floor(oy + dy * t), z = Math.floor(oz + dz * t);
+    const x = Math.floor(ox + dx * t),
+      y = Math.floor(oy + dy * t),
+      z = Math.floor(oz + dz * t);
     if (x === lx && y === ly && z === lz) continue;
-    lx = x; ly = y; lz = z;
+    lx = x;
+    ly = y;
+    lz = z;
     const s = blocks.stateAt(x, y, z);
     const b = stateToBlock[s]!;
     if (s === AIR || s === CAVE_AIR || b === WATER || b === LAVA) continue;

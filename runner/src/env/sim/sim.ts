@@ -8,13 +8,36 @@ import { FIRE_BLOCKS, WATER_BLOCK, mcData, nameIndex, stateSolid as solidTable, 
 import { SimWorld, blockOfState } from './world';
 import { spawnPoint } from './worldgen';
 import { hash32 } from '../../seeds';
-import { CreatureChunks, PANIC_TICKS, SPAWN_ATTEMPTS_AT_START, SPAWN_ATTEMPTS_PER_INTERVAL, SPAWN_INTERVAL, makeMob, spawnMonsters, tickMobs, type Mob, type MobWorld } from './mobs';
+import {
+  CreatureChunks,
+  PANIC_TICKS,
+  SPAWN_ATTEMPTS_AT_START,
+  SPAWN_ATTEMPTS_PER_INTERVAL,
+  SPAWN_INTERVAL,
+  makeMob,
+  spawnMonsters,
+  tickMobs,
+  type Mob,
+  type MobWorld,
+} from './mobs';
 import { worldOptionsOf, type WorldOptions } from '../../tasks';
 import { DEG, EYE_HEIGHT, ViewResult, nearestDict, observeView, round3 as round3Fn, wrapAngle as wrapAngleFn } from './observe';
 import { FEATURE_SPEC, FeatureMemory, rayBox, writeFeatures } from './features';
 import {
-  ENTITY_REACH, INVULNERABLE_TICKS, JumpPlace, LookRay, PlayerRules, applyAction as applyActionFn, blockUnderFoot, digTicksNeeded,
-  isSuccess, newPlayerEntity, placePlayer, targetBlock, type BlockHit, type GameActions,
+  ENTITY_REACH,
+  INVULNERABLE_TICKS,
+  JumpPlace,
+  LookRay,
+  PlayerRules,
+  applyAction as applyActionFn,
+  blockUnderFoot,
+  digTicksNeeded,
+  isSuccess,
+  newPlayerEntity,
+  placePlayer,
+  targetBlock,
+  type BlockHit,
+  type GameActions,
 } from './rules';
 
 // Module-local aliases: imported bindings compile to getter calls under tsx, too slow for the hot loop.
@@ -79,7 +102,8 @@ function rollLoot(drops: LootDrop[], rng: Rng, give: (item: string, n: number) =
     if (rng.next() < d.dropChance) chosen.push(d);
   }
   for (const d of chosen) {
-    const min = d.stackSizeRange[0] ?? 1, max = d.stackSizeRange[1] ?? min;
+    const min = d.stackSizeRange[0] ?? 1,
+      max = d.stackSizeRange[1] ?? min;
     const n = rng.int(min, max);
     if (n > 0 && mcData.itemsByName[d.item]) give(d.item, n);
   }
@@ -133,10 +157,18 @@ export class SimEnv {
     this.worldOptions = worldOptionsOf(task);
     const env = this;
     this.mobWorld = {
-      get world() { return env.world; },
-      get mobs() { return env.mobs; },
-      get entity() { return env.entity; },
-      get rules() { return env.rules; },
+      get world() {
+        return env.world;
+      },
+      get mobs() {
+        return env.mobs;
+      },
+      get entity() {
+        return env.entity;
+      },
+      get rules() {
+        return env.rules;
+      },
       options: this.worldOptions,
       random: () => env.rng.next(),
     };
@@ -204,8 +236,15 @@ export class SimEnv {
     const success = !died && isSuccess(this.task, this.kills, this.view, this.successIndices);
     const truncated = !died && !success && this.steps >= this.task.maxSteps;
     const info: StepInfo = {
-      step: this.steps, seed: this.seed, success, done: died || success || truncated, truncated, died, deathCause: died ? this.rules.deathCause : null,
-      blockUnderFoot: this.blockUnderFoot(), inventory: Object.fromEntries(this.inventory),
+      step: this.steps,
+      seed: this.seed,
+      success,
+      done: died || success || truncated,
+      truncated,
+      died,
+      deathCause: died ? this.rules.deathCause : null,
+      blockUnderFoot: this.blockUnderFoot(),
+      inventory: Object.fromEntries(this.inventory),
     };
     return { obs, info };
   }
@@ -234,8 +273,10 @@ export class SimEnv {
   private finishJumpPlace(): void {
     const block = this.jumpPlace.due(this.entity, this.held);
     if (!block) return;
-    const p = this.entity.pos, y = this.jumpPlace.y;
-    const x = Math.floor(p.x), z = Math.floor(p.z);
+    const p = this.entity.pos,
+      y = this.jumpPlace.y;
+    const x = Math.floor(p.x),
+      z = Math.floor(p.z);
     if (stateSolid[this.world.stateAt(x, y, z)] === 1) return;
     this.world.setState(x, y, z, block.defaultState ?? block.id);
     this.give(this.held!, -1);
@@ -250,7 +291,20 @@ export class SimEnv {
     let mob: Mob | null = null;
     let mobT = Math.min(ENTITY_REACH, block ? block.t : Infinity);
     for (const m of this.mobs) {
-      const t = rayBox(ray.ox, ray.oy, ray.oz, ray.dx, ray.dy, ray.dz, m.x - m.width / 2, m.y, m.z - m.width / 2, m.x + m.width / 2, m.y + m.height, m.z + m.width / 2);
+      const t = rayBox(
+        ray.ox,
+        ray.oy,
+        ray.oz,
+        ray.dx,
+        ray.dy,
+        ray.dz,
+        m.x - m.width / 2,
+        m.y,
+        m.z - m.width / 2,
+        m.x + m.width / 2,
+        m.y + m.height,
+        m.z + m.width / 2,
+      );
       if (t >= 0 && t <= mobT) {
         mob = m;
         mobT = t;
@@ -311,7 +365,9 @@ export class SimEnv {
     m.health -= dealt;
     this.damageDealt += applied;
     const e = this.entity;
-    const kx = m.x - e.pos.x, kz = m.z - e.pos.z, kl = Math.hypot(kx, kz) || 1;
+    const kx = m.x - e.pos.x,
+      kz = m.z - e.pos.z,
+      kl = Math.hypot(kx, kz) || 1;
     m.vx = (kx / kl) * 0.4;
     m.vz = (kz / kl) * 0.4;
     m.panic = PANIC_TICKS;
@@ -329,12 +385,17 @@ export class SimEnv {
   private applyRules(yBefore: number): void {
     const e = this.entity;
     let inFire = false;
-    const minX = Math.floor(e.pos.x - 0.3), maxX = Math.floor(e.pos.x + 0.3);
-    const minZ = Math.floor(e.pos.z - 0.3), maxZ = Math.floor(e.pos.z + 0.3);
-    const minY = Math.floor(e.pos.y), maxY = Math.floor(e.pos.y + 1.8);
-    for (let x = minX; x <= maxX; x++) for (let y = minY; y <= maxY; y++) for (let z = minZ; z <= maxZ; z++) {
-      if (FIRE_BLOCKS.has(stateToBlock[this.world.stateAt(x, y, z)]!)) inFire = true;
-    }
+    const minX = Math.floor(e.pos.x - 0.3),
+      maxX = Math.floor(e.pos.x + 0.3);
+    const minZ = Math.floor(e.pos.z - 0.3),
+      maxZ = Math.floor(e.pos.z + 0.3);
+    const minY = Math.floor(e.pos.y),
+      maxY = Math.floor(e.pos.y + 1.8);
+    for (let x = minX; x <= maxX; x++)
+      for (let y = minY; y <= maxY; y++)
+        for (let z = minZ; z <= maxZ; z++) {
+          if (FIRE_BLOCKS.has(stateToBlock[this.world.stateAt(x, y, z)]!)) inFire = true;
+        }
     const eyeState = this.world.stateAt(Math.floor(e.pos.x), Math.floor(e.pos.y + EYE_HEIGHT), Math.floor(e.pos.z));
     const eyesInWater = stateToBlock[eyeState] === WATER_BLOCK;
     // LivingEntity.baseTick: eyes inside a solid block (fallen gravel) suffocate, 1 hp per hit (IN_WALL).
@@ -348,7 +409,8 @@ export class SimEnv {
    */
   private startUnderground(): void {
     const e = this.entity;
-    const cx = Math.floor(e.pos.x / 16), cz = Math.floor(e.pos.z / 16);
+    const cx = Math.floor(e.pos.x / 16),
+      cz = Math.floor(e.pos.z / 16);
     for (let dx = -2; dx <= 2; dx++) for (let dz = -2; dz <= 2; dz++) this.world.column(cx + dx, cz + dz);
     for (let t = 0; t < 600 && this.world.pendingFluidTicks > 0; t++) this.world.tick(e.pos.x, e.pos.z, true);
     spawnMonsters(this.mobWorld, SPAWN_ATTEMPTS_AT_START);
@@ -372,10 +434,27 @@ export class SimEnv {
     const pose = { x: e.pos.x, y: e.pos.y, z: e.pos.z, yaw: e.yaw, pitch: e.pitch };
     observeView(this.world, pose, this.mobs, this.view);
     const relYaw = wrapAngle(this.startYaw - e.yaw);
-    writeFeatures(this.view, pose, this.mobs, {
-      health: this.rules.hp / 2, food: 20, inventory: this.inventory, held: this.held, onGround: e.onGround, inWater: e.isInWater, inLava: e.isInLava, yOffset: e.pos.y - this.startY,
-      relYaw, digProgress: this.digProgress(), lastAction: this.lastAction,
-    }, this.memory, features, offset);
+    writeFeatures(
+      this.view,
+      pose,
+      this.mobs,
+      {
+        health: this.rules.hp / 2,
+        food: 20,
+        inventory: this.inventory,
+        held: this.held,
+        onGround: e.onGround,
+        inWater: e.isInWater,
+        inLava: e.isInLava,
+        yOffset: e.pos.y - this.startY,
+        relYaw,
+        digProgress: this.digProgress(),
+        lastAction: this.lastAction,
+      },
+      this.memory,
+      features,
+      offset,
+    );
     const change: Record<string, number> = {};
     for (const [k, v] of this.change) if (v !== 0) change[k] = v;
     return {

@@ -17,7 +17,11 @@ export class SimBatch {
   readonly featureSize: number;
   private readonly seeds: number[];
 
-  constructor(task: TaskSpec, count: number, private readonly firstIndex: number) {
+  constructor(
+    task: TaskSpec,
+    count: number,
+    private readonly firstIndex: number,
+  ) {
     this.envs = Array.from({ length: count }, () => new SimEnv(task));
     this.featureSize = this.envs[0]?.featureSize ?? new SimEnv(task).featureSize;
     this.seeds = new Array<number>(count).fill(0);
@@ -33,7 +37,8 @@ export class SimBatch {
   }
 
   step(actions: Int32Array): VecStepResult {
-    const n = this.envs.length, f = this.featureSize;
+    const n = this.envs.length,
+      f = this.featureSize;
     const features = new Float32Array(n * f);
     const obs: StepObservation[] = new Array(n);
     const info: StepInfo[] = new Array(n);
@@ -126,7 +131,10 @@ export class SimVecEnv implements VecEnv {
   private localCount = 0;
   private shards: { worker: ShardWorker; first: number; count: number }[] = [];
 
-  private constructor(readonly task: TaskSpec, numEnvs: number) {
+  private constructor(
+    readonly task: TaskSpec,
+    numEnvs: number,
+  ) {
     this.numEnvs = numEnvs;
   }
 

@@ -33,14 +33,20 @@ const solid = stateSolid;
 // Fluids (FlowingFluid, WaterFluid, LavaFluid in 1.16.5): state = base + level, level 0 a source, 1..7 flowing
 // (amount 8 − level), 8 falling. Water loses 1 per block and ticks every 5 game ticks; overworld lava loses 2
 // (it runs 3 blocks) and ticks every 30.
-const WATER_BASE = S.water, LAVA_BASE = S.lava;
+const WATER_BASE = S.water,
+  LAVA_BASE = S.lava;
 const FLUID = {
   water: { base: WATER_BASE, drop: 1, delay: 5 },
   lava: { base: LAVA_BASE, drop: 2, delay: 30 },
 } as const;
 /** Fluid ticks farther than this from the agent (horizontally) wait: the game ticks only chunks near players. */
 const FLUID_TICK_RANGE = 64;
-const HORIZONTAL: readonly (readonly [number, number])[] = [[1, 0], [-1, 0], [0, 1], [0, -1]];
+const HORIZONTAL: readonly (readonly [number, number])[] = [
+  [1, 0],
+  [-1, 0],
+  [0, 1],
+  [0, -1],
+];
 
 interface Chunk {
   cells: Uint16Array;
@@ -169,7 +175,9 @@ export class SimWorld implements BlockAccess, ColumnStore {
     for (let i = 0; i < cells.length; i++) {
       const s = cells[i]!;
       if (s !== WATER_BASE && s !== LAVA_BASE) continue;
-      const lx = i & 15, lz = (i >> 4) & 15, y = this.minY + (i >> 8);
+      const lx = i & 15,
+        lz = (i >> 4) & 15,
+        y = this.minY + (i >> 8);
       if (lx === 0 || lx === 15 || lz === 0 || lz === 15) continue; // springs sit inside their chunk
       const open = (dx: number, dy: number, dz: number) => {
         const yy = y + dy - this.minY;
@@ -199,7 +207,9 @@ export class SimWorld implements BlockAccess, ColumnStore {
     if (!due) return;
     this.fluidTicks.delete(this.time);
     for (let k = 0; k < due.length; k += 3) {
-      const x = due[k]!, y = due[k + 1]!, z = due[k + 2]!;
+      const x = due[k]!,
+        y = due[k + 1]!,
+        z = due[k + 2]!;
       this.fluidScheduled.delete(((x + 32768) * 65536 + (z + 32768)) * 512 + (y + 256));
       if (!settle && (Math.abs(x - nearX) > FLUID_TICK_RANGE || Math.abs(z - nearZ) > FLUID_TICK_RANGE)) {
         this.scheduleFluid(x, y, z, 100);
@@ -270,7 +280,9 @@ export class SimWorld implements BlockAccess, ColumnStore {
 
   /** prismarine-physics' world interface. */
   getBlock(pos: Vec3): Block {
-    const x = Math.floor(pos.x), y = Math.floor(pos.y), z = Math.floor(pos.z);
+    const x = Math.floor(pos.x),
+      y = Math.floor(pos.y),
+      z = Math.floor(pos.z);
     const state = this.stateAt(x, y, z);
     const block = blockOfState(state);
     const type = toBlock[state];

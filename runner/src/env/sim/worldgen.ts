@@ -54,17 +54,35 @@ const stream = (seed: number, salt: number, cx: number, cz: number, i = 0) => ne
 const smooth = (t: number) => t * t * (3 - 2 * t);
 /** 2D value noise in [-1, 1] with lattice spacing `scale`. */
 function noise2(seed: number, x: number, z: number, scale: number): number {
-  const fx = x / scale, fz = z / scale;
-  const ix = Math.floor(fx), iz = Math.floor(fz);
-  const tx = smooth(fx - ix), tz = smooth(fz - iz);
-  const a = rand01(seed, ix, iz), b = rand01(seed, ix + 1, iz);
-  const c = rand01(seed, ix, iz + 1), d = rand01(seed, ix + 1, iz + 1);
+  const fx = x / scale,
+    fz = z / scale;
+  const ix = Math.floor(fx),
+    iz = Math.floor(fz);
+  const tx = smooth(fx - ix),
+    tz = smooth(fz - iz);
+  const a = rand01(seed, ix, iz),
+    b = rand01(seed, ix + 1, iz);
+  const c = rand01(seed, ix, iz + 1),
+    d = rand01(seed, ix + 1, iz + 1);
   return (a + (b - a) * tx + (c - a) * tz + (a - b - c + d) * tx * tz) * 2 - 1;
 }
 // Salts so that different features draw independent numbers from one seed.
 const SALT = {
-  height: 11, detail: 12, tallGrass: 13, tree: 14, spawn: 15, mobs: 16, bedrock: 17, flowers: 18, grass: 19, biomeInfo: 20,
-  ore: 21, cave: 22, canyon: 23, lake: 24, spring: 25,
+  height: 11,
+  detail: 12,
+  tallGrass: 13,
+  tree: 14,
+  spawn: 15,
+  mobs: 16,
+  bedrock: 17,
+  flowers: 18,
+  grass: 19,
+  biomeInfo: 20,
+  ore: 21,
+  cave: 22,
+  canyon: 23,
+  lake: 24,
+  spring: 25,
 };
 
 /** Vanilla counts scaled by a density multiplier: the integer part always, the fraction as a chance. */
@@ -111,7 +129,8 @@ export const FLOWER_PATCHES = { lowNoise: 15, highNoise: 4, tries: 64 };
 /** PATCH_GRASS_PLAIN: COUNT_NOISE(−0.8, 5, 10) patches of DEFAULT_GRASS_CONFIG (32 tries), projected to the surface. */
 export const GRASS_PATCHES = { lowNoise: 5, highNoise: 10, tries: 32 };
 /** RandomPatchConfiguration defaults: x/z spread 7, y spread 3 (offsets nextInt(s + 1) − nextInt(s + 1)). */
-const SPREAD_XZ = 7, SPREAD_Y = 3;
+const SPREAD_XZ = 7,
+  SPREAD_Y = 3;
 
 export interface PlainsTree {
   kind: 'oak' | 'fancy_oak';
@@ -130,7 +149,8 @@ export function plainsTreesOfChunk(seed: number, cx: number, cz: number, options
   const n = scaledCount(r, PLAINS_TREE_CHANCE, options.treeDensity);
   const trees: PlainsTree[] = [];
   for (let i = 0; i < n; i++) {
-    const x = cx * 16 + r.nextInt(16), z = cz * 16 + r.nextInt(16);
+    const x = cx * 16 + r.nextInt(16),
+      z = cz * 16 + r.nextInt(16);
     const y = plainsSurfaceY(seed, x, z) + 1;
     const t = new Stream(r.nextSeed());
     trees.push(t.nextFloat() < FANCY_OAK_CHANCE ? fancyOak(t, x, y, z) : oak(t, x, y, z));
@@ -171,7 +191,9 @@ function fancyOak(r: Stream, x: number, y: number, z: number): PlainsTree {
     if (f < 0) continue;
     const e = f * (r.nextFloat() + 0.328);
     const g = r.nextFloat() * 2 * Math.PI;
-    const nx = x + Math.floor(e * Math.sin(g) + 0.5), nz = z + Math.floor(e * Math.cos(g) + 0.5), ny = y + n - 1;
+    const nx = x + Math.floor(e * Math.sin(g) + 0.5),
+      nz = z + Math.floor(e * Math.cos(g) + 0.5),
+      ny = y + n - 1;
     const s = ny - Math.sqrt((x - nx) ** 2 + (z - nz) ** 2) * 0.381;
     nodes.push({ x: nx, y: ny, z: nz, branchY: s > m ? m : Math.trunc(s) });
   }
@@ -200,7 +222,8 @@ function fancyOak(r: Stream, x: number, y: number, z: number): PlainsTree {
 /** FancyTrunkPlacer.treeShape: the half-width of the crown at layer `y` of a `height`-tall tree (−1: no limb). */
 function fancyTreeShape(height: number, y: number): number {
   if (y < height * 0.3) return -1;
-  const f = height / 2, g = f - y;
+  const f = height / 2,
+    g = f - y;
   let h = Math.sqrt(f * f - g * g);
   if (g === 0) h = f;
   else if (Math.abs(g) >= f) return 0;
@@ -209,7 +232,9 @@ function fancyTreeShape(height: number, y: number): number {
 
 /** FancyTrunkPlacer.makeLimb: a straight line of logs from (x0, y0, z0) to (x1, y1, z1), both included. */
 function limb(x0: number, y0: number, z0: number, x1: number, y1: number, z1: number, out: number[]): void {
-  const dx = x1 - x0, dy = y1 - y0, dz = z1 - z0;
+  const dx = x1 - x0,
+    dy = y1 - y0,
+    dz = z1 - z0;
   const steps = Math.max(Math.abs(dx), Math.abs(dy), Math.abs(dz));
   for (let k = 0; k <= steps; k++) {
     const f = steps === 0 ? 0 : k / steps;
@@ -228,7 +253,10 @@ function beeNest(r: Stream, logs: number[], leaves: number[]): [number, number, 
 }
 
 // Module-local copies of the hot state ids: imported bindings compile to getter calls under tsx.
-const AIR = S.air, GRASS = S.grass, TALL_LOWER = S.tall_grass_lower, TALL_UPPER = S.tall_grass_upper;
+const AIR = S.air,
+  GRASS = S.grass,
+  TALL_LOWER = S.tall_grass_lower,
+  TALL_UPPER = S.tall_grass_upper;
 /** Plain plants (grass, the halves of tall grass) that trees may replace. */
 const isAirOrPlant = (s: number) => s === AIR || s === GRASS || s === TALL_LOWER || s === TALL_UPPER;
 
@@ -244,19 +272,23 @@ function generatePlainsChunk(seed: number, cx: number, cz: number, out: Uint16Ar
     }
   }
   const index = (x: number, y: number, z: number) => {
-    const lx = x - cx * 16, lz = z - cz * 16, yy = y - minY;
+    const lx = x - cx * 16,
+      lz = z - cz * 16,
+      yy = y - minY;
     return lx < 0 || lx > 15 || lz < 0 || lz > 15 || yy < 0 || yy >= height ? -1 : cellIndex(lx, yy, lz);
   };
   /** A plant may go at (x, y, z): the cell is empty and the block under it is grass or dirt (canSurvive). */
   const plantable = (x: number, y: number, z: number): number => {
     const i = index(x, y, z);
     if (i < 0 || out[i] !== AIR) return -1;
-    const lx = x - cx * 16, lz = z - cz * 16;
+    const lx = x - cx * 16,
+      lz = z - cz * 16;
     return y === tops[lz * 16 + lx]! + 1 ? i : -1; // the surface block is grass; plants only stand on it
   };
   const surface = (x: number, z: number) => plainsSurfaceY(seed, x, z);
   /** Whether a patch centred at (x0, z0) can reach this chunk (tries spread ≤ 7 blocks); each patch draws from its own stream. */
-  const reaches = (x0: number, z0: number) => x0 >= cx * 16 - SPREAD_XZ && x0 <= cx * 16 + 15 + SPREAD_XZ && z0 >= cz * 16 - SPREAD_XZ && z0 <= cz * 16 + 15 + SPREAD_XZ;
+  const reaches = (x0: number, z0: number) =>
+    x0 >= cx * 16 - SPREAD_XZ && x0 <= cx * 16 + 15 + SPREAD_XZ && z0 >= cz * 16 - SPREAD_XZ && z0 <= cz * 16 + 15 + SPREAD_XZ;
   // Features of this chunk and its 8 neighbours (patches spread ≤ 7 blocks, trees ≤ 9), in a fixed order.
   const around: [number, number][] = [];
   for (let dcx = -1; dcx <= 1; dcx++) for (let dcz = -1; dcz <= 1; dcz++) around.push([cx + dcx, cz + dcz]);
@@ -266,7 +298,8 @@ function generatePlainsChunk(seed: number, cx: number, cz: number, out: Uint16Ar
     const low = biomeInfoNoise(seed, ox * 16, oz * 16) < -0.8;
     const patches = low ? TALL_GRASS_PATCHES.lowNoise : TALL_GRASS_PATCHES.highNoise;
     for (let p = 0; p < patches; p++) {
-      const x0 = ox * 16 + r.nextInt(16), z0 = oz * 16 + r.nextInt(16);
+      const x0 = ox * 16 + r.nextInt(16),
+        z0 = oz * 16 + r.nextInt(16);
       const pr = new Stream(r.nextSeed());
       if (!reaches(x0, z0)) continue;
       const y0 = pr.nextInt(surface(x0, z0) + 1 + 32);
@@ -309,7 +342,8 @@ function generatePlainsChunk(seed: number, cx: number, cz: number, out: Uint16Ar
     const low = biomeInfoNoise(seed, ox * 16, oz * 16) < -0.8;
     const patches = low ? FLOWER_PATCHES.lowNoise : FLOWER_PATCHES.highNoise;
     for (let p = 0; p < patches; p++) {
-      const x0 = ox * 16 + r.nextInt(16), z0 = oz * 16 + r.nextInt(16);
+      const x0 = ox * 16 + r.nextInt(16),
+        z0 = oz * 16 + r.nextInt(16);
       const pr = new Stream(r.nextSeed());
       if (!reaches(x0, z0)) continue;
       const y0 = pr.nextInt(surface(x0, z0) + 1 + 32);
@@ -329,7 +363,8 @@ function generatePlainsChunk(seed: number, cx: number, cz: number, out: Uint16Ar
     const low = biomeInfoNoise(seed, ox * 16, oz * 16) < -0.8;
     const patches = low ? GRASS_PATCHES.lowNoise : GRASS_PATCHES.highNoise;
     for (let p = 0; p < patches; p++) {
-      const x0 = ox * 16 + r.nextInt(16), z0 = oz * 16 + r.nextInt(16);
+      const x0 = ox * 16 + r.nextInt(16),
+        z0 = oz * 16 + r.nextInt(16);
       const pr = new Stream(r.nextSeed());
       if (!reaches(x0, z0)) continue;
       const y0 = surface(x0, z0) + 1;
@@ -386,21 +421,25 @@ function horseStats(type: PlainsMob, r: Stream): { maxHealth: number; speed: num
 export function chunkCreatures(seed: number, cx: number, cz: number, options: WorldOptions = VANILLA_WORLD): MobSpawn[] {
   const r = stream(seed, SALT.mobs, cx, cz);
   // The density option scales the expected number of groups, p / (1 − p).
-  const groups = CREATURE_SPAWN_PROBABILITY / (1 - CREATURE_SPAWN_PROBABILITY) * options.animalDensity;
+  const groups = (CREATURE_SPAWN_PROBABILITY / (1 - CREATURE_SPAWN_PROBABILITY)) * options.animalDensity;
   const p = groups / (1 + groups);
   const out: MobSpawn[] = [];
-  const x0 = cx * 16, z0 = cz * 16;
+  const x0 = cx * 16,
+    z0 = cz * 16;
   while (r.nextFloat() < p) {
     let u = r.nextInt(CREATURE_WEIGHT);
     const kind = PLAINS_CREATURES.find((c) => (u -= c.weight) < 0)!;
     const count = kind.min + r.nextInt(1 + kind.max - kind.min);
     const w = CREATURE_WIDTH[kind.type];
-    let l = x0 + r.nextInt(16), m = z0 + r.nextInt(16);
-    const n = l, o = m;
+    let l = x0 + r.nextInt(16),
+      m = z0 + r.nextInt(16);
+    const n = l,
+      o = m;
     for (let k = 0; k < count; k++) {
       // One try per member here (the game retries up to 4 times where a tree trunk or a wall is in the way;
       // plains columns are all spawnable grass, so the first try succeeds).
-      const x = Math.min(Math.max(l, x0 + w), x0 + 16 - w), z = Math.min(Math.max(m, z0 + w), z0 + 16 - w);
+      const x = Math.min(Math.max(l, x0 + w), x0 + 16 - w),
+        z = Math.min(Math.max(m, z0 + w), z0 + 16 - w);
       const stats = kind.type === 'horse' || kind.type === 'donkey' ? horseStats(kind.type, r) : { maxHealth: MOB_MAX_HEALTH[kind.type]!, speed: undefined };
       out.push({ type: kind.type, x, y: plainsSurfaceY(seed, Math.floor(x), Math.floor(z)) + 1, z, ...stats });
       l += r.nextInt(5) - r.nextInt(5);
@@ -424,7 +463,8 @@ export const CREATURE_CHUNK_RADIUS = 4;
 /** The animals of the chunks within CREATURE_CHUNK_RADIUS of the agent's start (for a server that spawns once). */
 export function mobSpawns(seed: number, options: WorldOptions = VANILLA_WORLD): MobSpawn[] {
   const spawn = spawnPoint('plains', seed);
-  const scx = Math.floor(spawn.x / 16), scz = Math.floor(spawn.z / 16);
+  const scx = Math.floor(spawn.x / 16),
+    scz = Math.floor(spawn.z / 16);
   const out: MobSpawn[] = [];
   for (let dx = -CREATURE_CHUNK_RADIUS; dx <= CREATURE_CHUNK_RADIUS; dx++) {
     for (let dz = -CREATURE_CHUNK_RADIUS; dz <= CREATURE_CHUNK_RADIUS; dz++) out.push(...chunkCreatures(seed, scx + dx, scz + dz, options));
@@ -455,12 +495,16 @@ export const ORES: readonly { state: number; size: number; count: number; range:
 /** WorldCarver.carveBlock: carved cells below y 11 fill with lava. */
 export const LAVA_LEVEL = 10;
 /** Carvers.CAVE: ProbabilityFeatureConfiguration(0.14285715); Carvers.CANYON: 0.02. Origins within 8 chunks carve. */
-export const CAVE_CHANCE = 0.14285715, CANYON_CHANCE = 0.02;
+export const CAVE_CHANCE = 0.14285715,
+  CANYON_CHANCE = 0.02;
 const CARVER_CHUNK_RANGE = 8;
 /** Half extent of the room carved around the underground spawn (x/z), so the agent starts free. */
 const SPAWN_ROOM = 1;
 
-const STONE = S.stone, GRANITE = S.granite, DIORITE = S.diorite, ANDESITE = S.andesite;
+const STONE = S.stone,
+  GRANITE = S.granite,
+  DIORITE = S.diorite,
+  ANDESITE = S.andesite;
 const NATURAL_STONE = new Set<number>([STONE, GRANITE, DIORITE, ANDESITE]);
 
 /**
@@ -472,9 +516,12 @@ const veinScratch = new Float64Array(64 * 4);
 function oreVein(r: Stream, size: number, px: number, py: number, pz: number, topY: number, out: number[]): void {
   const f = r.nextFloat() * Math.PI;
   const g = size / 8;
-  const x1 = px + Math.sin(f) * g, x2 = px - Math.sin(f) * g;
-  const z1 = pz + Math.cos(f) * g, z2 = pz - Math.cos(f) * g;
-  const y1 = py + r.nextInt(3) - 2, y2 = py + r.nextInt(3) - 2;
+  const x1 = px + Math.sin(f) * g,
+    x2 = px - Math.sin(f) * g;
+  const z1 = pz + Math.cos(f) * g,
+    z2 = pz - Math.cos(f) * g;
+  const y1 = py + r.nextInt(3) - 2,
+    y2 = py + r.nextInt(3) - 2;
   const ds = veinScratch;
   for (let k = 0; k < size; k++) {
     const t = k / size;
@@ -488,7 +535,9 @@ function oreVein(r: Stream, size: number, px: number, py: number, pz: number, to
     if (ds[k * 4 + 3]! <= 0) continue;
     for (let m = k + 1; m < size; m++) {
       if (ds[m * 4 + 3]! <= 0) continue;
-      const dx = ds[k * 4]! - ds[m * 4]!, dy = ds[k * 4 + 1]! - ds[m * 4 + 1]!, dz = ds[k * 4 + 2]! - ds[m * 4 + 2]!;
+      const dx = ds[k * 4]! - ds[m * 4]!,
+        dy = ds[k * 4 + 1]! - ds[m * 4 + 1]!,
+        dz = ds[k * 4 + 2]! - ds[m * 4 + 2]!;
       const dr = ds[k * 4 + 3]! - ds[m * 4 + 3]!;
       if (dr * dr > dx * dx + dy * dy + dz * dz) {
         if (dr > 0) ds[m * 4 + 3] = -1;
@@ -514,7 +563,8 @@ function oreSpheres(seed: number, oi: number, ox: number, oz: number, density: n
   const out: number[] = [];
   for (let v = 0; v < veins; v++) {
     const vr = new Stream(r.nextSeed());
-    const x = ox * 16 + vr.nextInt(16), z = oz * 16 + vr.nextInt(16);
+    const x = ox * 16 + vr.nextInt(16),
+      z = oz * 16 + vr.nextInt(16);
     const y = ore.depthAverage ? vr.nextInt(16) + vr.nextInt(16) - 16 + 16 : vr.nextInt(ore.range);
     if (y - ore.size / 8 - 3 >= topY) continue; // entirely above the stored band
     oreVein(vr, ore.size, x, y, z, topY, out);
@@ -543,13 +593,16 @@ function carverSpheres(seed: number, cx: number, cz: number): CarveSphere[] {
   let spheres = carverCache.get(key);
   if (spheres) return spheres;
   spheres = [];
-  const range = 4, length = (range * 2 - 1) * 16; // WorldCarver range 4: tunnels of 84..112 steps
+  const range = 4,
+    length = (range * 2 - 1) * 16; // WorldCarver range 4: tunnels of 84..112 steps
   const cave = stream(seed, SALT.cave, cx, cz);
   if (cave.nextFloat() <= CAVE_CHANCE) {
     // CaveWorldCarver.carve: nextInt(nextInt(nextInt(15) + 1) + 1) systems; y = nextInt(nextInt(120) + 8).
     const systems = cave.nextInt(cave.nextInt(cave.nextInt(15) + 1) + 1);
     for (let k = 0; k < systems; k++) {
-      const x = cx * 16 + cave.nextInt(16), y = cave.nextInt(cave.nextInt(120) + 8), z = cz * 16 + cave.nextInt(16);
+      const x = cx * 16 + cave.nextInt(16),
+        y = cave.nextInt(cave.nextInt(120) + 8),
+        z = cz * 16 + cave.nextInt(16);
       let tunnels = 1;
       if (cave.nextInt(4) === 0) {
         // genRoom: one sphere of radius 1.5 + (1 + nextFloat()·6), squashed vertically by 0.5.
@@ -570,7 +623,9 @@ function carverSpheres(seed: number, cx: number, cz: number): CarveSphere[] {
   const canyon = stream(seed, SALT.canyon, cx, cz);
   if (canyon.nextFloat() <= CANYON_CHANCE) {
     // CanyonWorldCarver.carve: y = nextInt(nextInt(40) + 8) + 20, thickness (2·nextFloat() + nextFloat())·2, yScale 3.
-    const x = cx * 16 + canyon.nextInt(16), y = canyon.nextInt(canyon.nextInt(40) + 8) + 20, z = cz * 16 + canyon.nextInt(16);
+    const x = cx * 16 + canyon.nextInt(16),
+      y = canyon.nextInt(canyon.nextInt(40) + 8) + 20,
+      z = cz * 16 + canyon.nextInt(16);
     const yaw = canyon.nextFloat() * Math.PI * 2;
     const pitch = ((canyon.nextFloat() - 0.5) * 2) / 8;
     const thickness = (canyon.nextFloat() * 2 + canyon.nextFloat()) * 2;
@@ -583,10 +638,23 @@ function carverSpheres(seed: number, cx: number, cz: number): CarveSphere[] {
 }
 
 /** CaveWorldCarver.genTunnel: a wandering worm of spheres, splitting once into two branches for thick tunnels. */
-function caveTunnel(r: Stream, x: number, y: number, z: number, thickness: number, yaw: number, pitch: number, from: number, steps: number, yScale: number, out: CarveSphere[]): void {
+function caveTunnel(
+  r: Stream,
+  x: number,
+  y: number,
+  z: number,
+  thickness: number,
+  yaw: number,
+  pitch: number,
+  from: number,
+  steps: number,
+  yScale: number,
+  out: CarveSphere[],
+): void {
   const split = r.nextInt(Math.floor(steps / 2)) + Math.floor(steps / 4);
   const steep = r.nextInt(6) === 0;
-  let dYaw = 0, dPitch = 0;
+  let dYaw = 0,
+    dPitch = 0;
   for (let j = from; j < steps; j++) {
     const rh = 1.5 + Math.sin((Math.PI * j) / steps) * thickness;
     const rv = rh * yScale;
@@ -618,13 +686,15 @@ function canyonTunnel(r: Stream, x: number, y: number, z: number, thickness: num
     if (i === 0 || r.nextInt(3) === 0) f = 1 + r.nextFloat() * r.nextFloat();
     rs[i] = f * f;
   }
-  let dYaw = 0, dPitch = 0;
+  let dYaw = 0,
+    dPitch = 0;
   for (let j = 0; j < steps; j++) {
     let rh = 1.5 + Math.sin((j * Math.PI) / steps) * thickness;
     let rv = rh * 3;
     rh *= r.nextFloat() * 0.25 + 0.75;
     rv *= r.nextFloat() * 0.25 + 0.75;
-    const c = Math.cos(pitch), s = Math.sin(pitch);
+    const c = Math.cos(pitch),
+      s = Math.sin(pitch);
     x += Math.cos(yaw) * c;
     y += s;
     z += Math.sin(yaw) * c;
@@ -641,11 +711,15 @@ function canyonTunnel(r: Stream, x: number, y: number, z: number, thickness: num
 
 /** WorldCarver.carveSphere over one chunk column: cave cells skip the flat floor (v ≤ −0.7); canyons use rs. */
 function carveInto(s: CarveSphere, cx: number, cz: number, minY: number, height: number, carve: (i: number, y: number) => void): void {
-  const x0 = cx * 16, z0 = cz * 16;
+  const x0 = cx * 16,
+    z0 = cz * 16;
   if (s.x + s.rh < x0 - 1 || s.x - s.rh > x0 + 17 || s.z + s.rh < z0 - 1 || s.z - s.rh > z0 + 17) return;
-  const lxa = Math.max(Math.floor(s.x - s.rh) - x0 - 1, 0), lxb = Math.min(Math.floor(s.x + s.rh) - x0 + 1, 16);
-  const lza = Math.max(Math.floor(s.z - s.rh) - z0 - 1, 0), lzb = Math.min(Math.floor(s.z + s.rh) - z0 + 1, 16);
-  const ya = Math.max(Math.floor(s.y - s.rv) - 1, 1), yb = Math.min(Math.floor(s.y + s.rv) + 1, 248);
+  const lxa = Math.max(Math.floor(s.x - s.rh) - x0 - 1, 0),
+    lxb = Math.min(Math.floor(s.x + s.rh) - x0 + 1, 16);
+  const lza = Math.max(Math.floor(s.z - s.rh) - z0 - 1, 0),
+    lzb = Math.min(Math.floor(s.z + s.rh) - z0 + 1, 16);
+  const ya = Math.max(Math.floor(s.y - s.rv) - 1, 1),
+    yb = Math.min(Math.floor(s.y + s.rv) + 1, 248);
   for (let lx = lxa; lx < lxb; lx++) {
     const q = (x0 + lx + 0.5 - s.x) / s.rh;
     for (let lz = lza; lz < lzb; lz++) {
@@ -670,19 +744,28 @@ function carveInto(s: CarveSphere, cx: number, cz: number, minY: number, height:
 function lavaLake(seed: number, cx: number, cz: number): { x: number; y: number; z: number; cells: Uint8Array } | null {
   const r = stream(seed, SALT.lake, cx, cz);
   if (r.nextInt(80 / 10) !== 0) return null;
-  const x = cx * 16 + r.nextInt(16), z = cz * 16 + r.nextInt(16);
+  const x = cx * 16 + r.nextInt(16),
+    z = cz * 16 + r.nextInt(16);
   const y = r.nextInt(r.nextInt(256 - 8) + 8);
   if (!(y < 63 || r.nextInt(80 / 8) === 0)) return null;
   if (y <= 4) return null;
   const cells = new Uint8Array(16 * 16 * 8);
   const blobs = r.nextInt(4) + 4;
   for (let j = 0; j < blobs; j++) {
-    const d = r.nextDouble() * 6 + 3, e = r.nextDouble() * 4 + 2, f = r.nextDouble() * 6 + 3;
-    const g = r.nextDouble() * (16 - d - 2) + 1 + d / 2, h = r.nextDouble() * (8 - e - 4) + 2 + e / 2, k = r.nextDouble() * (16 - f - 2) + 1 + f / 2;
-    for (let l = 1; l < 15; l++) for (let m = 1; m < 15; m++) for (let n = 1; n < 7; n++) {
-      const o = (l - g) / (d / 2), p = (n - h) / (e / 2), q = (m - k) / (f / 2);
-      if (o * o + p * p + q * q < 1) cells[(l * 16 + m) * 8 + n] = 1;
-    }
+    const d = r.nextDouble() * 6 + 3,
+      e = r.nextDouble() * 4 + 2,
+      f = r.nextDouble() * 6 + 3;
+    const g = r.nextDouble() * (16 - d - 2) + 1 + d / 2,
+      h = r.nextDouble() * (8 - e - 4) + 2 + e / 2,
+      k = r.nextDouble() * (16 - f - 2) + 1 + f / 2;
+    for (let l = 1; l < 15; l++)
+      for (let m = 1; m < 15; m++)
+        for (let n = 1; n < 7; n++) {
+          const o = (l - g) / (d / 2),
+            p = (n - h) / (e / 2),
+            q = (m - k) / (f / 2);
+          if (o * o + p * p + q * q < 1) cells[(l * 16 + m) * 8 + n] = 1;
+        }
   }
   return { x, y: y - 4, z, cells };
 }
@@ -703,10 +786,12 @@ function generateUndergroundChunk(seed: number, cx: number, cz: number, out: Uin
   const { minY, height } = WORLD_BANDS.underground;
   out.fill(S.stone);
   // Bedrock floor: y 0 always, y 1..4 where y ≤ nextInt(5) (vanilla's rough floor).
-  for (let lz = 0; lz < 16; lz++) for (let lx = 0; lx < 16; lx++) {
-    const x = cx * 16 + lx, z = cz * 16 + lz;
-    for (let y = 0; y <= 4; y++) if (y === 0 || rand01(seed + SALT.bedrock, x, y, z) < (5 - y) / 5) out[cellIndex(lx, y - minY, lz)] = S.bedrock;
-  }
+  for (let lz = 0; lz < 16; lz++)
+    for (let lx = 0; lx < 16; lx++) {
+      const x = cx * 16 + lx,
+        z = cz * 16 + lz;
+      for (let y = 0; y <= 4; y++) if (y === 0 || rand01(seed + SALT.bedrock, x, y, z) < (5 - y) / 5) out[cellIndex(lx, y - minY, lz)] = S.bedrock;
+    }
   // Carvers (before features): caves and canyons from origins within 8 chunks; lava below y 11.
   const carve = (i: number, y: number) => {
     if (out[i] !== S.bedrock) out[i] = y <= LAVA_LEVEL ? S.lava : S.cave_air;
@@ -717,52 +802,64 @@ function generateUndergroundChunk(seed: number, cx: number, cz: number, out: Uin
     }
   }
   const index = (x: number, y: number, z: number) => {
-    const lx = x - cx * 16, lz = z - cz * 16, yy = y - minY;
+    const lx = x - cx * 16,
+      lz = z - cz * 16,
+      yy = y - minY;
     return lx < 0 || lx > 15 || lz < 0 || lz > 15 || yy < 0 || yy >= height ? -1 : cellIndex(lx, yy, lz);
   };
   // LAKES stage: lava lakes whose 16×16 box reaches this chunk (origins in this chunk and the three towards −x/−z).
-  for (let ox = cx - 1; ox <= cx; ox++) for (let oz = cz - 1; oz <= cz; oz++) {
-    const lake = lavaLake(seed, ox, oz);
-    if (!lake) continue;
-    const inLake = (l: number, m: number, n: number) => l >= 0 && l < 16 && m >= 0 && m < 16 && n >= 0 && n < 8 && lake.cells[(l * 16 + m) * 8 + n] === 1;
-    for (let l = 0; l < 16; l++) for (let m = 0; m < 16; m++) for (let n = 0; n < 8; n++) {
-      const i = index(lake.x + l, lake.y + n, lake.z + m);
-      if (i < 0 || out[i] === S.bedrock) continue;
-      if (inLake(l, m, n)) out[i] = n >= 4 ? S.cave_air : S.lava;
-      else if (n < 4 && (inLake(l - 1, m, n) || inLake(l + 1, m, n) || inLake(l, m - 1, n) || inLake(l, m + 1, n) || inLake(l, m, n - 1))) {
-        if (out[i] !== S.cave_air && out[i] !== S.lava) out[i] = S.stone;
-      }
+  for (let ox = cx - 1; ox <= cx; ox++)
+    for (let oz = cz - 1; oz <= cz; oz++) {
+      const lake = lavaLake(seed, ox, oz);
+      if (!lake) continue;
+      const inLake = (l: number, m: number, n: number) => l >= 0 && l < 16 && m >= 0 && m < 16 && n >= 0 && n < 8 && lake.cells[(l * 16 + m) * 8 + n] === 1;
+      for (let l = 0; l < 16; l++)
+        for (let m = 0; m < 16; m++)
+          for (let n = 0; n < 8; n++) {
+            const i = index(lake.x + l, lake.y + n, lake.z + m);
+            if (i < 0 || out[i] === S.bedrock) continue;
+            if (inLake(l, m, n)) out[i] = n >= 4 ? S.cave_air : S.lava;
+            else if (n < 4 && (inLake(l - 1, m, n) || inLake(l + 1, m, n) || inLake(l, m - 1, n) || inLake(l, m + 1, n) || inLake(l, m, n - 1))) {
+              if (out[i] !== S.cave_air && out[i] !== S.lava) out[i] = S.stone;
+            }
+          }
     }
-  }
   // UNDERGROUND_ORES: veins from this chunk and its neighbours (a vein reaches ≤ 8 blocks from its origin).
   for (let oi = 0; oi < ORES.length; oi++) {
     const state = ORES[oi]!.state;
-    for (let ox = cx - 1; ox <= cx + 1; ox++) for (let oz = cz - 1; oz <= cz + 1; oz++) {
-      const spheres = oreSpheres(seed, oi, ox, oz, options.oreDensity, minY + height);
-      for (let k = 0; k < spheres.length; k += 4) {
-        const ex = spheres[k]!, ey = spheres[k + 1]!, ez = spheres[k + 2]!, d = spheres[k + 3]!;
-        // Clipped to this chunk column and the stored band.
-        const xa = Math.max(Math.floor(ex - d), cx * 16), xb = Math.min(Math.floor(ex + d), cx * 16 + 15);
-        const za = Math.max(Math.floor(ez - d), cz * 16), zb = Math.min(Math.floor(ez + d), cz * 16 + 15);
-        if (xa > xb || za > zb) continue;
-        const ya = Math.max(Math.floor(ey - d), minY), yb = Math.min(Math.floor(ey + d), minY + height - 1);
-        for (let x = xa; x <= xb; x++) {
-          const u = (x + 0.5 - ex) / d;
-          if (u * u >= 1) continue;
-          for (let y = ya; y <= yb; y++) {
-            const w = (y + 0.5 - ey) / d;
-            if (u * u + w * w >= 1) continue;
-            for (let z = za; z <= zb; z++) {
-              const v = (z + 0.5 - ez) / d;
-              if (u * u + w * w + v * v >= 1) continue;
-              const i = cellIndex(x - cx * 16, y - minY, z - cz * 16);
-              const cur = out[i]!;
-              if (cur === STONE || cur === GRANITE || cur === DIORITE || cur === ANDESITE) out[i] = state;
+    for (let ox = cx - 1; ox <= cx + 1; ox++)
+      for (let oz = cz - 1; oz <= cz + 1; oz++) {
+        const spheres = oreSpheres(seed, oi, ox, oz, options.oreDensity, minY + height);
+        for (let k = 0; k < spheres.length; k += 4) {
+          const ex = spheres[k]!,
+            ey = spheres[k + 1]!,
+            ez = spheres[k + 2]!,
+            d = spheres[k + 3]!;
+          // Clipped to this chunk column and the stored band.
+          const xa = Math.max(Math.floor(ex - d), cx * 16),
+            xb = Math.min(Math.floor(ex + d), cx * 16 + 15);
+          const za = Math.max(Math.floor(ez - d), cz * 16),
+            zb = Math.min(Math.floor(ez + d), cz * 16 + 15);
+          if (xa > xb || za > zb) continue;
+          const ya = Math.max(Math.floor(ey - d), minY),
+            yb = Math.min(Math.floor(ey + d), minY + height - 1);
+          for (let x = xa; x <= xb; x++) {
+            const u = (x + 0.5 - ex) / d;
+            if (u * u >= 1) continue;
+            for (let y = ya; y <= yb; y++) {
+              const w = (y + 0.5 - ey) / d;
+              if (u * u + w * w >= 1) continue;
+              for (let z = za; z <= zb; z++) {
+                const v = (z + 0.5 - ez) / d;
+                if (u * u + w * w + v * v >= 1) continue;
+                const i = cellIndex(x - cx * 16, y - minY, z - cz * 16);
+                const cur = out[i]!;
+                if (cur === STONE || cur === GRANITE || cur === DIORITE || cur === ANDESITE) out[i] = state;
+              }
             }
           }
         }
       }
-    }
   }
   // The agent's start room.
   const spawn = undergroundSpawn(seed);
@@ -779,15 +876,24 @@ function generateUndergroundChunk(seed: number, cx: number, cz: number, out: Uin
   SPRINGS.forEach((spring, si) => {
     const r = stream(seed, SALT.spring + si * 31, cx, cz);
     for (let k = 0; k < spring.count; k++) {
-      const x = cx * 16 + r.nextInt(16), z = cz * 16 + r.nextInt(16), y = spring.y(r);
-      const lx = x - cx * 16, lz = z - cz * 16;
+      const x = cx * 16 + r.nextInt(16),
+        z = cz * 16 + r.nextInt(16),
+        y = spring.y(r);
+      const lx = x - cx * 16,
+        lz = z - cz * 16;
       if (y < 1 || y + 1 >= minY + height || lx < 1 || lx > 14 || lz < 1 || lz > 14) continue; // neighbours must be in this chunk
       const at = (dx: number, dy: number, dz: number) => out[cellIndex(lx + dx, y + dy - minY, lz + dz)]!;
       if (!NATURAL_STONE.has(at(0, 1, 0)) || !NATURAL_STONE.has(at(0, -1, 0))) continue;
       const here = at(0, 0, 0);
       if (here !== S.cave_air && !NATURAL_STONE.has(here)) continue;
-      let rock = 0, hole = 0;
-      for (const [dx, dz] of [[1, 0], [-1, 0], [0, 1], [0, -1]] as const) {
+      let rock = 0,
+        hole = 0;
+      for (const [dx, dz] of [
+        [1, 0],
+        [-1, 0],
+        [0, 1],
+        [0, -1],
+      ] as const) {
         const s = at(dx, 0, dz);
         if (NATURAL_STONE.has(s)) rock++;
         else if (s === S.cave_air) hole++;
@@ -798,7 +904,14 @@ function generateUndergroundChunk(seed: number, cx: number, cz: number, out: Uin
 }
 
 /** Fills `out` (length CHUNK_CELLS(kind)) with chunk column (cx, cz) of the world (kind, seed, options). */
-export function generateChunk(kind: WorldKind, seed: number, cx: number, cz: number, out = new Uint16Array(CHUNK_CELLS(kind)), options: WorldOptions = VANILLA_WORLD): Uint16Array {
+export function generateChunk(
+  kind: WorldKind,
+  seed: number,
+  cx: number,
+  cz: number,
+  out = new Uint16Array(CHUNK_CELLS(kind)),
+  options: WorldOptions = VANILLA_WORLD,
+): Uint16Array {
   if (kind === 'plains') generatePlainsChunk(seed, cx, cz, out, options);
   else generateUndergroundChunk(seed, cx, cz, out, options);
   return out;

@@ -21,6 +21,10 @@ export const attackParameters = defineRule({
     const id = ctx.memo('task-header', () => taskFromHeader(ctx.snap.project.userText));
     const task = id ? BUILTIN_TASKS[id] : undefined;
     if (!task || task.attack) return;
-    ctx.report(meta, node.name, `${node.name.text} exists only in attack tasks, and this file's task ${task.id} is not one: the sandbox refuses a reward that takes it (it would always be ${node.name.text === 'damage_dealt' ? '0' : '{}'}).`);
+    ctx.report(
+      meta,
+      node.name,
+      `${node.name.text} exists only in attack tasks, and this file's task ${task.id} is not one: the sandbox refuses a reward that takes it (it would always be ${node.name.text === 'damage_dealt' ? '0' : '{}'}).`,
+    );
   },
 });

@@ -8,7 +8,7 @@ import { defineRule, type Fix, type RuleMeta } from '../rule';
 const meta = {
   id: 'constant-condition',
   severity: 'warning',
-  description: 'a comparison with a constant outside the field\'s range',
+  description: "a comparison with a constant outside the field's range",
   docs: 'Every schema value has a range and unit (distance 0..64 m, yaw and pitch in radians, health 0..20). A comparison whose constant lies outside that range is always true or always false, usually because of a unit mix-up (degrees for radians).',
   fixable: true,
 } as const satisfies RuleMeta;
@@ -30,7 +30,10 @@ export const constantCondition = defineRule({
     if (!ts.isBinaryExpression(node)) return;
     const compare = COMPARISONS[node.operatorToken.kind];
     if (!compare) return;
-    for (const [fieldSide, constSide, fieldLeft] of [[node.left, node.right, true], [node.right, node.left, false]] as const) {
+    for (const [fieldSide, constSide, fieldLeft] of [
+      [node.left, node.right, true],
+      [node.right, node.left, false],
+    ] as const) {
       const value = numericValue(constSide);
       if (value === undefined) continue;
       const field = ctx.fieldOf(fieldSide);

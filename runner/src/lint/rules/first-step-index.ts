@@ -27,7 +27,11 @@ export const firstStepIndex = defineRule({
     }
     if (!list || back === undefined || back < 2 || !isPositions(list, ctx)) return;
     if (guarded(node, ctx) || !readFromUnchecked(node as ts.Expression, ctx)) return;
-    ctx.report(meta, node, `${ctx.snap.userTextOf(node)} is undefined on the first step of an episode (past_agent_positions then holds only the current position); check past_agent_positions.length >= ${back} first.`);
+    ctx.report(
+      meta,
+      node,
+      `${ctx.snap.userTextOf(node)} is undefined on the first step of an episode (past_agent_positions then holds only the current position); check past_agent_positions.length >= ${back} first.`,
+    );
   },
 });
 
@@ -44,7 +48,13 @@ function stepsBack(index: ts.Expression, list: ts.Expression, ctx: LintContext):
   if (ts.isBinaryExpression(e) && e.operatorToken.kind === ts.SyntaxKind.MinusToken) {
     const k = numericValue(e.right);
     const left = skipParens(e.left);
-    if (k !== undefined && ts.isPropertyAccessExpression(left) && left.name.text === 'length' && skipParens(left.expression).getText(ctx.sf) === skipParens(list).getText(ctx.sf)) return k;
+    if (
+      k !== undefined &&
+      ts.isPropertyAccessExpression(left) &&
+      left.name.text === 'length' &&
+      skipParens(left.expression).getText(ctx.sf) === skipParens(list).getText(ctx.sf)
+    )
+      return k;
   }
   return undefined;
 }
@@ -86,7 +96,15 @@ function guarded(node: ts.Node, ctx: LintContext): boolean {
     if ((ts.isIfStatement(p) || ts.isWhileStatement(p)) && child !== p.expression && mentionsLength(p.expression, ctx)) return true;
     if (ts.isConditionalExpression(p) && child !== p.condition && mentionsLength(p.condition, ctx)) return true;
     if (ts.isForStatement(p) && p.condition && mentionsLength(p.condition, ctx)) return true;
-    if (ts.isBinaryExpression(p) && (p.operatorToken.kind === ts.SyntaxKind.AmpersandAmpersandToken || p.operatorToken.kind === ts.SyntaxKind.BarBarToken || p.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken) && child === p.right && mentionsLength(p.left, ctx)) return true;
+    if (
+      ts.isBinaryExpression(p) &&
+      (p.operatorToken.kind === ts.SyntaxKind.AmpersandAmpersandToken ||
+        p.operatorToken.kind === ts.SyntaxKind.BarBarToken ||
+        p.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken) &&
+      child === p.right &&
+      mentionsLength(p.left, ctx)
+    )
+      return true;
     if (ts.isBlock(p) || ts.isSourceFile(p)) {
       for (const s of p.statements) {
         if (s === child) break;

@@ -37,7 +37,8 @@ function helperOf(node: ts.Node): { fn: ts.Node; name: string } | undefined {
   const fn = ts.findAncestor(node.parent, isFunctionLike);
   if (!fn) return undefined;
   if (ts.isFunctionDeclaration(fn) && fn.name) return { fn, name: fn.name.text };
-  if ((ts.isArrowFunction(fn) || ts.isFunctionExpression(fn)) && ts.isVariableDeclaration(fn.parent) && ts.isIdentifier(fn.parent.name)) return { fn, name: fn.parent.name.text };
+  if ((ts.isArrowFunction(fn) || ts.isFunctionExpression(fn)) && ts.isVariableDeclaration(fn.parent) && ts.isIdentifier(fn.parent.name))
+    return { fn, name: fn.parent.name.text };
   return undefined;
 }
 
@@ -102,7 +103,10 @@ function globalData(ctx: LintContext, accesses: ts.Expression[]): void {
         continue;
       }
     }
-    if ((ts.isPrefixUnaryExpression(p) || ts.isPostfixUnaryExpression(p)) && (p.operator === ts.SyntaxKind.PlusPlusToken || p.operator === ts.SyntaxKind.MinusMinusToken)) {
+    if (
+      (ts.isPrefixUnaryExpression(p) || ts.isPostfixUnaryExpression(p)) &&
+      (p.operator === ts.SyntaxKind.PlusPlusToken || p.operator === ts.SyntaxKind.MinusMinusToken)
+    ) {
       reads.push({ node: access, key, compound: true });
       addWrite(key, p, p.getEnd());
       continue;
@@ -114,7 +118,9 @@ function globalData(ctx: LintContext, accesses: ts.Expression[]): void {
     if (ts.isCallExpression(n) && n.expression.getText(ctx.sf) === 'Object.assign' && n.arguments[0] && ctx.isGlobalData(n.arguments[0])) {
       for (const arg of n.arguments.slice(1)) {
         if (!ts.isObjectLiteralExpression(arg)) continue;
-        for (const prop of arg.properties) if (prop.name && (ts.isIdentifier(prop.name) || ts.isStringLiteral(prop.name))) addWrite(prop.name.text, n, n.getEnd(), ts.isPropertyAssignment(prop) ? prop.initializer : undefined);
+        for (const prop of arg.properties)
+          if (prop.name && (ts.isIdentifier(prop.name) || ts.isStringLiteral(prop.name)))
+            addWrite(prop.name.text, n, n.getEnd(), ts.isPropertyAssignment(prop) ? prop.initializer : undefined);
       }
     }
     ts.forEachChild(n, visit);
@@ -161,12 +167,26 @@ function selfGuarding(read: ts.Expression): boolean {
   if (ts.isConditionalExpression(p) && skipParens(p.condition) === read) return true;
   if (ts.isPrefixUnaryExpression(p) && p.operator === ts.SyntaxKind.ExclamationToken) return true;
   if (ts.isTypeOfExpression(p)) return true;
-  if ((ts.isPropertyAccessExpression(p) || ts.isElementAccessExpression(p) || ts.isCallExpression(p)) && p.questionDotToken && skipParens(p.expression) === read) return true;
+  if (
+    (ts.isPropertyAccessExpression(p) || ts.isElementAccessExpression(p) || ts.isCallExpression(p)) &&
+    p.questionDotToken &&
+    skipParens(p.expression) === read
+  )
+    return true;
   if (ts.isBinaryExpression(p)) {
     const op = p.operatorToken.kind;
-    if (op === ts.SyntaxKind.QuestionQuestionToken || ((op === ts.SyntaxKind.BarBarToken || op === ts.SyntaxKind.AmpersandAmpersandToken) && skipParens(p.left) === read)) return true;
+    if (
+      op === ts.SyntaxKind.QuestionQuestionToken ||
+      ((op === ts.SyntaxKind.BarBarToken || op === ts.SyntaxKind.AmpersandAmpersandToken) && skipParens(p.left) === read)
+    )
+      return true;
     const other = skipParens(p.left) === read ? skipParens(p.right) : skipParens(p.left);
-    const equality = [ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken].includes(op);
+    const equality = [
+      ts.SyntaxKind.EqualsEqualsEqualsToken,
+      ts.SyntaxKind.EqualsEqualsToken,
+      ts.SyntaxKind.ExclamationEqualsEqualsToken,
+      ts.SyntaxKind.ExclamationEqualsToken,
+    ].includes(op);
     if (equality && (other.kind === ts.SyntaxKind.NullKeyword || (ts.isIdentifier(other) && other.text === 'undefined'))) return true;
   }
   return false;
@@ -202,15 +222,24 @@ function initialValue(ctx: LintContext, read: ts.Expression, method: string | un
   if (firstWrite) {
     const w = skipParens(firstWrite);
     const simple =
-      ts.isNumericLiteral(w) || ts.isStringLiteral(w) || w.kind === ts.SyntaxKind.TrueKeyword || w.kind === ts.SyntaxKind.FalseKeyword ||
-      (ts.isArrayLiteralExpression(w) && w.elements.length === 0) || (ts.isObjectLiteralExpression(w) && w.properties.length === 0) ||
-      (ts.isNewExpression(w) && (w.arguments?.length ?? 0) === 0) || (ts.isIdentifier(w) && !!schemaParameter(w.text)) ||
+      ts.isNumericLiteral(w) ||
+      ts.isStringLiteral(w) ||
+      w.kind === ts.SyntaxKind.TrueKeyword ||
+      w.kind === ts.SyntaxKind.FalseKeyword ||
+      (ts.isArrayLiteralExpression(w) && w.elements.length === 0) ||
+      (ts.isObjectLiteralExpression(w) && w.properties.length === 0) ||
+      (ts.isNewExpression(w) && (w.arguments?.length ?? 0) === 0) ||
+      (ts.isIdentifier(w) && !!schemaParameter(w.text)) ||
       (ts.isPrefixUnaryExpression(w) && ts.isNumericLiteral(w.operand));
     if (simple) return ctx.snap.userTextOf(w);
   }
   if (method && ['add', 'has', 'delete'].includes(method)) return 'new Set()';
   if (method && ['get', 'set'].includes(method)) return 'new Map()';
-  if (method && ['push', 'pop', 'length', 'includes', 'indexOf', 'slice', 'at', 'map', 'filter', 'some', 'every', 'forEach', 'shift', 'unshift'].includes(method)) return '[]';
+  if (
+    method &&
+    ['push', 'pop', 'length', 'includes', 'indexOf', 'slice', 'at', 'map', 'filter', 'some', 'every', 'forEach', 'shift', 'unshift'].includes(method)
+  )
+    return '[]';
   const p = parentSkippingParens(read);
   if (ts.isElementAccessExpression(p) && skipParens(p.expression) === read) return '{}';
   return '0';

@@ -20,9 +20,16 @@ export const indexOutOfRange = defineRule({
     if (!ts.isElementAccessExpression(node)) return;
     const index = numericValue(node.argumentExpression);
     if (index === undefined || (index < 0 && Number.isInteger(index))) return;
-    for (const [alias, layout, what] of [['NearestEntry', NEAREST_ENTRY, 'nearest-blocks entries'], ['AgentPosition', POSITION_ENTRY, 'past_agent_positions entries']] as const) {
+    for (const [alias, layout, what] of [
+      ['NearestEntry', NEAREST_ENTRY, 'nearest-blocks entries'],
+      ['AgentPosition', POSITION_ENTRY, 'past_agent_positions entries'],
+    ] as const) {
       if (index >= layout.length && ctx.isType(node.expression, alias)) {
-        ctx.report(meta, node.argumentExpression, `${what} have exactly ${layout.length} elements [${layout.map((f) => f.name).join(', ')}]: index ${index} is undefined.`);
+        ctx.report(
+          meta,
+          node.argumentExpression,
+          `${what} have exactly ${layout.length} elements [${layout.map((f) => f.name).join(', ')}]: index ${index} is undefined.`,
+        );
       }
     }
   },

@@ -14,7 +14,17 @@ testRule(inventoryBlockDrop, {
       errors: [{ line: 2, message: /'diamond_ore' never appears in inventory_change: the block drops diamond when mined/ }],
       output: reward(`  if ((inventory_change['diamond'] ?? 0) > 0) return 1;\n  return 0;`),
     },
-    { name: 'stone gives cobblestone', code: reward(`  return 'stone' in inventory_change ? 0.1 : 0;`), errors: [{ line: 2, message: /drops cobblestone/ }], output: reward(`  return 'cobblestone' in inventory_change ? 0.1 : 0;`) },
-    { name: 'grass_block gives dirt', code: reward(`  return inventory_change.hasOwnProperty("grass_block") ? 0.1 : 0;`), errors: [{ line: 2, message: /drops dirt/ }], output: reward(`  return inventory_change.hasOwnProperty("dirt") ? 0.1 : 0;`) },
+    {
+      name: 'stone gives cobblestone',
+      code: reward(`  return 'stone' in inventory_change ? 0.1 : 0;`),
+      errors: [{ line: 2, message: /drops cobblestone/ }],
+      output: reward(`  return 'cobblestone' in inventory_change ? 0.1 : 0;`),
+    },
+    {
+      name: 'grass_block gives dirt',
+      code: reward(`  return inventory_change.hasOwnProperty("grass_block") ? 0.1 : 0;`),
+      errors: [{ line: 2, message: /drops dirt/ }],
+      output: reward(`  return inventory_change.hasOwnProperty("dirt") ? 0.1 : 0;`),
+    },
   ],
 });

@@ -20,7 +20,8 @@ export const inventoryBlockDrop = defineRule({
     let dict: ts.Expression | undefined;
     if (ts.isElementAccessExpression(node)) [dict, key] = [node.expression, node.argumentExpression];
     else if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.InKeyword) [dict, key] = [node.right, node.left];
-    else if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === 'hasOwnProperty' && node.arguments[0]) [dict, key] = [node.expression.expression, node.arguments[0]];
+    else if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === 'hasOwnProperty' && node.arguments[0])
+      [dict, key] = [node.expression.expression, node.arguments[0]];
     if (!dict || !key) return;
     // Cheap checks first: the type of the dict is asked only for a block key that drops something else.
     const name = stringKey(key);
@@ -29,8 +30,12 @@ export const inventoryBlockDrop = defineRule({
     if (drops === undefined || drops.includes(name) || !isInventoryChange(dict, ctx)) return;
     const what = drops.length === 0 ? 'drops nothing when mined' : `drops ${drops.join(' or ')} when mined`;
     const quote = skipParens(key).getText(ctx.sf)[0] ?? "'";
-    ctx.report(meta, key, `'${name}' never appears in inventory_change: the block ${what} without silk touch (minecraft-data block loot), so this is always undefined.`,
-      drops.map((d, i) => ({ title: `Change '${name}' to '${d}'`, edits: [ctx.replace(skipParens(key!), `${quote}${d}${quote}`)], preferred: i === 0 })));
+    ctx.report(
+      meta,
+      key,
+      `'${name}' never appears in inventory_change: the block ${what} without silk touch (minecraft-data block loot), so this is always undefined.`,
+      drops.map((d, i) => ({ title: `Change '${name}' to '${d}'`, edits: [ctx.replace(skipParens(key!), `${quote}${d}${quote}`)], preferred: i === 0 })),
+    );
   },
 });
 

@@ -3,8 +3,18 @@ import { memoryWriteThenCompare } from './memory-write-then-compare';
 
 testRule(memoryWriteThenCompare, {
   valid: [
-    { name: 'compare first, store after', code: reward(`  let sparse = 0;\n  if (GLOBAL_DATA['health'] !== undefined && health < GLOBAL_DATA['health']) sparse = -1;\n  GLOBAL_DATA['health'] = health;\n  return sparse;`) },
-    { name: 'a store in another branch', code: reward(`  if (health > 5) {\n    GLOBAL_DATA['health'] = health;\n  } else if (GLOBAL_DATA['health'] !== undefined && health < GLOBAL_DATA['health']) return -1;\n  return 0;`) },
+    {
+      name: 'compare first, store after',
+      code: reward(
+        `  let sparse = 0;\n  if (GLOBAL_DATA['health'] !== undefined && health < GLOBAL_DATA['health']) sparse = -1;\n  GLOBAL_DATA['health'] = health;\n  return sparse;`,
+      ),
+    },
+    {
+      name: 'a store in another branch',
+      code: reward(
+        `  if (health > 5) {\n    GLOBAL_DATA['health'] = health;\n  } else if (GLOBAL_DATA['health'] !== undefined && health < GLOBAL_DATA['health']) return -1;\n  return 0;`,
+      ),
+    },
   ],
   invalid: [
     {
@@ -14,7 +24,9 @@ testRule(memoryWriteThenCompare, {
     },
     {
       name: 'store then compare through a property',
-      code: reward(`  const cow = current_nearest_blocks['cow'];\n  if (cow === undefined) return 0;\n  GLOBAL_DATA.closest = cow[0];\n  return cow[0] < GLOBAL_DATA.closest ? 1 : 0;`),
+      code: reward(
+        `  const cow = current_nearest_blocks['cow'];\n  if (cow === undefined) return 0;\n  GLOBAL_DATA.closest = cow[0];\n  return cow[0] < GLOBAL_DATA.closest ? 1 : 0;`,
+      ),
       errors: [{ line: 5, message: /stored on line 4/ }],
     },
   ],

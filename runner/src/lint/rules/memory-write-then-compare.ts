@@ -13,7 +13,16 @@ const meta = {
   fixable: false,
 } as const satisfies RuleMeta;
 
-const COMPARISONS = new Set([ts.SyntaxKind.LessThanToken, ts.SyntaxKind.LessThanEqualsToken, ts.SyntaxKind.GreaterThanToken, ts.SyntaxKind.GreaterThanEqualsToken, ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken]);
+const COMPARISONS = new Set([
+  ts.SyntaxKind.LessThanToken,
+  ts.SyntaxKind.LessThanEqualsToken,
+  ts.SyntaxKind.GreaterThanToken,
+  ts.SyntaxKind.GreaterThanEqualsToken,
+  ts.SyntaxKind.EqualsEqualsEqualsToken,
+  ts.SyntaxKind.EqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsToken,
+]);
 
 export const memoryWriteThenCompare = defineRule({
   meta,
@@ -25,7 +34,11 @@ export const memoryWriteThenCompare = defineRule({
       const write = storedBefore(node, key, ctx);
       if (!write) continue;
       const line = ctx.snap.range(write.getStart(ctx.sf), write.getEnd()).start.line + 1;
-      ctx.report(meta, node, `GLOBAL_DATA['${key}'] was stored on line ${line} earlier in this call, so this compares the new value with itself (always ${node.operatorToken.kind === ts.SyntaxKind.ExclamationEqualsEqualsToken || node.operatorToken.kind === ts.SyntaxKind.ExclamationEqualsToken || node.operatorToken.kind === ts.SyntaxKind.LessThanToken || node.operatorToken.kind === ts.SyntaxKind.GreaterThanToken ? 'false' : 'true'}); compare first, store after.`);
+      ctx.report(
+        meta,
+        node,
+        `GLOBAL_DATA['${key}'] was stored on line ${line} earlier in this call, so this compares the new value with itself (always ${node.operatorToken.kind === ts.SyntaxKind.ExclamationEqualsEqualsToken || node.operatorToken.kind === ts.SyntaxKind.ExclamationEqualsToken || node.operatorToken.kind === ts.SyntaxKind.LessThanToken || node.operatorToken.kind === ts.SyntaxKind.GreaterThanToken ? 'false' : 'true'}); compare first, store after.`,
+      );
       return;
     }
   },
@@ -46,7 +59,13 @@ function storedBefore(node: ts.Node, key: string, ctx: LintContext): ts.Statemen
     if (!ts.isBlock(p)) continue;
     for (const s of p.statements) {
       if (s === child) break;
-      if (ts.isExpressionStatement(s) && ts.isBinaryExpression(s.expression) && s.expression.operatorToken.kind === ts.SyntaxKind.EqualsToken && globalKey(s.expression.left, ctx) === key) return s;
+      if (
+        ts.isExpressionStatement(s) &&
+        ts.isBinaryExpression(s.expression) &&
+        s.expression.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
+        globalKey(s.expression.left, ctx) === key
+      )
+        return s;
     }
   }
   return undefined;

@@ -10,7 +10,7 @@ const meta = {
   id: 'nearest-entry-unchecked',
   severity: 'error',
   description: 'a nearest-blocks entry used without checking it is present',
-  docs: '`current_nearest_blocks` only has entries for what is visible this step. `cnb.lava[0]` throws when no lava is in view; check `\'lava\' in cnb` first, use optional chaining, or return early. The fixes offer all three where they fit.',
+  docs: "`current_nearest_blocks` only has entries for what is visible this step. `cnb.lava[0]` throws when no lava is in view; check `'lava' in cnb` first, use optional chaining, or return early. The fixes offer all three where they fit.",
   fixable: true,
 } as const satisfies RuleMeta;
 
@@ -20,7 +20,12 @@ export const nearestEntryUnchecked = defineRule({
     if (ts.isElementAccessExpression(node)) {
       if (ctx.dictKeys(node.expression) === 'nearby') entryUse(ctx, node);
     } else if (ts.isPropertyAccessExpression(node)) {
-      if (ts.isCallExpression(node.parent) && node.parent.expression === node && (OBJECT_METHODS.has(node.name.text) || PYTHON_DICT_METHODS.has(node.name.text))) return;
+      if (
+        ts.isCallExpression(node.parent) &&
+        node.parent.expression === node &&
+        (OBJECT_METHODS.has(node.name.text) || PYTHON_DICT_METHODS.has(node.name.text))
+      )
+        return;
       if (ctx.dictKeys(node.expression) === 'nearby') entryUse(ctx, node);
     }
   },
@@ -35,7 +40,13 @@ function keyFromDict(ctx: LintContext, access: ts.ElementAccessExpression): bool
   if (!decl || !dictRef) return false;
   const isKeysOf = (e: ts.Expression) => {
     e = skipParens(e);
-    return ts.isCallExpression(e) && ts.isPropertyAccessExpression(e.expression) && e.expression.name.text === 'keys' && !!e.arguments[0] && ctx.refOf(e.arguments[0]) === dictRef;
+    return (
+      ts.isCallExpression(e) &&
+      ts.isPropertyAccessExpression(e.expression) &&
+      e.expression.name.text === 'keys' &&
+      !!e.arguments[0] &&
+      ctx.refOf(e.arguments[0]) === dictRef
+    );
   };
   if (ts.isVariableDeclaration(decl) && ts.isVariableDeclarationList(decl.parent)) {
     const loop = decl.parent.parent;
@@ -63,23 +74,32 @@ function keyFromDict(ctx: LintContext, access: ts.ElementAccessExpression): bool
 function unsafeUse(value: ts.Expression): boolean {
   const p = parentSkippingParens(value);
   if ((ts.isElementAccessExpression(p) || ts.isPropertyAccessExpression(p)) && skipParens(p.expression) === value) return !p.questionDotToken;
-  if (ts.isVariableDeclaration(p) && p.initializer && skipParens(p.initializer) === value) return ts.isArrayBindingPattern(p.name) || ts.isObjectBindingPattern(p.name);
+  if (ts.isVariableDeclaration(p) && p.initializer && skipParens(p.initializer) === value)
+    return ts.isArrayBindingPattern(p.name) || ts.isObjectBindingPattern(p.name);
   if (ts.isSpreadElement(p) || (ts.isForOfStatement(p) && skipParens(p.expression) === value)) return true;
-  if (ts.isBinaryExpression(p) && p.operatorToken.kind === ts.SyntaxKind.EqualsToken && skipParens(p.right) === value) return ts.isArrayLiteralExpression(p.left);
+  if (ts.isBinaryExpression(p) && p.operatorToken.kind === ts.SyntaxKind.EqualsToken && skipParens(p.right) === value)
+    return ts.isArrayLiteralExpression(p.left);
   return false;
 }
 
 function entryUse(ctx: LintContext, access: ts.ElementAccessExpression | ts.PropertyAccessExpression): void {
   if (ts.isElementAccessExpression(access) && keyFromDict(ctx, access)) return;
   const p = parentSkippingParens(access);
-  if (ts.isBinaryExpression(p) && p.left === access && p.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && p.operatorToken.kind <= ts.SyntaxKind.LastAssignment) return;
+  if (
+    ts.isBinaryExpression(p) &&
+    p.left === access &&
+    p.operatorToken.kind >= ts.SyntaxKind.FirstAssignment &&
+    p.operatorToken.kind <= ts.SyntaxKind.LastAssignment
+  )
+    return;
   const ref = ctx.refOf(access);
   const key = ts.isElementAccessExpression(access) ? stringKey(access.argumentExpression) : access.name.text;
   const dictText = ctx.snap.userTextOf(access.expression);
   const check = key !== undefined ? `'${key}' in ${dictText}` : `${ctx.snap.userTextOf(access)} !== undefined`;
   const what = key !== undefined ? `no ${key} is visible` : 'that name is not visible';
   if (unsafeUse(access)) {
-    if (!ctx.isGuarded(access, [ref])) reportEntry(ctx, access, check, `${ctx.snap.userTextOf(access)} is absent when ${what}; check ${check} first (reading it throws a TypeError).`);
+    if (!ctx.isGuarded(access, [ref]))
+      reportEntry(ctx, access, check, `${ctx.snap.userTextOf(access)} is absent when ${what}; check ${check} first (reading it throws a TypeError).`);
     return;
   }
   // `const e = cnb.lava;` then `e[0]`: follow the alias unless it is reassigned.
@@ -100,7 +120,12 @@ function entryUse(ctx: LintContext, access: ts.ElementAccessExpression | ts.Prop
     if (reassigned || ctx.isGuarded(p, [ref])) return;
     for (const use of uses) {
       if (unsafeUse(use) && !ctx.isGuarded(use, [`v:${use.text}`, ref])) {
-        reportEntry(ctx, use, `${use.text} !== undefined`, `${use.text} (= ${ctx.snap.userTextOf(access)}) is undefined when ${what}; check it before use (reading it throws a TypeError).`);
+        reportEntry(
+          ctx,
+          use,
+          `${use.text} !== undefined`,
+          `${use.text} (= ${ctx.snap.userTextOf(access)}) is undefined when ${what}; check it before use (reading it throws a TypeError).`,
+        );
       }
     }
   }
@@ -134,7 +159,9 @@ function reportEntry(ctx: LintContext, use: ts.Expression, check: string, messag
     const negated = check.includes(' in ') ? `!(${check})` : check.replace('!==', '===');
     fixes.push({
       title: `Return 0 when it is absent: if (${negated}) return 0;`,
-      edits: [{ range: { start: { line: start.line, character: 0 }, end: { line: start.line, character: 0 } }, newText: `${indent}if (${negated}) return 0;\n` }],
+      edits: [
+        { range: { start: { line: start.line, character: 0 }, end: { line: start.line, character: 0 } }, newText: `${indent}if (${negated}) return 0;\n` },
+      ],
       preferred: fixes.length === 0,
     });
   }

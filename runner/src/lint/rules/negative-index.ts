@@ -18,7 +18,16 @@ export const negativeIndex = defineRule({
     const index = numericValue(node.argumentExpression);
     if (index === undefined || index >= 0 || !Number.isInteger(index)) return;
     const bracketStart = node.questionDotToken ? node.questionDotToken.getStart(ctx.sf) : node.expression.getEnd();
-    const fix: Fix = { title: `Use .at(${index})`, edits: [{ range: ctx.snap.range(bracketStart, node.getEnd()), newText: `${node.questionDotToken ? '?.' : '.'}at(${index})` }], preferred: true };
-    ctx.report(meta, node.argumentExpression, `${ctx.snap.userTextOf(node)} is undefined in JavaScript (negative indices do not count from the end); use .at(${index}).`, [fix]);
+    const fix: Fix = {
+      title: `Use .at(${index})`,
+      edits: [{ range: ctx.snap.range(bracketStart, node.getEnd()), newText: `${node.questionDotToken ? '?.' : '.'}at(${index})` }],
+      preferred: true,
+    };
+    ctx.report(
+      meta,
+      node.argumentExpression,
+      `${ctx.snap.userTextOf(node)} is undefined in JavaScript (negative indices do not count from the end); use .at(${index}).`,
+      [fix],
+    );
   },
 });

@@ -13,7 +13,32 @@ const meta = {
   fixable: true,
 } as const satisfies RuleMeta;
 
-const PYTHON_MATH = new Set(['sign', 'abs', 'sqrt', 'floor', 'ceil', 'exp', 'log', 'log2', 'log10', 'min', 'max', 'hypot', 'atan2', 'atan', 'asin', 'acos', 'sin', 'cos', 'tan', 'round', 'pow', 'pi', 'e', 'inf']);
+const PYTHON_MATH = new Set([
+  'sign',
+  'abs',
+  'sqrt',
+  'floor',
+  'ceil',
+  'exp',
+  'log',
+  'log2',
+  'log10',
+  'min',
+  'max',
+  'hypot',
+  'atan2',
+  'atan',
+  'asin',
+  'acos',
+  'sin',
+  'cos',
+  'tan',
+  'round',
+  'pow',
+  'pi',
+  'e',
+  'inf',
+]);
 const PYTHON_BUILTIN_MATH = new Set(['abs', 'min', 'max', 'round', 'pow']);
 const PYTHON_CONSTANTS: Record<string, string> = { True: 'true', False: 'false', None: 'undefined' };
 const PYTHON_OPERATORS: Record<string, string> = { and: '&&', or: '||', not: '!', elif: 'else if' };
@@ -58,11 +83,17 @@ function pythonDictMethod(ctx: LintContext, node: ts.CallExpression, obj: ts.Exp
   const objText = ctx.snap.userTextOf(obj);
   const [a, b] = node.arguments.map((x) => ctx.snap.userTextOf(x));
   const replacement =
-    method === 'get' && a !== undefined ? (b !== undefined ? `(${objText}[${a}] ?? ${b})` : `${objText}[${a}]`)
-    : method === 'keys' ? `Object.keys(${objText})`
-    : method === 'items' ? `Object.entries(${objText})`
-    : method === 'values' ? `Object.values(${objText})`
-    : undefined;
+    method === 'get' && a !== undefined
+      ? b !== undefined
+        ? `(${objText}[${a}] ?? ${b})`
+        : `${objText}[${a}]`
+      : method === 'keys'
+        ? `Object.keys(${objText})`
+        : method === 'items'
+          ? `Object.entries(${objText})`
+          : method === 'values'
+            ? `Object.values(${objText})`
+            : undefined;
   const message = `${objText}.${method}() is a Python dict method; a JavaScript object has none${replacement ? `: write ${replacement}` : ''}.`;
   ctx.pythonLines.add(ctx.snap.nodeRange(node).start.line);
   ctx.report(meta, node, message, replacement ? [{ title: `Replace with ${replacement}`, edits: [ctx.replace(node, replacement)], preferred: true }] : []);
@@ -78,7 +109,12 @@ function identifier(ctx: LintContext, node: ts.Identifier): void {
     return;
   }
   // np.sign(x), numpy.abs(x), math.sqrt(x), math.pi: the Math object.
-  if (['np', 'numpy', 'math'].includes(node.text) && ts.isPropertyAccessExpression(parent) && parent.expression === node && !ctx.checker.getSymbolAtLocation(node)) {
+  if (
+    ['np', 'numpy', 'math'].includes(node.text) &&
+    ts.isPropertyAccessExpression(parent) &&
+    parent.expression === node &&
+    !ctx.checker.getSymbolAtLocation(node)
+  ) {
     const member = parent.name.text;
     if (!PYTHON_MATH.has(member)) return;
     const js = member === 'pi' ? 'Math.PI' : member === 'e' ? 'Math.E' : member === 'inf' ? 'Infinity' : `Math.${member}`;
@@ -91,7 +127,8 @@ function pythonOperators(ctx: LintContext): void {
   const text = ctx.snap.text;
   const declared = new Set<string>();
   const collect = (n: ts.Node) => {
-    if ((ts.isVariableDeclaration(n) || ts.isParameter(n) || ts.isFunctionDeclaration(n) || ts.isBindingElement(n)) && n.name && ts.isIdentifier(n.name)) declared.add(n.name.text);
+    if ((ts.isVariableDeclaration(n) || ts.isParameter(n) || ts.isFunctionDeclaration(n) || ts.isBindingElement(n)) && n.name && ts.isIdentifier(n.name))
+      declared.add(n.name.text);
     ts.forEachChild(n, collect);
   };
   collect(ctx.sf);
@@ -105,7 +142,14 @@ function pythonOperators(ctx: LintContext): void {
         const line = ctx.snap.position(start).line;
         ctx.pythonLines.add(line);
         ctx.pythonOperatorLines.add(line);
-        ctx.push({ range: { start: ctx.snap.position(start), end: ctx.snap.position(scanner.getTokenEnd()) }, severity: meta.severity, code: meta.id, source: 'rewardsmith', message: "'def' is Python: reward files are TypeScript or JavaScript (`export function reward_function(...) { ... }`).", fixes: [] });
+        ctx.push({
+          range: { start: ctx.snap.position(start), end: ctx.snap.position(scanner.getTokenEnd()) },
+          severity: meta.severity,
+          code: meta.id,
+          source: 'rewardsmith',
+          message: "'def' is Python: reward files are TypeScript or JavaScript (`export function reward_function(...) { ... }`).",
+          fixes: [],
+        });
       }
       const js = PYTHON_OPERATORS[word];
       // `{ not: 1 }` and labels are names, not operators.
@@ -117,7 +161,17 @@ function pythonOperators(ctx: LintContext): void {
         const range = { start: ctx.snap.position(start), end: ctx.snap.position(end) };
         ctx.pythonLines.add(range.start.line);
         ctx.pythonOperatorLines.add(range.start.line);
-        ctx.push({ range, severity: meta.severity, code: meta.id, source: 'rewardsmith', message: `'${word}' is Python; in JavaScript write '${js}'.`, fixes: [{ title: `Replace with ${js}`, edits: [{ range, newText: js }], preferred: true }] }, `${meta.id}@u${start}`);
+        ctx.push(
+          {
+            range,
+            severity: meta.severity,
+            code: meta.id,
+            source: 'rewardsmith',
+            message: `'${word}' is Python; in JavaScript write '${js}'.`,
+            fixes: [{ title: `Replace with ${js}`, edits: [{ range, newText: js }], preferred: true }],
+          },
+          `${meta.id}@u${start}`,
+        );
       }
     }
     previous = kind;

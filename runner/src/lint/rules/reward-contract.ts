@@ -9,8 +9,8 @@ import { defineRule, type RuleMeta } from '../rule';
 const meta = {
   id: 'reward-contract',
   severity: 'error',
-  description: 'the file does not export reward_function (or dense and sparse) with the contract\'s parameters, or imports modules',
-  docs: 'Training loads the file in a sandbox that has no modules and calls `reward_function` (or combines `dense` and `sparse`) with the schema\'s parameters in the schema\'s order. A file that does not fit is rejected when training starts; this says so while you type.',
+  description: "the file does not export reward_function (or dense and sparse) with the contract's parameters, or imports modules",
+  docs: "Training loads the file in a sandbox that has no modules and calls `reward_function` (or combines `dense` and `sparse`) with the schema's parameters in the schema's order. A file that does not fit is rejected when training starts; this says so while you type.",
   fixable: false,
 } as const satisfies RuleMeta;
 
@@ -36,7 +36,8 @@ function contract(ctx: LintContext): void {
       else if (ts.isVariableStatement(st)) {
         for (const d of st.declarationList.declarations) {
           const init = d.initializer && skipParens(d.initializer);
-          const params = init && (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) ? init.parameters.map((p) => ctx.snap.userTextOf(p.name)).join(',') : '';
+          const params =
+            init && (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) ? init.parameters.map((p) => ctx.snap.userTextOf(p.name)).join(',') : '';
           parts.push(`${ctx.snap.userTextOf(d.name)}(${params})`);
         }
       }

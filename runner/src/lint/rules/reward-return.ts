@@ -31,7 +31,13 @@ function exportedFunction(stmt: ts.Statement): { name: string; node: ts.Function
   if (ts.isFunctionDeclaration(stmt) && stmt.name && ENTRY_NAMES.has(stmt.name.text)) return { name: stmt.name.text, node: stmt };
   if (ts.isVariableStatement(stmt)) {
     for (const d of stmt.declarationList.declarations) {
-      if (ts.isIdentifier(d.name) && ENTRY_NAMES.has(d.name.text) && d.initializer && (ts.isArrowFunction(d.initializer) || ts.isFunctionExpression(d.initializer))) return { name: d.name.text, node: d.initializer };
+      if (
+        ts.isIdentifier(d.name) &&
+        ENTRY_NAMES.has(d.name.text) &&
+        d.initializer &&
+        (ts.isArrowFunction(d.initializer) || ts.isFunctionExpression(d.initializer))
+      )
+        return { name: d.name.text, node: d.initializer };
     }
   }
   return undefined;
@@ -42,9 +48,20 @@ function check(ctx: LintContext, name: string, fn: ts.FunctionLikeDeclaration): 
   const asyncModifier = (ts.getModifiers(fn) ?? []).find((m) => m.kind === ts.SyntaxKind.AsyncKeyword);
   if (asyncModifier) {
     const awaits = containsAwait(fn.body);
-    ctx.report(meta, asyncModifier, `${name} is async, so it returns a Promise, not a number: the sandbox rejects it on the first step (and has no timers or I/O to await).`, awaits ? [] : [
-      { title: 'Remove async', edits: [{ range: ctx.snap.range(asyncModifier.getStart(ctx.sf), asyncModifier.getEnd() + 1), newText: '' }], preferred: true },
-    ]);
+    ctx.report(
+      meta,
+      asyncModifier,
+      `${name} is async, so it returns a Promise, not a number: the sandbox rejects it on the first step (and has no timers or I/O to await).`,
+      awaits
+        ? []
+        : [
+            {
+              title: 'Remove async',
+              edits: [{ range: ctx.snap.range(asyncModifier.getStart(ctx.sf), asyncModifier.getEnd() + 1), newText: '' }],
+              preferred: true,
+            },
+          ],
+    );
     return;
   }
   if (!fn.body) return;
@@ -58,11 +75,19 @@ function check(ctx: LintContext, name: string, fn: ts.FunctionLikeDeclaration): 
   if (parts.every((t) => t.flags & (ts.TypeFlags.Void | ts.TypeFlags.Undefined | ts.TypeFlags.Never))) {
     // Always throws: the throw is the message (TypeScript infers void, not never, for a declaration).
     if (parts.some((t) => t.flags & ts.TypeFlags.Never) || (ts.isBlock(fn.body) && alwaysExits(fn.body))) return;
-    ctx.report(meta, at, `${name} never returns a value, so every step's reward is undefined${hasNestedReturn(fn) ? ' (the returns in it belong to nested helper functions)' : ''}: end it with \`return <number>;\`.`);
+    ctx.report(
+      meta,
+      at,
+      `${name} never returns a value, so every step's reward is undefined${hasNestedReturn(fn) ? ' (the returns in it belong to nested helper functions)' : ''}: end it with \`return <number>;\`.`,
+    );
     return;
   }
   const what = describe(ctx, parts);
-  ctx.report(meta, at, `${name} returns ${what}, not a number: the sandbox stops training on the first step. Return a number${what.startsWith('a boolean') ? ' (`cond ? 1 : 0`)' : ''}.`);
+  ctx.report(
+    meta,
+    at,
+    `${name} returns ${what}, not a number: the sandbox stops training on the first step. Return a number${what.startsWith('a boolean') ? ' (`cond ? 1 : 0`)' : ''}.`,
+  );
 }
 
 function describe(ctx: LintContext, parts: ts.Type[]): string {

@@ -8,7 +8,7 @@ const meta = {
   id: 'scale-unscaled',
   severity: 'error',
   description: 'dense and sparse combined without Math.sign or with other weights',
-  docs: 'The method combines a reward as Math.sign(sparse) * 1 + Math.sign(dense) * 0.1: only the signs of the terms count, so every reward has the same scale. Raw sums or other weights make the scale unbounded or unbalanced. The fix writes the rule\'s combination.',
+  docs: "The method combines a reward as Math.sign(sparse) * 1 + Math.sign(dense) * 0.1: only the signs of the terms count, so every reward has the same scale. Raw sums or other weights make the scale unbounded or unbalanced. The fix writes the rule's combination.",
   fixable: true,
 } as const satisfies RuleMeta;
 
@@ -16,8 +16,10 @@ export const scaleUnscaled = defineRule({
   meta,
   end(ctx) {
     for (const c of scaleCombinations(ctx)) {
-      if (c.verdict === 'weights') ctx.report(meta, c.node, `dense is weighted ${fmt(c.denseWeight)} and sparse ${fmt(c.sparseWeight)}, but ${SCALE_RULE_TEXT}.`, [c.fix]);
-      if (c.verdict === 'unsigned') ctx.report(meta, c.node, `dense and sparse are combined without Math.sign, so the reward's scale is unbounded; ${SCALE_RULE_TEXT}.`, [c.fix]);
+      if (c.verdict === 'weights')
+        ctx.report(meta, c.node, `dense is weighted ${fmt(c.denseWeight)} and sparse ${fmt(c.sparseWeight)}, but ${SCALE_RULE_TEXT}.`, [c.fix]);
+      if (c.verdict === 'unsigned')
+        ctx.report(meta, c.node, `dense and sparse are combined without Math.sign, so the reward's scale is unbounded; ${SCALE_RULE_TEXT}.`, [c.fix]);
     }
   },
 });

@@ -10,7 +10,7 @@ const meta = {
   id: 'swapped-arguments',
   severity: 'error',
   description: 'a helper call whose schema arguments are in the wrong order',
-  docs: 'When a helper\'s parameters are named after schema parameters and a call passes them in another order, the types still match (both are NearestBlocks, say), so only the names show the mistake. The fix reorders the arguments to the parameter order.',
+  docs: "When a helper's parameters are named after schema parameters and a call passes them in another order, the types still match (both are NearestBlocks, say), so only the names show the mistake. The fix reorders the arguments to the parameter order.",
   fixable: true,
 } as const satisfies RuleMeta;
 
@@ -27,7 +27,8 @@ function checkCall(ctx: LintContext, node: ts.CallExpression): void {
   const decl = ctx.declarationOf(callee);
   let fn: ts.SignatureDeclaration | undefined;
   if (decl && ts.isFunctionDeclaration(decl)) fn = decl;
-  else if (decl && ts.isVariableDeclaration(decl) && decl.initializer && (ts.isArrowFunction(decl.initializer) || ts.isFunctionExpression(decl.initializer))) fn = decl.initializer;
+  else if (decl && ts.isVariableDeclaration(decl) && decl.initializer && (ts.isArrowFunction(decl.initializer) || ts.isFunctionExpression(decl.initializer)))
+    fn = decl.initializer;
   if (!fn) return;
   const paramNames = fn.parameters.map((p) => (ts.isIdentifier(p.name) ? p.name.text : ''));
   const args = node.arguments;
@@ -52,7 +53,13 @@ function checkCall(ctx: LintContext, node: ts.CallExpression): void {
   const fnName = callee.text;
   const pairs = swapped.map((i) => `${argNames[i]} is passed as ${paramNames[i]}`).join('; ');
   const fixes: Fix[] = isPermutation
-    ? [{ title: `Pass the arguments in ${fnName}'s parameter order`, edits: [{ range: ctx.snap.range(args[0]!.getStart(ctx.sf), args[args.length - 1]!.getEnd()), newText: reordered.join(', ') }], preferred: true }]
+    ? [
+        {
+          title: `Pass the arguments in ${fnName}'s parameter order`,
+          edits: [{ range: ctx.snap.range(args[0]!.getStart(ctx.sf), args[args.length - 1]!.getEnd()), newText: reordered.join(', ') }],
+          preferred: true,
+        },
+      ]
     : [];
   ctx.report(meta, [first.getStart(ctx.sf), last.getEnd()], `Arguments of ${fnName}() are swapped: ${pairs}.`, fixes);
 }

@@ -9,10 +9,10 @@ describe('lint rule typescript', () => {
   it('quiet on a well-typed file', () => {
     assert.deepEqual(codes(reward(`  const x: number = health;\n  return x;`)), []);
   });
-  it('reports TypeScript\'s own errors as ts<code>', () => {
+  it("reports TypeScript's own errors as ts<code>", () => {
     assert.deepEqual(codes(reward(`  const x: number = 'a';\n  return x;`)), ['2 ts2322']);
   });
-  it('says a missing Node global in the sandbox\'s terms', () => {
+  it("says a missing Node global in the sandbox's terms", () => {
     const [d] = lintText('node-global.reward.ts', reward(`  process.exit(1);\n  return 0;`));
     assert.match(d!.message, /runs in a sandbox without Node\.js globals/);
   });

@@ -12,7 +12,7 @@ import { undefinedReturn } from './undefined-return';
 const meta = {
   id: 'typescript',
   severity: 'error',
-  description: 'TypeScript\'s own errors (reported as ts<code>, with the severity TypeScript gives them)',
+  description: "TypeScript's own errors (reported as ts<code>, with the severity TypeScript gives them)",
   docs: 'Reward files are type-checked against the observation schema\'s declarations, so a misspelt parameter, a wrong type or a syntax error shows up before training. Implicit-any and "cannot find module" errors are left out (the contract rule covers imports).',
   fixable: false,
 } as const satisfies RuleMeta;
@@ -34,7 +34,15 @@ function typescript(ctx: LintContext): void {
     const range = ctx.snap.range(d.start, d.start + d.length);
     if (ctx.pythonLines.has(range.start.line)) continue;
     // A rule already explains this spot (e.g. TypeScript's "not callable" under `cnb.get(…)`).
-    const overlaps = mine.some((m) => !(m.range.end.line < range.start.line || (m.range.end.line === range.start.line && m.range.end.character <= range.start.character) || m.range.start.line > range.end.line || (m.range.start.line === range.end.line && m.range.start.character >= range.end.character)));
+    const overlaps = mine.some(
+      (m) =>
+        !(
+          m.range.end.line < range.start.line ||
+          (m.range.end.line === range.start.line && m.range.end.character <= range.start.character) ||
+          m.range.start.line > range.end.line ||
+          (m.range.start.line === range.end.line && m.range.start.character >= range.end.character)
+        ),
+    );
     if (overlaps) continue;
     const text = ts.flattenDiagnosticMessageText(d.messageText, '\n');
     let code = `ts${d.code}`;
@@ -49,7 +57,14 @@ function typescript(ctx: LintContext): void {
       const name = /Cannot find name '([^']+)'/.exec(text)?.[1] ?? 'it';
       message = `Cannot find name '${name}': reward code runs in a sandbox without Node.js globals (no require, process, file system, network or timers).`;
     }
-    const severity: Severity = d.category === ts.DiagnosticCategory.Error ? 'error' : d.category === ts.DiagnosticCategory.Warning ? 'warning' : d.category === ts.DiagnosticCategory.Suggestion ? 'hint' : 'information';
+    const severity: Severity =
+      d.category === ts.DiagnosticCategory.Error
+        ? 'error'
+        : d.category === ts.DiagnosticCategory.Warning
+          ? 'warning'
+          : d.category === ts.DiagnosticCategory.Suggestion
+            ? 'hint'
+            : 'information';
     ctx.push({ range, severity, code, message, source: 'rewardsmith', fixes: [] });
   }
 }

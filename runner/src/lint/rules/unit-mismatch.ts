@@ -9,17 +9,29 @@ const meta = {
   id: 'unit-mismatch',
   severity: 'error',
   description: 'a past_agent_positions angle (degrees) compared with a constant in radians (Math.PI …)',
-  docs: 'current_nearest_blocks/previous_nearest_blocks give [distance m, yaw rad, pitch rad] relative to the agent\'s facing; past_agent_positions gives [x, y, z, yaw°, pitch°] relative to the initial facing. Compare radians with radians (`Math.PI / 6`, `0.52`) and degrees with degrees (`30`).',
+  docs: "current_nearest_blocks/previous_nearest_blocks give [distance m, yaw rad, pitch rad] relative to the agent's facing; past_agent_positions gives [x, y, z, yaw°, pitch°] relative to the initial facing. Compare radians with radians (`Math.PI / 6`, `0.52`) and degrees with degrees (`30`).",
   fixable: true,
 } as const satisfies RuleMeta;
 
-const COMPARISONS = new Set([ts.SyntaxKind.LessThanToken, ts.SyntaxKind.LessThanEqualsToken, ts.SyntaxKind.GreaterThanToken, ts.SyntaxKind.GreaterThanEqualsToken, ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken]);
+const COMPARISONS = new Set([
+  ts.SyntaxKind.LessThanToken,
+  ts.SyntaxKind.LessThanEqualsToken,
+  ts.SyntaxKind.GreaterThanToken,
+  ts.SyntaxKind.GreaterThanEqualsToken,
+  ts.SyntaxKind.EqualsEqualsEqualsToken,
+  ts.SyntaxKind.EqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsToken,
+]);
 
 export const unitMismatch = defineRule({
   meta,
   node(node, ctx) {
     if (!ts.isBinaryExpression(node) || !COMPARISONS.has(node.operatorToken.kind)) return;
-    for (const [angle, constant] of [[node.left, node.right], [node.right, node.left]] as const) {
+    for (const [angle, constant] of [
+      [node.left, node.right],
+      [node.right, node.left],
+    ] as const) {
       // Only a constant in radians (Math.PI …) can be in the wrong unit here; ask for the angle's field after.
       if (!usesPi(skipParens(constant), ctx)) continue;
       const field = ctx.fieldOf(angle);
@@ -27,9 +39,12 @@ export const unitMismatch = defineRule({
       const c = skipParens(constant);
       // Radians compared with degrees-looking constants are the constant-condition rule's (always true/false).
       if (field.range.unit === '°') {
-        ctx.report(meta, constant, `${field.label} from past_agent_positions is in degrees (relative to the initial facing) but ${c.getText(ctx.sf)} is in radians; convert it: (${c.getText(ctx.sf)}) * 180 / Math.PI.`, [
-          { title: 'Convert to degrees', edits: [ctx.replace(constant, `(${c.getText(ctx.sf)}) * 180 / Math.PI`)], preferred: true },
-        ]);
+        ctx.report(
+          meta,
+          constant,
+          `${field.label} from past_agent_positions is in degrees (relative to the initial facing) but ${c.getText(ctx.sf)} is in radians; convert it: (${c.getText(ctx.sf)}) * 180 / Math.PI.`,
+          [{ title: 'Convert to degrees', edits: [ctx.replace(constant, `(${c.getText(ctx.sf)}) * 180 / Math.PI`)], preferred: true }],
+        );
         return;
       }
     }

@@ -15,7 +15,7 @@ const meta = {
   id: 'unknown-name',
   severity: 'error',
   description: 'a key that is not a Minecraft name of the kind the dict holds',
-  docs: 'The observation dicts are keyed by Minecraft 1.16.5 names (`oak_log`, `cow`, `diamond`). A key that is no such name never appears, so every term that reads it is zero or undefined. The fixes rename it to the closest names and the schema\'s aliases (`wood` → `oak_log`), in every place it is written.',
+  docs: "The observation dicts are keyed by Minecraft 1.16.5 names (`oak_log`, `cow`, `diamond`). A key that is no such name never appears, so every term that reads it is zero or undefined. The fixes rename it to the closest names and the schema's aliases (`wood` → `oak_log`), in every place it is written.",
   fixable: true,
 } as const satisfies RuleMeta;
 

@@ -6,11 +6,15 @@ const paperShape = (inside: boolean) =>
   reward(`  function dense(current_nearest_blocks) {
     let dense_reward = 0;
     if ('cow' in current_nearest_blocks) dense_reward = 1;
-    return dense_reward;${inside ? `
+    return dense_reward;${
+      inside
+        ? `
     return Math.sign(sparse(health)) * 1 + Math.sign(dense(current_nearest_blocks)) * 0.1;
-  }` : `
+  }`
+        : `
   }
-  return Math.sign(sparse(health)) * 1 + Math.sign(dense(current_nearest_blocks)) * 0.1;`}
+  return Math.sign(sparse(health)) * 1 + Math.sign(dense(current_nearest_blocks)) * 0.1;`
+    }
   function sparse(health) {
     return health <= 0 ? -1 : 0;
   }`);
@@ -22,7 +26,11 @@ testRule(unreachableCode, {
     { name: 'early returns in branches', code: reward(`  if (health < 5) return -1;\n  return 0;`) },
   ],
   invalid: [
-    { name: 'the combination nested in dense after its return', code: paperShape(true), errors: [{ line: 6, message: /Unreachable: this return in `dense` comes after the `return` on line 5.*reward_function returns undefined/ }] },
+    {
+      name: 'the combination nested in dense after its return',
+      code: paperShape(true),
+      errors: [{ line: 6, message: /Unreachable: this return in `dense` comes after the `return` on line 5.*reward_function returns undefined/ }],
+    },
     { name: 'code after a throw', code: reward(`  throw new Error('todo');\n  return 0;`), errors: [{ line: 3, message: /after the `throw` on line 2/ }] },
   ],
 });

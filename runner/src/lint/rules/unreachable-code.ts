@@ -9,7 +9,7 @@ const meta = {
   id: 'unreachable-code',
   severity: 'error',
   description: 'code after a return or throw, which never runs',
-  docs: 'A statement after `return` or `throw` in the same block never runs. When it is the reward\'s final combination (nested by mistake inside `dense` after its return), the reward function returns undefined on every step. Move the code where it belongs, usually after the helper\'s closing brace.',
+  docs: "A statement after `return` or `throw` in the same block never runs. When it is the reward's final combination (nested by mistake inside `dense` after its return), the reward function returns undefined on every step. Move the code where it belongs, usually after the helper's closing brace.",
   fixable: false,
 } as const satisfies RuleMeta;
 
@@ -21,7 +21,18 @@ export const unreachableCode = defineRule({
     for (let i = 0; i < statements.length - 1; i++) {
       if (!alwaysExits(statements[i]!)) continue;
       // Function declarations are hoisted: one after a return still serves the code before it.
-      const dead = statements.slice(i + 1).filter((s) => !ts.isFunctionDeclaration(s) && !ts.isEmptyStatement(s) && !(ts.isVariableStatement(s) && !(s.declarationList.flags & ts.NodeFlags.BlockScoped) && s.declarationList.declarations.every((d) => !d.initializer)));
+      const dead = statements
+        .slice(i + 1)
+        .filter(
+          (s) =>
+            !ts.isFunctionDeclaration(s) &&
+            !ts.isEmptyStatement(s) &&
+            !(
+              ts.isVariableStatement(s) &&
+              !(s.declarationList.flags & ts.NodeFlags.BlockScoped) &&
+              s.declarationList.declarations.every((d) => !d.initializer)
+            ),
+        );
       if (dead.length === 0) return;
       const first = dead[0]!;
       const owner = enclosingFunctionName(node);

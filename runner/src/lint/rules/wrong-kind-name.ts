@@ -24,7 +24,13 @@ export const wrongKindName = defineRule({
   end(ctx) {
     for (const b of badNames(ctx)) {
       if (b.kinds.length === 0) continue;
-      const what = b.kinds.includes('block') ? (b.keys === 'item' ? 'a block that is never an item' : 'a block') : b.kinds.includes('item') ? 'an item' : 'a mob';
+      const what = b.kinds.includes('block')
+        ? b.keys === 'item'
+          ? 'a block that is never an item'
+          : 'a block'
+        : b.kinds.includes('item')
+          ? 'an item'
+          : 'a mob';
       ctx.report(meta, b.keyNode, messages.wrongKind(b.name, what, b.keys, b.dictText, b.didYouMean), b.fixes);
     }
   },
