@@ -154,9 +154,9 @@ describe('rewardsmith loop (2 iterations, approach-tree, scripted LLM)', () => {
     assert.ok(log.every((l) => l.model === 'scripted-gpt' && l.usage !== null && l.latency_ms >= 0 && l.temperature === 0.3));
 
     // the final table
-    assert.match(stdout, /iteration +kept +critic passed +runtime fixes +success +death rate/);
-    assert.match(stdout, /^1 +1\/1 +yes +1 +\d+\.\d%/m);
-    assert.match(stdout, /^2 +1\/1 +yes +0 +\d+\.\d%/m);
+    assert.match(stdout, /iteration +kept +critic passed +runtime fixes +held-out success \[95 % CI\] of n +death rate/);
+    assert.match(stdout, /^1 +1\/1 +yes +1 +\d+\.\d % \[[\d.]+–[\d.]+ %\] of \d+ /m);
+    assert.match(stdout, /^2 +1\/1 +yes +0 +\d+\.\d % \[[\d.]+–[\d.]+ %\] of \d+ /m);
     assert.match(stdout, /applied, (helped|no gain) +S1/);
   });
 

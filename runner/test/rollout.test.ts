@@ -76,12 +76,12 @@ test('rollout rejects bad options with a clear message and exit code 2', () => {
   assert.match(r.stderr, /unknown option --frobnicate/);
   r = rollout(['--task', 'approach-tree']);
   assert.equal(r.status, 2);
-  assert.match(r.stderr, /--task and --out are required/);
+  assert.match(r.stderr, /--out DIR is required/);
   r = rollout(['--task', 'approach-dragon', '--out', tmpdir()]);
   assert.equal(r.status, 2);
   assert.match(r.stderr, /unknown task "approach-dragon"; built-in tasks: explore-diamond/);
   const missing = path.join(tmpdir(), 'rs-no-such-checkpoint');
   r = rollout(['--task', 'approach-tree', '--policy', missing, '--out', tmpdir()]);
-  assert.equal(r.status, 1);
-  assert.match(r.stderr, /no checkpoint here/);
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /neither "random" nor a checkpoint folder/);
 });
