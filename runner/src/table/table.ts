@@ -41,11 +41,19 @@ export const PAPER_FIGURES: Readonly<Record<string, { sparse: number; dense: num
   'approach-cow': { sparse: 12.6, dense: 56.3 },
 };
 
-const ROOT = path.resolve(__dirname, '../../..');
-const REWARDS_DIR = path.join(ROOT, 'runner', 'rewards');
+/** `runner/rewards/` of this checkout or installed package, found from runner/src/table (tsx) or dist/ (bundle). */
+function findRewardsDir(): string {
+  let dir = __dirname;
+  for (let i = 0; i < 6; i++) {
+    const candidate = path.join(dir, 'runner', 'rewards');
+    if (existsSync(candidate)) return candidate;
+    dir = path.dirname(dir);
+  }
+  return path.resolve(__dirname, '../../../runner/rewards');
+}
 /** The bundled reward of a task and kind (`runner/rewards/<task>.<kind>.reward.ts`). */
 export function bundledReward(task: string, kind: 'sparse' | 'dense'): string {
-  return path.join(REWARDS_DIR, `${task}.${kind}.reward.ts`);
+  return path.join(findRewardsDir(), `${task}.${kind}.reward.ts`);
 }
 
 export interface TableOptions {
