@@ -3,18 +3,16 @@
 // in the analyzer's format (last 32 steps, final state, full path).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { GAME_FACTS } from '../schema';
 import type { TaskSpec } from '../tasks';
 import type { StepObservation } from '../schema';
-import type { StepInfo, VecEnv } from '../env/types';
+import type { VecEnv } from '../env/types';
 import { createEnv } from '../env/index';
 import { hash32, nextEpisodeSeed } from '../seeds';
-import { RUN_FILES, rateRecord, type EpisodeRecord, type RecordedStep, type RunSummary } from '../records';
+import { RUN_FILES, rateRecord, type EpisodeRecord, type RunSummary } from '../records';
+import { EpisodeRecorder } from './recorder';
 import { makeEvent, type RunnerEvent } from '../events';
 import type { RewardSandbox } from '../reward/index';
 
-/** The paper's L: failed episodes keep their last 32 steps. */
-export const LAST_STEPS = 32;
 export const DEFAULT_EVAL_EPISODES = 100;
 // Salt of the evaluation seed streams; training streams use the run seed directly (see train.ts).
 const EVAL_SALT = 0x0e7a1;
@@ -40,76 +38,6 @@ export interface EvaluateOptions {
 }
 
 export type EvalSummary = RunSummary['eval'];
-
-interface Running {
-  seed: number;
-  counted: boolean;
-  episode: number;
-  steps: RecordedStep[];
-  path: [number, number, number][];
-  ret: number;
-}
-
-/**
- * The one episode recorder: turns an episode's steps into an EpisodeRecord in the analyzer's format (last 32
- * steps, final state, full path). Evaluation records held-out episodes with it; training records its own
- * episodes with it for the suggestions it streams while it runs.
- */
-export class EpisodeRecorder {
-  private readonly runs: Running[] = [];
-
-  /** Starts recording env `i`'s episode (`counted` false: step through it without keeping anything). */
-  begin(i: number, seed: number, episode: number, obs: StepObservation, counted = true): void {
-    this.runs[i] = { seed, counted, episode, steps: [], path: [[obs.position[0], obs.position[1], obs.position[2]]], ret: 0 };
-  }
-
-  isCounted(i: number): boolean {
-    return this.runs[i]?.counted ?? false;
-  }
-
-  seedOf(i: number): number {
-    return this.runs[i]!.seed;
-  }
-
-  step(i: number, action: number, reward: number, obs: StepObservation, info: StepInfo): void {
-    const run = this.runs[i]!;
-    if (!run.counted) return;
-    run.ret += reward;
-    run.path.push([obs.position[0], obs.position[1], obs.position[2]]);
-    run.steps.push({
-      step: info.step,
-      action: GAME_FACTS.actions[action]!,
-      reward,
-      position: obs.position,
-      inventory_change: obs.inventory_change,
-      nearest: obs.nearest,
-      health: obs.health,
-    });
-    if (run.steps.length > LAST_STEPS) run.steps.shift();
-  }
-
-  /** The finished episode's record (call after its last `step`), or null when it was not counted. */
-  finish(i: number, obs: StepObservation, info: StepInfo): EpisodeRecord | null {
-    const run = this.runs[i]!;
-    if (!run.counted) return null;
-    const first = run.path[0]!,
-      last = run.path[run.path.length - 1]!;
-    return {
-      episode: run.episode,
-      seed: run.seed,
-      success: info.success,
-      steps: info.step,
-      died: info.died,
-      deathCause: info.deathCause,
-      truncated: info.truncated,
-      return: run.ret,
-      distanceMoved: Math.hypot(last[0] - first[0], last[1] - first[1], last[2] - first[2]),
-      lastSteps: run.steps,
-      final: { health: obs.health, inventory: info.inventory, nearest: obs.nearest, blockUnderFoot: info.blockUnderFoot, died: info.died },
-      path: run.path,
-    };
-  }
-}
 
 export async function evaluate(opts: EvaluateOptions): Promise<{ summary: EvalSummary; episodes: EpisodeRecord[]; frames: number }> {
   const n = Math.max(1, Math.min(opts.numEnvs, opts.episodes));

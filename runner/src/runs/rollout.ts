@@ -6,10 +6,12 @@ import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cpus } from 'node:os';
 import { CommandError, didYouMean, parseCommandArgs, runCommand, UsageError } from '../args';
-import { GAME_FACTS, type StepObservation } from '../schema';
+import { GAME_FACTS } from '../schema';
 import { MAX_ENVS } from './config';
 import { resolveTask } from '../tasks';
-import { RUN_FILES, type EpisodeRecord, type RecordedStep } from '../records';
+import { RUN_FILES } from '../records';
+import { nextEpisodeSeed } from '../seeds';
+import { EpisodeRecorder } from './recorder';
 import { createEnv } from '../env/index';
 import { defaultWorkers } from '../env/sim/vec';
 
@@ -87,15 +89,6 @@ async function checkpointPolicy(dir: string, featureSize: number, seed: number):
     );
   }
   return { act: (features, numEnvs) => policy.act(features, numEnvs), dispose: () => policy.dispose() };
-}
-
-const LAST_STEPS = 32;
-
-interface EpisodeTrack {
-  seed: number;
-  steps: number;
-  path: [number, number, number][];
-  last: RecordedStep[];
 }
 
 export async function rolloutCommand(argv: string[]): Promise<number> {
@@ -180,7 +173,8 @@ async function runRollout(
   writeFileSync(episodesFile, '');
   const seeds = Array.from({ length: n }, (_, i) => (seed + i) >>> 0);
   let { features, obs } = await env.reset(seeds);
-  const tracks: EpisodeTrack[] = obs.map((o, i) => newTrack(seeds[i]!, o));
+  const recorder = new EpisodeRecorder();
+  obs.forEach((o, i) => recorder.begin(i, seeds[i]!, -1, o));
   const observed = new Map<string, number>();
   const deathCauses: Record<string, number> = {};
   let envSteps = 0,
@@ -195,51 +189,24 @@ async function runRollout(
     features = r.features;
     for (let i = 0; i < n; i++) {
       const o = r.obs[i]!,
-        info = r.info[i]!,
-        track = tracks[i]!;
+        info = r.info[i]!;
       for (const name in o.nearest) observed.set(name, (observed.get(name) ?? 0) + 1);
-      if (info.seed !== undefined) track.seed = info.seed;
-      track.steps++;
-      track.path.push([o.position[0], o.position[1], o.position[2]]);
-      track.last.push({
-        step: info.step,
-        action: GAME_FACTS.actions[actions[i]!]!,
-        reward: 0,
-        position: o.position,
-        inventory_change: o.inventory_change,
-        nearest: o.nearest,
-        health: o.health,
-      });
-      if (track.last.length > LAST_STEPS) track.last.shift();
-      if (info.done) {
-        episodes++;
-        episodeSteps += track.steps;
-        if (info.success) successes++;
-        if (info.died) {
-          deaths++;
-          const cause = info.deathCause ?? 'other';
-          deathCauses[cause] = (deathCauses[cause] ?? 0) + 1;
-        }
-        const first = track.path[0]!,
-          lastPos = track.path[track.path.length - 1]!;
-        const record: EpisodeRecord = {
-          episode: episodes - 1,
-          seed: track.seed,
-          success: info.success,
-          steps: track.steps,
-          died: info.died,
-          deathCause: info.deathCause,
-          truncated: info.truncated,
-          return: 0,
-          distanceMoved: Math.round(Math.hypot(lastPos[0] - first[0], lastPos[1] - first[1], lastPos[2] - first[2]) * 1000) / 1000,
-          lastSteps: track.last,
-          final: { health: o.health, inventory: info.inventory, nearest: o.nearest, blockUnderFoot: info.blockUnderFoot, died: info.died },
-          path: track.path,
-        };
-        lines.push(JSON.stringify(record));
-        if (lines.length >= 64) appendFileSync(episodesFile, lines.splice(0).join('\n') + '\n');
-        tracks[i] = newTrack(Number.NaN, r.resetObs[i]!);
+      // A rollout has no reward: its records carry 0.
+      recorder.step(i, actions[i]!, 0, o, info);
+      if (!info.done) continue;
+      // Numbered in the order episodes end, the order they are written in.
+      const record = { ...recorder.finish(i, o, info)!, episode: episodes++ };
+      episodeSteps += record.steps;
+      if (record.success) successes++;
+      if (record.died) {
+        deaths++;
+        const cause = record.deathCause ?? 'other';
+        deathCauses[cause] = (deathCauses[cause] ?? 0) + 1;
       }
+      lines.push(JSON.stringify(record));
+      if (lines.length >= 64) appendFileSync(episodesFile, lines.splice(0).join('\n') + '\n');
+      // The env has auto-reset onto the next seed of its stream.
+      recorder.begin(i, nextEpisodeSeed(recorder.seedOf(i), i), -1, r.resetObs[i]!);
     }
     envSteps += n;
   }
@@ -253,8 +220,4 @@ async function runRollout(
     avg_episode_steps: episodes > 0 ? Math.round(episodeSteps / episodes) : 0,
     observed: Object.fromEntries([...observed].sort((a, b) => b[1] - a[1])),
   };
-}
-
-function newTrack(seed: number, first: StepObservation): EpisodeTrack {
-  return { seed, steps: 0, path: [[first.position[0], first.position[1], first.position[2]]], last: [] };
 }

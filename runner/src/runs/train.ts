@@ -30,7 +30,8 @@ import {
 } from './config';
 import { ActorCritic, Rng, float32Bytes, readFloat32, resolveCheckpointDir, sampleActions } from '../ppo/policy';
 import { DEFAULT_HYPERPARAMETERS, ReturnNormaliser, RolloutBuffer, ppoUpdate, type PpoHyperparameters } from '../ppo/ppo';
-import { DEFAULT_EVAL_EPISODES, EpisodeRecorder, evaluate, summarise, trainingStreamSeed, writeEvalRecords, type EvalSummary } from './evaluate';
+import { DEFAULT_EVAL_EPISODES, evaluate, summarise, trainingStreamSeed, writeEvalRecords, type EvalSummary } from './evaluate';
+import { EpisodeRecorder } from './recorder';
 import { generalisationGap, TrainingSuccess, type TrainingSuccessState } from './training-success';
 
 export { loadPolicy, type LoadedPolicy } from '../ppo/policy';
