@@ -21,7 +21,8 @@ export function wilson(count: number, n: number, z = 1.959963984540054): RateEst
   const denom = 1 + z2 / n;
   const centre = (p + z2 / (2 * n)) / denom;
   const half = (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / denom;
-  return { count, n, rate: p, ci95: [Math.max(0, centre - half), Math.min(1, centre + half)] };
+  // At 0 of n (n of n) the bound is exactly 0 (1); rounding would otherwise put the rate outside its own interval.
+  return { count, n, rate: p, ci95: [count === 0 ? 0 : Math.max(0, centre - half), count === n ? 1 : Math.min(1, centre + half)] };
 }
 
 /** True when two rate estimates' 95 % intervals do not overlap (a difference worth naming). */

@@ -45,6 +45,7 @@ test('loop --candidates 2 --engine local trains both candidates as train jobs at
         '4',
         '--engine',
         'local',
+        '--from-scratch',
       ],
       io,
     );

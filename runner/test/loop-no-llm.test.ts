@@ -1,11 +1,14 @@
 // `rewardsmith loop --no-llm`: the improvement loop with the analyzer's patches as the update step, no LLM at
-// all (no server, no key). Small budgets: the test checks the loop's records, not that training improves.
+// all (no server, no key), every candidate fine-tuned from the task's foundation policy that the loop builds.
+// Small budgets (one demonstration, a few thousand frames): the test checks the loop's records, not that
+// training improves.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { loopCommand, type LoopResult } from '../src/llm/loop';
+import { readSummary } from '../src/records';
 import { lintText } from '../src/lint/rules';
 
 const WEAK = path.join(__dirname, 'fixtures/rewards/weak-approach-tree.reward.ts');
@@ -38,6 +41,8 @@ test('loop --no-llm: iteration 2 trains patch sets of the analyzer findings, kee
     '2',
     '--seed',
     '7',
+    '--demos',
+    '1',
   ];
   try {
     assert.equal(await loopCommand(args, io), 0, text);
@@ -46,6 +51,19 @@ test('loop --no-llm: iteration 2 trains patch sets of the analyzer findings, kee
   }
   const result = JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8')) as LoopResult;
   const [first, second] = result.iterations;
+  // The default start: the task's foundation policy, built once in the experiment folder and evaluated on held-out worlds.
+  const foundation = path.join(out, 'foundation');
+  assert.equal(result.start?.kind, 'foundation');
+  assert.equal(result.start?.checkpoint, foundation);
+  assert.equal(result.start?.demos, 1);
+  assert.equal(result.start?.held_out?.n, 6, "the foundation's held-out figure, over the loop's evaluation episodes");
+  assert.deepEqual(result.start?.fine_tuning, { kl_coef: 0.125, value_pretrain_updates: 2, return_norm: true });
+  assert.match(text, /start: the task's foundation policy \(foundation, 1 demonstrations\), held-out success \d+\.\d % \[[\d.]+–[\d.]+ %\] of 6/);
+  // Every candidate of every iteration fine-tuned from it (its run records the initial policy), and the table says so.
+  for (const it of result.iterations)
+    for (const c of it.candidates) if (c.run) assert.equal(readSummary(path.join(out, c.run))?.config?.init, foundation, `${c.run} starts from the foundation`);
+  assert.match(text, /^Start: the task's foundation policy \(.*foundation, behaviour-cloned from 1 demonstrations, held-out success .* of 6\); fine-tuned with KL 0\.125 to it/m);
+  assert.match(text, /^1 +foundation +1\/1 /m);
   assert.equal(first!.candidates.length, 1, 'iteration 1 trains the given reward');
   assert.equal(first!.success!.n, 6);
   assert.ok(first!.success!.ci95[0] <= first!.success_rate! && first!.success_rate! <= first!.success!.ci95[1]);
@@ -83,8 +101,25 @@ test('loop --no-llm: iteration 2 trains patch sets of the analyzer findings, kee
   // The outcomes name the analyzer's findings by their ids, as the candidates' patch sets do.
   assert.ok(result.suggestion_outcomes.some((s) => s.id === 'reward-misaligned' && s.source === 'analyzer'));
   if (!second!.kept_previous) assert.ok(result.suggestion_outcomes.some((s) => s.applied === true));
-  // Resuming the finished experiment trains nothing again.
+  // Resuming the finished experiment trains nothing again, and builds no second foundation.
   text = '';
   assert.equal(await loopCommand(args, io), 0, text);
   assert.doesNotMatch(text, /training on/);
+  assert.doesNotMatch(text, /building the task's foundation/);
+  // Resuming with another start would mix starting policies in one experiment.
+  text = '';
+  assert.equal(await loopCommand([...args.slice(0, -2), '--from-scratch'], io), 1);
+  assert.match(text, /was started with start = foundation, not scratch/);
+});
+
+test('loop: --init and --from-scratch exclude each other, and --demos needs the foundation', async () => {
+  let text = '';
+  const io = { stdout: (t: string) => void (text += t), stderr: (t: string) => void (text += t) };
+  const base = ['--task', 'approach-tree', '--iterations', '1', '--out', path.join(out, 'x'), '--reward', WEAK, '--no-llm'];
+  assert.equal(await loopCommand([...base, '--init', out, '--from-scratch'], io), 2);
+  assert.match(text, /rewardsmith loop: --init and --from-scratch exclude each other/);
+  text = '';
+  assert.equal(await loopCommand([...base, '--from-scratch', '--demos', '3'], io), 2);
+  assert.match(text, /rewardsmith loop: --demos sizes the foundation the loop builds, which --from-scratch replaces/);
+  assert.ok(!existsSync(path.join(out, 'x')), 'nothing written');
 });

@@ -91,7 +91,7 @@ describe('rewardsmith loop (2 iterations, approach-tree, scripted LLM)', () => {
   const runLoop = async () => {
     stdout = '';
     const io = { stdout: (t: string) => void (stdout += t), stderr: (t: string) => void (stdout += t) };
-    return loopCommand(['--task', 'approach-tree', '--iterations', '2', '--out', out, '--steps', '1024', '--envs', '8', '--eval-episodes', '4'], io);
+    return loopCommand(['--task', 'approach-tree', '--iterations', '2', '--out', out, '--steps', '1024', '--envs', '8', '--eval-episodes', '4', '--from-scratch'], io);
   };
 
   it('designs, lints, critiques, trains, fixes a throwing reward, analyzes, and prints the table', async () => {
@@ -154,9 +154,10 @@ describe('rewardsmith loop (2 iterations, approach-tree, scripted LLM)', () => {
     assert.ok(log.every((l) => l.model === 'scripted-gpt' && l.usage !== null && l.latency_ms >= 0 && l.temperature === 0.3));
 
     // the final table
-    assert.match(stdout, /iteration +kept +critic passed +runtime fixes +held-out success \[95 % CI\] of n +death rate/);
-    assert.match(stdout, /^1 +1\/1 +yes +1 +\d+\.\d % \[[\d.]+–[\d.]+ %\] of \d+ /m);
-    assert.match(stdout, /^2 +1\/1 +yes +0 +\d+\.\d % \[[\d.]+–[\d.]+ %\] of \d+ /m);
+    assert.match(stdout, /iteration +start +kept +critic passed +runtime fixes +held-out success \[95 % CI\] of n +death rate/);
+    assert.match(stdout, /Start: every candidate trains from scratch/);
+    assert.match(stdout, /^1 +scratch +1\/1 +yes +1 +\d+\.\d % \[[\d.]+–[\d.]+ %\] of \d+ /m);
+    assert.match(stdout, /^2 +scratch +1\/1 +yes +0 +\d+\.\d % \[[\d.]+–[\d.]+ %\] of \d+ /m);
     assert.match(stdout, /applied, (helped|no gain) +S1/);
   });
 
@@ -209,6 +210,7 @@ describe('rewardsmith loop --candidates', () => {
             '8',
             '--eval-episodes',
             '4',
+            '--from-scratch',
             '--events',
             'ndjson',
           ],

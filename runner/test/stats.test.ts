@@ -12,6 +12,11 @@ test('Wilson interval: textbook values, sane at 0 and n', () => {
   const all = wilson(2, 2);
   assert.ok(all.ci95[0] < 0.35, 'two successes out of two is no evidence of 100 %');
   assert.ok(Number.isNaN(wilson(0, 0).rate));
+  // The interval contains its rate at the extremes for every n (0 of 6 gave a lower bound of 2.8e-17 > 0).
+  for (let n = 1; n <= 200; n++) {
+    assert.equal(wilson(0, n).ci95[0], 0, `0 of ${n}`);
+    assert.equal(wilson(n, n).ci95[1], 1, `${n} of ${n}`);
+  }
 });
 
 test('a rate is always shown with its episode count and interval, and "—" without episodes', () => {

@@ -9,7 +9,7 @@ import { parseCommandArgs, PROCESS_IO, reportCommandError, terminalText, UsageEr
 import { BACKEND_CHOICES } from '../ppo/backend';
 import { MAX_ENVS } from '../runs/config';
 import { makeEvent, type RunnerEvent } from '../events';
-import { readEpisodes, requireTrainingSummary, RUN_FILES, RunRecordError, type RunSummary } from '../records';
+import { readEpisodes, readSummary, requireTrainingSummary, RUN_FILES, RunRecordError, type RunSummary } from '../records';
 import { RewardError } from '../reward/compile';
 import { resolveTask, TaskFileError, type TaskSpec } from '../tasks';
 import { analyzeWithLlm, statisticsText, type LlmAnalysis, type ProgrammaticFinding } from './analyzer';
@@ -44,8 +44,13 @@ export interface LoopOptions {
   seed: number;
   /** A reward file to start from instead of the designer's first design. */
   startReward?: string;
-  /** Extra `train` options passed through (envs, eval episodes, backend). */
+  /** Extra `train` options passed through (envs, eval episodes, backend; init: start every candidate from this checkpoint). */
   train?: { envs?: number; evalEpisodes?: number; backend?: string; init?: string; engine?: Engine; taskArg?: string };
+  /**
+   * Without `train.init`: build the task's foundation policy once in DIR/foundation (`pretrain` with these
+   * demonstrations, resumable) and fine-tune every candidate from it. Absent: candidates train from scratch.
+   */
+  foundation?: { demos?: number };
   llm?: Partial<LlmConfig>;
   /**
    * No LLM: each iteration's candidates are sets of the analyzer's patches to the current reward; the best is
@@ -106,7 +111,22 @@ export interface IterationResult {
   analysis: { llm: LlmAnalysis | null; findings: ProgrammaticFinding[]; suggestions: SuggestionRecord[] } | null;
 }
 
+/** The policy every candidate starts from, with the fine-tuning setup `train --init` applies to it. */
+export interface LoopStart {
+  /** foundation: the task's behaviour-cloned policy the loop built; init: a checkpoint the user gave; scratch: none. */
+  kind: 'foundation' | 'init' | 'scratch';
+  /** The checkpoint folder (absolute), null from scratch. */
+  checkpoint: string | null;
+  /** Its held-out success where it has an evaluation (a foundation always has one). */
+  held_out: RateRecord | null;
+  /** Demonstration episodes behind a foundation the loop built. */
+  demos: number | null;
+  /** What fine-tuning from it adds (the paper's setup): KL weight to it, value pre-training updates, return normalisation. */
+  fine_tuning: { kl_coef: number; value_pretrain_updates: number; return_norm: boolean } | null;
+}
+
 export interface LoopResult {
+  start?: LoopStart;
   iterations: IterationResult[];
   suggestion_outcomes: SuggestionOutcome[];
 }
@@ -193,10 +213,84 @@ export function patchSets(file: string, text: string, suggestions: Suggestion[],
 /** A condition the user must act on (settings changed, nothing trainable); reported without a stack. */
 class LoopError extends Error {}
 
+/** The subfolder of the experiment that holds the foundation policy the loop builds. */
+export const FOUNDATION_DIR = 'foundation';
+
+/** "from the foundation (foundation/)" / "from scratch" / "from CHECKPOINT", for progress lines. */
+function startText(start: LoopStart, out: string): string {
+  if (start.kind === 'scratch' || !start.checkpoint) return 'from scratch';
+  const where = path.relative(out, start.checkpoint);
+  return start.kind === 'foundation' ? `from the foundation policy (${where})` : `from ${where.startsWith('..') ? start.checkpoint : where}`;
+}
+
+/** The held-out evaluation of a checkpoint given as a run folder or its checkpoint subfolder, when it has one. */
+function checkpointHeldOut(dir: string): RateRecord | null {
+  for (const runDir of [dir, path.dirname(dir)]) {
+    try {
+      const s = readSummary(runDir);
+      if (s?.eval && s.eval.episodes > 0) return heldOut(s);
+    } catch {
+      // an unreadable summary only means no figure to show
+    }
+  }
+  return null;
+}
+
 class Loop {
   private readonly log: LlmLog;
+  /** The starting policy, prepared when the first candidate is about to train (a loop that fails before never builds it). */
+  private startPromise: Promise<LoopStart> | undefined;
   constructor(private readonly o: LoopOptions) {
     this.log = { dir: o.out };
+  }
+
+  /**
+   * The policy every candidate starts from: the checkpoint given, else the task's foundation policy (built once in
+   * DIR/foundation with `pretrain`; a folder whose pretrain finished is reused, an interrupted one is built again),
+   * else none (from scratch).
+   */
+  private startPolicy(): Promise<LoopStart> {
+    this.startPromise ??= this.prepareStart();
+    return this.startPromise;
+  }
+
+  private async prepareStart(): Promise<LoopStart> {
+    const o = this.o;
+    if (o.train?.init) {
+      const checkpoint = path.resolve(o.train.init);
+      return { kind: 'init', checkpoint, held_out: checkpointHeldOut(checkpoint), demos: null, fine_tuning: null };
+    }
+    if (!o.foundation) return { kind: 'scratch', checkpoint: null, held_out: null, demos: null, fine_tuning: null };
+    // Loaded on first use: `rewardsmith design` shares this module and must not pay for TensorFlow.
+    const { pretrain, PRETRAIN_FILE, DEFAULT_DEMOS } = await import('../pretrain/pretrain');
+    const dir = path.join(o.out, FOUNDATION_DIR);
+    const demos = o.foundation.demos ?? DEFAULT_DEMOS;
+    let summary = existsSync(path.join(dir, PRETRAIN_FILE)) ? readSummary(dir) : undefined;
+    let record = summary ? (JSON.parse(readFileSync(path.join(dir, PRETRAIN_FILE), 'utf8')) as { demos: number }) : undefined;
+    if (summary && record && record.demos !== demos)
+      throw new LoopError(`${dir} holds a foundation of ${record.demos} demonstrations, not ${demos}: use a new --out folder, or the same --demos to resume`);
+    if (!summary || !record) {
+      this.say(
+        `building the task's foundation policy in ${this.rel(dir)}: ${demos} demonstrations of the scripted teacher, behaviour cloning, held-out evaluation (once; a resumed loop reuses it)`,
+      );
+      const built = await pretrain({
+        task: o.task,
+        out: dir,
+        demos,
+        seed: o.seed,
+        evalEpisodes: o.train?.evalEpisodes,
+        backend: o.train?.backend as Parameters<typeof pretrain>[0]['backend'],
+        overwrite: true,
+        log: (line) => this.say(`  ${line}`),
+      });
+      summary = built.summary;
+      record = built.record;
+    }
+    const start: LoopStart = { kind: 'foundation', checkpoint: dir, held_out: heldOut(summary), demos: record.demos, fine_tuning: null };
+    this.say(
+      `start: the task's foundation policy (${this.rel(dir)}, ${record.demos} demonstrations), held-out success ${rateText(start.held_out!)}; every candidate is fine-tuned from it with the KL term to it, value pre-training and return normalisation`,
+    );
+    return start;
   }
 
   private say(line: string): void {
@@ -240,7 +334,8 @@ class Loop {
       const rewardFile = path.join(attemptDir, `${this.o.task.id}.reward.ts`);
       if (!existsSync(rewardFile)) writeAtomic(rewardFile, reviewed.source);
       const runDir = path.join(attemptDir, 'run');
-      this.say(`  candidate ${k}: training on ${this.rel(rewardFile)} for ${this.o.steps} frames`);
+      const start = await this.startPolicy();
+      this.say(`  candidate ${k}: training on ${this.rel(rewardFile)} for ${this.o.steps} frames ${startText(start, this.o.out)}`);
       const outcome = await cached<TrainOutcome>(path.join(attemptDir, 'train.json'), async () =>
         // Loaded on first use: `rewardsmith design` shares this module and must not pay for TensorFlow.
         (await import('./train-step')).trainReward({
@@ -250,6 +345,7 @@ class Loop {
           seed: this.o.seed,
           out: runDir,
           ...this.o.train,
+          init: start.checkpoint ?? undefined,
           emit: this.o.emit,
         }),
       );
@@ -350,8 +446,9 @@ class Loop {
     const rewardFile = path.join(attemptDir, `${this.o.task.id}.reward.ts`);
     if (!existsSync(rewardFile)) writeAtomic(rewardFile, source);
     const runDir = path.join(attemptDir, 'run');
+    const start = await this.startPolicy();
     this.say(
-      `  candidate ${k}${applied.length ? ` (${applied.join(' + ')})` : ''}: training on ${this.rel(rewardFile)} for ${this.o.steps} frames${this.o.train?.init ? ` from ${this.o.train.init}` : ''}`,
+      `  candidate ${k}${applied.length ? ` (${applied.join(' + ')})` : ''}: training on ${this.rel(rewardFile)} for ${this.o.steps} frames ${startText(start, this.o.out)}`,
     );
     const outcome = await cached<TrainOutcome>(
       path.join(attemptDir, 'train.json'),
@@ -363,6 +460,7 @@ class Loop {
           seed: this.o.seed,
           out: runDir,
           ...this.o.train,
+          init: start.checkpoint ?? undefined,
           emit: this.o.emit,
         }),
       // A sandbox host that died (not the reward's own error) is not recorded: resuming the loop retries it.
@@ -453,10 +551,21 @@ class Loop {
     const o = this.o;
     mkdirSync(o.out, { recursive: true });
     const experimentFile = path.join(o.out, 'experiment.json');
-    const settings = { task: o.task.id, steps: o.steps, candidates: o.candidates, seed: o.seed, start_reward: o.startReward ?? null, no_llm: o.noLlm ?? false };
+    const settings = {
+      task: o.task.id,
+      steps: o.steps,
+      candidates: o.candidates,
+      seed: o.seed,
+      start_reward: o.startReward ?? null,
+      no_llm: o.noLlm ?? false,
+      // Where candidates start: a checkpoint, the task's foundation (and its demonstrations), or scratch.
+      start: o.train?.init ? path.resolve(o.train.init) : o.foundation ? FOUNDATION_DIR : 'scratch',
+    };
     if (existsSync(experimentFile)) {
       const earlier = JSON.parse(readFileSync(experimentFile, 'utf8')) as typeof settings & { iterations: number };
-      for (const key of ['task', 'steps', 'candidates', 'seed', 'no_llm'] as const) {
+      for (const key of ['task', 'steps', 'candidates', 'seed', 'no_llm', 'start'] as const) {
+        // Experiments recorded before a setting existed resume with its value now.
+        if (!(key in earlier)) continue;
         if (earlier[key] !== settings[key])
           throw new LoopError(
             `${experimentFile} was started with ${key} = ${earlier[key]}, not ${settings[key]}: use a new --out folder, or the same settings to resume`,
@@ -509,7 +618,17 @@ class Loop {
       results.push(result);
     }
     const outcomes = suggestionOutcomes(o.out, results);
-    const loopResult: LoopResult = { iterations: results, suggestion_outcomes: outcomes };
+    // The fine-tuning setup as the runs recorded it (train --init's defaults unless configured otherwise).
+    const hp = results.flatMap((it) => it.candidates).find((c) => c.summary?.config)?.summary?.config?.hyperparameters;
+    const prepared = await this.startPolicy();
+    const start: LoopStart = {
+      ...prepared,
+      fine_tuning:
+        prepared.checkpoint && hp
+          ? { kl_coef: Number(hp.klCoef), value_pretrain_updates: Number(hp.valuePretrainUpdates), return_norm: hp.normaliseReturns === true }
+          : null,
+    };
+    const loopResult: LoopResult = { start, iterations: results, suggestion_outcomes: outcomes };
     writeAtomic(path.join(o.out, 'results.json'), json(loopResult));
     return loopResult;
   }
@@ -546,9 +665,41 @@ export function suggestionOutcomes(out: string, results: IterationResult[]): Sug
 
 const pct = (v: number | null) => (v === null ? '—' : `${(v * 100).toFixed(1)}%`);
 
+/** Where an iteration's candidates started (all from the same policy), from the runs' own records. */
+function runStartText(it: IterationResult, start: LoopStart | undefined): string {
+  const config = it.candidates.find((c) => c.summary?.config)?.summary?.config;
+  if (!config) return '—';
+  if (config.init === null) return 'scratch';
+  if (start?.kind === 'foundation' && start.checkpoint && path.resolve(config.init) === path.resolve(start.checkpoint)) return 'foundation';
+  return path.basename(config.init);
+}
+
+/** No-LLM loop: the analyzer patches the kept candidate applies, or the sets tried when none was kept. */
+function patchesText(it: IterationResult): string {
+  if (it.kept_previous) {
+    const tried = it.candidates.map((c) => (c.applied ?? []).join('+')).filter((x) => x);
+    return tried.length ? `none kept (tried ${tried.join(', ')})` : 'none kept';
+  }
+  const kept = it.candidates.find((c) => c.candidate === it.chosen);
+  return kept?.applied?.length ? kept.applied.join('+') : '—';
+}
+
+function startLine(start: LoopStart): string {
+  const held = start.held_out ? `, held-out success ${rateText(start.held_out)}` : '';
+  const ft = start.fine_tuning
+    ? `; fine-tuned with KL ${start.fine_tuning.kl_coef} to it, ${start.fine_tuning.value_pretrain_updates} value pre-training updates, return normalisation ${start.fine_tuning.return_norm ? 'on' : 'off'}`
+    : '';
+  if (start.kind === 'scratch') return 'Start: every candidate trains from scratch (no initial policy).';
+  if (start.kind === 'foundation')
+    return `Start: the task's foundation policy (${start.checkpoint}, behaviour-cloned from ${start.demos} demonstrations${held})${ft}.`;
+  return `Start: the checkpoint ${start.checkpoint}${held}${ft}.`;
+}
+
 export function resultsTable(result: LoopResult): string {
+  const patched = result.iterations.some((it) => it.candidates.some((c) => c.applied !== undefined));
   const rows = result.iterations.map((it) => [
     String(it.iteration),
+    runStartText(it, result.start),
     it.chosen === null ? '—' : it.kept_previous ? `previous (0/${it.candidates.length} better)` : `${it.chosen}/${it.candidates.length}`,
     it.critic_passed ? 'yes' : 'no',
     String(it.candidates.reduce((n, c) => n + c.executionFixes, 0)),
@@ -556,15 +707,27 @@ export function resultsTable(result: LoopResult): string {
     pct(it.death_rate),
     it.avg_steps === null ? '—' : it.avg_steps.toFixed(0),
     it.reward ?? '—',
+    ...(patched ? [patchesText(it)] : []),
   ]);
-  const header = ['iteration', 'kept', 'critic passed', 'runtime fixes', 'held-out success [95 % CI] of n', 'death rate', 'avg steps', 'reward file'];
+  const header = [
+    'iteration',
+    'start',
+    'kept',
+    'critic passed',
+    'runtime fixes',
+    'held-out success [95 % CI] of n',
+    'death rate',
+    'avg steps',
+    'reward file',
+    ...(patched ? ['analyzer patches applied'] : []),
+  ];
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
   const line = (cells: string[]) =>
     cells
       .map((cell, c) => cell.padEnd(widths[c]!))
       .join('  ')
       .trimEnd();
-  const out = [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
+  const out = [...(result.start ? [startLine(result.start), ''] : []), line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
   const judged = result.suggestion_outcomes.filter((s) => s.applied !== null);
   if (judged.length > 0) {
     out.push('', 'Suggestions (applied by the next iteration → did it help?):');
@@ -668,8 +831,12 @@ interrupted loop. --candidates K samples K rewards per iteration and keeps the b
 (see \`rewardsmith sweep --help\` for the cluster options).
 --reward FILE starts from your reward instead of a fresh design. At the end, prints a table of iterations.
 --no-llm (with --reward) needs no LLM: each iteration trains K sets of the analyzer's patches to the current
-reward, every candidate from the same starting policy (--init), and keeps the best only if its held-out
-success beats the current reward's beyond both 95 % intervals.
+reward, every candidate from the same starting policy, and keeps the best only if its held-out success beats
+the current reward's beyond both 95 % intervals.
+Every candidate starts from the task's foundation policy, as in the paper: the loop builds it once in
+DIR/foundation (\`rewardsmith pretrain\` with --demos demonstrations, evaluated on held-out worlds) and fine-tunes
+from it as \`train --init\` does (KL term to it, value pre-training, return normalisation). --init CHECKPOINT
+starts from your policy instead; --from-scratch from none.
 LLM: OPENAI_API_KEY, OPENAI_BASE_URL, REWARDSMITH_MODEL; every call is logged to DIR/${LLM_LOG_FILE}.`,
   options: {
     task: { type: 'string', valueName: 'TASK', description: 'built-in task id or a task file' },
@@ -682,7 +849,9 @@ LLM: OPENAI_API_KEY, OPENAI_BASE_URL, REWARDSMITH_MODEL; every call is logged to
     envs: { type: 'int', min: 1, max: MAX_ENVS, description: 'parallel environments of each training run' },
     'eval-episodes': { type: 'int', min: 1, max: 100_000, description: 'held-out evaluation episodes of each run' },
     backend: { type: 'string', choices: BACKEND_CHOICES, description: 'TensorFlow.js backend' },
-    init: { type: 'string', valueName: 'CHECKPOINT', description: 'start every candidate from this policy' },
+    init: { type: 'string', valueName: 'CHECKPOINT', description: "start every candidate from this policy instead of the task's foundation" },
+    'from-scratch': { type: 'boolean', description: "train every candidate from scratch instead of the task's foundation policy" },
+    demos: { type: 'int', min: 1, max: 10_000, valueName: 'N', description: 'demonstrations behind the foundation the loop builds (default: as pretrain)' },
     'no-llm': { type: 'boolean', description: "improve --reward with the analyzer's patches, without an LLM" },
     engine: { type: 'string', choices: ['local', 'slurm'], description: "train each iteration's candidates at once, as processes or Slurm jobs" },
     events: { type: 'string', choices: ['ndjson'], description: 'print one JSON event per line on stdout' },
@@ -717,6 +886,11 @@ export async function loopCommand(argv: string[], terminal: CommandIo = PROCESS_
     if (noLlm && !values.reward) throw new UsageError('--no-llm improves a reward you give: pass --reward FILE');
     if (!noLlm && !isLlmConfigured(resolveLlmConfig())) throw new LlmNotConfiguredError();
     if (values.reward && !existsSync(values.reward)) throw new UsageError(`--reward ${values.reward}: no such file`);
+    const fromScratch = values['from-scratch'] === true;
+    if (fromScratch && values.init) throw new UsageError('--init and --from-scratch exclude each other: start from your policy, or from none');
+    if (values.demos !== undefined && (fromScratch || values.init))
+      throw new UsageError(`--demos sizes the foundation the loop builds, which ${fromScratch ? '--from-scratch' : '--init'} replaces`);
+    if (values.init && !existsSync(values.init)) throw new UsageError(`--init ${values.init}: no such checkpoint`);
     const out = path.resolve(values.out);
     const options: LoopOptions = {
       task,
@@ -727,6 +901,7 @@ export async function loopCommand(argv: string[], terminal: CommandIo = PROCESS_
       seed: values.seed,
       startReward: values.reward ? path.resolve(values.reward) : undefined,
       noLlm,
+      ...(fromScratch || values.init ? {} : { foundation: { demos: values.demos } }),
       train: {
         envs: values.envs,
         evalEpisodes: values['eval-episodes'],
