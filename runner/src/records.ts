@@ -79,7 +79,10 @@ export interface GeneralisationGap {
 
 /** `DIR/summary.json`. */
 export interface RunSummary {
+  /** The task's id. */
   task: string;
+  /** The task file (absolute) when the task is not built in; the id alone cannot be resolved again. */
+  task_file?: string | null;
   reward_file: string | null;
   reward_sha256: string | null;
   seed: number;
@@ -255,10 +258,16 @@ export function readSummary(runDir: string): RunSummary | undefined {
   const missing: string[] = [];
   if (!s || typeof s !== 'object' || Array.isArray(s)) throw new RunRecordError(`${file}: not a run summary`);
   if (typeof s.task !== 'string') missing.push('task');
+  if (s.task_file !== undefined && s.task_file !== null && typeof s.task_file !== 'string') missing.push('task_file');
   if (s.train !== undefined && (typeof s.train !== 'object' || typeof s.train?.frames !== 'number')) missing.push('train.frames');
   if (s.eval !== undefined && (typeof s.eval !== 'object' || typeof s.eval?.episodes !== 'number')) missing.push('eval.episodes');
   if (missing.length > 0) throw new RunRecordError(`${file}: run summary lacks or mistypes ${missing.join(', ')}`);
   return s as RunSummary;
+}
+
+/** What names a run's task for `resolveTask`: its task file when it had one, else its built-in id. */
+export function runTaskRef(summary: Pick<RunSummary, 'task' | 'task_file'>): string {
+  return summary.task_file ?? summary.task;
 }
 
 /** `DIR/summary.json` of a finished training run; a RunRecordError when there is none or it is a rollout's. */

@@ -2,6 +2,7 @@
 // counts as success, and how it is described to the LLM roles. A reward file names its task in a
 // `// task: <id>` header line.
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { parseDocument, LineCounter } from 'yaml';
 import { checkValue, type IntOption } from './args';
 import { loadSchema } from './schema';
@@ -53,6 +54,8 @@ export interface TaskSpec {
   /** Attack tasks pass `damage_dealt` and `kill_entity` to the reward. */
   attack: boolean;
   description: TaskDescription;
+  /** The task file it was read from (absolute), for a task that is not built in: run records keep it. */
+  file?: string;
 }
 
 const approach = (mob: string): TaskSpec => ({
@@ -280,6 +283,7 @@ export function loadTaskFile(file: string): TaskSpec {
     ...(worldOptions ? { worldOptions } : {}),
     attack: (raw.attack as boolean | undefined) ?? base?.attack ?? criterion.kind === 'kill',
     description: d as unknown as TaskDescription,
+    file: path.resolve(file),
   };
 }
 

@@ -8,6 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { analyzeRun, type Analysis, type Suggestion } from '../src/analyze/analyze';
+import { liveAnalysis } from '../src/analyze/live';
+import { resolveTask } from '../src/tasks';
 import { patchReward, PatchUnavailable, type PatchRequest } from '../src/analyze/patches';
 import { parseEvent, type SuggestionEvent } from '../src/events';
 import { RUN_FILES } from '../src/records';
@@ -213,9 +215,16 @@ describe('analyze: recorded runs with known failure causes', () => {
     const gamed = byId(a, 'reward-gamed');
     assert.match(
       gamed.message,
-      /re-run on the recorded observations of the failed episodes, the dense term was positive on \d+ % of the \d+ steps .* no progress/,
+      /re-run in the sandbox on the recorded observations of the failed episodes, the dense term was positive on \d+ % of the \d+ steps .* no progress/,
     );
     assert.match(gamed.message, /Failing pays more than succeeding/);
+    // While training runs, the same classifier sees the rewards the agent received, and says that rather than "re-run".
+    const reward = path.join(dir, RUN_FILES.rewardCopy);
+    const live = await liveAnalysis(readEpisodesOf(dir), { frames: 64_000, totalFrames: 256_000, task: resolveTask('approach-tree'), rewardFile: reward });
+    const liveGamed = live.find((e) => e.type === 'suggestion' && e.id === 'training/reward-gamed');
+    assert.ok(liveGamed && liveGamed.type === 'suggestion', live.map((e) => (e.type === 'suggestion' ? e.id : e.type)).join(', '));
+    assert.match(liveGamed.message, /in the rewards the agent received during training \(recorded, not re-run\), the dense term was positive/);
+    assert.doesNotMatch(liveGamed.message, /re-run (in the sandbox )?on the recorded/);
     assert.match(byId(a, 'target-not-approached').message, /had the target \(oak_log\/birch_log\) in view and did not walk up to it/);
     assert.equal(a.causes['reward-gamed'], gamed.episode_ids.length);
     checkPatches(a);

@@ -2,11 +2,13 @@
 // training episodes before training ends, and the editor replaces them after evaluation.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { parseEvent, type RunnerEvent } from '../src/events';
+import { readSummary } from '../src/records';
+import { analyzeRun, formatAnalysis } from '../src/analyze/analyze';
 
 const ROOT = path.resolve(__dirname, '../..');
 const out = mkdtempSync(path.join(tmpdir(), 'live-suggestions-'));
@@ -61,4 +63,27 @@ test('train --events ndjson: provisional suggestions with episode counts arrive 
   );
   const misaligned = provisional.find(({ e }) => e.id === 'training/reward-misaligned')?.e;
   assert.ok(misaligned?.diff?.includes('+++ b/weak-approach-tree.reward.ts'), 'patches the file the user edits');
+});
+
+test('a run on a task file keeps the file in summary.json, and analyze resolves the task from it', async () => {
+  // The run of the test above: --task fixtures/short-approach-tree.yaml (id short-approach-tree, not a built-in id).
+  const runDir = path.join(out, 'run');
+  const summary = readSummary(runDir)!;
+  assert.equal(summary.task, 'short-approach-tree');
+  assert.equal(summary.task_file, path.join(__dirname, 'fixtures/short-approach-tree.yaml'));
+  const analysis = await analyzeRun(runDir);
+  assert.equal(analysis.taskError, undefined);
+  // Findings that need the task's target names (any log counts; the reward reads only oak_log) are there.
+  if (analysis.failed_episodes > 0)
+    assert.ok(
+      analysis.suggestions.some((s) => s.id === 'reward-misaligned'),
+      analysis.suggestions.map((s) => s.id).join(', '),
+    );
+  // A task file that moved since: the analysis says which findings are missing and why, instead of dropping them silently.
+  const moved = path.join(out, 'moved-run');
+  cpSync(runDir, moved, { recursive: true });
+  writeFileSync(path.join(moved, 'summary.json'), JSON.stringify({ ...summary, task_file: path.join(out, 'gone.yaml') }));
+  const degraded = await analyzeRun(moved);
+  assert.match(degraded.taskError ?? '', /gone\.yaml/);
+  assert.match(formatAnalysis(degraded), /The run's task could not be read, so findings about its targets are missing: .*gone\.yaml/);
 });

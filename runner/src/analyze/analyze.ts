@@ -7,7 +7,7 @@ import path from 'node:path';
 import { CommandError, noteRunFolder, parseCommandArgs, runCommand, terminalText } from '../args';
 import { makeEvent, type RunnerEvent } from '../events';
 import { formatRate, wilson } from '../stats';
-import { readEpisodes, readSummary, RUN_FILES, RunRecordError, type RunSummary } from '../records';
+import { readEpisodes, readSummary, runTaskRef, RUN_FILES, RunRecordError, type RunSummary } from '../records';
 import { resolveTask, type TaskSpec } from '../tasks';
 import { findFailures, type EpisodeEvidence, type Finding, type FindingKind, type RewardFacts } from './findings';
 import { denseLines, patchReward, PatchUnavailable, type PatchRequest } from './patches';
@@ -55,6 +55,8 @@ export interface Analysis {
   causes: Record<string, number>;
   /** Why the reward was not re-run on the recorded observations, when it was not. */
   rerunError?: string;
+  /** Why the run's task could not be resolved (the findings that need its target names are missing). */
+  taskError?: string;
   suggestions: Suggestion[];
 }
 
@@ -76,12 +78,14 @@ export function readAnalysis(runDir: string): Analysis | undefined {
   return parsed as Analysis;
 }
 
-function taskOf(summary: RunSummary | undefined): TaskSpec | undefined {
-  if (!summary?.task) return undefined;
+/** The run's task from its summary (its task file when it had one, else its built-in id), or why it cannot be had. */
+function taskOf(summary: RunSummary | undefined): { task?: TaskSpec; error?: string } {
+  if (!summary?.task) return {};
   try {
-    return resolveTask(summary.task);
-  } catch {
-    return undefined; // a task file that moved: the timeout check needs the target names, everything else works
+    return { task: resolveTask(runTaskRef(summary)) };
+  } catch (err) {
+    // A task file that moved or broke: the target-based findings need the task's names, everything else works.
+    return { error: `${runTaskRef(summary)}: ${(err as Error).message}` };
   }
 }
 
@@ -144,10 +148,11 @@ export function toSuggestion(f: Finding, reward: { file: string; text: string } 
 }
 
 /** Analyses a finished run folder; `rewardFile` is the file the patches are made against. */
-export async function analyzeRun(runDir: string, opts: { rewardFile?: string } = {}): Promise<Analysis> {
+export async function analyzeRun(runDir: string, opts: { rewardFile?: string; task?: TaskSpec } = {}): Promise<Analysis> {
   const summary = readSummary(runDir);
   const episodes = readEpisodes(runDir);
-  const task = taskOf(summary);
+  const resolved = opts.task ? { task: opts.task } : taskOf(summary);
+  const task = resolved.task;
   const file = rewardFileFor(runDir, summary, opts.rewardFile);
   const reward = file ? { file, text: readFileSync(file, 'utf8') } : undefined;
   const failed = episodes.filter((e) => !e.success);
@@ -163,7 +168,7 @@ export async function analyzeRun(runDir: string, opts: { rewardFile?: string } =
     if (task && failed.length > 0) {
       const r = await rerunReward(reward.file, failed, task.attack);
       if ('error' in r) rerunError = r.error;
-      else facts = { ...facts, rerun: r.steps };
+      else facts = { ...facts, rerun: r.steps, rerunSource: 'sandbox' };
     }
   }
   const findings = findFailures(episodes, task, rewarded, facts);
@@ -185,6 +190,7 @@ export async function analyzeRun(runDir: string, opts: { rewardFile?: string } =
     unexplained_episode_ids: failed.filter((e) => !explained.has(e.episode)).map((e) => e.episode),
     causes,
     ...(rerunError ? { rerunError } : {}),
+    ...(resolved.error ? { taskError: resolved.error } : {}),
     suggestions: findings.map((f) => toSuggestion(f, reward, main)),
   };
 }
@@ -220,6 +226,7 @@ export function formatAnalysis(a: Analysis): string {
     out.push(
       `Unexplained: episode${a.unexplained_episode_ids.length === 1 ? '' : 's'} ${a.unexplained_episode_ids.slice(0, 12).join(', ')}${a.unexplained_episode_ids.length > 12 ? ', …' : ''}.`,
     );
+  if (a.taskError) out.push(`The run's task could not be read, so findings about its targets are missing: ${a.taskError}.`);
   if (a.rerunError) out.push(`The reward was not re-run on the recorded steps: ${a.rerunError}.`);
   if (a.suggestions.length === 0) out.push('No failure pattern found.');
   a.suggestions.forEach((s, i) => {

@@ -54,8 +54,13 @@ export interface Finding {
 export interface RewardFacts {
   /** Names of blocks and mobs the reward file reads (string literals and property names). */
   names: ReadonlySet<string>;
-  /** The reward re-run in the sandbox on failed episodes' recorded observations (rerun.ts), by episode id. */
+  /** The reward's values on failed episodes' recorded steps, by episode id: re-run in the sandbox (rerun.ts) or as recorded. */
   rerun?: ReadonlyMap<number, RerunStep[]>;
+  /**
+   * Where `rerun` came from: 'sandbox', the reward file re-run on the recorded observations (after training);
+   * 'recorded', the rewards the agent received while training (the live analysis). The findings say which.
+   */
+  rerunSource?: 'sandbox' | 'recorded';
 }
 
 /** One recorded step re-run: the reward's value and its dense sign (decoded with the scale rule). */
@@ -705,12 +710,13 @@ function misalignmentFinding(failed: EpisodeRecord[], task: TaskSpec | undefined
 }
 
 /**
- * The reward is gamed: re-run on the failed episodes' recorded observations, its dense term is positive on steps
+ * The reward is gamed: on the failed episodes' recorded steps (re-run, or as received), its dense term is positive on steps
  * that make no progress towards the target (or away from it), and failing earns more than succeeding.
  */
 function gamedFinding(episodes: EpisodeRecord[], task: TaskSpec | undefined, reward: RewardFacts | undefined): Finding | undefined {
   const targets = targetNames(task);
   if (!reward?.rerun || targets.length === 0) return undefined;
+  const recorded = reward.rerunSource === 'recorded';
   const failed = episodes.filter((ep) => !ep.success);
   const evidence: EpisodeEvidence[] = [];
   let idle = 0,
@@ -746,7 +752,7 @@ function gamedFinding(episodes: EpisodeRecord[], task: TaskSpec | undefined, rew
         episode: ep.episode,
         seed: ep.seed,
         steps: [ep.lastSteps[0]?.step ?? 1, ep.steps],
-        note: `re-run on the last ${ep.lastSteps.length} steps: dense positive on ${epPaid} of the ${epIdle} steps with the target in view and no progress towards it (less than ${PROGRESS_PER_STEP} m closer); return ${fmt(ep.return, 1)}`,
+        note: `${recorded ? 'rewards received on' : 're-run on'} the last ${ep.lastSteps.length} steps: dense positive on ${epPaid} of the ${epIdle} steps with the target in view and no progress towards it (less than ${PROGRESS_PER_STEP} m closer); return ${fmt(ep.return, 1)}`,
       });
     }
   }
@@ -762,7 +768,7 @@ function gamedFinding(episodes: EpisodeRecord[], task: TaskSpec | undefined, rew
     id: 'reward-gamed',
     kind: 'reward-gamed',
     share,
-    message: `The reward is gamed: re-run on the recorded observations of the failed episodes, the dense term was positive on ${pct(idlePaid / idle)} of the ${idle} steps in which the agent had the target in view and made no progress towards it${away > 0 ? ` (on ${pct(awayPaid / away)} of the ${away} steps in which it moved away)` : ''}; in ${plural(evidence.length, 'failed episode')} of ${failed.length} (${pct(share)}) it paid on most such steps.${returns}`,
+    message: `The reward is gamed: ${recorded ? 'in the rewards the agent received during training (recorded, not re-run)' : 're-run in the sandbox on the recorded observations of the failed episodes'}, the dense term was positive on ${pct(idlePaid / idle)} of the ${idle} steps in which the agent had the target in view and made no progress towards it${away > 0 ? ` (on ${pct(awayPaid / away)} of the ${away} steps in which it moved away)` : ''}; in ${plural(evidence.length, 'failed episode')} of ${failed.length} (${pct(share)}) it paid on most such steps.${returns}`,
     suggestion:
       'Pay progress that cannot be farmed: +1 only for a new closest distance to the target this episode, −1 on every other step with the target in view, so dawdling costs and finishing is the best way to earn.',
     evidence: evidence.slice(0, KEEP_EVIDENCE),
@@ -771,7 +777,7 @@ function gamedFinding(episodes: EpisodeRecord[], task: TaskSpec | undefined, rew
       kind: 'approach-record',
       targets,
       step: PROGRESS_PER_STEP,
-      why: `re-run on failed episodes, the dense term paid on ${pct(idlePaid / idle)} of the steps without progress towards the target; only a new closest distance pays now.`,
+      why: `${recorded ? 'in the rewards received during training' : 're-run on failed episodes'}, the dense term paid on ${pct(idlePaid / idle)} of the steps without progress towards the target; only a new closest distance pays now.`,
     },
   };
 }

@@ -24,10 +24,11 @@ export async function liveAnalysis(
   // The patches target the file the user edits (the run trains a copy of it).
   const reward = existsSync(at.rewardFile) ? { file: at.rewardFile, text: readFileSync(at.rewardFile, 'utf8') } : undefined;
   // The recorded rewards are the reward's own output on these steps: its dense sign without a second sandbox.
+  // The findings say so ('recorded'): nothing is re-run here, unlike the analysis after evaluation.
   const rerun = new Map<number, RerunStep[]>(
     failed.map((e) => [e.episode, e.lastSteps.slice(1).map((s) => ({ step: s.step, reward: s.reward, dense: denseSign(s.reward) }))]),
   );
-  const findings = findFailures(window, at.task, true, reward ? { names: namesRead(reward.text), rerun } : undefined);
+  const findings = findFailures(window, at.task, true, reward ? { names: namesRead(reward.text), rerun, rerunSource: 'recorded' } : undefined);
   const causes = new Map<string, number>();
   for (const e of failed) if (e.died) causes.set(e.deathCause ?? 'other', (causes.get(e.deathCause ?? 'other') ?? 0) + 1);
   const main = [...causes].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;

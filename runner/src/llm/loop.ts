@@ -375,7 +375,7 @@ class Loop {
     // The programmatic analysis is the run's suggestions.json, as `rewardsmith analyze` writes it.
     const programmatic = await cached<Analysis & { version: number }>(path.join(runDir, RUN_FILES.suggestions), async () => ({
       version: 1,
-      ...(await analyzeRun(runDir, { rewardFile })),
+      ...(await analyzeRun(runDir, { rewardFile, task: this.o.task })),
     }));
     const found: ProgrammaticFinding[] = programmatic.suggestions;
     const llm = this.o.noLlm

@@ -247,6 +247,7 @@ export async function pretrain(options: PretrainOptions): Promise<{ record: Pret
     };
     const summary: RunSummary = {
       task: task.id,
+      task_file: task.file ?? null,
       reward_file: null,
       reward_sha256: null,
       seed,

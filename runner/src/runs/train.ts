@@ -99,6 +99,8 @@ const LIVE_ANALYSIS_EVERY = 8;
 interface TrainState {
   version: 1;
   task: string;
+  /** The task file (absolute) of a task that is not built in (absent: a built-in id, or an older checkpoint). */
+  taskFile?: string;
   rewardFile: string;
   rewardSha256: string;
   seed: number;
@@ -288,7 +290,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
   let task: TaskSpec;
   if (previous) {
     state = previous.state;
-    task = options.task === undefined ? resolveTask(state.task) : typeof options.task === 'string' ? resolveTask(options.task) : options.task;
+    task = options.task === undefined ? resolveTask(state.taskFile ?? state.task) : typeof options.task === 'string' ? resolveTask(options.task) : options.task;
     if (task.id !== state.task) throw new Error(`${runDir} was trained on ${state.task}, not ${task.id}`);
     if (options.rewardFile && sha256(options.rewardFile) !== state.rewardSha256) {
       throw new Error(`${options.rewardFile} changed since the run started; resume trains the copy in ${rewardCopy}, or start a new run`);
@@ -302,6 +304,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
     state = {
       version: 1,
       task: task.id,
+      ...(task.file ? { taskFile: task.file } : {}),
       rewardFile: path.resolve(options.rewardFile),
       rewardSha256: sha256(options.rewardFile),
       seed,
@@ -572,6 +575,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
     const recent = state.recent;
     const summary: RunSummary = {
       task: task.id,
+      task_file: task.file ?? null,
       reward_file: state.rewardFile,
       reward_sha256: state.rewardSha256,
       seed: state.seed,
@@ -852,8 +856,8 @@ async function evalMain(argv: string[]): Promise<number> {
     const backend = await ensureBackend(v.backend as BackendChoice);
     const loaded = ActorCritic.load(dir);
     net = loaded.net;
-    const task = resolveTask(v.task ?? loaded.file.task);
     const state = existsSync(path.join(dir, 'state.json')) ? (JSON.parse(readFileSync(path.join(dir, 'state.json'), 'utf8')) as TrainState) : null;
+    const task = resolveTask(v.task ?? state?.taskFile ?? loaded.file.task);
     const runCopy = path.join(dir, '..', RUN_FILES.rewardCopy);
     const rewardFile = v.reward ?? (existsSync(runCopy) ? runCopy : state?.rewardFile);
     if (v.reward !== undefined && !existsSync(v.reward)) throw new UsageError(`--reward ${v.reward}: no such file`);
@@ -901,6 +905,7 @@ async function evalMain(argv: string[]): Promise<number> {
     const gap = generalisationGap(trainSuccess, result.summary.success);
     const summary: RunSummary = {
       task: task.id,
+      task_file: task.file ?? null,
       reward_file: hasReward ? path.resolve(rewardFile) : null,
       reward_sha256: hasReward ? sha256(rewardFile) : null,
       seed,
