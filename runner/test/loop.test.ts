@@ -253,7 +253,7 @@ describe('rewardsmith loop --candidates', () => {
               : 1; // a full tie keeps the earlier candidate
       assert.equal(it1.chosen, expected);
       assert.equal(readFileSync(path.join(out, it1.reward!), 'utf8'), readFileSync(path.join(out, it1.candidates[expected - 1]!.reward!), 'utf8'));
-      assert.match(text, new RegExp(`^1 +${expected}/2 +yes`, 'm'));
+      assert.match(text, new RegExp(`^1 +scratch +${expected}/2 +yes`, 'm'));
     } finally {
       process.env = saved;
       await server.close();
