@@ -62,7 +62,10 @@ test('loop --no-llm: iteration 2 trains patch sets of the analyzer findings, kee
   // Every candidate of every iteration fine-tuned from it (its run records the initial policy), and the table says so.
   for (const it of result.iterations)
     for (const c of it.candidates) if (c.run) assert.equal(readSummary(path.join(out, c.run))?.config?.init, foundation, `${c.run} starts from the foundation`);
-  assert.match(text, /^Start: the task's foundation policy \(.*foundation, behaviour-cloned from 1 demonstrations, held-out success .* of 6\); fine-tuned with KL 0\.125 to it/m);
+  assert.match(
+    text,
+    /^Start: the task's foundation policy \(.*foundation, behaviour-cloned from 1 demonstrations, held-out success .* of 6\); fine-tuned with KL 0\.125 to it/m,
+  );
   assert.match(text, /^1 +foundation +1\/1 /m);
   assert.equal(first!.candidates.length, 1, 'iteration 1 trains the given reward');
   assert.equal(first!.success!.n, 6);

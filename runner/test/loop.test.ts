@@ -91,7 +91,10 @@ describe('rewardsmith loop (2 iterations, approach-tree, scripted LLM)', () => {
   const runLoop = async () => {
     stdout = '';
     const io = { stdout: (t: string) => void (stdout += t), stderr: (t: string) => void (stdout += t) };
-    return loopCommand(['--task', 'approach-tree', '--iterations', '2', '--out', out, '--steps', '1024', '--envs', '8', '--eval-episodes', '4', '--from-scratch'], io);
+    return loopCommand(
+      ['--task', 'approach-tree', '--iterations', '2', '--out', out, '--steps', '1024', '--envs', '8', '--eval-episodes', '4', '--from-scratch'],
+      io,
+    );
   };
 
   it('designs, lints, critiques, trains, fixes a throwing reward, analyzes, and prints the table', async () => {
