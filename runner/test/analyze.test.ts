@@ -9,6 +9,7 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { analyzeRun, type Analysis, type Suggestion } from '../src/analyze/analyze';
 import { liveAnalysis } from '../src/analyze/live';
+import { findFailures } from '../src/analyze/findings';
 import { resolveTask } from '../src/tasks';
 import { patchReward, PatchUnavailable, type PatchRequest } from '../src/analyze/patches';
 import { parseEvent, type SuggestionEvent } from '../src/events';
@@ -184,9 +185,35 @@ describe('analyze: recorded runs with known failure causes', () => {
     const a = await analyzeRun(runCopy('sparse-random'));
     assert.match(byId(a, 'reward-never-positive').message, /never positive in 192 recorded steps of 6 episodes \(values seen: 0\): it was 0 throughout/);
     const explore = byId(a, 'timeout-target-unseen');
-    assert.match(explore.diff!, /^\+ +if \(current_nearest_blocks\['cow'\] === undefined\) \{$/m);
+    assert.match(explore.diff!, /^\+ +if \(current_nearest_blocks\['cow'\] !== undefined\) GLOBAL_DATA\.target_seen = true;/m);
+    assert.match(explore.diff!, /^\+ +else if \(!\('target_seen' in GLOBAL_DATA\)\) \{$/m);
     assert.match(explore.diff!, /^\+ +GLOBAL_DATA\.visited_cells\.add\(cell_key\);$/m);
     checkPatches(a);
+
+    // Searching pays until the target is first seen, never after: wandering to new cells must not outpay walking up to it.
+    const patchedFile = path.join(tmp, 'explore-patched.reward.ts');
+    writeFileSync(patchedFile, applyWithPatch(a.rewardFile!, explore.diff!));
+    const keepAlive = setInterval(() => undefined, 1000);
+    const sandbox = await RewardSandbox.open(patchedFile, 1);
+    try {
+      const at = (x: number, cow: boolean) => ({
+        nearest: (cow ? { cow: [20, 0, 0] } : {}) as Record<string, [number, number, number]>,
+        inventory_change: {},
+        health: 10,
+        position: [x, 64, 0, 0, 0] as [number, number, number, number, number],
+        damage_dealt: 0,
+        kill_entity: {},
+      });
+      await sandbox.beginEpisodes([0], [at(0, false)]);
+      const [newCellBefore] = await sandbox.step([at(10, false)]);
+      assert.ok(newCellBefore! > 0, `a new cell before any sighting pays (${newCellBefore})`);
+      await sandbox.step([at(11, true)]);
+      const [newCellAfter] = await sandbox.step([at(30, false)]);
+      assert.ok(!(newCellAfter! > 0), `a new cell after the cow was seen pays nothing (${newCellAfter})`);
+    } finally {
+      await sandbox.close();
+      clearInterval(keepAlive);
+    }
   });
 
   test('a reward that pays for being alive: always positive, and the idle agent is stuck', async () => {
@@ -233,6 +260,48 @@ describe('analyze: recorded runs with known failure causes', () => {
     const written = JSON.parse(readFileSync(path.join(dir, RUN_FILES.suggestions), 'utf8'));
     assert.equal(written.failed_episodes, 22);
     assert.equal(written.explained_episodes, a.explained_episodes);
+  });
+
+  test('failed episodes whose last steps look like an honest approach but that earned more than the successes: gamed', () => {
+    // Measured on seed 7 from the foundation: 34 of 60 failed episodes walked ~290 m, had the log in view and were
+    // closing in at walking pace in their last 32 steps, and earned 100–184 against the successes' mean of 55:
+    // the weak reward pays each approach again after turning away. Nothing in the last steps shows it; the return does.
+    const approach = (episode: number, success: boolean, ret: number): EpisodeRecord => {
+      const steps = success ? 300 : 2000;
+      const lastSteps = Array.from({ length: 32 }, (_, i) => ({
+        step: steps - 31 + i,
+        action: 'forward',
+        reward: 0.1,
+        position: [i * 0.2, 64, 0, 0, 0] as [number, number, number, number, number],
+        inventory_change: {},
+        nearest: { oak_log: [success ? 7 - i * 0.2 : 20 - i * 0.2, 0, 0] as [number, number, number] },
+        health: 10,
+      }));
+      const path: [number, number, number][] = Array.from({ length: steps + 1 }, (_, i) => [Math.sin(i / 40) * 20, 64, (i % 400) * 0.1]);
+      const last = lastSteps[lastSteps.length - 1]!;
+      return {
+        episode,
+        seed: 1000 + episode,
+        success,
+        steps,
+        died: false,
+        deathCause: null,
+        truncated: !success,
+        return: ret,
+        distanceMoved: 50,
+        lastSteps,
+        final: { health: 10, inventory: {}, nearest: last.nearest, blockUnderFoot: 'grass_block', died: false },
+        path,
+      };
+    };
+    const episodes = [approach(0, true, 40), approach(1, true, 55), approach(2, true, 70), approach(3, false, 160), approach(4, false, 140), approach(5, false, 30)];
+    const findings = findFailures(episodes, resolveTask('approach-tree'), true, { names: new Set(['oak_log']) });
+    const gamed = findings.find((f) => f.id === 'reward-gamed');
+    assert.ok(gamed, findings.map((f) => f.id).join(', '));
+    assert.deepEqual(gamed.episodeIds, [3, 4], 'the two failures that out-earned the successes, not the one that earned less');
+    assert.match(gamed.message, /Failing pays more than succeeding: mean return 110 over 3 failed episodes, 55 over 3 successful ones; 2 failed episodes earned more than the successful mean/);
+    assert.match(gamed.evidence[0]!.note, /^return 160 over 2000 steps without success, above the 55 mean of the 3 successful episodes; walked \d+ m/);
+    assert.equal(gamed.patch?.kind, 'approach-record');
   });
 
   test('the same reward in the dense/sparse layout gets the same two patches, lint-clean', () => {

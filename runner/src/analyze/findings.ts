@@ -709,22 +709,35 @@ function misalignmentFinding(failed: EpisodeRecord[], task: TaskSpec | undefined
   };
 }
 
+/** Path length of an episode on the ground plane, metres. */
+function pathLength(ep: EpisodeRecord): number {
+  let total = 0;
+  for (let i = 1; i < ep.path.length; i++) total += Math.hypot(ep.path[i]![0] - ep.path[i - 1]![0], ep.path[i]![2] - ep.path[i - 1]![2]);
+  return total;
+}
+
+/** Successful episodes needed before their mean return is a yardstick for the failed ones. */
+const MIN_WINS_FOR_RETURNS = 3;
+
 /**
- * The reward is gamed: on the failed episodes' recorded steps (re-run, or as received), its dense term is positive on steps
- * that make no progress towards the target (or away from it), and failing earns more than succeeding.
+ * The reward is gamed, seen two ways. On the failed episodes' recorded steps (re-run, or as received) its dense
+ * term is positive on steps that make no progress towards the target; and whole failed episodes earned more
+ * than the successful ones do on average: failing pays more than succeeding, so an agent that dawdles (or
+ * approaches, turns away and approaches again) does better than one that finishes. The last recorded steps
+ * of such an episode can look like an honest approach; its return over the whole episode says otherwise.
  */
 function gamedFinding(episodes: EpisodeRecord[], task: TaskSpec | undefined, reward: RewardFacts | undefined): Finding | undefined {
   const targets = targetNames(task);
-  if (!reward?.rerun || targets.length === 0) return undefined;
+  if (!reward || targets.length === 0) return undefined;
   const recorded = reward.rerunSource === 'recorded';
   const failed = episodes.filter((ep) => !ep.success);
-  const evidence: EpisodeEvidence[] = [];
+  const evidence = new Map<number, EpisodeEvidence>();
   let idle = 0,
     idlePaid = 0,
     away = 0,
     awayPaid = 0;
   for (const ep of failed) {
-    const rerun = reward.rerun.get(ep.episode);
+    const rerun = reward.rerun?.get(ep.episode);
     if (!rerun) continue;
     const byStep = new Map(rerun.map((r) => [r.step, r]));
     let epIdle = 0,
@@ -748,7 +761,7 @@ function gamedFinding(episodes: EpisodeRecord[], task: TaskSpec | undefined, rew
     idle += epIdle;
     idlePaid += epPaid;
     if (epIdle >= 8 && epPaid >= 0.5 * epIdle) {
-      evidence.push({
+      evidence.set(ep.episode, {
         episode: ep.episode,
         seed: ep.seed,
         steps: [ep.lastSteps[0]?.step ?? 1, ep.steps],
@@ -756,28 +769,49 @@ function gamedFinding(episodes: EpisodeRecord[], task: TaskSpec | undefined, rew
       });
     }
   }
-  if (evidence.length === 0 || idle === 0) return undefined;
   const wins = episodes.filter((ep) => ep.success);
   const mean = (xs: EpisodeRecord[]) => xs.reduce((t, ep) => t + ep.return, 0) / Math.max(1, xs.length);
+  const winMean = mean(wins);
+  // Failed episodes (deaths aside: they have their own cause) whose return beat the successful episodes' mean.
+  const overpaid = wins.length >= MIN_WINS_FOR_RETURNS ? failed.filter((ep) => !ep.died && ep.return > winMean) : [];
+  for (const ep of overpaid) {
+    if (evidence.has(ep.episode)) continue;
+    const walked = pathLength(ep);
+    evidence.set(ep.episode, {
+      episode: ep.episode,
+      seed: ep.seed,
+      steps: [1, ep.steps],
+      note: `return ${fmt(ep.return, 1)} over ${ep.steps} steps without success, above the ${fmt(winMean, 1)} mean of the ${wins.length} successful episodes; walked ${fmt(walked, 0)} m to end ${fmt(ep.distanceMoved, 0)} m from its start`,
+    });
+  }
+  if (evidence.size === 0) return undefined;
   const returns =
     wins.length > 0
-      ? ` Failing pays${mean(failed) > mean(wins) ? ' more than' : ' less than'} succeeding: mean return ${fmt(mean(failed), 1)} over ${failed.length} failed episodes, ${fmt(mean(wins), 1)} over ${wins.length} successful ones.`
+      ? ` Failing pays${mean(failed) > winMean ? ' more than' : ' less than'} succeeding: mean return ${fmt(mean(failed), 1)} over ${failed.length} failed episodes, ${fmt(winMean, 1)} over ${wins.length} successful ones${overpaid.length > 0 ? `; ${plural(overpaid.length, 'failed episode')} earned more than the successful mean` : ''}.`
       : '';
-  const share = evidence.length / failed.length;
+  const paidText =
+    idle > 0
+      ? `${recorded ? 'in the rewards the agent received during training (recorded, not re-run)' : 're-run in the sandbox on the recorded observations of the failed episodes'}, the dense term was positive on ${pct(idlePaid / idle)} of the ${idle} steps in which the agent had the target in view and made no progress towards it${away > 0 ? ` (on ${pct(awayPaid / away)} of the ${away} steps in which it moved away)` : ''}; `
+      : '';
+  const share = evidence.size / failed.length;
+  const ids = [...evidence.keys()];
   return {
     id: 'reward-gamed',
     kind: 'reward-gamed',
     share,
-    message: `The reward is gamed: ${recorded ? 'in the rewards the agent received during training (recorded, not re-run)' : 're-run in the sandbox on the recorded observations of the failed episodes'}, the dense term was positive on ${pct(idlePaid / idle)} of the ${idle} steps in which the agent had the target in view and made no progress towards it${away > 0 ? ` (on ${pct(awayPaid / away)} of the ${away} steps in which it moved away)` : ''}; in ${plural(evidence.length, 'failed episode')} of ${failed.length} (${pct(share)}) it paid on most such steps.${returns}`,
+    message: `The reward is gamed: ${paidText}in ${plural(evidence.size, 'failed episode')} of ${failed.length} (${pct(share)}) it paid for not finishing.${returns}`,
     suggestion:
       'Pay progress that cannot be farmed: +1 only for a new closest distance to the target this episode, −1 on every other step with the target in view, so dawdling costs and finishing is the best way to earn.',
-    evidence: evidence.slice(0, KEEP_EVIDENCE),
-    episodeIds: evidence.map((e) => e.episode),
+    evidence: ids.slice(0, KEEP_EVIDENCE).map((id) => evidence.get(id)!),
+    episodeIds: ids,
     patch: {
       kind: 'approach-record',
       targets,
       step: PROGRESS_PER_STEP,
-      why: `${recorded ? 'in the rewards received during training' : 're-run on failed episodes'}, the dense term paid on ${pct(idlePaid / idle)} of the steps without progress towards the target; only a new closest distance pays now.`,
+      why:
+        idle > 0
+          ? `${recorded ? 'in the rewards received during training' : 're-run on failed episodes'}, the dense term paid on ${pct(idlePaid / idle)} of the steps without progress towards the target${overpaid.length > 0 ? `, and ${pct(overpaid.length / failed.length)} of failed episodes earned more than the successful ones` : ''}; only a new closest distance pays now.`
+          : `${pct(overpaid.length / failed.length)} of failed episodes earned more than the successful ones; only a new closest distance pays now.`,
     },
   };
 }

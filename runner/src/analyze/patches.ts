@@ -701,20 +701,29 @@ function addExplorationBonus(src: RewardSource, term: DenseTerm, req: PatchReque
   if (req.targets.length === 0) throw new PatchUnavailable('the task names no target to search for');
   ensureParameters(src, term, ['current_nearest_blocks', 'past_agent_positions', 'GLOBAL_DATA'], edits);
   const cellSize = addConstant(src, 'CELL_SIZE', req.cellSize, 'metres: the first visit to each cell of this size pays (added by the analyzer)');
-  let unseen: string;
-  if (req.targets.length === 1) unseen = `current_nearest_blocks[${src.quote(req.targets[0]!)}] === undefined`;
+  let visible: string;
+  if (req.targets.length === 1) visible = `current_nearest_blocks[${src.quote(req.targets[0]!)}] !== undefined`;
   else {
     const names = src.fresh('TARGET_NAMES');
     src.constants.push(`const ${names} = [${req.targets.map((t) => src.quote(t)).join(', ')}]; // the task's targets (added by the analyzer)`);
     const each = src.fresh('target');
-    unseen = `${names}.every((${each}) => current_nearest_blocks[${each}] === undefined)`;
+    visible = `${names}.some((${each}) => current_nearest_blocks[${each}] !== undefined)`;
   }
+  // Searching pays only until a target is first seen this episode: after that, wandering to new cells would
+  // pay more than walking up to the target (and would undo an approach term's "time costs").
+  const seen = src.fresh('target_seen');
   // At the top of a dense function, so that every path sees it (it only returns when a new cell is entered);
   // for a dense variable, just before the final return, so that it overrides what was computed the same way.
   insertAtTop(
     src,
     term,
-    [`// Analyzer: ${req.why}`, `if (${unseen}) {`, ...cellBonusLines(src, cellSize, [yieldDense(term, 1)]).map((l) => `\t${l}`), '}'],
+    [
+      `// Analyzer: ${req.why}`,
+      `if (${visible}) GLOBAL_DATA.${seen} = true; // searching is over once a target was seen`,
+      `else if (!(${src.quote(seen)} in GLOBAL_DATA)) {`,
+      ...cellBonusLines(src, cellSize, [yieldDense(term, 1)]).map((l) => `\t${l}`),
+      '}',
+    ],
     edits,
   );
 }
