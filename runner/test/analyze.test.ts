@@ -294,12 +294,22 @@ describe('analyze: recorded runs with known failure causes', () => {
         path,
       };
     };
-    const episodes = [approach(0, true, 40), approach(1, true, 55), approach(2, true, 70), approach(3, false, 160), approach(4, false, 140), approach(5, false, 30)];
+    const episodes = [
+      approach(0, true, 40),
+      approach(1, true, 55),
+      approach(2, true, 70),
+      approach(3, false, 160),
+      approach(4, false, 140),
+      approach(5, false, 30),
+    ];
     const findings = findFailures(episodes, resolveTask('approach-tree'), true, { names: new Set(['oak_log']) });
     const gamed = findings.find((f) => f.id === 'reward-gamed');
     assert.ok(gamed, findings.map((f) => f.id).join(', '));
     assert.deepEqual(gamed.episodeIds, [3, 4], 'the two failures that out-earned the successes, not the one that earned less');
-    assert.match(gamed.message, /Failing pays more than succeeding: mean return 110 over 3 failed episodes, 55 over 3 successful ones; 2 failed episodes earned more than the successful mean/);
+    assert.match(
+      gamed.message,
+      /Failing pays more than succeeding: mean return 110 over 3 failed episodes, 55 over 3 successful ones; 2 failed episodes earned more than the successful mean/,
+    );
     assert.match(gamed.evidence[0]!.note, /^return 160 over 2000 steps without success, above the 55 mean of the 3 successful episodes; walked \d+ m/);
     assert.equal(gamed.patch?.kind, 'approach-record');
   });
