@@ -37,7 +37,17 @@ export interface ColumnStore {
    * upper bound of the highest y with a visible block in that x/z column (Infinity-like 1e9 when the
    * band's `above` fill is visible).
    */
-  column(cx: number, cz: number): { cells: Uint16Array; heights: Float64Array };
+  column(cx: number, cz: number): ChunkColumn;
+}
+/** One chunk column of a ColumnStore. */
+export interface ChunkColumn {
+  cells: Uint16Array;
+  heights: Float64Array;
+  /**
+   * Optional: an upper bound of every value in `heights` (the chunk's highest visible block). With it, planes
+   * whose unoccluded pitches pass above the whole chunk skip its cells.
+   */
+  top?: number;
 }
 /** A mob as the view sees it: feet centre and its bounding box size. */
 export interface ViewEntity {
@@ -234,7 +244,7 @@ function openUnion(slotA: number, slotB: number): void {
 
 // The chunk columns around the eyes, looked up once per step (a map lookup per plane and chunk otherwise).
 const CHUNK_SPAN = 11; // 64 m around the eyes spans at most 10 chunks per axis
-const chunkCache: ({ cells: Uint16Array; heights: Float64Array } | undefined)[] = new Array(CHUNK_SPAN * CHUNK_SPAN);
+const chunkCache: (ChunkColumn | undefined)[] = new Array(CHUNK_SPAN * CHUNK_SPAN);
 const chunkCacheStep = new Float64Array(CHUNK_SPAN * CHUNK_SPAN).fill(-1);
 let viewStep = 0;
 let chunkBaseX = 0,
@@ -250,7 +260,11 @@ const lidarSlope = new Float64Array(LIDAR_ROWS);
 
 /**
  * Walks one vertical plane (horizontal direction (hx, hz)) from the eyes outwards, noting visible blocks.
- * `lidarBase` ≥ 0: this plane carries LiDAR column `lidarBase / LIDAR_ROWS`... (index of its first ray).
+ * `lidarColumn` ≥ 0: this plane carries that LiDAR column.
+ * What it finds is exactly what reading every cell of every cell column in the pitch range finds (the test
+ * `runner/test/view-fast.test.ts` holds it to the straightforward walk); it only skips cells that cannot be
+ * open: a chunk whose highest visible block lies below the plane's lowest unoccluded pitch over the whole
+ * stretch the plane crosses it, and, in a column, the cells outside the open pitches within 64 m.
  */
 function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, out: ViewResult, lidarColumn: number): void {
   const ex0 = stepEx,
@@ -271,6 +285,8 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
     ccz = NaN;
   let cells: Uint16Array | null = null;
   let heights: Float64Array | null = null;
+  // The chunk being crossed may be skipped whole (see above); `skipping` holds while the walk is inside it.
+  let skipping = false;
   let x = Math.floor(ex),
     z = Math.floor(ez);
   const stepX = hx > 0 ? 1 : -1,
@@ -282,6 +298,8 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
   tMaxX += start;
   tMaxZ += start;
   let s0 = start;
+  // 1 / s0, carried over from the previous cell column's 1 / s1 (the same division).
+  let inv0 = s0 > 0 ? 1 / s0 : BIG;
   const ye = Math.floor(ey);
   while (s0 < VIEW && openCount > 0) {
     if (s0 >= snapAt) {
@@ -289,14 +307,7 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
       snapAt = snapAt === SNAP_NEAR ? SNAP_FAR : Infinity;
     }
     const s1 = tMaxX < tMaxZ ? tMaxX : tMaxZ;
-    // The y range the open pitches reach over this cell column, within 64 m of the eyes.
-    const L = openLo[0]!,
-      H = openHi[openCount - 1]!;
-    let yLoF = ey + L * (L < 0 ? s1 : s0);
-    let yHiF = ey + H * (H > 0 ? s1 : s0);
-    const far2 = VIEW * VIEW - s0 * s0;
-    if ((yLoF - ey) * (yLoF - ey) > far2) yLoF = ey - Math.sqrt(far2);
-    if ((yHiF - ey) * (yHiF - ey) > far2) yHiF = ey + Math.sqrt(far2);
+    const inv1 = 1 / s1;
     let top = Infinity;
     if (store) {
       const cx = x >> 4,
@@ -313,12 +324,47 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
         }
         cells = c.cells;
         heights = c.heights;
+        // Skip the chunk when even its highest visible block stays below the lowest open pitch L over the whole
+        // stretch the plane crosses it: rising (L ≥ 0) that is at the entry, sinking (L < 0) at the exit, bounded
+        // above by where the plane leaves the chunk's x or z range (plus a margin far above rounding).
+        skipping = false;
+        const chunkTop = c.top;
+        if (chunkTop !== undefined && chunkTop < 1e9) {
+          const L = openLo[0]!;
+          let s = s0;
+          if (L < 0) {
+            const exitX = hx > 0 ? start + ((cx + 1) * 16 - ex) / hx : hx < 0 ? start + (cx * 16 - ex) / hx : Infinity;
+            const exitZ = hz > 0 ? start + ((cz + 1) * 16 - ez) / hz : hz < 0 ? start + (cz * 16 - ez) / hz : Infinity;
+            s = (exitX < exitZ ? exitX : exitZ) + 1e-6;
+          }
+          skipping = ey + L * s >= chunkTop + 1 + 1e-6;
+        }
+      }
+      if (skipping) {
+        inv0 = inv1;
+        if (tMaxX < tMaxZ) {
+          s0 = tMaxX;
+          x += stepX;
+          tMaxX += tDeltaX;
+        } else {
+          s0 = tMaxZ;
+          z += stepZ;
+          tMaxZ += tDeltaZ;
+        }
+        continue;
       }
       top = heights![((z & 15) << 4) | (x & 15)]!;
     }
+    // The y range the open pitches reach over this cell column, within 64 m of the eyes. The sphere only
+    // narrows the range: below the eyes it lifts a sinking lowest pitch, above them it lowers a rising highest one.
+    const L = openLo[0]!,
+      H = openHi[openCount - 1]!;
+    let yLoF = ey + L * (L < 0 ? s1 : s0);
+    let yHiF = ey + H * (H > 0 ? s1 : s0);
+    const far2 = VIEW * VIEW - s0 * s0;
+    if (L < 0 && (yLoF - ey) * (yLoF - ey) > far2) yLoF = ey - Math.sqrt(far2);
+    if (H > 0 && (yHiF - ey) * (yHiF - ey) > far2) yHiF = ey + Math.sqrt(far2);
     const column = ((z & 15) << 4) | (x & 15);
-    const inv0 = s0 > 0 ? 1 / s0 : BIG,
-      inv1 = 1 / s1;
     let yLo = Math.floor(yLoF);
     if (yLo < minY - 1) yLo = minY - 1;
     let yHi = Math.floor(yHiF);
@@ -357,6 +403,7 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
         if (bound < yHi) yHi = bound;
       }
     }
+    inv0 = inv1;
     if (tMaxX < tMaxZ) {
       s0 = tMaxX;
       x += stepX;

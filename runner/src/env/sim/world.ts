@@ -53,6 +53,8 @@ interface Chunk {
   /** Per x/z column (index (z & 15) << 4 | (x & 15)): at least the highest y holding a visible block (the view
    * skips the air above it); 1e9 where the band's `above` fill is visible (underground). */
   heights: Float64Array;
+  /** At least every value of `heights`: the chunk's highest visible block (planes passing above it skip it). */
+  top: number;
 }
 
 export class SimWorld implements BlockAccess, ColumnStore {
@@ -103,7 +105,9 @@ export class SimWorld implements BlockAccess, ColumnStore {
           }
         }
       }
-      c = { cells, heights };
+      let top = -Infinity;
+      for (let xz = 0; xz < 256; xz++) if (heights[xz]! > top) top = heights[xz]!;
+      c = { cells, heights, top };
       this.chunks.set(key, c);
       this.generated++;
       this.generatedKeys.push(key);
@@ -126,7 +130,10 @@ export class SimWorld implements BlockAccess, ColumnStore {
     const c = this.column(x >> 4, z >> 4);
     c.cells[((y - this.minY) << 8) | ((z & 15) << 4) | (x & 15)] = state;
     const xz = ((z & 15) << 4) | (x & 15);
-    if (visible[state] === 1 && y > c.heights[xz]!) c.heights[xz] = y;
+    if (visible[state] === 1 && y > c.heights[xz]!) {
+      c.heights[xz] = y;
+      if (y > c.top) c.top = y;
+    }
     // Gravel above a cell that opened falls (FallingBlock: air, fluids and plants let it through).
     if (solid[state] === 0 && y + 1 < this.maxY && this.stateAt(x, y + 1, z) === S.gravel) this.dropGravel(x, y + 1, z);
     // A changed cell wakes the fluids around it (digging next to lava lets it in).
