@@ -89,7 +89,8 @@ export class SimWorld implements BlockAccess, ColumnStore {
   }
 
   column(cx: number, cz: number): Chunk {
-    const key = (cx + 32768) * 65536 + (cz + 32768);
+    // A small-integer key (chunks within ±16,384 of the origin, 262 km) keeps the map lookup on V8's fast path.
+    const key = ((cx + 16384) << 15) | ((cz + 16384) & 0x7fff);
     if (key === this.lastKey) return this.lastChunk!;
     let c = this.chunks.get(key);
     if (!c) {
@@ -110,7 +111,7 @@ export class SimWorld implements BlockAccess, ColumnStore {
       c = { cells, heights, top };
       this.chunks.set(key, c);
       this.generated++;
-      this.generatedKeys.push(key);
+      this.generatedKeys.push((cx + 32768) * 65536 + (cz + 32768));
       if (this.kind === 'underground') this.scheduleSprings(cx, cz, cells);
     }
     this.lastKey = key;

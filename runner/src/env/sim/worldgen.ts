@@ -43,6 +43,10 @@ export class Stream {
   nextInt(n: number): number {
     return n <= 0 ? 0 : Math.floor(this.nextFloat() * n);
   }
+  /** Advances the stream past `n` draws without computing them (each draw adds the same constant to the state). */
+  skip(n: number): void {
+    this.s = (this.s + Math.imul(n, 0x6d2b79f5)) | 0;
+  }
   /** A seed for a child stream (the game's `random.nextLong()` seeding a sub-feature). */
   nextSeed(): number {
     return hash32(Math.floor(this.nextFloat() * 4294967296), 0x5eed);
@@ -131,6 +135,55 @@ export const GRASS_PATCHES = { lowNoise: 5, highNoise: 10, tries: 32 };
 /** RandomPatchConfiguration defaults: x/z spread 7, y spread 3 (offsets nextInt(s + 1) − nextInt(s + 1)). */
 const SPREAD_XZ = 7,
   SPREAD_Y = 3;
+
+/** A patch feature's COUNT_NOISE counts (below / from −0.8 of the biome info noise) and its tries per patch. */
+interface PatchCounts {
+  lowNoise: number;
+  highNoise: number;
+  tries: number;
+}
+
+/**
+ * RandomPatchFeature for the patches of origin chunk (ox, oz) as they fall on chunk (cx, cz): COUNT_NOISE
+ * patches, each at a random column of the origin chunk (x, then z) with its own stream (the next seed);
+ * patches too far to reach the chunk stop there. `originY` draws the patch's origin y (and anything else it
+ * picks once per patch) from the patch's stream; then each of `tries` positions ±7/±3/±7 around the origin
+ * (offsets nextInt(s + 1) − nextInt(s + 1), x then y then z) goes to `place` if its x and z lie in the chunk.
+ * A try whose x misses the chunk skips its other four draws rather than computing them: the same stream.
+ */
+function randomPatch(
+  seed: number,
+  salt: number,
+  ox: number,
+  oz: number,
+  cx: number,
+  cz: number,
+  counts: PatchCounts,
+  originY: (pr: Stream, x0: number, z0: number) => number,
+  place: (x: number, y: number, z: number) => void,
+): void {
+  const r = stream(seed, salt, ox, oz);
+  const patches = biomeInfoNoise(seed, ox * 16, oz * 16) < -0.8 ? counts.lowNoise : counts.highNoise;
+  const xMin = cx * 16,
+    zMin = cz * 16;
+  for (let p = 0; p < patches; p++) {
+    const x0 = ox * 16 + r.nextInt(16),
+      z0 = oz * 16 + r.nextInt(16);
+    const pr = new Stream(r.nextSeed());
+    if (x0 < xMin - SPREAD_XZ || x0 > xMin + 15 + SPREAD_XZ || z0 < zMin - SPREAD_XZ || z0 > zMin + 15 + SPREAD_XZ) continue;
+    const y0 = originY(pr, x0, z0);
+    for (let t = 0; t < counts.tries; t++) {
+      const x = x0 + pr.nextInt(SPREAD_XZ + 1) - pr.nextInt(SPREAD_XZ + 1);
+      if (x < xMin || x > xMin + 15) {
+        pr.skip(4);
+        continue;
+      }
+      const y = y0 + pr.nextInt(SPREAD_Y + 1) - pr.nextInt(SPREAD_Y + 1);
+      const z = z0 + pr.nextInt(SPREAD_XZ + 1) - pr.nextInt(SPREAD_XZ + 1);
+      if (z >= zMin && z <= zMin + 15) place(x, y, z);
+    }
+  }
+}
 
 export interface PlainsTree {
   kind: 'oak' | 'fancy_oak';
@@ -286,37 +339,21 @@ function generatePlainsChunk(seed: number, cx: number, cz: number, out: Uint16Ar
     return y === tops[lz * 16 + lx]! + 1 ? i : -1; // the surface block is grass; plants only stand on it
   };
   const surface = (x: number, z: number) => plainsSurfaceY(seed, x, z);
-  /** Whether a patch centred at (x0, z0) can reach this chunk (tries spread ≤ 7 blocks); each patch draws from its own stream. */
-  const reaches = (x0: number, z0: number) =>
-    x0 >= cx * 16 - SPREAD_XZ && x0 <= cx * 16 + 15 + SPREAD_XZ && z0 >= cz * 16 - SPREAD_XZ && z0 <= cz * 16 + 15 + SPREAD_XZ;
   // Features of this chunk and its 8 neighbours (patches spread ≤ 7 blocks, trees ≤ 9), in a fixed order.
   const around: [number, number][] = [];
   for (let dcx = -1; dcx <= 1; dcx++) for (let dcz = -1; dcz <= 1; dcz++) around.push([cx + dcx, cz + dcz]);
   // PATCH_TALL_GRASS_2: origin y = nextInt(heightmap + 32) (ADD_32), no projection; double plants.
-  for (const [ox, oz] of around) {
-    const r = stream(seed, SALT.tallGrass, ox, oz);
-    const low = biomeInfoNoise(seed, ox * 16, oz * 16) < -0.8;
-    const patches = low ? TALL_GRASS_PATCHES.lowNoise : TALL_GRASS_PATCHES.highNoise;
-    for (let p = 0; p < patches; p++) {
-      const x0 = ox * 16 + r.nextInt(16),
-        z0 = oz * 16 + r.nextInt(16);
-      const pr = new Stream(r.nextSeed());
-      if (!reaches(x0, z0)) continue;
-      const y0 = pr.nextInt(surface(x0, z0) + 1 + 32);
-      for (let t = 0; t < TALL_GRASS_PATCHES.tries; t++) {
-        const x = x0 + pr.nextInt(SPREAD_XZ + 1) - pr.nextInt(SPREAD_XZ + 1);
-        const y = y0 + pr.nextInt(SPREAD_Y + 1) - pr.nextInt(SPREAD_Y + 1);
-        const z = z0 + pr.nextInt(SPREAD_XZ + 1) - pr.nextInt(SPREAD_XZ + 1);
-        const i = plantable(x, y, z);
-        if (i < 0) continue;
-        const above = index(x, y + 1, z);
-        if (above >= 0 && out[above] === AIR) {
-          out[i] = TALL_LOWER;
-          out[above] = TALL_UPPER;
-        }
-      }
+  const tallGrassY = (pr: Stream, x0: number, z0: number) => pr.nextInt(surface(x0, z0) + 1 + 32);
+  const placeTallGrass = (x: number, y: number, z: number) => {
+    const i = plantable(x, y, z);
+    if (i < 0) return;
+    const above = index(x, y + 1, z);
+    if (above >= 0 && out[above] === AIR) {
+      out[i] = TALL_LOWER;
+      out[above] = TALL_UPPER;
     }
-  }
+  };
+  for (const [ox, oz] of around) randomPatch(seed, SALT.tallGrass, ox, oz, cx, cz, TALL_GRASS_PATCHES, tallGrassY, placeTallGrass);
   // PLAIN_VEGETATION: logs replace plants and air; leaves only fill air and plants.
   for (const [ox, oz] of around) {
     for (const t of plainsTreesOfChunk(seed, ox, oz, options)) {
@@ -336,47 +373,25 @@ function generatePlainsChunk(seed: number, cx: number, cz: number, out: Uint16Ar
       }
     }
   }
-  // FLOWER_PLAIN_DECORATED: one flower kind per patch, origin y = nextInt(heightmap + 32), tries ±7/±3/±7.
-  for (const [ox, oz] of around) {
-    const r = stream(seed, SALT.flowers, ox, oz);
-    const low = biomeInfoNoise(seed, ox * 16, oz * 16) < -0.8;
-    const patches = low ? FLOWER_PATCHES.lowNoise : FLOWER_PATCHES.highNoise;
-    for (let p = 0; p < patches; p++) {
-      const x0 = ox * 16 + r.nextInt(16),
-        z0 = oz * 16 + r.nextInt(16);
-      const pr = new Stream(r.nextSeed());
-      if (!reaches(x0, z0)) continue;
-      const y0 = pr.nextInt(surface(x0, z0) + 1 + 32);
-      const flower = plainFlower(seed, pr, x0, z0);
-      for (let t = 0; t < FLOWER_PATCHES.tries; t++) {
-        const x = x0 + pr.nextInt(SPREAD_XZ + 1) - pr.nextInt(SPREAD_XZ + 1);
-        const y = y0 + pr.nextInt(SPREAD_Y + 1) - pr.nextInt(SPREAD_Y + 1);
-        const z = z0 + pr.nextInt(SPREAD_XZ + 1) - pr.nextInt(SPREAD_XZ + 1);
-        const i = plantable(x, y, z);
-        if (i >= 0) out[i] = flower;
-      }
-    }
-  }
-  // PATCH_GRASS_PLAIN: the patch origin is projected to the surface (WORLD_SURFACE_WG heightmap).
-  for (const [ox, oz] of around) {
-    const r = stream(seed, SALT.grass, ox, oz);
-    const low = biomeInfoNoise(seed, ox * 16, oz * 16) < -0.8;
-    const patches = low ? GRASS_PATCHES.lowNoise : GRASS_PATCHES.highNoise;
-    for (let p = 0; p < patches; p++) {
-      const x0 = ox * 16 + r.nextInt(16),
-        z0 = oz * 16 + r.nextInt(16);
-      const pr = new Stream(r.nextSeed());
-      if (!reaches(x0, z0)) continue;
-      const y0 = surface(x0, z0) + 1;
-      for (let t = 0; t < GRASS_PATCHES.tries; t++) {
-        const x = x0 + pr.nextInt(SPREAD_XZ + 1) - pr.nextInt(SPREAD_XZ + 1);
-        const y = y0 + pr.nextInt(SPREAD_Y + 1) - pr.nextInt(SPREAD_Y + 1);
-        const z = z0 + pr.nextInt(SPREAD_XZ + 1) - pr.nextInt(SPREAD_XZ + 1);
-        const i = plantable(x, y, z);
-        if (i >= 0) out[i] = GRASS;
-      }
-    }
-  }
+  // FLOWER_PLAIN_DECORATED: origin y = nextInt(heightmap + 32), then one flower kind per patch (PlainFlowerProvider).
+  let flower = 0;
+  const flowerY = (pr: Stream, x0: number, z0: number) => {
+    const y0 = pr.nextInt(surface(x0, z0) + 1 + 32);
+    flower = plainFlower(seed, pr, x0, z0);
+    return y0;
+  };
+  const placeFlower = (x: number, y: number, z: number) => {
+    const i = plantable(x, y, z);
+    if (i >= 0) out[i] = flower;
+  };
+  for (const [ox, oz] of around) randomPatch(seed, SALT.flowers, ox, oz, cx, cz, FLOWER_PATCHES, flowerY, placeFlower);
+  // PATCH_GRASS_PLAIN: the patch origin is projected to the surface (WORLD_SURFACE_WG heightmap); no draw.
+  const grassY = (_pr: Stream, x0: number, z0: number) => surface(x0, z0) + 1;
+  const placeGrass = (x: number, y: number, z: number) => {
+    const i = plantable(x, y, z);
+    if (i >= 0) out[i] = GRASS;
+  };
+  for (const [ox, oz] of around) randomPatch(seed, SALT.grass, ox, oz, cx, cz, GRASS_PATCHES, grassY, placeGrass);
 }
 
 // ---- plains animals (NaturalSpawner.spawnMobsForChunkGeneration) ----
