@@ -55,7 +55,7 @@ export function rateText(rate: number | null, ci95: [number, number], n: number,
   return `${pct1(rate)} % [${pct1(ci95[0])}–${pct1(ci95[1])} %] of ${n} ${noun}`;
 }
 
-/** Training success from a progress event: over episodes that started in a window and have all ended. */
-export function trainingSuccessText(e: { successRate: number | null; successCi95: [number, number]; successEpisodes: number }): string {
-  return `train success ${rateText(e.successRate, e.successCi95, e.successEpisodes, 'started episodes')}`;
+/** Training success (a progress event's or metrics.ndjson's `success`): over episodes that started in a window and have all ended. */
+export function trainingSuccessText(success: { rate: number | null; ci95: [number, number]; n: number }): string {
+  return `train success ${rateText(success.rate, success.ci95, success.n, 'started episodes')}`;
 }

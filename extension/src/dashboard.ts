@@ -52,7 +52,7 @@ function readFailed(dir: string): FailedPath[] {
   return (recorded ? readEpisodes(dir) : [])
     .filter((e) => !e.success)
     .slice(0, MAX_FAILED_PATHS)
-    .map((e) => ({ episode: e.episode, steps: e.steps, died: e.died, deathCause: e.deathCause, path: e.path.map(([x, , z]) => [x, z] as [number, number]) }));
+    .map((e) => ({ episode: e.episode, steps: e.steps, died: e.died, death_cause: e.deathCause, path: e.path.map(([x, , z]) => [x, z] as [number, number]) }));
 }
 
 export class Dashboard {

@@ -1,17 +1,17 @@
 // Rewardsmith's VS Code client. It stays thin: linting, critique and code actions come from the language server
 // (dist/server.js over IPC); training, analysis, design and the improvement loop are the runner CLI in a child
 // process. What lives here is what only an editor can do: CodeLens, commands, progress, status bar, views.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LanguageClient, State, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import { critiqueRequest, setLlmApiKeyNotification, type AnalyzerSuggestion } from '../../language-server/src/lsp_ext';
 import { makeEvent, type RunnerEvent } from '../../runner/src/events';
-import { RUN_FILES } from '../../runner/src/records';
+import { readSuggestions, RunRecordError, type SuggestionsRecord } from '../../runner/src/records';
 import { rateText, rewardEntryLine, trainingSuccessText } from './core';
 import { Dashboard } from './dashboard';
 import { API_KEY_SECRET, failureReason, Runner } from './runner';
-import { PATCHED_SCHEME, Suggestions, toAnalyzerSuggestion, type Coverage } from './suggestions';
+import { PATCHED_SCHEME, Suggestions, toAnalyzerSuggestion } from './suggestions';
 import { registerSweep } from './sweep';
 
 const REWARD_SELECTOR = [
@@ -207,8 +207,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
             (e) => {
               if (e.type === 'suggestion' && e.provisional) {
                 provisional.set(e.id, toAnalyzerSuggestion(e));
-                suggestions.set(document.uri, [...provisional.values()], { provisional: true, failed: e.failedEpisodes ?? 0 });
-                if (e.earlyWarning && !warned) {
+                suggestions.set(document.uri, [...provisional.values()], { provisional: true, failed: e.failed_episodes ?? 0 });
+                if (e.early_warning && !warned) {
                   warned = true;
                   void vscode.window
                     .showWarningMessage(`Early warning: ${e.message.split('\n')[0]}`, ...(e.diff ? ['Stop and apply'] : []), 'Keep training')
@@ -222,14 +222,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
               }
               dashboard.event(e);
               if (e.type === 'progress') {
-                const increment = last ? ((e.frames - last.frames) / e.totalFrames) * 100 : (e.frames / e.totalFrames) * 100;
+                const increment = last ? ((e.frames - last.frames) / e.total_frames) * 100 : (e.frames / e.total_frames) * 100;
                 last = e;
-                progress.report({ increment, message: `${e.frames.toLocaleString()} / ${e.totalFrames.toLocaleString()} frames · ${trainingSuccessText(e)}` });
-                status.text = `$(sync~spin) ${e.frames.toLocaleString()} / ${e.totalFrames.toLocaleString()} frames · ${trainingSuccessText(e)}`;
+                progress.report({
+                  increment,
+                  message: `${e.frames.toLocaleString()} / ${e.total_frames.toLocaleString()} frames · ${trainingSuccessText(e.success)}`,
+                });
+                status.text = `$(sync~spin) ${e.frames.toLocaleString()} / ${e.total_frames.toLocaleString()} frames · ${trainingSuccessText(e.success)}`;
               } else if (e.type === 'eval') {
                 evalResult = e;
-                progress.report({ message: `evaluated: held-out success ${rateText(e.successRate, e.successCi95, e.episodes)}` });
-                if (e.generalisationGap) void vscode.window.showWarningMessage(e.generalisationGap);
+                progress.report({ message: `evaluated: held-out success ${rateText(e.success.rate, e.success.ci95, e.success.n)}` });
+                if (e.generalisation_gap) void vscode.window.showWarningMessage(e.generalisation_gap.message);
               } else if (e.type === 'started') {
                 progress.report({ message: `started on ${e.env}, backend ${e.backend}` });
               } else if (e.type === 'reward_error') {
@@ -257,11 +260,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (!result.finished?.ok || result.code !== 0) {
         status.text = '$(error) Rewardsmith: training failed';
         const reason = failureReason(result);
-        if (!result.finished) dashboard.event(makeEvent({ type: 'finished', ok: false, runDir: outDir, summary: null, error: reason }));
+        if (!result.finished) dashboard.event(makeEvent({ type: 'finished', ok: false, run_dir: outDir, summary: null, error: reason }));
         void vscode.window.showErrorMessage(`Training failed: ${reason}`, 'Show log').then((c) => c && output.show());
         return;
       }
-      status.text = `$(check) Rewardsmith: ${evalResult ? `held-out success ${rateText(evalResult.successRate, evalResult.successCi95, evalResult.episodes)}` : last ? trainingSuccessText(last) : 'done'} · ${last?.frames.toLocaleString() ?? '?'} frames`;
+      status.text = `$(check) Rewardsmith: ${evalResult ? `held-out success ${rateText(evalResult.success.rate, evalResult.success.ci95, evalResult.success.n)}` : last ? trainingSuccessText(last.success) : 'done'} · ${last?.frames.toLocaleString() ?? '?'} frames`;
       await analyze(outDir, document, streamed);
     } finally {
       stop.dispose();
@@ -286,10 +289,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     // suggestions.json has the evidence (episodes, steps) the events leave out; it is also the only source
     // when the analyzer streamed nothing.
     const written = readSuggestionsFile(runDir);
-    if (found.length === 0) found.push(...written);
-    for (const s of found) s.evidence ??= written.find((w) => w.id === s.id)?.evidence;
+    const fromFile = (written?.suggestions ?? []).map((s) => toAnalyzerSuggestion(s));
+    if (found.length === 0) found.push(...fromFile);
+    for (const s of found) s.evidence ??= fromFile.find((w) => w.id === s.id)?.evidence;
     for (const s of found) if (s.evidence === undefined) delete s.evidence;
-    suggestions.set(document.uri, found, readCoverage(runDir));
+    suggestions.set(
+      document.uri,
+      found,
+      // Coverage is absent from files written before it existed.
+      typeof written?.failed_episodes === 'number'
+        ? { failed: written.failed_episodes, explained: written.explained_episodes ?? 0, causes: written.causes ?? {} }
+        : undefined,
+    );
     if (found.length > 0) {
       void vscode.window
         .showInformationMessage(
@@ -300,42 +311,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }
   }
 
-  /** Coverage and per-cause counts from a run's suggestions.json (absent in files written before they existed). */
-  function readCoverage(runDir: string): Coverage | undefined {
+  /** The run's suggestions.json through the runner's checked reader: a malformed file is reported as the CLI reports it. */
+  function readSuggestionsFile(runDir: string): SuggestionsRecord | undefined {
     try {
-      const parsed = JSON.parse(readFileSync(path.join(runDir, RUN_FILES.suggestions), 'utf8')) as {
-        failed_episodes?: number;
-        explained_episodes?: number;
-        causes?: Record<string, number>;
-      };
-      if (typeof parsed.failed_episodes !== 'number') return undefined;
-      return { failed: parsed.failed_episodes, explained: parsed.explained_episodes ?? 0, causes: parsed.causes ?? {} };
-    } catch {
-      return undefined;
-    }
-  }
-  function readSuggestionsFile(runDir: string): AnalyzerSuggestion[] {
-    const file = path.join(runDir, RUN_FILES.suggestions);
-    if (!existsSync(file)) return [];
-    try {
-      const parsed = JSON.parse(readFileSync(file, 'utf8')) as unknown;
-      const list = (Array.isArray(parsed) ? parsed : ((parsed as { suggestions?: unknown[] }).suggestions ?? [])) as {
-        id?: string;
-        message: string;
-        evidence?: unknown;
-        lines?: [number, number];
-        diff?: string;
-      }[];
-      return list.map((s, i) =>
-        toAnalyzerSuggestion({
-          ...s,
-          id: s.id ?? `${path.basename(runDir)}/${i}`,
-          evidence: typeof s.evidence === 'string' ? s.evidence : s.evidence ? JSON.stringify(s.evidence) : undefined,
-        }),
-      );
+      return readSuggestions(runDir);
     } catch (err) {
-      output.appendLine(`Could not read ${file}: ${(err as Error).message}`);
-      return [];
+      if (!(err instanceof RunRecordError)) throw err;
+      output.appendLine(err.message);
+      void vscode.window.showWarningMessage(`Rewardsmith: ${err.message}`);
+      return undefined;
     }
   }
 
@@ -415,7 +399,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
             dashboard.event(e);
             if (e.type === 'log') progress.report({ message: e.message });
             else if (e.type === 'progress')
-              progress.report({ message: `${e.frames.toLocaleString()} / ${e.totalFrames.toLocaleString()} frames · ${trainingSuccessText(e)}` });
+              progress.report({ message: `${e.frames.toLocaleString()} / ${e.total_frames.toLocaleString()} frames · ${trainingSuccessText(e.success)}` });
             else if (e.type === 'suggestion') collectSuggestion(e, found);
             else if (e.type === 'reward_error') showRewardError(e);
           },

@@ -54,9 +54,9 @@ export class SweepProgress {
       this.runs.set(e.run, {
         run: e.run,
         state: e.state,
-        jobId: e.jobId,
-        frames: Math.max(e.frames, e.state === 'completed' ? e.totalFrames : 0, prev?.state === e.state ? prev.frames : 0),
-        totalFrames: e.totalFrames,
+        jobId: e.job_id,
+        frames: Math.max(e.frames, e.state === 'completed' ? e.total_frames : 0, prev?.state === e.state ? prev.frames : 0),
+        totalFrames: e.total_frames,
         success: e.success ?? prev?.success,
         message: e.message,
       });

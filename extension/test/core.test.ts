@@ -33,21 +33,22 @@ test('runner events split across chunks arrive whole and in order; stray output 
   const progress = JSON.stringify(
     makeEvent({
       type: 'progress',
-      frames: 2048,
-      totalFrames: 4096,
-      fps: 900,
-      meanReturn: 0.4,
-      successRate: 0.25,
-      successEpisodes: 40,
-      successCi95: [0.14, 0.4],
-      episodes: 3,
       update: 1,
-      policyLoss: 0.1,
-      valueLoss: 0.2,
+      frames: 2048,
+      total_frames: 4096,
+      fps: 900,
+      mean_return: 0.4,
+      success_rate: 0.25,
+      success: { count: 10, n: 40, rate: 0.25, ci95: [0.14, 0.4], started_from_frame: 0, started_to_frame: 1024, mean_return: 0.3 },
+      episodes: 3,
+      policy_loss: 0.1,
+      value_loss: 0.2,
       entropy: 2.6,
+      kl: 0.01,
+      wall_seconds: 2.3,
     }),
   );
-  const finished = JSON.stringify(makeEvent({ type: 'finished', ok: true, runDir: 'runs/a', summary: 'runs/a/summary.json' }));
+  const finished = JSON.stringify(makeEvent({ type: 'finished', ok: true, run_dir: 'runs/a', summary: 'runs/a/summary.json' }));
   const stream = `${progress}\nWARNING: tfjs wasm backend\r\n${JSON.stringify({ v: 99, type: 'progress' })}\n${finished}`;
   for (let i = 0; i < stream.length; i += 7) reader.push(stream.slice(i, i + 7));
   reader.end();
@@ -55,7 +56,7 @@ test('runner events split across chunks arrive whole and in order; stray output 
     events.map((e) => e.type),
     ['progress', 'finished'],
   );
-  assert.equal(events[0].type === 'progress' && events[0].successRate, 0.25);
+  assert.equal(events[0].type === 'progress' && events[0].success_rate, 0.25);
   assert.deepEqual(other, ['WARNING: tfjs wasm backend', '{"v":99,"type":"progress"}']);
 });
 

@@ -13,10 +13,10 @@ const run = (run: string, state: Extract<RunnerEvent, { type: 'sweep_run' }>['st
     reward: run.split('/')[0]!,
     seed: Number(run.split('-').pop()),
     state,
-    jobId: state === 'pending' ? null : '41',
-    runDir: `/s/runs/${run}`,
+    job_id: state === 'pending' ? null : '41',
+    run_dir: `/s/runs/${run}`,
     frames,
-    totalFrames: 1000,
+    total_frames: 1000,
     ...extra,
   });
 

@@ -1,9 +1,10 @@
 // `rewardsmith <command>`: one dispatcher; each command lives with the module that implements it and is
 // loaded lazily so that `rewardsmith lint` does not pay for TensorFlow or the Minecraft server stack.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { didYouMean, notedRunFolder, parseCommandArgs, reportCommandError, UsageError } from './args';
+import { readSuggestions } from './records';
 
 type CommandMain = (argv: string[]) => Promise<number>;
 
@@ -157,10 +158,10 @@ async function afterRun(command: string, runDir: string, events: boolean): Promi
   say(`${where} · next: ${next}`);
 }
 
+/** Ids of the run's suggestions that have a patch; none when the run has no readable suggestions.json. */
 function readSuggestionIds(runDir: string): string[] {
   try {
-    const parsed = JSON.parse(readFileSync(path.join(runDir, 'suggestions.json'), 'utf8')) as { suggestions?: { id: string; diff?: string }[] };
-    return (parsed.suggestions ?? []).filter((s) => s.diff).map((s) => s.id);
+    return (readSuggestions(runDir)?.suggestions ?? []).filter((s) => s.diff).map((s) => s.id);
   } catch {
     return [];
   }

@@ -1,6 +1,19 @@
 // The runner's `--events ndjson` stream: one JSON object per line on stdout. Versioned and typed here, once;
 // the extension imports these types, so a change on one side is a compile error on the other.
-export const EVENTS_VERSION = 1;
+//
+// Field names are the run files' own (ARCHITECTURE.md, "Names in files and events"): snake_case, and a field
+// that is also in a file (summary.json, metrics.ndjson, results.json, suggestions.json) has the same name and
+// shape there, so the dashboard reads a live event and a past run's records with the same code.
+/** 2: field names as in the run files (snake_case; version 1 had camelCase). */
+export const EVENTS_VERSION = 2;
+
+/** A rate over episodes with its Wilson 95 % interval: records.ts `RateRecord`, the same shape on disk. */
+export interface EventRate {
+  count: number;
+  n: number;
+  rate: number | null;
+  ci95: [number, number];
+}
 
 interface EventBase {
   v: typeof EVENTS_VERSION;
@@ -12,48 +25,52 @@ export interface StartedEvent extends EventBase {
   type: 'started';
   command: 'train' | 'eval' | 'loop' | 'rollout' | 'sweep';
   task: string;
-  rewardFile: string | null;
-  runDir: string;
+  reward_file: string | null;
+  run_dir: string;
   backend: string;
   env: 'sim' | 'mineflayer';
-  totalFrames: number;
-  numEnvs: number;
-  resumedFromFrames: number;
+  total_frames: number;
+  num_envs: number;
+  resumed_from_frames: number;
 }
 
 export interface ProgressEvent extends EventBase {
   type: 'progress';
+  /** The update's metrics.ndjson line, and the frames the run will train in all. */
+  update: number;
   frames: number;
-  totalFrames: number;
+  total_frames: number;
   fps: number;
-  meanReturn: number;
+  mean_return: number;
   /**
    * Training success over the episodes that started in a recent window and have all ended (each counted when
    * it ends; summary.json train.success); null until such a window exists. Not "the last N finished".
    */
-  successRate: number | null;
-  /** Episodes behind successRate, and its Wilson 95 % interval. */
-  successEpisodes: number;
-  successCi95: [number, number];
+  success_rate: number | null;
+  /** The same rate with the episodes behind it, its Wilson 95 % interval and its window of started episodes. */
+  success: EventRate & { started_from_frame: number; started_to_frame: number; mean_return: number | null };
   episodes: number;
-  update: number;
-  policyLoss: number;
-  valueLoss: number;
+  policy_loss: number;
+  value_loss: number;
   entropy: number;
+  kl: number;
+  wall_seconds: number;
 }
 
 export interface EvalEvent extends EventBase {
   type: 'eval';
+  /** summary.json's `eval` fields. */
   episodes: number;
-  successRate: number;
-  deathRate: number;
-  /** Wilson 95 % intervals of successRate and deathRate over `episodes`. */
-  successCi95: [number, number];
-  deathCi95: [number, number];
-  avgSteps: number;
-  deathCauses: Record<string, number>;
-  /** Set when training and held-out success intervals are disjoint: the warning, with both figures. */
-  generalisationGap: string | null;
+  success_rate: number;
+  death_rate: number;
+  /** success_rate and death_rate with their counts and Wilson 95 % intervals over `episodes`. */
+  success: EventRate;
+  death: EventRate;
+  avg_steps: number;
+  avg_distance_moved: number;
+  death_causes: Record<string, number>;
+  /** summary.json's `generalisation_gap`: set when training and held-out success intervals are disjoint. */
+  generalisation_gap: { train: EventRate; held_out: EventRate; message: string } | null;
 }
 
 export interface EpisodeFailedEvent extends EventBase {
@@ -62,7 +79,7 @@ export interface EpisodeFailedEvent extends EventBase {
   seed: number;
   steps: number;
   died: boolean;
-  deathCause: string | null;
+  death_cause: string | null;
   /** Top-down path: [x, z] per step, for the dashboard map. */
   path: [number, number][];
 }
@@ -92,11 +109,11 @@ export interface SuggestionEvent extends EventBase {
    * replace them (a `suggestion` event with provisional false/absent, or `finished`).
    */
   provisional?: boolean;
-  /** Failed episodes it explains, of how many failed episodes examined. */
-  episodes?: number;
-  failedEpisodes?: number;
+  /** Failed episodes it explains, of how many failed episodes examined (suggestions.json's coverage names). */
+  explained_episodes?: number;
+  failed_episodes?: number;
   /** An early warning worth stopping training for (offer "Stop and apply"). */
-  earlyWarning?: boolean;
+  early_warning?: boolean;
 }
 
 export interface LogEvent extends EventBase {
@@ -106,8 +123,7 @@ export interface LogEvent extends EventBase {
 }
 
 /**
- * `sweep`: one run (a reward × seed training) changed state or made progress. Added to version 1 (a new
- * type: readers of version 1 that do not know it skip it).
+ * `sweep`: one run (a reward × seed training) changed state or made progress.
  */
 export interface SweepRunEvent extends EventBase {
   type: 'sweep_run';
@@ -116,11 +132,11 @@ export interface SweepRunEvent extends EventBase {
   reward: string;
   seed: number;
   state: 'pending' | 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
-  /** Slurm job id, or the local job's process id; null before submission. */
-  jobId: string | null;
-  runDir: string;
+  /** Slurm job id, or the local job's process id; null before submission (results.json's `job_id`). */
+  job_id: string | null;
+  run_dir: string;
   frames: number;
-  totalFrames: number;
+  total_frames: number;
   /** Held-out success when completed: successes over episodes. */
   success?: { count: number; n: number };
   /** Why it failed. */
@@ -130,7 +146,7 @@ export interface SweepRunEvent extends EventBase {
 export interface FinishedEvent extends EventBase {
   type: 'finished';
   ok: boolean;
-  runDir: string;
+  run_dir: string;
   /** Path of summary.json when the run produced one. */
   summary: string | null;
   error?: string;

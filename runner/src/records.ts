@@ -135,6 +135,55 @@ export interface UpdateMetrics {
   wall_seconds: number;
 }
 
+/** One suggestion in `DIR/suggestions.json` (the analyzer's `Suggestion`, as far as readers rely on it). */
+export interface SuggestionRecord {
+  id: string;
+  /** The finding's cause (the analyzer's FindingKind). */
+  kind: string;
+  /** Share of the examined episodes it concerns, 0..1. */
+  share: number;
+  /** The finding and the advice, readable on its own. */
+  message: string;
+  /** Evidence as text, one line per episode. */
+  evidence: string;
+  /** The same evidence, structured: episode ids and 1-based step ranges (the first few episodes). */
+  episodes: { episode: number; seed: number; steps?: [number, number]; note: string }[];
+  /** Every failed episode this finding explains. */
+  episode_ids: number[];
+  /** 1-based inclusive line range of the reward file it concerns. */
+  lines?: [number, number];
+  /** Unified diff against the reward file (a/NAME, b/NAME). */
+  diff?: string;
+  /** Why a finding that maps to code has no diff. */
+  patchUnavailable?: string;
+}
+
+/** `DIR/suggestions.json`, as `rewardsmith analyze` writes it. */
+export interface SuggestionsRecord {
+  version?: 1;
+  runDir: string;
+  task: string | null;
+  rewardFile: string | null;
+  episodes: number;
+  failed: number;
+  successRate: number;
+  deathRate: number;
+  deathCauses: Record<string, number>;
+  /** The most frequent death cause among failed episodes, null when none died. */
+  mainDeathCause: string | null;
+  /** Failed episodes examined, and how many of them at least one finding explains. */
+  failed_episodes: number;
+  explained_episodes: number;
+  unexplained_episode_ids: number[];
+  /** Failed episodes per finding kind (an episode may have several causes). */
+  causes: Record<string, number>;
+  /** Why the reward was not re-run on the recorded observations, when it was not. */
+  rerunError?: string;
+  /** Why the run's task could not be resolved (the findings that need its target names are missing). */
+  taskError?: string;
+  suggestions: SuggestionRecord[];
+}
+
 /** Where each record lives inside a run folder. */
 export const RUN_FILES = {
   summary: 'summary.json',
@@ -349,4 +398,31 @@ function checkEpisode(e: unknown, where: string): EpisodeRecord {
     }
   });
   return ep as EpisodeRecord;
+}
+
+/**
+ * `DIR/suggestions.json`, checked (the fields editors and `apply` rely on, each error naming the file and the
+ * field); undefined when the run has not been analysed.
+ */
+export function readSuggestions(runDir: string): SuggestionsRecord | undefined {
+  const file = path.join(runDir, RUN_FILES.suggestions);
+  if (!existsSync(file)) return undefined;
+  const parsed = readJsonFile(file) as Partial<SuggestionsRecord> | null;
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed) || !Array.isArray(parsed.suggestions))
+    throw new RunRecordError(`${file}: expected the analyzer's result with a suggestions array`);
+  for (const k of ['failed_episodes', 'explained_episodes'] as const)
+    if (parsed[k] !== undefined && typeof parsed[k] !== 'number') throw new RunRecordError(`${file}: ${k} must be a number`);
+  if (parsed.causes !== undefined && (typeof parsed.causes !== 'object' || parsed.causes === null))
+    throw new RunRecordError(`${file}: causes must be an object of counts`);
+  parsed.suggestions.forEach((s: Partial<SuggestionRecord> | null, i) => {
+    const where = `${file}: suggestions[${i}]`;
+    if (!s || typeof s !== 'object') throw new RunRecordError(`${where} is not a suggestion`);
+    if (typeof s.id !== 'string') throw new RunRecordError(`${where} has no id`);
+    if (typeof s.message !== 'string') throw new RunRecordError(`${where} (${s.id}) has no message`);
+    for (const k of ['evidence', 'diff', 'patchUnavailable'] as const)
+      if (s[k] !== undefined && typeof s[k] !== 'string') throw new RunRecordError(`${where} (${s.id}): ${k} must be a string`);
+    if (s.lines !== undefined && !(Array.isArray(s.lines) && s.lines.length === 2 && s.lines.every((n) => Number.isInteger(n) && n >= 1)))
+      throw new RunRecordError(`${where} (${s.id}): lines must be [first, last], 1-based line numbers`);
+  });
+  return parsed as SuggestionsRecord;
 }

@@ -4,11 +4,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { analyzeRun } from '../src/analyze/analyze';
-import { RUN_FILES } from '../src/records';
+import { readSuggestions, RUN_FILES, RunRecordError } from '../src/records';
 
 const ROOT = path.join(__dirname, '..', '..');
 
@@ -69,4 +69,22 @@ test('apply refuses a reward file that changed since the run, an unknown suggest
   const missingId = cli(run);
   assert.equal(missingId.status, 2);
   assert.match(missingId.stderr, /^rewardsmith apply: --suggestion ID is required/);
+});
+
+test('a malformed suggestions.json is refused with the file and the suggestion at fault, by apply and by the one reader', async (t) => {
+  const { run, user, original } = await analysedRun();
+  t.after(() => rmSync(path.dirname(run), { recursive: true, force: true }));
+  const file = path.join(run, RUN_FILES.suggestions);
+  const analysis = JSON.parse(readFileSync(file, 'utf8'));
+  analysis.suggestions[1].lines = 'near the top';
+  writeFileSync(file, JSON.stringify(analysis));
+  const expected = `${file}: suggestions[1] (${analysis.suggestions[1].id}): lines must be [first, last], 1-based line numbers`;
+  assert.throws(
+    () => readSuggestions(run),
+    (err: Error) => err instanceof RunRecordError && err.message === expected,
+  );
+  const r = cli(run, '--suggestion', 'death-lava');
+  assert.equal(r.status, 1);
+  assert.equal(r.stderr, `rewardsmith apply: ${expected}\n`);
+  assert.equal(readFileSync(user, 'utf8'), original, 'nothing is written');
 });

@@ -54,11 +54,11 @@ test('train --events ndjson: provisional suggestions with episode counts arrive 
     assert.ok(i < lastProgress, `${e.id} arrived while training ran`);
     assert.match(e.id, /^training\//);
     // A reward-level finding (the reward ignores a target name) may concern no episode of this window.
-    assert.ok(e.episodes! >= 0 && e.episodes! <= e.failedEpisodes!, 'counts the failed training episodes behind it');
+    assert.ok(e.explained_episodes! >= 0 && e.explained_episodes! <= e.failed_episodes!, 'counts the failed training episodes behind it');
     assert.match(e.message, /^Provisional \(\d+ of \d+ failed training episodes of the last \d+, \d+ % into training\)/);
   }
   assert.ok(
-    provisional.some(({ e }) => e.episodes! > 0),
+    provisional.some(({ e }) => e.explained_episodes! > 0),
     'some suggestion explains failed training episodes',
   );
   const misaligned = provisional.find(({ e }) => e.id === 'training/reward-misaligned')?.e;

@@ -55,8 +55,8 @@ const runEvents = (r: SweepRun) => r.events.filter((e): e is SweepRunEvent => e.
 const jobIds = (r: SweepRun) =>
   new Map(
     runEvents(r)
-      .filter((e) => e.jobId)
-      .map((e) => [e.run, e.jobId!]),
+      .filter((e) => e.job_id)
+      .map((e) => [e.run, e.job_id!]),
   );
 const readResults = (dir: string) => JSON.parse(readFileSync(path.join(dir, 'results.json'), 'utf8')) as SweepResults;
 

@@ -65,8 +65,8 @@ test('train killed with SIGKILL resumes to the same total frames with no metric 
   assert.equal(second.code, 0, second.stderr);
   const started = second.events.find((e) => e.type === 'started');
   assert.ok(started?.type === 'started');
-  assert.equal(started.resumedFromFrames, 4 * PER_UPDATE);
-  assert.equal(started.totalFrames, FRAMES);
+  assert.equal(started.resumed_from_frames, 4 * PER_UPDATE);
+  assert.equal(started.total_frames, FRAMES);
   const finished = second.events[second.events.length - 1]!;
   assert.ok(finished.type === 'finished' && finished.ok);
 
@@ -104,7 +104,7 @@ test('train killed with SIGKILL resumes to the same total frames with no metric 
   }
   // Resumed from a checkpoint, the estimate continues: episode counts never drop to a fresh run's.
   const progress = second.events.filter((e) => e.type === 'progress');
-  for (const e of progress) assert.ok(e.type === 'progress' && (e.successEpisodes === 0) === (e.successRate === null));
+  for (const e of progress) assert.ok(e.type === 'progress' && (e.success.n === 0) === (e.success_rate === null));
 
   // summary.json: the documented fields with the right types and values.
   const summary = JSON.parse(readFileSync(path.join(out, RUN_FILES.summary), 'utf8')) as RunSummary;

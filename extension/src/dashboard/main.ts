@@ -68,37 +68,27 @@ function onEvent(e: RunnerEvent): void {
   const s = live!;
   switch (e.type) {
     case 'started':
-      byId('live-label').textContent = `${e.task} · ${e.rewardFile?.split(/[\\/]/).pop() ?? 'sparse reward'} (live)`;
+      byId('live-label').textContent = `${e.task} · ${e.reward_file?.split(/[\\/]/).pop() ?? 'sparse reward'} (live)`;
       byId('live-status').textContent =
-        `training on ${e.env} with ${e.numEnvs} envs, backend ${e.backend}, ${e.totalFrames.toLocaleString()} frames${e.resumedFromFrames ? `, resumed at ${e.resumedFromFrames.toLocaleString()}` : ''}`;
+        `training on ${e.env} with ${e.num_envs} envs, backend ${e.backend}, ${e.total_frames.toLocaleString()} frames${e.resumed_from_frames ? `, resumed at ${e.resumed_from_frames.toLocaleString()}` : ''}`;
       break;
     case 'progress':
-      s.return.data.push({ x: e.frames, y: e.meanReturn });
-      if (e.successRate !== null) s.success.data.push({ x: e.frames, y: e.successRate * 100 });
+      s.return.data.push({ x: e.frames, y: e.mean_return });
+      if (e.success_rate !== null) s.success.data.push({ x: e.frames, y: e.success_rate * 100 });
       s.fps.data.push({ x: e.frames, y: e.fps });
       byId('live-status').textContent =
-        `${e.frames.toLocaleString()} / ${e.totalFrames.toLocaleString()} frames · ${Math.round(e.fps)} fps · return ${e.meanReturn.toFixed(2)} · ${trainingSuccessText(e)} · ${e.episodes} episodes finished`;
+        `${e.frames.toLocaleString()} / ${e.total_frames.toLocaleString()} frames · ${Math.round(e.fps)} fps · return ${e.mean_return.toFixed(2)} · ${trainingSuccessText(e.success)} · ${e.episodes} episodes finished`;
       redrawCharts();
       break;
     case 'eval':
+      // The event carries summary.json's `eval` fields, so the live run's row is drawn as a past run's.
       byId('eval').replaceChildren(
-        evalTable([
-          [
-            'live run',
-            {
-              episodes: e.episodes,
-              success: { count: Math.round(e.successRate * e.episodes), n: e.episodes, rate: e.successRate, ci95: e.successCi95 },
-              death: { count: Math.round(e.deathRate * e.episodes), n: e.episodes, rate: e.deathRate, ci95: e.deathCi95 },
-              avg_steps: e.avgSteps,
-              death_causes: e.deathCauses,
-            },
-          ],
-        ]),
-        ...(e.generalisationGap ? [textEl('p', `⚠ ${e.generalisationGap}`, 'result failed')] : []),
+        evalTable([['live run', e]]),
+        ...(e.generalisation_gap ? [textEl('p', `⚠ ${e.generalisation_gap.message}`, 'result failed')] : []),
       );
       break;
     case 'episode_failed':
-      liveFailed.push({ episode: e.episode, steps: e.steps, died: e.died, deathCause: e.deathCause, path: e.path });
+      liveFailed.push({ episode: e.episode, steps: e.steps, died: e.died, death_cause: e.death_cause, path: e.path });
       drawMap();
       break;
     case 'reward_error':
@@ -241,7 +231,7 @@ function drawMap(): void {
     ctx.fill();
     // Where it ended: a cross, red when the agent died; labelled with the reason.
     const [ex, ez] = f.path[f.path.length - 1];
-    const why = f.died ? `died: ${f.deathCause ?? 'unknown'}` : 'timed out';
+    const why = f.died ? `died: ${f.death_cause ?? 'unknown'}` : 'timed out';
     ctx.strokeStyle = f.died ? '#e05252' : color;
     ctx.lineWidth = 2.5;
     ctx.beginPath();

@@ -8,7 +8,7 @@ export interface FailedPath {
   episode: number;
   steps: number;
   died: boolean;
-  deathCause: string | null;
+  death_cause: string | null;
   /** Top-down [x, z] per step. */
   path: [number, number][];
 }

@@ -7,75 +7,37 @@ import path from 'node:path';
 import { CommandError, noteRunFolder, parseCommandArgs, runCommand, terminalText } from '../args';
 import { makeEvent, type RunnerEvent } from '../events';
 import { formatRate, wilson } from '../stats';
-import { readEpisodes, readSummary, runTaskRef, RUN_FILES, RunRecordError, type RunSummary } from '../records';
+import {
+  readEpisodes,
+  readSuggestions,
+  readSummary,
+  runTaskRef,
+  RUN_FILES,
+  RunRecordError,
+  type RunSummary,
+  type SuggestionRecord,
+  type SuggestionsRecord,
+} from '../records';
 import { resolveTask, type TaskSpec } from '../tasks';
 import { findFailures, type EpisodeEvidence, type Finding, type FindingKind, type RewardFacts } from './findings';
 import { denseLines, patchReward, PatchUnavailable, type PatchRequest } from './patches';
 import { rerunReward } from './rerun';
 
-export interface Suggestion {
-  id: string;
+/** A suggestion as the analyzer builds it: suggestions.json's record, with the analyzer's own types. */
+export interface Suggestion extends SuggestionRecord {
   kind: FindingKind;
-  /** Share of the examined episodes it concerns, 0..1. */
-  share: number;
-  /** The finding and the advice, readable on its own. */
-  message: string;
-  /** Evidence as text (one line per episode), for editors that show a string. */
-  evidence: string;
-  /** The same evidence, structured: episode ids and step ranges (the first few episodes). */
   episodes: EpisodeEvidence[];
-  /** Every failed episode this finding explains. */
-  episode_ids: number[];
-  /** 1-based inclusive line range of the reward file it concerns. */
-  lines?: [number, number];
-  /** Unified diff against the reward file (a/NAME, b/NAME), checked to apply, parse and lint clean. */
-  diff?: string;
-  /** Why a finding that maps to code has no diff (no place for it in this reward, or it would not lint). */
-  patchUnavailable?: string;
   /** The change the diff makes, as a request patchReward understands (the no-LLM loop composes these). */
   patch?: PatchRequest;
 }
 
-export interface Analysis {
-  runDir: string;
-  task: string | null;
-  rewardFile: string | null;
-  episodes: number;
-  failed: number;
-  successRate: number;
-  deathRate: number;
-  deathCauses: Record<string, number>;
-  /** The most frequent death cause among failed episodes, null when none died. */
-  mainDeathCause: string | null;
-  /** Failed episodes examined, and how many of them at least one finding explains. */
-  failed_episodes: number;
-  explained_episodes: number;
-  unexplained_episode_ids: number[];
-  /** Failed episodes per finding kind (an episode may have several causes). */
-  causes: Record<string, number>;
-  /** Why the reward was not re-run on the recorded observations, when it was not. */
-  rerunError?: string;
-  /** Why the run's task could not be resolved (the findings that need its target names are missing). */
-  taskError?: string;
+export interface Analysis extends SuggestionsRecord {
   suggestions: Suggestion[];
 }
 
-/** `DIR/suggestions.json` as `rewardsmith analyze` writes it, checked; undefined when the run has none. */
+/** `DIR/suggestions.json` as `rewardsmith analyze` writes it (records.ts checks it); undefined when the run has none. */
 export function readAnalysis(runDir: string): Analysis | undefined {
-  const file = path.join(runDir, RUN_FILES.suggestions);
-  if (!existsSync(file)) return undefined;
-  let parsed: Partial<Analysis> | null;
-  try {
-    parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<Analysis> | null;
-  } catch (err) {
-    throw new RunRecordError(`${file}: not valid JSON (${(err as Error).message})`);
-  }
-  if (!parsed || typeof parsed !== 'object' || !Array.isArray(parsed.suggestions))
-    throw new RunRecordError(`${file}: expected the analyzer's result with a suggestions array`);
-  parsed.suggestions.forEach((s, i) => {
-    if (typeof s?.message !== 'string') throw new RunRecordError(`${file}: suggestions[${i}] has no message`);
-  });
-  return parsed as Analysis;
+  return readSuggestions(runDir) as Analysis | undefined;
 }
 
 /** The run's task from its summary (its task file when it had one, else its built-in id), or why it cannot be had. */

@@ -7,8 +7,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CommandError, didYouMean, parseCommandArgs, runCommand, terminalText, UsageError } from '../args';
 import { applyUnifiedDiff, PatchError } from '../diff';
-import { RUN_FILES, type RunSummary } from '../records';
-import type { Analysis } from './analyze';
+import { readSuggestions, readSummary, RUN_FILES } from '../records';
 
 export const APPLY_SPEC = {
   command: 'apply',
@@ -26,15 +25,6 @@ changed since the run trained on it or when the patch no longer applies.`,
   epilog: 'example: rewardsmith apply runs/a --suggestion death-lava',
 } as const;
 
-function readJson<T>(file: string, what: string): T {
-  if (!existsSync(file)) throw new CommandError(`${file}: no ${what}`);
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as T;
-  } catch (err) {
-    throw new CommandError(`${file}: not valid JSON (${(err as Error).message})`);
-  }
-}
-
 export interface ApplyResult {
   file: string;
   diff: string;
@@ -44,11 +34,11 @@ export interface ApplyResult {
 /** Applies suggestion `id` of run `runDir` to `rewardFile` (default: the run's recorded reward file). */
 export function applySuggestion(runDir: string, id: string, opts: { rewardFile?: string; dryRun?: boolean } = {}): ApplyResult {
   const suggestionsFile = path.join(runDir, RUN_FILES.suggestions);
-  if (!existsSync(suggestionsFile)) throw new CommandError(`${suggestionsFile}: no analysis yet; run \`rewardsmith analyze ${runDir}\` first`);
-  const analysis = readJson<Analysis>(suggestionsFile, 'analysis');
-  const suggestion = analysis.suggestions?.find((s) => s.id === id);
+  const analysis = readSuggestions(runDir);
+  if (!analysis) throw new CommandError(`${suggestionsFile}: no analysis yet; run \`rewardsmith analyze ${runDir}\` first`);
+  const suggestion = analysis.suggestions.find((s) => s.id === id);
   if (!suggestion) {
-    const ids = (analysis.suggestions ?? []).map((s) => s.id);
+    const ids = analysis.suggestions.map((s) => s.id);
     const [near] = didYouMean(id, ids);
     throw new UsageError(
       `--suggestion ${id}: no such suggestion in ${suggestionsFile}${near ? ` (did you mean ${near}?)` : ''}; there are: ${ids.join(', ') || 'none'}`,
@@ -59,7 +49,7 @@ export function applySuggestion(runDir: string, id: string, opts: { rewardFile?:
       `suggestion ${id} has no patch${suggestion.patchUnavailable ? `: ${suggestion.patchUnavailable}` : ''}; it is advice to act on by hand`,
     );
 
-  const summary = existsSync(path.join(runDir, RUN_FILES.summary)) ? readJson<RunSummary>(path.join(runDir, RUN_FILES.summary), 'summary') : null;
+  const summary = readSummary(runDir);
   const target = opts.rewardFile ?? summary?.reward_file ?? undefined;
   if (!target) throw new UsageError(`the run does not record the reward file it trained on; pass --reward FILE`);
   if (!existsSync(target)) {

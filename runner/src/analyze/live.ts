@@ -45,9 +45,9 @@ export async function liveAnalysis(
       ...(s.lines ? { lines: s.lines } : {}),
       ...(s.diff ? { diff: s.diff } : {}),
       provisional: true,
-      episodes: s.episode_ids.length,
-      failedEpisodes: failed.length,
-      ...(warning ? { earlyWarning: true } : {}),
+      explained_episodes: s.episode_ids.length,
+      failed_episodes: failed.length,
+      ...(warning ? { early_warning: true } : {}),
     });
   });
 }

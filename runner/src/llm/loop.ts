@@ -769,11 +769,11 @@ async function runLoopCommand(
 ): Promise<number> {
   try {
     const { out, summary } = await body();
-    emit?.(makeEvent({ type: 'finished', ok: true, runDir: out, summary }));
+    emit?.(makeEvent({ type: 'finished', ok: true, run_dir: out, summary }));
     return 0;
   } catch (err) {
     const code = reportCommandError(command, err, io);
-    if (code !== 0) emit?.(makeEvent({ type: 'finished', ok: false, runDir: '', summary: null, error: err instanceof Error ? err.message : String(err) }));
+    if (code !== 0) emit?.(makeEvent({ type: 'finished', ok: false, run_dir: '', summary: null, error: err instanceof Error ? err.message : String(err) }));
     return code;
   }
 }
@@ -919,13 +919,13 @@ export async function loopCommand(argv: string[], terminal: CommandIo = PROCESS_
         type: 'started',
         command: 'loop',
         task: task.id,
-        rewardFile: options.startReward ?? null,
-        runDir: out,
+        reward_file: options.startReward ?? null,
+        run_dir: out,
         backend: values.backend ?? 'auto',
         env: 'sim',
-        totalFrames: options.steps * options.iterations * options.candidates,
-        numEnvs: options.train?.envs ?? 0,
-        resumedFromFrames: 0,
+        total_frames: options.steps * options.iterations * options.candidates,
+        num_envs: options.train?.envs ?? 0,
+        resumed_from_frames: 0,
       }),
     );
     const result = await new Loop(options).run();

@@ -96,7 +96,7 @@ async function runEpisodes(env: VecEnv, n: number, opts: EvaluateOptions) {
               seed: record.seed,
               steps: record.steps,
               died: record.died,
-              deathCause: record.deathCause,
+              death_cause: record.deathCause,
               path: record.path.map(([x, , z]) => [x, z] as [number, number]),
             }),
           );

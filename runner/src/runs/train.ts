@@ -355,13 +355,13 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
       type: 'started',
       command: 'train',
       task: task.id,
-      rewardFile: state.rewardFile,
-      runDir,
+      reward_file: state.rewardFile,
+      run_dir: runDir,
       backend: backend.name,
       env: 'sim',
-      totalFrames: state.totalFrames,
-      numEnvs: state.numEnvs,
-      resumedFromFrames: state.frames,
+      total_frames: state.totalFrames,
+      num_envs: state.numEnvs,
+      resumed_from_frames: state.frames,
     }),
   );
 
@@ -504,23 +504,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
       appendFileSync(metricsFile, JSON.stringify(metrics) + '\n');
       state.metricsLines = state.update;
       state.lastStats = { ...stats, fps };
-      emit(
-        makeEvent({
-          type: 'progress',
-          frames: state.frames,
-          totalFrames: state.totalFrames,
-          fps,
-          meanReturn,
-          successRate,
-          successEpisodes: success.n,
-          successCi95: success.ci95,
-          episodes: state.episodes,
-          update: state.update,
-          policyLoss: stats.policyLoss,
-          valueLoss: stats.valueLoss,
-          entropy: stats.entropy,
-        }),
-      );
+      emit(makeEvent({ type: 'progress', ...metrics, total_frames: state.totalFrames }));
       if (options.liveAnalysis && state.update % LIVE_ANALYSIS_EVERY === 0 && state.frames < state.totalFrames && liveWindow.some((e) => !e.success)) {
         for (const e of await options.liveAnalysis([...liveWindow], {
           frames: state.frames,
@@ -599,7 +583,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
     };
     const summaryFile = path.join(runDir, RUN_FILES.summary);
     writeFileSync(summaryFile, JSON.stringify(summary, null, 2) + '\n');
-    emit(makeEvent({ type: 'finished', ok: true, runDir, summary: summaryFile }));
+    emit(makeEvent({ type: 'finished', ok: true, run_dir: runDir, summary: summaryFile }));
     return summary;
   } catch (caught) {
     let err = caught;
@@ -611,7 +595,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
       const e = err as RewardError;
       emit(makeEvent({ type: 'reward_error', file: e.file, line: e.line, column: e.column, kind: e.kind, message: e.detail }));
     }
-    emit(makeEvent({ type: 'finished', ok: false, runDir, summary: null, error: err instanceof Error ? err.message : String(err) }));
+    emit(makeEvent({ type: 'finished', ok: false, run_dir: runDir, summary: null, error: err instanceof Error ? err.message : String(err) }));
     throw err;
   } finally {
     await env?.close();
@@ -624,17 +608,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
 }
 
 function evalEvent(e: EvalSummary, gap: ReturnType<typeof generalisationGap>): RunnerEvent {
-  return makeEvent({
-    type: 'eval',
-    episodes: e.episodes,
-    successRate: e.success_rate,
-    deathRate: e.death_rate,
-    successCi95: e.success.ci95,
-    deathCi95: e.death.ci95,
-    avgSteps: e.avg_steps,
-    deathCauses: e.death_causes,
-    generalisationGap: gap?.message ?? null,
-  });
+  return makeEvent({ type: 'eval', ...e, generalisation_gap: gap });
 }
 
 /** metrics.csv beside metrics.ndjson, rewritten from it (at each checkpoint and at the end). */
@@ -684,10 +658,10 @@ class Reporter {
       return;
     }
     if (e.type === 'started') {
-      const resumed = e.resumedFromFrames ? `, resuming at ${e.resumedFromFrames.toLocaleString('en-US')} frames` : '';
-      const frames = e.command === 'eval' ? '' : `${e.totalFrames.toLocaleString('en-US')} frames, `;
+      const resumed = e.resumed_from_frames ? `, resuming at ${e.resumed_from_frames.toLocaleString('en-US')} frames` : '';
+      const frames = e.command === 'eval' ? '' : `${e.total_frames.toLocaleString('en-US')} frames, `;
       process.stderr.write(
-        `${e.command} ${e.task} with ${e.rewardFile ? path.relative(process.cwd(), e.rewardFile) : '(no reward)'}: ${frames}${e.numEnvs} envs, backend ${e.backend}${resumed}\n`,
+        `${e.command} ${e.task} with ${e.reward_file ? path.relative(process.cwd(), e.reward_file) : '(no reward)'}: ${frames}${e.num_envs} envs, backend ${e.backend}${resumed}\n`,
       );
     } else if (e.type === 'progress') {
       this.bar(e);
@@ -700,8 +674,8 @@ class Reporter {
   };
 
   private bar(e: ProgressEvent): void {
-    const fraction = Math.min(1, e.frames / e.totalFrames);
-    const text = `${bar(fraction)} ${(fraction * 100).toFixed(0).padStart(3)}%  ${e.frames.toLocaleString('en-US')}/${e.totalFrames.toLocaleString('en-US')} frames  ${Math.round(e.fps)} fps  return ${e.meanReturn.toFixed(2)}  success ${e.successRate === null ? `— (no window of started episodes has ended)` : `${(e.successRate * 100).toFixed(0)}% [${(e.successCi95[0] * 100).toFixed(0)}–${(e.successCi95[1] * 100).toFixed(0)}] of ${e.successEpisodes}`}`;
+    const fraction = Math.min(1, e.frames / e.total_frames);
+    const text = `${bar(fraction)} ${(fraction * 100).toFixed(0).padStart(3)}%  ${e.frames.toLocaleString('en-US')}/${e.total_frames.toLocaleString('en-US')} frames  ${Math.round(e.fps)} fps  return ${e.mean_return.toFixed(2)}  success ${e.success_rate === null ? `— (no window of started episodes has ended)` : `${(e.success_rate * 100).toFixed(0)}% [${(e.success.ci95[0] * 100).toFixed(0)}–${(e.success.ci95[1] * 100).toFixed(0)}] of ${e.success.n}`}`;
     if (this.tty) {
       const now = Date.now();
       if (now - this.lastDraw < 100 && fraction < 1) return;
@@ -875,13 +849,13 @@ async function evalMain(argv: string[]): Promise<number> {
         type: 'started',
         command: 'eval',
         task: task.id,
-        rewardFile: hasReward ? path.resolve(rewardFile) : null,
-        runDir,
+        reward_file: hasReward ? path.resolve(rewardFile) : null,
+        run_dir: runDir,
         backend: backend.name,
         env: 'sim',
-        totalFrames: 0,
-        numEnvs,
-        resumedFromFrames: 0,
+        total_frames: 0,
+        num_envs: numEnvs,
+        resumed_from_frames: 0,
       }),
     );
     sandbox = hasReward ? await RewardSandbox.open(rewardFile, numEnvs, { attack: task.attack }) : null;
@@ -928,7 +902,7 @@ async function evalMain(argv: string[]): Promise<number> {
     const summaryFile = path.join(runDir, RUN_FILES.summary);
     writeFileSync(summaryFile, JSON.stringify(summary, null, 2) + '\n');
     reporter.emit(evalEvent(result.summary, gap));
-    reporter.emit(makeEvent({ type: 'finished', ok: true, runDir, summary: summaryFile }));
+    reporter.emit(makeEvent({ type: 'finished', ok: true, run_dir: runDir, summary: summaryFile }));
     if (!reporter.events)
       process.stdout.write(
         `\n${resultTable([{ task: task.id, reward: hasReward ? path.basename(rewardFile) : '(none)', summary }])}\n\nrun folder: ${runDir}\n`,
@@ -939,7 +913,7 @@ async function evalMain(argv: string[]): Promise<number> {
     if (err instanceof RewardError)
       reporter.emit(makeEvent({ type: 'reward_error', file: err.file, line: err.line, column: err.column, kind: err.kind, message: err.detail }));
     reporter.emit(
-      makeEvent({ type: 'finished', ok: false, runDir: path.resolve(v.out), summary: null, error: err instanceof Error ? err.message : String(err) }),
+      makeEvent({ type: 'finished', ok: false, run_dir: path.resolve(v.out), summary: null, error: err instanceof Error ? err.message : String(err) }),
     );
     throw asCommandError(err, reporter);
   } finally {

@@ -196,10 +196,10 @@ export async function sweep(o: SweepOptions): Promise<SweepResults> {
         reward: job.reward,
         seed: job.seed,
         state: r.state,
-        jobId: r.jobId,
-        runDir: job.runDir,
+        job_id: r.jobId,
+        run_dir: job.runDir,
         frames,
-        totalFrames: job.steps,
+        total_frames: job.steps,
         ...extra,
       }),
     );
@@ -215,13 +215,13 @@ export async function sweep(o: SweepOptions): Promise<SweepResults> {
       type: 'started',
       command: 'sweep',
       task: task.id,
-      rewardFile: null,
-      runDir: dir,
+      reward_file: null,
+      run_dir: dir,
       backend: o.engine.kind,
       env: 'sim',
-      totalFrames: o.steps * jobs.length,
-      numEnvs: o.train?.envs ?? 0,
-      resumedFromFrames: 0,
+      total_frames: o.steps * jobs.length,
+      num_envs: o.train?.envs ?? 0,
+      resumed_from_frames: 0,
     }),
   );
   o.say?.(`sweep: ${rewards.length} reward(s) × ${o.seeds} seed(s) = ${jobs.length} runs of ${o.steps.toLocaleString('en-US')} frames on ${o.engine.kind}`);
@@ -357,16 +357,16 @@ export async function sweepCommand(argv: string[], io: CommandIo = PROCESS_IO): 
       const table = readFileSync(path.join(out, SWEEP_FILES.table), 'utf8');
       if (!emit) io.stdout(table + `\nresults: ${path.join(out, SWEEP_FILES.results)} (plot: ${SWEEP_FILES.plot})\n`);
       if (controller.signal.aborted) {
-        emit?.(makeEvent({ type: 'finished', ok: false, runDir: out, summary: path.join(out, SWEEP_FILES.results), error: 'cancelled' }));
+        emit?.(makeEvent({ type: 'finished', ok: false, run_dir: out, summary: path.join(out, SWEEP_FILES.results), error: 'cancelled' }));
         return 130;
       }
       const failed = results.runs.filter((r) => r.state !== 'completed');
       if (failed.length > 0) {
         const message = `${failed.length} of ${results.runs.length} runs did not complete (${failed.map((r) => `${r.reward}/seed-${r.seed}: ${r.message ?? r.state}`).join('; ')}); run the same command again to retry them`;
-        emit?.(makeEvent({ type: 'finished', ok: false, runDir: out, summary: path.join(out, SWEEP_FILES.results), error: message }));
+        emit?.(makeEvent({ type: 'finished', ok: false, run_dir: out, summary: path.join(out, SWEEP_FILES.results), error: message }));
         throw new CommandError(message);
       }
-      emit?.(makeEvent({ type: 'finished', ok: true, runDir: out, summary: path.join(out, SWEEP_FILES.results) }));
+      emit?.(makeEvent({ type: 'finished', ok: true, run_dir: out, summary: path.join(out, SWEEP_FILES.results) }));
       return 0;
     },
     io,
