@@ -202,3 +202,16 @@ export class Suggestions implements vscode.TreeDataProvider<Node>, vscode.TextDo
 function firstLine(s: string): string {
   return s.split('\n')[0];
 }
+
+/** The Suggestions view, the patched-file previews and the preview / apply / dismiss commands. */
+export function registerSuggestionsView(context: vscode.ExtensionContext, suggestions: Suggestions): void {
+  /** Suggestion commands get `{uri, id}` from code actions and the tree's node from its inline buttons. */
+  const target = (arg: { uri: string; id?: string; suggestion?: AnalyzerSuggestion }) => ({ uri: arg.uri, id: arg.id ?? arg.suggestion?.id ?? '' });
+  context.subscriptions.push(
+    vscode.window.registerTreeDataProvider('rewardsmith.suggestions', suggestions),
+    vscode.workspace.registerTextDocumentContentProvider(PATCHED_SCHEME, suggestions),
+    vscode.commands.registerCommand('rewardsmith.previewSuggestion', (arg) => suggestions.preview(target(arg).uri, target(arg).id)),
+    vscode.commands.registerCommand('rewardsmith.applySuggestion', (arg) => suggestions.apply(target(arg).uri, target(arg).id)),
+    vscode.commands.registerCommand('rewardsmith.dismissSuggestion', (arg) => suggestions.drop(target(arg).uri, target(arg).id)),
+  );
+}

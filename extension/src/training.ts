@@ -1,0 +1,248 @@
+// Training from the editor: the CodeLens over `reward_function`, `rewardsmith train` as a child process with a
+// cancellable notification, the status-bar item and the dashboard, then the analyzer's suggestions on the file.
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { AnalyzerSuggestion } from '../../language-server/src/lsp_ext';
+import { makeEvent, type RunnerEvent } from '../../runner/src/events';
+import { readSuggestions, RunRecordError, type SuggestionsRecord } from '../../runner/src/records';
+import { rateText, rewardEntryLine, trainingSuccessText } from './core';
+import { failureReason } from './runner';
+import { toAnalyzerSuggestion } from './suggestions';
+import { isRewardFile, newRunDir, REWARD_SELECTOR, rewardDocument, type Services, showRewardError, taskFor, workspaceDir } from './workspace';
+
+export function registerTraining(s: Services): void {
+  const { context, output, runner, suggestions, dashboard } = s;
+  const status = vscode.window.createStatusBarItem('rewardsmith.status', vscode.StatusBarAlignment.Left, 10);
+  status.name = 'Rewardsmith training';
+  status.command = 'rewardsmith.showDashboard';
+  context.subscriptions.push(status);
+  let training = false;
+
+  const lensChanged = new vscode.EventEmitter<void>();
+  context.subscriptions.push(
+    vscode.languages.registerCodeLensProvider(REWARD_SELECTOR, {
+      onDidChangeCodeLenses: lensChanged.event,
+      provideCodeLenses(document) {
+        const line = rewardEntryLine(document.getText());
+        if (line === undefined) return [];
+        const range = new vscode.Range(line, 0, line, 0);
+        const iterations = vscode.workspace.getConfiguration('rewardsmith.improve').get<number>('iterations') ?? 3;
+        return [
+          new vscode.CodeLens(range, {
+            title: training ? '$(sync~spin) Training…' : '▶ Train on this reward',
+            command: training ? 'rewardsmith.showDashboard' : 'rewardsmith.train',
+            arguments: [document.uri],
+          }),
+          new vscode.CodeLens(range, { title: 'Critique', command: 'rewardsmith.critique', arguments: [document.uri] }),
+          new vscode.CodeLens(range, { title: `Improve (${iterations} iterations)`, command: 'rewardsmith.improve', arguments: [document.uri] }),
+          new vscode.CodeLens(range, { title: 'Improve (no LLM)', command: 'rewardsmith.improveNoLlm', arguments: [document.uri] }),
+        ];
+      },
+    }),
+    vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('rewardsmith') && lensChanged.fire()),
+  );
+
+  const setTraining = (on: boolean) => {
+    training = on;
+    void vscode.commands.executeCommand('setContext', 'rewardsmith.training', on);
+    lensChanged.fire();
+  };
+
+  async function train(uri?: vscode.Uri): Promise<void> {
+    if (training) {
+      void vscode.window.showInformationMessage('A training run is already in progress; stop it from its notification first.');
+      return;
+    }
+    const document = await rewardDocument(uri);
+    if (!document) return;
+    const task = await taskFor(document);
+    if (!task) return;
+    const config = vscode.workspace.getConfiguration('rewardsmith.training');
+    const outDir = newRunDir(s, document, 'train');
+    const args = [
+      'train',
+      document.uri.fsPath,
+      '--task',
+      task,
+      '--steps',
+      String(config.get<number>('steps')),
+      '--envs',
+      String(config.get<number>('envs')),
+      '--backend',
+      config.get<string>('backend') ?? 'auto',
+      '--out',
+      outDir,
+      '--events',
+      'ndjson',
+      ...(config.get<string[]>('extraArgs') ?? []),
+    ];
+    s.runtimeErrors.delete(document.uri);
+    setTraining(true);
+    const label = `${path.basename(document.uri.fsPath)} on ${task}`;
+    dashboard.show(true);
+    dashboard.startLive(label);
+    status.text = `$(sync~spin) Rewardsmith: starting ${task}`;
+    status.show();
+    let last: Extract<RunnerEvent, { type: 'progress' }> | undefined;
+    let evalResult: Extract<RunnerEvent, { type: 'eval' }> | undefined;
+    const streamed: AnalyzerSuggestion[] = [];
+    // Provisional suggestions from training episodes, shown as code actions while training runs (latest per id);
+    // the analysis after held-out evaluation replaces them.
+    const provisional = new Map<string, AnalyzerSuggestion>();
+    const stop = new vscode.CancellationTokenSource();
+    let warned = false;
+    let applyAfterStop: string | undefined;
+    try {
+      const result = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Training on ${label}`, cancellable: true },
+        (progress, token) =>
+          runner.run(
+            args,
+            workspaceDir(document),
+            (e) => {
+              if (e.type === 'suggestion' && e.provisional) {
+                provisional.set(e.id, toAnalyzerSuggestion(e));
+                suggestions.set(document.uri, [...provisional.values()], { provisional: true, failed: e.failed_episodes ?? 0 });
+                if (e.early_warning && !warned) {
+                  warned = true;
+                  void vscode.window
+                    .showWarningMessage(`Early warning: ${e.message.split('\n')[0]}`, ...(e.diff ? ['Stop and apply'] : []), 'Keep training')
+                    .then((c) => {
+                      if (c !== 'Stop and apply') return;
+                      applyAfterStop = e.id;
+                      stop.cancel();
+                    });
+                }
+                return;
+              }
+              dashboard.event(e);
+              if (e.type === 'progress') {
+                const increment = last ? ((e.frames - last.frames) / e.total_frames) * 100 : (e.frames / e.total_frames) * 100;
+                last = e;
+                progress.report({
+                  increment,
+                  message: `${e.frames.toLocaleString()} / ${e.total_frames.toLocaleString()} frames · ${trainingSuccessText(e.success)}`,
+                });
+                status.text = `$(sync~spin) ${e.frames.toLocaleString()} / ${e.total_frames.toLocaleString()} frames · ${trainingSuccessText(e.success)}`;
+              } else if (e.type === 'eval') {
+                evalResult = e;
+                progress.report({ message: `evaluated: held-out success ${rateText(e.success.rate, e.success.ci95, e.success.n)}` });
+                if (e.generalisation_gap) void vscode.window.showWarningMessage(e.generalisation_gap.message);
+              } else if (e.type === 'started') {
+                progress.report({ message: `started on ${e.env}, backend ${e.backend}` });
+              } else if (e.type === 'reward_error') {
+                showRewardError(s, e);
+              } else if (e.type === 'suggestion') {
+                streamed.push(toAnalyzerSuggestion(e));
+              }
+            },
+            linkedToken(token, stop),
+          ),
+      );
+      dashboard.sendPastRuns();
+      if (applyAfterStop) {
+        status.text = `$(debug-stop) Rewardsmith: stopped at ${last?.frames.toLocaleString() ?? 0} frames to apply a suggestion`;
+        await suggestions.preview(document.uri.toString(), applyAfterStop);
+        return;
+      }
+      if (result.cancelled) {
+        status.text = `$(debug-stop) Rewardsmith: stopped at ${last?.frames.toLocaleString() ?? 0} frames`;
+        void vscode.window.showInformationMessage(
+          `Training stopped; the checkpoint is kept in ${outDir} (resume with \`rewardsmith train … --resume ${outDir}\`).`,
+        );
+        return;
+      }
+      if (!result.finished?.ok || result.code !== 0) {
+        status.text = '$(error) Rewardsmith: training failed';
+        const reason = failureReason(result);
+        if (!result.finished) dashboard.event(makeEvent({ type: 'finished', ok: false, run_dir: outDir, summary: null, error: reason }));
+        void vscode.window.showErrorMessage(`Training failed: ${reason}`, 'Show log').then((c) => c && output.show());
+        return;
+      }
+      status.text = `$(check) Rewardsmith: ${evalResult ? `held-out success ${rateText(evalResult.success.rate, evalResult.success.ci95, evalResult.success.n)}` : last ? trainingSuccessText(last.success) : 'done'} · ${last?.frames.toLocaleString() ?? '?'} frames`;
+      await analyze(s, outDir, document, streamed);
+    } finally {
+      stop.dispose();
+      setTraining(false);
+    }
+  }
+
+  async function analyzeRun(): Promise<void> {
+    const root = s.runsRoot();
+    const picked = await vscode.window.showOpenDialog({
+      canSelectFolders: true,
+      canSelectFiles: false,
+      defaultUri: root ? vscode.Uri.file(root) : undefined,
+      openLabel: 'Analyze run',
+    });
+    const document = vscode.window.activeTextEditor?.document;
+    if (!picked?.[0] || !document || !isRewardFile(document.uri)) {
+      if (picked?.[0]) void vscode.window.showErrorMessage('Open the reward file the run trained on, then analyze the run.');
+      return;
+    }
+    await analyze(s, picked[0].fsPath, document);
+  }
+
+  context.subscriptions.push(
+    vscode.commands.registerCommand('rewardsmith.train', train),
+    vscode.commands.registerCommand('rewardsmith.analyzeRun', analyzeRun),
+    vscode.commands.registerCommand('rewardsmith.showDashboard', () => dashboard.show()),
+    vscode.commands.registerCommand('rewardsmith.stopTraining', () =>
+      vscode.window.showInformationMessage('Use the Cancel button on the training notification; the runner keeps its checkpoint.'),
+    ),
+    vscode.window.onDidChangeActiveTextEditor((e) => {
+      if (!training) e && isRewardFile(e.document.uri) ? status.show() : status.hide();
+    }),
+  );
+  status.text = '$(beaker) Rewardsmith';
+  status.tooltip = 'Show the run dashboard';
+  if (vscode.window.activeTextEditor && isRewardFile(vscode.window.activeTextEditor.document.uri)) status.show();
+}
+
+/** Cancelled when either the notification's Cancel or our own source (Stop and apply) fires. */
+function linkedToken(token: vscode.CancellationToken, own: vscode.CancellationTokenSource): vscode.CancellationToken {
+  token.onCancellationRequested(() => own.cancel());
+  return own.token;
+}
+
+/** Runs the trajectory analyzer on a finished run and shows its suggestions on the reward file. */
+async function analyze(s: Services, runDir: string, document: vscode.TextDocument, already: AnalyzerSuggestion[] = []): Promise<void> {
+  const found = [...already];
+  await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Rewardsmith: analysing failed episodes' }, () =>
+    s.runner.run(['analyze', runDir, '--reward', document.uri.fsPath, '--events', 'ndjson'], workspaceDir(document), (e) => {
+      if (e.type === 'suggestion') found.push(toAnalyzerSuggestion(e));
+    }),
+  );
+  // suggestions.json has the evidence (episodes, steps) the events leave out; it is also the only source
+  // when the analyzer streamed nothing.
+  const written = readSuggestionsFile(s, runDir);
+  const fromFile = (written?.suggestions ?? []).map((w) => toAnalyzerSuggestion(w));
+  if (found.length === 0) found.push(...fromFile);
+  for (const f of found) f.evidence ??= fromFile.find((w) => w.id === f.id)?.evidence;
+  for (const f of found) if (f.evidence === undefined) delete f.evidence;
+  s.suggestions.set(
+    document.uri,
+    found,
+    // Coverage is absent from files written before it existed.
+    typeof written?.failed_episodes === 'number'
+      ? { failed: written.failed_episodes, explained: written.explained_episodes ?? 0, causes: written.causes ?? {} }
+      : undefined,
+  );
+  if (found.length > 0) {
+    void vscode.window
+      .showInformationMessage(`The analyzer has ${found.length} suggestion${found.length === 1 ? '' : 's'} for ${path.basename(document.uri.fsPath)}.`, 'Show')
+      .then((c) => c && vscode.commands.executeCommand('rewardsmith.suggestions.focus'));
+  }
+}
+
+/** The run's suggestions.json through the runner's checked reader: a malformed file is reported as the CLI reports it. */
+function readSuggestionsFile(s: Services, runDir: string): SuggestionsRecord | undefined {
+  try {
+    return readSuggestions(runDir);
+  } catch (err) {
+    if (!(err instanceof RunRecordError)) throw err;
+    s.output.appendLine(err.message);
+    void vscode.window.showWarningMessage(`Rewardsmith: ${err.message}`);
+    return undefined;
+  }
+}
