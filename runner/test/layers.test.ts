@@ -25,7 +25,7 @@ const RUNNER_LAYERS: readonly (readonly string[])[] = [
   ['runs'],
   ['env', 'ppo', 'reward'],
   ['records', 'tasks'],
-  ['args', 'events', 'stats', 'seeds', 'diff'],
+  ['args', 'events', 'stats', 'seeds', 'diff', 'svg'],
   ['schema'],
 ];
 

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { readSummary as readRunSummary, SWEEP_FILES, type RunSummary, type SweepResults, type SweepRewardResult, type SweepRunResult } from '../records';
 import { bootstrapMean } from '../stats';
+import { diamond, escapeXml as esc, svgDocument } from '../svg';
 import type { JobState } from './engine';
 
 export { SWEEP_FILES, type SweepResults };
@@ -106,8 +107,6 @@ export function resultsMarkdown(r: SweepResults): string {
   return lines.join('\n') + '\n';
 }
 
-const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
 /** One row per reward: its 95 % interval as a bar, the mean as a diamond, each seed's success as a dot. */
 export function resultsSvg(r: SweepResults): string {
   const labelWidth = Math.min(260, 12 + 7 * Math.max(6, ...r.rewards.map((w) => w.reward.length)));
@@ -119,8 +118,6 @@ export function resultsSvg(r: SweepResults): string {
   const height = top + rowHeight * Math.max(1, r.rewards.length) + bottom;
   const x = (v: number) => labelWidth + v * plotWidth;
   const parts: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
-    `<rect width="100%" height="100%" fill="#fff"/>`,
     `<text x="${labelWidth}" y="18" font-weight="bold">${esc(`${r.task}: held-out success per reward (${r.seeds.length} seeds, ${r.steps.toLocaleString('en-US')} frames)`)}</text>`,
   ];
   for (let t = 0; t <= 10; t += 2) {
@@ -146,11 +143,7 @@ export function resultsSvg(r: SweepResults): string {
         `<circle cx="${x(run.success!.rate!)}" cy="${cy}" r="3" fill="#333" fill-opacity="0.6"><title>seed ${run.seed}: ${pct(run.success!.rate!)} % of ${run.success!.n}</title></circle>`,
       );
     }
-    const m = x(w.mean_success);
-    parts.push(
-      `<path d="M ${m} ${cy - 7} L ${m + 6} ${cy} L ${m} ${cy + 7} L ${m - 6} ${cy} Z" fill="#08519c"><title>mean ${pct(w.mean_success)} % [${pct(w.ci95[0])}, ${pct(w.ci95[1])}]</title></path>`,
-    );
+    parts.push(diamond(x(w.mean_success), cy, 6, 7, 'fill="#08519c"', `mean ${pct(w.mean_success)} % [${pct(w.ci95[0])}, ${pct(w.ci95[1])}]`));
   });
-  parts.push('</svg>');
-  return parts.join('\n') + '\n';
+  return svgDocument(width, height, parts);
 }

@@ -2,6 +2,7 @@
 // at the mean held-out success with its bootstrap 95 % interval as a whisker, and the paper's published
 // figure for the same method as a hollow diamond beside it.
 import type { BootstrapEstimate } from '../stats';
+import { diamond, escapeXml as esc, svgDocument, whisker } from '../svg';
 
 export interface PlotRow {
   task: string;
@@ -12,8 +13,8 @@ export interface PlotRow {
 
 const COLOURS = { foundation: '#8c8c8c', sparse: '#4e79a7', dense: '#e15759' } as const;
 const LABELS = { foundation: 'foundation', sparse: 'foundation + sparse', dense: 'foundation + dense' } as const;
-
-const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+/** The paper's published figure: a hollow diamond. */
+const PAPER_MARK = 'fill="#fff" stroke="#000" stroke-width="1.5"';
 
 export function renderPlot(rows: readonly PlotRow[], title: string): string {
   const tasks = [...new Set(rows.map((r) => r.task))];
@@ -29,11 +30,7 @@ export function renderPlot(rows: readonly PlotRow[], title: string): string {
   const width = Math.max(660, left + right + tasks.length * groupW);
   const height = top + plotH + bottom;
   const y = (v: number) => top + plotH * (1 - Math.max(0, Math.min(1, v)));
-  const parts: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
-    `<rect width="100%" height="100%" fill="#fff"/>`,
-    `<text x="${left}" y="20" font-size="14" font-weight="bold">${esc(title)}</text>`,
-  ];
+  const parts: string[] = [`<text x="${left}" y="20" font-size="14" font-weight="bold">${esc(title)}</text>`];
   for (const v of [0, 0.25, 0.5, 0.75, 1]) {
     parts.push(`<line x1="${left}" x2="${width - right}" y1="${y(v)}" y2="${y(v)}" stroke="#ddd"/>`);
     parts.push(`<text x="${left - 6}" y="${y(v) + 4}" text-anchor="end">${v * 100}%</text>`);
@@ -50,16 +47,12 @@ export function renderPlot(rows: readonly PlotRow[], title: string): string {
           `<rect x="${x}" y="${y(e.mean)}" width="${barW}" height="${y(0) - y(e.mean)}" fill="${COLOURS[m]}"><title>${esc(`${task}, ${LABELS[m]}: ${(e.mean * 100).toFixed(1)} % [${(e.ci95[0] * 100).toFixed(1)}, ${(e.ci95[1] * 100).toFixed(1)}], ${e.groups} seeds, ${e.n} episodes`)}</title></rect>`,
         );
         const cx = x + barW / 2;
-        parts.push(`<line x1="${cx}" x2="${cx}" y1="${y(e.ci95[0])}" y2="${y(e.ci95[1])}" stroke="#000" stroke-width="1.5"/>`);
-        for (const v of e.ci95) parts.push(`<line x1="${cx - 6}" x2="${cx + 6}" y1="${y(v)}" y2="${y(v)}" stroke="#000" stroke-width="1.5"/>`);
+        parts.push(...whisker(cx, y(e.ci95[0]), y(e.ci95[1])));
         parts.push(`<text x="${cx}" y="${y(e.ci95[1]) - 5}" text-anchor="middle" font-size="10">${(e.mean * 100).toFixed(0)}</text>`);
       }
       if (row && row.paper !== null) {
-        const px = x + barW + 1,
-          py = y(row.paper / 100);
-        parts.push(
-          `<path d="M ${px} ${py - 5} L ${px + 5} ${py} L ${px} ${py + 5} L ${px - 5} ${py} Z" fill="#fff" stroke="#000" stroke-width="1.5"><title>${esc(`paper (MineDojo), ${m === 'sparse' ? 'sparse reward RL' : 'Auto MC-Reward'}: ${row.paper} %`)}</title></path>`,
-        );
+        const paper = `paper (MineDojo), ${m === 'sparse' ? 'sparse reward RL' : 'Auto MC-Reward'}: ${row.paper} %`;
+        parts.push(diamond(x + barW + 1, y(row.paper / 100), 5, 5, PAPER_MARK, paper));
       }
     });
     parts.push(`<text x="${left + g * groupW + groupW / 2}" y="${top + plotH + 18}" text-anchor="middle">${esc(task)}</text>`);
@@ -71,10 +64,7 @@ export function renderPlot(rows: readonly PlotRow[], title: string): string {
     parts.push(`<rect x="${lx}" y="${ly - 10}" width="12" height="12" fill="${COLOURS[m]}"/><text x="${lx + 16}" y="${ly}">${LABELS[m]}</text>`);
     lx += 150;
   }
-  parts.push(
-    `<path d="M ${lx + 6} ${ly - 10} L ${lx + 12} ${ly - 4} L ${lx + 6} ${ly + 2} L ${lx} ${ly - 4} Z" fill="#fff" stroke="#000" stroke-width="1.5"/><text x="${lx + 16}" y="${ly}">paper (MineDojo)</text>`,
-  );
+  parts.push(`${diamond(lx + 6, ly - 4, 6, 6, PAPER_MARK)}<text x="${lx + 16}" y="${ly}">paper (MineDojo)</text>`);
   parts.push(`<text x="${left}" y="${ly + 22}" fill="#555">bars: mean over seeds; whiskers: bootstrap 95 % interval over seeds and episodes</text>`);
-  parts.push('</svg>');
-  return parts.join('\n') + '\n';
+  return svgDocument(width, height, parts);
 }
