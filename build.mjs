@@ -3,12 +3,13 @@
 // (TypeScript, minecraft-data, the prismarine simulator stack, TensorFlow.js and its wasm backend). What
 // cannot be JavaScript stays a file beside the bundles: isolated-vm's native addon, the TensorFlow.js .wasm
 // binaries, TypeScript's lib.*.d.ts (the language server type-checks reward files against them) and Chart.js's
-// standalone build (inlined into `rewardsmith report` pages).
+// standalone build (inlined into `rewardsmith report` pages). The TypeScript server plugin the extension
+// contributes is built as a package of its own (dist/rewardsmith-ts-plugin/).
 // External, and not shipped in the .vsix: the mineflayer backend's stack (mineflayer, flying-squid and the
 // prismarine packages only it loads), the optional native TensorFlow.js backends, and esbuild (only used when
 // the runner runs from sources).
 import * as esbuild from 'esbuild';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
@@ -47,6 +48,8 @@ const minecraftDataOneVersion = {
   },
 };
 
+const TS_PLUGIN = { name: 'rewardsmith-ts-plugin', source: 'extension/src/ts-plugin.ts', dir: 'dist/rewardsmith-ts-plugin' };
+
 const pick = (entries) => Object.fromEntries(Object.entries(entries).filter(([, src]) => existsSync(src)));
 
 const common = { bundle: true, sourcemap: true, logLevel: 'warning', outdir: 'dist', legalComments: 'none' };
@@ -65,6 +68,20 @@ const builds = [
     assetNames: 'native/[name]',
   },
   { ...common, entryPoints: pick(browserEntries), platform: 'browser', target: 'es2022', format: 'iife' },
+  // The TypeScript server plugin, as the package tsserver resolves by name (package.mjs ships it as
+  // node_modules/rewardsmith-ts-plugin/ in the .vsix). tsserver passes it its own TypeScript and calls
+  // `module.exports` itself, so the default export becomes module.exports.
+  {
+    ...common,
+    entryPoints: pick({ index: TS_PLUGIN.source }),
+    sourcemap: false,
+    outdir: TS_PLUGIN.dir,
+    platform: 'node',
+    target: 'node18',
+    format: 'cjs',
+    external: ['typescript'],
+    footer: { js: 'module.exports = module.exports.default;' },
+  },
 ].filter((b) => Object.keys(b.entryPoints).length > 0);
 
 /** The files the bundles load by path at run time, copied beside them. */
@@ -75,6 +92,9 @@ function copyRuntimeFiles() {
   const wasmDir = path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'));
   for (const f of readdirSync(wasmDir).filter((f) => f.endsWith('.wasm'))) copyFileSync(path.join(wasmDir, f), path.join('dist', f));
   copyFileSync(path.join(path.dirname(require.resolve('chart.js')), 'chart.umd.min.js'), path.join('dist', 'chart.umd.min.js'));
+  const version = JSON.parse(readFileSync('package.json', 'utf8')).version;
+  mkdirSync(TS_PLUGIN.dir, { recursive: true });
+  writeFileSync(path.join(TS_PLUGIN.dir, 'package.json'), `${JSON.stringify({ name: TS_PLUGIN.name, version, private: true, main: 'index.js' }, null, 2)}\n`);
 }
 
 copyRuntimeFiles();

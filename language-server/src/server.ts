@@ -230,6 +230,9 @@ export function startServer(connection: Connection = createConnection(ProposedFe
     const uri = params.textDocument.uri;
     const doc = documents.get(uri);
     if (!doc) return [];
+    // The schema's fixes come first and each finding's best fix is marked preferred (VS Code lists preferred
+    // actions first and applies them with "Auto Fix"); the analyzer's actions follow.
+    const schemaFixes: CodeAction[] = [];
     const actions: CodeAction[] = [];
     const current = lintResults.get(uri) ?? [];
     const sameRange = (a: Diagnostic['range'], b: Diagnostic['range']) =>
@@ -237,15 +240,21 @@ export function startServer(connection: Connection = createConnection(ProposedFe
     for (const diag of params.context.diagnostics) {
       if (diag.source === DIAGNOSTIC_SOURCE.lint) {
         const match = current.find((d) => d.code === diag.code && sameRange(d.range, diag.range));
-        for (const fix of match?.fixes ?? []) {
-          actions.push({
+        const fixes = match?.fixes ?? [];
+        const best = Math.max(
+          0,
+          fixes.findIndex((f) => f.preferred),
+        );
+        [fixes[best]!, ...fixes.filter((_, i) => i !== best)].forEach((fix, i) => {
+          if (!fix) return;
+          schemaFixes.push({
             title: fix.title,
             kind: CodeActionKind.QuickFix,
             diagnostics: [diag],
-            isPreferred: fix.preferred,
+            isPreferred: i === 0,
             edit: { changes: { [uri]: fix.edits } },
           });
-        }
+        });
       } else if (diag.source === DIAGNOSTIC_SOURCE.analyzer) {
         const id = (diag.data as { suggestionId?: string } | undefined)?.suggestionId;
         const suggestion = id ? suggestions.get(uri)?.get(id) : undefined;
@@ -272,7 +281,7 @@ export function startServer(connection: Connection = createConnection(ProposedFe
         });
       }
     }
-    return actions;
+    return [...schemaFixes, ...actions];
   });
 
   connection.onExecuteCommand((params) => {

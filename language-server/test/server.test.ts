@@ -160,6 +160,8 @@ describe('language server over stdio', () => {
     })) as CodeAction[];
     const lava = actions.find((a) => a.title.startsWith("Change 'magma' to 'lava'"))!;
     assert.ok(lava?.isPreferred, 'rename to lava is the preferred fix');
+    assert.equal(actions[0], lava, 'the preferred fix comes first');
+    assert.equal(actions.filter((a) => a.isPreferred).length, 1, 'one preferred fix per finding');
     await edit(editsOf(lava));
     assert.ok(!diagnostics().some((d) => d.code === 'unknown-name'), 'both magma keys renamed');
     assert.match(text, /'lava' in current_nearest_blocks/);
