@@ -1,5 +1,6 @@
 // The user's path through the extension in a real VS Code (code-server), driven through Chromium:
-// Problems lists the schema error → the Train CodeLens is there → clicking it shows progress and ends with a
+// Problems lists the schema error → its Quick Fix menu offers the lava fix and none of TypeScript's fixes that
+// break the reward contract → the Train CodeLens is there → clicking it shows progress and ends with a
 // result in the dashboard → an analyzer suggestion offers a code action → applying it changes the file.
 // Every step leaves a screenshot in $E2E_ARTIFACTS.
 import assert from 'node:assert/strict';
@@ -56,6 +57,71 @@ try {
   assert.match(problem, /lava/, `the magma problem should suggest lava, got: ${problem}`);
   log(`Problems: ${problem.replace(/\s+/g, ' ')}`);
   await screenshot('problems-magma');
+
+  // 1b. Quick Fix on the magma problem offers the schema's lava fix, and nothing of TypeScript's that removes
+  // or renames reward_function's parameters. The file leaves inventory_change, past_agent_positions and
+  // GLOBAL_DATA unread: TypeScript alone fades them and offers "Remove unused declaration", "Prefix with an
+  // underscore" and "Delete all unused declarations", which would break the positional contract. Wait for
+  // TypeScript's service first (its hover on Math), so that an empty menu is its answer and not its absence.
+  const lines = original.split('\n');
+  const goTo = async (needle) => {
+    const line = lines.findIndex((l) => l.includes(needle));
+    assert.ok(line >= 0, needle);
+    await page.keyboard.press('Control+G');
+    // Go to Line is Quick Open with its ":" prefix.
+    await page.locator('.quick-input-widget input').fill(`:${line + 1}:${lines[line].indexOf(needle) + 2}`);
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(300);
+  };
+  await page.locator('.tab', { hasText: 'tree.reward.ts' }).first().click();
+  for (let attempt = 0; ; attempt++) {
+    await goTo('Math.sign(sparse)');
+    await page.keyboard.press('Control+K');
+    await page.keyboard.press('Control+I');
+    const hover = page.locator('.monaco-hover', { hasText: /var Math: Math/ }).first();
+    if (
+      await hover.waitFor({ timeout: 10_000 }).then(
+        () => true,
+        () => false,
+      )
+    )
+      break;
+    assert.ok(attempt < 12, "TypeScript's hover on Math never appeared: is the TypeScript service running?");
+    await page.keyboard.press('Escape');
+  }
+  await page.keyboard.press('Escape');
+  log("TypeScript's service answers");
+  const UNUSED_FIX = /unused declaration|Delete all unused|with an underscore|destructured object/i;
+  const menuAt = async (needle, shotName) => {
+    await goTo(needle);
+    await page.keyboard.press('Control+.');
+    const rows = page.locator('.action-widget .monaco-list-row');
+    const none = page.locator('.monaco-editor-overlaymessage', { hasText: /No code actions/i });
+    await Promise.race([rows.first().waitFor({ timeout: 30_000 }), none.waitFor({ timeout: 30_000 })]);
+    await page.waitForTimeout(1500); // every provider's actions are in
+    const entries = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+    await screenshot(shotName);
+    await page.keyboard.press('Escape');
+    log(`Quick Fix at ${needle}: ${entries.length ? entries.join(' | ') : '(no code actions)'}`);
+    return entries;
+  };
+  const atMagma = await menuAt("'magma'", 'quick-fix-magma');
+  assert.match(
+    atMagma[atMagma.indexOf('Quick Fix') + 1] ?? '',
+    /Change 'magma' to 'lava'/,
+    `the Quick Fix menu on magma should offer the lava fix first, got: ${atMagma.join(' | ')}`,
+  );
+  assert.deepEqual(
+    atMagma.filter((t) => UNUSED_FIX.test(t)),
+    [],
+  );
+  const atParameter = await menuAt('inventory_change', 'quick-fix-unread-parameter');
+  assert.deepEqual(
+    atParameter.filter((t) => UNUSED_FIX.test(t)),
+    [],
+    'no TypeScript fix may remove or rename a reward_function parameter',
+  );
+  assert.equal(await page.locator('.monaco-editor .squiggly-inline-unnecessary').count(), 0, "reward_function's unread parameters should not be faded");
 
   // 2. The Train CodeLens is over reward_function.
   const train = page.locator('.codelens-decoration a', { hasText: 'Train on this reward' });
