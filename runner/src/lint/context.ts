@@ -116,7 +116,7 @@ export class LintContext {
   /** Which names a dict expression holds (`current_nearest_blocks` → block and mob names), if it is one. */
   dictKeys(e: ts.Expression): DictKeys | undefined {
     if (this.dictKeysCache.has(e)) return this.dictKeysCache.get(e);
-    const type = this.checker.getTypeAtLocation(e);
+    const type = this.typeOf(e);
     let keys: DictKeys | undefined;
     for (const p of PARAMETERS)
       if (p.keys && this.snap.isSchemaType(type, p.tsType)) {
@@ -128,7 +128,28 @@ export class LintContext {
   }
 
   isType(e: ts.Node, alias: string): boolean {
-    return this.snap.isSchemaType(this.checker.getTypeAtLocation(e), alias);
+    return this.snap.isSchemaType(this.typeOf(e), alias);
+  }
+
+  /**
+   * The type the schema questions look at. For a parameter, a `const` or a name declared outside the file, the
+   * declared type (computed once per name): narrowing could only remove `undefined`, which the schema checks
+   * ignore, and asking TypeScript for the narrowed type runs its flow analysis at every use, which was most
+   * of a re-lint's time. Other expressions (and `let` names, whose types evolve) get the type at the spot.
+   */
+  typeOf(e: ts.Node): ts.Type {
+    if (ts.isIdentifier(e)) {
+      const symbol = this.checker.getSymbolAtLocation(e);
+      const decl = symbol?.valueDeclaration;
+      if (symbol && decl) {
+        const declared =
+          decl.getSourceFile() !== this.sf ||
+          ts.isParameter(decl) ||
+          ((ts.isVariableDeclaration(decl) || ts.isBindingElement(decl)) && (ts.getCombinedNodeFlags(decl) & ts.NodeFlags.Const) !== 0);
+        if (declared) return this.checker.getTypeOfSymbol(symbol);
+      }
+    }
+    return this.checker.getTypeAtLocation(e);
   }
 
   isGlobalData(e: ts.Expression): boolean {
