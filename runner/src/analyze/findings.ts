@@ -630,14 +630,14 @@ function targetFindings(failed: EpisodeRecord[], task: TaskSpec | undefined): Fi
       share,
       message: `${plural(slow.length, 'failed episode')} of ${failed.length} (${pct(share)}) had the target (${targets.join('/')}) in view and did not walk up to it: its distance ${paces >= 0 ? 'shrank' : 'grew'} by ${fmt(Math.abs(paces / slow.length), 3)} m per step on average, against a walking pace of ${GAME_FACTS.walkPerStep} m.`,
       suggestion:
-        'Pay only for real progress: while a target is in view, +1 when it is closer than ever before in this episode (by a margin), −1 on every other step, −1 for losing sight of it. A "+1 whenever closer" term pays for creeping and dawdling as much as for walking up.',
+        'Pay only for real progress: while a target is in view, +1 when it is closer than ever before in this episode (by a margin) and nothing on other steps; −1 for losing sight of it. A "+1 whenever closer" term pays for creeping and dawdling as much as for walking up.',
       evidence: slow.slice(0, KEEP_EVIDENCE),
       episodeIds: slow.map((e) => e.episode),
       patch: {
         kind: 'approach-record',
         targets,
         step: PROGRESS_PER_STEP,
-        why: `${pct(share)} of failed episodes had a target in view and crept instead of walking up to it; only a new closest distance pays now, other steps in view cost.`,
+        why: `${pct(share)} of failed episodes had a target in view and crept instead of walking up to it; only a new closest distance pays now.`,
       },
     });
   }
@@ -801,7 +801,7 @@ function gamedFinding(episodes: EpisodeRecord[], task: TaskSpec | undefined, rew
     share,
     message: `The reward is gamed: ${paidText}in ${plural(evidence.size, 'failed episode')} of ${failed.length} (${pct(share)}) it paid for not finishing.${returns}`,
     suggestion:
-      'Pay progress that cannot be farmed: +1 only for a new closest distance to the target this episode, −1 on every other step with the target in view, so dawdling costs and finishing is the best way to earn.',
+      'Pay progress that cannot be farmed: +1 only for a new closest distance to the target this episode, nothing for approaching again after turning away, so finishing is the best way to earn.',
     evidence: ids.slice(0, KEEP_EVIDENCE).map((id) => evidence.get(id)!),
     episodeIds: ids,
     patch: {

@@ -506,9 +506,10 @@ function addApproachRecord(src: RewardSource, term: DenseTerm, req: PatchRequest
       `	} else if (${now}[0] < GLOBAL_DATA.${key} - ${step}) {`,
       `		GLOBAL_DATA.${key} = ${now}[0];`,
       `		${yieldDense(term, 1)} // closer than ever before this episode`,
-      '	} else {',
-      `		${yieldDense(term, -1)} // no new progress: time costs`,
       '	}',
+      // No penalty for the other steps in view: a cost that only seeing the target incurs teaches the agent to
+      // look away (measured: training success fell from the foundation's 42 % to 26 % of 118 episodes).
+      `	${yieldDense(term, 0)} // no new progress: nothing to earn by approaching again`,
       '}',
     ],
     edits,
@@ -710,7 +711,7 @@ function addExplorationBonus(src: RewardSource, term: DenseTerm, req: PatchReque
     visible = `${names}.some((${each}) => current_nearest_blocks[${each}] !== undefined)`;
   }
   // Searching pays only until a target is first seen this episode: after that, wandering to new cells would
-  // pay more than walking up to the target (and would undo an approach term's "time costs").
+  // pay more than walking up to the target.
   const seen = src.fresh('target_seen');
   // At the top of a dense function, so that every path sees it (it only returns when a new cell is entered);
   // for a dense variable, just before the final return, so that it overrides what was computed the same way.
