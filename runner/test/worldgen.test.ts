@@ -11,7 +11,7 @@ import { GAME_FACTS } from '../src/schema';
 import { BUILTIN_TASKS, TaskFileError, VANILLA_WORLD, loadTaskFile, type TaskSpec } from '../src/tasks';
 import { SimEnv, makeMob } from '../src/env/sim/sim';
 import { SimBatch } from '../src/env/sim/vec';
-import { S, mcData } from '../src/env/sim/registry';
+import { LAVA_BLOCK, S, mcData, stateToBlock } from '../src/env/sim/registry';
 import { explosionDamage } from '../src/env/sim/mobs';
 import {
   CREATURE_SPAWN_PROBABILITY,
@@ -243,6 +243,41 @@ test('underground: diamond veins (size 8, y 0–15, 1 per chunk), caves and cany
   // The same seed gives the same world; another seed another.
   assert.deepEqual(generateChunk('underground', 42, 1, -2), generateChunk('underground', 42, 1, -2));
   assert.notDeepEqual(generateChunk('underground', 43, 1, -2), generateChunk('underground', 42, 1, -2));
+});
+
+test('underground starts: no fluid in the start room and no lava within 3 blocks of it, level or above; lava no longer runs onto a start', () => {
+  // Vanilla spawns a player only where PlayerRespawnLogic finds no fluid, and lava runs 3 blocks across a level
+  // (LavaFluid.getDropOff 2). Seed 2498725746 is one the scripted teacher lost: lava ran onto its start in 41 steps.
+  const task = BUILTIN_TASKS['explore-diamond']!;
+  // The first positions of 387276917, 4203543429, 56502658 and 4020695695 have lava in reach: their starts move.
+  const seeds = [2498725746, 387276917, 4203543429, 56502658, 4020695695, ...Array.from({ length: 11 }, (_, i) => (i * 2654435761 + 7) >>> 0)];
+  for (const seed of seeds) {
+    const env = new SimEnv(task);
+    env.reset(seed, new Float32Array(env.featureSize), 0);
+    const x0 = Math.floor(env.entity.pos.x),
+      z0 = Math.floor(env.entity.pos.z),
+      y0 = Math.floor(env.entity.pos.y);
+    const lavaNear: string[] = [];
+    for (let dx = -4; dx <= 4; dx++)
+      for (let dz = -4; dz <= 4; dz++)
+        for (let y = y0; y < y0 + 6; y++) {
+          const s = env.world.stateAt(x0 + dx, y, z0 + dz);
+          if (stateToBlock[s] === LAVA_BLOCK) lavaNear.push(`${dx},${y},${dz}`);
+          if (Math.abs(dx) <= 1 && Math.abs(dz) <= 1 && y <= y0 + 1) assert.ok(s === S.cave_air, `seed ${seed}: the start room holds ${s} at ${dx},${y},${dz}`);
+        }
+    assert.deepEqual(lavaNear, [], `seed ${seed}: lava within reach of the start`);
+  }
+  // Left alone for 41 steps (and 20 s more), the teacher's lost start stays free of lava.
+  const env = new SimEnv(task);
+  env.reset(2498725746, new Float32Array(env.featureSize), 0);
+  const e = env.entity;
+  for (let t = 0; t < 441; t++) {
+    env.world.tick(e.pos.x, e.pos.z);
+    for (let dx = -1; dx <= 1; dx++)
+      for (let dz = -1; dz <= 1; dz++)
+        for (const y of [11, 12])
+          assert.notEqual(stateToBlock[env.world.stateAt(Math.floor(e.pos.x) + dx, y, Math.floor(e.pos.z) + dz)], LAVA_BLOCK, `tick ${t}`);
+  }
 });
 
 test('lava flows: opened to a tunnel it runs 3 blocks (drop-off 2) at one block per 30 ticks', () => {

@@ -8,7 +8,7 @@
 // `generateChunk(kind, seed, cx, cz)` fills one chunk column of block state ids for the stored height band,
 // and `blockStateAt(kind, seed, x, y, z)` answers any single coordinate (outside the band it returns the
 // band's fill: stone below/above underground, air above plains).
-import { MOB_MAX_HEALTH, S, type PlainsMob } from './registry';
+import { LAVA_BLOCK, MOB_MAX_HEALTH, S, WATER_BLOCK, stateToBlock, type PlainsMob } from './registry';
 import { VANILLA_WORLD, type WorldKind, type WorldOptions } from '../../tasks';
 import { hash32 } from '../../seeds';
 
@@ -797,7 +797,7 @@ const SPRINGS = [
   { state: S.lava, count: 20, y: (r: Stream) => r.nextInt(r.nextInt(r.nextInt(240) + 8) + 8) },
 ];
 
-function generateUndergroundChunk(seed: number, cx: number, cz: number, out: Uint16Array, options: WorldOptions): void {
+function generateUndergroundChunk(seed: number, cx: number, cz: number, out: Uint16Array, options: WorldOptions, withStartRoom = true): void {
   const { minY, height } = WORLD_BANDS.underground;
   out.fill(S.stone);
   // Bedrock floor: y 0 always, y 1..4 where y ≤ nextInt(5) (vanilla's rough floor).
@@ -876,17 +876,6 @@ function generateUndergroundChunk(seed: number, cx: number, cz: number, out: Uin
         }
       }
   }
-  // The agent's start room.
-  const spawn = undergroundSpawn(seed);
-  const sy = Math.floor(spawn.y);
-  for (let x = Math.floor(spawn.x) - SPAWN_ROOM; x <= Math.floor(spawn.x) + SPAWN_ROOM; x++) {
-    for (let z = Math.floor(spawn.z) - SPAWN_ROOM; z <= Math.floor(spawn.z) + SPAWN_ROOM; z++) {
-      for (let y = sy - 1; y <= sy + 1; y++) {
-        const i = index(x, y, z);
-        if (i >= 0) out[i] = y === sy - 1 ? S.stone : S.cave_air; // a solid floor under the feet, two cells of air
-      }
-    }
-  }
   // VEGETAL_DECORATION: springs, in this chunk only (their flow is the simulator's).
   SPRINGS.forEach((spring, si) => {
     const r = stream(seed, SALT.spring + si * 31, cx, cz);
@@ -916,6 +905,18 @@ function generateUndergroundChunk(seed: number, cx: number, cz: number, out: Uin
       if (rock === 3 && hole === 1) out[cellIndex(lx, y - minY, lz)] = spring.state;
     }
   });
+  // The agent's start room, carved last: no spring above takes it for its opening (vanilla has no such room).
+  if (!withStartRoom) return;
+  const spawn = undergroundSpawn(seed, options);
+  const sy = Math.floor(spawn.y);
+  for (let x = Math.floor(spawn.x) - SPAWN_ROOM; x <= Math.floor(spawn.x) + SPAWN_ROOM; x++) {
+    for (let z = Math.floor(spawn.z) - SPAWN_ROOM; z <= Math.floor(spawn.z) + SPAWN_ROOM; z++) {
+      for (let y = sy - 1; y <= sy + 1; y++) {
+        const i = index(x, y, z);
+        if (i >= 0) out[i] = y === sy - 1 ? S.stone : S.cave_air; // a solid floor under the feet, two cells of air
+      }
+    }
+  }
 }
 
 /** Fills `out` (length CHUNK_CELLS(kind)) with chunk column (cx, cz) of the world (kind, seed, options). */
@@ -955,10 +956,72 @@ export interface SpawnPoint {
   yaw: number;
 }
 
-function undergroundSpawn(seed: number): SpawnPoint {
-  const x = (hash32(seed + SALT.spawn, 1) % 64) - 32 + 0.5;
-  const z = (hash32(seed + SALT.spawn, 2) % 64) - 32 + 0.5;
-  return { x, y: 11, z, yaw: ((hash32(seed + SALT.spawn, 3) % 24) * Math.PI) / 12 };
+/**
+ * LavaFluid.getDropOff: 2 in the overworld (getSlopeFindDistance 2, getTickDelay 30): a source's amount 8 runs
+ * 6, 4, 2 — three blocks across a level — and falling lava starts again at 8 below.
+ */
+export const LAVA_FLOW_REACH = 3;
+/**
+ * ServerPlayer.fudgeSpawnLocation tries positions in the spawn area until PlayerRespawnLogic
+ * .getOverworldRespawnPos accepts one (it refuses a column with fluid at the spawn); this many, then the last.
+ */
+const SPAWN_TRIES = 64;
+/** The underground start height (the task's startY). */
+const UNDERGROUND_START_Y = 11;
+const undergroundSpawns = new Map<string, SpawnPoint>();
+
+/**
+ * The underground start: the first of a seeded series of positions at y 11 where, in the world as generated
+ * around it before its room is carved, no fluid fills the room's cells (getOverworldRespawnPos) and no lava
+ * lies within LAVA_FLOW_REACH blocks of the room, level with it or anywhere above (lava that falls starts
+ * again): a player is never put where lava runs onto them at once. The world itself is not changed — only
+ * where in it the agent starts.
+ */
+function undergroundSpawn(seed: number, options: WorldOptions = VANILLA_WORLD): SpawnPoint {
+  const key = `${seed}:${options.oreDensity}`; // ores decide which springs find natural stone around them
+  let spawn = undergroundSpawns.get(key);
+  if (spawn) return spawn;
+  const yaw = ((hash32(seed + SALT.spawn, 3) % 24) * Math.PI) / 12;
+  for (let attempt = 0; ; attempt++) {
+    const x = (hash32(seed + SALT.spawn, 1, attempt) % 64) - 32,
+      z = (hash32(seed + SALT.spawn, 2, attempt) % 64) - 32;
+    spawn = { x: x + 0.5, y: UNDERGROUND_START_Y, z: z + 0.5, yaw };
+    if (attempt + 1 >= SPAWN_TRIES || undergroundStartSafe(seed, x, z, options)) break;
+  }
+  if (undergroundSpawns.size > 4096) undergroundSpawns.clear();
+  undergroundSpawns.set(key, spawn);
+  return spawn;
+}
+
+/** Whether the start room around block column (x, z) at y 11 is free of fluid and out of lava's reach (see undergroundSpawn). */
+function undergroundStartSafe(seed: number, x: number, z: number, options: WorldOptions): boolean {
+  const { minY, height } = WORLD_BANDS.underground;
+  const r = SPAWN_ROOM + LAVA_FLOW_REACH;
+  const chunks = new Map<number, Uint16Array>();
+  const stateAt = (bx: number, y: number, bz: number) => {
+    const cx = Math.floor(bx / 16),
+      cz = Math.floor(bz / 16);
+    const k = (cx + 32768) * 65536 + (cz + 32768);
+    let cells = chunks.get(k);
+    if (!cells) {
+      cells = new Uint16Array(CHUNK_CELLS('underground'));
+      generateUndergroundChunk(seed, cx, cz, cells, options, false);
+      chunks.set(k, cells);
+    }
+    return cells[cellIndex(bx - cx * 16, y - minY, bz - cz * 16)]!;
+  };
+  const sy = UNDERGROUND_START_Y;
+  for (let dx = -r; dx <= r; dx++) {
+    for (let dz = -r; dz <= r; dz++) {
+      const inRoom = Math.abs(dx) <= SPAWN_ROOM && Math.abs(dz) <= SPAWN_ROOM;
+      for (let y = sy; y < minY + height; y++) {
+        const b = stateToBlock[stateAt(x + dx, y, z + dz)];
+        if (b === LAVA_BLOCK) return false;
+        if (inRoom && y <= sy + 1 && b === WATER_BLOCK) return false;
+      }
+    }
+  }
+  return true;
 }
 
 /**
@@ -966,7 +1029,7 @@ function undergroundSpawn(seed: number): SpawnPoint {
  * feet or head (plants are fine). Underground: in a small room carved at y = `startY` (11 for the task).
  */
 export function spawnPoint(kind: WorldKind, seed: number, options: WorldOptions = VANILLA_WORLD): SpawnPoint {
-  if (kind === 'underground') return undergroundSpawn(seed);
+  if (kind === 'underground') return undergroundSpawn(seed, options);
   const yaw = ((hash32(seed + SALT.spawn, 3) % 24) * Math.PI) / 12;
   const clear = (s: number) => s === S.air || isAirOrPlant(s) || PLAINS_FLOWERS.includes(s);
   for (let attempt = 0; ; attempt++) {
