@@ -18,12 +18,12 @@ const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx
 const json = <T>(file: string) => JSON.parse(readFileSync(file, 'utf8')) as T;
 
 test('the scripted teacher reaches a tree, a cow and diamond ore in its demonstrations', () => {
-  // Underground on the vanilla world the teacher can lose a demonstration it cannot plan around: on seed 3
-  // lava flows onto the start within 41 steps. It must still reach diamond ore in one of three.
+  // Underground the teacher reaches diamond ore in two of three (the third world's ore lies beyond what it finds
+  // in 60,000 steps); the start is never where lava runs onto it at once (it used to on the first world, in 41 steps).
   for (const [task, episodes, minWins] of [
     ['approach-tree', 4, 3],
     ['approach-cow', 4, 3],
-    ['explore-diamond', 3, 1],
+    ['explore-diamond', 3, 2],
   ] as const) {
     const d = recordDemonstrations(resolveTask(task), episodes, 3, 0);
     const wins = d.episodes.filter((e) => e.success).length;

@@ -136,10 +136,10 @@ const clamp = (v: number, lo: number, hi: number) => (v < lo ? lo : v > hi ? hi 
 
 // ---- the pitch set of one plane: sorted disjoint open intervals of slopes (tan of the elevation) still unoccluded ----
 let openCount = 0;
-let openLo = new Float64Array(64);
-let openHi = new Float64Array(64);
-let nextLo = new Float64Array(64);
-let nextHi = new Float64Array(64);
+const openLo = new Float64Array(64);
+const openHi = new Float64Array(64);
+const nextLo = new Float64Array(64);
+const nextHi = new Float64Array(64);
 
 function isOpen(a: number, b: number): boolean {
   for (let i = 0; i < openCount; i++) if (a < openHi[i]! && b > openLo[i]!) return true;
@@ -177,12 +177,10 @@ function occlude(a: number, b: number): void {
     }
     if (n > 60) break; // cannot happen in practice (each occlusion adds at most one interval); keeps the buffers safe
   }
-  const tl = openLo,
-    th = openHi;
-  openLo = nextLo;
-  openHi = nextHi;
-  nextLo = tl;
-  nextHi = th;
+  for (let i = 0; i < n; i++) {
+    openLo[i] = nextLo[i]!;
+    openHi[i] = nextHi[i]!;
+  }
   openCount = n;
 }
 
@@ -381,7 +379,12 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
       const a = y0 * (y0 >= 0 ? inv1 : inv0);
       const b = y1 * (y1 <= 0 ? inv1 : inv0);
       if (openCount === 1 ? a >= openHi[0]! || b <= openLo[0]! : !isOpen(a, b)) continue;
-      if (!lookAt(st, x, y, z, s0, a, b, out, lidarColumn)) continue;
+      if (lidarColumn < 0 && occludes[st] === 1 && a <= openLo[0]! && b < openHi[0]! && out.dist[toBlock[st]!]! <= s0 - 1.5) {
+        // lookAt's commonest case inline (the ground): a block of a kind already seen nearer trims the bottom of the
+        // open pitches, on a plane without LiDAR rays.
+        out.cellVisits++;
+        if (b > openLo[0]!) openLo[0] = b;
+      } else if (!lookAt(st, x, y, z, s0, a, b, out, lidarColumn)) continue;
       if (openCount === 0) break;
       const l = openLo[0]!;
       const bound = Math.floor(ey + l * (l < 0 ? s1 : s0));
