@@ -18,8 +18,8 @@ const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx
 const json = <T>(file: string) => JSON.parse(readFileSync(file, 'utf8')) as T;
 
 test('the scripted teacher reaches a tree, a cow and diamond ore in its demonstrations', () => {
-  // Underground the teacher reaches diamond ore in two of three (the third world's ore lies beyond what it finds
-  // in 60,000 steps); the start is never where lava runs onto it at once (it used to on the first world, in 41 steps).
+  // Underground the teacher reaches diamond ore in two of three (on the third world it runs out of its 60,000
+  // steps); no start is where lava runs onto it at once (on the first world it did, within 41 steps).
   for (const [task, episodes, minWins] of [
     ['approach-tree', 4, 3],
     ['approach-cow', 4, 3],
