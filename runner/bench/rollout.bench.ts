@@ -1,0 +1,68 @@
+// The simulator's acceptance figure: `rewardsmith rollout` as a whole process (the bundled CLI a user runs, built
+// first), random policy, 64 envs, full observation every step, for approach-tree and explore-diamond. Prints
+// steps/s of wall-clock time (process start to exit, start-up included), steps/s inside the command, and steps
+// per CPU-second (all threads of the process, from the command's start: the figure other work on the machine
+// does not change), with the load average before and after. `npm run bench rollout`.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+
+const ROOT = path.join(__dirname, '..', '..');
+const ENVS = 64;
+const STEPS = 200_000;
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+
+export interface WholeProcess {
+  /** Env steps per second of wall-clock time, process start to exit. */
+  wall: number;
+  /** Steps per second inside the command (after module loading). */
+  inner: number;
+  /** Steps per CPU-second of the process (all threads). */
+  perCpu: number;
+  seconds: number;
+  workers: number;
+}
+
+/** Runs `rewardsmith rollout` (dist/cli.js) once and reads its summary. */
+export function rolloutProcess(task: string, steps = STEPS, envs = ENVS): WholeProcess {
+  const out = mkdtempSync(path.join(tmpdir(), 'rs-bench-'));
+  try {
+    const args = ['rollout', '--task', task, '--policy', 'random', '--steps', String(steps), '--envs', String(envs), '--seed', '1', '--out', out];
+    const t0 = performance.now();
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'runner/bin/rewardsmith.js'), ...args], { cwd: ROOT, encoding: 'utf8' });
+    const seconds = (performance.now() - t0) / 1000;
+    if (r.status !== 0) throw new Error(`rollout failed: ${r.stderr}`);
+    const s = JSON.parse(readFileSync(path.join(out, 'summary.json'), 'utf8')) as {
+      env_steps: number;
+      steps_per_second: number;
+      cpu_seconds: number;
+      workers: number;
+    };
+    return { wall: s.env_steps / seconds, inner: s.steps_per_second, perCpu: s.env_steps / s.cpu_seconds, seconds, workers: s.workers };
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+export async function run(): Promise<void> {
+  const build = spawnSync(process.execPath, [path.join(ROOT, 'build.mjs')], { cwd: ROOT, encoding: 'utf8' });
+  if (build.status !== 0) throw new Error(`build failed: ${build.stderr}`);
+  console.log(
+    `method: \`rewardsmith rollout --policy random --envs ${ENVS} --steps ${STEPS.toLocaleString('en')}\` (dist/cli.js, just built) as a child process; ` +
+      `${cpus().length} cores. Wall-clock rates drop when other work shares the cores; steps per CPU-second do not, and × cores bounds the idle-machine rate.`,
+  );
+  for (const task of ['approach-tree', 'explore-diamond']) {
+    const before = load();
+    const r = rolloutProcess(task);
+    console.log(
+      `${task.padEnd(16)} ${r.wall.toFixed(0).padStart(6)} steps/s wall (${r.seconds.toFixed(1)} s, start-up included; ${r.inner.toFixed(0)} inside the command) | ` +
+        `${r.perCpu.toFixed(0)} steps per CPU-second | main + ${r.workers} worker thread(s) | load average ${before} → ${load()}`,
+    );
+  }
+}
+
+if (require.main === module) void run();
