@@ -7,7 +7,7 @@ import { critiqueRequest, setLlmApiKeyNotification, type AnalyzerSuggestion } fr
 import { trainingSuccessText } from './core';
 import { API_KEY_SECRET, failureReason } from './runner';
 import { toAnalyzerSuggestion } from './suggestions';
-import { newRunDir, rewardDocument, type Services, showRewardError, taskFor, workspaceDir } from './workspace';
+import { newRunDir, rewardDocument, type Services, showRewardError, taskFor, trainingBudgetArgs, workspaceDir } from './workspace';
 
 const NO_LLM =
   'No LLM is configured. Run "Rewardsmith: Set LLM API key" (and set rewardsmith.llm.baseUrl for a local or non-OpenAI server). Linting, training and the programmatic analyzer work without one.';
@@ -53,7 +53,6 @@ export function registerLlmCommands(s: Services): void {
     const task = await taskFor(document);
     if (!task) return;
     const iterations = vscode.workspace.getConfiguration('rewardsmith.improve').get<number>('iterations') ?? 3;
-    const budget = vscode.workspace.getConfiguration('rewardsmith.training');
     const outDir = newRunDir(s, document, 'loop');
     dashboard.show(true);
     dashboard.startLive(`improvement loop on ${task}`);
@@ -74,12 +73,7 @@ export function registerLlmCommands(s: Services): void {
             String(iterations),
             '--reward',
             document.uri.fsPath,
-            '--steps',
-            String(budget.get<number>('steps')),
-            '--envs',
-            String(budget.get<number>('envs')),
-            '--backend',
-            budget.get<string>('backend') ?? 'auto',
+            ...trainingBudgetArgs(),
             '--out',
             outDir,
             '--events',

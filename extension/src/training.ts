@@ -8,7 +8,17 @@ import { readSuggestions, RunRecordError, type SuggestionsRecord } from '../../r
 import { rateText, rewardEntryLine, trainingSuccessText } from './core';
 import { failureReason } from './runner';
 import { toAnalyzerSuggestion } from './suggestions';
-import { isRewardFile, newRunDir, REWARD_SELECTOR, rewardDocument, type Services, showRewardError, taskFor, workspaceDir } from './workspace';
+import {
+  isRewardFile,
+  newRunDir,
+  REWARD_SELECTOR,
+  rewardDocument,
+  type Services,
+  showRewardError,
+  taskFor,
+  trainingBudgetArgs,
+  workspaceDir,
+} from './workspace';
 
 export function registerTraining(s: Services): void {
   const { context, output, runner, suggestions, dashboard } = s;
@@ -57,24 +67,18 @@ export function registerTraining(s: Services): void {
     if (!document) return;
     const task = await taskFor(document);
     if (!task) return;
-    const config = vscode.workspace.getConfiguration('rewardsmith.training');
     const outDir = newRunDir(s, document, 'train');
     const args = [
       'train',
       document.uri.fsPath,
       '--task',
       task,
-      '--steps',
-      String(config.get<number>('steps')),
-      '--envs',
-      String(config.get<number>('envs')),
-      '--backend',
-      config.get<string>('backend') ?? 'auto',
+      ...trainingBudgetArgs(),
       '--out',
       outDir,
       '--events',
       'ndjson',
-      ...(config.get<string[]>('extraArgs') ?? []),
+      ...(vscode.workspace.getConfiguration('rewardsmith.training').get<string[]>('extraArgs') ?? []),
     ];
     s.runtimeErrors.delete(document.uri);
     setTraining(true);

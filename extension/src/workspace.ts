@@ -61,6 +61,12 @@ export async function taskFor(document?: vscode.TextDocument): Promise<string | 
   return picked?.label;
 }
 
+/** `--steps`, `--envs` and `--backend` from the `rewardsmith.training` settings: the budget training and the loop run with. */
+export function trainingBudgetArgs(): string[] {
+  const config = vscode.workspace.getConfiguration('rewardsmith.training');
+  return ['--steps', String(config.get<number>('steps')), '--envs', String(config.get<number>('envs')), '--backend', config.get<string>('backend') ?? 'auto'];
+}
+
 /** Where the runner runs: the document's workspace folder, else the first one, else the document's folder. */
 export const workspaceDir = (document?: vscode.TextDocument) =>
   (document && vscode.workspace.getWorkspaceFolder(document.uri)?.uri.fsPath) ??

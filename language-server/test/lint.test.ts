@@ -4,14 +4,14 @@
 // the headless `rewardsmith lint` CLI.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { RewardProject } from '../../runner/src/lint/analysis';
 import { lintSnapshot, lintText, type RewardDiagnostic } from '../../runner/src/lint/rules';
 import { applyEdits } from '../../runner/test/helpers/rule-tester';
+import { tempDir } from '../../runner/test/helpers/tmp';
 
 const root = path.join(__dirname, '..', '..');
 const fixtures = path.join(__dirname, 'fixtures');
@@ -197,7 +197,7 @@ test('rewardsmith lint --format json prints the documented shape and exits 1 on 
 test('rewardsmith lint: a file nested too deeply gets one located error and the other files keep their results', async () => {
   const run = promisify(execFile);
   const cli = path.join(root, 'runner', 'src', 'cli.ts');
-  const dir = mkdtempSync(path.join(tmpdir(), 'lint-deep-'));
+  const dir = tempDir('lint-deep-');
   const head =
     'export function reward_function(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA) {\n';
   const parens = path.join(dir, 'parens.reward.ts');

@@ -4,10 +4,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { tempDir } from '../../runner/test/helpers/tmp';
 
 const ROOT = path.join(__dirname, '..', '..');
 const NVIM = ['/usr/bin/nvim', '/usr/local/bin/nvim'].find((p) => existsSync(p));
@@ -26,7 +26,7 @@ test('Neovim (headless) gets diagnostics, hover and completion from rewardsmith 
     t.skip('nvim not installed (apt-get install neovim)');
     return;
   }
-  const dir = mkdtempSync(path.join(tmpdir(), 'rewardsmith-nvim-'));
+  const dir = tempDir('rewardsmith-nvim-');
   const file = path.join(dir, 'tree.reward.ts');
   writeFileSync(file, REWARD);
   const out = path.join(dir, 'result.json');

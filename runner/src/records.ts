@@ -77,7 +77,8 @@ export interface GeneralisationGap {
   message: string;
 }
 
-/** `DIR/summary.json`. */
+/** `DIR/summary.json`: what the run achieved. How it trained (the checkpoint it started from, the PPO
+ * hyperparameters, …) is in `DIR/config.json` (`runs/config.ts` `readStoredConfig`), its one home. */
 export interface RunSummary {
   /** The task's id. */
   task: string;
@@ -113,9 +114,6 @@ export interface RunSummary {
   };
   /** Present (non-null) when training and held-out success intervals are disjoint. */
   generalisation_gap: GeneralisationGap | null;
-  /** How the run trained: the checkpoint it started from (null: from scratch) and the PPO hyperparameters in
-   * effect (KL weight to the initial policy, value pre-training updates, return normalisation, …). */
-  config?: { init: string | null; hyperparameters: Record<string, number | boolean> };
 }
 
 /** One line of `DIR/metrics.ndjson`, one per PPO update. */

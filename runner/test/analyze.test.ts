@@ -4,7 +4,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { analyzeRun, type Analysis, type Suggestion } from '../src/analyze/analyze';
@@ -18,10 +17,11 @@ import { compileRewardFile, RewardSandbox } from '../src/reward/index';
 import type { EpisodeRecord } from '../src/records';
 import { lintText } from '../src/lint/rules';
 import { applyUnifiedDiff } from '../src/diff';
+import { tempDir } from './helpers/tmp';
 
 const ROOT = path.resolve(__dirname, '../..');
 const FIXTURES = path.join(__dirname, 'fixtures/runs');
-const tmp = mkdtempSync(path.join(os.tmpdir(), 'rewardsmith-analyze-'));
+const tmp = tempDir('rewardsmith-analyze-');
 after(() => rmSync(tmp, { recursive: true, force: true }));
 
 /** A scratch copy of a fixture run (the analyzer writes suggestions.json into it). */

@@ -4,17 +4,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { analyzeRun } from '../src/analyze/analyze';
 import { readSuggestions, RUN_FILES, RunRecordError } from '../src/records';
+import { tempDir } from './helpers/tmp';
 
 const ROOT = path.join(__dirname, '..', '..');
 
 /** The lava-deaths run, its summary pointing at a user's copy of the reward, analysed. */
 async function analysedRun(): Promise<{ run: string; user: string; original: string }> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'rewardsmith-apply-'));
+  const dir = tempDir('rewardsmith-apply-');
   const run = path.join(dir, 'run');
   cpSync(path.join(__dirname, 'fixtures/runs/lava-deaths'), run, { recursive: true });
   const user = path.join(dir, 'explore-diamond.reward.ts');

@@ -4,14 +4,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { tempDir } from './helpers/tmp';
 
 const ROOT = path.join(__dirname, '..', '..');
 const TSX = pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
-const dir = mkdtempSync(path.join(tmpdir(), 'rewardsmith-cli-'));
+const dir = tempDir('rewardsmith-cli-');
 
 function cli(...args: string[]): { code: number | null; out: string; err: string } {
   // tsx by its file URL: the command runs in a scratch folder, as a user's would, where `tsx` does not resolve.

@@ -3,13 +3,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { reportCommandError, type CommandIo } from '../src/args';
 import { parseTrainArgs, writeStoredConfig } from '../src/runs/config';
 import { loadTaskFile, TaskFileError } from '../src/tasks';
+import { tempDir } from './helpers/tmp';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'rewardsmith-config-'));
+const dir = tempDir('rewardsmith-config-');
 const file = (name: string, text: string) => {
   const p = path.join(dir, name);
   writeFileSync(p, text);

@@ -2,16 +2,16 @@
 // training episodes before training ends, and the editor replaces them after evaluation.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { parseEvent, type RunnerEvent } from '../src/events';
 import { readSummary } from '../src/records';
 import { analyzeRun, formatAnalysis } from '../src/analyze/analyze';
+import { tempDir } from './helpers/tmp';
 
 const ROOT = path.resolve(__dirname, '../..');
-const out = mkdtempSync(path.join(tmpdir(), 'live-suggestions-'));
+const out = tempDir('live-suggestions-');
 after(() => rmSync(out, { recursive: true, force: true }));
 
 test('train --events ndjson: provisional suggestions with episode counts arrive before training ends', () => {

@@ -2,14 +2,14 @@
 // OpenAI-compatible server through the real openai client.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { appliedSuggestions, designAndReview, extractRewardCode } from '../src/llm/designer';
 import { analyzeWithLlm, pickFailedEpisodes } from '../src/llm/analyzer';
 import { BUILTIN_TASKS } from '../src/tasks';
 import { rateRecord, type EpisodeRecord, type RunSummary } from '../src/records';
 import { startLlmServer, type LlmTestServer } from './helpers/llm-server';
+import { tempDir } from './helpers/tmp';
 
 const TREE = BUILTIN_TASKS['approach-tree']!;
 const EXAMPLE = readFileSync(path.join(__dirname, '..', 'rewards', 'approach-tree.dense.reward.ts'), 'utf8');
@@ -69,7 +69,7 @@ describe('design → lint → critic pipeline', () => {
         });
       return JSON.stringify({ reasoning: 'good', success: true, critique: null, findings: [] });
     });
-    const dir = mkdtempSync(path.join(tmpdir(), 'design-'));
+    const dir = tempDir('design-');
     const reviewed = await designAndReview({ task: TREE, request: { kind: 'initial' }, dir, llm: llm(server), log: { dir } });
     assert.equal(reviewed.criticPassed, true);
     assert.equal(reviewed.source, EXAMPLE + '// reviewed\n');
@@ -97,7 +97,7 @@ describe('design → lint → critic pipeline', () => {
     server = await startLlmServer((req) =>
       /reward designer/.test(req.system) ? fence(EXAMPLE) : JSON.stringify({ reasoning: 'ok', success: true, critique: null, findings: [] }),
     );
-    const dir = mkdtempSync(path.join(tmpdir(), 'design-'));
+    const dir = tempDir('design-');
     const broken = EXAMPLE.replace(
       'const entry = nearest_blocks[name];',
       "const entry = nearest_blocks[name];\n      if (current_nearest_blocks['wood'] !== undefined) return null;",
@@ -114,7 +114,7 @@ describe('design → lint → critic pipeline', () => {
       task: TREE,
       request: { kind: 'initial' },
       firstDraft: EXAMPLE,
-      dir: mkdtempSync(path.join(tmpdir(), 'design-')),
+      dir: tempDir('design-'),
       llm: llm(server),
     });
     assert.deepEqual(
@@ -127,7 +127,7 @@ describe('design → lint → critic pipeline', () => {
   it('gives up on a file that never passes the static checks, and never trains it', async () => {
     await server.close();
     server = await startLlmServer((req) => (/reward designer/.test(req.system) ? fence('export function reward(x) { return 1; }\n') : 'unused'));
-    const dir = mkdtempSync(path.join(tmpdir(), 'design-'));
+    const dir = tempDir('design-');
     const reviewed = await designAndReview({ task: TREE, request: { kind: 'initial' }, dir, llm: llm(server), limits: { lintFixes: 1 } });
     assert.equal(reviewed.source, null);
     assert.match(reviewed.failure!, /still has static errors after 1 fixes, so it is not trained:\n- line \d+, column \d+ \(error, reward-contract\)/);

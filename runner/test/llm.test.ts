@@ -1,8 +1,7 @@
 // The LLM client and the critic against the scripted OpenAI-compatible server, through the real openai client.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { chat, LlmError, LlmNotConfiguredError, resolveLlmConfig, LLM_LOG_FILE, type LlmCallRecord } from '../src/llm/client';
 import { critiqueReward, parseCritique } from '../src/llm/critic';
@@ -11,6 +10,7 @@ import { contextText, loadTemplate, numberedSource, renderTemplate, TEMPLATE_NAM
 import { BUILTIN_TASKS } from '../src/tasks';
 import { SCALE_RULE, loadSchema } from '../src/schema';
 import { startLlmServer, type LlmTestServer } from './helpers/llm-server';
+import { tempDir } from './helpers/tmp';
 
 const TREE = BUILTIN_TASKS['approach-tree']!;
 const fast = (server: LlmTestServer) => ({ baseUrl: server.baseUrl, apiKey: 'test-key', model: 'scripted-model', retryDelayMs: 5, timeoutMs: 2000 });
@@ -65,7 +65,7 @@ describe('LLM client retries through the real openai client', () => {
       { delayMs: 5000, reply: 'too late' },
       { text: 'hello', usage: { prompt_tokens: 11, completion_tokens: 2 } },
     ]);
-    const dir = mkdtempSync(path.join(tmpdir(), 'llm-log-'));
+    const dir = tempDir('llm-log-');
     const answer = await chat([{ role: 'user', content: 'say hello' }], {
       role: 'test',
       llm: { ...fast(server), timeoutMs: 2000, maxRetries: 4 },
@@ -147,7 +147,7 @@ describe('LLM calls are bounded in wall-clock time, body included', () => {
   it("caps a server's Retry-After and says so, and gives up when the budget cannot cover the wait", { timeout: 15_000 }, async () => {
     await server.close();
     server = await startLlmServer([{ status: 429, message: 'come back in an hour', retryAfterSeconds: 3600 }, 'finally']);
-    const dir = mkdtempSync(path.join(tmpdir(), 'llm-log-'));
+    const dir = tempDir('llm-log-');
     const started = Date.now();
     const answer = await chat([{ role: 'user', content: 'x' }], { role: 'test', llm: { ...fast(server), retryAfterCapMs: 50 }, log: { dir } });
     assert.equal(answer.text, 'finally');
@@ -182,7 +182,7 @@ describe('LLM calls are bounded in wall-clock time, body included', () => {
     try {
       const started = Date.now();
       await assert.rejects(critiqueReward({ file: 'buggy.reward.ts', source: BUGGY_REWARD, task: TREE }), /total budget of 1000 ms/);
-      const dir = mkdtempSync(path.join(tmpdir(), 'llm-bounded-'));
+      const dir = tempDir('llm-bounded-');
       assert.equal(await designCommand(['--task', 'approach-tree', '--out', path.join(dir, 'cow.reward.ts')], io), 1);
       assert.equal(await loopCommand(['--task', 'approach-tree', '--iterations', '1', '--out', path.join(dir, 'exp')], io), 1);
       assert.ok(Date.now() - started < 15_000, `took ${Date.now() - started} ms`);
@@ -203,7 +203,7 @@ describe('model and server text reaches the terminal without control sequences',
     Object.assign(process.env, { OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'k' });
     const out: string[] = [];
     try {
-      const dir = mkdtempSync(path.join(tmpdir(), 'llm-terminal-'));
+      const dir = tempDir('llm-terminal-');
       const code = await designCommand(['--task', 'approach-tree', '--out', path.join(dir, 'a.reward.ts')], {
         stdout: (t) => void out.push(t),
         stderr: (t) => void out.push(t),
@@ -278,7 +278,7 @@ describe('critic', () => {
   });
 
   it('re-asks on a malformed answer, repairs a near-miss and returns line-anchored findings', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'critic-'));
+    const dir = tempDir('critic-');
     const result = await critiqueReward({ file: 'buggy.reward.ts', source: BUGGY_REWARD, task: TREE, llm: fast(server), log: { dir } });
     assert.equal(result.success, false);
     assert.equal(result.model, 'scripted-model');

@@ -2,12 +2,12 @@
 // the sweep's engine, at the same time, and reads their runs back as it reads in-process ones.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { loopCommand, type LoopResult } from '../src/llm/loop';
 import type { JobExit } from '../src/sweep/engine';
 import { startLlmServer } from './helpers/llm-server';
+import { tempDir } from './helpers/tmp';
 
 const rewardText = (name: string) => readFileSync(path.join(__dirname, '..', 'rewards', name), 'utf8');
 const fence = (code: string) => 'Here is the reward function.\n\n```ts\n' + code + '```\n';
@@ -21,7 +21,7 @@ test('loop --candidates 2 --engine local trains both candidates as train jobs at
     return JSON.stringify({ analysis: 'The agent never finds a tree.', suggestions: ['Reward exploring unvisited cells.'] });
   });
   const saved = { ...process.env };
-  const out = mkdtempSync(path.join(tmpdir(), 'loop-engine-'));
+  const out = tempDir('loop-engine-');
   try {
     process.env.OPENAI_BASE_URL = server.baseUrl;
     process.env.OPENAI_API_KEY = 'k';

@@ -3,16 +3,16 @@
 // Small budgets (one demonstration, a few thousand frames): the test checks the loop's records, not that
 // training improves.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { loopCommand, type LoopResult } from '../src/llm/loop';
-import { readSummary } from '../src/records';
+import { readStoredConfig } from '../src/runs/config';
 import { lintText } from '../src/lint/rules';
+import { tempDir } from './helpers/tmp';
 
 const WEAK = path.join(__dirname, 'fixtures/rewards/weak-approach-tree.reward.ts');
-const out = mkdtempSync(path.join(tmpdir(), 'loop-no-llm-'));
+const out = tempDir('loop-no-llm-');
 after(() => rmSync(out, { recursive: true, force: true }));
 
 test('loop --no-llm: iteration 2 trains patch sets of the analyzer findings, keeps one only beyond its interval, resumes', async () => {
@@ -61,7 +61,7 @@ test('loop --no-llm: iteration 2 trains patch sets of the analyzer findings, kee
   assert.match(text, /start: the task's foundation policy \(foundation, 1 demonstrations\), held-out success \d+\.\d % \[[\d.]+–[\d.]+ %\] of 6/);
   // Every candidate of every iteration fine-tuned from it (its run records the initial policy), and the table says so.
   for (const it of result.iterations)
-    for (const c of it.candidates) if (c.run) assert.equal(readSummary(path.join(out, c.run))?.config?.init, foundation, `${c.run} starts from the foundation`);
+    for (const c of it.candidates) if (c.run) assert.equal(readStoredConfig(path.join(out, c.run))?.init, foundation, `${c.run} starts from the foundation`);
   assert.match(
     text,
     /^Start: the task's foundation policy \(.*foundation, behaviour-cloned from 1 demonstrations, held-out success .* of 6\); fine-tuned with KL 0\.125 to it/m,

@@ -3,13 +3,13 @@
 // includes a designer answer with a lint error, a reward that throws at run time, and a malformed critic answer.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { designCommand, loopCommand, type LoopResult } from '../src/llm/loop';
 import { LLM_LOG_FILE, type LlmCallRecord } from '../src/llm/client';
 import { parseEvent } from '../src/events';
 import { startLlmServer, type LlmTestServer, type RecordedRequest } from './helpers/llm-server';
+import { tempDir } from './helpers/tmp';
 
 const EXAMPLE = readFileSync(path.join(__dirname, '..', 'rewards', 'approach-tree.dense.reward.ts'), 'utf8');
 // Real LLM-style defects: a name that is not a block (lint error), and a Set stored as an array, which lints
@@ -80,7 +80,7 @@ describe('rewardsmith loop (2 iterations, approach-tree, scripted LLM)', () => {
     process.env.OPENAI_BASE_URL = server.baseUrl;
     process.env.OPENAI_API_KEY = 'test-key';
     process.env.REWARDSMITH_MODEL = 'scripted-gpt';
-    out = mkdtempSync(path.join(tmpdir(), 'loop-'));
+    out = tempDir('loop-');
   });
   after(async () => {
     process.env = saved;
@@ -189,7 +189,7 @@ describe('rewardsmith loop --candidates', () => {
       return JSON.stringify({ analysis: 'The agent never finds a tree.', suggestions: ['Reward exploring unvisited cells.'] });
     });
     const saved = { ...process.env };
-    const out = mkdtempSync(path.join(tmpdir(), 'loop-k-'));
+    const out = tempDir('loop-k-');
     try {
       process.env.OPENAI_BASE_URL = server.baseUrl;
       process.env.OPENAI_API_KEY = 'k';
@@ -269,7 +269,7 @@ describe('rewardsmith loop failures', () => {
   it('stops with a clear message when the LLM refuses, and keeps the experiment folder for a resume', async () => {
     const server = await startLlmServer(() => ({ status: 400, message: 'model overloaded with nonsense' }));
     const saved = { ...process.env };
-    const out = mkdtempSync(path.join(tmpdir(), 'loop-fail-'));
+    const out = tempDir('loop-fail-');
     try {
       process.env.OPENAI_BASE_URL = server.baseUrl;
       process.env.OPENAI_API_KEY = 'k';
@@ -295,7 +295,7 @@ describe('rewardsmith loop with a designer that never passes the checks', () => 
   it('trains nothing, says why, and retries the design on the next run', async () => {
     const server = await startLlmServer(() => fence('export function reward(x) {\n  return 1;\n}\n'));
     const saved = { ...process.env };
-    const out = mkdtempSync(path.join(tmpdir(), 'loop-lint-'));
+    const out = tempDir('loop-lint-');
     try {
       process.env.OPENAI_BASE_URL = server.baseUrl;
       process.env.OPENAI_API_KEY = 'k';
@@ -342,7 +342,7 @@ describe('rewardsmith design', () => {
     try {
       process.env.OPENAI_BASE_URL = server.baseUrl;
       process.env.OPENAI_API_KEY = 'k';
-      const dir = mkdtempSync(path.join(tmpdir(), 'design-cmd-'));
+      const dir = tempDir('design-cmd-');
       const file = path.join(dir, 'tree.reward.ts');
       assert.equal(await capture((io) => designCommand(['--task', 'approach-tree', '--out', file], io)), 0, stderr.join(''));
       assert.equal(readFileSync(file, 'utf8'), EXAMPLE);
@@ -357,7 +357,7 @@ describe('rewardsmith design', () => {
   it('says no LLM is configured, with exit code 1 and no file', async () => {
     delete process.env.OPENAI_BASE_URL;
     delete process.env.OPENAI_API_KEY;
-    const file = path.join(mkdtempSync(path.join(tmpdir(), 'design-cmd-')), 'x.reward.ts');
+    const file = path.join(tempDir('design-cmd-'), 'x.reward.ts');
     assert.equal(await capture((io) => designCommand(['--task', 'approach-tree', '--out', file], io)), 1);
     assert.match(stderr.join(''), /rewardsmith design: No LLM configured: set OPENAI_API_KEY/);
     assert.ok(!existsSync(file));

@@ -2,9 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
 import { train, loadPolicy, DEFAULT_ROLLOUT_STEPS } from '../src/runs/train';
 import { createEnv } from '../src/env/index';
@@ -12,11 +10,12 @@ import { resolveTask } from '../src/tasks';
 import { RewardSandbox } from '../src/reward/index';
 import { GAME_FACTS } from '../src/schema';
 import { parseEvent, type RunnerEvent } from '../src/events';
+import { tempDir } from './helpers/tmp';
 
 const ROOT = path.resolve(__dirname, '../..');
 const CLI = path.join(ROOT, 'runner/src/cli.ts');
 const DENSE_TREE = path.join(ROOT, 'runner/rewards/approach-tree.dense.reward.ts');
-const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'rewardsmith-ppo-'));
+const tmp = () => tempDir('rewardsmith-ppo-');
 
 function runBackendProbe(choice: string, env: NodeJS.ProcessEnv = {}): { ok: boolean; out: string } {
   const probe = path.join(ROOT, 'runner/test/fixtures/ppo/backend-probe.ts');

@@ -4,16 +4,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { resolveTask } from '../src/tasks';
 import { recordDemonstrations } from '../src/pretrain/pretrain';
 import type { RunSummary } from '../src/records';
+import { readStoredConfig } from '../src/runs/config';
+import { tempDir } from './helpers/tmp';
 
 const ROOT = path.resolve(__dirname, '../..');
 const CLI = path.join(ROOT, 'runner/src/cli.ts');
-const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'rewardsmith-protocol-'));
+const tmp = () => tempDir('rewardsmith-protocol-');
 const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 240_000 });
 const json = <T>(file: string) => JSON.parse(readFileSync(file, 'utf8')) as T;
 
@@ -81,7 +82,7 @@ test("pretrain writes a checkpoint that eval reads and train --init fine-tunes w
     '2',
   );
   assert.equal(paper.status, 0, paper.stderr);
-  const config = json<RunSummary>(path.join(dir, 'paper/summary.json')).config!;
+  const config = readStoredConfig(path.join(dir, 'paper'))!;
   assert.equal(config.init, foundation);
   assert.equal(config.hyperparameters.klCoef, 0.125);
   assert.equal(config.hyperparameters.valuePretrainUpdates, 2);
@@ -124,7 +125,7 @@ test("pretrain writes a checkpoint that eval reads and train --init fine-tunes w
     'off',
   );
   assert.equal(off.status, 0, off.stderr);
-  const offConfig = json<RunSummary>(path.join(dir, 'off/summary.json')).config!;
+  const offConfig = readStoredConfig(path.join(dir, 'off'))!;
   assert.deepEqual(
     [offConfig.hyperparameters.klCoef, offConfig.hyperparameters.valuePretrainUpdates, offConfig.hyperparameters.normaliseReturns],
     [0, 0, false],

@@ -4,19 +4,19 @@
 // rate with its episode count and interval. A screenshot is kept (REWARDSMITH_TEST_ARTIFACTS, else a temp dir).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import { writeReport } from '../src/report/report';
+import { tempDir } from './helpers/tmp';
 
 const FIXTURES = path.join(__dirname, 'fixtures', 'runs');
 const CHROMIUM = '/usr/bin/chromium';
 const ROOT = path.join(__dirname, '..', '..');
 
 function copyRuns(): { dir: string; runs: string[] } {
-  const dir = mkdtempSync(path.join(tmpdir(), 'rewardsmith-report-'));
+  const dir = tempDir('rewardsmith-report-');
   const runs = ['tree-dense-s0', 'tree-dense-s1', 'lava-deaths'].map((name) => {
     cpSync(path.join(FIXTURES, name), path.join(dir, name), { recursive: true });
     return path.join(dir, name);

@@ -2,10 +2,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { EpisodeRecord } from '../src/records';
+import { tempDir } from './helpers/tmp';
 
 const root = path.join(__dirname, '..', '..');
 const fixture = path.join(__dirname, 'fixtures', 'short-approach-cow.yaml');
@@ -15,7 +16,7 @@ function rollout(args: string[]) {
 }
 
 test('rollout writes summary.json and episode records, reproducibly by seed', (t) => {
-  const dirs = [mkdtempSync(path.join(tmpdir(), 'rs-rollout-')), mkdtempSync(path.join(tmpdir(), 'rs-rollout-'))];
+  const dirs = [tempDir('rs-rollout-'), tempDir('rs-rollout-')];
   t.after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
   const summaries = dirs.map((out, k) => {
     // The second run steps the same envs in worker threads: results must not depend on that.

@@ -2,12 +2,12 @@
 // file that is wrong; and a run whose training never wrote a checkpoint starts again without --overwrite.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, cpSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, cpSync } from 'node:fs';
 import path from 'node:path';
 import type { RunnerEvent } from '../src/events';
 import { RUN_FILES } from '../src/records';
 import { train, type TrainOptions } from '../src/runs/train';
+import { tempDir } from './helpers/tmp';
 
 const ROOT = path.resolve(__dirname, '../..');
 const REWARD = path.join(ROOT, 'runner/rewards/approach-tree.dense.reward.ts');
@@ -24,7 +24,7 @@ const TINY: Omit<TrainOptions, 'out'> = {
   backend: 'cpu',
 };
 
-const tmp = mkdtempSync(path.join(os.tmpdir(), 'rewardsmith-records-'));
+const tmp = tempDir('rewardsmith-records-');
 let trained: string | null = null;
 /** One finished tiny run, copied for each test so that each damages its own copy. */
 async function runCopy(name: string): Promise<string> {

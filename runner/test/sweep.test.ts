@@ -6,11 +6,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEvent, type RunnerEvent, type SweepRunEvent } from '../src/events';
 import type { SweepResults } from '../src/sweep/results';
+import { tempDir } from './helpers/tmp';
 
 const ROOT = path.resolve(__dirname, '../..');
 const CLI = path.join(ROOT, 'runner/src/cli.ts');
@@ -84,7 +84,7 @@ function assertCompleteResults(dir: string, rewards: string[], seeds: number): v
 
 test('sweep: usage errors name the option and lose nothing', { timeout: 60_000 }, () => {
   const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', CLI, 'sweep', ...args], { cwd: ROOT, encoding: 'utf8' });
-  const out = mkdtempSync(path.join(os.tmpdir(), 'rewardsmith-sweep-usage-'));
+  const out = tempDir('rewardsmith-sweep-usage-');
   const missing = cli('--task', 'approach-tree', '--rewards', DENSE, 'nope.reward.ts', '--out', out);
   assert.equal(missing.status, 2);
   assert.match(missing.stderr, /^rewardsmith sweep: --rewards: nope\.reward\.ts: no such file/);
@@ -103,7 +103,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 test('sweep --engine local: killed mid-run, the same command takes the jobs that ended meanwhile and waits for the running one; a third run keeps everything', {
   timeout: 240_000,
 }, async () => {
-  const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'rewardsmith-sweep-local-')), 'sweep');
+  const out = path.join(tempDir('rewardsmith-sweep-local-'), 'sweep');
   const args = ['--task', 'approach-tree', '--rewards', DENSE, SPARSE, '--seeds', '1', ...TINY, '--parallel', '2', '--out', out];
   const first = await runSweep(args, (e, kill) => e.type === 'sweep_run' && e.state === 'running' && kill('SIGKILL'));
   assert.equal(first.signal, 'SIGKILL');
@@ -127,7 +127,7 @@ test('sweep --engine local: killed mid-run, the same command takes the jobs that
 });
 
 test("sweep: a run whose reward throws fails with the reward file's line, the others complete, and exit is 1", { timeout: 120_000 }, async () => {
-  const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'rewardsmith-sweep-fail-')), 'sweep');
+  const out = path.join(tempDir('rewardsmith-sweep-fail-'), 'sweep');
   const broken = path.join(path.dirname(out), 'broken.reward.ts');
   writeFileSync(broken, readFileSync(path.join(ROOT, 'runner/test/fixtures/rewards/throws-typed.reward.ts'), 'utf8'));
   const r = await runSweep(['--task', 'approach-tree', '--rewards', DENSE, broken, '--seeds', '1', ...TINY, '--out', out]);
@@ -156,7 +156,7 @@ test('sweep --engine slurm: real jobs; Ctrl-C cancels them, a killed sweep is re
   timeout: 420_000,
   skip: !slurmUp() && process.env.REWARDSMITH_REQUIRE_SLURM !== '1' ? 'no Slurm cluster here (npm run slurm:local brings one up)' : false,
 }, async () => {
-  const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'rewardsmith-sweep-slurm-')), 'sweep');
+  const out = path.join(tempDir('rewardsmith-sweep-slurm-'), 'sweep');
   const args = [
     '--task',
     'approach-tree',

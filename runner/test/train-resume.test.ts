@@ -4,12 +4,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEvent, type RunnerEvent } from '../src/events';
 import { RUN_FILES, type EpisodeRecord, type RunSummary, type UpdateMetrics } from '../src/records';
 import { DEFAULT_ROLLOUT_STEPS } from '../src/runs/train';
+import { tempDir } from './helpers/tmp';
 
 const ROOT = path.resolve(__dirname, '../..');
 const CLI = path.join(ROOT, 'runner/src/cli.ts');
@@ -49,7 +49,7 @@ const PER_UPDATE = 8 * DEFAULT_ROLLOUT_STEPS;
 const FRAMES = PER_UPDATE * 7; // 7 updates of 8 envs; checkpoints after updates 4 and 7
 
 test('train killed with SIGKILL resumes to the same total frames with no metric line lost or repeated', { timeout: 300_000 }, async () => {
-  const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'rewardsmith-resume-')), 'run');
+  const out = path.join(tempDir('rewardsmith-resume-'), 'run');
   const common = ['--envs', '8', '--workers', '0', '--eval-episodes', '4'];
   // Kill after update 5: one update past the checkpoint, so the resumed run must redo (not repeat) it.
   const first = await runTrain(

@@ -4,8 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { GAME_FACTS } from '../src/schema';
 import { BUILTIN_TASKS, TaskFileError, VANILLA_WORLD, loadTaskFile, type TaskSpec } from '../src/tasks';
@@ -27,6 +26,7 @@ import {
   spawnPoint,
 } from '../src/env/sim/worldgen';
 import { wilson } from '../src/stats';
+import { tempDir } from './helpers/tmp';
 
 const act = (name: (typeof GAME_FACTS.actions)[number]) => GAME_FACTS.actions.indexOf(name);
 const LOGS = new Set([S.oak_log]);
@@ -355,7 +355,7 @@ test('gravel falls when the block under it is dug out, and suffocates an agent w
 });
 
 test('task files: worldOptions multiply vanilla densities (default vanilla); bad options fail with file:line', () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'rs-world-'));
+  const dir = tempDir('rs-world-');
   const good = path.join(dir, 'easy.yaml');
   writeFileSync(good, 'id: easy-tree\nextends: approach-tree\nworldOptions:\n  treeDensity: 4\n');
   const task = loadTaskFile(good);

@@ -2,7 +2,6 @@
 // passes the static diagnostics along (so the critic does not repeat them), and turns the critic's 1-based
 // findings into LSP ranges. Every failure becomes a CritiqueResult with status 'error' and a message for the
 // user; nothing here throws.
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { terminalJson, terminalText } from '../args';
 import { LlmError, LlmNotConfiguredError, isLlmConfigured, resolveLlmConfig, type LlmConfig, type LlmLog } from './client';

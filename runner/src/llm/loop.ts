@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import path from 'node:path';
 import { parseCommandArgs, PROCESS_IO, reportCommandError, terminalText, UsageError, type CommandIo, type ParsedArgs } from '../args';
 import { BACKEND_CHOICES } from '../ppo/backend';
-import { MAX_ENVS } from '../runs/config';
+import { MAX_ENVS, readStoredConfig, type TrainConfig } from '../runs/config';
 import { makeEvent, type RunnerEvent } from '../events';
 import { readEpisodes, readSummary, requireTrainingSummary, RUN_FILES, RunRecordError, type RunSummary } from '../records';
 import type { RewardError } from '../reward/compile';
@@ -619,7 +619,10 @@ class Loop {
     }
     const outcomes = suggestionOutcomes(o.out, results);
     // The fine-tuning setup as the runs recorded it (train --init's defaults unless configured otherwise).
-    const hp = results.flatMap((it) => it.candidates).find((c) => c.summary?.config)?.summary?.config?.hyperparameters;
+    const hp = results
+      .flatMap((it) => it.candidates)
+      .map((c) => runConfig(o.out, c))
+      .find((c) => c !== null)?.hyperparameters;
     const prepared = await this.startPolicy();
     const start: LoopStart = {
       ...prepared,
@@ -665,9 +668,14 @@ export function suggestionOutcomes(out: string, results: IterationResult[]): Sug
 
 const pct = (v: number | null) => (v === null ? '—' : `${(v * 100).toFixed(1)}%`);
 
+/** A trained candidate's configuration (its run's config.json); null when it has no run or the run predates the file. */
+function runConfig(out: string, c: CandidateResult): TrainConfig | null {
+  return c.summary && c.run ? readStoredConfig(path.join(out, c.run)) : null;
+}
+
 /** Where an iteration's candidates started (all from the same policy), from the runs' own records. */
-function runStartText(it: IterationResult, start: LoopStart | undefined): string {
-  const config = it.candidates.find((c) => c.summary?.config)?.summary?.config;
+function runStartText(out: string, it: IterationResult, start: LoopStart | undefined): string {
+  const config = it.candidates.map((c) => runConfig(out, c)).find((c) => c !== null);
   if (!config) return '—';
   if (config.init === null) return 'scratch';
   if (start?.kind === 'foundation' && start.checkpoint && path.resolve(config.init) === path.resolve(start.checkpoint)) return 'foundation';
@@ -695,11 +703,12 @@ function startLine(start: LoopStart): string {
   return `Start: the checkpoint ${start.checkpoint}${held}${ft}.`;
 }
 
-export function resultsTable(result: LoopResult): string {
+/** The loop's results as a table; `dir` is the experiment folder the run paths are relative to. */
+export function resultsTable(result: LoopResult, dir: string): string {
   const patched = result.iterations.some((it) => it.candidates.some((c) => c.applied !== undefined));
   const rows = result.iterations.map((it) => [
     String(it.iteration),
-    runStartText(it, result.start),
+    runStartText(dir, it, result.start),
     it.chosen === null ? '—' : it.kept_previous ? `previous (0/${it.candidates.length} better)` : `${it.chosen}/${it.candidates.length}`,
     it.critic_passed ? 'yes' : 'no',
     String(it.candidates.reduce((n, c) => n + c.executionFixes, 0)),
@@ -929,7 +938,7 @@ export async function loopCommand(argv: string[], terminal: CommandIo = PROCESS_
       }),
     );
     const result = await new Loop(options).run();
-    say('\n' + resultsTable(result) + `\n\nExperiment folder: ${out}`);
+    say('\n' + resultsTable(result, out) + `\n\nExperiment folder: ${out}`);
     const last = result.iterations[result.iterations.length - 1]!;
     const lastChosen = last.candidates.find((c) => c.candidate === last.chosen);
     return { out, summary: lastChosen?.run ? path.join(out, lastChosen.run, RUN_FILES.summary) : null };

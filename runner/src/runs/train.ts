@@ -579,7 +579,6 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
       },
       eval: result?.summary ?? summarise([]),
       generalisation_gap: gap,
-      config: { init: state.init, hyperparameters: { ...hp } },
     };
     const summaryFile = path.join(runDir, RUN_FILES.summary);
     writeFileSync(summaryFile, JSON.stringify(summary, null, 2) + '\n');

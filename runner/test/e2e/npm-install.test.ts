@@ -4,14 +4,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { tempDir } from '../helpers/tmp';
 
 const ROOT = path.join(__dirname, '..', '..', '..');
 
 test('npm pack → npm i -g → rewardsmith works from a temporary folder', { timeout: 1_800_000 }, () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'rewardsmith-install-'));
+  const dir = tempDir('rewardsmith-install-');
   execFileSync('npm', ['pack', ROOT, '--pack-destination', dir], { cwd: dir, stdio: 'pipe' });
   const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
   assert.ok(tarball, 'npm pack wrote a tarball');
