@@ -1,24 +1,26 @@
 // "Sweep rewards…": the selected reward files × N seeds through `rewardsmith sweep` (engine, seeds and extra
 // arguments from the settings), with a cancellable progress notification (cancel = the runner's Ctrl-C, which
 // scancels Slurm jobs) and a sweep panel: every run's state and progress, then the ranking with intervals.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { SWEEP_FILES, type SweepResults } from '../../runner/src/records';
+import { readSweepResults, RunRecordError, SWEEP_FILES, type SweepResults } from '../../runner/src/records';
 import { failureReason, type Runner } from './runner';
 import { SweepProgress, sweepArgs, sweepHtml, type SweepSettings } from './sweep-view';
 
 const CSP = `default-src 'none'; style-src 'unsafe-inline'; img-src data:`;
 
-function readResults(dir: string): { results: SweepResults | null; svg: string | null } {
+/** The sweep's results (the runner's checked reader) and plot so far; nulls before the first run finished or when results.json is damaged (said once in `report`). */
+function readResults(dir: string, report: (message: string) => void): { results: SweepResults | null; svg: string | null } {
+  let results: SweepResults | undefined;
   try {
-    return {
-      results: JSON.parse(readFileSync(path.join(dir, SWEEP_FILES.results), 'utf8')) as SweepResults,
-      svg: readFileSync(path.join(dir, SWEEP_FILES.plot), 'utf8'),
-    };
-  } catch {
-    return { results: null, svg: null };
+    results = readSweepResults(dir);
+  } catch (err) {
+    if (!(err instanceof RunRecordError)) throw err;
+    report(err.message);
   }
+  const plot = path.join(dir, SWEEP_FILES.plot);
+  return results && existsSync(plot) ? { results, svg: readFileSync(plot, 'utf8') } : { results: null, svg: null };
 }
 
 export function registerSweep(context: vscode.ExtensionContext, runner: Runner, runsRoot: () => string | undefined): void {
@@ -64,9 +66,13 @@ export function registerSweep(context: vscode.ExtensionContext, runner: Runner, 
     );
     let disposed = false;
     panel.onDidDispose(() => (disposed = true));
+    let damaged: string | undefined;
     const render = () => {
       if (disposed) return;
-      const { results, svg } = readResults(out);
+      const { results, svg } = readResults(out, (message) => {
+        if (message !== damaged) void vscode.window.showWarningMessage(`Rewardsmith: ${message}`);
+        damaged = message;
+      });
       panel.webview.html = sweepHtml(title, progress, results, svg, CSP);
     };
     render();

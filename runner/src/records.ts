@@ -424,3 +424,21 @@ export function readSuggestions(runDir: string): SuggestionsRecord | undefined {
   });
   return parsed as SuggestionsRecord;
 }
+
+/** A sweep's `DIR/results.json`, checked; undefined before the sweep first wrote it. */
+export function readSweepResults(sweepDir: string): SweepResults | undefined {
+  const file = path.join(sweepDir, SWEEP_FILES.results);
+  if (!existsSync(file)) return undefined;
+  const r = readJsonFile(file) as Partial<SweepResults> | null;
+  if (!r || typeof r !== 'object' || Array.isArray(r) || !Array.isArray(r.runs) || !Array.isArray(r.rewards))
+    throw new RunRecordError(`${file}: expected a sweep's results with runs and rewards arrays`);
+  r.rewards.forEach((w: Partial<SweepRewardResult> | null, i) => {
+    if (typeof w?.reward !== 'string') throw new RunRecordError(`${file}: rewards[${i}] has no reward name`);
+    if (w.mean_success !== null && typeof w.mean_success !== 'number')
+      throw new RunRecordError(`${file}: rewards[${i}] (${w.reward}): mean_success must be a number or null`);
+  });
+  r.runs.forEach((run: Partial<SweepRunResult> | null, i) => {
+    if (typeof run?.reward !== 'string' || typeof run.seed !== 'number') throw new RunRecordError(`${file}: runs[${i}] lacks its reward or seed`);
+  });
+  return r as SweepResults;
+}

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, cpSync } from 'node:fs';
 import path from 'node:path';
 import type { RunnerEvent } from '../src/events';
-import { RUN_FILES } from '../src/records';
+import { readSweepResults, RUN_FILES, SWEEP_FILES } from '../src/records';
 import { train, type TrainOptions } from '../src/runs/train';
 import { tempDir } from './helpers/tmp';
 
@@ -87,4 +87,16 @@ test('a run folder whose training never wrote a checkpoint starts again without 
   await assert.rejects(train({ ...TINY, out: dir }), /already holds a run; pass --resume to continue it, --overwrite to replace it/);
   rmSync(dir, { recursive: true, force: true });
   assert.ok(!existsSync(dir));
+});
+
+test("a sweep's results.json is read through the checked reader: absent before the first run, a damaged entry named", () => {
+  const sweep = tempDir('rewardsmith-sweep-records-');
+  assert.equal(readSweepResults(sweep), undefined, 'no results yet');
+  const file = path.join(sweep, SWEEP_FILES.results);
+  const reward = { reward: 'dense', reward_file: 'd.reward.ts', seeds: 1, episodes: 4, mean_success: 0.25, ci95: [0, 0.7], mean_deaths: 0, rank: 1 };
+  const results = { version: 1, task: 'approach-tree', steps: 64, seeds: [0], engine: 'local', wall_seconds: 3, runs: [], rewards: [reward] };
+  writeFileSync(file, JSON.stringify(results));
+  assert.equal(readSweepResults(sweep)?.rewards[0]?.mean_success, 0.25);
+  writeFileSync(file, JSON.stringify({ ...results, rewards: [{ ...reward, mean_success: '25 %' }] }));
+  assert.throws(() => readSweepResults(sweep), { name: 'RunRecordError', message: `${file}: rewards[0] (dense): mean_success must be a number or null` });
 });
