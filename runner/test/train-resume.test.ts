@@ -110,7 +110,6 @@ test('train killed with SIGKILL resumes to the same total frames with no metric 
   const summary = JSON.parse(readFileSync(path.join(out, RUN_FILES.summary), 'utf8')) as RunSummary;
   assert.deepEqual(Object.keys(summary).sort(), [
     'backend',
-    'config',
     'env',
     'env_steps',
     'eval',
@@ -119,6 +118,7 @@ test('train killed with SIGKILL resumes to the same total frames with no metric 
     'reward_sha256',
     'seed',
     'task',
+    'task_file',
     'train',
     'wall_seconds',
   ]);
