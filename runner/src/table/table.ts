@@ -5,7 +5,7 @@
 // bootstrap 95 % interval over seeds and episodes, beside the paper's published figures. Every cell is its own
 // run folder, so an interrupted table resumes where it stopped (finished cells are kept, a training run
 // continues from its checkpoint).
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { resolveTask } from '../tasks';
@@ -278,11 +278,14 @@ export function tableMarkdown(r: TableResult): string {
   const { steps, demos, evalEpisodes, seeds } = r.config;
   lines.push(
     '',
-    `Held-out success % — mean over seeds ${seeds.join(', ')} with a bootstrap 95 % interval over seeds and episodes ` +
+    `Held-out success % — mean over ${seeds.length === 1 ? 'seed' : 'seeds'} ${seeds.join(', ')} with a bootstrap 95 % interval over seeds and episodes ` +
       `(${evalEpisodes} held-out worlds per seed and method); foundation = behaviour cloning from ${demos} scripted demonstrations; ` +
       `fine-tuning: PPO for ${steps.toLocaleString('en-US')} frames from the foundation with the KL term to it (weight 0.125), 2 value pre-training updates ` +
       `and return normalisation. Paper: Auto MC-Reward (CVPR 2024), Table 1, MineDojo.`,
-    `Machine: ${r.machine}; wall time ${formatSeconds(r.wallSeconds)} for this invocation, ${formatSeconds(r.cellSeconds)} summed over the cells' runs.`,
+    `Machine: ${r.machine}; wall time ${formatSeconds(r.cellSeconds)} summed over the cells' runs` +
+      (r.wallSeconds < r.cellSeconds / 2
+        ? ` (${formatSeconds(r.wallSeconds)} for this invocation, which resumed cells measured earlier).`
+        : `, ${formatSeconds(r.wallSeconds)} for this invocation.`),
   );
   const perSeed = r.cells.map((c) => `${c.task} ${METHOD_LABELS[c.method]} seed ${c.seed}: ${c.successes}/${c.episodes}`);
   lines.push('', `Per seed: ${perSeed.join('; ')}.`);
@@ -339,6 +342,12 @@ export function updateReadme(file: string, r: TableResult, command: string): voi
   const a = text.indexOf(README_START),
     b = text.indexOf(README_END);
   if (a < 0 || b < a) throw new CommandError(`${file} has no results block: add the lines ${README_START} and ${README_END} where the table goes`);
+  // The plot is copied beside the README (docs/table.svg) so that the page still shows it when the run folder
+  // is elsewhere or gone; a link into the run folder would break for everyone else.
+  const svgCopy = path.join(path.dirname(path.resolve(file)), 'docs', 'table.svg');
+  mkdirSync(path.dirname(svgCopy), { recursive: true });
+  copyFileSync(r.files.svg, svgCopy);
+  const svgLink = path.relative(path.dirname(path.resolve(file)), svgCopy).split(path.sep).join('/');
   const block = [
     README_START,
     '',
@@ -346,7 +355,7 @@ export function updateReadme(file: string, r: TableResult, command: string): voi
     '',
     tableMarkdown(r),
     '',
-    `![held-out success per task and method](${path.relative(path.dirname(path.resolve(file)), r.files.svg)})`,
+    `![held-out success per task and method](${svgLink})`,
     '',
     README_END,
   ].join('\n');
