@@ -347,7 +347,10 @@ export function updateReadme(file: string, r: TableResult, command: string): voi
   const svgCopy = path.join(path.dirname(path.resolve(file)), 'docs', 'table.svg');
   mkdirSync(path.dirname(svgCopy), { recursive: true });
   copyFileSync(r.files.svg, svgCopy);
-  const svgLink = path.relative(path.dirname(path.resolve(file)), svgCopy).split(path.sep).join('/');
+  const svgLink = path
+    .relative(path.dirname(path.resolve(file)), svgCopy)
+    .split(path.sep)
+    .join('/');
   const block = [
     README_START,
     '',
