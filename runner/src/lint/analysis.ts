@@ -294,7 +294,6 @@ export class Snapshot {
   readonly checker: ts.TypeChecker;
   private readonly lineStarts: number[];
   private readonly aliasTypes = new Map<string, ts.Type | undefined>();
-  private readonly nonNullable = new Map<ts.Type, ts.Type>();
 
   constructor(
     readonly project: RewardProject,
@@ -385,13 +384,18 @@ export class Snapshot {
   isSchemaType(type: ts.Type, name: string): boolean {
     const alias = this.aliasType(name);
     if (!alias) return false;
-    // Rules ask this of the same few types thousands of times; removing null/undefined instantiates a type.
-    let t = this.nonNullable.get(type);
-    if (!t) {
-      t = this.checker.getNonNullableType(type);
-      this.nonNullable.set(type, t);
+    const is = (t: ts.Type) => t === alias || t.aliasSymbol?.name === name;
+    if (is(type)) return true;
+    // `T | undefined` (an optional entry): the one member left without null and undefined. Looking at the
+    // members is what getNonNullableType does, without instantiating a new type each time it is asked.
+    if (!type.isUnion()) return false;
+    let left: ts.Type | undefined;
+    for (const member of type.types) {
+      if (member.flags & (ts.TypeFlags.Undefined | ts.TypeFlags.Null)) continue;
+      if (left) return false;
+      left = member;
     }
-    return t === alias || t.aliasSymbol?.name === name;
+    return !!left && is(left);
   }
 }
 

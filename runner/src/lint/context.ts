@@ -119,7 +119,7 @@ export class LintContext {
     const type = this.typeOf(e);
     let keys: DictKeys | undefined;
     for (const p of PARAMETERS)
-      if (p.keys && this.snap.isSchemaType(type, p.tsType)) {
+      if (type && p.keys && this.snap.isSchemaType(type, p.tsType)) {
         keys = p.keys;
         break;
       }
@@ -128,24 +128,25 @@ export class LintContext {
   }
 
   isType(e: ts.Node, alias: string): boolean {
-    return this.snap.isSchemaType(this.typeOf(e), alias);
+    const type = this.typeOf(e);
+    return !!type && this.snap.isSchemaType(type, alias);
   }
 
   /**
-   * The type the schema questions look at. For a parameter, a `const` or a name declared outside the file, the
+   * The type the schema questions look at. For a parameter or a `const`, the
    * declared type (computed once per name): narrowing could only remove `undefined`, which the schema checks
    * ignore, and asking TypeScript for the narrowed type runs its flow analysis at every use, which was most
    * of a re-lint's time. Other expressions (and `let` names, whose types evolve) get the type at the spot.
+   * Undefined for a name declared outside the file (Math, console): no global has a schema type.
    */
-  typeOf(e: ts.Node): ts.Type {
+  typeOf(e: ts.Node): ts.Type | undefined {
     if (ts.isIdentifier(e)) {
       const symbol = this.checker.getSymbolAtLocation(e);
       const decl = symbol?.valueDeclaration;
       if (symbol && decl) {
+        if (decl.getSourceFile() !== this.sf) return undefined;
         const declared =
-          decl.getSourceFile() !== this.sf ||
-          ts.isParameter(decl) ||
-          ((ts.isVariableDeclaration(decl) || ts.isBindingElement(decl)) && (ts.getCombinedNodeFlags(decl) & ts.NodeFlags.Const) !== 0);
+          ts.isParameter(decl) || ((ts.isVariableDeclaration(decl) || ts.isBindingElement(decl)) && (ts.getCombinedNodeFlags(decl) & ts.NodeFlags.Const) !== 0);
         if (declared) return this.checker.getTypeOfSymbol(symbol);
       }
     }
