@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { loopCommand, type LoopResult } from '../src/llm/loop';
+import { loopCommand, patchSets, type LoopResult } from '../src/llm/loop';
+import type { Suggestion } from '../src/analyze/analyze';
 import { readStoredConfig } from '../src/runs/config';
 import { lintText } from '../src/lint/rules';
 import { tempDir } from './helpers/tmp';
@@ -125,4 +126,23 @@ test('loop: --init and --from-scratch exclude each other, and --demos needs the 
   assert.equal(await loopCommand([...base, '--from-scratch', '--demos', '3'], io), 2);
   assert.match(text, /rewardsmith loop: --demos sizes the foundation the loop builds, which --from-scratch replaces/);
   assert.ok(!existsSync(path.join(out, 'x')), 'nothing written');
+});
+
+test('patch sets: findings answered by the same patch are all recorded as applied', () => {
+  const approach = { kind: 'approach-record' as const, targets: ['oak_log', 'birch_log'], step: 0.1 };
+  const finding = (id: string, episodes: number, patch: Suggestion['patch']): Suggestion =>
+    ({ id, kind: id, share: 0, message: id, evidence: '', episodes: [], episode_ids: Array.from({ length: episodes }, (_, i) => i), patch }) as Suggestion;
+  const suggestions = [
+    finding('reward-gamed', 56, { ...approach, why: 'gamed.' }),
+    finding('target-not-approached', 11, { ...approach, why: 'crept.' }),
+    finding('reward-misaligned', 0, { kind: 'target-names', known: ['oak_log'], targets: ['oak_log', 'birch_log'], why: 'birch.' }),
+  ];
+  const sets = patchSets(WEAK, readFileSync(WEAK, 'utf8'), suggestions, 2, new Set());
+  assert.deepEqual(
+    sets.map((s) => s.ids),
+    [
+      ['reward-gamed', 'target-not-approached', 'reward-misaligned'],
+      ['reward-gamed', 'target-not-approached'],
+    ],
+  );
 });

@@ -177,16 +177,20 @@ const rateText = (r: RateRecord) =>
  * are applied one after another (a patch that no longer applies is left out), sets already `tried` are skipped.
  */
 export function patchSets(file: string, text: string, suggestions: Suggestion[], k: number, tried: ReadonlySet<string>): { ids: string[]; text: string }[] {
-  const seen = new Set<string>();
+  // Findings whose patches are the same change (the approach patch answers gamed, not-approached and lost) are
+  // one patch; applying it applies each of them, so all their ids are recorded.
+  const sharing = new Map<string, string[]>();
   const patchable = suggestions
     .filter((s): s is Suggestion & { patch: PatchRequest } => !!s.patch)
     .sort((a, b) => (b.episode_ids?.length ?? 0) - (a.episode_ids?.length ?? 0))
     .filter((s) => {
       const key = JSON.stringify({ ...s.patch, why: '' });
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
+      const ids = sharing.get(key);
+      if (ids) ids.push(s.id);
+      else sharing.set(key, [s.id]);
+      return !ids;
     });
+  const alsoApplied = (s: Suggestion) => sharing.get(JSON.stringify({ ...s.patch, why: '' }))?.slice(1) ?? [];
   const orders: Suggestion[][] = [patchable, ...patchable.map((_, n) => patchable.slice(0, n + 1)), ...patchable.map((s) => [s])];
   const out: { ids: string[]; text: string }[] = [];
   const made = new Set<string>();
@@ -197,7 +201,7 @@ export function patchSets(file: string, text: string, suggestions: Suggestion[],
     for (const s of order) {
       try {
         patched = patchReward(file, patched, s.patch!).patched;
-        ids.push(s.id);
+        ids.push(s.id, ...alsoApplied(s));
       } catch (err) {
         if (!(err instanceof PatchUnavailable)) throw err;
       }
