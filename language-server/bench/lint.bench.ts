@@ -81,6 +81,7 @@ export async function run(): Promise<void> {
   console.log(
     `fuzz: ${cases.toLocaleString('en-US')} mutated bundled rewards (${rewards.length} files; deletions, insertions, truncations, unbalanced brackets, unicode, nesting up to 1,500), ${((performance.now() - started) / 1000).toFixed(0)} s`,
   );
+  if (cases === 0) return; // BENCH_FUZZ_CASES=0: the re-lint figures only
   console.log(
     `answered: ${cases - failures.length} of ${cases}; threw: ${failures.length}; diagnostics: ${diagnostics.toLocaleString('en-US')}; per case median ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms, max ${times.at(-1)!.toFixed(0)} ms`,
   );
