@@ -342,8 +342,8 @@ export function updateReadme(file: string, r: TableResult, command: string): voi
   const a = text.indexOf(README_START),
     b = text.indexOf(README_END);
   if (a < 0 || b < a) throw new CommandError(`${file} has no results block: add the lines ${README_START} and ${README_END} where the table goes`);
-  // The plot is copied beside the README (docs/table.svg) so that the page still shows it when the run folder
-  // is elsewhere or gone; a link into the run folder would break for everyone else.
+  // The plot is copied beside the README (docs/table.svg) so that it survives the run folder; it is named, not
+  // linked: the README ships in the .vsix, and vsce refuses relative links and images without a repository URL.
   const svgCopy = path.join(path.dirname(path.resolve(file)), 'docs', 'table.svg');
   mkdirSync(path.dirname(svgCopy), { recursive: true });
   copyFileSync(r.files.svg, svgCopy);
@@ -358,7 +358,7 @@ export function updateReadme(file: string, r: TableResult, command: string): voi
     '',
     tableMarkdown(r),
     '',
-    `![held-out success per task and method](${svgLink})`,
+    `The plot (held-out success per task and method, with the intervals): \`${svgLink}\`.`,
     '',
     README_END,
   ].join('\n');
