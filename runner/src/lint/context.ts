@@ -16,6 +16,17 @@ export interface Field {
 }
 
 export const PYTHON_DICT_METHODS = new Set(['get', 'keys', 'items', 'values', 'setdefault', 'update']);
+/** The relational and equality operators: a comparison whose outcome a rule can reason about. */
+export const COMPARISON_OPERATORS: ReadonlySet<ts.SyntaxKind> = new Set([
+  ts.SyntaxKind.LessThanToken,
+  ts.SyntaxKind.LessThanEqualsToken,
+  ts.SyntaxKind.GreaterThanToken,
+  ts.SyntaxKind.GreaterThanEqualsToken,
+  ts.SyntaxKind.EqualsEqualsEqualsToken,
+  ts.SyntaxKind.EqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsToken,
+]);
 export const OBJECT_METHODS = new Set(['hasOwnProperty', 'toString', 'valueOf', 'propertyIsEnumerable', 'isPrototypeOf', 'constructor']);
 
 export function skipParens(e: ts.Expression): ts.Expression {

@@ -2,7 +2,7 @@
 // stored, so it is always equal. The intended "did it change since the last step?" needs the compare first
 // and the store after (the paper's `GLOBAL_DATA["health"]` pattern, done in the wrong order).
 import ts from 'typescript';
-import { isFunctionLike, skipParens, stringKey, type LintContext } from '../context';
+import { COMPARISON_OPERATORS, isFunctionLike, skipParens, stringKey, type LintContext } from '../context';
 import { defineRule, type RuleMeta } from '../rule';
 
 const meta = {
@@ -13,21 +13,10 @@ const meta = {
   fixable: false,
 } as const satisfies RuleMeta;
 
-const COMPARISONS = new Set([
-  ts.SyntaxKind.LessThanToken,
-  ts.SyntaxKind.LessThanEqualsToken,
-  ts.SyntaxKind.GreaterThanToken,
-  ts.SyntaxKind.GreaterThanEqualsToken,
-  ts.SyntaxKind.EqualsEqualsEqualsToken,
-  ts.SyntaxKind.EqualsEqualsToken,
-  ts.SyntaxKind.ExclamationEqualsEqualsToken,
-  ts.SyntaxKind.ExclamationEqualsToken,
-]);
-
 export const memoryWriteThenCompare = defineRule({
   meta,
   node(node, ctx) {
-    if (!ts.isBinaryExpression(node) || !COMPARISONS.has(node.operatorToken.kind)) return;
+    if (!ts.isBinaryExpression(node) || !COMPARISON_OPERATORS.has(node.operatorToken.kind)) return;
     for (const side of [node.left, node.right]) {
       const key = globalKey(side, ctx);
       if (key === undefined) continue;

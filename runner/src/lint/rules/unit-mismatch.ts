@@ -2,7 +2,7 @@
 // are degrees relative to the initial facing. Comparing one with a constant in the other unit is a silent bug:
 // `|yaw| < 30` on radians is always true, `pitch > Math.PI / 4` on degrees is true at one degree.
 import ts from 'typescript';
-import { skipParens, type LintContext } from '../context';
+import { COMPARISON_OPERATORS, skipParens, type LintContext } from '../context';
 import { defineRule, type RuleMeta } from '../rule';
 
 const meta = {
@@ -13,21 +13,10 @@ const meta = {
   fixable: true,
 } as const satisfies RuleMeta;
 
-const COMPARISONS = new Set([
-  ts.SyntaxKind.LessThanToken,
-  ts.SyntaxKind.LessThanEqualsToken,
-  ts.SyntaxKind.GreaterThanToken,
-  ts.SyntaxKind.GreaterThanEqualsToken,
-  ts.SyntaxKind.EqualsEqualsEqualsToken,
-  ts.SyntaxKind.EqualsEqualsToken,
-  ts.SyntaxKind.ExclamationEqualsEqualsToken,
-  ts.SyntaxKind.ExclamationEqualsToken,
-]);
-
 export const unitMismatch = defineRule({
   meta,
   node(node, ctx) {
-    if (!ts.isBinaryExpression(node) || !COMPARISONS.has(node.operatorToken.kind)) return;
+    if (!ts.isBinaryExpression(node) || !COMPARISON_OPERATORS.has(node.operatorToken.kind)) return;
     for (const [angle, constant] of [
       [node.left, node.right],
       [node.right, node.left],
