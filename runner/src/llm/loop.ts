@@ -297,6 +297,21 @@ class Loop {
     return start;
   }
 
+  /** One candidate's training run from the loop's start policy, with the loop's budget. */
+  private async train(rewardFile: string, runDir: string, start: LoopStart): Promise<TrainOutcome> {
+    // Loaded on first use: `rewardsmith design` shares this module and must not pay for TensorFlow.
+    return (await import('./train-step')).trainReward({
+      rewardFile,
+      task: this.o.task,
+      steps: this.o.steps,
+      seed: this.o.seed,
+      out: runDir,
+      ...this.o.train,
+      init: start.checkpoint ?? undefined,
+      emit: this.o.emit,
+    });
+  }
+
   private say(line: string): void {
     this.o.say?.(line);
     this.o.emit?.(makeEvent({ type: 'log', level: 'info', message: line }));
@@ -340,19 +355,7 @@ class Loop {
       const runDir = path.join(attemptDir, 'run');
       const start = await this.startPolicy();
       this.say(`  candidate ${k}: training on ${this.rel(rewardFile)} for ${this.o.steps} frames ${startText(start, this.o.out)}`);
-      const outcome = await cached<TrainOutcome>(path.join(attemptDir, 'train.json'), async () =>
-        // Loaded on first use: `rewardsmith design` shares this module and must not pay for TensorFlow.
-        (await import('./train-step')).trainReward({
-          rewardFile,
-          task: this.o.task,
-          steps: this.o.steps,
-          seed: this.o.seed,
-          out: runDir,
-          ...this.o.train,
-          init: start.checkpoint ?? undefined,
-          emit: this.o.emit,
-        }),
-      );
+      const outcome = await cached<TrainOutcome>(path.join(attemptDir, 'train.json'), () => this.train(rewardFile, runDir, start));
       if (outcome.ok) {
         const summary = requireTrainingSummary(runDir);
         this.say(`  candidate ${k}: success ${(summary.eval.success_rate * 100).toFixed(1)}%, deaths ${(summary.eval.death_rate * 100).toFixed(1)}%`);
@@ -456,17 +459,7 @@ class Loop {
     );
     const outcome = await cached<TrainOutcome>(
       path.join(attemptDir, 'train.json'),
-      async () =>
-        (await import('./train-step')).trainReward({
-          rewardFile,
-          task: this.o.task,
-          steps: this.o.steps,
-          seed: this.o.seed,
-          out: runDir,
-          ...this.o.train,
-          init: start.checkpoint ?? undefined,
-          emit: this.o.emit,
-        }),
+      () => this.train(rewardFile, runDir, start),
       // A sandbox host that died (not the reward's own error) is not recorded: resuming the loop retries it.
       (r) => r.ok || !/sandbox host exited/.test(r.error.message),
     );
