@@ -29,7 +29,7 @@ class FlatWorld implements BlockAccess, ColumnStore {
   readonly below = S.bedrock;
   readonly above = S.air;
   private readonly placed = new Map<string, number>();
-  private readonly columns = new Map<string, { cells: Uint16Array; heights: Float64Array }>();
+  private readonly columns = new Map<string, { cells: Uint16Array; heights: Int16Array }>();
   constructor(readonly useStore: boolean) {}
   get columnStore(): ColumnStore | undefined {
     return this.useStore ? this : undefined;
@@ -43,12 +43,12 @@ class FlatWorld implements BlockAccess, ColumnStore {
     if (p !== undefined) return p;
     return y < GROUND ? S.stone : y === GROUND ? S.grass_block : S.air;
   }
-  column(cx: number, cz: number): { cells: Uint16Array; heights: Float64Array } {
+  column(cx: number, cz: number): { cells: Uint16Array; heights: Int16Array } {
     const key = `${cx},${cz}`;
     let c = this.columns.get(key);
     if (!c) {
       const cells = new Uint16Array(128 * 256);
-      const heights = new Float64Array(256).fill(-1);
+      const heights = new Int16Array(256).fill(-1);
       for (let y = 0; y < 128; y++)
         for (let lz = 0; lz < 16; lz++)
           for (let lx = 0; lx < 16; lx++) {

@@ -145,7 +145,7 @@ function openUnion(slotA: number, slotB: number): void {
 
 // The chunk columns around the eyes, looked up once per step (a map lookup per plane and chunk otherwise).
 const CHUNK_SPAN = 11; // 64 m around the eyes spans at most 10 chunks per axis
-const chunkCache: ({ cells: Uint16Array; heights: Float64Array } | undefined)[] = new Array(CHUNK_SPAN * CHUNK_SPAN);
+const chunkCache: ({ cells: Uint16Array; heights: Int16Array } | undefined)[] = new Array(CHUNK_SPAN * CHUNK_SPAN);
 const chunkCacheStep = new Float64Array(CHUNK_SPAN * CHUNK_SPAN).fill(-1);
 let viewStep = 0;
 let chunkBaseX = 0,
@@ -181,7 +181,7 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
   let ccx = NaN,
     ccz = NaN;
   let cells: Uint16Array | null = null;
-  let heights: Float64Array | null = null;
+  let heights: Int16Array | null = null;
   let x = Math.floor(ex),
     z = Math.floor(ez);
   const stepX = hx > 0 ? 1 : -1,

@@ -26,6 +26,8 @@ export interface BlockAccess {
    */
   readonly columnStore?: ColumnStore;
 }
+/** `ChunkColumn.heights` of an x/z column whose band's `above` fill is visible (no bound). */
+export const HEIGHT_UNBOUNDED = 32767;
 /** Chunk columns of block states over a height band [minY, maxY); `below`/`above` fill the rest. */
 export interface ColumnStore {
   readonly minY: number;
@@ -34,7 +36,7 @@ export interface ColumnStore {
   readonly above: number;
   /**
    * Cells indexed ((y - minY) << 8) | (z & 15) << 4 | (x & 15); `heights[(z & 15) << 4 | (x & 15)]`: an
-   * upper bound of the highest y with a visible block in that x/z column (Infinity-like 1e9 when the
+   * upper bound of the highest y with a visible block in that x/z column (HEIGHT_UNBOUNDED when the
    * band's `above` fill is visible).
    */
   column(cx: number, cz: number): ChunkColumn;
@@ -42,7 +44,7 @@ export interface ColumnStore {
 /** One chunk column of a ColumnStore. */
 export interface ChunkColumn {
   cells: Uint16Array;
-  heights: Float64Array;
+  heights: Int16Array;
   /**
    * Optional: an upper bound of every value in `heights` (the chunk's highest visible block). With it, planes
    * whose unoccluded pitches pass above the whole chunk skip its cells.
@@ -282,7 +284,7 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
   let ccx = NaN,
     ccz = NaN;
   let cells: Uint16Array | null = null;
-  let heights: Float64Array | null = null;
+  let heights: Int16Array | null = null;
   // The chunk being crossed may be skipped whole (see above); `skipping` holds while the walk is inside it.
   let skipping = false;
   let x = Math.floor(ex),
@@ -327,7 +329,7 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
         // above by where the plane leaves the chunk's x or z range (plus a margin far above rounding).
         skipping = false;
         const chunkTop = c.top;
-        if (chunkTop !== undefined && chunkTop < 1e9) {
+        if (chunkTop !== undefined && chunkTop < HEIGHT_UNBOUNDED) {
           const L = openLo[0]!;
           let s = s0;
           if (L < 0) {

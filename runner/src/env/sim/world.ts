@@ -9,7 +9,7 @@ import type { WorldKind } from '../../tasks';
 import { LAVA_BLOCK, S, STATE_COUNT, WATER_BLOCK, stateSolid, stateToBlock, stateVisible } from './registry';
 import { CHUNK_CELLS, WORLD_BANDS, generateChunk } from './worldgen';
 import { VANILLA_WORLD, type WorldOptions } from '../../tasks';
-import type { BlockAccess, ColumnStore } from './observe';
+import { type BlockAccess, type ColumnStore, HEIGHT_UNBOUNDED } from './observe';
 
 const BlockCtor = prismarineBlock(DEFAULT_GAME_VERSION);
 const PLAINS_BIOME = 1;
@@ -51,8 +51,9 @@ const HORIZONTAL: readonly (readonly [number, number])[] = [
 interface Chunk {
   cells: Uint16Array;
   /** Per x/z column (index (z & 15) << 4 | (x & 15)): at least the highest y holding a visible block (the view
-   * skips the air above it); 1e9 where the band's `above` fill is visible (underground). */
-  heights: Float64Array;
+   * skips the air above it); HEIGHT_UNBOUNDED where the band's `above` fill is visible (underground). 16-bit: the
+   * view reads one per cell column it crosses, and 512 bytes a chunk stay in cache better than 2 KiB did. */
+  heights: Int16Array;
   /** At least every value of `heights`: the chunk's highest visible block (planes passing above it skip it). */
   top: number;
 }
@@ -95,7 +96,7 @@ export class SimWorld implements BlockAccess, ColumnStore {
     let c = this.chunks.get(key);
     if (!c) {
       const cells = generateChunk(this.kind, this.seed, cx, cz, new Uint16Array(CHUNK_CELLS(this.kind)), this.options);
-      const heights = new Float64Array(256).fill(visible[this.above] === 1 ? 1e9 : this.minY - 1);
+      const heights = new Int16Array(256).fill(visible[this.above] === 1 ? HEIGHT_UNBOUNDED : this.minY - 1);
       if (visible[this.above] === 0) {
         for (let xz = 0; xz < 256; xz++) {
           for (let i = cells.length - 256 + xz; i >= 0; i -= 256) {
