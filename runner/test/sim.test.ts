@@ -292,6 +292,19 @@ test('episodes are deterministic by seed, in process and across worker shards', 
   assert.deepEqual(await run(2), local);
 });
 
+test('a worker thread that dies mid-run fails the step with its exit code instead of hanging the batch', { timeout: 20_000 }, async () => {
+  const env = await createEnv({ task: BUILTIN_TASKS['approach-tree']!, numEnvs: 4, seed: 5, workers: 1 });
+  try {
+    await env.reset([1, 2, 3, 4]);
+    // The worker's thread goes away as a crash would take it (the test reaches into the shard to kill it).
+    const shard = (env as unknown as { shards: { worker: { worker: { terminate(): Promise<number> } } }[] }).shards[0]!;
+    await shard.worker.worker.terminate();
+    await assert.rejects(env.step(new Int32Array(4)), /env worker exited with code 1/);
+  } finally {
+    await env.close();
+  }
+});
+
 test('throughput smoke: a plains batch steps well over 1,000 env steps per CPU-second with the full observation', () => {
   const batch = new SimBatch(BUILTIN_TASKS['approach-tree']!, 8, 0);
   batch.reset([1, 2, 3, 4, 5, 6, 7, 8]);

@@ -5,7 +5,7 @@ import { availableParallelism } from 'node:os';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import type { TaskSpec } from '../../tasks';
 import type { EnvOptions, StepInfo, StepObservation, VecEnv, VecStepResult } from '../types';
 import { SimEnv } from './sim';
@@ -59,14 +59,19 @@ export class SimBatch {
 
 /** Messages between SimVecEnv and its workers (runner/src/env/worker.ts). */
 export type WorkerRequest =
-  | { type: 'init'; task: TaskSpec; count: number; firstIndex: number }
+  | { type: 'init'; task: TaskSpec; count: number; firstIndex: number; port: MessagePort; signal: SharedArrayBuffer }
   | { type: 'reset'; seeds: number[] }
-  | { type: 'step'; actions: Int32Array };
+  | { type: 'step'; actions: Int32Array }
+  | { type: 'close' };
 export type WorkerReply =
   | { type: 'ready'; featureSize: number }
   | { type: 'reset'; features: Float32Array; obs: StepObservation[] }
   | { type: 'step'; result: VecStepResult }
+  | { type: 'closed' }
   | { type: 'error'; message: string };
+/** Slots of the shared signal words: requests posted to the worker, replies posted by it. */
+export const SIGNAL_REQUEST = 0;
+export const SIGNAL_REPLY = 1;
 
 /**
  * Starts the worker entry: the dist bundle next to the running bundle, or (tests, benches under tsx) the TS
@@ -80,24 +85,30 @@ function startWorker(): Worker {
   return new Worker(`require(${JSON.stringify(tsx)}); require(${JSON.stringify(source)});`, { eval: true, execArgv: [] });
 }
 
+/**
+ * One worker thread. After `init` the worker serves requests in a blocking loop: a request is a message on a
+ * private MessagePort plus a bump of a shared counter that wakes the worker (Atomics.wait), and the reply comes
+ * back the same way, read with receiveMessageOnPort. A step thus hands over in tens of microseconds, where the
+ * event loop's wake-ups (a message event each way) cost about a third of a millisecond per step on this VM,
+ * 5 % of a 64-env step.
+ */
 class ShardWorker {
   private readonly worker: Worker;
-  private pending: { resolve: (r: WorkerReply) => void; reject: (e: Error) => void } | null = null;
+  private readonly port: MessagePort;
+  /** The worker's end of the private channel, until `sendInit` hands it over. */
+  private workerPort: MessagePort | null;
+  private readonly signal = new Int32Array(new SharedArrayBuffer(8));
+  private repliesSeen = 0;
   private failure: Error | null = null;
+  private busy = false;
 
   constructor() {
     this.worker = startWorker();
-    this.worker.on('message', (reply: WorkerReply) => {
-      const p = this.pending;
-      this.pending = null;
-      if (!p) return;
-      if (reply.type === 'error') p.reject(new Error(`env worker: ${reply.message}`));
-      else p.resolve(reply);
-    });
+    const channel = new MessageChannel();
+    this.port = channel.port1;
+    this.workerPort = channel.port2;
     const fail = (err: Error) => {
-      this.failure = err;
-      this.pending?.reject(err);
-      this.pending = null;
+      this.failure ??= err;
     };
     this.worker.on('error', fail);
     this.worker.on('exit', (code) => {
@@ -105,15 +116,57 @@ class ShardWorker {
     });
   }
 
-  request(msg: WorkerRequest, transfer: ArrayBuffer[] = []): Promise<WorkerReply> {
-    if (this.failure) return Promise.reject(this.failure);
-    return new Promise((resolve, reject) => {
-      this.pending = { resolve, reject };
-      this.worker.postMessage(msg, transfer);
-    });
+  /** The first request (through the worker's own message port): starts its loop on the private port. */
+  sendInit(task: TaskSpec, count: number, firstIndex: number): void {
+    const port = this.workerPort!;
+    this.workerPort = null;
+    const msg: WorkerRequest = { type: 'init', task, count, firstIndex, port, signal: this.signal.buffer as SharedArrayBuffer };
+    this.worker.postMessage(msg, [port]);
+  }
+
+  /** Posts a request; its reply is taken with `receive`. */
+  send(msg: WorkerRequest, transfer: ArrayBuffer[] = []): void {
+    if (this.failure) throw this.failure;
+    this.port.postMessage(msg, transfer);
+    Atomics.add(this.signal, SIGNAL_REQUEST, 1);
+    Atomics.notify(this.signal, SIGNAL_REQUEST);
+  }
+
+  /**
+   * The reply to the last request. Waits synchronously (the caller has nothing else to do), but gives the event
+   * loop a turn every 50 ms so that a worker that died is noticed (its 'exit' and 'error' events) instead of
+   * waited on for ever.
+   */
+  async receive(): Promise<WorkerReply> {
+    if (this.busy) throw new Error('env worker: a request is already waiting for its reply');
+    this.busy = true;
+    try {
+      while (Atomics.load(this.signal, SIGNAL_REPLY) === this.repliesSeen) {
+        if (Atomics.wait(this.signal, SIGNAL_REPLY, this.repliesSeen, 50) !== 'timed-out') continue;
+        await new Promise((resolve) => setImmediate(resolve));
+        if (this.failure) throw this.failure;
+      }
+      this.repliesSeen++;
+      const got = receiveMessageOnPort(this.port);
+      if (!got) throw new Error('env worker signalled a reply but sent none');
+      const reply = got.message as WorkerReply;
+      if (reply.type === 'error') throw new Error(`env worker: ${reply.message}`);
+      return reply;
+    } finally {
+      this.busy = false;
+    }
   }
 
   async close(): Promise<void> {
+    if (!this.failure && this.workerPort === null) {
+      try {
+        this.send({ type: 'close' });
+        await this.receive();
+      } catch {
+        // terminated below either way
+      }
+    }
+    this.port.close();
     await this.worker.terminate();
   }
 }
@@ -151,7 +204,9 @@ export class SimVecEnv implements VecEnv {
       first += count;
     }
     try {
-      const replies = await Promise.all(env.shards.map((sh) => sh.worker.request({ type: 'init', task: opts.task, count: sh.count, firstIndex: sh.first })));
+      for (const sh of env.shards) sh.worker.sendInit(opts.task, sh.count, sh.first);
+      const replies: WorkerReply[] = [];
+      for (const sh of env.shards) replies.push(await sh.worker.receive());
       for (const r of replies) if (r.type !== 'ready' || r.featureSize !== env.featureSize) throw new Error('env worker did not initialise');
     } catch (err) {
       await env.close();
@@ -167,10 +222,10 @@ export class SimVecEnv implements VecEnv {
 
   async reset(seeds: number[]): Promise<{ features: Float32Array; obs: StepObservation[] }> {
     if (seeds.length !== this.numEnvs) throw new Error(`reset needs ${this.numEnvs} seeds, got ${seeds.length}`);
-    const pending = this.shards.map((sh) => sh.worker.request({ type: 'reset', seeds: seeds.slice(sh.first, sh.first + sh.count) }));
+    for (const sh of this.shards) sh.worker.send({ type: 'reset', seeds: seeds.slice(sh.first, sh.first + sh.count) });
     const mine = this.local.reset(seeds.slice(0, this.localCount));
     if (this.shards.length === 0) return mine;
-    const replies = await Promise.all(pending);
+    const replies = await this.receiveAll();
     const features = new Float32Array(this.numEnvs * this.featureSize);
     features.set(mine.features, 0);
     const obs: StepObservation[] = mine.obs;
@@ -184,13 +239,13 @@ export class SimVecEnv implements VecEnv {
 
   async step(actions: Int32Array): Promise<VecStepResult> {
     if (actions.length !== this.numEnvs) throw new Error(`step needs ${this.numEnvs} actions, got ${actions.length}`);
-    const pending = this.shards.map((sh) => {
+    for (const sh of this.shards) {
       const part = actions.slice(sh.first, sh.first + sh.count);
-      return sh.worker.request({ type: 'step', actions: part }, [part.buffer as ArrayBuffer]);
-    });
+      sh.worker.send({ type: 'step', actions: part }, [part.buffer as ArrayBuffer]);
+    }
     const mine = this.local.step(this.shards.length === 0 ? actions : actions.subarray(0, this.localCount));
     if (this.shards.length === 0) return mine;
-    const replies = await Promise.all(pending);
+    const replies = await this.receiveAll();
     const features = new Float32Array(this.numEnvs * this.featureSize);
     features.set(mine.features, 0);
     const { obs, info, resetObs } = mine;
@@ -204,6 +259,21 @@ export class SimVecEnv implements VecEnv {
       }
     });
     return { features, obs, info, resetObs };
+  }
+
+  /** Every worker's reply to the request just sent (all are taken even when one failed: none is left behind). */
+  private async receiveAll(): Promise<WorkerReply[]> {
+    const replies: WorkerReply[] = [];
+    let failure: unknown = null;
+    for (const sh of this.shards) {
+      try {
+        replies.push(await sh.worker.receive());
+      } catch (err) {
+        failure ??= err;
+      }
+    }
+    if (failure) throw failure;
+    return replies;
   }
 
   async close(): Promise<void> {
