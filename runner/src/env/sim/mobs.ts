@@ -308,6 +308,55 @@ export function explosionDamage(power: number, distance: number): number {
   return Math.floor(((impact * impact + impact) / 2) * 7 * (power * 2) + 1);
 }
 
+/** Pair codes i × PAIR_BASE + j (i < j) of `overlappingPairs`. */
+const PAIR_BASE = 65536;
+// Scratch of overlappingPairs (tickMobs runs to completion, one env at a time).
+let sweepIndex = new Int32Array(64);
+let sweepX = new Float64Array(64);
+const pairCodes: number[] = [];
+
+/**
+ * The live mobs' overlapping pairs, ascending by (i, j): exactly the pairs the all-pairs test finds, from a sweep
+ * over x (mobs sorted by x; a mob is compared only with those less than half the two widths ahead, plus a margin
+ * far above rounding, then with the same exact test), so a tick costs O(n log n) instead of n² / 2 box tests.
+ */
+function overlappingPairs(mobs: readonly Mob[]): number[] {
+  pairCodes.length = 0;
+  let n = 0,
+    maxWidth = 0;
+  if (sweepIndex.length < mobs.length) {
+    sweepIndex = new Int32Array(mobs.length * 2);
+    sweepX = new Float64Array(mobs.length * 2);
+  }
+  for (let i = 0; i < mobs.length; i++) {
+    const m = mobs[i]!;
+    if (m.health <= 0) continue;
+    if (m.width > maxWidth) maxWidth = m.width;
+    // Insertion sort by x (n is a few dozen).
+    let k = n++;
+    while (k > 0 && sweepX[k - 1]! > m.x) {
+      sweepX[k] = sweepX[k - 1]!;
+      sweepIndex[k] = sweepIndex[k - 1]!;
+      k--;
+    }
+    sweepX[k] = m.x;
+    sweepIndex[k] = i;
+  }
+  for (let k = 0; k < n; k++) {
+    const i = sweepIndex[k]!;
+    const a = mobs[i]!;
+    const reach = (a.width + maxWidth) / 2 + 1e-6;
+    for (let q = k + 1; q < n && sweepX[q]! - a.x < reach; q++) {
+      const j = sweepIndex[q]!;
+      const b = mobs[j]!;
+      if (!overlaps(a.x, a.y, a.z, a.width, a.height, b.x, b.y, b.z, b.width, b.height)) continue;
+      pairCodes.push(i < j ? i * PAIR_BASE + j : j * PAIR_BASE + i);
+    }
+  }
+  if (pairCodes.length > 1) pairCodes.sort((u, v) => u - v);
+  return pairCodes;
+}
+
 /** One game tick of every mob: goals, movement, pushing, attacks; dead and despawned mobs are removed. */
 export function tickMobs(w: MobWorld): void {
   const { world, entity: e, random } = w;
@@ -363,12 +412,14 @@ export function tickMobs(w: MobWorld): void {
     }
   }
   // Pushing: overlapping mobs, and mobs and the agent (the agent's velocity takes the push).
+  const pairs = overlappingPairs(mobs);
+  let p = 0;
   for (let i = 0; i < mobs.length; i++) {
     const a = mobs[i]!;
     if (a.health <= 0) continue;
-    for (let j = i + 1; j < mobs.length; j++) {
-      const b = mobs[j]!;
-      if (b.health <= 0 || !overlaps(a.x, a.y, a.z, a.width, a.height, b.x, b.y, b.z, b.width, b.height)) continue;
+    // Pairs in the all-pairs loop's order (i, then j ascending), then the agent: the velocity sums stay the same.
+    for (; p < pairs.length && Math.floor(pairs[p]! / PAIR_BASE) === i; p++) {
+      const b = mobs[pairs[p]! % PAIR_BASE]!;
       pushApart(
         a,
         b,
