@@ -8,7 +8,7 @@ import path from 'node:path';
 import { combineScaled, SCALE_RULE } from '../src/schema';
 import { BUILTIN_TASKS, type TaskSpec } from '../src/tasks';
 import type { StepObservation } from '../src/schema';
-import { compileRewardFile, RewardError, RewardSandbox, REWARD_LIMITS, type RewardErrorKind, type SandboxOptions } from '../src/reward';
+import { compileRewardFile, RewardError, RewardSandbox, REWARD_LIMITS, watchdog, type RewardErrorKind, type SandboxOptions } from '../src/reward';
 import { scriptedTrajectory } from './fixtures/rewards/trajectory';
 
 const FIXTURES = path.join(__dirname, 'fixtures', 'rewards');
@@ -412,4 +412,21 @@ test('every example reward runs on realistic observation sequences and returns o
       }
     }),
   );
+});
+
+test('the sandbox watchdog counts only time this process ran: a stopped or sleeping machine does not kill the sandbox', async () => {
+  let expired = false;
+  const dog = watchdog(400, () => {
+    expired = true;
+  });
+  // The process does not run for 3.5 s (as under SIGSTOP or a suspended laptop: here its event loop is blocked).
+  const until = performance.now() + 3500;
+  while (performance.now() < until) {
+    // blocked
+  }
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  assert.equal(expired, false, 'the time the process was not running counted against the host');
+  await new Promise((resolve) => setTimeout(resolve, 700));
+  assert.equal(expired, true, 'a host that really stopped answering is still caught');
+  dog.clear();
 });

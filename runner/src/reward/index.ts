@@ -46,6 +46,39 @@ export interface SandboxOptions {
 
 // Extra time the parent grants a step beyond the sandbox's own budget before it declares the host hung.
 const HOST_GRACE_MS = 5000;
+
+/** A gap this long between two watchdog ticks means this process was not running (see `watchdog`). */
+const SUSPENDED_GAP_MS = 3000;
+
+export interface Watchdog {
+  clear(): void;
+}
+
+/**
+ * Calls `expire` once `limitMs` of this process's running time have passed. Time in which the process did not
+ * run (the machine slept, the process was stopped with SIGSTOP, its event loop was blocked) does not count: the
+ * host could not have been answered then either, and a laptop waking up mid-training must not find its sandbox
+ * declared dead.
+ */
+export function watchdog(limitMs: number, expire: () => void): Watchdog {
+  let counted = 0;
+  let last = performance.now();
+  const tick = setInterval(
+    () => {
+      const now = performance.now();
+      const gap = now - last;
+      last = now;
+      if (gap < SUSPENDED_GAP_MS) counted += gap;
+      if (counted >= limitMs) {
+        clearInterval(tick);
+        expire();
+      }
+    },
+    Math.min(1000, Math.max(1, limitMs / 4)),
+  );
+  // A pending request keeps the process alive through its watchdog, as the plain timer did.
+  return { clear: () => clearInterval(tick) };
+}
 // Host start-up (Node and isolated-vm) plus creating the isolate and running the file's top level.
 const OPEN_TIMEOUT_MS = 30_000;
 
@@ -94,7 +127,7 @@ function bundleHostFromSources(): string {
 
 export class RewardSandbox {
   private nextId = 1;
-  private pending = new Map<number, { resolve: (r: HostReply) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
+  private pending = new Map<number, { resolve: (r: HostReply) => void; reject: (e: Error) => void; timer: Watchdog }>();
   /** Set once the sandbox cannot run any more (time-out, memory, host death, close); later calls rethrow it. */
   private dead: Error | null = null;
   private stderrTail = '';
@@ -119,7 +152,7 @@ export class RewardSandbox {
       const p = this.pending.get(r.id);
       if (!p) return;
       this.pending.delete(r.id);
-      clearTimeout(p.timer);
+      p.timer.clear();
       p.resolve(r);
     });
     child.on('exit', (code, signal) => {
@@ -132,7 +165,7 @@ export class RewardSandbox {
       this.dead ??= err;
       for (const [id, p] of this.pending) {
         this.pending.delete(id);
-        clearTimeout(p.timer);
+        p.timer.clear();
         p.reject(err);
       }
     });
@@ -220,13 +253,13 @@ export class RewardSandbox {
     const id = this.nextId++;
     return new Promise<HostReply>((resolve, reject) => {
       // The host enforces the limits itself; this only catches a host that stopped answering.
-      const timer = setTimeout(() => {
+      const timer = watchdog(limitMs, () => {
         this.pending.delete(id);
         const err = this.locate({ kind: 'timeout', message: `the sandbox host stopped answering (no reply within ${limitMs} ms)`, env: null });
         this.dead ??= err;
         this.child.kill('SIGKILL');
         reject(err);
-      }, limitMs);
+      });
       this.pending.set(id, { resolve, reject, timer });
       this.child.send({ ...req, id } as HostRequest);
     }).then((r) => {
