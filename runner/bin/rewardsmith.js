@@ -12,4 +12,48 @@ if (!fs.existsSync(cli)) {
     process.exit(2);
   }
 }
-require(cli);
+runWithCodeCache(cli);
+
+/**
+ * Runs the bundle as `require(file)` would, through V8's code cache: compiling the 17 MB bundle costs every
+ * command 0.2–0.7 s, reading the cache about 40 ms. The cache lives beside the bundle, named by the bundle's
+ * size and modification time (V8 itself checks only the length of the source), and is written after the first
+ * run of a build, when it also holds the functions that run compiled. Any failure falls back to plain
+ * compilation: the cache only ever saves time.
+ */
+function runWithCodeCache(file) {
+  const Module = require('node:module');
+  const vm = require('node:vm');
+  let source;
+  let cacheFile = null;
+  let cached;
+  try {
+    const stat = fs.statSync(file);
+    source = fs.readFileSync(file, 'utf8');
+    cacheFile = `${file}.${stat.size}-${Math.floor(stat.mtimeMs)}-${process.version}.v8cache`;
+    cached = fs.existsSync(cacheFile) ? fs.readFileSync(cacheFile) : undefined;
+  } catch {
+    return require(file);
+  }
+  const script = new vm.Script(Module.wrap(source), { filename: file, cachedData: cached });
+  const mod = new Module(file, module);
+  mod.filename = file;
+  mod.paths = Module._nodeModulePaths(path.dirname(file));
+  require.cache[file] = mod;
+  if (cached === undefined || script.cachedDataRejected) {
+    process.once('exit', () => {
+      try {
+        const dir = path.dirname(file);
+        const stem = `${path.basename(file)}.`;
+        for (const old of fs.readdirSync(dir)) if (old.startsWith(stem) && old.endsWith('.v8cache')) fs.rmSync(path.join(dir, old), { force: true });
+        const tmp = `${cacheFile}.${process.pid}.tmp`;
+        fs.writeFileSync(tmp, script.createCachedData());
+        fs.renameSync(tmp, cacheFile);
+      } catch {
+        // a read-only install: every run compiles, as without the cache
+      }
+    });
+  }
+  script.runInThisContext().call(mod.exports, mod.exports, Module.createRequire(file), mod, file, path.dirname(file));
+  mod.loaded = true;
+}
