@@ -302,7 +302,8 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
   let inv0 = s0 > 0 ? 1 / s0 : BIG;
   const ye = Math.floor(ey);
   while (s0 < VIEW && openCount > 0) {
-    if (s0 >= snapAt) {
+    // A while: a chunk skipped in one go can pass both snapshot distances.
+    while (s0 >= snapAt) {
       saveOpen(plane * 2 + (snapAt === SNAP_NEAR ? 0 : 1));
       snapAt = snapAt === SNAP_NEAR ? SNAP_FAR : Infinity;
     }
@@ -341,16 +342,19 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
         }
       }
       if (skipping) {
-        inv0 = inv1;
-        if (tMaxX < tMaxZ) {
-          s0 = tMaxX;
-          x += stepX;
-          tMaxX += tDeltaX;
-        } else {
-          s0 = tMaxZ;
-          z += stepZ;
-          tMaxZ += tDeltaZ;
-        }
+        // Step the DDA straight to the next chunk (the open pitches do not change on the way).
+        do {
+          if (tMaxX < tMaxZ) {
+            s0 = tMaxX;
+            x += stepX;
+            tMaxX += tDeltaX;
+          } else {
+            s0 = tMaxZ;
+            z += stepZ;
+            tMaxZ += tDeltaZ;
+          }
+        } while (x >> 4 === ccx && z >> 4 === ccz && s0 < VIEW);
+        inv0 = 1 / s0;
         continue;
       }
       top = heights![((z & 15) << 4) | (x & 15)]!;
