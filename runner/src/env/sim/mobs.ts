@@ -21,7 +21,7 @@ import {
   stateSolid as solidTable,
   stateToBlock as toBlockTable,
 } from './registry';
-import type { SimWorld } from './world';
+import { chunkKey, chunkKeyX, chunkKeyZ, type SimWorld } from './world';
 import { CREATURE_CHUNK_RADIUS, chunkCreatures, type MobSpawn } from './worldgen';
 import type { ViewEntity } from './observe';
 import type { PlayerRules } from './rules';
@@ -168,12 +168,12 @@ export class CreatureChunks {
   ensure(w: MobWorld, x: number, z: number): void {
     const cx = Math.floor(x / 16),
       cz = Math.floor(z / 16);
-    const key = (cx + 32768) * 65536 + (cz + 32768);
+    const key = chunkKey(cx, cz);
     if (key === this.lastKey) return;
     this.lastKey = key;
     for (let dx = -CREATURE_CHUNK_RADIUS; dx <= CREATURE_CHUNK_RADIUS; dx++) {
       for (let dz = -CREATURE_CHUNK_RADIUS; dz <= CREATURE_CHUNK_RADIUS; dz++) {
-        const k = (cx + dx + 32768) * 65536 + (cz + dz + 32768);
+        const k = chunkKey(cx + dx, cz + dz);
         if (this.done.has(k)) continue;
         this.done.add(k);
         for (const s of chunkCreatures(w.world.seed, cx + dx, cz + dz, w.options)) w.mobs.push(makeMob(s));
@@ -563,8 +563,8 @@ export function spawnMonsters(w: MobWorld, attempts: number): void {
     acz = Math.floor(e.pos.z / 16);
   let near = 0;
   for (const k of keys) {
-    const cx = Math.floor(k / 65536) - 32768,
-      cz = (k % 65536) - 32768;
+    const cx = chunkKeyX(k),
+      cz = chunkKeyZ(k);
     if (Math.abs(cx - acx) <= 8 && Math.abs(cz - acz) <= 8) near++;
   }
   const cap = MONSTER_CAP * w.options.hostileDensity * Math.min(1, near / 289);
@@ -572,8 +572,8 @@ export function spawnMonsters(w: MobWorld, attempts: number): void {
   for (const m of w.mobs) if (m.hostile) count++;
   for (let a = 0; a < attempts && count < cap; a++) {
     const k = keys[Math.floor(random() * keys.length)]!;
-    const cx = Math.floor(k / 65536) - 32768,
-      cz = (k % 65536) - 32768;
+    const cx = chunkKeyX(k),
+      cz = chunkKeyZ(k);
     if (Math.abs(cx - acx) > 8 || Math.abs(cz - acz) > 8) continue;
     let x = cx * 16 + Math.floor(random() * 16),
       z = cz * 16 + Math.floor(random() * 16);

@@ -58,6 +58,15 @@ interface Chunk {
   top: number;
 }
 
+/**
+ * A chunk column's (cx, cz) as one small integer (chunks within ±16,384 of the origin, 262 km): a Smi, so the
+ * chunk map and arrays of keys stay on V8's fast paths (a key past 2^30 made each new world's key array change
+ * its elements kind and threw the chunk lookup out of optimised code at every reset).
+ */
+export const chunkKey = (cx: number, cz: number) => ((cx + 16384) << 15) | ((cz + 16384) & 0x7fff);
+export const chunkKeyX = (key: number) => (key >> 15) - 16384;
+export const chunkKeyZ = (key: number) => (key & 0x7fff) - 16384;
+
 export class SimWorld implements BlockAccess, ColumnStore {
   readonly minY: number;
   readonly maxY: number; // exclusive
@@ -69,7 +78,7 @@ export class SimWorld implements BlockAccess, ColumnStore {
   private lastChunk: Chunk | null = null;
   /** How many chunk columns were generated (for tests and benchmarks). */
   generated = 0;
-  /** Keys (cx, cz packed) of the generated chunk columns, in generation order. */
+  /** `chunkKey`s of the generated chunk columns, in generation order. */
   readonly generatedKeys: number[] = [];
   /** Game ticks this world has run (fluid ticks are scheduled on it). */
   time = 0;
@@ -90,8 +99,7 @@ export class SimWorld implements BlockAccess, ColumnStore {
   }
 
   column(cx: number, cz: number): Chunk {
-    // A small-integer key (chunks within ±16,384 of the origin, 262 km) keeps the map lookup on V8's fast path.
-    const key = ((cx + 16384) << 15) | ((cz + 16384) & 0x7fff);
+    const key = chunkKey(cx, cz);
     if (key === this.lastKey) return this.lastChunk!;
     let c = this.chunks.get(key);
     if (!c) {
@@ -112,7 +120,7 @@ export class SimWorld implements BlockAccess, ColumnStore {
       c = { cells, heights, top };
       this.chunks.set(key, c);
       this.generated++;
-      this.generatedKeys.push((cx + 32768) * 65536 + (cz + 32768));
+      this.generatedKeys.push(key);
       if (this.kind === 'underground') this.scheduleSprings(cx, cz, cells);
     }
     this.lastKey = key;
