@@ -10,6 +10,7 @@ import { GAME_FACTS } from '../src/schema';
 import { BUILTIN_TASKS, TaskFileError, VANILLA_WORLD, loadTaskFile, type TaskSpec } from '../src/tasks';
 import { SimEnv, makeMob } from '../src/env/sim/sim';
 import { SimBatch } from '../src/env/sim/vec';
+import { SimWorld } from '../src/env/sim/world';
 import { LAVA_BLOCK, S, mcData, stateToBlock } from '../src/env/sim/registry';
 import { explosionDamage } from '../src/env/sim/mobs';
 import {
@@ -109,6 +110,39 @@ test('the generated blocks are byte for byte those recorded for 34 chunks (plain
     const cells = generateChunk(c.kind, c.seed, c.cx, c.cz, undefined, c.options ?? VANILLA_WORLD);
     const digest = createHash('sha256').update(Buffer.from(cells.buffer)).digest('hex');
     assert.equal(digest, c.sha256, `${c.kind} seed ${c.seed} chunk ${c.cx},${c.cz}${c.options ? ' ' + JSON.stringify(c.options) : ''}`);
+  }
+});
+
+/** FNV-1a over the cells of a list of chunks, one 16-bit cell at a time: each step (h ^ cell) · prime is a
+ * bijection of h for a fixed cell, so changing any single cell always changes the result. */
+function fnv1a(chunks: Iterable<Uint16Array>): number {
+  let h = 0x811c9dc5;
+  for (const cells of chunks) for (let i = 0; i < cells.length; i++) h = Math.imul(h ^ cells[i]!, 0x01000193);
+  return h >>> 0;
+}
+/** 60 plains chunks (a 6×10 block around the origin) and 30 underground chunks (5×6), in a fixed order. */
+const PLAINS_BLOCK = [...square(10, -5)].filter(([cx]) => cx < 1);
+const UNDERGROUND_BLOCK = [...square(6, -3)].filter(([cx]) => cx < 2);
+/** Recorded from the world generator before plains generation was made cheaper (per-world patch cache). */
+const WORLD_HASHES: Record<'plains' | 'underground', Record<number, number>> = {
+  plains: { 1: 0xd5f8aba1, 987654321: 0x741b8ff8 },
+  underground: { 1: 0xf828b4b7, 987654321: 0x29d3336f },
+};
+
+test('the generated worlds are cell for cell those recorded (60 plains and 30 underground chunks for 2 seeds), alone and as a simulated world generates them', () => {
+  assert.equal(PLAINS_BLOCK.length, 60);
+  assert.equal(UNDERGROUND_BLOCK.length, 30);
+  for (const kind of ['plains', 'underground'] as const) {
+    const block = kind === 'plains' ? PLAINS_BLOCK : UNDERGROUND_BLOCK;
+    for (const seed of [1, 987654321]) {
+      const alone = block.map(([cx, cz]) => generateChunk(kind, seed, cx, cz));
+      assert.equal(fnv1a(alone), WORLD_HASHES[kind][seed], `${kind} seed ${seed}, generateChunk one chunk at a time`);
+      // A world generates its chunks in the order the agent looks at them: here backwards, so that whatever the
+      // world shares between chunks is first made for other chunks than in the loop above.
+      const world = new SimWorld(kind, seed);
+      for (let k = block.length - 1; k >= 0; k--) world.column(block[k]![0], block[k]![1]);
+      assert.equal(fnv1a(block.map(([cx, cz]) => world.column(cx, cz).cells)), WORLD_HASHES[kind][seed], `${kind} seed ${seed}, SimWorld`);
+    }
   }
 });
 
