@@ -11,10 +11,12 @@ import { BUILTIN_TASKS, TaskFileError, VANILLA_WORLD, loadTaskFile, type TaskSpe
 import { SimEnv, makeMob } from '../src/env/sim/sim';
 import { SimBatch } from '../src/env/sim/vec';
 import { SimWorld } from '../src/env/sim/world';
-import { LAVA_BLOCK, S, mcData, stateToBlock } from '../src/env/sim/registry';
+import { LAVA_BLOCK, S, mcData, stateToBlock, stateVisible } from '../src/env/sim/registry';
+import { HEIGHT_UNBOUNDED } from '../src/env/sim/observe';
 import { explosionDamage } from '../src/env/sim/mobs';
 import {
   CREATURE_SPAWN_PROBABILITY,
+  ChunkFeatureCache,
   FANCY_OAK_CHANCE,
   LAVA_LEVEL,
   PLAINS_CREATURES,
@@ -142,8 +144,34 @@ test('the generated worlds are cell for cell those recorded (60 plains and 30 un
       const world = new SimWorld(kind, seed);
       for (let k = block.length - 1; k >= 0; k--) world.column(block[k]![0], block[k]![1]);
       assert.equal(fnv1a(block.map(([cx, cz]) => world.column(cx, cz).cells)), WORLD_HASHES[kind][seed], `${kind} seed ${seed}, SimWorld`);
+      // The view skips the air above each column's highest visible block: the world's heights must be exactly those.
+      for (const [cx, cz] of block) {
+        const { cells, heights, top } = world.column(cx, cz);
+        for (let xz = 0; xz < 256; xz++) {
+          let h = kind === 'underground' ? HEIGHT_UNBOUNDED : world.minY - 1; // underground: stone above the band
+          for (let i = cells.length - 256 + xz; kind === 'plains' && i >= 0; i -= 256) {
+            if (stateVisible[cells[i]!] === 1) {
+              h = world.minY + (i >> 8);
+              break;
+            }
+          }
+          assert.equal(heights[xz], h, `${kind} seed ${seed} chunk ${cx},${cz} column ${xz}`);
+        }
+        assert.equal(top, Math.max(...heights));
+      }
     }
   }
+});
+
+test("a world's chunk-generation cache holds only the origin chunks on the edge of what it generated (each is dropped once its nine chunks are made)", () => {
+  const cache = new ChunkFeatureCache(5);
+  for (const [cx, cz] of square(20)) generateChunk('plains', 5, cx, cz, undefined, VANILLA_WORLD, cache);
+  // The 22×22 origins around a 20×20 square, less the 18×18 inside it whose nine chunks all exist.
+  assert.equal(cache.origins.size, 22 * 22 - 18 * 18);
+  assert.throws(() => generateChunk('plains', 6, 0, 0, undefined, VANILLA_WORLD, cache), /cache of world 5/);
+  // The simulator finds the start in its own new world: the same start as from chunks generated alone.
+  for (let seed = 0; seed < 20; seed++)
+    assert.deepEqual(spawnPoint('plains', seed, VANILLA_WORLD, new SimWorld('plains', seed)), spawnPoint('plains', seed), `seed ${seed}`);
 });
 
 test('plains animals at chunk generation: probability 0.1 per group, the plains creature weights, groups of 4 — over 40,000 chunks', () => {

@@ -7,12 +7,12 @@
 import { createRequire } from 'node:module';
 import { Vec3 } from 'vec3';
 import { DEFAULT_GAME_VERSION } from '../../schema';
-import type { TaskSpec, WorldKind } from '../../tasks';
+import { VANILLA_WORLD, type TaskSpec, type WorldKind } from '../../tasks';
 import type { DeathCause } from '../types';
 import { FIRE_BLOCKS, LAVA_BLOCK, MOB_MAX_HEALTH, WATER_BLOCK, mcData, stateToBlock } from '../sim/registry';
 import { EYE_HEIGHT } from '../sim/observe';
 import { MAX_HP, PlayerRules } from '../sim/rules';
-import { WORLD_BANDS, cellIndex, generateChunk, mobSpawns, type SpawnPoint } from '../sim/worldgen';
+import { ChunkFeatureCache, WORLD_BANDS, cellIndex, generateChunk, mobSpawns, type SpawnPoint } from '../sim/worldgen';
 
 // flying-squid, prismarine-world and prismarine-chunk ship no types; they are CommonJS, loaded with require.
 const require = createRequire(__filename);
@@ -66,8 +66,9 @@ function makeGenerator(kind: WorldKind, seed: number): (cx: number, cz: number) 
   const Chunk = require('prismarine-chunk')(DEFAULT_GAME_VERSION);
   const band = WORLD_BANDS[kind];
   const top = kind === 'underground' ? 256 : band.minY + band.height; // plains: air above the band
+  const features = new ChunkFeatureCache(seed, VANILLA_WORLD);
   return (cx: number, cz: number) => {
-    const cells = generateChunk(kind, seed, cx, cz);
+    const cells = generateChunk(kind, seed, cx, cz, undefined, VANILLA_WORLD, features);
     const chunk = new Chunk();
     const p = new Vec3(0, 0, 0);
     for (let y = 0; y < top; y++) {

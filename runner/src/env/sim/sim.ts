@@ -182,7 +182,7 @@ export class SimEnv {
     this.world = new SimWorld(this.task.world, this.seed, this.worldOptions);
     physicsEngine ??= Physics(mcData, this.world);
     this.rng = new Rng(hash32(this.seed, 0x51ed));
-    const spawn = spawnPoint(this.task.world, this.seed, this.worldOptions);
+    const spawn = spawnPoint(this.task.world, this.seed, this.worldOptions, this.world);
     const e = this.entity;
     const startY = this.task.startY === 'surface' ? spawn.y : this.task.startY;
     placePlayer(e, spawn.x, startY, spawn.z, spawn.yaw);

@@ -7,7 +7,7 @@ import type { Block } from 'prismarine-block';
 import { DEFAULT_GAME_VERSION } from '../../schema';
 import type { WorldKind } from '../../tasks';
 import { LAVA_BLOCK, S, STATE_COUNT, WATER_BLOCK, stateSolid, stateToBlock, stateVisible } from './registry';
-import { CHUNK_CELLS, WORLD_BANDS, generateChunk } from './worldgen';
+import { CHUNK_CELLS, ChunkFeatureCache, WORLD_BANDS, generateChunk } from './worldgen';
 import { VANILLA_WORLD, type WorldOptions } from '../../tasks';
 import { type BlockAccess, type ColumnStore, HEIGHT_UNBOUNDED } from './observe';
 
@@ -85,6 +85,8 @@ export class SimWorld implements BlockAccess, ColumnStore {
   /** Scheduled fluid ticks: due tick → packed cell positions. */
   private readonly fluidTicks = new Map<number, number[]>();
   private readonly fluidScheduled = new Set<number>();
+  /** What this world's chunks share in generation (each origin chunk's plants and trees, drawn once). */
+  private readonly features: ChunkFeatureCache;
 
   constructor(
     readonly kind: WorldKind,
@@ -96,6 +98,7 @@ export class SimWorld implements BlockAccess, ColumnStore {
     this.maxY = band.minY + band.height;
     this.below = band.below;
     this.above = band.above;
+    this.features = new ChunkFeatureCache(seed, options);
   }
 
   column(cx: number, cz: number): Chunk {
@@ -103,14 +106,26 @@ export class SimWorld implements BlockAccess, ColumnStore {
     if (key === this.lastKey) return this.lastChunk!;
     let c = this.chunks.get(key);
     if (!c) {
-      const cells = generateChunk(this.kind, this.seed, cx, cz, new Uint16Array(CHUNK_CELLS(this.kind)), this.options);
+      const cells = generateChunk(this.kind, this.seed, cx, cz, new Uint16Array(CHUNK_CELLS(this.kind)), this.options, this.features);
       const heights = new Int16Array(256).fill(visible[this.above] === 1 ? HEIGHT_UNBOUNDED : this.minY - 1);
       if (visible[this.above] === 0) {
-        for (let xz = 0; xz < 256; xz++) {
-          for (let i = cells.length - 256 + xz; i >= 0; i -= 256) {
-            if (visible[cells[i]!] === 1) {
-              heights[xz] = this.minY + (i >> 8);
-              break;
+        // Layer by layer from the top (a layer's 256 cells lie together in memory), two cells at a time where
+        // both are the band's invisible `above` fill (most of a plains chunk is the air above the ground), until
+        // every column has met its highest visible block; a column with none keeps minY − 1.
+        const pairs = new Int32Array(cells.buffer, cells.byteOffset, cells.length >> 1);
+        const abovePair = this.above | (this.above << 16);
+        let open = 256;
+        for (let base = cells.length - 256; base >= 0 && open > 0; base -= 256) {
+          const y = this.minY + (base >> 8);
+          for (let xz = 0; xz < 256; xz += 2) {
+            if (pairs[(base + xz) >> 1] === abovePair) continue;
+            if (heights[xz]! < this.minY && visible[cells[base + xz]!] === 1) {
+              heights[xz] = y;
+              open--;
+            }
+            if (heights[xz + 1]! < this.minY && visible[cells[base + xz + 1]!] === 1) {
+              heights[xz + 1] = y;
+              open--;
             }
           }
         }

@@ -31,10 +31,14 @@ export const rand01 = (a: number, b = 0, c = 0, d = 0) => hash32(a, b, c, d) / 4
 export class Stream {
   constructor(private s: number) {}
   nextFloat(): number {
+    return this.nextUint32() / 4294967296;
+  }
+  /** The next draw as a 32-bit integer: nextInt(2^k) is its top k bits (u / 2^32 · 2^k is exact), no float needed. */
+  nextUint32(): number {
     this.s = (this.s + 0x6d2b79f5) | 0;
     let t = Math.imul(this.s ^ (this.s >>> 15), 1 | this.s);
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    return (t ^ (t >>> 14)) >>> 0;
   }
   nextDouble(): number {
     return this.nextFloat();
@@ -102,6 +106,9 @@ function scaledCount(r: Stream, vanilla: number, multiplier: number): number {
 export function plainsSurfaceY(seed: number, x: number, z: number): number {
   return 64 + Math.floor(2.6 * noise2(seed + SALT.height, x, z, 40) + 0.9 * noise2(seed + SALT.detail, x, z, 11));
 }
+/** The y range plants can stand at: one above the surface grass, whose y is 64 + ⌊2.6·n + 0.9·m⌋ with n, m in [−1, 1) (60..67), so 61..68. */
+const PLANT_MIN_Y = 64 + Math.floor(-2.6 - 0.9) + 1,
+  PLANT_MAX_Y = 64 + Math.floor(2.6 + 0.9) + 1;
 
 /**
  * Biome.BIOME_INFO_NOISE at (x / 200, z / 200): decides between the sparse and the rich flower/grass counts
@@ -135,55 +142,6 @@ export const GRASS_PATCHES = { lowNoise: 5, highNoise: 10, tries: 32 };
 /** RandomPatchConfiguration defaults: x/z spread 7, y spread 3 (offsets nextInt(s + 1) − nextInt(s + 1)). */
 const SPREAD_XZ = 7,
   SPREAD_Y = 3;
-
-/** A patch feature's COUNT_NOISE counts (below / from −0.8 of the biome info noise) and its tries per patch. */
-interface PatchCounts {
-  lowNoise: number;
-  highNoise: number;
-  tries: number;
-}
-
-/**
- * RandomPatchFeature for the patches of origin chunk (ox, oz) as they fall on chunk (cx, cz): COUNT_NOISE
- * patches, each at a random column of the origin chunk (x, then z) with its own stream (the next seed);
- * patches too far to reach the chunk stop there. `originY` draws the patch's origin y (and anything else it
- * picks once per patch) from the patch's stream; then each of `tries` positions ±7/±3/±7 around the origin
- * (offsets nextInt(s + 1) − nextInt(s + 1), x then y then z) goes to `place` if its x and z lie in the chunk.
- * A try whose x misses the chunk skips its other four draws rather than computing them: the same stream.
- */
-function randomPatch(
-  seed: number,
-  salt: number,
-  ox: number,
-  oz: number,
-  cx: number,
-  cz: number,
-  counts: PatchCounts,
-  originY: (pr: Stream, x0: number, z0: number) => number,
-  place: (x: number, y: number, z: number) => void,
-): void {
-  const r = stream(seed, salt, ox, oz);
-  const patches = biomeInfoNoise(seed, ox * 16, oz * 16) < -0.8 ? counts.lowNoise : counts.highNoise;
-  const xMin = cx * 16,
-    zMin = cz * 16;
-  for (let p = 0; p < patches; p++) {
-    const x0 = ox * 16 + r.nextInt(16),
-      z0 = oz * 16 + r.nextInt(16);
-    const pr = new Stream(r.nextSeed());
-    if (x0 < xMin - SPREAD_XZ || x0 > xMin + 15 + SPREAD_XZ || z0 < zMin - SPREAD_XZ || z0 > zMin + 15 + SPREAD_XZ) continue;
-    const y0 = originY(pr, x0, z0);
-    for (let t = 0; t < counts.tries; t++) {
-      const x = x0 + pr.nextInt(SPREAD_XZ + 1) - pr.nextInt(SPREAD_XZ + 1);
-      if (x < xMin || x > xMin + 15) {
-        pr.skip(4);
-        continue;
-      }
-      const y = y0 + pr.nextInt(SPREAD_Y + 1) - pr.nextInt(SPREAD_Y + 1);
-      const z = z0 + pr.nextInt(SPREAD_XZ + 1) - pr.nextInt(SPREAD_XZ + 1);
-      if (z >= zMin && z <= zMin + 15) place(x, y, z);
-    }
-  }
-}
 
 export interface PlainsTree {
   kind: 'oak' | 'fancy_oak';
@@ -309,62 +267,274 @@ function beeNest(r: Stream, logs: number[], leaves: number[]): [number, number, 
 const AIR = S.air,
   GRASS = S.grass,
   TALL_LOWER = S.tall_grass_lower,
-  TALL_UPPER = S.tall_grass_upper;
+  TALL_UPPER = S.tall_grass_upper,
+  GRASS_BLOCK = S.grass_block,
+  DIRT = S.dirt;
 /** Plain plants (grass, the halves of tall grass) that trees may replace. */
 const isAirOrPlant = (s: number) => s === AIR || s === GRASS || s === TALL_LOWER || s === TALL_UPPER;
 
-function generatePlainsChunk(seed: number, cx: number, cz: number, out: Uint16Array, options: WorldOptions): void {
-  const { minY, height } = WORLD_BANDS.plains;
-  out.fill(S.air);
-  const tops = new Int32Array(256);
-  for (let lz = 0; lz < 16; lz++) {
-    for (let lx = 0; lx < 16; lx++) {
-      const top = plainsSurfaceY(seed, cx * 16 + lx, cz * 16 + lz);
-      tops[lz * 16 + lx] = top;
-      for (let y = minY; y <= top && y < minY + height; y++) out[cellIndex(lx, y - minY, lz)] = y === top ? S.grass_block : y >= top - 3 ? S.dirt : S.stone;
+/** A patch feature of the plains (RandomPatchFeature): its salt, its COUNT_NOISE counts (below / from −0.8 of
+ * the biome info noise) and tries per patch, and what each patch draws from its own stream before its tries:
+ * its origin y, then the state it places. */
+interface PatchFeature {
+  salt: number;
+  counts: { lowNoise: number; highNoise: number; tries: number };
+  originY(seed: number, pr: Stream, x0: number, z0: number): number;
+  state(seed: number, pr: Stream, x0: number, z0: number): number;
+}
+/** ADD_32 on the heightmap: origin y = nextInt(heightmap + 32). */
+const add32Y = (seed: number, pr: Stream, x0: number, z0: number) => pr.nextInt(plainsSurfaceY(seed, x0, z0) + 1 + 32);
+/** PATCH_TALL_GRASS_2: ADD_32, no projection; a double plant (its lower half named here). */
+const TALL_GRASS_FEATURE: PatchFeature = { salt: SALT.tallGrass, counts: TALL_GRASS_PATCHES, originY: add32Y, state: () => TALL_LOWER };
+/** FLOWER_PLAIN_DECORATED: ADD_32, then one flower kind per patch (PlainFlowerProvider). */
+const FLOWER_FEATURE: PatchFeature = {
+  salt: SALT.flowers,
+  counts: FLOWER_PATCHES,
+  originY: add32Y,
+  state: (seed, pr, x0, z0) => plainFlower(seed, pr, x0, z0),
+};
+/** PATCH_GRASS_PLAIN: the origin is projected to the surface (WORLD_SURFACE_WG heightmap); no draw. */
+const GRASS_FEATURE: PatchFeature = {
+  salt: SALT.grass,
+  counts: GRASS_PATCHES,
+  originY: (seed, _pr, x0, z0) => plainsSurfaceY(seed, x0, z0) + 1,
+  state: () => GRASS,
+};
+
+/**
+ * The tries of one patch feature of one origin chunk, by the chunk they land in (a try lies within 7 blocks of
+ * its patch's origin, so in the 3×3 chunks around the origin chunk): the chunk (ox + i − 1, oz + j − 1) is
+ * bucket 3i + j, and its tries are cells[starts[b]..starts[b + 1]) (cell indexes in that chunk) placing
+ * states[k]. Only tries at the y plants can stand at are kept (no other can place anything). Each bucket keeps
+ * the draw order (patch, then try), the order in which tries check and write cells.
+ */
+interface PatchTries {
+  cells: Uint16Array;
+  states: Uint16Array;
+  starts: Uint16Array;
+}
+
+/** The most tries a feature draws in one origin chunk (15 flower patches × 64 tries): patchTries' scratch. */
+const MAX_PATCH_TRIES = Math.max(
+  ...[TALL_GRASS_FEATURE, FLOWER_FEATURE, GRASS_FEATURE].map((f) => Math.max(f.counts.lowNoise, f.counts.highNoise) * f.counts.tries),
+);
+const tryBucket = new Uint8Array(MAX_PATCH_TRIES),
+  tryCell = new Uint16Array(MAX_PATCH_TRIES),
+  tryState = new Uint16Array(MAX_PATCH_TRIES),
+  bucketFill = new Uint16Array(9);
+
+/**
+ * RandomPatchFeature for the patches of origin chunk (ox, oz): COUNT_NOISE patches, each at a random column of
+ * the origin chunk (x, then z) with its own stream (the next seed); each patch draws its origin y and state,
+ * then each of `tries` positions ±7/±3/±7 around its origin (offsets nextInt(s + 1) − nextInt(s + 1), x then y
+ * then z). A patch whose tries cannot reach the y plants stand at (most ADD_32 origins: nextInt(heightmap + 32)
+ * is anywhere from 0) draws no tries: its stream is its own, so nothing else changes. `only` ≥ 0 asks for
+ * bucket `only` alone (a chunk generated without a cache): patches that cannot reach it draw no further either,
+ * and a try whose x misses it skips its other four draws rather than computing them (the same stream either
+ * way); −1 draws every try, once for the nine chunks.
+ */
+function patchTries(seed: number, f: PatchFeature, ox: number, oz: number, only: number): PatchTries {
+  const { minY } = WORLD_BANDS.plains;
+  const r = stream(seed, f.salt, ox, oz);
+  const patches = biomeInfoNoise(seed, ox * 16, oz * 16) < -0.8 ? f.counts.lowNoise : f.counts.highNoise;
+  const tries = f.counts.tries;
+  // The x and z range wanted: the bucket's chunk, or all nine.
+  const xMin = only < 0 ? ox * 16 - 16 : (ox + Math.floor(only / 3) - 1) * 16,
+    zMin = only < 0 ? oz * 16 - 16 : (oz + (only % 3) - 1) * 16;
+  const xMax = xMin + (only < 0 ? 47 : 15),
+    zMax = zMin + (only < 0 ? 47 : 15);
+  let n = 0;
+  for (let p = 0; p < patches; p++) {
+    const x0 = ox * 16 + r.nextInt(16),
+      z0 = oz * 16 + r.nextInt(16);
+    const pr = new Stream(r.nextSeed());
+    if (x0 < xMin - SPREAD_XZ || x0 > xMax + SPREAD_XZ || z0 < zMin - SPREAD_XZ || z0 > zMax + SPREAD_XZ) continue;
+    const y0 = f.originY(seed, pr, x0, z0);
+    if (y0 + SPREAD_Y < PLANT_MIN_Y || y0 - SPREAD_Y > PLANT_MAX_Y) continue;
+    const state = f.state(seed, pr, x0, z0);
+    // nextInt(SPREAD_XZ + 1) and nextInt(SPREAD_Y + 1), 8 and 4, as the draws' top 3 and 2 bits.
+    for (let t = 0; t < tries; t++) {
+      const x = x0 + (pr.nextUint32() >>> 29) - (pr.nextUint32() >>> 29);
+      if (x < xMin || x > xMax) {
+        pr.skip(4);
+        continue;
+      }
+      const y = y0 + (pr.nextUint32() >>> 30) - (pr.nextUint32() >>> 30);
+      const z = z0 + (pr.nextUint32() >>> 29) - (pr.nextUint32() >>> 29);
+      if (z < zMin || z > zMax || y < PLANT_MIN_Y || y > PLANT_MAX_Y) continue;
+      tryBucket[n] = ((x >> 4) - ox + 1) * 3 + ((z >> 4) - oz + 1);
+      tryCell[n] = cellIndex(x & 15, y - minY, z & 15);
+      tryState[n] = state;
+      n++;
     }
   }
+  // A stable counting sort by bucket.
+  const starts = new Uint16Array(10);
+  for (let k = 0; k < n; k++) starts[tryBucket[k]! + 1]!++;
+  for (let b = 1; b < 10; b++) starts[b]! += starts[b - 1]!;
+  bucketFill.set(starts.subarray(0, 9));
+  const cells = new Uint16Array(n),
+    states = new Uint16Array(n);
+  for (let k = 0; k < n; k++) {
+    const j = bucketFill[tryBucket[k]!]!++;
+    cells[j] = tryCell[k]!;
+    states[j] = tryState[k]!;
+  }
+  return { cells, states, starts };
+}
+
+/** What origin chunk (ox, oz) puts on the chunks around it: its patches' tries and its trees (≤ 9 blocks out). */
+interface OriginFeatures {
+  tallGrass: PatchTries;
+  trees: PlainsTree[];
+  flowers: PatchTries;
+  grass: PatchTries;
+  /** How many of the nine chunks it reaches have been generated with it. */
+  uses: number;
+}
+
+/** Beyond this many origin chunks a cache starts afresh (a world's frontier of half-used origins is far smaller). */
+const CACHE_MAX_ORIGINS = 2048;
+
+/**
+ * What the chunks of one world share: each plains chunk takes features from its own and its 8 neighbouring
+ * origin chunks, so without a cache every origin's patches are drawn again for each of the nine chunks they
+ * reach. An origin's features stay until all nine have been generated (a world generates each chunk once).
+ * Generation is the same with or without one; only the work differs.
+ */
+export class ChunkFeatureCache {
+  readonly origins = new Map<number, OriginFeatures>();
+  constructor(
+    readonly seed: number,
+    readonly options: WorldOptions = VANILLA_WORLD,
+  ) {}
+}
+
+/** Origin chunk (ox, oz)'s features: cached (all nine buckets), or for bucket `only` alone without a cache. */
+function originFeatures(seed: number, options: WorldOptions, ox: number, oz: number, only: number, cache: ChunkFeatureCache | undefined): OriginFeatures {
+  const key = (ox + 32768) * 65536 + (oz + 32768);
+  let o = cache?.origins.get(key);
+  if (o) return o;
+  const b = cache ? -1 : only;
+  // In the order generatePlainsChunk places them: the streams are independent, so drawing order is free.
+  o = {
+    tallGrass: patchTries(seed, TALL_GRASS_FEATURE, ox, oz, b),
+    trees: plainsTreesOfChunk(seed, ox, oz, options),
+    flowers: patchTries(seed, FLOWER_FEATURE, ox, oz, b),
+    grass: patchTries(seed, GRASS_FEATURE, ox, oz, b),
+    uses: 0,
+  };
+  if (cache) {
+    if (cache.origins.size >= CACHE_MAX_ORIGINS) cache.origins.clear();
+    cache.origins.set(key, o);
+  }
+  return o;
+}
+
+// Scratch for one plains chunk: its surface heights, its two height noises and its nine origins' features.
+const chunkTops = new Int32Array(256),
+  heightNoise = new Float64Array(256),
+  detailNoise = new Float64Array(256),
+  chunkOrigins: OriginFeatures[] = [];
+
+/**
+ * noise2 at the 256 columns of chunk (cx, cz) into out[lz·16 + lx]: the same arithmetic as noise2, column for
+ * column (so the same numbers), with each lattice value hashed once rather than four times per column.
+ */
+function noise2OfChunk(seed: number, cx: number, cz: number, scale: number, out: Float64Array): void {
+  const x0 = cx * 16,
+    z0 = cz * 16;
+  const ixMin = Math.floor(x0 / scale),
+    izMin = Math.floor(z0 / scale);
+  const w = Math.floor((x0 + 15) / scale) - ixMin + 2,
+    h = Math.floor((z0 + 15) / scale) - izMin + 2;
+  for (let j = 0; j < h; j++) for (let i = 0; i < w; i++) lattice[j * w + i] = rand01(seed, ixMin + i, izMin + j);
+  for (let lx = 0; lx < 16; lx++) {
+    const fx = (x0 + lx) / scale;
+    const ix = Math.floor(fx);
+    latticeX[lx] = ix - ixMin;
+    fracX[lx] = smooth(fx - ix);
+  }
+  for (let lz = 0; lz < 16; lz++) {
+    const fz = (z0 + lz) / scale;
+    const iz = Math.floor(fz);
+    const tz = smooth(fz - iz);
+    const row = (iz - izMin) * w;
+    for (let lx = 0; lx < 16; lx++) {
+      const k = row + latticeX[lx]!,
+        tx = fracX[lx]!;
+      const a = lattice[k]!,
+        b = lattice[k + 1]!,
+        c = lattice[k + w]!,
+        d = lattice[k + w + 1]!;
+      out[lz * 16 + lx] = (a + (b - a) * tx + (c - a) * tz + (a - b - c + d) * tx * tz) * 2 - 1;
+    }
+  }
+}
+// noise2OfChunk's scratch: lattice values (≤ 4 × 4 for the smallest scale, 11), per-x lattice column and weight.
+const lattice = new Float64Array(64),
+  latticeX = new Int32Array(16),
+  fracX = new Float64Array(16);
+
+/** A plant may go at cell i: it is empty and the block under it is the surface's grass (canSurvive). */
+const plantable = (out: Uint16Array, tops: Int32Array, i: number, minY: number) => out[i] === AIR && minY + (i >> 8) === tops[i & 255]! + 1;
+
+/** Flowers and grass: each try on a plantable cell places its patch's state. */
+function placePlants(out: Uint16Array, tops: Int32Array, minY: number, tries: PatchTries, b: number): void {
+  const { cells, states, starts } = tries;
+  for (let k = starts[b]!, end = starts[b + 1]!; k < end; k++) {
+    const i = cells[k]!;
+    if (plantable(out, tops, i, minY)) out[i] = states[k]!;
+  }
+}
+
+function generatePlainsChunk(seed: number, cx: number, cz: number, out: Uint16Array, options: WorldOptions, cache: ChunkFeatureCache | undefined): void {
+  const { minY, height } = WORLD_BANDS.plains;
+  out.fill(AIR);
+  // The surface: plainsSurfaceY for each column, from the chunk's noise.
+  const tops = chunkTops;
+  noise2OfChunk(seed + SALT.height, cx, cz, 40, heightNoise);
+  noise2OfChunk(seed + SALT.detail, cx, cz, 11, detailNoise);
+  for (let xz = 0; xz < 256; xz++) {
+    const top = 64 + Math.floor(2.6 * heightNoise[xz]! + 0.9 * detailNoise[xz]!);
+    tops[xz] = top;
+    for (let y = minY; y <= top && y < minY + height; y++) out[((y - minY) << 8) | xz] = y === top ? GRASS_BLOCK : y >= top - 3 ? DIRT : STONE;
+  }
+  // Features of this chunk's and its 8 neighbours' origins, in a fixed order (dcx, then dcz): this chunk is
+  // bucket 8 − k of origin k.
+  const origins = chunkOrigins;
+  for (let k = 0; k < 9; k++) {
+    const ox = cx + Math.floor(k / 3) - 1,
+      oz = cz + (k % 3) - 1;
+    origins[k] = originFeatures(seed, options, ox, oz, 8 - k, cache);
+  }
+  // PATCH_TALL_GRASS_2: a double plant where the cell above is empty too.
+  for (let k = 0; k < 9; k++) {
+    const { cells, starts } = origins[k]!.tallGrass;
+    for (let j = starts[8 - k]!, end = starts[9 - k]!; j < end; j++) {
+      const i = cells[j]!;
+      if (!plantable(out, tops, i, minY) || (i >> 8) + 1 >= height || out[i + 256] !== AIR) continue;
+      out[i] = TALL_LOWER;
+      out[i + 256] = TALL_UPPER;
+    }
+  }
+  // PLAIN_VEGETATION: logs replace plants and air; leaves only fill air and plants.
   const index = (x: number, y: number, z: number) => {
     const lx = x - cx * 16,
       lz = z - cz * 16,
       yy = y - minY;
     return lx < 0 || lx > 15 || lz < 0 || lz > 15 || yy < 0 || yy >= height ? -1 : cellIndex(lx, yy, lz);
   };
-  /** A plant may go at (x, y, z): the cell is empty and the block under it is grass or dirt (canSurvive). */
-  const plantable = (x: number, y: number, z: number): number => {
-    const i = index(x, y, z);
-    if (i < 0 || out[i] !== AIR) return -1;
-    const lx = x - cx * 16,
-      lz = z - cz * 16;
-    return y === tops[lz * 16 + lx]! + 1 ? i : -1; // the surface block is grass; plants only stand on it
-  };
-  const surface = (x: number, z: number) => plainsSurfaceY(seed, x, z);
-  // Features of this chunk and its 8 neighbours (patches spread ≤ 7 blocks, trees ≤ 9), in a fixed order.
-  const around: [number, number][] = [];
-  for (let dcx = -1; dcx <= 1; dcx++) for (let dcz = -1; dcz <= 1; dcz++) around.push([cx + dcx, cz + dcz]);
-  // PATCH_TALL_GRASS_2: origin y = nextInt(heightmap + 32) (ADD_32), no projection; double plants.
-  const tallGrassY = (pr: Stream, x0: number, z0: number) => pr.nextInt(surface(x0, z0) + 1 + 32);
-  const placeTallGrass = (x: number, y: number, z: number) => {
-    const i = plantable(x, y, z);
-    if (i < 0) return;
-    const above = index(x, y + 1, z);
-    if (above >= 0 && out[above] === AIR) {
-      out[i] = TALL_LOWER;
-      out[above] = TALL_UPPER;
-    }
-  };
-  for (const [ox, oz] of around) randomPatch(seed, SALT.tallGrass, ox, oz, cx, cz, TALL_GRASS_PATCHES, tallGrassY, placeTallGrass);
-  // PLAIN_VEGETATION: logs replace plants and air; leaves only fill air and plants.
-  for (const [ox, oz] of around) {
-    for (const t of plainsTreesOfChunk(seed, ox, oz, options)) {
+  for (let k = 0; k < 9; k++) {
+    for (const t of origins[k]!.trees) {
       const under = index(t.x, t.y - 1, t.z);
-      if (under >= 0) out[under] = S.dirt; // TrunkPlacer.setDirtAt: the grass under the trunk turns to dirt
-      for (let k = 0; k < t.logs.length; k += 3) {
-        const i = index(t.logs[k]!, t.logs[k + 1]!, t.logs[k + 2]!);
+      if (under >= 0) out[under] = DIRT; // TrunkPlacer.setDirtAt: the grass under the trunk turns to dirt
+      for (let m = 0; m < t.logs.length; m += 3) {
+        const i = index(t.logs[m]!, t.logs[m + 1]!, t.logs[m + 2]!);
         if (i >= 0 && isAirOrPlant(out[i]!)) out[i] = S.oak_log;
       }
-      for (let k = 0; k < t.leaves.length; k += 3) {
-        const i = index(t.leaves[k]!, t.leaves[k + 1]!, t.leaves[k + 2]!);
+      for (let m = 0; m < t.leaves.length; m += 3) {
+        const i = index(t.leaves[m]!, t.leaves[m + 1]!, t.leaves[m + 2]!);
         if (i >= 0 && isAirOrPlant(out[i]!)) out[i] = S.oak_leaves;
       }
       if (t.beeNest) {
@@ -373,25 +543,15 @@ function generatePlainsChunk(seed: number, cx: number, cz: number, out: Uint16Ar
       }
     }
   }
-  // FLOWER_PLAIN_DECORATED: origin y = nextInt(heightmap + 32), then one flower kind per patch (PlainFlowerProvider).
-  let flower = 0;
-  const flowerY = (pr: Stream, x0: number, z0: number) => {
-    const y0 = pr.nextInt(surface(x0, z0) + 1 + 32);
-    flower = plainFlower(seed, pr, x0, z0);
-    return y0;
-  };
-  const placeFlower = (x: number, y: number, z: number) => {
-    const i = plantable(x, y, z);
-    if (i >= 0) out[i] = flower;
-  };
-  for (const [ox, oz] of around) randomPatch(seed, SALT.flowers, ox, oz, cx, cz, FLOWER_PATCHES, flowerY, placeFlower);
-  // PATCH_GRASS_PLAIN: the patch origin is projected to the surface (WORLD_SURFACE_WG heightmap); no draw.
-  const grassY = (_pr: Stream, x0: number, z0: number) => surface(x0, z0) + 1;
-  const placeGrass = (x: number, y: number, z: number) => {
-    const i = plantable(x, y, z);
-    if (i >= 0) out[i] = GRASS;
-  };
-  for (const [ox, oz] of around) randomPatch(seed, SALT.grass, ox, oz, cx, cz, GRASS_PATCHES, grassY, placeGrass);
+  // FLOWER_PLAIN_DECORATED, then PATCH_GRASS_PLAIN.
+  for (let k = 0; k < 9; k++) placePlants(out, tops, minY, origins[k]!.flowers, 8 - k);
+  for (let k = 0; k < 9; k++) placePlants(out, tops, minY, origins[k]!.grass, 8 - k);
+  if (!cache) return;
+  // An origin whose nine chunks are all generated is done.
+  for (let k = 0; k < 9; k++) {
+    const o = origins[k]!;
+    if (++o.uses === 9) cache.origins.delete((cx + Math.floor(k / 3) - 1 + 32768) * 65536 + (cz + (k % 3) - 1 + 32768));
+  }
 }
 
 // ---- plains animals (NaturalSpawner.spawnMobsForChunkGeneration) ----
@@ -919,7 +1079,10 @@ function generateUndergroundChunk(seed: number, cx: number, cz: number, out: Uin
   }
 }
 
-/** Fills `out` (length CHUNK_CELLS(kind)) with chunk column (cx, cz) of the world (kind, seed, options). */
+/**
+ * Fills `out` (length CHUNK_CELLS(kind)) with chunk column (cx, cz) of the world (kind, seed, options). A caller
+ * generating many chunks of one world passes that world's `cache` (the same cells, less work).
+ */
 export function generateChunk(
   kind: WorldKind,
   seed: number,
@@ -927,8 +1090,11 @@ export function generateChunk(
   cz: number,
   out = new Uint16Array(CHUNK_CELLS(kind)),
   options: WorldOptions = VANILLA_WORLD,
+  cache?: ChunkFeatureCache,
 ): Uint16Array {
-  if (kind === 'plains') generatePlainsChunk(seed, cx, cz, out, options);
+  if (cache && (cache.seed !== seed || cache.options !== options))
+    throw new Error(`generateChunk: a cache of world ${cache.seed} used for world ${seed} or other options`);
+  if (kind === 'plains') generatePlainsChunk(seed, cx, cz, out, options, cache);
   else generateUndergroundChunk(seed, cx, cz, out, options);
   return out;
 }
@@ -1027,17 +1193,25 @@ function undergroundStartSafe(seed: number, x: number, z: number, options: World
 /**
  * Where the agent starts. Plains: on the surface near the origin, on a column with nothing solid at the
  * feet or head (plants are fine). Underground: in a small room carved at y = `startY` (11 for the task).
+ * `world`, the same world as generated and not yet changed, answers the cells instead of a chunk generated
+ * for them alone (the simulator's world needs the spawn's chunks anyway).
  */
-export function spawnPoint(kind: WorldKind, seed: number, options: WorldOptions = VANILLA_WORLD): SpawnPoint {
+export function spawnPoint(
+  kind: WorldKind,
+  seed: number,
+  options: WorldOptions = VANILLA_WORLD,
+  world?: { stateAt(x: number, y: number, z: number): number },
+): SpawnPoint {
   if (kind === 'underground') return undergroundSpawn(seed, options);
   const yaw = ((hash32(seed + SALT.spawn, 3) % 24) * Math.PI) / 12;
   const clear = (s: number) => s === S.air || isAirOrPlant(s) || PLAINS_FLOWERS.includes(s);
+  const stateAt = (x: number, y: number, z: number) => (world ? world.stateAt(x, y, z) : blockStateAt('plains', seed, x, y, z, options));
   for (let attempt = 0; ; attempt++) {
     const x = (hash32(seed + SALT.spawn, 4, attempt) % 16) - 8;
     const z = (hash32(seed + SALT.spawn, 5, attempt) % 16) - 8;
     const top = plainsSurfaceY(seed, x, z);
-    const feet = blockStateAt('plains', seed, x, top + 1, z, options);
-    const head = blockStateAt('plains', seed, x, top + 2, z, options);
+    const feet = stateAt(x, top + 1, z);
+    const head = stateAt(x, top + 2, z);
     if ((clear(feet) && clear(head)) || attempt > 50) return { x: x + 0.5, y: top + 1, z: z + 0.5, yaw };
   }
 }
