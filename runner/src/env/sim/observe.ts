@@ -390,7 +390,12 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
         // open pitches, on a plane without LiDAR rays.
         out.cellVisits++;
         if (b > openLo[0]!) openLo[0] = b;
-      } else if (!lookAt(st, x, y, z, s0, a, b, out, lidarColumn)) continue;
+      } else {
+        lookSpan[0] = s0;
+        lookSpan[1] = a;
+        lookSpan[2] = b;
+        if (!lookAt(st, x, y, z, out, lidarColumn)) continue;
+      }
       if (openCount === 0) break;
       const l = openLo[0]!;
       const bound = Math.floor(ey + l * (l < 0 ? s1 : s0));
@@ -405,7 +410,10 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
         const a = y0 * (y0 >= 0 ? inv1 : inv0);
         const b = y1 * (y1 <= 0 ? inv1 : inv0);
         if (openCount === 1 ? a >= openHi[0]! || b <= openLo[0]! : !isOpen(a, b)) continue;
-        if (!lookAt(st, x, y, z, s0, a, b, out, lidarColumn)) continue;
+        lookSpan[0] = s0;
+        lookSpan[1] = a;
+        lookSpan[2] = b;
+        if (!lookAt(st, x, y, z, out, lidarColumn)) continue;
         if (openCount === 0) break;
         const h = openHi[openCount - 1]!;
         const bound = Math.floor(ey + h * (h > 0 ? s1 : s0));
@@ -426,10 +434,19 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
 }
 
 /**
- * Looks at the visible block `st` at (x, y, z), part of whose pitch span [a, b] (slopes) is open, in the cell
+ * lookAt's s0 and pitch span [a, b], passed through a typed array: lookAt is too big to inline, and doubles passed
+ * as arguments to a call are boxed (about 3,000 heap numbers per step, most of the view's garbage).
+ */
+const lookSpan = new Float64Array(3);
+
+/**
+ * Looks at the visible block `st` at (x, y, z), part of whose pitch span [a, b] (slopes, in lookSpan) is open, in the cell
  * column the plane enters at s0: notes it, hits LiDAR rays, occludes. Returns whether it occluded something.
  */
-function lookAt(st: number, x: number, y: number, z: number, s0: number, a: number, b: number, out: ViewResult, lidarColumn: number): boolean {
+function lookAt(st: number, x: number, y: number, z: number, out: ViewResult, lidarColumn: number): boolean {
+  const s0 = lookSpan[0]!,
+    a = lookSpan[1]!,
+    b = lookSpan[2]!;
   const ex = stepEx,
     ey = stepEy,
     ez = stepEz;
