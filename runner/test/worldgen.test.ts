@@ -98,7 +98,7 @@ test('plains flowers and grass: PATCH_GRASS_PLAIN, FLOWER_PLAIN_DECORATED and PA
 
 test('the generated blocks are byte for byte those recorded for 34 chunks (plains, a 20× tree world, underground): the patch features draw in the same order', () => {
   // Digests of generateChunk's cells recorded before the tall grass, flower and grass loops became one
-  // randomPatch helper; any change to what is drawn or in which order changes the world and fails here.
+  // helper (now patchTries); any change to what is drawn or in which order changes the world and fails here.
   const recorded = JSON.parse(readFileSync(path.join(__dirname, 'fixtures', 'worldgen-digests.json'), 'utf8')) as {
     kind: 'plains' | 'underground';
     seed: number;
