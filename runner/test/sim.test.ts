@@ -6,7 +6,7 @@ import prismarineBlock from 'prismarine-block';
 import { GAME_FACTS } from '../src/schema';
 import { BUILTIN_TASKS, type TaskSpec } from '../src/tasks';
 import { SimEnv, makeMob } from '../src/env/sim/sim';
-import { SimBatch } from '../src/env/sim/vec';
+import { SimBatch, shardSizes } from '../src/env/sim/vec';
 import { createEnv } from '../src/env/index';
 import { S, mcData } from '../src/env/sim/registry';
 import { FEATURE_CLASSES, FEATURE_SPEC } from '../src/env/sim/features';
@@ -290,6 +290,34 @@ test('episodes are deterministic by seed, in process and across worker shards', 
   const local = await run(0);
   assert.deepEqual(await run(0), local);
   assert.deepEqual(await run(2), local);
+});
+
+test('shards: every env is stepped by exactly one thread, and the calling thread (which also gathers) takes no more than a worker', () => {
+  for (const [numEnvs, parts] of [
+    [64, 2],
+    [100, 2],
+    [8, 2],
+    [2, 2],
+    [5, 3],
+    [64, 3],
+    [1, 1],
+  ] as const) {
+    const sizes = shardSizes(numEnvs, parts);
+    assert.equal(sizes.length, parts);
+    assert.equal(
+      sizes.reduce((a, b) => a + b, 0),
+      numEnvs,
+    );
+    assert.ok(
+      sizes.every((s) => s >= 1),
+      `${numEnvs}/${parts}: ${sizes}`,
+    );
+    assert.ok(
+      sizes.slice(1).every((s) => s >= sizes[0]!),
+      `${numEnvs}/${parts}: ${sizes}`,
+    );
+  }
+  assert.deepEqual(shardSizes(64, 2), [31, 33]);
 });
 
 test('a worker thread that dies mid-run fails the step with its exit code instead of hanging the batch', { timeout: 20_000 }, async () => {
