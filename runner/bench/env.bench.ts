@@ -2,7 +2,7 @@
 //  1. one thread (SimBatch, 64 envs) — the per-core figure;
 //  2. one process, both cores (createEnv with worker shards, 64 envs);
 //  3. the observation alone (observeView) on the poses a random policy reaches;
-//  4. plains chunk generation alone, as a world generates its chunks (SimWorld.column) and one at a time.
+//  4. plains and underground chunk generation alone, as a world generates its chunks (SimWorld.column) and one at a time.
 // `rewardsmith rollout` as a whole process, the acceptance figure, is rollout.bench.ts.
 // Chunk generation is included (worlds are generated lazily as the agents look around), after a short warm-up.
 import { loadavg } from 'node:os';
@@ -74,14 +74,18 @@ function viewCost(taskId: string): { micros: number; blocks: number } {
   return { micros: best, blocks };
 }
 
-/** CPU µs per plains chunk over a 20×20 square of chunks for 3 seeds (min of 5): through a SimWorld, and alone. */
-function chunkCost(): { world: number; alone: number } {
+/**
+ * CPU µs per chunk of `kind` over a 20×20 square of chunks for 3 seeds (min of 5): through a SimWorld, and
+ * alone. Each run takes new seeds (a new world, as an episode does): nothing a process keeps between worlds
+ * makes a later run cheaper.
+ */
+function chunkCost(kind: 'plains' | 'underground'): { world: number; alone: number } {
   const seeds = [1, 7, 123456789];
   const best = (generate: (seed: number) => void) => {
     let min = Infinity;
     for (let rep = 0; rep < 6; rep++) {
       const c0 = process.cpuUsage();
-      for (const seed of seeds) generate(seed);
+      for (const seed of seeds) generate(seed + rep * 1000);
       const c = process.cpuUsage(c0);
       if (rep > 0) min = Math.min(min, (c.user + c.system) / (seeds.length * 400)); // the first run warms up
     }
@@ -92,10 +96,10 @@ function chunkCost(): { world: number; alone: number } {
   };
   return {
     world: best((seed) => {
-      const world = new SimWorld('plains', seed);
+      const world = new SimWorld(kind, seed);
       square((cx, cz) => world.column(cx, cz));
     }),
-    alone: best((seed) => square((cx, cz) => generateChunk('plains', seed, cx, cz))),
+    alone: best((seed) => square((cx, cz) => generateChunk(kind, seed, cx, cz))),
   };
 }
 
@@ -122,12 +126,15 @@ export async function run(): Promise<void> {
       'Before the chunk skipping in the view (2026-11-23, same method): approach-tree 3,140 steps per CPU-second in one thread, ' +
       'the observation alone 246 µs per step. Before the line-of-sight observation (5° × 4° ray grid, the earlier world), at load 0.7: ' +
       'approach-tree 18,328 steps/s in one process; explore-diamond 61,723. Plains chunk generation before the per-world ' +
-      'feature cache (2026-11-23, same method, load 4.4): 219 µs CPU per chunk in a world, 186 alone.',
+      'feature cache (2026-11-23, same method, load 4.4): 219 µs CPU per chunk in a world, 186 alone. Underground chunk ' +
+      'generation before the per-world carver and vein cache (2026-11-23, same method, load 7): 787 in a world, 661 alone.',
   );
-  const chunks = chunkCost();
-  console.log(
-    `plains chunk generation ${chunks.world.toFixed(0)} µs CPU per chunk in a world (SimWorld.column), ${chunks.alone.toFixed(0)} alone (generateChunk)`,
-  );
+  for (const kind of ['plains', 'underground'] as const) {
+    const chunks = chunkCost(kind);
+    console.log(
+      `${kind} chunk generation ${chunks.world.toFixed(0)} µs CPU per chunk in a world (SimWorld.column), ${chunks.alone.toFixed(0)} alone (generateChunk)`,
+    );
+  }
   for (const task of TASKS) {
     const single = await oneThread(task);
     const multi = await allCores(task);

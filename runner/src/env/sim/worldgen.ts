@@ -400,10 +400,13 @@ const CACHE_MAX_ORIGINS = 2048;
  * What the chunks of one world share: each plains chunk takes features from its own and its 8 neighbouring
  * origin chunks, so without a cache every origin's patches are drawn again for each of the nine chunks they
  * reach. An origin's features stay until all nine have been generated (a world generates each chunk once).
- * Generation is the same with or without one; only the work differs.
+ * Each underground chunk is carved by the caves and canyons of the 17×17 origin chunks around it and veined by
+ * the ores of its 3×3: an origin's carvers and veins are drawn once and kept (UndergroundOrigin), up to
+ * UNDERGROUND_MAX_ORIGINS. Generation is the same with or without one; only the work differs.
  */
 export class ChunkFeatureCache {
   readonly origins = new Map<number, OriginFeatures>();
+  readonly undergroundOrigins = new Map<number, UndergroundOrigin>();
   constructor(
     readonly seed: number,
     readonly options: WorldOptions = VANILLA_WORLD,
@@ -679,7 +682,10 @@ const SPAWN_ROOM = 1;
 const STONE = S.stone,
   GRANITE = S.granite,
   DIORITE = S.diorite,
-  ANDESITE = S.andesite;
+  ANDESITE = S.andesite,
+  BEDROCK = S.bedrock,
+  LAVA = S.lava,
+  CAVE_AIR = S.cave_air;
 const NATURAL_STONE = new Set<number>([STONE, GRANITE, DIORITE, ANDESITE]);
 
 /**
@@ -726,12 +732,8 @@ function oreVein(r: Stream, size: number, px: number, py: number, pz: number, to
   }
 }
 
-/** The ore spheres of every vein of ore `oi` that starts in chunk (ox, oz), cached (9 chunks ask for each). */
-const oreCache = new Map<string, Float64Array>();
+/** The ore spheres (x, y, z, r) of every vein of ore `oi` that starts in chunk (ox, oz), in draw order. */
 function oreSpheres(seed: number, oi: number, ox: number, oz: number, density: number, topY: number): Float64Array {
-  const key = `${seed}:${oi}:${ox}:${oz}:${density}`;
-  let spheres = oreCache.get(key);
-  if (spheres) return spheres;
   const ore = ORES[oi]!;
   const r = stream(seed, SALT.ore + oi * 97, ox, oz);
   const veins = scaledCount(r, ore.count, density);
@@ -744,30 +746,114 @@ function oreSpheres(seed: number, oi: number, ox: number, oz: number, density: n
     if (y - ore.size / 8 - 3 >= topY) continue; // entirely above the stored band
     oreVein(vr, ore.size, x, y, z, topY, out);
   }
-  spheres = Float64Array.from(out);
-  if (oreCache.size > 40000) oreCache.clear();
-  oreCache.set(key, spheres);
-  return spheres;
+  return Float64Array.from(out);
 }
 
-/** One carved ellipsoid of a cave or canyon: centre, horizontal and vertical radii, canyon width profile. */
-interface CarveSphere {
-  x: number;
-  y: number;
-  z: number;
-  rh: number;
-  rv: number;
-  /** Canyon: squared width factors by y (CanyonWorldCarver.rs); null for caves. */
-  rs: Float32Array | null;
+/**
+ * What underground origin chunk (ox, oz) carves and veins, drawn once per world. `carvers` packs its carved
+ * ellipsoids (caves, then its canyon), CARVE_STRIDE numbers each: centre x, y, z, horizontal and vertical
+ * radii, and 1 for a canyon's (whose width profile by y is `canyonWidths`, CanyonWorldCarver.rs: at most one
+ * canyon per origin) or 0 for a cave's; in draw order, the order in which they carve. [xLo, xHi] × [zLo, zHi]
+ * bounds their x ± rh and z ± rh (a chunk outside it is carved by none of them). Its veins' spheres (x, y, z,
+ * r), drawn when a chunk next to it is first generated (only those 3×3 chunks need them), are kept by the chunk
+ * they reach and ore: the chunk (ox + i − 1, oz + k − 1) is bucket b = 3i + k, and ore oi's spheres reaching it
+ * (with a cell in its column and the stored band) are oreSpheres[oreStarts[g]..oreStarts[g + 1]), g = b ·
+ * ORES.length + oi, in draw order; a sphere reaching two chunks is in both. They are dropped once its nine
+ * chunks have taken them (a world generates each chunk once; were one generated again, they would be drawn again).
+ */
+interface UndergroundOrigin {
+  carvers: Float64Array;
+  canyonWidths: Float32Array | null;
+  xLo: number;
+  xHi: number;
+  zLo: number;
+  zHi: number;
+  oreSpheres: Float64Array | null;
+  oreStarts: Uint32Array | null;
+  /** How many chunks have taken its veins since they were drawn: at 9 (all its 3×3) they are dropped. */
+  oreUses: number;
+}
+const CARVE_STRIDE = 6;
+
+/**
+ * Beyond this many underground origins a cache starts afresh. A world of a few hundred chunks reaches a few
+ * hundred to about a thousand origins (8 chunks around each chunk it has), most of them without a carver.
+ */
+const UNDERGROUND_MAX_ORIGINS = 4096;
+
+/** Origin chunk (ox, oz)'s carvers (and, with `withOres`, its veins) from `cache`, drawn there if missing. */
+function undergroundOrigin(cache: ChunkFeatureCache, ox: number, oz: number, withOres: boolean): UndergroundOrigin {
+  const key = (ox + 32768) * 65536 + (oz + 32768);
+  let o = cache.undergroundOrigins.get(key);
+  if (!o) {
+    if (cache.undergroundOrigins.size >= UNDERGROUND_MAX_ORIGINS) cache.undergroundOrigins.clear();
+    o = carverSpheres(cache.seed, ox, oz);
+    cache.undergroundOrigins.set(key, o);
+  }
+  if (withOres && !o.oreSpheres) bucketOres(o, cache, ox, oz);
+  return o;
 }
 
-/** Carved ellipsoids of the carvers that start in chunk (cx, cz), cached (each origin is asked by 17×17 chunks). */
-const carverCache = new Map<string, CarveSphere[]>();
-function carverSpheres(seed: number, cx: number, cz: number): CarveSphere[] {
-  const key = `${seed}:${cx}:${cz}`;
-  let spheres = carverCache.get(key);
-  if (spheres) return spheres;
-  spheres = [];
+/** Draws origin (ox, oz)'s veins and keeps their spheres by the chunk they reach (UndergroundOrigin). */
+function bucketOres(o: UndergroundOrigin, cache: ChunkFeatureCache, ox: number, oz: number): void {
+  const { minY, height } = WORLD_BANDS.underground;
+  const byOre = ORES.map((_, oi) => oreSpheres(cache.seed, oi, ox, oz, cache.options.oreDensity, minY + height));
+  const groups = 9 * ORES.length;
+  const starts = new Uint32Array(groups + 1);
+  // The chunks a sphere's cells can lie in: its clipped x and z ranges (generateUndergroundChunk's) by chunk,
+  // within the 3×3 around the origin (no other chunk reads this origin's veins). Listed as (group, ore, sphere)
+  // in draw order, then sorted stably by group.
+  let n = 0;
+  for (let oi = 0; oi < ORES.length; oi++) {
+    const spheres = byOre[oi]!;
+    const most = (n + (spheres.length / 4) * 9) * 3; // a sphere reaches at most the 3×3 chunks
+    if (oreEntries.length < most) {
+      const grown = new Int32Array(Math.max(oreEntries.length * 2, most));
+      grown.set(oreEntries.subarray(0, n * 3));
+      oreEntries = grown;
+    }
+    for (let k = 0; k < spheres.length; k += 4) {
+      const ey = spheres[k + 1]!,
+        d = spheres[k + 3]!;
+      if (Math.max(Math.floor(ey - d), minY) > Math.min(Math.floor(ey + d), minY + height - 1)) continue;
+      const ia = Math.max((Math.floor(spheres[k]! - d) >> 4) - ox + 1, 0),
+        ib = Math.min((Math.floor(spheres[k]! + d) >> 4) - ox + 1, 2);
+      const ka = Math.max((Math.floor(spheres[k + 2]! - d) >> 4) - oz + 1, 0),
+        kb = Math.min((Math.floor(spheres[k + 2]! + d) >> 4) - oz + 1, 2);
+      for (let i = ia; i <= ib; i++)
+        for (let kk = ka; kk <= kb; kk++) {
+          const g = (3 * i + kk) * ORES.length + oi;
+          starts[g + 1]!++;
+          oreEntries[n * 3] = g;
+          oreEntries[n * 3 + 1] = oi;
+          oreEntries[n * 3 + 2] = k;
+          n++;
+        }
+    }
+  }
+  for (let g = 1; g <= groups; g++) starts[g]! += starts[g - 1]!;
+  const fill = starts.slice(0, groups);
+  const out = new Float64Array(starts[groups]! * 4);
+  for (let e = 0; e < n; e++) {
+    const spheres = byOre[oreEntries[e * 3 + 1]!]!,
+      k = oreEntries[e * 3 + 2]!,
+      at = fill[oreEntries[e * 3]!]!++ * 4;
+    out[at] = spheres[k]!;
+    out[at + 1] = spheres[k + 1]!;
+    out[at + 2] = spheres[k + 2]!;
+    out[at + 3] = spheres[k + 3]!;
+  }
+  for (let g = 0; g <= groups; g++) starts[g]! *= 4;
+  o.oreSpheres = out;
+  o.oreStarts = starts;
+}
+/** bucketOres' scratch: (group, ore, sphere offset) per sphere and chunk it reaches; grows as needed. */
+let oreEntries = new Int32Array(3 * 4096);
+
+/** Carved ellipsoids of the carvers that start in chunk (cx, cz) (each origin carves the 17×17 chunks around it). */
+function carverSpheres(seed: number, cx: number, cz: number): UndergroundOrigin {
+  const spheres: number[] = [];
+  let canyonWidths: Float32Array | null = null;
   const range = 4,
     length = (range * 2 - 1) * 16; // WorldCarver range 4: tunnels of 84..112 steps
   const cave = stream(seed, SALT.cave, cx, cz);
@@ -782,7 +868,7 @@ function carverSpheres(seed: number, cx: number, cz: number): CarveSphere[] {
       if (cave.nextInt(4) === 0) {
         // genRoom: one sphere of radius 1.5 + (1 + nextFloat()·6), squashed vertically by 0.5.
         const radius = 1.5 + 1 + cave.nextFloat() * 6;
-        spheres.push({ x: x + 1, y, z, rh: radius, rv: radius * 0.5, rs: null });
+        spheres.push(x + 1, y, z, radius, radius * 0.5, 0);
         tunnels += cave.nextInt(4);
       }
       for (let m = 0; m < tunnels; m++) {
@@ -805,11 +891,25 @@ function carverSpheres(seed: number, cx: number, cz: number): CarveSphere[] {
     const pitch = ((canyon.nextFloat() - 0.5) * 2) / 8;
     const thickness = (canyon.nextFloat() * 2 + canyon.nextFloat()) * 2;
     const steps = length - canyon.nextInt(length / 4);
-    canyonTunnel(new Stream(canyon.nextSeed()), x, y, z, thickness, yaw, pitch, steps, spheres);
+    canyonWidths = canyonTunnel(new Stream(canyon.nextSeed()), x, y, z, thickness, yaw, pitch, steps, spheres);
   }
-  if (carverCache.size > 20000) carverCache.clear();
-  carverCache.set(key, spheres);
-  return spheres;
+  // Kept: the ellipsoids that reach the stored band (carveInto's lowest y, ya + 1, below its top), in order.
+  const { minY, height } = WORLD_BANDS.underground;
+  let n = 0,
+    xLo = Infinity,
+    xHi = -Infinity,
+    zLo = Infinity,
+    zHi = -Infinity;
+  for (let k = 0; k < spheres.length; k += CARVE_STRIDE) {
+    if (Math.max(Math.floor(spheres[k + 1]! - spheres[k + 4]!) - 1, 1) + 1 >= minY + height) continue;
+    const rh = spheres[k + 3]!;
+    xLo = Math.min(xLo, spheres[k]! - rh);
+    xHi = Math.max(xHi, spheres[k]! + rh);
+    zLo = Math.min(zLo, spheres[k + 2]! - rh);
+    zHi = Math.max(zHi, spheres[k + 2]! + rh);
+    for (let j = 0; j < CARVE_STRIDE; j++) spheres[n++] = spheres[k + j]!;
+  }
+  return { carvers: Float64Array.from(spheres.slice(0, n)), canyonWidths, xLo, xHi, zLo, zHi, oreSpheres: null, oreStarts: null, oreUses: 0 };
 }
 
 /** CaveWorldCarver.genTunnel: a wandering worm of spheres, splitting once into two branches for thick tunnels. */
@@ -824,7 +924,7 @@ function caveTunnel(
   from: number,
   steps: number,
   yScale: number,
-  out: CarveSphere[],
+  out: number[],
 ): void {
   const split = r.nextInt(Math.floor(steps / 2)) + Math.floor(steps / 4);
   const steep = r.nextInt(6) === 0;
@@ -849,12 +949,12 @@ function caveTunnel(
       caveTunnel(new Stream(r.nextSeed()), x, y, z, r.nextFloat() * 0.5 + 0.5, yaw + Math.PI / 2, pitch / 3, j, steps, 1, out);
       return;
     }
-    if (r.nextInt(4) !== 0) out.push({ x, y, z, rh, rv, rs: null });
+    if (r.nextInt(4) !== 0) out.push(x, y, z, rh, rv, 0);
   }
 }
 
-/** CanyonWorldCarver.genCanyon: a long, tall, narrow ravine whose width wobbles with height. */
-function canyonTunnel(r: Stream, x: number, y: number, z: number, thickness: number, yaw: number, pitch: number, steps: number, out: CarveSphere[]): void {
+/** CanyonWorldCarver.genCanyon: a long, tall, narrow ravine whose width wobbles with height; returns that width profile. */
+function canyonTunnel(r: Stream, x: number, y: number, z: number, thickness: number, yaw: number, pitch: number, steps: number, out: number[]): Float32Array {
   const rs = new Float32Array(256);
   let f = 1;
   for (let i = 0; i < 256; i++) {
@@ -880,31 +980,48 @@ function canyonTunnel(r: Stream, x: number, y: number, z: number, thickness: num
     dYaw *= 0.5;
     dPitch += (r.nextFloat() - r.nextFloat()) * r.nextFloat() * 2;
     dYaw += (r.nextFloat() - r.nextFloat()) * r.nextFloat() * 4;
-    if (r.nextInt(4) !== 0) out.push({ x, y, z, rh, rv, rs });
+    if (r.nextInt(4) !== 0) out.push(x, y, z, rh, rv, 1);
   }
+  return rs;
 }
 
-/** WorldCarver.carveSphere over one chunk column: cave cells skip the flat floor (v ≤ −0.7); canyons use rs. */
-function carveInto(s: CarveSphere, cx: number, cz: number, minY: number, height: number, carve: (i: number, y: number) => void): void {
+/**
+ * WorldCarver.carveSphere over one chunk column for the origin's ellipsoid at carvers[k..]: cave cells skip the
+ * flat floor (v ≤ −0.7); canyons use the width profile rs. A carved cell becomes lava at y ≤ LAVA_LEVEL, cave
+ * air above; bedrock stays.
+ */
+function carveInto(o: UndergroundOrigin, k: number, cx: number, cz: number, out: Uint16Array): void {
+  const { minY, height } = WORLD_BANDS.underground;
+  const c = o.carvers;
+  const sx = c[k]!,
+    sy = c[k + 1]!,
+    sz = c[k + 2]!,
+    rh = c[k + 3]!,
+    rv = c[k + 4]!;
+  const rs = c[k + 5] === 1 ? o.canyonWidths! : null;
   const x0 = cx * 16,
     z0 = cz * 16;
-  if (s.x + s.rh < x0 - 1 || s.x - s.rh > x0 + 17 || s.z + s.rh < z0 - 1 || s.z - s.rh > z0 + 17) return;
-  const lxa = Math.max(Math.floor(s.x - s.rh) - x0 - 1, 0),
-    lxb = Math.min(Math.floor(s.x + s.rh) - x0 + 1, 16);
-  const lza = Math.max(Math.floor(s.z - s.rh) - z0 - 1, 0),
-    lzb = Math.min(Math.floor(s.z + s.rh) - z0 + 1, 16);
-  const ya = Math.max(Math.floor(s.y - s.rv) - 1, 1),
-    yb = Math.min(Math.floor(s.y + s.rv) + 1, 248);
+  if (sx + rh < x0 - 1 || sx - rh > x0 + 17 || sz + rh < z0 - 1 || sz - rh > z0 + 17) return;
+  const lxa = Math.max(Math.floor(sx - rh) - x0 - 1, 0),
+    lxb = Math.min(Math.floor(sx + rh) - x0 + 1, 16);
+  const lza = Math.max(Math.floor(sz - rh) - z0 - 1, 0),
+    lzb = Math.min(Math.floor(sz + rh) - z0 + 1, 16);
+  // y from yb down to ya + 1 (vanilla's order), within the stored band.
+  const ya = Math.max(Math.floor(sy - rv) - 1, 1, minY - 1),
+    yb = Math.min(Math.floor(sy + rv) + 1, 248, minY + height - 1);
   for (let lx = lxa; lx < lxb; lx++) {
-    const q = (x0 + lx + 0.5 - s.x) / s.rh;
+    const q = (x0 + lx + 0.5 - sx) / rh;
+    const qq = q * q;
     for (let lz = lza; lz < lzb; lz++) {
-      const t = (z0 + lz + 0.5 - s.z) / s.rh;
-      if (q * q + t * t >= 1) continue;
+      const t = (z0 + lz + 0.5 - sz) / rh;
+      const tt = t * t;
+      if (qq + tt >= 1) continue;
       for (let y = yb; y > ya; y--) {
-        if (y < minY || y >= minY + height) continue;
-        const v = (y - 1 + 0.5 - s.y) / s.rv;
-        const skip = s.rs ? (q * q + t * t) * s.rs[y - 1]! + (v * v) / 6 >= 1 : v <= -0.7 || q * q + v * v + t * t >= 1;
-        if (!skip) carve(cellIndex(lx, y - minY, lz), y);
+        const v = (y - 1 + 0.5 - sy) / rv;
+        const skip = rs ? (qq + tt) * rs[y - 1]! + (v * v) / 6 >= 1 : v <= -0.7 || qq + v * v + tt >= 1;
+        if (skip) continue;
+        const i = cellIndex(lx, y - minY, lz);
+        if (out[i] !== BEDROCK) out[i] = y <= LAVA_LEVEL ? LAVA : CAVE_AIR;
       }
     }
   }
@@ -957,23 +1074,49 @@ const SPRINGS = [
   { state: S.lava, count: 20, y: (r: Stream) => r.nextInt(r.nextInt(r.nextInt(240) + 8) + 8) },
 ];
 
-function generateUndergroundChunk(seed: number, cx: number, cz: number, out: Uint16Array, options: WorldOptions, withStartRoom = true): void {
+/** rand01 < (5 − y) / 5 for the bedrock floor's y 1..4 as hash32 < (5 − y) / 5 · 2^32 (scaling by 2^32 is exact). */
+const BEDROCK_HASH_BELOW = [0, 1, 2, 3, 4].map((y) => ((5 - y) / 5) * 4294967296);
+
+/**
+ * The world's cache for an underground chunk generated without one (generateChunk alone, blockStateAt): the
+ * last such world's, so that chunks asked for one by one share their origins' draws as a world's do.
+ */
+let aloneUnderground: ChunkFeatureCache | undefined;
+/** Scratch: the 3×3 origins of the chunk being generated whose veins reach it. */
+const oreOrigins: UndergroundOrigin[] = [];
+
+function generateUndergroundChunk(
+  seed: number,
+  cx: number,
+  cz: number,
+  out: Uint16Array,
+  options: WorldOptions,
+  cache: ChunkFeatureCache | undefined,
+  withStartRoom = true,
+): void {
   const { minY, height } = WORLD_BANDS.underground;
+  if (!cache) {
+    if (aloneUnderground?.seed !== seed || aloneUnderground.options !== options) aloneUnderground = new ChunkFeatureCache(seed, options);
+    cache = aloneUnderground;
+  }
   out.fill(S.stone);
   // Bedrock floor: y 0 always, y 1..4 where y ≤ nextInt(5) (vanilla's rough floor).
   for (let lz = 0; lz < 16; lz++)
     for (let lx = 0; lx < 16; lx++) {
       const x = cx * 16 + lx,
         z = cz * 16 + lz;
-      for (let y = 0; y <= 4; y++) if (y === 0 || rand01(seed + SALT.bedrock, x, y, z) < (5 - y) / 5) out[cellIndex(lx, y - minY, lz)] = S.bedrock;
+      out[cellIndex(lx, -minY, lz)] = BEDROCK;
+      for (let y = 1; y <= 4; y++) if (hash32(seed + SALT.bedrock, x, y, z) < BEDROCK_HASH_BELOW[y]!) out[cellIndex(lx, y - minY, lz)] = BEDROCK;
     }
   // Carvers (before features): caves and canyons from origins within 8 chunks; lava below y 11.
-  const carve = (i: number, y: number) => {
-    if (out[i] !== S.bedrock) out[i] = y <= LAVA_LEVEL ? S.lava : S.cave_air;
-  };
+  const x0 = cx * 16,
+    z0 = cz * 16;
   for (let ox = cx - CARVER_CHUNK_RANGE; ox <= cx + CARVER_CHUNK_RANGE; ox++) {
     for (let oz = cz - CARVER_CHUNK_RANGE; oz <= cz + CARVER_CHUNK_RANGE; oz++) {
-      for (const s of carverSpheres(seed, ox, oz)) carveInto(s, cx, cz, minY, height, carve);
+      const o = undergroundOrigin(cache, ox, oz, false);
+      // carveInto's own test, for all of the origin's ellipsoids at once.
+      if (o.xHi < x0 - 1 || o.xLo > x0 + 17 || o.zHi < z0 - 1 || o.zLo > z0 + 17) continue;
+      for (let k = 0; k < o.carvers.length; k += CARVE_STRIDE) carveInto(o, k, cx, cz, out);
     }
   }
   const index = (x: number, y: number, z: number) => {
@@ -999,42 +1142,55 @@ function generateUndergroundChunk(seed: number, cx: number, cz: number, out: Uin
             }
           }
     }
-  // UNDERGROUND_ORES: veins from this chunk and its neighbours (a vein reaches ≤ 8 blocks from its origin).
+  // UNDERGROUND_ORES: veins from this chunk and its neighbours (a vein reaches ≤ 8 blocks from its origin), ore
+  // by ore, each ore's origins in x-then-z order: a later ore replaces an earlier one only where that one is stone.
+  for (let j = 0; j < 9; j++) oreOrigins[j] = undergroundOrigin(cache, cx + Math.floor(j / 3) - 1, cz + (j % 3) - 1, true);
   for (let oi = 0; oi < ORES.length; oi++) {
     const state = ORES[oi]!.state;
-    for (let ox = cx - 1; ox <= cx + 1; ox++)
-      for (let oz = cz - 1; oz <= cz + 1; oz++) {
-        const spheres = oreSpheres(seed, oi, ox, oz, options.oreDensity, minY + height);
-        for (let k = 0; k < spheres.length; k += 4) {
-          const ex = spheres[k]!,
-            ey = spheres[k + 1]!,
-            ez = spheres[k + 2]!,
-            d = spheres[k + 3]!;
-          // Clipped to this chunk column and the stored band.
-          const xa = Math.max(Math.floor(ex - d), cx * 16),
-            xb = Math.min(Math.floor(ex + d), cx * 16 + 15);
-          const za = Math.max(Math.floor(ez - d), cz * 16),
-            zb = Math.min(Math.floor(ez + d), cz * 16 + 15);
-          if (xa > xb || za > zb) continue;
-          const ya = Math.max(Math.floor(ey - d), minY),
-            yb = Math.min(Math.floor(ey + d), minY + height - 1);
-          for (let x = xa; x <= xb; x++) {
-            const u = (x + 0.5 - ex) / d;
-            if (u * u >= 1) continue;
-            for (let y = ya; y <= yb; y++) {
-              const w = (y + 0.5 - ey) / d;
-              if (u * u + w * w >= 1) continue;
-              for (let z = za; z <= zb; z++) {
-                const v = (z + 0.5 - ez) / d;
-                if (u * u + w * w + v * v >= 1) continue;
-                const i = cellIndex(x - cx * 16, y - minY, z - cz * 16);
-                const cur = out[i]!;
-                if (cur === STONE || cur === GRANITE || cur === DIORITE || cur === ANDESITE) out[i] = state;
-              }
+    for (let j = 0; j < 9; j++) {
+      const o = oreOrigins[j]!;
+      // This chunk is origin j's bucket 8 − j (the chunk (ox + i − 1, oz + k − 1) is bucket 3i + k).
+      const spheres = o.oreSpheres!,
+        group = (8 - j) * ORES.length + oi;
+      for (let k = o.oreStarts![group]!, end = o.oreStarts![group + 1]!; k < end; k += 4) {
+        const ex = spheres[k]!,
+          ey = spheres[k + 1]!,
+          ez = spheres[k + 2]!,
+          d = spheres[k + 3]!;
+        // Clipped to this chunk column and the stored band. The sum u² + w² + v² is the same double as
+        // vanilla's left-to-right one: (u² + w²) is computed once per row.
+        const xa = Math.max(Math.floor(ex - d), x0),
+          xb = Math.min(Math.floor(ex + d), x0 + 15);
+        const za = Math.max(Math.floor(ez - d), z0),
+          zb = Math.min(Math.floor(ez + d), z0 + 15);
+        const ya = Math.max(Math.floor(ey - d), minY),
+          yb = Math.min(Math.floor(ey + d), minY + height - 1);
+        for (let x = xa; x <= xb; x++) {
+          const u = (x + 0.5 - ex) / d;
+          const uu = u * u;
+          if (uu >= 1) continue;
+          for (let y = ya; y <= yb; y++) {
+            const w = (y + 0.5 - ey) / d;
+            const uw = uu + w * w;
+            if (uw >= 1) continue;
+            const row = cellIndex(x - x0, y - minY, 0);
+            for (let z = za; z <= zb; z++) {
+              const v = (z + 0.5 - ez) / d;
+              if (uw + v * v >= 1) continue;
+              const i = row + (z - z0) * 16;
+              const cur = out[i]!;
+              if (cur === STONE || cur === GRANITE || cur === DIORITE || cur === ANDESITE) out[i] = state;
             }
           }
         }
       }
+    }
+  }
+  for (let j = 0; j < 9; j++) {
+    const o = oreOrigins[j]!;
+    if (++o.oreUses < 9) continue;
+    o.oreSpheres = o.oreStarts = null;
+    o.oreUses = 0;
   }
   // VEGETAL_DECORATION: springs, in this chunk only (their flow is the simulator's).
   SPRINGS.forEach((spring, si) => {
@@ -1067,7 +1223,7 @@ function generateUndergroundChunk(seed: number, cx: number, cz: number, out: Uin
   });
   // The agent's start room, carved last: no spring above takes it for its opening (vanilla has no such room).
   if (!withStartRoom) return;
-  const spawn = undergroundSpawn(seed, options);
+  const spawn = undergroundSpawn(seed, options, cache);
   const sy = Math.floor(spawn.y);
   for (let x = Math.floor(spawn.x) - SPAWN_ROOM; x <= Math.floor(spawn.x) + SPAWN_ROOM; x++) {
     for (let z = Math.floor(spawn.z) - SPAWN_ROOM; z <= Math.floor(spawn.z) + SPAWN_ROOM; z++) {
@@ -1095,7 +1251,7 @@ export function generateChunk(
   if (cache && (cache.seed !== seed || cache.options !== options))
     throw new Error(`generateChunk: a cache of world ${cache.seed} used for world ${seed} or other options`);
   if (kind === 'plains') generatePlainsChunk(seed, cx, cz, out, options, cache);
-  else generateUndergroundChunk(seed, cx, cz, out, options);
+  else generateUndergroundChunk(seed, cx, cz, out, options, cache);
   return out;
 }
 
@@ -1143,7 +1299,7 @@ const undergroundSpawns = new Map<string, SpawnPoint>();
  * again): a player is never put where lava runs onto them at once. The world itself is not changed — only
  * where in it the agent starts.
  */
-function undergroundSpawn(seed: number, options: WorldOptions = VANILLA_WORLD): SpawnPoint {
+function undergroundSpawn(seed: number, options: WorldOptions = VANILLA_WORLD, cache?: ChunkFeatureCache): SpawnPoint {
   const key = `${seed}:${options.oreDensity}`; // ores decide which springs find natural stone around them
   let spawn = undergroundSpawns.get(key);
   if (spawn) return spawn;
@@ -1152,7 +1308,7 @@ function undergroundSpawn(seed: number, options: WorldOptions = VANILLA_WORLD): 
     const x = (hash32(seed + SALT.spawn, 1, attempt) % 64) - 32,
       z = (hash32(seed + SALT.spawn, 2, attempt) % 64) - 32;
     spawn = { x: x + 0.5, y: UNDERGROUND_START_Y, z: z + 0.5, yaw };
-    if (attempt + 1 >= SPAWN_TRIES || undergroundStartSafe(seed, x, z, options)) break;
+    if (attempt + 1 >= SPAWN_TRIES || undergroundStartSafe(seed, x, z, options, cache)) break;
   }
   if (undergroundSpawns.size > 4096) undergroundSpawns.clear();
   undergroundSpawns.set(key, spawn);
@@ -1160,7 +1316,7 @@ function undergroundSpawn(seed: number, options: WorldOptions = VANILLA_WORLD): 
 }
 
 /** Whether the start room around block column (x, z) at y 11 is free of fluid and out of lava's reach (see undergroundSpawn). */
-function undergroundStartSafe(seed: number, x: number, z: number, options: WorldOptions): boolean {
+function undergroundStartSafe(seed: number, x: number, z: number, options: WorldOptions, cache: ChunkFeatureCache | undefined): boolean {
   const { minY, height } = WORLD_BANDS.underground;
   const r = SPAWN_ROOM + LAVA_FLOW_REACH;
   const chunks = new Map<number, Uint16Array>();
@@ -1171,7 +1327,7 @@ function undergroundStartSafe(seed: number, x: number, z: number, options: World
     let cells = chunks.get(k);
     if (!cells) {
       cells = new Uint16Array(CHUNK_CELLS('underground'));
-      generateUndergroundChunk(seed, cx, cz, cells, options, false);
+      generateUndergroundChunk(seed, cx, cz, cells, options, cache, false);
       chunks.set(k, cells);
     }
     return cells[cellIndex(bx - cx * 16, y - minY, bz - cz * 16)]!;
