@@ -712,9 +712,13 @@ function oreVein(r: Stream, size: number, px: number, py: number, pz: number, to
     ds[k * 4 + 2] = z1 + (z2 - z1) * t;
     ds[k * 4 + 3] = ((Math.sin(Math.PI * t) + 1) * h + 1) / 2;
   }
+  // Only spheres less than `reach` apart can drop one another: sphere k lies |m − k|/4 from sphere m across x/z
+  // (the segment spans size/4 there in `size` steps) and radii differ by less than size/16 (each is in
+  // [0.5, size/16 + 0.5)), so from |m − k| > size/4 the test below is false; one step more for rounding.
+  const reach = Math.ceil(size / 4) + 1;
   for (let k = 0; k < size - 1; k++) {
     if (ds[k * 4 + 3]! <= 0) continue;
-    for (let m = k + 1; m < size; m++) {
+    for (let m = k + 1, mEnd = Math.min(size, k + reach + 1); m < mEnd; m++) {
       if (ds[m * 4 + 3]! <= 0) continue;
       const dx = ds[k * 4]! - ds[m * 4]!,
         dy = ds[k * 4 + 1]! - ds[m * 4 + 1]!,
@@ -732,12 +736,11 @@ function oreVein(r: Stream, size: number, px: number, py: number, pz: number, to
   }
 }
 
-/** The ore spheres (x, y, z, r) of every vein of ore `oi` that starts in chunk (ox, oz), in draw order. */
-function oreSpheres(seed: number, oi: number, ox: number, oz: number, density: number, topY: number): Float64Array {
+/** Appends the ore spheres (x, y, z, r) of every vein of ore `oi` that starts in chunk (ox, oz) to `out`, in draw order. */
+function oreSpheres(seed: number, oi: number, ox: number, oz: number, density: number, topY: number, out: number[]): void {
   const ore = ORES[oi]!;
   const r = stream(seed, SALT.ore + oi * 97, ox, oz);
   const veins = scaledCount(r, ore.count, density);
-  const out: number[] = [];
   for (let v = 0; v < veins; v++) {
     const vr = new Stream(r.nextSeed());
     const x = ox * 16 + vr.nextInt(16),
@@ -746,7 +749,6 @@ function oreSpheres(seed: number, oi: number, ox: number, oz: number, density: n
     if (y - ore.size / 8 - 3 >= topY) continue; // entirely above the stored band
     oreVein(vr, ore.size, x, y, z, topY, out);
   }
-  return Float64Array.from(out);
 }
 
 /**
@@ -797,22 +799,24 @@ function undergroundOrigin(cache: ChunkFeatureCache, ox: number, oz: number, wit
 /** Draws origin (ox, oz)'s veins and keeps their spheres by the chunk they reach (UndergroundOrigin). */
 function bucketOres(o: UndergroundOrigin, cache: ChunkFeatureCache, ox: number, oz: number): void {
   const { minY, height } = WORLD_BANDS.underground;
-  const byOre = ORES.map((_, oi) => oreSpheres(cache.seed, oi, ox, oz, cache.options.oreDensity, minY + height));
   const groups = 9 * ORES.length;
   const starts = new Uint32Array(groups + 1);
   // The chunks a sphere's cells can lie in: its clipped x and z ranges (generateUndergroundChunk's) by chunk,
-  // within the 3×3 around the origin (no other chunk reads this origin's veins). Listed as (group, ore, sphere)
-  // in draw order, then sorted stably by group.
+  // within the 3×3 around the origin (no other chunk reads this origin's veins). Listed as (group, sphere) in
+  // draw order, then sorted stably by group.
+  const spheres = veinSpheres;
+  spheres.length = 0;
   let n = 0;
   for (let oi = 0; oi < ORES.length; oi++) {
-    const spheres = byOre[oi]!;
-    const most = (n + (spheres.length / 4) * 9) * 3; // a sphere reaches at most the 3×3 chunks
+    const first = spheres.length;
+    oreSpheres(cache.seed, oi, ox, oz, cache.options.oreDensity, minY + height, spheres);
+    const most = (n + ((spheres.length - first) / 4) * 9) * 2; // a sphere reaches at most the 3×3 chunks
     if (oreEntries.length < most) {
       const grown = new Int32Array(Math.max(oreEntries.length * 2, most));
-      grown.set(oreEntries.subarray(0, n * 3));
+      grown.set(oreEntries.subarray(0, n * 2));
       oreEntries = grown;
     }
-    for (let k = 0; k < spheres.length; k += 4) {
+    for (let k = first; k < spheres.length; k += 4) {
       const ey = spheres[k + 1]!,
         d = spheres[k + 3]!;
       if (Math.max(Math.floor(ey - d), minY) > Math.min(Math.floor(ey + d), minY + height - 1)) continue;
@@ -824,9 +828,8 @@ function bucketOres(o: UndergroundOrigin, cache: ChunkFeatureCache, ox: number, 
         for (let kk = ka; kk <= kb; kk++) {
           const g = (3 * i + kk) * ORES.length + oi;
           starts[g + 1]!++;
-          oreEntries[n * 3] = g;
-          oreEntries[n * 3 + 1] = oi;
-          oreEntries[n * 3 + 2] = k;
+          oreEntries[n * 2] = g;
+          oreEntries[n * 2 + 1] = k;
           n++;
         }
     }
@@ -835,9 +838,8 @@ function bucketOres(o: UndergroundOrigin, cache: ChunkFeatureCache, ox: number, 
   const fill = starts.slice(0, groups);
   const out = new Float64Array(starts[groups]! * 4);
   for (let e = 0; e < n; e++) {
-    const spheres = byOre[oreEntries[e * 3 + 1]!]!,
-      k = oreEntries[e * 3 + 2]!,
-      at = fill[oreEntries[e * 3]!]!++ * 4;
+    const k = oreEntries[e * 2 + 1]!,
+      at = fill[oreEntries[e * 2]!]!++ * 4;
     out[at] = spheres[k]!;
     out[at + 1] = spheres[k + 1]!;
     out[at + 2] = spheres[k + 2]!;
@@ -847,12 +849,16 @@ function bucketOres(o: UndergroundOrigin, cache: ChunkFeatureCache, ox: number, 
   o.oreSpheres = out;
   o.oreStarts = starts;
 }
-/** bucketOres' scratch: (group, ore, sphere offset) per sphere and chunk it reaches; grows as needed. */
-let oreEntries = new Int32Array(3 * 4096);
+/** bucketOres' scratch: the origin's vein spheres, and (group, offset there) per sphere and chunk it reaches (grows as needed). */
+const veinSpheres: number[] = [];
+let oreEntries = new Int32Array(2 * 4096);
 
+/** carverSpheres' scratch: the ellipsoids as drawn, before those outside the band are dropped. */
+const carverScratch: number[] = [];
 /** Carved ellipsoids of the carvers that start in chunk (cx, cz) (each origin carves the 17×17 chunks around it). */
 function carverSpheres(seed: number, cx: number, cz: number): UndergroundOrigin {
-  const spheres: number[] = [];
+  const spheres = carverScratch;
+  spheres.length = 0;
   let canyonWidths: Float32Array | null = null;
   const range = 4,
     length = (range * 2 - 1) * 16; // WorldCarver range 4: tunnels of 84..112 steps
@@ -909,7 +915,8 @@ function carverSpheres(seed: number, cx: number, cz: number): UndergroundOrigin 
     zHi = Math.max(zHi, spheres[k + 2]! + rh);
     for (let j = 0; j < CARVE_STRIDE; j++) spheres[n++] = spheres[k + j]!;
   }
-  return { carvers: Float64Array.from(spheres.slice(0, n)), canyonWidths, xLo, xHi, zLo, zHi, oreSpheres: null, oreStarts: null, oreUses: 0 };
+  spheres.length = n;
+  return { carvers: new Float64Array(spheres), canyonWidths, xLo, xHi, zLo, zHi, oreSpheres: null, oreStarts: null, oreUses: 0 };
 }
 
 /** CaveWorldCarver.genTunnel: a wandering worm of spheres, splitting once into two branches for thick tunnels. */
