@@ -8,7 +8,7 @@ import path from 'node:path';
 import { combineScaled, SCALE_RULE } from '../src/schema';
 import { BUILTIN_TASKS, type TaskSpec } from '../src/tasks';
 import type { StepObservation } from '../src/schema';
-import { compileRewardFile, RewardError, RewardSandbox, REWARD_LIMITS, watchdog, type RewardErrorKind, type SandboxOptions } from '../src/reward';
+import { compileRewardFile, RewardError, RewardSandbox, REWARD_LIMITS, watchdog, historyMb, type RewardErrorKind, type SandboxOptions } from '../src/reward';
 import { scriptedTrajectory } from './fixtures/rewards/trajectory';
 
 const FIXTURES = path.join(__dirname, 'fixtures', 'rewards');
@@ -429,4 +429,25 @@ test('the sandbox watchdog counts only time this process ran: a stopped or sleep
   await new Promise((resolve) => setTimeout(resolve, 700));
   assert.equal(expired, true, 'a host that really stopped answering is still caught');
   dog.clear();
+});
+
+test("past_agent_positions' history does not count against the reward's heap: a long episode on many envs runs with the allowance and fails without it", async () => {
+  // 16 envs × 6,000 steps keep 96,000 positions (about 11 MB in the isolate) beside an 8 MB allowance for the reward.
+  const envs = 16,
+    steps = 6000;
+  const run = async (opts: SandboxOptions) => {
+    const sandbox = await RewardSandbox.open(fixture('counter.reward.ts'), envs, { limits: { memoryMb: 8, callWallMs: 10_000 }, ...opts });
+    try {
+      await sandbox.beginEpisodes(
+        [...Array(envs).keys()],
+        Array.from({ length: envs }, () => obs(0)),
+      );
+      for (let k = 1; k <= steps; k++) await sandbox.step(Array.from({ length: envs }, () => obs(k)));
+    } finally {
+      await sandbox.close();
+    }
+  };
+  await run({ episodeSteps: steps });
+  await assert.rejects(run({}), (err: unknown) => err instanceof RewardError && err.kind === 'memory');
+  assert.ok(historyMb(100, 60_000) > 700, 'an explore-diamond evaluation batch (100 envs × 60,000 steps) keeps over 0.7 GB of positions');
 });

@@ -31,7 +31,7 @@ export const REWARD_LIMITS: Readonly<RewardLimits> = {
   stepSlackMs: 500,
   /** The file's top level (code outside the functions), run once when the sandbox opens; wall clock. */
   topLevelMs: 2000,
-  /** Heap of the isolate. */
+  /** Heap of the isolate for the reward's own use; the contract's history comes on top (see `historyMb`). */
   memoryMb: 256,
   /** Longest error message, and longest stack, that leaves the sandbox (a reward may throw 100 MB). */
   errorChars: 4096,
@@ -42,6 +42,20 @@ export interface SandboxOptions {
   limits?: Partial<RewardLimits>;
   /** Pass `damage_dealt` and `kill_entity` (attack tasks). Default: whether the file declares them. */
   attack?: boolean;
+  /** The task's episode limit: the isolate's heap grows by the history the contract keeps that long. */
+  episodeSteps?: number;
+}
+
+/** Heap an entry of `past_agent_positions` takes in the isolate: 112 bytes measured (an array of 5 doubles), rounded up. */
+const POSITION_ENTRY_BYTES = 128;
+
+/**
+ * MiB of `past_agent_positions` the isolate holds at most: one entry per step for every env, up to the episode
+ * limit. An explore-diamond evaluation (100 envs × 60,000 steps) keeps 6 million entries, 0.7 GB; counted against
+ * the reward's own 256 MB it ended every such evaluation with "exceeded 256 MB heap".
+ */
+export function historyMb(numEnvs: number, episodeSteps: number): number {
+  return Math.ceil((numEnvs * episodeSteps * POSITION_ENTRY_BYTES) / 2 ** 20);
 }
 
 // Extra time the parent grants a step beyond the sandbox's own budget before it declares the host hung.
@@ -180,6 +194,7 @@ export class RewardSandbox {
       throw new RewardError('contract', file, where.line, where.column, 'the reward takes damage_dealt and kill_entity, which only attack tasks pass');
     }
     const limits: RewardLimits = { ...REWARD_LIMITS, ...opts.limits };
+    if (opts.episodeSteps !== undefined) limits.memoryMb += historyMb(numEnvs, opts.episodeSteps);
     const host = hostCommand();
     const child = fork(host.modulePath, [], {
       execArgv: host.execArgv,

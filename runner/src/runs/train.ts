@@ -381,7 +381,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
   const keepAlive = setInterval(() => {}, 1 << 30);
   try {
     // The reward copy is what trains: the user may edit the original while the run goes on.
-    sandbox = await RewardSandbox.open(rewardCopy, n, { attack: task.attack });
+    sandbox = await RewardSandbox.open(rewardCopy, n, { attack: task.attack, episodeSteps: task.maxSteps });
     env = await createEnv({ task, numEnvs: n, seed: state.seed, workers: options.workers });
     const config = { featureSize: env.featureSize, numActions: GAME_FACTS.actions.length, hidden: [64, 64] };
     optimizer = tf.train.adam(hp.learningRate);
@@ -534,7 +534,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
     sandbox = null;
     let result: Awaited<ReturnType<typeof evaluate>> | null = null;
     if (evalEpisodes > 0) {
-      sandbox = await RewardSandbox.open(rewardCopy, evalEnvs, { attack: task.attack });
+      sandbox = await RewardSandbox.open(rewardCopy, evalEnvs, { attack: task.attack, episodeSteps: task.maxSteps });
       const policy = net;
       const evalRng = new Rng(state.seed ^ 0xe7a1);
       result = await evaluate({
@@ -857,7 +857,7 @@ async function evalMain(argv: string[]): Promise<number> {
         resumed_from_frames: 0,
       }),
     );
-    sandbox = hasReward ? await RewardSandbox.open(rewardFile, numEnvs, { attack: task.attack }) : null;
+    sandbox = hasReward ? await RewardSandbox.open(rewardFile, numEnvs, { attack: task.attack, episodeSteps: task.maxSteps }) : null;
     const rng = new Rng(seed ^ 0xe7a1);
     const policy = net;
     reporter.evalProgress(0, episodes);
