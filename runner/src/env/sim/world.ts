@@ -35,6 +35,8 @@ const solid = stateSolid;
 // (it runs 3 blocks) and ticks every 30.
 const WATER_BASE = S.water,
   LAVA_BASE = S.lava;
+/** A cell a new chunk's source can flow into at once (scheduleSprings). */
+const openAir = (state: number) => state === S.air || state === S.cave_air;
 const FLUID = {
   water: { base: WATER_BASE, drop: 1, delay: 5 },
   lava: { base: LAVA_BASE, drop: 2, delay: 30 },
@@ -211,13 +213,8 @@ export class SimWorld implements BlockAccess, ColumnStore {
         lz = (i >> 4) & 15,
         y = this.minY + (i >> 8);
       if (lx === 0 || lx === 15 || lz === 0 || lz === 15) continue; // springs sit inside their chunk
-      const open = (dx: number, dy: number, dz: number) => {
-        const yy = y + dy - this.minY;
-        if (yy < 0 || yy >= this.maxY - this.minY) return false;
-        const n = cells[(yy << 8) | ((lz + dz) << 4) | (lx + dx)]!;
-        return n === S.air || n === S.cave_air;
-      };
-      if (open(1, 0, 0) || open(-1, 0, 0) || open(0, 0, 1) || open(0, 0, -1) || open(0, -1, 0)) {
+      // Open: air at x + 1, x − 1, z + 1, z − 1 (all in this chunk, the source is not on its edge) or below.
+      if (openAir(cells[i + 1]!) || openAir(cells[i - 1]!) || openAir(cells[i + 16]!) || openAir(cells[i - 16]!) || (i >= 256 && openAir(cells[i - 256]!))) {
         this.scheduleFluid(cx * 16 + lx, y, cz * 16 + lz, s === WATER_BASE ? FLUID.water.delay : FLUID.lava.delay);
       }
     }
