@@ -56,8 +56,8 @@ export async function run(): Promise<void> {
       `${cpus().length} cores. Wall-clock rates drop when other work shares the cores; steps per CPU-second do not, and × cores bounds the idle-machine rate.`,
   );
   console.log(
-    'reference (2026-11-23, 2-core AMD EPYC VM, quiet): approach-tree 10,947 and 10,210 steps/s wall (6,441 and 6,039 per CPU-second); ' +
-      "before that day's speed work 9,000 (5,213 per CPU-second), target 10,000; explore-diamond 19,978 and 19,134 (19,854 before).",
+    'reference (2026-11-23, 2-core AMD EPYC VM, quiet, 8 runs): approach-tree median 10,321 steps/s wall (9,426–10,947; 5,594–6,441 per CPU-second); ' +
+      "before that day's speed work 9,000 (5,213 per CPU-second), target 10,000; explore-diamond 23,973–26,775 (19,854 before).",
   );
   for (const task of ['approach-tree', 'explore-diamond']) {
     const before = load();
