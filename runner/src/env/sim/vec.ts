@@ -74,15 +74,24 @@ export const SIGNAL_REQUEST = 0;
 export const SIGNAL_REPLY = 1;
 
 /**
+ * A worker's young generation: 96 MB (32 MB semi-spaces; V8's default tops out at 16). A step's garbage
+ * (observations, dicts, boxed numbers) dies young; with the bigger nursery V8 scavenges less often and copies
+ * less. `rollout --envs 64` (approach-tree), 3 alternated pairs on a quiet machine: 10,073, 10,150, 10,728 →
+ * 10,458, 10,685, 11,387 steps/s (the same setting for the whole process, --max-semi-space-size=32: 5 of 5 pairs
+ * faster, 9,890 → 10,550 on average; the calling thread's heap is set before this code runs).
+ */
+const WORKER_HEAP = { maxYoungGenerationSizeMb: 96 };
+
+/**
  * Starts the worker entry: the dist bundle next to the running bundle, or (tests, benches under tsx) the TS
  * source through tsx's CommonJS hook, since ESM loader flags do not reach worker threads reliably.
  */
 function startWorker(): Worker {
   const bundled = path.join(__dirname, 'env-worker.js');
-  if (__filename.endsWith('.js') && existsSync(bundled)) return new Worker(bundled);
+  if (__filename.endsWith('.js') && existsSync(bundled)) return new Worker(bundled, { resourceLimits: WORKER_HEAP });
   const source = path.join(__dirname, '..', 'worker.ts');
   const tsx = createRequire(__filename).resolve('tsx/cjs'); // resolved here: an eval worker resolves from the cwd
-  return new Worker(`require(${JSON.stringify(tsx)}); require(${JSON.stringify(source)});`, { eval: true, execArgv: [] });
+  return new Worker(`require(${JSON.stringify(tsx)}); require(${JSON.stringify(source)});`, { eval: true, execArgv: [], resourceLimits: WORKER_HEAP });
 }
 
 /**
