@@ -56,7 +56,7 @@ export async function run(): Promise<void> {
       `${cpus().length} cores. Wall-clock rates drop when other work shares the cores; steps per CPU-second do not, and × cores bounds the idle-machine rate.`,
   );
   console.log(
-    'reference (2026-11-23, 2-core AMD EPYC VM, quiet, 8 runs): approach-tree median 10,321 steps/s wall (9,426–10,947; 5,594–6,441 per CPU-second); ' +
+    'reference (2026-11-23, 2-core AMD EPYC VM, quiet, 11 runs): approach-tree median 9,875 steps/s wall (7,012–10,947; 4,258–6,441 per CPU-second); ' +
       "before that day's speed work 9,000 (5,213 per CPU-second), target 10,000; explore-diamond 23,973–26,775 (19,854 before).",
   );
   for (const task of ['approach-tree', 'explore-diamond']) {
