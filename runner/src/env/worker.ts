@@ -9,6 +9,15 @@ import { SIGNAL_REPLY, SIGNAL_REQUEST, SimBatch, type WorkerReply, type WorkerRe
 const initPort = parentPort;
 if (!initPort) throw new Error('env worker must run in a worker thread');
 
+/** Posts a reply on the private port and bumps the reply counter that wakes the waiting caller. */
+function reply(port: MessagePort, signal: Int32Array, msg: WorkerReply, transfer: ArrayBuffer[] = []): void {
+  port.postMessage(msg, transfer);
+  Atomics.add(signal, SIGNAL_REPLY, 1);
+  Atomics.notify(signal, SIGNAL_REPLY);
+}
+
+const errorReply = (err: unknown): WorkerReply => ({ type: 'error', message: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+
 function serve(batch: SimBatch, port: MessagePort, signal: Int32Array): void {
   let requestsSeen = 0;
   for (;;) {
@@ -16,30 +25,28 @@ function serve(batch: SimBatch, port: MessagePort, signal: Int32Array): void {
     if (Atomics.load(signal, SIGNAL_REQUEST) === requestsSeen) continue;
     requestsSeen++;
     const msg = receiveMessageOnPort(port)?.message as WorkerRequest | undefined;
-    let reply: WorkerReply;
+    let answer: WorkerReply;
     const transfer: ArrayBuffer[] = [];
     try {
       if (!msg) throw new Error('signalled a request but none came');
       if (msg.type === 'reset') {
         const r = batch.reset(msg.seeds);
-        reply = { type: 'reset', ...r };
+        answer = { type: 'reset', ...r };
         transfer.push(r.features.buffer as ArrayBuffer);
       } else if (msg.type === 'step') {
         const result = batch.step(msg.actions);
-        reply = { type: 'step', result };
+        answer = { type: 'step', result };
         transfer.push(result.features.buffer as ArrayBuffer);
       } else if (msg.type === 'close') {
-        reply = { type: 'closed' };
+        answer = { type: 'closed' };
       } else {
         throw new Error(`unexpected request "${msg.type}"`);
       }
     } catch (err) {
-      reply = { type: 'error', message: err instanceof Error ? (err.stack ?? err.message) : String(err) };
+      answer = errorReply(err);
     }
-    port.postMessage(reply, transfer);
-    Atomics.add(signal, SIGNAL_REPLY, 1);
-    Atomics.notify(signal, SIGNAL_REPLY);
-    if (reply.type === 'closed') {
+    reply(port, signal, answer, transfer);
+    if (answer.type === 'closed') {
       port.close();
       return;
     }
@@ -53,13 +60,9 @@ initPort.once('message', (msg: WorkerRequest) => {
   try {
     batch = new SimBatch(msg.task, msg.count, msg.firstIndex);
   } catch (err) {
-    msg.port.postMessage({ type: 'error', message: err instanceof Error ? (err.stack ?? err.message) : String(err) } satisfies WorkerReply);
-    Atomics.add(signal, SIGNAL_REPLY, 1);
-    Atomics.notify(signal, SIGNAL_REPLY);
+    reply(msg.port, signal, errorReply(err));
     return;
   }
-  msg.port.postMessage({ type: 'ready', featureSize: batch.featureSize } satisfies WorkerReply);
-  Atomics.add(signal, SIGNAL_REPLY, 1);
-  Atomics.notify(signal, SIGNAL_REPLY);
+  reply(msg.port, signal, { type: 'ready', featureSize: batch.featureSize });
   serve(batch, msg.port, signal);
 });
