@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { tempDir } from './helpers/tmp';
@@ -91,5 +91,28 @@ test('usage errors of the other commands share the format and exit 2', () => {
     assert.equal(r.code, 2, `${args.join(' ')}: ${r.err}`);
     assert.match(r.err, expected);
     noStack(r.err);
+  }
+});
+
+test('train --resume: a damaged config.json is a located run-folder error (exit 1), not a usage error, and nothing is written', () => {
+  const cases: [string, RegExp][] = [
+    ['{"evalEpisodes": 7', /config\.json: not valid JSON \(.+\); the run's files are untouched\n$/],
+    ['[1, 2]', /config\.json: not a run configuration \(not a JSON object\); the run's files are untouched\n$/],
+    [
+      '{"evalEpisodes": "7"}',
+      /config\.json: not a run configuration: lacks or mistypes evalEpisodes \(a number\), hyperparameters \(an object\); the run's files/,
+    ],
+  ];
+  for (const [text, expected] of cases) {
+    const run = mkdtempSync(path.join(dir, 'damaged-run-'));
+    writeFileSync(path.join(run, 'config.json'), text);
+    const r = cli('train', '--resume', run);
+    assert.equal(r.code, 1, `${text}: ${r.err}`);
+    assert.ok(r.err.startsWith(`rewardsmith train: ${path.join(run, 'config.json')}: `), r.err);
+    assert.match(r.err, expected);
+    assert.doesNotMatch(r.err, /--help/, 'not reported as a mistake in the command line');
+    noStack(r.err);
+    assert.deepEqual(readdirSync(run), ['config.json']);
+    assert.equal(readFileSync(path.join(run, 'config.json'), 'utf8'), text);
   }
 });

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { applyOptionsFile, parseCommandArgs, UsageError, type CommandSpec, type IntOption, type NumberOption, type ParsedArgs } from '../args';
-import { RUN_FILES } from '../records';
+import { RUN_FILES, RunRecordError } from '../records';
 import { DEFAULT_HYPERPARAMETERS, type PpoHyperparameters } from '../ppo/ppo';
 import { BACKEND_CHOICES, type BackendChoice } from '../ppo/backend';
 import { DEFAULT_EVAL_EPISODES } from './evaluate';
@@ -240,20 +240,27 @@ function mergeResumed(stored: TrainConfig, now: ReturnType<typeof configFrom>, e
   return merged;
 }
 
-/** Reads `DIR/config.json`, or null for runs that predate it. */
+/**
+ * Reads `DIR/config.json`, or null for runs that predate it. A damaged file is the run folder's problem, not the
+ * command line's: a RunRecordError (exit 1) naming the file and what is wrong, before anything is written.
+ */
 export function readStoredConfig(runDir: string): TrainConfig | null {
   const file = path.join(runDir, RUN_FILES.config);
   if (!existsSync(file)) return null;
-  let parsed: TrainConfig;
+  const damaged = (what: string) => new RunRecordError(`${file}: ${what}; the run's files are untouched`);
+  let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(file, 'utf8')) as TrainConfig;
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new UsageError(`${file}: not valid JSON (${(err as Error).message}); the run's configuration is damaged`);
+    throw damaged(`not valid JSON (${(err as Error).message})`);
   }
-  if (!parsed || typeof parsed !== 'object' || typeof parsed.evalEpisodes !== 'number' || typeof parsed.hyperparameters !== 'object') {
-    throw new UsageError(`${file}: not a run configuration (fields missing)`);
-  }
-  return parsed;
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw damaged('not a run configuration (not a JSON object)');
+  const c = parsed as Partial<TrainConfig>;
+  const wrong: string[] = [];
+  if (typeof c.evalEpisodes !== 'number') wrong.push('evalEpisodes (a number)');
+  if (!c.hyperparameters || typeof c.hyperparameters !== 'object') wrong.push('hyperparameters (an object)');
+  if (wrong.length > 0) throw damaged(`not a run configuration: lacks or mistypes ${wrong.join(', ')}`);
+  return c as TrainConfig;
 }
 
 export function writeStoredConfig(runDir: string, config: TrainConfig): void {
