@@ -67,7 +67,10 @@ test('loop --no-llm: iteration 2 trains patch sets of the analyzer findings, kee
     text,
     /^Start: the task's foundation policy \(.*foundation, behaviour-cloned from 1 demonstrations, held-out success .* of 6\); fine-tuned with KL 0\.125 to it/m,
   );
-  assert.match(text, /^1 +foundation +1\/1 /m);
+  // No critic ran: the table says so instead of "no" (which would read as a critic that failed the reward).
+  assert.equal(result.no_llm, true);
+  assert.match(text, /^1 +foundation +1\/1 +— \(no critic\) +0 /m);
+  assert.match(text, /^2 .* — \(no critic\) +\d+ /m);
   assert.equal(first!.candidates.length, 1, 'iteration 1 trains the given reward');
   assert.equal(first!.success!.n, 6);
   assert.ok(first!.success!.ci95[0] <= first!.success_rate! && first!.success_rate! <= first!.success!.ci95[1]);

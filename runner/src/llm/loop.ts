@@ -126,6 +126,8 @@ export interface LoopStart {
 }
 
 export interface LoopResult {
+  /** Run with `--no-llm`: no critic reviewed any candidate (each iteration's critic_passed is then false). */
+  no_llm: boolean;
   start?: LoopStart;
   iterations: IterationResult[];
   suggestion_outcomes: SuggestionOutcome[];
@@ -628,7 +630,7 @@ class Loop {
           ? { kl_coef: Number(hp.klCoef), value_pretrain_updates: Number(hp.valuePretrainUpdates), return_norm: hp.normaliseReturns === true }
           : null,
     };
-    const loopResult: LoopResult = { start, iterations: results, suggestion_outcomes: outcomes };
+    const loopResult: LoopResult = { no_llm: o.noLlm ?? false, start, iterations: results, suggestion_outcomes: outcomes };
     writeAtomic(path.join(o.out, 'results.json'), json(loopResult));
     return loopResult;
   }
@@ -707,7 +709,7 @@ export function resultsTable(result: LoopResult, dir: string): string {
     String(it.iteration),
     runStartText(dir, it, result.start),
     it.chosen === null ? '—' : it.kept_previous ? `previous (0/${it.candidates.length} better)` : `${it.chosen}/${it.candidates.length}`,
-    it.critic_passed ? 'yes' : 'no',
+    result.no_llm ? '— (no critic)' : it.critic_passed ? 'yes' : 'no',
     String(it.candidates.reduce((n, c) => n + c.executionFixes, 0)),
     it.success ? rateText(it.success) : pct(it.success_rate),
     pct(it.death_rate),
