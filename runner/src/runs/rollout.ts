@@ -1,7 +1,8 @@
 // `rewardsmith rollout`: runs a policy (random, or a trained checkpoint) in an environment for N env steps
-// and writes DIR/summary.json (task, env, env_steps, episodes, success_rate, death_rate, wall_seconds,
-// observed: steps each name was visible, throughput) and one EpisodeRecord per finished episode in
-// DIR/eval/episodes.ndjson. It is also the whole-process throughput benchmark of the simulator.
+// and writes DIR/summary.json (task, env, env_steps, episodes finished and cut off unfinished, success and death
+// rates with their Wilson 95 % intervals over the finished episodes, wall_seconds, observed: steps each name was
+// visible, throughput) and one EpisodeRecord per finished episode in DIR/eval/episodes.ndjson. It is also the
+// whole-process throughput benchmark of the simulator.
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cpus } from 'node:os';
@@ -9,7 +10,8 @@ import { CommandError, didYouMean, parseCommandArgs, runCommand, UsageError } fr
 import { GAME_FACTS } from '../schema';
 import { MAX_ENVS } from './config';
 import { resolveTask } from '../tasks';
-import { RUN_FILES } from '../records';
+import { RUN_FILES, rateRecord, type RateRecord } from '../records';
+import { formatRate } from '../stats';
 import { nextEpisodeSeed } from '../seeds';
 import { EpisodeRecorder } from './recorder';
 import { createEnv } from '../env/index';
@@ -40,9 +42,16 @@ export interface RolloutSummary {
   num_envs: number;
   workers: number;
   env_steps: number;
+  /** Finished episodes: the rates are over these. */
   episodes: number;
+  /** Episodes still in progress when the step budget ran out (cut off, not counted in any rate). */
+  episodes_unfinished: number;
+  /** success.rate, or 0 when no episode finished (kept for older readers; success says how many it is over). */
   success_rate: number;
   death_rate: number;
+  /** Successes of the finished episodes with the Wilson 95 % interval (rate null when none finished). */
+  success: RateRecord;
+  death: RateRecord;
   death_causes: Record<string, number>;
   avg_episode_steps: number;
   wall_seconds: number;
@@ -149,10 +158,19 @@ async function rollout(argv: string[]): Promise<number> {
   };
   writeFileSync(path.join(out, RUN_FILES.summary), JSON.stringify(result, null, 2) + '\n');
   process.stdout.write(
-    `${task.id} (${backend}, ${policyArg}): ${result.env_steps} steps, ${result.episodes} episodes, success ${(result.success_rate * 100).toFixed(1)}%, ` +
-      `deaths ${(result.death_rate * 100).toFixed(1)}%, ${result.wall_seconds} s (${result.steps_per_second} steps/s) → ${path.join(out, RUN_FILES.summary)}\n`,
+    `${task.id} (${backend}, ${policyArg}): ${result.env_steps} steps, ${outcomeText(result)}; ` +
+      `${result.wall_seconds} s (${result.steps_per_second} steps/s) → ${path.join(out, RUN_FILES.summary)}\n`,
   );
   return 0;
+}
+
+/** Finished and cut-off episodes, then the rates over the finished ones (or why there are none). */
+function outcomeText(s: RolloutSummary): string {
+  const cut = s.episodes_unfinished > 0 ? `, ${s.episodes_unfinished} still running when the step budget ran out (not counted)` : '';
+  const counts = `${s.episodes} finished episode${s.episodes === 1 ? '' : 's'}${cut}`;
+  if (s.episodes === 0) return `${counts}: no success or death rate (no episode finished; give more --steps)`;
+  const rate = (r: RateRecord) => formatRate({ ...r, rate: r.rate ?? Number.NaN });
+  return `${counts}; success ${rate(s.success)}, deaths ${rate(s.death)}`;
 }
 
 type RolloutCore = Omit<
@@ -182,6 +200,8 @@ async function runRollout(
     successes = 0,
     deaths = 0,
     episodeSteps = 0;
+  // Whether each env's last step ended its episode; the others are cut off mid-episode when the budget runs out.
+  const justEnded = new Uint8Array(n);
   const lines: string[] = [];
   while (envSteps < totalSteps) {
     const actions = await policy.act(features, n);
@@ -193,6 +213,7 @@ async function runRollout(
       for (const name in o.nearest) observed.set(name, (observed.get(name) ?? 0) + 1);
       // A rollout has no reward: its records carry 0.
       recorder.step(i, actions[i]!, 0, o, info);
+      justEnded[i] = info.done ? 1 : 0;
       if (!info.done) continue;
       // Numbered in the order episodes end, the order they are written in.
       const record = { ...recorder.finish(i, o, info)!, episode: episodes++ };
@@ -214,8 +235,11 @@ async function runRollout(
   return {
     env_steps: envSteps,
     episodes,
+    episodes_unfinished: n - justEnded.reduce((sum, ended) => sum + ended, 0),
     success_rate: episodes > 0 ? successes / episodes : 0,
     death_rate: episodes > 0 ? deaths / episodes : 0,
+    success: rateRecord(successes, episodes),
+    death: rateRecord(deaths, episodes),
     death_causes: deathCauses,
     avg_episode_steps: episodes > 0 ? Math.round(episodeSteps / episodes) : 0,
     observed: Object.fromEntries([...observed].sort((a, b) => b[1] - a[1])),
