@@ -385,11 +385,12 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
       const a = y0 * (y0 >= 0 ? inv1 : inv0);
       const b = y1 * (y1 <= 0 ? inv1 : inv0);
       if (openCount === 1 ? a >= openHi[0]! || b <= openLo[0]! : !isOpen(a, b)) continue;
-      if (lidarColumn < 0 && occludes[st] === 1 && a <= openLo[0]! && b < openHi[0]! && out.dist[toBlock[st]!]! <= s0 - 1.5) {
-        // lookAt's commonest case inline (the ground): a block of a kind already seen nearer trims the bottom of the
-        // open pitches, on a plane without LiDAR rays.
+      if (lidarColumn < 0 && out.dist[toBlock[st]!]! <= s0 - 1.5) {
+        // lookAt's commonest case inline (the ground, grass): a block of a kind already seen nearer, on a plane
+        // without LiDAR rays, is only counted and, if it occludes, trims the open pitches.
         out.cellVisits++;
-        if (b > openLo[0]!) openLo[0] = b;
+        if (occludes[st] !== 1) continue;
+        occlude(a, b);
       } else {
         lookSpan[0] = s0;
         lookSpan[1] = a;
@@ -410,10 +411,16 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
         const a = y0 * (y0 >= 0 ? inv1 : inv0);
         const b = y1 * (y1 <= 0 ? inv1 : inv0);
         if (openCount === 1 ? a >= openHi[0]! || b <= openLo[0]! : !isOpen(a, b)) continue;
-        lookSpan[0] = s0;
-        lookSpan[1] = a;
-        lookSpan[2] = b;
-        if (!lookAt(st, x, y, z, out, lidarColumn)) continue;
+        if (lidarColumn < 0 && out.dist[toBlock[st]!]! <= s0 - 1.5) {
+          out.cellVisits++;
+          if (occludes[st] !== 1) continue;
+          occlude(a, b);
+        } else {
+          lookSpan[0] = s0;
+          lookSpan[1] = a;
+          lookSpan[2] = b;
+          if (!lookAt(st, x, y, z, out, lidarColumn)) continue;
+        }
         if (openCount === 0) break;
         const h = openHi[openCount - 1]!;
         const bound = Math.floor(ey + h * (h > 0 ? s1 : s0));
