@@ -1,5 +1,5 @@
 // The simulator's view skips work (chunks the open pitches pass above, cells outside the open pitches within
-// 64 m) but must see exactly what the straightforward walk sees: every plane walked cell column by cell column
+// 64 m, mobs whose box points cannot fall in the field of view) but must see exactly what the straightforward walk sees: every plane walked cell column by cell column
 // to 64 m, every cell in the pitch range read (test/helpers/reference-view.ts, the view as first written).
 // Compared bit for bit on generated worlds at random poses — on the ground, in the air, underground, looking
 // anywhere from straight down to straight up — with mobs, and after blocks are dug and placed.

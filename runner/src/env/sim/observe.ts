@@ -543,6 +543,9 @@ export function lineOfSight(world: BlockAccess, ox: number, oy: number, oz: numb
 // The 9 points of a bounding box a line of sight is tried to: centre first, then the corners pulled 5 % in.
 const BOX_POINTS: number[] = [0, 0.5, 0];
 for (const sx of [-0.45, 0.45]) for (const sy of [0.05, 0.95]) for (const sz of [-0.45, 0.45]) BOX_POINTS.push(sx, sy, sz);
+/** The farthest a box point lies from the box's vertical axis, in box widths. */
+let BOX_POINT_REACH = 0;
+for (let p = 0; p < BOX_POINTS.length; p += 3) BOX_POINT_REACH = Math.max(BOX_POINT_REACH, Math.hypot(BOX_POINTS[p]!, BOX_POINTS[p + 2]!));
 
 /**
  * Fills `out` with what the agent at `pose` sees: every block type and mob in the field of view
@@ -597,6 +600,13 @@ export function observeView(world: BlockAccess, pose: ViewPose, entities: readon
     const nz = clamp(ez, e.z - half, e.z + half) - ez;
     const d = Math.sqrt(nx * nx + ny * ny + nz * nz);
     if (d > VIEW || d >= out.dist[e.nameIndex]!) continue;
+    // Most mobs are off to the side or behind. Seen from the eyes, every box point's yaw lies within asin(reach / dh)
+    // of the axis's yaw; when even that cone misses the field of view, no point can pass the test below.
+    const ax = e.x - ex,
+      az = e.z - ez;
+    const dh = Math.sqrt(ax * ax + az * az),
+      reach = BOX_POINT_REACH * e.width;
+    if (dh > reach * 1.000001 && Math.abs(wrapAngle(pose.yaw - Math.atan2(-ax, -az))) > FOV_YAW + Math.asin(reach / dh) + 1e-9) continue;
     let seen = false;
     for (let p = 0; p < BOX_POINTS.length; p += 3) {
       const tx = e.x + BOX_POINTS[p]! * e.width,
