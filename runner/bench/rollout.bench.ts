@@ -65,8 +65,8 @@ export async function run(): Promise<void> {
       'steps per CPU-second much less, and × cores bounds the idle-machine rate.',
   );
   console.log(
-    'reference (2026-11-23, 2-core AMD EPYC VM, quiet, 11 runs): approach-tree median 9,875 steps/s wall (7,012–10,947; 4,258–6,441 per CPU-second); ' +
-      "before that day's speed work 9,000 (5,213 per CPU-second), target 10,000; explore-diamond 23,973–26,775 (19,854 before).",
+    'reference (2026-11-23 evening, 2-core AMD EPYC VM, quiet, 20 runs): approach-tree median 10,269 steps/s wall (8,033–11,238; 5,326–6,561 per CPU-second; ' +
+      "14 of 20 at or over the 10,000 target); before that day's speed work 9,000 (5,213 per CPU-second); explore-diamond median 25,720 of 10 runs (23,150–26,597; 19,854 before).",
   );
   for (const task of ['approach-tree', 'explore-diamond']) {
     const before = load();
