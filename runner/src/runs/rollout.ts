@@ -169,8 +169,7 @@ function outcomeText(s: RolloutSummary): string {
   const cut = s.episodes_unfinished > 0 ? `, ${s.episodes_unfinished} still running when the step budget ran out (not counted)` : '';
   const counts = `${s.episodes} finished episode${s.episodes === 1 ? '' : 's'}${cut}`;
   if (s.episodes === 0) return `${counts}: no success or death rate (no episode finished; give more --steps)`;
-  const rate = (r: RateRecord) => formatRate({ ...r, rate: r.rate ?? Number.NaN });
-  return `${counts}; success ${rate(s.success)}, deaths ${rate(s.death)}`;
+  return `${counts}; success ${formatRate(s.success)}, deaths ${formatRate(s.death)}`;
 }
 
 type RolloutCore = Omit<
@@ -232,14 +231,16 @@ async function runRollout(
     envSteps += n;
   }
   if (lines.length > 0) appendFileSync(episodesFile, lines.join('\n') + '\n');
+  const success = rateRecord(successes, episodes),
+    death = rateRecord(deaths, episodes);
   return {
     env_steps: envSteps,
     episodes,
     episodes_unfinished: n - justEnded.reduce((sum, ended) => sum + ended, 0),
-    success_rate: episodes > 0 ? successes / episodes : 0,
-    death_rate: episodes > 0 ? deaths / episodes : 0,
-    success: rateRecord(successes, episodes),
-    death: rateRecord(deaths, episodes),
+    success_rate: success.rate ?? 0,
+    death_rate: death.rate ?? 0,
+    success,
+    death,
     death_causes: deathCauses,
     avg_episode_steps: episodes > 0 ? Math.round(episodeSteps / episodes) : 0,
     observed: Object.fromEntries([...observed].sort((a, b) => b[1] - a[1])),

@@ -737,7 +737,7 @@ export function evalProgressText(done: number, total: number, elapsedSeconds: nu
  * with their episode counts and 95 % intervals (one definition: summary.json), then any generalisation gap.
  */
 export function resultTable(rows: { task: string; reward: string; summary: RunSummary }[]): string {
-  const rate = (r: RateRecord | undefined) => (r ? formatRateShort({ ...r, rate: r.rate ?? Number.NaN }) : '—');
+  const rate = (r: RateRecord | undefined) => (r ? formatRateShort(r) : '—');
   const header = ['task', 'reward', 'held-out success % [95 % CI] (n)', 'train success % [95 % CI] (n)', 'death %', 'avg steps', 'frames', 'wall s', 'backend'];
   const body = rows.map(({ task, reward, summary: s }) => [
     task,

@@ -98,8 +98,6 @@ export class TrainingSuccess {
   }
 }
 
-const asEstimate = (r: RateRecord) => ({ count: r.count, n: r.n, rate: r.rate ?? Number.NaN, ci95: r.ci95 });
-
 /**
  * The warning when training and held-out success differ beyond both 95 % intervals: the policy does not do on
  * new worlds what it did on its training worlds (or the training figure is not comparable). Null otherwise.
@@ -110,6 +108,6 @@ export function generalisationGap(train: RateRecord, heldOut: RateRecord): Gener
   return {
     train: { count: train.count, n: train.n, rate: train.rate, ci95: train.ci95 },
     held_out: heldOut,
-    message: `Generalisation gap: held-out success ${formatRate(asEstimate(heldOut))} is ${direction} than training success ${formatRate(asEstimate(train))}; the 95 % intervals do not overlap.`,
+    message: `Generalisation gap: held-out success ${formatRate(heldOut)} is ${direction} than training success ${formatRate(train)}; the 95 % intervals do not overlap.`,
   };
 }
