@@ -21,7 +21,8 @@ import {
   stateSolid as solidTable,
   stateToBlock as toBlockTable,
 } from './registry';
-import { chunkKey, chunkKeyX, chunkKeyZ, type SimWorld } from './world';
+import type { SimWorld } from './world';
+import { chunkKey, chunkKeyX, chunkKeyZ } from './worldgen';
 import { CREATURE_CHUNK_RADIUS, chunkCreatures, type MobSpawn } from './worldgen';
 import type { ViewEntity } from './observe';
 import type { PlayerRules } from './rules';

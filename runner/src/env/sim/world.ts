@@ -7,7 +7,7 @@ import type { Block } from 'prismarine-block';
 import { DEFAULT_GAME_VERSION } from '../../schema';
 import type { WorldKind } from '../../tasks';
 import { LAVA_BLOCK, S, STATE_COUNT, WATER_BLOCK, stateSolid, stateToBlock, stateVisible } from './registry';
-import { CHUNK_CELLS, ChunkFeatureCache, WORLD_BANDS, generateChunk } from './worldgen';
+import { CHUNK_CELLS, ChunkFeatureCache, WORLD_BANDS, chunkKey, generateChunk } from './worldgen';
 import { VANILLA_WORLD, type WorldOptions } from '../../tasks';
 import { type BlockAccess, type ColumnStore, HEIGHT_UNBOUNDED } from './observe';
 
@@ -59,15 +59,6 @@ interface Chunk {
   /** At least every value of `heights`: the chunk's highest visible block (planes passing above it skip it). */
   top: number;
 }
-
-/**
- * A chunk column's (cx, cz) as one small integer (chunks within ±16,384 of the origin, 262 km): a Smi, so the
- * chunk map and arrays of keys stay on V8's fast paths (a key past 2^30 made each new world's key array change
- * its elements kind and threw the chunk lookup out of optimised code at every reset).
- */
-export const chunkKey = (cx: number, cz: number) => ((cx + 16384) << 15) | ((cz + 16384) & 0x7fff);
-export const chunkKeyX = (key: number) => (key >> 15) - 16384;
-export const chunkKeyZ = (key: number) => (key & 0x7fff) - 16384;
 
 export class SimWorld implements BlockAccess, ColumnStore {
   readonly minY: number;

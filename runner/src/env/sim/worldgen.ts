@@ -397,6 +397,15 @@ interface OriginFeatures {
 const CACHE_MAX_ORIGINS = 2048;
 
 /**
+ * A chunk column's (cx, cz) as one small integer (chunks within ±16,384 of the origin, 262 km): a Smi, so the
+ * chunk maps, the feature caches' origin maps and arrays of keys stay on V8's fast paths (a key past 2^30 made each new world's key array change
+ * its elements kind and threw the chunk lookup out of optimised code at every reset).
+ */
+export const chunkKey = (cx: number, cz: number) => ((cx + 16384) << 15) | ((cz + 16384) & 0x7fff);
+export const chunkKeyX = (key: number) => (key >> 15) - 16384;
+export const chunkKeyZ = (key: number) => (key & 0x7fff) - 16384;
+
+/**
  * What the chunks of one world share: each plains chunk takes features from its own and its 8 neighbouring
  * origin chunks, so without a cache every origin's patches are drawn again for each of the nine chunks they
  * reach. An origin's features stay until all nine have been generated (a world generates each chunk once).
@@ -415,7 +424,7 @@ export class ChunkFeatureCache {
 
 /** Origin chunk (ox, oz)'s features: cached (all nine buckets), or for bucket `only` alone without a cache. */
 function originFeatures(seed: number, options: WorldOptions, ox: number, oz: number, only: number, cache: ChunkFeatureCache | undefined): OriginFeatures {
-  const key = (ox + 32768) * 65536 + (oz + 32768);
+  const key = chunkKey(ox, oz);
   let o = cache?.origins.get(key);
   if (o) return o;
   const b = cache ? -1 : only;
@@ -553,7 +562,7 @@ function generatePlainsChunk(seed: number, cx: number, cz: number, out: Uint16Ar
   // An origin whose nine chunks are all generated is done.
   for (let k = 0; k < 9; k++) {
     const o = origins[k]!;
-    if (++o.uses === 9) cache.origins.delete((cx + Math.floor(k / 3) - 1 + 32768) * 65536 + (cz + (k % 3) - 1 + 32768));
+    if (++o.uses === 9) cache.origins.delete(chunkKey(cx + Math.floor(k / 3) - 1, cz + (k % 3) - 1));
   }
 }
 
@@ -785,7 +794,7 @@ const UNDERGROUND_MAX_ORIGINS = 4096;
 
 /** Origin chunk (ox, oz)'s carvers (and, with `withOres`, its veins) from `cache`, drawn there if missing. */
 function undergroundOrigin(cache: ChunkFeatureCache, ox: number, oz: number, withOres: boolean): UndergroundOrigin {
-  const key = (ox + 32768) * 65536 + (oz + 32768);
+  const key = chunkKey(ox, oz);
   let o = cache.undergroundOrigins.get(key);
   if (!o) {
     if (cache.undergroundOrigins.size >= UNDERGROUND_MAX_ORIGINS) cache.undergroundOrigins.clear();
@@ -1330,7 +1339,7 @@ function undergroundStartSafe(seed: number, x: number, z: number, options: World
   const stateAt = (bx: number, y: number, bz: number) => {
     const cx = Math.floor(bx / 16),
       cz = Math.floor(bz / 16);
-    const k = (cx + 32768) * 65536 + (cz + 32768);
+    const k = chunkKey(cx, cz);
     let cells = chunks.get(k);
     if (!cells) {
       cells = new Uint16Array(CHUNK_CELLS('underground'));
