@@ -40,6 +40,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMai
     summary: 'write an HTML report (curves, evaluation, deaths, maps, patches) of one or more runs',
     load: async () => (await import('./report/report')).reportCommand,
   },
+  playback: {
+    summary: 'replay a recorded episode: what the agent saw, step by step (GIF, or JSON for the dashboard)',
+    load: async () => (await import('./playback/command')).playbackCommand,
+  },
   sweep: { summary: 'train every reward × seed locally or on Slurm and rank the rewards', load: async () => (await import('./sweep/sweep')).sweepCommand },
   loop: { summary: 'run design → critic → train → analyze for N iterations', load: async () => (await import('./llm/loop')).loopCommand },
 };

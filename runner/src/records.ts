@@ -40,6 +40,89 @@ export interface EpisodeRecord {
   };
   /** Whole path, [x, y, z] per step, for maps and motion analysis. */
   path: [number, number, number][];
+  /**
+   * Every step's action, one character each (`STEP_CODES[index into GAME_FACTS.actions]`): with the seed, what
+   * playback re-simulates the episode from. Absent in records written before playback existed.
+   */
+  actions?: string;
+  /**
+   * Every step's reward: `values` the distinct rewards, `steps` one character per step (`STEP_CODES[index into
+   * values]`); a plain array when an episode had more than STEP_CODES.length distinct rewards. Absent in older records.
+   */
+  step_rewards?: { values: number[]; steps: string } | number[];
+  /** How the reward file was written: `dense_sparse` rewards are `sign(sparse) * 1 + sign(dense) * 0.1` (the scale rule). */
+  reward_exports?: 'reward_function' | 'dense_sparse';
+}
+
+/** One character per step for `actions` and `step_rewards.steps`: an index 0..63. */
+export const STEP_CODES = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_';
+const STEP_CODE_INDEX = new Map([...STEP_CODES].map((c, i) => [c, i]));
+
+/** The episode's action indexes, one per step; null for records without them (written before playback). */
+export function episodeActions(ep: EpisodeRecord): number[] | null {
+  if (ep.actions === undefined) return null;
+  return [...ep.actions].map((c) => STEP_CODE_INDEX.get(c)!);
+}
+
+/** The episode's reward at each step; null for records without them. */
+export function episodeRewards(ep: EpisodeRecord): number[] | null {
+  const r = ep.step_rewards;
+  if (r === undefined) return null;
+  if (Array.isArray(r)) return r;
+  return [...r.steps].map((c) => r.values[STEP_CODE_INDEX.get(c)!]!);
+}
+
+/** One row of an episode's playback timeline: the steps since the previous row, up to the one its frame shows. */
+export interface PlaybackRow {
+  /** The step this row's frame shows (0: the start, before any action). */
+  step: number;
+  /** The last action taken (null at the start). */
+  action: string | null;
+  /** Reward summed over the steps since the previous row (null when the record has no rewards). */
+  reward: number | null;
+  /** The same split into the scale rule's terms, for dense/sparse reward files (else null). */
+  dense: number | null;
+  sparse: number | null;
+  /** Distance to the nearest target of the task in view, metres (null: none in view). */
+  target: number | null;
+  health: number;
+  position: [number, number, number];
+}
+
+/** The analyzer's note on steps of a played-back episode (a suggestion's evidence). */
+export interface PlaybackNote {
+  suggestion: string;
+  /** 1-based inclusive steps it cites (null: the whole episode). */
+  steps: [number, number] | null;
+  note: string;
+}
+
+/**
+ * `rewardsmith playback RUN --episode N --format json`: a recorded episode re-simulated from its seed and
+ * actions, as the report and the dashboard play it.
+ */
+export interface PlaybackRecord {
+  version: 1;
+  episode: number;
+  seed: number;
+  task: string;
+  steps: number;
+  outcome: string;
+  /** Frame size in pixels. */
+  width: number;
+  height: number;
+  /** Steps between frames (1: every step). */
+  every: number;
+  frame_count: number;
+  /** Every frame stacked top to bottom in one palette PNG, base64. */
+  frames_png: string;
+  /** One per frame. */
+  rows: PlaybackRow[];
+  notes: PlaybackNote[];
+  /** What to know about this playback (subsampled, no rewards recorded, a re-simulation that left the record). */
+  remarks: string[];
+  /** Whether re-simulating reproduced every recorded position and the outcome. */
+  reproduced: boolean;
 }
 
 /** A rate over episodes with its Wilson 95 % interval (stats.ts `wilson`); rate null when n = 0 (no estimate). */
@@ -390,12 +473,38 @@ function checkEpisode(e: unknown, where: string): EpisodeRecord {
   if (!Array.isArray(ep.path)) missing.push('path');
   if (!ep.final || typeof ep.final !== 'object') missing.push('final');
   if (missing.length > 0) throw new RunRecordError(`${where}: episode record lacks or mistypes ${missing.join(', ')}`);
+  checkStepCodes(ep as EpisodeRecord, where);
   ep.lastSteps!.forEach((s, i) => {
     if (typeof s?.step !== 'number' || typeof s.reward !== 'number' || !Array.isArray(s.position) || s.position.length < 5 || typeof s.nearest !== 'object') {
       throw new RunRecordError(`${where}: lastSteps[${i}] lacks step, reward, position [x, y, z, yaw, pitch] or nearest`);
     }
   });
   return ep as EpisodeRecord;
+}
+
+/** `actions` and `step_rewards`, when present: one valid code per step, indexes in range. */
+function checkStepCodes(ep: EpisodeRecord, where: string): void {
+  const codes = (text: unknown, field: string, count: number) => {
+    if (typeof text !== 'string' || text.length !== ep.steps)
+      throw new RunRecordError(`${where}: ${field} must be a string of one character per step (${ep.steps} steps)`);
+    for (let i = 0; i < text.length; i++) {
+      const k = STEP_CODE_INDEX.get(text[i]!);
+      if (k === undefined || k >= count) throw new RunRecordError(`${where}: ${field} has an invalid code ${JSON.stringify(text[i])} at step ${i + 1}`);
+    }
+  };
+  // Action indexes are checked against the game's actions where they are replayed (records stays free of the schema).
+  if (ep.actions !== undefined) codes(ep.actions, 'actions', STEP_CODES.length);
+  const r = ep.step_rewards as unknown;
+  if (r === undefined) return;
+  if (Array.isArray(r)) {
+    if (r.length !== ep.steps || !r.every((v) => typeof v === 'number'))
+      throw new RunRecordError(`${where}: step_rewards must hold one number per step (${ep.steps} steps)`);
+    return;
+  }
+  const t = r as { values?: unknown; steps?: unknown } | null;
+  if (!t || typeof t !== 'object' || !Array.isArray(t.values) || !t.values.every((v) => typeof v === 'number'))
+    throw new RunRecordError(`${where}: step_rewards must be { values: number[], steps: string } or a number array`);
+  codes(t.steps, 'step_rewards.steps', t.values.length);
 }
 
 /**

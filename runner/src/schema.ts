@@ -158,6 +158,13 @@ export function combineScaled(dense: number, sparse: number): number {
   return Math.sign(sparse) * SCALE_RULE.sparseWeight + Math.sign(dense) * SCALE_RULE.denseWeight;
 }
 
+/** A combined reward split back into its two weighted terms (`combineScaled`'s inverse: each term is −w, 0 or w). */
+export function splitScaled(reward: number): { sparse: number; dense: number } {
+  const s = Math.round(reward / SCALE_RULE.sparseWeight);
+  const d = Math.round((reward - s * SCALE_RULE.sparseWeight) / SCALE_RULE.denseWeight);
+  return { sparse: s * SCALE_RULE.sparseWeight, dense: d * SCALE_RULE.denseWeight };
+}
+
 /** Facts about the game the agent lives in, as given to the designer and used by the environments. */
 export const GAME_FACTS = {
   fovYawDeg: 35, // visible if |relative yaw| <= 35°

@@ -21,7 +21,7 @@ const RUNNER_LAYERS: readonly (readonly string[])[] = [
   ['llm'],
   ['analyze'],
   ['lint'],
-  ['sweep', 'pretrain'],
+  ['sweep', 'pretrain', 'playback'],
   ['runs'],
   ['env', 'ppo', 'reward'],
   ['records', 'tasks'],

@@ -1,7 +1,7 @@
 // Re-runs a reward file in its sandbox on the recorded observations of failed episodes (their last steps), so
 // the analyzer can say where the reward's sign points away from success with the reward as it is now (the
 // file the user edits, or a patched candidate), not only as it was when the episodes were recorded.
-import { SCALE_RULE } from '../schema';
+import { splitScaled } from '../schema';
 import type { EpisodeRecord, RecordedStep } from '../records';
 import type { StepObservation } from '../env/types';
 import { RewardError, RewardSandbox } from '../reward/index';
@@ -18,8 +18,7 @@ const observation = (s: RecordedStep): StepObservation => ({
 
 /** The dense term's sign recovered from a combined reward `sign(sparse) * 1 + sign(dense) * 0.1`. */
 export function denseSign(reward: number): number {
-  const sparse = Math.round(reward / SCALE_RULE.sparseWeight);
-  return Math.sign(Math.round((reward - sparse * SCALE_RULE.sparseWeight) / SCALE_RULE.denseWeight));
+  return Math.sign(splitScaled(reward).dense);
 }
 
 /**

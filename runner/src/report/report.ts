@@ -20,6 +20,7 @@ import {
 } from '../records';
 import { bootstrapMean, formatRate, wilson, type RateEstimate } from '../stats';
 import { analyzeRun, readAnalysis, type Analysis, type Suggestion } from '../analyze/analyze';
+import { PLAYBACK_STYLE, playbackScripts, playbackSection } from './playback';
 
 /** Everything the page shows about one run folder. */
 export interface RunData {
@@ -227,6 +228,7 @@ function runSection(r: RunData, i: number): string {
 ${r.notes.map((n) => `<p class=note>${esc(n)}</p>`).join('')}
 <h3>Death causes</h3>${deathCauses(r)}
 <h3>Failed episodes</h3>${failed.length === 0 ? '<p>None.</p>' : `<p>${failed.length} of ${r.episodes.length} evaluation episodes failed${failed.length > MAX_MAPS ? `; the first ${MAX_MAPS} are shown` : ''}. Top-down paths: ● start, ✕ end.</p><div class=maps>${failed.slice(0, MAX_MAPS).map(episodeMap).join('')}</div>`}
+<h3>Episode playback</h3>${playbackSection(s, r.episodes, r.analysis?.suggestions ?? [])}
 <h3>Analyzer findings and patches</h3>${findings(r)}</section>`;
 }
 
@@ -295,10 +297,12 @@ export function renderReport(runs: RunData[], generatedAt = new Date()): string 
   const title = runs.length === 1 ? `Rewardsmith report: ${runs[0]!.name}` : `Rewardsmith report: ${runs.length} runs`;
   const hasCurves = success.length > 0;
   const chartJs = chartJsSource().replace(/<\/script/gi, '<\\/script');
+  const sections = runs.map(runSection).join('\n');
   return `<!doctype html>
 <html lang=en><head><meta charset=utf-8><meta name=viewport content="width=device-width,initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
-<title>${esc(title)}</title><style>${STYLE}</style></head><body>
+<title>${esc(title)}</title><style>${STYLE}
+${PLAYBACK_STYLE}</style></head><body>
 <h1>${esc(title)}</h1><p class=muted>Generated ${esc(generatedAt.toISOString())} by <code>rewardsmith report</code>. Rates are over the episodes named beside them, with 95 % Wilson intervals.</p>
 <h2>Evaluation on held-out worlds</h2>${evaluationTable(runs)}
 <h2>Training curves</h2>${
@@ -307,10 +311,11 @@ export function renderReport(runs: RunData[], generatedAt = new Date()): string 
 <div><div class=chart><canvas id=chart-return></canvas></div><p class=caption>Mean return over the same window. metrics.ndjson keeps no per-episode returns, so a single run's return has no band; runs of the same reward and task are also drawn as their mean with a 95 % bootstrap interval over seeds.</p></div></div>`
       : '<p class=muted>No metrics.ndjson: these runs have no training curves.</p>'
   }
-${runs.map(runSection).join('\n')}
+${sections}
 <script>${chartJs}</script>
 <script type="application/json" id=report-data>${data}</script>
 <script>${CHART_SCRIPT}</script>
+${playbackScripts(sections)}
 </body></html>
 `;
 }

@@ -60,7 +60,7 @@ async function runEpisodes(env: VecEnv, n: number, opts: EvaluateOptions) {
     while (!heldOut(s)) s = evalStreamSeed(opts.seed, i, ++attempt);
     return s;
   });
-  const recorder = new EpisodeRecorder();
+  const recorder = new EpisodeRecorder(opts.sandbox?.compiled.exportsKind ?? null);
   const begin = (i: number, seed: number, obs: StepObservation) => {
     const counted = started < opts.episodes && heldOut(seed);
     recorder.begin(i, seed, counted ? started++ : -1, obs, counted);

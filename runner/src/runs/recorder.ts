@@ -2,7 +2,7 @@
 // rollout) goes through it, so eval/episodes.ndjson has one format whoever wrote it.
 import { GAME_FACTS, type StepObservation } from '../schema';
 import type { StepInfo } from '../env/types';
-import type { EpisodeRecord, RecordedStep } from '../records';
+import { STEP_CODES, type EpisodeRecord, type RecordedStep } from '../records';
 
 /** The paper's L: failed episodes keep their last 32 steps. */
 export const LAST_STEPS = 32;
@@ -14,6 +14,12 @@ interface Running {
   steps: RecordedStep[];
   path: [number, number, number][];
   ret: number;
+  /** Every action so far, one STEP_CODES character each (what playback re-simulates from). */
+  actions: string;
+  /** Every reward so far, as codes into `rewardValues`, or plain numbers past STEP_CODES.length distinct values. */
+  rewardCodes: string;
+  rewardValues: number[];
+  rewardList: number[] | null;
 }
 
 /**
@@ -24,9 +30,23 @@ interface Running {
 export class EpisodeRecorder {
   private readonly runs: Running[] = [];
 
+  /** `rewardExports`: how the reward file is written (its records say so, so playback can split dense and sparse). */
+  constructor(private readonly rewardExports: EpisodeRecord['reward_exports'] | null = null) {}
+
   /** Starts recording env `i`'s episode (`counted` false: step through it without keeping anything). */
   begin(i: number, seed: number, episode: number, obs: StepObservation, counted = true): void {
-    this.runs[i] = { seed, counted, episode, steps: [], path: [[obs.position[0], obs.position[1], obs.position[2]]], ret: 0 };
+    this.runs[i] = {
+      seed,
+      counted,
+      episode,
+      steps: [],
+      path: [[obs.position[0], obs.position[1], obs.position[2]]],
+      ret: 0,
+      actions: '',
+      rewardCodes: '',
+      rewardValues: [],
+      rewardList: null,
+    };
   }
 
   isCounted(i: number): boolean {
@@ -41,6 +61,8 @@ export class EpisodeRecorder {
     const run = this.runs[i]!;
     if (!run.counted) return;
     run.ret += reward;
+    run.actions += STEP_CODES[action]!;
+    this.recordReward(run, reward);
     run.path.push([obs.position[0], obs.position[1], obs.position[2]]);
     run.steps.push({
       step: info.step,
@@ -52,6 +74,22 @@ export class EpisodeRecorder {
       health: obs.health,
     });
     if (run.steps.length > LAST_STEPS) run.steps.shift();
+  }
+
+  private recordReward(run: Running, reward: number): void {
+    if (run.rewardList) {
+      run.rewardList.push(reward);
+      return;
+    }
+    let k = run.rewardValues.indexOf(reward);
+    if (k < 0 && run.rewardValues.length < STEP_CODES.length) k = run.rewardValues.push(reward) - 1;
+    if (k >= 0) {
+      run.rewardCodes += STEP_CODES[k]!;
+      return;
+    }
+    // More distinct rewards than codes: from here on the episode keeps plain numbers.
+    run.rewardList = [...run.rewardCodes].map((c) => run.rewardValues[STEP_CODES.indexOf(c)]!);
+    run.rewardList.push(reward);
   }
 
   /** The finished episode's record (call after its last `step`), or null when it was not counted. */
@@ -73,6 +111,9 @@ export class EpisodeRecorder {
       lastSteps: run.steps,
       final: { health: obs.health, inventory: info.inventory, nearest: obs.nearest, blockUnderFoot: info.blockUnderFoot, died: info.died },
       path: run.path,
+      actions: run.actions,
+      step_rewards: run.rewardList ?? { values: run.rewardValues, steps: run.rewardCodes },
+      ...(this.rewardExports ? { reward_exports: this.rewardExports } : {}),
     };
   }
 }

@@ -410,7 +410,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
     );
     let features = reset.features;
     // Training episodes in the analyzer's format, only when someone analyses them while training runs.
-    const recorder = options.liveAnalysis ? new EpisodeRecorder() : null;
+    const recorder = options.liveAnalysis ? new EpisodeRecorder(sandbox.compiled.exportsKind) : null;
     let recordedEpisodes = state.episodes;
     const liveWindow: EpisodeRecord[] = [];
     reset.obs.forEach((o, i) => recorder?.begin(i, state.envSeeds[i]!, recordedEpisodes++, o));

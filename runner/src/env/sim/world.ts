@@ -143,6 +143,11 @@ export class SimWorld implements BlockAccess, ColumnStore {
     return this.column(x >> 4, z >> 4).cells[((y - this.minY) << 8) | ((z & 15) << 4) | (x & 15)]!;
   }
 
+  /** The chunk column if it has been generated, else undefined (generates nothing: playback's frames read through it). */
+  peekColumn(cx: number, cz: number): Chunk | undefined {
+    return this.chunks.get(chunkKey(cx, cz));
+  }
+
   setState(x: number, y: number, z: number, state: number): void {
     if (y < this.minY || y >= this.maxY) return;
     const c = this.column(x >> 4, z >> 4);

@@ -1,0 +1,170 @@
+// Episode playback: a recorded episode re-simulated from its seed and its actions (the simulator is
+// deterministic), with a small first-person frame of what the agent saw and a timeline of what it got (reward,
+// its dense and sparse terms, distance to the nearest target, health, action) beside the analyzer's notes on
+// the steps it cites. Nothing per step is stored while training or evaluating beyond one character per action
+// and per reward (runs/recorder.ts): the frames are rendered here, after the fact.
+import { SimEnv } from '../env/sim/sim';
+import { FRAME_HEIGHT, FRAME_PALETTE, FRAME_WIDTH, renderFrame } from '../env/sim/frame';
+import { episodeActions, episodeRewards, type EpisodeRecord, type PlaybackNote, type PlaybackRow, type SuggestionRecord } from '../records';
+import { GAME_FACTS, splitScaled, type StepObservation } from '../schema';
+import type { TaskSpec } from '../tasks';
+
+/** Frames kept per episode: a longer episode shows every k-th step (k = ⌈steps / MAX_FRAMES⌉), and says so. */
+export const MAX_FRAMES = 500;
+
+export interface Playback {
+  episode: number;
+  seed: number;
+  task: string;
+  steps: number;
+  outcome: string;
+  width: number;
+  height: number;
+  /** [r, g, b] per palette index. */
+  palette: readonly [number, number, number][];
+  /** Steps between frames (1: every step). */
+  every: number;
+  /** One palette-indexed frame per row (width × height, row by row). */
+  frames: Uint8Array[];
+  rows: PlaybackRow[];
+  notes: PlaybackNote[];
+  /** What the page says about this playback: subsampling, and a re-simulation that did not follow the record. */
+  remarks: string[];
+  /** Whether re-simulating reproduced every recorded position and the outcome. */
+  reproduced: boolean;
+}
+
+/** Why an episode cannot be played back (a user-facing sentence). */
+export class PlaybackError extends Error {
+  override name = 'PlaybackError';
+}
+
+/** How an episode ended, in words. */
+export function outcomeOf(ep: EpisodeRecord): string {
+  return ep.success ? 'succeeded' : ep.died ? `died: ${ep.deathCause ?? 'other'}` : ep.truncated ? 'ran out of time' : 'failed';
+}
+
+/** The analyzer's notes that cite this episode. */
+export function notesFor(episode: number, suggestions: readonly Pick<SuggestionRecord, 'id' | 'episodes'>[]): PlaybackNote[] {
+  return suggestions.flatMap((s) =>
+    (s.episodes ?? []).filter((e) => e.episode === episode).map((e) => ({ suggestion: s.id, steps: e.steps ?? null, note: e.note })),
+  );
+}
+
+const targetNames = (task: TaskSpec): string[] => (task.success.kind === 'near' ? task.success.names : [task.success.mob]);
+
+function targetDistance(obs: StepObservation, names: readonly string[]): number | null {
+  let best = Infinity;
+  for (const n of names) {
+    const d = obs.nearest[n]?.[0];
+    if (d !== undefined && d < best) best = d;
+  }
+  return Number.isFinite(best) ? best : null;
+}
+
+/**
+ * Re-simulates a recorded episode of `task` and renders its frames (`frames: false` skips them: the timeline
+ * alone). The record must carry its actions (records written since playback exists do).
+ */
+export function replayEpisode(
+  task: TaskSpec,
+  ep: EpisodeRecord,
+  opts: { maxFrames?: number; frames?: boolean; suggestions?: readonly Pick<SuggestionRecord, 'id' | 'episodes'>[] } = {},
+): Playback {
+  const actions = episodeActions(ep);
+  if (!actions)
+    throw new PlaybackError(`episode ${ep.episode} has no recorded actions (recorded before playback existed): evaluate the run again to record them`);
+  const bad = actions.findIndex((a) => a >= GAME_FACTS.actions.length);
+  if (bad >= 0) throw new PlaybackError(`episode ${ep.episode}: step ${bad + 1} has no action ${actions[bad]} (the game has ${GAME_FACTS.actions.length})`);
+  const rewards = episodeRewards(ep);
+  const split = ep.reward_exports === 'dense_sparse';
+  const every = Math.max(1, Math.ceil(actions.length / Math.max(1, opts.maxFrames ?? MAX_FRAMES)));
+  const names = targetNames(task);
+  const env = new SimEnv(task);
+  const features = new Float32Array(env.featureSize);
+  const drawFrames = opts.frames ?? true;
+  const frames: Uint8Array[] = [];
+  const rows: PlaybackRow[] = [];
+  const draw = () => {
+    if (!drawFrames) return;
+    const e = env.entity;
+    const frame = new Uint8Array(FRAME_WIDTH * FRAME_HEIGHT);
+    renderFrame(env.world, { x: e.pos.x, y: e.pos.y, z: e.pos.z, yaw: e.yaw, pitch: e.pitch }, env.mobs, frame);
+    frames.push(frame);
+  };
+  let obs = env.reset(ep.seed, features, 0);
+  rows.push({ step: 0, action: null, reward: null, dense: null, sparse: null, target: targetDistance(obs, names), health: obs.health, position: xyz(obs) });
+  draw();
+  let firstDivergence = -1;
+  let reward = 0,
+    dense = 0,
+    sparse = 0;
+  let last = { success: false, died: false };
+  for (let i = 0; i < actions.length; i++) {
+    const res = env.step(actions[i]!, features, 0);
+    obs = res.obs;
+    last = res.info;
+    const recorded = ep.path[i + 1];
+    if (firstDivergence < 0 && (!recorded || recorded.some((v, k) => v !== obs.position[k]))) firstDivergence = i + 1;
+    const r = rewards?.[i] ?? 0;
+    reward += r;
+    if (split) {
+      const terms = splitScaled(r);
+      dense += terms.dense;
+      sparse += terms.sparse;
+    }
+    if ((i + 1) % every !== 0 && i + 1 !== actions.length) continue;
+    rows.push({
+      step: i + 1,
+      action: GAME_FACTS.actions[actions[i]!]!,
+      reward: rewards ? round6(reward) : null,
+      dense: rewards && split ? round6(dense) : null,
+      sparse: rewards && split ? round6(sparse) : null,
+      target: targetDistance(obs, names),
+      health: obs.health,
+      position: xyz(obs),
+    });
+    reward = dense = sparse = 0;
+    draw();
+  }
+  const remarks: string[] = [];
+  if (every > 1)
+    remarks.push(
+      `${actions.length.toLocaleString('en-US')} steps: every ${every}th step is shown (at most ${opts.maxFrames ?? MAX_FRAMES} frames); rewards are summed over the steps between frames.`,
+    );
+  if (!rewards) remarks.push('The record has no per-step rewards (a rollout, or a record from before playback).');
+  const outcomeMatches = last.success === ep.success && last.died === ep.died;
+  if (firstDivergence >= 0)
+    remarks.push(
+      `Re-simulating does not follow the record from step ${firstDivergence} on (the simulator changed since the run?): the frames show what the agent would see now.`,
+    );
+  else if (!outcomeMatches) remarks.push('Re-simulating reproduced the path but not the outcome (the simulator changed since the run?).');
+  return {
+    episode: ep.episode,
+    seed: ep.seed,
+    task: task.id,
+    steps: ep.steps,
+    outcome: outcomeOf(ep),
+    width: FRAME_WIDTH,
+    height: FRAME_HEIGHT,
+    palette: FRAME_PALETTE,
+    every,
+    frames,
+    rows,
+    notes: notesFor(ep.episode, opts.suggestions ?? []),
+    remarks,
+    reproduced: firstDivergence < 0 && outcomeMatches,
+  };
+}
+
+const xyz = (o: StepObservation): [number, number, number] => [o.position[0], o.position[1], o.position[2]];
+const round6 = (v: number) => Math.round(v * 1e6) / 1e6;
+
+/**
+ * Which recorded episodes a report plays back: the failed ones first (up to `failures`), then a few successes,
+ * in episode order; only episodes whose records carry actions.
+ */
+export function playbackEpisodes(episodes: readonly EpisodeRecord[], failures = 6, successes = 2): EpisodeRecord[] {
+  const playable = episodes.filter((e) => e.actions !== undefined);
+  return [...playable.filter((e) => !e.success).slice(0, failures), ...playable.filter((e) => e.success).slice(0, successes)];
+}

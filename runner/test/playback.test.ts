@@ -1,0 +1,177 @@
+// Episode playback: an evaluation recorded as a run records it (the episode recorder, the reward in its
+// sandbox) is re-simulated from its seed and actions. Re-simulating must land on the recorded positions and
+// final position, the timeline must carry the recorded rewards (and their dense and sparse terms), the frames
+// must show the world, old records must still read, and `rewardsmith playback` writes a GIF or JSON.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { episodeActions, episodeRewards, readEpisodes, RunRecordError, RUN_FILES, STEP_CODES, type PlaybackRecord } from '../src/records';
+import { resolveTask, BUILTIN_TASKS } from '../src/tasks';
+import { PlaybackError, replayEpisode } from '../src/playback/replay';
+import { playbackCommand } from '../src/playback/command';
+import { FRAME_HEIGHT, FRAME_PALETTE, FRAME_WIDTH, SKY_INDEX } from '../src/env/sim/frame';
+import { SCALE_RULE } from '../src/schema';
+import { playbackSection } from '../src/report/playback';
+import { PLAYBACK_TASK_FILE, recordPlaybackRun } from './helpers/playback-run';
+import { tempDir } from './helpers/tmp';
+
+const FIXTURES = path.join(__dirname, 'fixtures', 'runs');
+const task = resolveTask(PLAYBACK_TASK_FILE);
+
+let recorded: Promise<{ dir: string; episodes: Awaited<ReturnType<typeof recordPlaybackRun>> }> | undefined;
+/** One recorded run shared by the tests of this file (recording it is the slow part). */
+function run() {
+  recorded ??= (async () => {
+    const dir = tempDir('rewardsmith-playback-');
+    return { dir, episodes: await recordPlaybackRun(dir) };
+  })();
+  return recorded;
+}
+
+function io() {
+  const out = { stdout: '', stderr: '' };
+  return { out, io: { stdout: (t: string) => void (out.stdout += t), stderr: (t: string) => void (out.stderr += t) } };
+}
+
+test('an evaluation records every action and reward compactly; re-simulating lands on every recorded position and the outcome', {
+  timeout: 180_000,
+}, async () => {
+  const { dir, episodes } = await run();
+  // What is on disk, read back through the checked reader.
+  const stored = readEpisodes(dir);
+  assert.equal(stored.length, episodes.length);
+  for (const ep of stored) {
+    assert.equal(ep.actions!.length, ep.steps, 'one action character per step');
+    assert.equal(ep.reward_exports, 'dense_sparse');
+    const rewards = episodeRewards(ep)!;
+    assert.equal(rewards.length, ep.steps);
+    assert.ok(Math.abs(rewards.reduce((a, b) => a + b, 0) - ep.return) < 1e-9, 'the per-step rewards add up to the return');
+    // The last 32 steps the analyzer reads carry the same rewards.
+    ep.lastSteps.forEach((s) => assert.equal(rewards[s.step - 1], s.reward));
+    const p = replayEpisode(task, ep, { frames: false });
+    assert.equal(p.reproduced, true, `episode ${ep.episode}: ${p.remarks.join(' ')}`);
+    const last = ep.path[ep.path.length - 1]!;
+    assert.deepEqual(p.rows[p.rows.length - 1]!.position, last, 'the re-simulated final position is the recorded one');
+    assert.equal(p.every, 1);
+    assert.equal(p.rows.length, ep.steps + 1);
+    // The timeline is the recorded rewards, and the dense and sparse terms add up to them.
+    p.rows.slice(1).forEach((r, i) => {
+      assert.equal(r.reward, rewards[i]);
+      assert.ok(Math.abs(r.dense! + r.sparse! - r.reward!) < 1e-9);
+      assert.ok([0, SCALE_RULE.denseWeight].includes(Math.abs(r.dense!)));
+      assert.ok([0, SCALE_RULE.sparseWeight].includes(Math.abs(r.sparse!)));
+    });
+  }
+  assert.ok(
+    stored.some((ep) => episodeRewards(ep)!.some((r) => r !== 0)),
+    'some step was rewarded',
+  );
+});
+
+test('a record whose actions were changed is caught: re-simulation says from which step it leaves the record', { timeout: 180_000 }, async () => {
+  const { episodes } = await run();
+  const ep = episodes.find((e) => e.steps > 40)!;
+  const actions = episodeActions(ep)!;
+  // Step 20 turns instead of what was recorded: the agent ends elsewhere.
+  actions[19] = actions[19] === 3 ? 4 : 3;
+  const p = replayEpisode(task, { ...ep, actions: actions.map((a) => STEP_CODES[a]).join('') }, { frames: false });
+  assert.equal(p.reproduced, false);
+  assert.match(p.remarks.join(' '), /from step (2\d|3\d|4\d) on/);
+});
+
+test('frames show the world from the agent: sky above, ground below on the plains, and turning changes the picture', { timeout: 180_000 }, async () => {
+  const { episodes } = await run();
+  const ep = episodes[0]!;
+  const p = replayEpisode(task, ep, { maxFrames: 60 });
+  assert.ok(p.frames.length <= 61 && p.frames.length >= 2);
+  assert.equal(p.frames[0]!.length, FRAME_WIDTH * FRAME_HEIGHT);
+  assert.ok(FRAME_PALETTE.length <= 256);
+  // At the start the agent looks level: the top row is sky, the bottom row is not.
+  const first = p.frames[0]!;
+  const row = (f: Uint8Array, y: number) => f.subarray(y * FRAME_WIDTH, (y + 1) * FRAME_WIDTH);
+  assert.ok(
+    row(first, 0).every((v) => v === SKY_INDEX),
+    'top row is sky',
+  );
+  assert.ok(
+    row(first, FRAME_HEIGHT - 1).every((v) => v !== SKY_INDEX),
+    'bottom row is ground',
+  );
+  assert.ok(new Set(first).size >= 3, 'more than sky and one colour');
+  assert.ok(
+    p.frames.some((f) => f.some((v, i) => v !== first[i])),
+    'the picture changes as the agent moves and turns',
+  );
+});
+
+test('records written before playback still read; playback says it cannot play them, and why', () => {
+  const episodes = readEpisodes(path.join(FIXTURES, 'lava-deaths'));
+  assert.ok(episodes.length > 0);
+  assert.equal(episodes[0]!.actions, undefined);
+  assert.throws(
+    () => replayEpisode(BUILTIN_TASKS['explore-diamond']!, episodes[0]!),
+    (e: Error) => e instanceof PlaybackError && /no recorded actions/.test(e.message),
+  );
+  const html = playbackSection(null, episodes, []);
+  assert.match(html, /predate playback/);
+});
+
+test('a malformed actions string is a located record error', () => {
+  const dir = tempDir('rewardsmith-playback-bad-');
+  const ep = readFileSync(path.join(FIXTURES, 'lava-deaths', RUN_FILES.episodes), 'utf8')
+    .trim()
+    .split('\n')[0]!;
+  const parsed = JSON.parse(ep);
+  parsed.actions = '5'.repeat(parsed.steps - 1);
+  writeFileSync(path.join(dir, 'summary.json'), '{}');
+  const file = path.join(dir, RUN_FILES.episodes);
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(parsed)}\n`);
+  assert.throws(
+    () => readEpisodes(dir),
+    (e: Error) => e instanceof RunRecordError && /episodes\.ndjson:1: actions must be a string of one character per step/.test(e.message),
+  );
+  parsed.actions = `${'5'.repeat(parsed.steps - 1)}!`;
+  writeFileSync(file, `${JSON.stringify(parsed)}\n`);
+  assert.throws(
+    () => readEpisodes(dir),
+    (e: Error) => e instanceof RunRecordError && /invalid code "!" at step/.test(e.message),
+  );
+});
+
+test('rewardsmith playback: a GIF of the episode, JSON for the dashboard, usage errors in the common format', { timeout: 180_000 }, async () => {
+  const { dir, episodes } = await run();
+  const ep = episodes.find((e) => !e.success) ?? episodes[0]!;
+  const gif = path.join(tempDir('rewardsmith-playback-gif-'), 'ep.gif');
+  const a = io();
+  assert.equal(await playbackCommand([dir, '--episode', String(ep.episode), '--out', gif, '--max-frames', '40'], a.io), 0, a.out.stderr);
+  const bytes = readFileSync(gif);
+  assert.equal(bytes.subarray(0, 6).toString('ascii'), 'GIF89a');
+  assert.equal(bytes.readUInt16LE(6), FRAME_WIDTH);
+  assert.equal(bytes.readUInt16LE(8), FRAME_HEIGHT);
+  // One image descriptor (0x2c after a graphic control extension) per frame.
+  const frames = bytes.toString('latin1').split('\x21\xf9\x04').length - 1;
+  assert.ok(frames >= 2 && frames <= 41, `${frames} frames`);
+  assert.match(a.out.stderr, /playback: .*ep\.gif \(\d+ frames, every \d+ steps?\)/);
+
+  const b = io();
+  assert.equal(await playbackCommand([dir, '--episode', String(ep.episode), '--format', 'json'], b.io), 0, b.out.stderr);
+  const record = JSON.parse(b.out.stdout) as PlaybackRecord;
+  assert.equal(record.version, 1);
+  assert.equal(record.episode, ep.episode);
+  assert.equal(record.frame_count, record.rows.length);
+  assert.equal(record.rows[record.rows.length - 1]!.step, ep.steps);
+  assert.equal(Buffer.from(record.frames_png, 'base64').subarray(1, 4).toString('ascii'), 'PNG');
+  assert.equal(record.reproduced, true);
+
+  const c = io();
+  assert.equal(await playbackCommand([dir, '--episode', '999'], c.io), 2);
+  assert.match(c.out.stderr, /^rewardsmith playback: --episode 999: no such episode in .*episodes\.ndjson \(episodes 0–\d+\)\n/);
+  const d = io();
+  assert.equal(await playbackCommand([dir, '--out', 'ep.png'], d.io), 2);
+  assert.match(d.out.stderr, /--out ep\.png: playback writes an animated GIF; name it \*\.gif/);
+  const e = io();
+  assert.equal(await playbackCommand([path.join(FIXTURES, 'lava-deaths'), '--episode', '2'], e.io), 1);
+  assert.match(e.out.stderr, /^rewardsmith playback: .*lava-deaths: episode 2 has no recorded actions/);
+});
