@@ -5,8 +5,8 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RunnerEvent } from '../../runner/src/events';
-import { readEpisodes, readMetrics, readSummary, RUN_FILES, type UpdateMetrics } from '../../runner/src/records';
-import type { DashboardMessage, FailedPath, PastRun } from './dashboard/protocol';
+import { readEpisodes, readMetrics, readSummary, RUN_FILES, type PlaybackRecord, type UpdateMetrics } from '../../runner/src/records';
+import type { DashboardMessage, FailedPath, PastRun, WebviewMessage } from './dashboard/protocol';
 
 const MAX_PAST_RUNS = 8;
 const MAX_CURVE_POINTS = 200;
@@ -52,7 +52,14 @@ function readFailed(dir: string): FailedPath[] {
   return (recorded ? readEpisodes(dir) : [])
     .filter((e) => !e.success)
     .slice(0, MAX_FAILED_PATHS)
-    .map((e) => ({ episode: e.episode, steps: e.steps, died: e.died, death_cause: e.deathCause, path: e.path.map(([x, , z]) => [x, z] as [number, number]) }));
+    .map((e) => ({
+      episode: e.episode,
+      steps: e.steps,
+      died: e.died,
+      death_cause: e.deathCause,
+      path: e.path.map(([x, , z]) => [x, z] as [number, number]),
+      playable: e.actions !== undefined,
+    }));
 }
 
 export class Dashboard {
@@ -60,9 +67,14 @@ export class Dashboard {
   /** The live run's events so far, replayed when the panel is (re)opened. */
   private live: { label: string; events: RunnerEvent[] } | undefined;
 
+  /** The run folders last sent to the webview: the only ones it may ask to play back. */
+  private pastDirs = new Set<string>();
+
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly runsRoot: () => string | undefined,
+    /** Re-simulates an episode (the CLI's `playback --format json` as a child process). */
+    private readonly playback?: (dir: string, episode: number) => Promise<PlaybackRecord>,
   ) {}
 
   show(preserveFocus = false): void {
@@ -82,7 +94,8 @@ export class Dashboard {
       },
     );
     panel.webview.html = this.html(panel.webview, vscode.Uri.joinPath(dist, 'dashboard.js'));
-    panel.webview.onDidReceiveMessage((m: { type?: string }) => {
+    panel.webview.onDidReceiveMessage((m: WebviewMessage) => {
+      if (m?.type === 'play') return void this.play(m.dir, m.episode);
       if (m?.type !== 'ready') return;
       this.sendPastRuns();
       if (this.live) {
@@ -106,7 +119,21 @@ export class Dashboard {
 
   sendPastRuns(): void {
     const root = this.runsRoot();
-    this.post({ type: 'past-runs', runs: root ? readPastRuns(root) : [] });
+    const runs = root ? readPastRuns(root) : [];
+    this.pastDirs = new Set(runs.map((r) => r.dir));
+    this.post({ type: 'past-runs', runs });
+  }
+
+  /** Plays an episode of a past run the webview was sent (any other folder is refused). */
+  private async play(dir: string, episode: number): Promise<void> {
+    const run = path.basename(String(dir));
+    if (!this.pastDirs.has(dir) || !Number.isInteger(episode) || episode < 0 || !this.playback) return;
+    this.post({ type: 'playback-loading', run, episode });
+    try {
+      this.post({ type: 'playback', run, record: await this.playback(dir, episode) });
+    } catch (err) {
+      this.post({ type: 'playback-error', run, episode, message: (err as Error).message });
+    }
   }
 
   private post(message: DashboardMessage): void {
@@ -141,6 +168,10 @@ export class Dashboard {
   .result.failed { background: rgba(224, 82, 82, 0.2); }
   #map { width: 100%; max-width: 720px; height: 360px; display: block; }
   ul { padding-left: 0; list-style: none; } li { padding-left: 6px; margin: 2px 0; }
+  #playback canvas.frame { width: 288px; height: 240px; image-rendering: pixelated; display: block; }
+  #playback canvas.timeline { width: 100%; max-width: 520px; height: 120px; display: block; }
+  .pb-controls { display: flex; gap: 6px; align-items: center; margin: 6px 0; max-width: 520px; } .pb-controls input { flex: 1; }
+  .pb-note.active { background: rgba(229, 192, 123, 0.25); }
 </style></head>
 <body>
   <h2>Live run: <span id="live-label">none</span></h2>
@@ -156,6 +187,8 @@ export class Dashboard {
   <h2 id="map-title">Failed episodes</h2>
   <canvas id="map"></canvas>
   <div id="map-legend"></div>
+  <h2 id="playback-title">Episode playback</h2>
+  <div id="playback"><p class="muted">Press ▶ beside a failed episode of a past run to watch what the agent saw.</p></div>
   <h2>Past runs in this workspace</h2>
   <div id="past"><p class="muted">Loading…</p></div>
   <script nonce="${nonce}" src="${webview.asWebviewUri(script)}"></script>

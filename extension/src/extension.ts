@@ -22,12 +22,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const suggestions = new Suggestions(() => client);
   const runtimeErrors = vscode.languages.createDiagnosticCollection('rewardsmith-runtime');
   context.subscriptions.push(output, runtimeErrors);
+  const runner = new Runner(context, output);
   const services: Services = {
     context,
     output,
-    runner: new Runner(context, output),
+    runner,
     suggestions,
-    dashboard: new Dashboard(context.extensionUri, runsRootOf),
+    dashboard: new Dashboard(context.extensionUri, runsRootOf, (dir, episode) => runner.playback(dir, episode)),
     runtimeErrors,
     client: () => client,
     runsRoot: runsRootOf,

@@ -3,7 +3,8 @@
 import { spawn } from 'node:child_process';
 import * as vscode from 'vscode';
 import type { FinishedEvent, RunnerEvent } from '../../runner/src/events';
-import { NdjsonEventReader } from './core';
+import type { PlaybackRecord } from '../../runner/src/records';
+import { NdjsonEventReader, parsePlaybackRecord, PLAYBACK_LIMITS } from './core';
 
 export const API_KEY_SECRET = 'rewardsmith.llmApiKey';
 
@@ -56,14 +57,63 @@ export class Runner {
     return env;
   }
 
+  /** Where the CLI is and what runs it (settings, else this extension's bundle under its Node). */
+  private cli(): { node: string; cli: string } {
+    const config = vscode.workspace.getConfiguration('rewardsmith');
+    return { node: config.get<string>('nodePath') || process.execPath, cli: config.get<string>('runnerPath') || this.context.asAbsolutePath('dist/cli.js') };
+  }
+
+  /**
+   * `rewardsmith playback DIR --episode N --format json`: the episode re-simulated, checked. Bounded: the
+   * child is killed after `timeoutMs` or past PLAYBACK_LIMITS.chars of output; its error line is the rejection.
+   */
+  playback(dir: string, episode: number, timeoutMs = 120_000): Promise<PlaybackRecord> {
+    const { node, cli } = this.cli();
+    const args = ['playback', dir, '--episode', String(episode), '--format', 'json'];
+    this.output.appendLine(`$ rewardsmith ${args.join(' ')}`);
+    return new Promise((resolve, reject) => {
+      const child = spawn(node, [cli, ...args], { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '',
+        err = '',
+        why = '';
+      const stop = (reason: string) => {
+        why ||= reason;
+        child.kill('SIGKILL');
+      };
+      const timer = setTimeout(() => stop(`no playback within ${timeoutMs / 1000} s`), timeoutMs);
+      child.stdout.setEncoding('utf8').on('data', (c: string) => {
+        out += c;
+        if (out.length > PLAYBACK_LIMITS.chars) stop(`the playback is larger than ${PLAYBACK_LIMITS.chars} characters`);
+      });
+      child.stderr.setEncoding('utf8').on('data', (c: string) => (err = (err + c).slice(-2000)));
+      child.on('error', (e) => stop(`could not start ${node} ${cli}: ${e.message}`));
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        if (why) return reject(new Error(why));
+        if (code !== 0)
+          return reject(
+            new Error(
+              err
+                .trim()
+                .split('\n')[0]
+                ?.replace(/^rewardsmith playback: /, '') || `the runner exited with ${code}`,
+            ),
+          );
+        try {
+          resolve(parsePlaybackRecord(out));
+        } catch (e) {
+          reject(e as Error);
+        }
+      });
+    });
+  }
+
   /**
    * Runs `rewardsmith ARGS`, streaming events to `onEvent`; other output goes to the output channel.
    * Cancelling sends SIGINT (the runner checkpoints and exits), then SIGTERM if it has not exited after 10 s.
    */
   async run(args: string[], cwd: string, onEvent: (e: RunnerEvent) => void, token?: vscode.CancellationToken): Promise<RunResult> {
-    const config = vscode.workspace.getConfiguration('rewardsmith');
-    const node = config.get<string>('nodePath') || process.execPath;
-    const cli = config.get<string>('runnerPath') || this.context.asAbsolutePath('dist/cli.js');
+    const { node, cli } = this.cli();
     // The key never appears here: it is only in the child's environment.
     this.output.appendLine(`$ rewardsmith ${args.join(' ')}    (cwd ${cwd})`);
     const child = spawn(node, [cli, ...args], { cwd, env: await this.env(), stdio: ['ignore', 'pipe', 'pipe'] });

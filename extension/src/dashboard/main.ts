@@ -4,11 +4,12 @@ import { CategoryScale, Chart, Legend, LinearScale, LineController, LineElement,
 import type { RunnerEvent } from '../../../runner/src/events';
 import type { RateRecord } from '../../../runner/src/records';
 import { rateText, trainingSuccessText } from '../core';
-import type { DashboardMessage, FailedPath, PastRun } from './protocol';
+import type { DashboardMessage, FailedPath, PastRun, WebviewMessage } from './protocol';
+import { showPlayback, showPlaybackText } from './player';
 
 Chart.register(LineController, LineElement, PointElement, LinearScale, CategoryScale, Legend, Tooltip);
 
-declare function acquireVsCodeApi(): { postMessage(message: unknown): void };
+declare function acquireVsCodeApi(): { postMessage(message: WebviewMessage): void };
 const vscode = acquireVsCodeApi();
 
 const PALETTE = ['#4e9ee8', '#e8734e', '#59b56a', '#c678dd', '#e5c07b', '#56b6c2', '#d19a66', '#98c379', '#e06c75', '#61afef'];
@@ -88,7 +89,7 @@ function onEvent(e: RunnerEvent): void {
       );
       break;
     case 'episode_failed':
-      liveFailed.push({ episode: e.episode, steps: e.steps, died: e.died, death_cause: e.death_cause, path: e.path });
+      liveFailed.push({ episode: e.episode, steps: e.steps, died: e.died, death_cause: e.death_cause, path: e.path, playable: false });
       drawMap();
       break;
     case 'reward_error':
@@ -190,9 +191,9 @@ function showPastRuns(runs: PastRun[]): void {
 function drawMap(): void {
   const source =
     liveFailed.length > 0 || live
-      ? { label: 'live run', failed: liveFailed }
+      ? { label: 'live run', failed: liveFailed, dir: undefined }
       : pastRuns[0]
-        ? { label: pastRuns[0].name, failed: pastRuns[0].failed }
+        ? { label: pastRuns[0].name, failed: pastRuns[0].failed, dir: pastRuns[0].dir }
         : undefined;
   const canvas = byId<HTMLCanvasElement>('map');
   const legend = byId('map-legend');
@@ -242,8 +243,15 @@ function drawMap(): void {
     ctx.stroke();
     ctx.fillStyle = cssVar('--vscode-foreground', '#ccc');
     ctx.fillText(`#${f.episode} ${why}`, px(ex) + 7, pz(ez) - 7);
-    const item = textEl('li', `episode ${f.episode}: ${why} after ${f.steps} steps, ended at x ${ex.toFixed(1)}, z ${ez.toFixed(1)}`);
+    const item = textEl('li', `episode ${f.episode}: ${why} after ${f.steps} steps, ended at x ${ex.toFixed(1)}, z ${ez.toFixed(1)} `);
     item.style.borderLeft = `4px solid ${color}`;
+    // A past run's episode recorded with its actions plays back: the host re-simulates it with the CLI.
+    const dir = source?.dir;
+    if (dir && f.playable) {
+      const play = textEl('button', '▶ play');
+      play.addEventListener('click', () => vscode.postMessage({ type: 'play', dir, episode: f.episode }));
+      item.append(play);
+    }
     items.push(item);
   });
   const list = document.createElement('ul');
@@ -256,6 +264,9 @@ window.addEventListener('message', (ev: MessageEvent<DashboardMessage>) => {
   if (m.type === 'live-start') startLive(m.label);
   else if (m.type === 'event') onEvent(m.event);
   else if (m.type === 'past-runs') showPastRuns(m.runs);
+  else if (m.type === 'playback-loading') showPlaybackText(byId('playback'), `Re-simulating episode ${m.episode} of ${m.run}…`);
+  else if (m.type === 'playback') showPlayback(byId('playback'), m.run, m.record);
+  else if (m.type === 'playback-error') showPlaybackText(byId('playback'), `No playback of episode ${m.episode} of ${m.run}: ${m.message}`);
 });
 window.addEventListener('resize', drawMap);
 vscode.postMessage({ type: 'ready' });

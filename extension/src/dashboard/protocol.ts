@@ -1,7 +1,7 @@
 // Messages from the extension host to the dashboard webview. The live run arrives as the runner's own events;
 // past runs arrive as their on-disk records, read by the host (the webview has no file access).
 import type { RunnerEvent } from '../../../runner/src/events';
-import type { RunSummary, UpdateMetrics } from '../../../runner/src/records';
+import type { PlaybackRecord, RunSummary, UpdateMetrics } from '../../../runner/src/records';
 
 /** A failed evaluation episode reduced to what the map draws. */
 export interface FailedPath {
@@ -11,6 +11,8 @@ export interface FailedPath {
   death_cause: string | null;
   /** Top-down [x, z] per step. */
   path: [number, number][];
+  /** Its record carries its actions: `rewardsmith playback` can re-simulate it. */
+  playable: boolean;
 }
 
 export interface PastRun {
@@ -24,4 +26,13 @@ export interface PastRun {
 
 export type DashboardMessage =
   /** A new live run starts: the webview clears its live section. */
-  { type: 'live-start'; label: string } | { type: 'event'; event: RunnerEvent } | { type: 'past-runs'; runs: PastRun[] };
+  | { type: 'live-start'; label: string }
+  | { type: 'event'; event: RunnerEvent }
+  | { type: 'past-runs'; runs: PastRun[] }
+  /** An episode's playback is being re-simulated, has arrived, or could not be had. */
+  | { type: 'playback-loading'; run: string; episode: number }
+  | { type: 'playback'; run: string; record: PlaybackRecord }
+  | { type: 'playback-error'; run: string; episode: number; message: string };
+
+/** Messages from the webview to the host. */
+export type WebviewMessage = { type: 'ready' } | { type: 'play'; dir: string; episode: number };

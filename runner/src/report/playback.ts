@@ -85,6 +85,7 @@ function timelineSvg(p: Playback): string {
   ];
   const height = strips.length * (STRIP.height + STRIP.gap) + 14;
   const parts: string[] = [];
+  const shades: string[] = [];
   for (const n of p.notes) {
     const [a, b] = n.steps ?? [1, p.steps];
     const i0 = Math.max(0, Math.ceil(a / p.every) - 1),
@@ -93,6 +94,11 @@ function timelineSvg(p: Playback): string {
       `<rect class=pb-shade x="${xOf(i0).toFixed(1)}" y=0 width="${Math.max(2, xOf(i1) - xOf(i0)).toFixed(1)}" height="${height - 14}"><title>${esc(n.suggestion)}: ${esc(n.note)}</title></rect>`,
     );
   }
+  strips.forEach((_, k) =>
+    parts.push(`<rect class=pb-strip x=${STRIP.left} y=${k * (STRIP.height + STRIP.gap)} width=${STRIP.width} height=${STRIP.height} />`),
+  );
+  // Notes over the strips' backgrounds, under their lines.
+  parts.push(...shades);
   strips.forEach((s, k) => {
     const top = k * (STRIP.height + STRIP.gap);
     const all = s.series.flatMap((x) => x.values).filter((v): v is number => v !== null);
@@ -100,7 +106,6 @@ function timelineSvg(p: Playback): string {
       hi = s.hi ?? Math.max(0, ...all);
     if (hi - lo < 1e-9) hi = lo + 1;
     const yOf = (v: number) => top + STRIP.height - ((v - lo) / (hi - lo)) * STRIP.height;
-    parts.push(`<rect class=pb-strip x=${STRIP.left} y=${top} width=${STRIP.width} height=${STRIP.height} />`);
     parts.push(`<text x=${STRIP.left - 6} y=${top + 12} text-anchor=end class=pb-label>${s.label}</text>`);
     parts.push(`<text x=${STRIP.left - 6} y=${top + 24} text-anchor=end class=pb-range>${fmtAxis(hi)}${s.unit}</text>`);
     parts.push(`<text x=${STRIP.left - 6} y=${top + STRIP.height} text-anchor=end class=pb-range>${fmtAxis(lo)}${s.unit}</text>`);
@@ -133,7 +138,7 @@ function timelineSvg(p: Playback): string {
 const fmtAxis = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(Math.abs(v) < 1 ? 2 : 1));
 
 export const PLAYBACK_STYLE = `.pb{border:1px solid #e3e6ea;border-radius:4px;padding:8px 12px;margin:12px 0}.pb figcaption{font-weight:600;margin-bottom:6px}
-.pb-body{display:flex;flex-wrap:wrap;gap:16px}.pb-view canvas{width:288px;height:240px;image-rendering:pixelated;border:1px solid #c9d3bf;display:block}
+.pb-body{display:flex;flex-wrap:wrap;gap:16px}.pb-side{flex:1;min-width:320px}.pb-view canvas{width:288px;height:240px;image-rendering:pixelated;border:1px solid #c9d3bf;display:block}
 .pb-controls{display:flex;gap:6px;align-items:center;margin:6px 0}.pb-slider{flex:1;min-width:120px}.pb-readout{display:block;font-size:12px;max-width:300px;min-height:3em}
 .pb-strip{fill:#f7f8fa;stroke:#e3e6ea}.pb-label{font-size:11px;fill:#1d232a}.pb-range{font-size:9px;fill:#66707a}.pb-zero{stroke:#c9ccd1;stroke-dasharray:2 2}
 .pb-reward{fill:none;stroke:#2c6fbb;stroke-width:1.5}.pb-dense{fill:none;stroke:#2e9d4a;stroke-width:1;stroke-dasharray:3 2}.pb-sparse{fill:none;stroke:#d97706;stroke-width:1.5}

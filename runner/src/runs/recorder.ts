@@ -30,7 +30,10 @@ interface Running {
 export class EpisodeRecorder {
   private readonly runs: Running[] = [];
 
-  /** `rewardExports`: how the reward file is written (its records say so, so playback can split dense and sparse). */
+  /**
+   * `rewardExports`: how the reward file is written (its records say so, so playback can split dense and
+   * sparse); null when the episodes run without a reward (a rollout): then no per-step rewards are kept.
+   */
   constructor(private readonly rewardExports: EpisodeRecord['reward_exports'] | null = null) {}
 
   /** Starts recording env `i`'s episode (`counted` false: step through it without keeping anything). */
@@ -62,7 +65,7 @@ export class EpisodeRecorder {
     if (!run.counted) return;
     run.ret += reward;
     run.actions += STEP_CODES[action]!;
-    this.recordReward(run, reward);
+    if (this.rewardExports) this.recordReward(run, reward);
     run.path.push([obs.position[0], obs.position[1], obs.position[2]]);
     run.steps.push({
       step: info.step,
@@ -112,8 +115,9 @@ export class EpisodeRecorder {
       final: { health: obs.health, inventory: info.inventory, nearest: obs.nearest, blockUnderFoot: info.blockUnderFoot, died: info.died },
       path: run.path,
       actions: run.actions,
-      step_rewards: run.rewardList ?? { values: run.rewardValues, steps: run.rewardCodes },
-      ...(this.rewardExports ? { reward_exports: this.rewardExports } : {}),
+      ...(this.rewardExports
+        ? { step_rewards: run.rewardList ?? { values: run.rewardValues, steps: run.rewardCodes }, reward_exports: this.rewardExports }
+        : {}),
     };
   }
 }

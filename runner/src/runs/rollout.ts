@@ -36,6 +36,8 @@ writes DIR/summary.json and every finished episode to DIR/eval/episodes.ndjson. 
 
 export interface RolloutSummary {
   task: string;
+  /** The task file (absolute) when the task is not built in (as a training run's summary says it). */
+  task_file: string | null;
   env: 'sim' | 'mineflayer';
   policy: string;
   seed: number;
@@ -145,6 +147,7 @@ async function rollout(argv: string[]): Promise<number> {
   const cpu = process.cpuUsage(cpuStart);
   const result: RolloutSummary = {
     task: task.id,
+    task_file: task.file ?? null,
     env: backend,
     policy: policyArg,
     seed,
@@ -174,7 +177,7 @@ function outcomeText(s: RolloutSummary): string {
 
 type RolloutCore = Omit<
   RolloutSummary,
-  'task' | 'env' | 'policy' | 'seed' | 'num_envs' | 'workers' | 'wall_seconds' | 'steps_per_second' | 'cpu_seconds' | 'machine'
+  'task' | 'task_file' | 'env' | 'policy' | 'seed' | 'num_envs' | 'workers' | 'wall_seconds' | 'steps_per_second' | 'cpu_seconds' | 'machine'
 >;
 
 async function runRollout(
