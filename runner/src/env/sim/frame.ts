@@ -6,7 +6,7 @@
 // simulator does next (underground, a generated chunk schedules its springs).
 import { GAME_FACTS } from '../../schema';
 import { rayBox } from './features';
-import { DEG, EYE_HEIGHT, type ViewPose } from './observe';
+import { DEG, EYE_HEIGHT, wrapAngle, type ViewPose } from './observe';
 import { blockNames, stateOccludes, stateToBlock, stateVisible, WATER_BLOCK } from './registry';
 import type { SimWorld } from './world';
 
@@ -163,7 +163,20 @@ export function renderFrame(world: SimWorld, pose: ViewPose, mobs: readonly Fram
   const ox = pose.x,
     oy = pose.y + EYE_HEIGHT,
     oz = pose.z;
-  const near = mobs.filter((m) => Math.hypot(m.x - ox, m.z - oz) <= VIEW + m.width);
+  // Only mobs whose bounding sphere reaches into the picture's yaw and elevation window are tried per pixel.
+  const near = mobs.filter((m) => {
+    const vx = m.x - ox,
+      vy = m.y + m.height / 2 - oy,
+      vz = m.z - oz;
+    const d = Math.hypot(vx, vy, vz);
+    const radius = Math.hypot(m.width, m.height, m.width) / 2;
+    if (d <= radius + 0.5) return true;
+    if (d > VIEW + radius) return false;
+    const spread = Math.asin(Math.min(1, radius / d)) + DEG;
+    const yawOff = Math.abs(wrapAngle(Math.atan2(-vx, -vz) - pose.yaw));
+    const el = Math.asin(vy / d);
+    return yawOff <= FOV_YAW + spread && el >= pose.pitch - FOV_PITCH - spread && el <= pose.pitch + FOV_PITCH + spread;
+  });
   const skyAbove = stateVisible[world.above] === 0;
   for (let r = 0; r < height; r++) {
     const el = Math.max(-MAX_ELEVATION, Math.min(MAX_ELEVATION, pose.pitch + FOV_PITCH - (2 * FOV_PITCH * (r + 0.5)) / height));
@@ -217,6 +230,7 @@ function castBlock(world: SimWorld, ox: number, oy: number, oz: number, dx: numb
     ccz = Number.NaN;
   let cells: Uint16Array | null = null;
   let heights: Int16Array | null = null;
+  let top = 0;
   while (t <= VIEW) {
     let state: number;
     if (y < minY) state = below;
@@ -229,6 +243,23 @@ function castBlock(world: SimWorld, ox: number, oy: number, oz: number, dx: numb
         if (!chunk) return FOG_INDEX;
         cells = chunk.cells;
         heights = chunk.heights;
+        top = chunk.top;
+      }
+      if (dy >= 0 && y > top) {
+        // Rising above everything this chunk holds: nothing to hit before the ray leaves it sideways.
+        const exitX = dx > 0 ? (ccx * 16 + 16 - ox) / dx : dx < 0 ? (ccx * 16 - ox) / dx : Infinity;
+        const exitZ = dz > 0 ? (ccz * 16 + 16 - oz) / dz : dz < 0 ? (ccz * 16 - oz) / dz : Infinity;
+        t = Math.min(exitX, exitZ) + 1e-9;
+        if (t > VIEW) break;
+        x = Math.floor(ox + dx * t);
+        y = Math.floor(oy + dy * t);
+        z = Math.floor(oz + dz * t);
+        tx = (dx > 0 ? x + 1 - ox : ox - x) * tdx;
+        ty = (dy > 0 ? y + 1 - oy : oy - y) * tdy;
+        tz = (dz > 0 ? z + 1 - oz : oz - z) * tdz;
+        face = exitX < exitZ ? SIDE_X : SIDE_Z;
+        if (y >= maxY && skyAbove) return SKY_INDEX;
+        continue;
       }
       const xz = ((z & 15) << 4) | (x & 15);
       // Above the column's highest visible block: air, nothing to read.
