@@ -33,7 +33,9 @@ export function readPastRuns(root: string): PastRun[] {
   for (const { dir } of found.slice(0, MAX_PAST_RUNS)) {
     try {
       const summary = readSummary(dir);
-      if (summary) runs.push({ name: path.relative(root, dir) || path.basename(dir), dir, summary, metrics: curvePoints(dir), failed: readFailed(dir) });
+      // A rollout's summary has no training or evaluation to show (the table reads both).
+      if (summary?.train && summary.eval)
+        runs.push({ name: path.relative(root, dir) || path.basename(dir), dir, summary, metrics: curvePoints(dir), failed: readFailed(dir) });
     } catch {
       // A run being written or a malformed summary: skip it rather than break the dashboard.
     }
