@@ -30,7 +30,7 @@ export function showPlayback(box: HTMLElement, run: string, r: PlaybackRecord): 
   timer = undefined;
   const title = el(
     'p',
-    `${run}: episode ${r.episode} · seed ${r.seed} · ${r.outcome} · ${r.steps} steps${r.every > 1 ? ` · every ${r.every}th step shown` : ''}`,
+    `${run}: episode ${r.episode} · seed ${r.seed} · ${r.outcome} · ${r.steps} steps${r.every > 1 ? ` · one frame every ${r.every} steps` : ''}`,
   );
   const frame = el('canvas', undefined, 'frame');
   frame.width = r.width;

@@ -130,7 +130,7 @@ export function replayEpisode(
   const remarks: string[] = [];
   if (every > 1)
     remarks.push(
-      `${actions.length.toLocaleString('en-US')} steps: every ${every}th step is shown (at most ${opts.maxFrames ?? MAX_FRAMES} frames); rewards are summed over the steps between frames.`,
+      `${actions.length.toLocaleString('en-US')} steps: one frame every ${every} steps (at most ${opts.maxFrames ?? MAX_FRAMES} frames); rewards are summed over the steps between frames.`,
     );
   if (!rewards) remarks.push('The record has no per-step rewards (a rollout, or a record from before playback).');
   const outcomeMatches = last.success === ep.success && last.died === ep.died;

@@ -50,7 +50,7 @@ function player(p: Playback): string {
         .join('')}</ul>`
     : '<p class="muted pb-nonotes">The analyzer cites no steps of this episode.</p>';
   return `<figure class=pb id="playback-${p.episode}" data-episode="${p.episode}">
-<figcaption>episode ${p.episode} · seed ${p.seed} · ${esc(p.outcome)} · ${p.steps} steps${p.every > 1 ? ` · every ${p.every}th step shown` : ''}</figcaption>
+<figcaption>episode ${p.episode} · seed ${p.seed} · ${esc(p.outcome)} · ${p.steps} steps${p.every > 1 ? ` · one frame every ${p.every} steps` : ''}</figcaption>
 <div class=pb-body><div class=pb-view><canvas width=${p.width} height=${p.height} aria-label="what the agent saw in episode ${p.episode}"></canvas>
 <img class=pb-sprite hidden alt="" src="data:image/png;base64,${framesPng(p).toString('base64')}">
 <div class=pb-controls><button type=button class=pb-play>▶ play</button><input type=range class=pb-slider min=0 max=${last} value=0 step=1 aria-label="frame"><button type=button class=pb-gif>Download GIF</button></div>
@@ -90,7 +90,7 @@ function timelineSvg(p: Playback): string {
     const [a, b] = n.steps ?? [1, p.steps];
     const i0 = Math.max(0, Math.ceil(a / p.every) - 1),
       i1 = Math.min(p.rows.length - 1, Math.ceil(b / p.every));
-    parts.push(
+    shades.push(
       `<rect class=pb-shade x="${xOf(i0).toFixed(1)}" y=0 width="${Math.max(2, xOf(i1) - xOf(i0)).toFixed(1)}" height="${height - 14}"><title>${esc(n.suggestion)}: ${esc(n.note)}</title></rect>`,
     );
   }
@@ -142,7 +142,7 @@ export const PLAYBACK_STYLE = `.pb{border:1px solid #e3e6ea;border-radius:4px;pa
 .pb-controls{display:flex;gap:6px;align-items:center;margin:6px 0}.pb-slider{flex:1;min-width:120px}.pb-readout{display:block;font-size:12px;max-width:300px;min-height:3em}
 .pb-strip{fill:#f7f8fa;stroke:#e3e6ea}.pb-label{font-size:11px;fill:#1d232a}.pb-range{font-size:9px;fill:#66707a}.pb-zero{stroke:#c9ccd1;stroke-dasharray:2 2}
 .pb-reward{fill:none;stroke:#2c6fbb;stroke-width:1.5}.pb-dense{fill:none;stroke:#2e9d4a;stroke-width:1;stroke-dasharray:3 2}.pb-sparse{fill:none;stroke:#d97706;stroke-width:1.5}
-.pb-target{fill:none;stroke:#8250df;stroke-width:1.5}.pb-health{fill:none;stroke:#c0392b;stroke-width:1.5}.pb-cursor{stroke:#1d232a;stroke-width:1}.pb-shade{fill:#e0a80033}
+.pb-target{fill:none;stroke:#8250df;stroke-width:1.5}.pb-health{fill:none;stroke:#c0392b;stroke-width:1.5}.pb-cursor{stroke:#1d232a;stroke-width:1}.pb-shade{fill:#e0a80059}
 .pb-key-reward{color:#2c6fbb}.pb-key-dense{color:#2e9d4a}.pb-key-sparse{color:#d97706}.pb-notes{margin:4px 0;padding-left:18px;font-size:12px;max-width:500px}.pb-note.active{background:#fff7e0}
 .pb-jump{font-size:11px}`;
 
