@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { episodeActions, episodeRewards, readEpisodes, RunRecordError, RUN_FILES, STEP_CODES, type PlaybackRecord } from '../src/records';
 import { resolveTask, BUILTIN_TASKS } from '../src/tasks';
-import { PlaybackError, replayEpisode } from '../src/playback/replay';
+import { notesFor, PlaybackError, replayEpisode } from '../src/playback/replay';
 import { playbackCommand } from '../src/playback/command';
 import { FRAME_HEIGHT, FRAME_PALETTE, FRAME_WIDTH, SKY_INDEX } from '../src/env/sim/frame';
 import { SCALE_RULE } from '../src/schema';
@@ -174,4 +174,22 @@ test('rewardsmith playback: a GIF of the episode, JSON for the dashboard, usage 
   const e = io();
   assert.equal(await playbackCommand([path.join(FIXTURES, 'lava-deaths'), '--episode', '2'], e.io), 1);
   assert.match(e.out.stderr, /^rewardsmith playback: .*lava-deaths: episode 2 has no recorded actions/);
+});
+
+test("the analyzer's notes on an episode: its own steps kept, malformed steps from a damaged suggestions.json dropped, text made text", () => {
+  const suggestions = [
+    {
+      id: 'death-lava',
+      episodes: [
+        { episode: 3, seed: 1, steps: [12, 40] as [number, number], note: 'lava in view' },
+        { episode: 4, seed: 2, note: 'other episode' },
+      ],
+    },
+    { id: 'crafted', episodes: [{ episode: 3, seed: 1, steps: ['"><b>', 2] as unknown as [number, number], note: 42 as unknown as string }] },
+  ];
+  assert.deepEqual(notesFor(3, suggestions), [
+    { suggestion: 'death-lava', steps: [12, 40], note: 'lava in view' },
+    { suggestion: 'crafted', steps: null, note: '42' },
+  ]);
+  assert.deepEqual(notesFor(5, suggestions), []);
 });

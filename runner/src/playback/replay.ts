@@ -44,10 +44,17 @@ export function outcomeOf(ep: EpisodeRecord): string {
   return ep.success ? 'succeeded' : ep.died ? `died: ${ep.deathCause ?? 'other'}` : ep.truncated ? 'ran out of time' : 'failed';
 }
 
-/** The analyzer's notes that cite this episode. */
+/**
+ * The analyzer's notes that cite this episode. suggestions.json is a shared file: steps that are not two
+ * whole numbers are dropped (the note then covers the episode) and every text is made a string.
+ */
 export function notesFor(episode: number, suggestions: readonly Pick<SuggestionRecord, 'id' | 'episodes'>[]): PlaybackNote[] {
+  const stepsOf = (v: unknown): [number, number] | null =>
+    Array.isArray(v) && v.length === 2 && v.every((n) => Number.isInteger(n) && n >= 0) ? [v[0], v[1]] : null;
   return suggestions.flatMap((s) =>
-    (s.episodes ?? []).filter((e) => e.episode === episode).map((e) => ({ suggestion: s.id, steps: e.steps ?? null, note: e.note })),
+    (Array.isArray(s.episodes) ? s.episodes : [])
+      .filter((e) => e?.episode === episode)
+      .map((e) => ({ suggestion: String(s.id), steps: stepsOf(e.steps), note: String(e.note ?? '') })),
   );
 }
 

@@ -45,7 +45,7 @@ function player(p: Playback): string {
     ? `<ul class=pb-notes>${p.notes
         .map(
           (n) =>
-            `<li class=pb-note data-from="${n.steps?.[0] ?? 1}" data-to="${n.steps?.[1] ?? p.steps}"><button type=button class=pb-jump>${n.steps ? `steps ${n.steps[0]}–${n.steps[1]}` : 'episode'}</button> <b>${esc(n.suggestion)}</b>: ${esc(n.note)}</li>`,
+            `<li class=pb-note data-from="${esc(n.steps?.[0] ?? 1)}" data-to="${esc(n.steps?.[1] ?? p.steps)}"><button type=button class=pb-jump>${n.steps ? `steps ${esc(n.steps[0])}–${esc(n.steps[1])}` : 'episode'}</button> <b>${esc(n.suggestion)}</b>: ${esc(n.note)}</li>`,
         )
         .join('')}</ul>`
     : '<p class="muted pb-nonotes">The analyzer cites no steps of this episode.</p>';
