@@ -76,9 +76,9 @@ test('the report plays episodes offline: frames drawn, scrubber and play move th
       return route.continue();
     });
     await page.goto(pathToFileURL(file).href);
-    const player = page.locator(`#playback-${target.episode}`);
+    const player = page.locator(`#run-0-playback-${target.episode}`);
     await player.locator('canvas').scrollIntoViewIfNeeded();
-    await page.waitForFunction((id) => document.getElementById(id)?.dataset.frame === '0', `playback-${target.episode}`);
+    await page.waitForFunction((id) => document.getElementById(id)?.dataset.frame === '0', `run-0-playback-${target.episode}`);
 
     const canvasState = () =>
       player.evaluate((root) => {
@@ -126,7 +126,7 @@ test('the report plays episodes offline: frames drawn, scrubber and play move th
 
     // Play advances frames; pause stops them.
     await player.locator('.pb-play').click();
-    await page.waitForFunction((id) => Number(document.getElementById(id)?.dataset.frame) >= 8, `playback-${target.episode}`);
+    await page.waitForFunction((id) => Number(document.getElementById(id)?.dataset.frame) >= 8, `run-0-playback-${target.episode}`);
     await player.locator('.pb-play').click();
     const paused = await player.getAttribute('data-frame');
     await page.waitForTimeout(300);

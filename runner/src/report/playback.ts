@@ -20,7 +20,13 @@ const scriptJson = (v: unknown) => JSON.stringify(v).replace(/</g, '\\u003c');
 const STRIP = { left: 70, width: 420, height: 36, gap: 8 } as const;
 
 /** The run's playback section: the players, or why there are none. */
-export function playbackSection(summary: RunSummary | null, episodes: readonly EpisodeRecord[], suggestions: readonly SuggestionRecord[]): string {
+export function playbackSection(
+  summary: RunSummary | null,
+  episodes: readonly EpisodeRecord[],
+  suggestions: readonly SuggestionRecord[],
+  /** Prefix of the players' element ids, unique per run on the page. */
+  idPrefix = 'playback',
+): string {
   if (episodes.length === 0) return '<p class=muted>No evaluation episodes to play back.</p>';
   const chosen = playbackEpisodes(episodes, REPORT_PLAYBACK.failures, REPORT_PLAYBACK.successes);
   if (chosen.length === 0)
@@ -28,7 +34,7 @@ export function playbackSection(summary: RunSummary | null, episodes: readonly E
   let players: string[];
   try {
     const task = playbackTask(summary);
-    players = chosen.map((ep) => player(replayEpisode(task, ep, { maxFrames: REPORT_PLAYBACK.maxFrames, suggestions })));
+    players = chosen.map((ep) => player(replayEpisode(task, ep, { maxFrames: REPORT_PLAYBACK.maxFrames, suggestions }), idPrefix));
   } catch (err) {
     if (err instanceof PlaybackError) return `<p class=muted>No playback: ${esc(err.message)}.</p>`;
     throw err;
@@ -38,7 +44,7 @@ export function playbackSection(summary: RunSummary | null, episodes: readonly E
 ${players.join('\n')}`;
 }
 
-function player(p: Playback): string {
+function player(p: Playback, idPrefix: string): string {
   const data = { episode: p.episode, width: p.width, height: p.height, every: p.every, palette: p.palette, rows: p.rows, x0: STRIP.left, dx: stepWidth(p) };
   const last = p.rows.length - 1;
   const notes = p.notes.length
@@ -49,7 +55,7 @@ function player(p: Playback): string {
         )
         .join('')}</ul>`
     : '<p class="muted pb-nonotes">The analyzer cites no steps of this episode.</p>';
-  return `<figure class=pb id="playback-${p.episode}" data-episode="${p.episode}">
+  return `<figure class=pb id="${esc(idPrefix)}-${p.episode}" data-episode="${p.episode}">
 <figcaption>episode ${p.episode} · seed ${p.seed} · ${esc(p.outcome)} · ${p.steps} steps${p.every > 1 ? ` · one frame every ${p.every} steps` : ''}</figcaption>
 <div class=pb-body><div class=pb-view><canvas width=${p.width} height=${p.height} aria-label="what the agent saw in episode ${p.episode}"></canvas>
 <img class=pb-sprite hidden alt="" src="data:image/png;base64,${framesPng(p).toString('base64')}">

@@ -228,7 +228,7 @@ function runSection(r: RunData, i: number): string {
 ${r.notes.map((n) => `<p class=note>${esc(n)}</p>`).join('')}
 <h3>Death causes</h3>${deathCauses(r)}
 <h3>Failed episodes</h3>${failed.length === 0 ? '<p>None.</p>' : `<p>${failed.length} of ${r.episodes.length} evaluation episodes failed${failed.length > MAX_MAPS ? `; the first ${MAX_MAPS} are shown` : ''}. Top-down paths: ● start, ✕ end.</p><div class=maps>${failed.slice(0, MAX_MAPS).map(episodeMap).join('')}</div>`}
-<h3>Episode playback</h3>${playbackSection(s, r.episodes, r.analysis?.suggestions ?? [])}
+<h3>Episode playback</h3>${playbackSection(s, r.episodes, r.analysis?.suggestions ?? [], `run-${i}-playback`)}
 <h3>Analyzer findings and patches</h3>${findings(r)}</section>`;
 }
 
