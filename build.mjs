@@ -92,6 +92,7 @@ function copyRuntimeFiles() {
   const wasmDir = path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'));
   for (const f of readdirSync(wasmDir).filter((f) => f.endsWith('.wasm'))) copyFileSync(path.join(wasmDir, f), path.join('dist', f));
   copyFileSync(path.join(path.dirname(require.resolve('chart.js')), 'chart.umd.min.js'), path.join('dist', 'chart.umd.min.js'));
+  copyFileSync(require.resolve('gifenc'), path.join('dist', 'gifenc.js'));
   const version = JSON.parse(readFileSync('package.json', 'utf8')).version;
   mkdirSync(TS_PLUGIN.dir, { recursive: true });
   writeFileSync(path.join(TS_PLUGIN.dir, 'package.json'), `${JSON.stringify({ name: TS_PLUGIN.name, version, private: true, main: 'index.js' }, null, 2)}\n`);

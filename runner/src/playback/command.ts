@@ -52,7 +52,14 @@ export const PLAYBACK_SPEC = {
     episode: { type: 'int', min: 0, max: 1e9, valueName: 'N', description: "the episode's number in eval/episodes.ndjson (default: the first failed one)" },
     out: { type: 'string', valueName: 'FILE.gif', description: 'write the episode as an animated GIF' },
     format: { type: 'string', choices: ['text', 'json'], default: 'text', description: 'json: the playback record on stdout (frames as a base64 PNG)' },
-    'max-frames': { type: 'int', min: 1, max: 5000, default: MAX_FRAMES, description: 'frames at most; a longer episode shows every k-th step' },
+    'max-frames': {
+      type: 'int',
+      min: 1,
+      max: 5000,
+      default: MAX_FRAMES,
+      valueName: 'N',
+      description: 'frames at most; a longer episode shows one frame every k steps',
+    },
   },
 } as const;
 
@@ -90,7 +97,9 @@ export async function playbackCommand(argv: string[], io: CommandIo = PROCESS_IO
       }
       if (values.out !== undefined) {
         writeFileSync(values.out, playbackGif(playback));
-        io.stderr(`playback: ${path.resolve(values.out)} (${playback.frames.length} frames, every ${playback.every} step${playback.every > 1 ? 's' : ''})\n`);
+        io.stderr(
+          `playback: ${path.resolve(values.out)} (${playback.frames.length} frames, ${playback.every > 1 ? `one every ${playback.every} steps` : 'one per step'})\n`,
+        );
       }
       if (values.format === 'json') {
         io.stdout(`${JSON.stringify(playbackRecord(playback))}\n`);

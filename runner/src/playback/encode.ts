@@ -1,7 +1,9 @@
 // Playback frames as files: one palette PNG holding every frame stacked top to bottom (what the report and
 // the dashboard draw from: one image the browser decodes natively, small because neighbouring frames share
 // most pixels row by row), and an animated GIF through gifenc (a small pure-JS encoder).
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import type { Playback } from './replay';
 
@@ -59,10 +61,11 @@ interface GifEncoder {
   bytes(): Uint8Array;
 }
 
-/** gifenc's CommonJS build in the installed package (a dependency of rewardsmith). */
+/** gifenc's CommonJS build: beside the bundle (dist/, where the build copies it), else the installed package. */
 export function gifencPath(): string {
-  const require = createRequire(__filename);
-  return require.resolve('gifenc');
+  const beside = path.join(__dirname, 'gifenc.js');
+  if (existsSync(beside)) return beside;
+  return createRequire(__filename).resolve('gifenc');
 }
 
 /** The playback as an animated GIF, `delayMs` per frame, looping. */
