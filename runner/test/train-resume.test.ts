@@ -3,7 +3,7 @@
 // (summary.json, metrics.ndjson, eval episodes) have the shapes the analyzer, loop and dashboard read.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEvent, type RunnerEvent } from '../src/events';
@@ -22,8 +22,8 @@ interface CliRun {
   stderr: string;
 }
 
-/** Runs the CLI with --events ndjson; `killWhen` sees each event and may SIGKILL the process. */
-function runTrain(args: string[], killWhen?: (e: RunnerEvent) => boolean): Promise<CliRun> {
+/** Runs the CLI with --events ndjson; `killWhen` sees each event (and the process) and may SIGKILL the process. */
+function runTrain(args: string[], killWhen?: (e: RunnerEvent, child: ChildProcess) => boolean): Promise<CliRun> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'train', ...args, '--events', 'ndjson'], { cwd: ROOT });
     const events: RunnerEvent[] = [];
@@ -37,12 +37,21 @@ function runTrain(args: string[], killWhen?: (e: RunnerEvent) => boolean): Promi
         buffered = buffered.slice(nl + 1);
         if (!e) continue;
         events.push(e);
-        if (killWhen?.(e)) child.kill('SIGKILL');
+        if (killWhen?.(e, child)) child.kill('SIGKILL');
       }
     });
     child.stderr.on('data', (d: Buffer) => (stderr += d));
     child.on('close', (code, signal) => resolve({ code, signal, events, stderr }));
   });
+}
+
+/** The process id of the reward sandbox host the CLI process `parent` started. */
+function sandboxHostOf(parent: number): number {
+  const line = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(parent)], { encoding: 'utf8' })
+    .split('\n')
+    .find((l) => l.includes('sandbox-host'));
+  assert.ok(line, `no sandbox host among the children of ${parent}`);
+  return Number(line.trim().split(/\s+/)[0]);
 }
 
 const PER_UPDATE = 8 * DEFAULT_ROLLOUT_STEPS;
@@ -220,4 +229,29 @@ test('train killed with SIGKILL resumes to the same total frames with no metric 
   assert.equal(again.eval.episodes, 3);
   assert.equal(again.reward_file, path.join(out, RUN_FILES.rewardCopy));
   assert.equal(readFileSync(path.join(evalDir, RUN_FILES.episodes), 'utf8').trim().split('\n').length, 3);
+});
+
+test('a sandbox host killed by SIGBUS mid-run fails the run with the signal named at the reward file, no stack trace, and --resume finishes it', {
+  timeout: 300_000,
+}, async () => {
+  const out = path.join(tempDir('rewardsmith-host-died-'), 'run');
+  // Small updates with a checkpoint after each; the host dies after the first, with 7 updates still to go.
+  const small = ['--envs', '4', '--rollout-steps', '32', '--checkpoint-every', '1', '--workers', '0', '--eval-episodes', '0'];
+  const first = await runTrain([REWARD, '--task', 'approach-tree', '--steps', String(4 * 32 * 8), '--seed', '3', '--out', out, ...small], (e, child) => {
+    if (e.type === 'progress' && e.update === 1) process.kill(sandboxHostOf(child.pid!), 'SIGBUS');
+    return false;
+  });
+  assert.equal(first.code, 1, first.stderr);
+  assert.match(
+    first.stderr,
+    /rewardsmith train: reward error \(host\) at \S*approach-tree\.dense\.reward\.ts:\d+:\d+: the sandbox host was ended by SIGBUS \(.*\); the reward is not at fault: the same command with --resume continues from the last checkpoint/,
+  );
+  assert.doesNotMatch(first.stderr, /heap|EPIPE|\n\s+at /);
+  const error = first.events.find((e) => e.type === 'reward_error');
+  assert.ok(error?.type === 'reward_error' && error.kind === 'host', JSON.stringify(error));
+  const second = await runTrain(['--resume', out, '--workers', '0']);
+  assert.equal(second.code, 0, second.stderr);
+  const started = second.events.find((e) => e.type === 'started');
+  assert.ok(started?.type === 'started' && started.resumed_from_frames !== undefined && started.resumed_from_frames > 0, JSON.stringify(started));
+  assert.ok(existsSync(path.join(out, RUN_FILES.summary)));
 });

@@ -6,7 +6,8 @@ import ts from 'typescript';
 import { SourceMapConsumer, type RawSourceMap } from 'source-map-js';
 import { parameterNames } from '../schema';
 
-export type RewardErrorKind = 'compile' | 'contract' | 'throw' | 'timeout' | 'memory' | 'bad-return';
+/** `host`: the sandbox's host process died (a signal, an exit) while the reward itself did nothing wrong. */
+export type RewardErrorKind = 'compile' | 'contract' | 'throw' | 'timeout' | 'memory' | 'bad-return' | 'host';
 
 /** Any failure of a reward file, at a 1-based line and column of the original reward file. */
 export class RewardError extends Error {

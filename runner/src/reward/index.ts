@@ -169,18 +169,17 @@ export class RewardSandbox {
       p.timer.clear();
       p.resolve(r);
     });
-    child.on('exit', (code, signal) => {
-      // A host that dies mid-call most likely ran out of memory outside the isolate's own check.
-      const err = this.locate({
-        kind: 'memory',
-        message: `exceeded ${limits.memoryMb} MB heap (the sandbox host exited with ${signal ?? `code ${code}`}${this.stderrTail ? `: ${lastLine(this.stderrTail)}` : ''})`,
-        env: null,
-      });
+    // Sending to a host that has just died fails with EPIPE (or a closed channel) before its exit is known;
+    // unhandled, that error would end this process. The pending call is answered when the exit comes.
+    child.on('error', () => {});
+    // 'close' rather than 'exit': it comes after the host's stderr is read to the end, which says whether V8 ran out of memory.
+    child.on('close', (code, signal) => {
+      const err = this.locate(hostDeath(code, signal, this.stderrTail, limits.memoryMb));
       this.dead ??= err;
       for (const [id, p] of this.pending) {
         this.pending.delete(id);
         p.timer.clear();
-        p.reject(err);
+        p.reject(this.dead);
       }
     });
   }
@@ -276,7 +275,8 @@ export class RewardSandbox {
         reject(err);
       });
       this.pending.set(id, { resolve, reject, timer });
-      this.child.send({ ...req, id } as HostRequest);
+      // A failed send means the host is gone: its 'close' rejects this call with the cause (see the constructor).
+      this.child.send({ ...req, id } as HostRequest, () => {});
     }).then((r) => {
       if (r.ok) return r;
       const err = this.locate(r.failure);
@@ -308,6 +308,30 @@ export class RewardSandbox {
 
 function lastLine(text: string): string {
   return text.trim().split('\n').pop() ?? '';
+}
+
+/** What each signal that ends a host usually means, for the message that names it. */
+const SIGNAL_CAUSES: Partial<Record<NodeJS.Signals, string>> = {
+  SIGKILL: "killed by another process, or by the system's out-of-memory killer",
+  SIGBUS: 'a file it had mapped was changed under it, e.g. Rewardsmith or its native addon was rebuilt or reinstalled while it ran',
+  SIGSEGV: 'a crash in the native sandbox addon',
+  SIGABRT: 'it aborted',
+  SIGTERM: 'asked to stop by another process',
+  SIGINT: 'interrupted',
+  SIGHUP: 'its terminal went away',
+};
+
+/**
+ * Why a host that was not asked to stop has gone: memory only when V8 said it ran out of heap, else the
+ * signal or exit code, with the host's last line of stderr. Not the reward's fault otherwise (kind `host`).
+ */
+function hostDeath(code: number | null, signal: NodeJS.Signals | null, stderr: string, memoryMb: number): HostFailure {
+  const how = signal ?? `code ${code}`;
+  const said = lastLine(stderr);
+  if (/heap out of memory|Reached heap limit|Allocation failed/i.test(stderr))
+    return { kind: 'memory', message: `exceeded ${memoryMb} MB heap (the sandbox host ran out of memory and exited with ${how}: ${said})`, env: null };
+  const why = signal ? `was ended by ${signal} (${SIGNAL_CAUSES[signal] ?? 'a signal from outside, or a crash'})` : `exited with code ${code}`;
+  return { kind: 'host', message: `the sandbox host ${why}${said ? `; its last words: ${said}` : ''}`, env: null };
 }
 
 /** Packs step observations into numbers plus a name table that grows as names first appear (see PackedStep). */

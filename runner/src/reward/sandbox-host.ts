@@ -45,7 +45,8 @@ export type HostRequest = { id: number } & HostCommand;
 
 /** A failure inside the sandbox, in compiled-JS terms; the parent maps it to the original file. */
 export interface HostFailure {
-  kind: 'throw' | 'timeout' | 'memory' | 'bad-return' | 'contract';
+  /** `host`: the host process itself died (a signal, an exit), which is not the reward's doing. */
+  kind: 'throw' | 'timeout' | 'memory' | 'bad-return' | 'contract' | 'host';
   message: string;
   env: number | null;
   /** V8 stack of a thrown error (frames in the reward script carry OpenRequest.scriptName). */

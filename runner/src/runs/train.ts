@@ -761,12 +761,16 @@ export function resultTable(rows: { task: string; reward: string; summary: RunSu
   ].join('\n');
 }
 
-/** A reward error as the user needs it: file:line:column, kind and message (the rest: the common format). */
-function asCommandError(err: unknown, reporter: Reporter): unknown {
+/**
+ * A reward error as the user needs it: file:line:column, kind and message (the rest: the common format). A
+ * sandbox host that died (kind `host`) is not the reward's fault: `again` says how to carry on.
+ */
+function asCommandError(err: unknown, reporter: Reporter, again: string): unknown {
   reporter.clear();
   if (err instanceof RewardError)
     return new CommandError(
-      `reward error (${err.kind}) at ${err.file}:${err.line}:${err.column}: ${terminalText(err.detail)}${err.env === null ? '' : ` (env ${err.env})`}`,
+      `reward error (${err.kind}) at ${err.file}:${err.line}:${err.column}: ${terminalText(err.detail)}${err.env === null ? '' : ` (env ${err.env})`}` +
+        (err.kind === 'host' ? `; the reward is not at fault: ${again}` : ''),
     );
   return err;
 }
@@ -807,7 +811,7 @@ export async function trainCommand(argv: string[], hooks: { liveAnalysis?: LiveA
       noteRunFolder(inv.out, reporter.events);
       return 0;
     } catch (err) {
-      throw asCommandError(err, reporter);
+      throw asCommandError(err, reporter, 'the same command with --resume continues from the last checkpoint');
     }
   });
 }
@@ -914,7 +918,7 @@ async function evalMain(argv: string[]): Promise<number> {
     reporter.emit(
       makeEvent({ type: 'finished', ok: false, run_dir: path.resolve(v.out), summary: null, error: err instanceof Error ? err.message : String(err) }),
     );
-    throw asCommandError(err, reporter);
+    throw asCommandError(err, reporter, 'run the evaluation again');
   } finally {
     await sandbox?.close();
     net?.dispose();
