@@ -21,6 +21,7 @@ import { REWARD_FILE_PATTERN, RewardProject } from '../../runner/src/lint/analys
 import { critiqueFile } from '../../runner/src/llm/critique';
 import { diffTextEdits } from '../../runner/src/diff';
 import { completionsAt, hoverAt } from './editor';
+import { FramingCheck } from './framing';
 import {
   CONFIGURATION_SECTION,
   DIAGNOSTIC_SOURCE,
@@ -58,7 +59,17 @@ function filePathOf(uri: string): string {
   return path.join(path.sep, '__unsaved__', REWARD_FILE_PATTERN.test(name) ? name : `${name}.reward.ts`);
 }
 
-export function startServer(connection: Connection = createConnection(ProposedFeatures.all)): Promise<number> {
+/**
+ * Lint waits until edits have paused this long, then checks the latest version only: an edit storm (a paste
+ * replayed keystroke by keystroke, a formatter, a client replaying its history) linted every version, 1,000
+ * lints a burst, and hover waited behind them for over 20 s.
+ */
+const LINT_QUIET_MS = 30;
+/** Edits that never pause still get diagnostics this often (of the latest version). */
+const LINT_MAX_WAIT_MS = 500;
+
+export function startServer(given?: Connection): Promise<number> {
+  const connection = given ?? createConnection(ProposedFeatures.all);
   const documents = new TextDocuments(TextDocument);
   const projects = new Map<string, RewardProject>();
   const lintResults = new Map<string, RewardDiagnostic[]>();
@@ -68,7 +79,8 @@ export function startServer(connection: Connection = createConnection(ProposedFe
   let apiKey: string | null = null;
   let canReadConfiguration = false;
   const pending = new Set<string>();
-  let flushScheduled = false;
+  let lintTimer: NodeJS.Timeout | undefined;
+  let pendingSince = 0;
 
   const isReward = (uri: string) => REWARD_FILE_PATTERN.test(uri.replace(/[?#].*$/, ''));
 
@@ -180,16 +192,31 @@ export function startServer(connection: Connection = createConnection(ProposedFe
     publish(uri);
   }
 
+  /** Lints `uri` once edits pause (see LINT_QUIET_MS): only the version current then is checked and published. */
   function schedule(uri: string): void {
+    if (pending.size === 0) pendingSince = performance.now();
     pending.add(uri);
-    if (flushScheduled) return;
-    flushScheduled = true;
-    setImmediate(() => {
-      flushScheduled = false;
+    clearTimeout(lintTimer);
+    const wait = Math.max(0, Math.min(LINT_QUIET_MS, pendingSince + LINT_MAX_WAIT_MS - performance.now()));
+    lintTimer = setTimeout(() => {
+      lintTimer = undefined;
       const uris = [...pending];
       pending.clear();
-      for (const u of uris) lintNow(u);
-    });
+      for (const u of uris) {
+        followCritic(u);
+        lintNow(u);
+      }
+    }, wait);
+  }
+
+  /** Content the critic has reviewed before (e.g. edit, then undo) shows that review again; otherwise the
+   * findings follow their lines and go when those lines change. */
+  function followCritic(uri: string): void {
+    const doc = documents.get(uri);
+    if (!doc) return;
+    const cached = criticCache.get(contentKey(doc.getText()));
+    if (cached) setCritic(doc, cached.findings);
+    else reanchorCritic(doc);
   }
 
   connection.onInitialize((params) => {
@@ -210,15 +237,10 @@ export function startServer(connection: Connection = createConnection(ProposedFe
     if (isReward(e.document.uri)) schedule(e.document.uri);
   });
   documents.onDidChangeContent((e) => {
-    if (!isReward(e.document.uri)) return;
-    // Content the critic has reviewed before (e.g. edit, then undo) shows that review again; otherwise the
-    // findings follow their lines and go when those lines change.
-    const cached = criticCache.get(contentKey(e.document.getText()));
-    if (cached) setCritic(e.document, cached.findings);
-    else reanchorCritic(e.document);
-    schedule(e.document.uri);
+    if (isReward(e.document.uri)) schedule(e.document.uri);
   });
   documents.onDidClose((e) => {
+    pending.delete(e.document.uri);
     projects.get(e.document.uri)?.dispose();
     projects.delete(e.document.uri);
     lintResults.delete(e.document.uri);
@@ -393,7 +415,23 @@ export function startServer(connection: Connection = createConnection(ProposedFe
 
   documents.listen(connection);
   connection.listen();
+  if (!given && process.argv.includes('--stdio')) exitOnBrokenFraming();
   return new Promise<number>((resolve) => connection.onExit(() => resolve(0)));
+}
+
+/**
+ * Over stdio, checks the client's bytes beside the JSON-RPC reader (attached after it, so both see every
+ * chunk) and exits when the framing breaks (see framing.ts): exit code 1 and the problem on stderr, which
+ * the client shows or logs before it restarts the server.
+ */
+function exitOnBrokenFraming(): void {
+  const check = new FramingCheck();
+  process.stdin.on('data', (chunk: Buffer) => {
+    const problem = check.push(chunk);
+    if (!problem) return;
+    process.stderr.write(`rewardsmith language server: the client sent ${problem}; exiting so that the client restarts the server\n`);
+    process.exit(1);
+  });
 }
 
 // Entry point of dist/server.js (the extension starts it with --stdio or --node-ipc). `rewardsmith lsp`
