@@ -60,13 +60,13 @@ function filePathOf(uri: string): string {
 }
 
 /**
- * Lint waits until edits have paused this long, then checks the latest version only: an edit storm (a paste
- * replayed keystroke by keystroke, a formatter, a client replaying its history) linted every version, 1,000
- * lints a burst, and hover waited behind them for over 20 s.
+ * Lint waits until the client has paused this long (no edit, hover, completion or code action), then checks
+ * the latest version only: an edit storm (a paste replayed keystroke by keystroke, a formatter, a client
+ * replaying its history) linted every version, 1,000 lints a burst, and hover waited behind them for over 20 s.
  */
 const LINT_QUIET_MS = 30;
-/** Edits that never pause still get diagnostics this often (of the latest version). */
-const LINT_MAX_WAIT_MS = 500;
+/** A client that never pauses still gets diagnostics this often (of the latest version). */
+const LINT_MAX_WAIT_MS = 1000;
 
 export function startServer(given?: Connection): Promise<number> {
   const connection = given ?? createConnection(ProposedFeatures.all);
@@ -81,6 +81,8 @@ export function startServer(given?: Connection): Promise<number> {
   const pending = new Set<string>();
   let lintTimer: NodeJS.Timeout | undefined;
   let pendingSince = 0;
+  /** Messages handled so far (edits and requests): lint waits for a turn of the event loop in which none was. */
+  let handled = 0;
 
   const isReward = (uri: string) => REWARD_FILE_PATTERN.test(uri.replace(/[?#].*$/, ''));
 
@@ -192,21 +194,35 @@ export function startServer(given?: Connection): Promise<number> {
     publish(uri);
   }
 
-  /** Lints `uri` once edits pause (see LINT_QUIET_MS): only the version current then is checked and published. */
+  /** Lints `uri` once the client pauses (see LINT_QUIET_MS): only the version current then is checked and published. */
   function schedule(uri: string): void {
     if (pending.size === 0) pendingSince = performance.now();
     pending.add(uri);
+    handled++;
+    armLint();
+  }
+
+  function armLint(): void {
     clearTimeout(lintTimer);
-    const wait = Math.max(0, Math.min(LINT_QUIET_MS, pendingSince + LINT_MAX_WAIT_MS - performance.now()));
-    lintTimer = setTimeout(() => {
-      lintTimer = undefined;
-      const uris = [...pending];
-      pending.clear();
-      for (const u of uris) {
-        followCritic(u);
-        lintNow(u);
-      }
-    }, wait);
+    const overdue = () => performance.now() >= pendingSince + LINT_MAX_WAIT_MS;
+    lintTimer = setTimeout(
+      () => {
+        const seen = handled;
+        // One more turn first: vscode-jsonrpc handles one queued message per turn of the event loop, so when a
+        // request held the loop past the quiet time, the rest of a storm queued behind it comes before the lint.
+        setImmediate(() => {
+          if (handled !== seen && !overdue()) return armLint();
+          lintTimer = undefined;
+          const uris = [...pending];
+          pending.clear();
+          for (const u of uris) {
+            followCritic(u);
+            lintNow(u);
+          }
+        });
+      },
+      Math.max(0, Math.min(LINT_QUIET_MS, pendingSince + LINT_MAX_WAIT_MS - performance.now())),
+    );
   }
 
   /** Content the critic has reviewed before (e.g. edit, then undo) shows that review again; otherwise the
@@ -249,6 +265,7 @@ export function startServer(given?: Connection): Promise<number> {
   });
 
   connection.onCodeAction((params) => {
+    handled++;
     const uri = params.textDocument.uri;
     const doc = documents.get(uri);
     if (!doc) return [];
@@ -317,6 +334,7 @@ export function startServer(given?: Connection): Promise<number> {
   });
 
   connection.onHover((params) => {
+    handled++;
     const doc = documents.get(params.textDocument.uri);
     if (!doc || !isReward(doc.uri)) return null;
     // A file the checker cannot analyse (nested too deep) has no hover; nothing here may take the server down.
@@ -332,6 +350,7 @@ export function startServer(given?: Connection): Promise<number> {
   });
 
   connection.onCompletion((params) => {
+    handled++;
     const doc = documents.get(params.textDocument.uri);
     if (!doc || !isReward(doc.uri)) return [];
     try {
