@@ -60,9 +60,10 @@ function filePathOf(uri: string): string {
 }
 
 /**
- * Lint waits until the client has paused this long (no edit, hover, completion or code action), then checks
- * the latest version only: an edit storm (a paste replayed keystroke by keystroke, a formatter, a client
- * replaying its history) linted every version, 1,000 lints a burst, and hover waited behind them for over 20 s.
+ * Edits closer together than this are a storm (a paste replayed keystroke by keystroke, a formatter, a client
+ * replaying its history): lint waits until the client has paused this long (no edit, hover, completion or code
+ * action), then checks the latest version only. Linting every version made 1,000 lints a burst, and hover
+ * waited behind them for over 20 s. An edit after a pause (typing) is linted at once, as before.
  */
 const LINT_QUIET_MS = 30;
 /** A client that never pauses still gets diagnostics this often (of the latest version). */
@@ -83,6 +84,7 @@ export function startServer(given?: Connection): Promise<number> {
   let pendingSince = 0;
   /** Messages handled so far (edits and requests): lint waits for a turn of the event loop in which none was. */
   let handled = 0;
+  let lastEditAt = Number.NEGATIVE_INFINITY;
 
   const isReward = (uri: string) => REWARD_FILE_PATTERN.test(uri.replace(/[?#].*$/, ''));
 
@@ -196,22 +198,24 @@ export function startServer(given?: Connection): Promise<number> {
 
   /** Lints `uri` once the client pauses (see LINT_QUIET_MS): only the version current then is checked and published. */
   function schedule(uri: string): void {
-    if (pending.size === 0) pendingSince = performance.now();
+    const now = performance.now();
+    if (pending.size === 0) pendingSince = now;
     pending.add(uri);
     handled++;
-    armLint();
+    armLint(now - lastEditAt < LINT_QUIET_MS ? LINT_QUIET_MS : 0);
+    lastEditAt = now;
   }
 
-  function armLint(): void {
+  function armLint(quietMs: number): void {
     clearTimeout(lintTimer);
     const overdue = () => performance.now() >= pendingSince + LINT_MAX_WAIT_MS;
     lintTimer = setTimeout(
       () => {
         const seen = handled;
-        // One more turn first: vscode-jsonrpc handles one queued message per turn of the event loop, so when a
-        // request held the loop past the quiet time, the rest of a storm queued behind it comes before the lint.
+        // One more turn first: vscode-jsonrpc handles one queued message per turn of the event loop, so the rest
+        // of a storm already queued (or queued behind a slow request) comes before the lint.
         setImmediate(() => {
-          if (handled !== seen && !overdue()) return armLint();
+          if (handled !== seen && !overdue()) return armLint(LINT_QUIET_MS);
           lintTimer = undefined;
           const uris = [...pending];
           pending.clear();
@@ -221,7 +225,7 @@ export function startServer(given?: Connection): Promise<number> {
           }
         });
       },
-      Math.max(0, Math.min(LINT_QUIET_MS, pendingSince + LINT_MAX_WAIT_MS - performance.now())),
+      Math.max(0, Math.min(quietMs, pendingSince + LINT_MAX_WAIT_MS - performance.now())),
     );
   }
 
