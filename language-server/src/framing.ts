@@ -69,7 +69,13 @@ export class FramingCheck {
   private startBody(offset: number): void {
     const fields = this.header.slice(0, -4).split('\r\n');
     this.header = '';
-    const lengths = fields.filter((f) => /^content-length\s*:/i.test(f)).map((f) => f.slice(f.indexOf(':') + 1).trim());
+    // As vscode-jsonrpc reads them: `Name: value` lines, the name exactly up to the colon.
+    const malformed = fields.find((f) => !f.includes(':'));
+    if (malformed !== undefined) {
+      this.fail(`a header line without a colon (${JSON.stringify(malformed.slice(0, 40))}) ending at byte ${offset}`);
+      return;
+    }
+    const lengths = fields.filter((f) => /^content-length:/i.test(f)).map((f) => f.slice(f.indexOf(':') + 1).trim());
     if (lengths.length !== 1) {
       this.fail(`a message without one Content-Length header (headers ${JSON.stringify(fields.join('; ').slice(0, 80))}) ending at byte ${offset}`);
       return;

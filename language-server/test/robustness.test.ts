@@ -9,6 +9,7 @@ import { describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
 import type { CompletionItem, Hover, PublishDiagnosticsParams } from 'vscode-languageserver-protocol';
+import { FramingCheck } from '../src/framing';
 
 const root = path.join(__dirname, '..', '..');
 const fixture = path.join(__dirname, 'fixtures', 'buggy', 'paper-explore-diamond-printed.reward.ts');
@@ -81,6 +82,39 @@ describe('framing errors end the server with a message, so that the client resta
         server.client.dispose();
       }
     });
+  }
+});
+
+test('the framing check passes well-framed streams however they are cut, and names what breaks one', () => {
+  const good = [
+    frame({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { text: 'ünïcödé → 🌲' } }),
+    `Content-Length: 2\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n{}`,
+    `content-length: 2\r\n\r\n[]`,
+  ].join('');
+  const bytes = Buffer.from(good);
+  for (const size of [1, 3, 7, bytes.length]) {
+    const check = new FramingCheck();
+    for (let at = 0; at < bytes.length; at += size) assert.equal(check.push(bytes.subarray(at, at + size)), undefined, `chunks of ${size}`);
+  }
+  const broken: [string, RegExp][] = [
+    [frame({ a: 1 }, -5), /Content-Length "-5" is not a byte count/],
+    ['Content-Length: 12abc\r\n\r\n{}', /Content-Length "12abc" is not a byte count/],
+    [`Content-Length: ${2 ** 40}\r\n\r\n`, /over the 67108864-byte limit/],
+    ['Content-Type: x\r\n\r\n{}', /without one Content-Length header/],
+    ['Content-Length: 2\r\nContent-Length: 2\r\n\r\n{}', /without one Content-Length header/],
+    ['Content-Length : 2\r\n\r\n{}', /not a message header/],
+    ['Foo\r\nContent-Length: 2\r\n\r\n{}', /a header line without a colon/],
+    [frame({ a: 'b' }, 4), /a message body that is not JSON/],
+    [frame({ a: 'b' }, 12) + frame({}), /a message body that is not JSON/],
+    [`Content-Length: 1\r\n${'X-Pad: y\r\n'.repeat(1000)}\r\n`, /a header block longer than 8192 bytes/],
+  ];
+  for (const [stream, problem] of broken) {
+    const whole = new FramingCheck().push(Buffer.from(stream));
+    assert.match(whole ?? '', problem, JSON.stringify(stream.slice(0, 60)));
+    const bytewise = new FramingCheck();
+    let seen: string | undefined;
+    for (const b of Buffer.from(stream)) seen ??= bytewise.push(Buffer.from([b]));
+    assert.equal(seen, whole);
   }
 });
 
