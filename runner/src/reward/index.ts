@@ -170,18 +170,23 @@ export class RewardSandbox {
       p.resolve(r);
     });
     // Sending to a host that has just died fails with EPIPE (or a closed channel) before its exit is known;
-    // unhandled, that error would end this process. The pending call is answered when the exit comes.
-    child.on('error', () => {});
-    // 'close' rather than 'exit': it comes after the host's stderr is read to the end, which says whether V8 ran out of memory.
-    child.on('close', (code, signal) => {
-      const err = this.locate(hostDeath(code, signal, this.stderrTail, limits.memoryMb));
-      this.dead ??= err;
-      for (const [id, p] of this.pending) {
-        this.pending.delete(id);
-        p.timer.clear();
-        p.reject(this.dead);
-      }
+    // unhandled, that error would end this process. The pending call is answered when the exit comes. A host
+    // that could not be started at all has no exit to wait for.
+    child.on('error', (err) => {
+      if (child.pid === undefined) this.fail({ kind: 'host', message: `the sandbox host could not be started: ${err.message}`, env: null });
     });
+    // 'close' rather than 'exit': it comes after the host's stderr is read to the end, which says whether V8 ran out of memory.
+    child.on('close', (code, signal) => this.fail(hostDeath(code, signal, this.stderrTail, limits.memoryMb)));
+  }
+
+  /** The sandbox cannot run any more: every pending call, and every later one, fails with the first cause. */
+  private fail(cause: HostFailure): void {
+    this.dead ??= this.locate(cause);
+    for (const [id, p] of this.pending) {
+      this.pending.delete(id);
+      p.timer.clear();
+      p.reject(this.dead);
+    }
   }
 
   /** Compiles `file`, starts a host and runs the file's top level. Rejects with a located RewardError. */
