@@ -7,8 +7,11 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEvent, type RunnerEvent } from '../src/events';
+import { RewardError } from '../src/reward';
 import { RUN_FILES, type EpisodeRecord, type RunSummary, type UpdateMetrics } from '../src/records';
 import { DEFAULT_ROLLOUT_STEPS } from '../src/runs/train';
+import { trainReward } from '../src/llm/train-step';
+import { BUILTIN_TASKS } from '../src/tasks';
 import { tempDir } from './helpers/tmp';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -254,4 +257,39 @@ test('a sandbox host killed by SIGBUS mid-run fails the run with the signal name
   const started = second.events.find((e) => e.type === 'started');
   assert.ok(started?.type === 'started' && started.resumed_from_frames !== undefined && started.resumed_from_frames > 0, JSON.stringify(started));
   assert.ok(existsSync(path.join(out, RUN_FILES.summary)));
+});
+
+test("the loop's training step: a sandbox host that dies stops the loop (it is not a reward error for the designer), and the next call resumes the run", {
+  timeout: 300_000,
+}, async () => {
+  const out = path.join(tempDir('rewardsmith-loop-host-died-'), 'run');
+  const step = () =>
+    trainReward({
+      rewardFile: REWARD,
+      task: BUILTIN_TASKS['approach-tree']!,
+      steps: 2 * DEFAULT_ROLLOUT_STEPS * 5, // a checkpoint after update 4; the host dies then
+      seed: 5,
+      out,
+      envs: 2,
+      evalEpisodes: 0,
+      emit: (e) => {
+        if (e.type === 'progress' && e.update === 4 && !killed) {
+          killed = true;
+          process.kill(sandboxHostOf(process.pid), 'SIGKILL');
+        }
+      },
+    });
+  let killed = false;
+  await assert.rejects(step(), (err: unknown) => {
+    assert.ok(err instanceof Error && !(err instanceof RewardError), String(err));
+    assert.match(
+      err.message,
+      /^training \S+approach-tree\.dense\.reward\.ts stopped: \S+:\d+:\d+: the sandbox host was ended by SIGKILL \(.*\); the reward is not at fault: run the same command again to resume from the run's last checkpoint$/,
+    );
+    return true;
+  });
+  assert.ok(existsSync(path.join(out, RUN_FILES.checkpoint, 'state.json')));
+  assert.deepEqual(await step(), { ok: true });
+  const summary = JSON.parse(readFileSync(path.join(out, RUN_FILES.summary), 'utf8')) as RunSummary;
+  assert.equal(summary.train.updates, 5);
 });
