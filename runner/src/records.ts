@@ -310,6 +310,9 @@ export function metricsCsv(lines: readonly Partial<UpdateMetrics>[]): string {
 }
 
 /** A sweep folder's files (`rewardsmith sweep --out DIR`). */
+/** An improvement loop's experiment folder: results.json (every iteration's records) and the iteration table as printed. */
+export const LOOP_FILES = { results: 'results.json', table: 'results.txt' } as const;
+
 export const SWEEP_FILES = { results: 'results.json', table: 'results.md', plot: 'results.svg', state: 'sweep.json' } as const;
 
 export type SweepRunState = 'pending' | 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
