@@ -3,7 +3,7 @@
 // writer and readers cannot drift and a malformed file fails with its location.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { wilson } from './stats';
+import { wilson, type RateComparison } from './stats';
 import type { AgentPosition, DeathCause, NearestBlocks } from './schema';
 
 /** One step of a recorded episode, in the analyzer's format (the paper's trajectory fields). */
@@ -309,10 +309,10 @@ export function metricsCsv(lines: readonly Partial<UpdateMetrics>[]): string {
   return [header.join(','), ...lines.map(row)].join('\n') + '\n';
 }
 
-/** A sweep folder's files (`rewardsmith sweep --out DIR`). */
 /** An improvement loop's experiment folder: results.json (every iteration's records) and the iteration table as printed. */
 export const LOOP_FILES = { results: 'results.json', table: 'results.txt' } as const;
 
+/** A sweep folder's files (`rewardsmith sweep --out DIR`). */
 export const SWEEP_FILES = { results: 'results.json', table: 'results.md', plot: 'results.svg', state: 'sweep.json' } as const;
 
 export type SweepRunState = 'pending' | 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
@@ -344,11 +344,19 @@ export interface SweepRewardResult {
   episodes: number;
   /** Mean over seeds of held-out success; null without a completed run. */
   mean_success: number | null;
-  /** Percentile bootstrap over seeds, then episodes within each seed (stats.ts `bootstrapMean`). */
+  /**
+   * One seed: the Wilson interval of its episodes; several: percentile bootstrap over seeds, then episodes within
+   * each seed, never narrower than the pooled episodes' Wilson interval (stats.ts `rateOverSeeds`).
+   */
   ci95: [number, number] | null;
   mean_deaths: number | null;
-  /** 1 = best mean success; equal means share a rank; null without a completed run. */
+  /**
+   * In order of mean success: its position when a reward above it is shown better than it (stats.ts
+   * `compareOverSeeds`, one-sided 5 %), else the rank of the reward just above; null without a completed run.
+   */
   rank: number | null;
+  /** This reward's success minus the leader's (the best mean), with the decision rule's interval; null for the leader itself. */
+  versus_leader?: RateComparison | null;
 }
 
 /** `DIR/results.json` of a sweep. */

@@ -112,7 +112,11 @@ test('loop --no-llm decides by the difference test, evaluates close calls again 
       assert.equal(o.init, foundation, 'every candidate fine-tunes the foundation');
       mkdirSync(o.out, { recursive: true });
       writeFileSync(path.join(o.out, 'summary.json'), JSON.stringify(summary(count, 100)));
-      const analysis: Partial<SuggestionsRecord> = { failed_episodes: 100 - count, explained_episodes: 100 - count, suggestions: (ANALYSES[key.split('/')[0]!] ?? []) as never };
+      const analysis: Partial<SuggestionsRecord> = {
+        failed_episodes: 100 - count,
+        explained_episodes: 100 - count,
+        suggestions: (ANALYSES[key.split('/')[0]!] ?? []) as never,
+      };
       writeFileSync(path.join(o.out, 'suggestions.json'), JSON.stringify(analysis));
       return { ok: true };
     },
@@ -232,7 +236,10 @@ test('loop --no-llm decides by the difference test, evaluates close calls again 
   assert.equal(lookedDown.helped, false);
 
   // The best reward measured in the whole loop is iteration 3's rejected candidate (80 of 300 = 26.7 %).
-  assert.deepEqual([result.best?.iteration, result.best?.candidate, result.best?.kept, result.best?.success.count, result.best?.success.n], [3, 1, false, 80, 300]);
+  assert.deepEqual(
+    [result.best?.iteration, result.best?.candidate, result.best?.kept, result.best?.success.count, result.best?.success.n],
+    [3, 1, false, 80, 300],
+  );
   assert.equal(result.best?.reward, rejectedBetter.reward);
 
   // results.json holds the same, and results.txt is the table the CLI prints.
@@ -244,13 +251,26 @@ test('loop --no-llm decides by the difference test, evaluates close calls again 
   assert.equal(readFileSync(path.join(out, 'results.txt'), 'utf8'), table + '\n');
   const row = (iteration: number, candidate: number) => table.split('\n').find((l) => new RegExp(`^${iteration} +${candidate} `).test(l)) ?? '';
   assert.match(row(1, 1), /11\.0 % \[6\.3–18\.6 %\] of 100, below the foundation's 22\.0 % \[15\.0–31\.1 %\] of 100 .* kept \(the starting reward\)/);
-  assert.match(row(2, 1), /22\.0 % \[[\d.]+–[\d.]+ %\] of 200 .* \+11\.5 pts \[.*\] \(98\.3 % CI\) +reward-gamed\+target-not-approached\+reward-misaligned +kept: better by/);
+  assert.match(
+    row(2, 1),
+    /22\.0 % \[[\d.]+–[\d.]+ %\] of 200 .* \+11\.5 pts \[.*\] \(98\.3 % CI\) +reward-gamed\+target-not-approached\+reward-misaligned +kept: better by/,
+  );
   assert.match(row(2, 2), /15\.0 % .* of 100 .* reward-gamed\+target-not-approached +not kept: candidate 1 did better/);
   assert.match(row(3, 1), /26\.7 % .* of 300 .* \+5\.0 pts .* not better: difference \+5\.0 pts/);
   assert.match(row(3, 2), /8\.0 % .* of 100, below the foundation's 22\.0 % .* −12\.0 pts .* not kept: worse than the reward in force/);
-  assert.match(table, /^ {2}reward-gamed \(iteration 1's analysis\): applied in iteration 2 candidate 1: 22\.0 % \[[\d.]+–[\d.]+ %\] of 200, \+11\.5 pts .*, kept; iteration 2 candidate 2: 15\.0 % .* of 100, \+4\.0 pts .*, not kept — /m);
+  assert.match(
+    table,
+    /^ {2}reward-gamed \(iteration 1's analysis\): applied in iteration 2 candidate 1: 22\.0 % \[[\d.]+–[\d.]+ %\] of 200, \+11\.5 pts .*, kept; iteration 2 candidate 2: 15\.0 % .* of 100, \+4\.0 pts .*, not kept — /m,
+  );
   assert.match(table, /^ {2}died-in-lava \(iteration 1's analysis\): not applied — /m);
-  assert.match(table, /^Best reward measured: iteration 3, candidate 1: 26\.7 % \[[\d.]+–[\d.]+ %\] of 300 held-out \(not better: .*\)\. File: .*iteration-3\/candidate-1\/attempt-1\/approach-tree\.reward\.ts$/m);
+  assert.match(
+    table,
+    /^Best reward measured: iteration 3, candidate 1: 26\.7 % \[[\d.]+–[\d.]+ %\] of 300 held-out \(not better: .*\)\. File: .*iteration-3\/candidate-1\/attempt-1\/approach-tree\.reward\.ts$/m,
+  );
   // The progress lines say why more episodes were evaluated.
-  assert.ok(lines.some((l) => /iteration 3: candidate 1 is ahead, \+8\.0 pts .* but not shown better; evaluating both rewards on 100 more held-out worlds \(look 2 of 3\)/.test(l)));
+  assert.ok(
+    lines.some((l) =>
+      /iteration 3: candidate 1 is ahead, \+8\.0 pts .* but not shown better; evaluating both rewards on 100 more held-out worlds \(look 2 of 3\)/.test(l),
+    ),
+  );
 });

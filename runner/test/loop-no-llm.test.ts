@@ -113,8 +113,14 @@ test('loop --no-llm: iteration 2 trains patch sets of the analyzer findings, kee
     const seedsOf = (runDir: string) => readEpisodes(runDir).map((e) => e.seed);
     const fresh = seedsOf(path.join(dir, 'current'));
     assert.equal(fresh.length, 6);
-    const before = new Set([...seedsOf(path.join(out, first!.candidates[0]!.run!)), ...second!.candidates.flatMap((c) => (c.run ? seedsOf(path.join(out, c.run)) : []))]);
-    assert.ok(fresh.every((s) => !before.has(s)), `look ${look} evaluates worlds no earlier evaluation used`);
+    const before = new Set([
+      ...seedsOf(path.join(out, first!.candidates[0]!.run!)),
+      ...second!.candidates.flatMap((c) => (c.run ? seedsOf(path.join(out, c.run)) : [])),
+    ]);
+    assert.ok(
+      fresh.every((s) => !before.has(s)),
+      `look ${look} evaluates worlds no earlier evaluation used`,
+    );
     assert.equal(decision.looks[look - 1]!.current.n, 6 * look);
   }
   assert.match(text, /held-out success \[95 % CI\] of n/);

@@ -136,9 +136,7 @@ function readRewardText(out: string, reward: string): string {
 
 /** "10.0 % [5.5–17.4 %]": a rate beside another of the same `n` episodes (said only when it is over other episodes). */
 const rateOfSame = (r: RateRecord | undefined, n: number | undefined) =>
-  r?.rate == null
-    ? '—'
-    : `${(r.rate * 100).toFixed(1)} % [${(r.ci95[0] * 100).toFixed(1)}–${(r.ci95[1] * 100).toFixed(1)} %]${r.n === n ? '' : ` of ${r.n}`}`;
+  r?.rate == null ? '—' : `${(r.rate * 100).toFixed(1)} % [${(r.ci95[0] * 100).toFixed(1)}–${(r.ci95[1] * 100).toFixed(1)} %]${r.n === n ? '' : ` of ${r.n}`}`;
 
 function suggestionLine(s: SuggestionOutcome): string {
   const message = s.message.split('\n')[0]!.slice(0, 100);
