@@ -15,6 +15,8 @@ import { resultsTable } from '../src/llm/loop-results';
 import { rateRecord, type RunSummary, type SuggestionsRecord } from '../src/records';
 import { resolveTask } from '../src/tasks';
 import type { TrainStepOptions } from '../src/llm/train-step';
+import { evaluateCheckpoint, train } from '../src/runs/train';
+import { readEpisodes } from '../src/records';
 import { tempDir } from './helpers/tmp';
 
 const WEAK = path.join(__dirname, 'fixtures/rewards/weak-approach-tree.reward.ts');
@@ -272,5 +274,47 @@ test('loop --no-llm decides by the difference test, evaluates close calls again 
     lines.some((l) =>
       /iteration 3: candidate 1 is ahead, \+8\.0 pts .* but not shown better; evaluating both rewards on 100 more held-out worlds \(look 2 of 3\)/.test(l),
     ),
+  );
+});
+
+test("a decision's extra look evaluates a trained policy on worlds it neither trained on nor was evaluated on", async () => {
+  // A tiny real run (64 frames, 6 held-out episodes), then the loop's extra evaluation of its checkpoint.
+  const runDir = path.join(out, 'real-run');
+  await train({
+    rewardFile: WEAK,
+    task: 'approach-tree',
+    envs: 2,
+    rolloutSteps: 8,
+    steps: 64,
+    evalEpisodes: 6,
+    workers: 0,
+    backend: 'cpu',
+    seed: 7,
+    out: runDir,
+  });
+  const base = readEpisodes(runDir).map((e) => e.seed);
+  assert.equal(base.length, 6);
+  const state = JSON.parse(readFileSync(path.join(runDir, 'checkpoint', 'state.json'), 'utf8')) as { trainingSeeds: number[] };
+  // The evaluation stream the run's own evaluation used (seed 7), with its worlds excluded: the next ones instead.
+  const look = await evaluateCheckpoint({
+    runDir,
+    task: resolveTask('approach-tree'),
+    episodes: 6,
+    seed: 7,
+    excludeSeeds: base,
+    out: path.join(runDir, 'look'),
+    backend: 'cpu',
+  });
+  const fresh = look.episodes.map((e) => e.seed);
+  assert.equal(look.summary.success.n, 6);
+  assert.equal(fresh.length, 6);
+  assert.ok(
+    fresh.every((s) => !base.includes(s) && !state.trainingSeeds.includes(s)),
+    `fresh worlds ${fresh} vs ${base}`,
+  );
+  assert.deepEqual(
+    readEpisodes(path.join(runDir, 'look')).map((e) => e.seed),
+    fresh,
+    'the look keeps its episode records',
   );
 });
