@@ -152,7 +152,7 @@ export interface TrainingSuccessRecord extends RateRecord {
   mean_return: number | null;
 }
 
-/** Named when training and held-out success differ beyond both 95 % intervals (disjoint intervals). */
+/** Named when the 95 % interval of the difference of training and held-out success excludes 0 (runs/training-success.ts). */
 export interface GeneralisationGap {
   train: RateRecord;
   held_out: RateRecord;

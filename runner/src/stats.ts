@@ -25,11 +25,6 @@ export function wilson(count: number, n: number, z = 1.959963984540054): RateEst
   return { count, n, rate: p, ci95: [count === 0 ? 0 : Math.max(0, centre - half), count === n ? 1 : Math.min(1, centre + half)] };
 }
 
-/** True when two rate estimates' 95 % intervals do not overlap (a difference worth naming). */
-export function intervalsDisjoint(a: { ci95: [number, number] }, b: { ci95: [number, number] }): boolean {
-  return a.ci95[1] < b.ci95[0] || b.ci95[1] < a.ci95[0];
-}
-
 /**
  * The standard normal quantile (inverse CDF) for 0 < p < 1: Acklam's rational approximation (relative error
  * below 1.2e-9), enough for interval bounds shown to 0.1 points.
