@@ -406,6 +406,22 @@ export function readSummary(runDir: string): RunSummary | undefined {
   return s as RunSummary;
 }
 
+/**
+ * The held-out success of a checkpoint given as a run folder or its checkpoint subfolder, when its run was
+ * evaluated (a foundation from `pretrain`, a trained run); null otherwise, or when its summary cannot be read.
+ */
+export function checkpointHeldOut(dir: string): RateRecord | null {
+  for (const runDir of [dir, path.dirname(dir)]) {
+    try {
+      const s = readSummary(runDir);
+      if (s?.eval && s.eval.episodes > 0) return s.eval.success ?? rateRecord(Math.round(s.eval.success_rate * s.eval.episodes), s.eval.episodes);
+    } catch {
+      // an unreadable summary only means no figure to show
+    }
+  }
+  return null;
+}
+
 /** What names a run's task for `resolveTask`: its task file when it had one, else its built-in id. */
 export function runTaskRef(summary: Pick<RunSummary, 'task' | 'task_file'>): string {
   return summary.task_file ?? summary.task;

@@ -15,7 +15,7 @@ import { resultsTable } from '../src/llm/loop-results';
 import { rateRecord, type RunSummary, type SuggestionsRecord } from '../src/records';
 import { resolveTask } from '../src/tasks';
 import type { TrainStepOptions } from '../src/llm/train-step';
-import { evaluateCheckpoint, train } from '../src/runs/train';
+import { belowStartingPolicy, evaluateCheckpoint, train } from '../src/runs/train';
 import { readEpisodes } from '../src/records';
 import { tempDir } from './helpers/tmp';
 
@@ -317,4 +317,16 @@ test("a decision's extra look evaluates a trained policy on worlds it neither tr
     fresh,
     'the look keeps its episode records',
   );
+});
+
+test('train --init: a fine-tuned result below its own starting policy is named, with the difference', () => {
+  const foundation = path.join(out, 'start-22');
+  mkdirSync(path.join(foundation, 'checkpoint'), { recursive: true });
+  writeFileSync(path.join(foundation, 'summary.json'), JSON.stringify(summary(22, 100)));
+  assert.equal(
+    belowStartingPolicy(summary(11, 100), path.join(foundation, 'checkpoint')),
+    `warning: held-out success 11.0 % of 100 episodes (95 % CI 6.3–18.6 %) is below its starting policy's 22.0 % of 100 episodes (95 % CI 15.0–31.1 %) (${path.join(foundation, 'checkpoint')}): −11.0 pts [−19.6, −2.3] (90 % CI); fine-tuning on this reward lost ground.`,
+  );
+  assert.equal(belowStartingPolicy(summary(18, 100), foundation), null, '18 of 100 is not shown below 22 of 100');
+  assert.equal(belowStartingPolicy(summary(11, 100), path.join(out, 'no-such-start')), null, 'no evaluated start, nothing to compare');
 });

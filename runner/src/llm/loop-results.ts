@@ -138,7 +138,7 @@ function readRewardText(out: string, reward: string): string {
 const rateOfSame = (r: RateRecord | undefined, n: number | undefined) =>
   r?.rate == null ? '—' : `${(r.rate * 100).toFixed(1)} % [${(r.ci95[0] * 100).toFixed(1)}–${(r.ci95[1] * 100).toFixed(1)} %]${r.n === n ? '' : ` of ${r.n}`}`;
 
-function suggestionLine(s: SuggestionOutcome): string {
+function suggestionLine(s: SuggestionOutcome, lastIteration: number): string {
   const message = s.message.split('\n')[0]!.slice(0, 100);
   const where = s.applied_in
     .map(
@@ -146,7 +146,14 @@ function suggestionLine(s: SuggestionOutcome): string {
         `iteration ${a.iteration} candidate ${a.candidate}: ${a.success ? rateText(a.success) : 'not trained'}${a.versus_current ? `, ${formatDifference(a.versus_current)}` : ''}, ${a.kept ? 'kept' : 'not kept'}`,
     )
     .join('; ');
-  const what = s.applied === true ? `applied in ${where}` : s.applied === false ? 'not applied' : 'not applied (no later candidate)';
+  const what =
+    s.applied === true
+      ? `applied in ${where}`
+      : s.applied === false
+        ? 'not applied'
+        : s.iteration === lastIteration
+          ? 'not tried (the loop ended with this analysis)'
+          : 'unknown (no later candidate said which suggestions it applied)';
   return `  ${s.id} (iteration ${s.iteration}'s analysis): ${what} — ${message}`;
 }
 
@@ -194,7 +201,8 @@ export function resultsTable(result: LoopResult, dir: string): string {
   const out = [...(result.start ? [startLine(result.start), ''] : []), line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
   if (result.suggestion_outcomes.length > 0) {
     out.push('', 'Suggestions (the candidates that applied each, their difference to the reward in force, kept or not):');
-    for (const s of result.suggestion_outcomes) out.push(suggestionLine(s));
+    const last = result.iterations[result.iterations.length - 1]?.iteration ?? 0;
+    for (const s of result.suggestion_outcomes) out.push(suggestionLine(s, last));
   }
   const best = result.best === undefined ? bestMeasured(result) : result.best;
   if (best) {

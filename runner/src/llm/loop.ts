@@ -10,6 +10,7 @@ import { BACKEND_CHOICES } from '../ppo/backend';
 import { MAX_ENVS } from '../runs/config';
 import { makeEvent, type RunnerEvent } from '../events';
 import {
+  checkpointHeldOut,
   LOOP_FILES,
   rateRecord,
   readEpisodes,
@@ -354,19 +355,6 @@ function startText(start: LoopStart, out: string): string {
   if (start.kind === 'scratch' || !start.checkpoint) return 'from scratch';
   const where = path.relative(out, start.checkpoint);
   return start.kind === 'foundation' ? `from the foundation policy (${where})` : `from ${where.startsWith('..') ? start.checkpoint : where}`;
-}
-
-/** The held-out evaluation of a checkpoint given as a run folder or its checkpoint subfolder, when it has one. */
-function checkpointHeldOut(dir: string): RateRecord | null {
-  for (const runDir of [dir, path.dirname(dir)]) {
-    try {
-      const s = readSummary(runDir);
-      if (s?.eval && s.eval.episodes > 0) return heldOut(s);
-    } catch {
-      // an unreadable summary only means no figure to show
-    }
-  }
-  return null;
 }
 
 /** Runs the improvement loop; results.json and results.txt (the table) are in `o.out` afterwards. */

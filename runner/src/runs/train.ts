@@ -14,8 +14,8 @@ import type { VecEnv } from '../env/types';
 import { RewardError, RewardSandbox } from '../reward/index';
 import { terminalText } from '../args';
 import { makeEvent, type ProgressEvent, type RunnerEvent } from '../events';
-import { metricsCsv, RUN_FILES, type EpisodeRecord, type RateRecord, type RunSummary, type UpdateMetrics } from '../records';
-import { formatRateShort } from '../stats';
+import { checkpointHeldOut, metricsCsv, RUN_FILES, type EpisodeRecord, type RateRecord, type RunSummary, type UpdateMetrics } from '../records';
+import { compareRates, formatDifference, formatRate, formatRateShort } from '../stats';
 import { CommandError, noteRunFolder, parseCommandArgs, runCommand, UsageError } from '../args';
 import { ensureBackend, BACKEND_CHOICES, type BackendChoice } from '../ppo/backend';
 import {
@@ -761,6 +761,18 @@ export function resultTable(rows: { task: string; reward: string; summary: RunSu
   ].join('\n');
 }
 
+/**
+ * "warning: held-out success … is below its starting policy's …" when a fine-tuned run is worse than the checkpoint
+ * it started from (its own held-out evaluation) by the decision rule (one-sided 5 %); null otherwise or unknown.
+ */
+export function belowStartingPolicy(summary: RunSummary, init: string): string | null {
+  const start = checkpointHeldOut(init);
+  if (!start || !summary.eval?.success || summary.eval.episodes === 0) return null;
+  const difference = compareRates(summary.eval.success, start);
+  if (difference.verdict !== 'worse') return null;
+  return `warning: held-out success ${formatRate(summary.eval.success)} is below its starting policy's ${formatRate(start)} (${init}): ${formatDifference(difference)}; fine-tuning on this reward lost ground.`;
+}
+
 /** A reward error as the user needs it: file:line:column, kind and message (the rest: the common format). */
 function asCommandError(err: unknown, reporter: Reporter): unknown {
   reporter.clear();
@@ -802,7 +814,10 @@ export async function trainCommand(argv: string[], hooks: { liveAnalysis?: LiveA
       });
       if (!reporter.events) {
         const reward = summary.reward_file ? path.basename(summary.reward_file) : '-';
-        process.stdout.write(`\n${resultTable([{ task: summary.task, reward, summary }])}\n\nrun folder: ${path.resolve(inv.out)}\n`);
+        const below = c.init ? belowStartingPolicy(summary, c.init) : null;
+        process.stdout.write(
+          `\n${resultTable([{ task: summary.task, reward, summary }])}\n${below ? `\n${below}\n` : ''}\nrun folder: ${path.resolve(inv.out)}\n`,
+        );
       }
       noteRunFolder(inv.out, reporter.events);
       return 0;
