@@ -676,7 +676,9 @@ class Loop {
       }
     }
     if (!decision?.kept) {
-      this.say(`iteration ${i}: ${decision ? decision.reason : 'no candidate could be trained'}; keeping the reward in force (${this.rel(currentFile)})`);
+      this.say(
+        `iteration ${i}: ${decision ? decision.reason : candidates.length === 0 ? 'no untried patch set left' : 'no candidate could be trained'}; keeping the reward in force (${this.rel(currentFile)})`,
+      );
       writeAtomic(path.join(iterDir, `${o.task.id}.reward.ts`), currentText);
       // The current reward's run stays the one analysed; its suggestions.json is in its run folder.
       const kept = { ...current, candidate: 0 };
