@@ -3,7 +3,7 @@
 // writer and readers cannot drift and a malformed file fails with its location.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { wilson } from './stats';
+import { wilson, type RateComparison } from './stats';
 import type { AgentPosition, DeathCause, NearestBlocks } from './schema';
 
 /** One step of a recorded episode, in the analyzer's format (the paper's trajectory fields). */
@@ -152,7 +152,7 @@ export interface TrainingSuccessRecord extends RateRecord {
   mean_return: number | null;
 }
 
-/** Named when training and held-out success differ beyond both 95 % intervals (disjoint intervals). */
+/** Named when the 95 % interval of the difference of training and held-out success excludes 0 (runs/training-success.ts). */
 export interface GeneralisationGap {
   train: RateRecord;
   held_out: RateRecord;
@@ -309,6 +309,9 @@ export function metricsCsv(lines: readonly Partial<UpdateMetrics>[]): string {
   return [header.join(','), ...lines.map(row)].join('\n') + '\n';
 }
 
+/** An improvement loop's experiment folder: results.json (every iteration's records) and the iteration table as printed. */
+export const LOOP_FILES = { results: 'results.json', table: 'results.txt' } as const;
+
 /** A sweep folder's files (`rewardsmith sweep --out DIR`). */
 export const SWEEP_FILES = { results: 'results.json', table: 'results.md', plot: 'results.svg', state: 'sweep.json' } as const;
 
@@ -341,11 +344,19 @@ export interface SweepRewardResult {
   episodes: number;
   /** Mean over seeds of held-out success; null without a completed run. */
   mean_success: number | null;
-  /** Percentile bootstrap over seeds, then episodes within each seed (stats.ts `bootstrapMean`). */
+  /**
+   * One seed: the Wilson interval of its episodes; several: percentile bootstrap over seeds, then episodes within
+   * each seed, never narrower than the pooled episodes' Wilson interval (stats.ts `rateOverSeeds`).
+   */
   ci95: [number, number] | null;
   mean_deaths: number | null;
-  /** 1 = best mean success; equal means share a rank; null without a completed run. */
+  /**
+   * In order of mean success: its position when a reward above it is shown better than it (stats.ts
+   * `compareOverSeeds`, one-sided 5 %), else the rank of the reward just above; null without a completed run.
+   */
   rank: number | null;
+  /** This reward's success minus the leader's (the best mean), with the decision rule's interval; null for the leader itself. */
+  versus_leader?: RateComparison | null;
 }
 
 /** `DIR/results.json` of a sweep. */
@@ -393,6 +404,22 @@ export function readSummary(runDir: string): RunSummary | undefined {
   if (s.eval !== undefined && (typeof s.eval !== 'object' || typeof s.eval?.episodes !== 'number')) missing.push('eval.episodes');
   if (missing.length > 0) throw new RunRecordError(`${file}: run summary lacks or mistypes ${missing.join(', ')}`);
   return s as RunSummary;
+}
+
+/**
+ * The held-out success of a checkpoint given as a run folder or its checkpoint subfolder, when its run was
+ * evaluated (a foundation from `pretrain`, a trained run); null otherwise, or when its summary cannot be read.
+ */
+export function checkpointHeldOut(dir: string): RateRecord | null {
+  for (const runDir of [dir, path.dirname(dir)]) {
+    try {
+      const s = readSummary(runDir);
+      if (s?.eval && s.eval.episodes > 0) return s.eval.success ?? rateRecord(Math.round(s.eval.success_rate * s.eval.episodes), s.eval.episodes);
+    } catch {
+      // an unreadable summary only means no figure to show
+    }
+  }
+  return null;
 }
 
 /** What names a run's task for `resolveTask`: its task file when it had one, else its built-in id. */

@@ -36,6 +36,7 @@ const EXTENSION_MAY_IMPORT = new Set([
   'runner/src/records', // the files a run writes
   'runner/src/tasks', // the built-in task list for the task picker and the `// task:` header
   'runner/src/diff', // the unified diffs that analyzer suggestions carry
+  'runner/src/stats', // the one format of rates and of differences between them (records already build on it)
 ]);
 
 function sourceFiles(dir: string, out: string[] = []): string[] {

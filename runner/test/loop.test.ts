@@ -128,7 +128,11 @@ describe('rewardsmith loop (2 iterations, approach-tree, scripted LLM)', () => {
     assert.match(readFileSync(path.join(out, second!.reward!), 'utf8'), /Applied suggestions: S1/);
     const s1 = result.suggestion_outcomes.find((s) => s.id === 'S1')!;
     assert.equal(s1.applied, true);
-    assert.equal(s1.helped, s1.success_after > s1.success_before || (s1.success_after === s1.success_before && s1.death_after < s1.death_before));
+    assert.deepEqual(
+      s1.applied_in.map((a) => [a.iteration, a.candidate, a.kept]),
+      [[2, 1, true]],
+    );
+    assert.equal(s1.helped, s1.applied_in[0]!.versus_current?.verdict === 'better');
     assert.equal(result.suggestion_outcomes.find((s) => s.source === 'analyzer')?.applied ?? false, false);
 
     // what each role was told
@@ -157,11 +161,16 @@ describe('rewardsmith loop (2 iterations, approach-tree, scripted LLM)', () => {
     assert.ok(log.every((l) => l.model === 'scripted-gpt' && l.usage !== null && l.latency_ms >= 0 && l.temperature === 0.3));
 
     // the final table
-    assert.match(stdout, /iteration +start +kept +critic passed +runtime fixes +held-out success \[95 % CI\] of n +death rate/);
+    assert.match(
+      stdout,
+      /iteration +candidate +start +critic passed +runtime fixes +held-out success \[95 % CI\] of n +deaths \[95 % CI\] +difference to the reward in force +decision +reward file/,
+    );
     assert.match(stdout, /Start: every candidate trains from scratch/);
-    assert.match(stdout, /^1 +scratch +1\/1 +yes +1 +\d+\.\d % \[[\d.]+–[\d.]+ %\] of \d+ /m);
-    assert.match(stdout, /^2 +scratch +1\/1 +yes +0 +\d+\.\d % \[[\d.]+–[\d.]+ %\] of \d+ /m);
-    assert.match(stdout, /applied, (helped|no gain) +S1/);
+    assert.match(stdout, /^1 +1 +scratch +yes +1 +\d+\.\d % \[[\d.]+–[\d.]+ %\] of \d+ .* — +kept +iteration-1\//m);
+    // Iteration 2's candidate with its difference to iteration 1's reward, by the decision rule.
+    assert.match(stdout, /^2 +1 +scratch +yes +0 +\d+\.\d % \[[\d.]+–[\d.]+ %\] of \d+ .* [+−]\d+\.\d pts \[[+−][\d.]+, [+−][\d.]+\] \(90 % CI\) +kept /m);
+    assert.match(stdout, /^ {2}S1 \(iteration 1's analysis\): applied in iteration 2 candidate 1: .*, kept — Penalise lava/m);
+    assert.match(stdout, /^Best reward measured: iteration [12], candidate 1: .* held-out \(kept\)\. File: /m);
   });
 
   it('resumes without redoing finished steps', async () => {
@@ -256,7 +265,7 @@ describe('rewardsmith loop --candidates', () => {
               : 1; // a full tie keeps the earlier candidate
       assert.equal(it1.chosen, expected);
       assert.equal(readFileSync(path.join(out, it1.reward!), 'utf8'), readFileSync(path.join(out, it1.candidates[expected - 1]!.reward!), 'utf8'));
-      assert.match(text, new RegExp(`^1 +scratch +${expected}/2 +yes`, 'm'));
+      assert.match(text, new RegExp(`^1 +${expected} +scratch +yes .* kept: the best of 2 candidates`, 'm'));
     } finally {
       process.env = saved;
       await server.close();

@@ -267,6 +267,12 @@ window.addEventListener('message', (ev: MessageEvent<DashboardMessage>) => {
   else if (m.type === 'playback-loading') showPlaybackText(byId('playback'), `Re-simulating episode ${m.episode} of ${m.run}…`);
   else if (m.type === 'playback') showPlayback(byId('playback'), m.run, m.record);
   else if (m.type === 'playback-error') showPlaybackText(byId('playback'), `No playback of episode ${m.episode} of ${m.run}: ${m.message}`);
+  else if (m.type === 'loop-results') {
+    // The runner's own table, as text: every candidate, its difference to the reward in force, the decision and why.
+    byId('loop-label').textContent = m.label;
+    byId('loop-table').textContent = m.table;
+    byId('loop').hidden = false;
+  }
 });
 window.addEventListener('resize', drawMap);
 vscode.postMessage({ type: 'ready' });

@@ -14,8 +14,8 @@ import type { VecEnv } from '../env/types';
 import { RewardError, RewardSandbox } from '../reward/index';
 import { terminalText } from '../args';
 import { makeEvent, type ProgressEvent, type RunnerEvent } from '../events';
-import { metricsCsv, RUN_FILES, type EpisodeRecord, type RateRecord, type RunSummary, type UpdateMetrics } from '../records';
-import { formatRateShort } from '../stats';
+import { checkpointHeldOut, metricsCsv, RUN_FILES, type EpisodeRecord, type RateRecord, type RunSummary, type UpdateMetrics } from '../records';
+import { compareRates, formatDifference, formatRate, formatRateShort } from '../stats';
 import { CommandError, noteRunFolder, parseCommandArgs, runCommand, UsageError } from '../args';
 import { ensureBackend, BACKEND_CHOICES, type BackendChoice } from '../ppo/backend';
 import {
@@ -762,6 +762,18 @@ export function resultTable(rows: { task: string; reward: string; summary: RunSu
 }
 
 /**
+ * "warning: held-out success … is below its starting policy's …" when a fine-tuned run is worse than the checkpoint
+ * it started from (its own held-out evaluation) by the decision rule (one-sided 5 %); null otherwise or unknown.
+ */
+export function belowStartingPolicy(summary: RunSummary, init: string): string | null {
+  const start = checkpointHeldOut(init);
+  if (!start || !summary.eval?.success || summary.eval.episodes === 0) return null;
+  const difference = compareRates(summary.eval.success, start);
+  if (difference.verdict !== 'worse') return null;
+  return `warning: held-out success ${formatRate(summary.eval.success)} is below its starting policy's ${formatRate(start)} (${init}): ${formatDifference(difference)}; fine-tuning on this reward lost ground.`;
+}
+
+/**
  * A reward error as the user needs it: file:line:column, kind and message (the rest: the common format). A
  * sandbox host that died (kind `host`) is not the reward's fault: `again` says how to carry on.
  */
@@ -806,7 +818,10 @@ export async function trainCommand(argv: string[], hooks: { liveAnalysis?: LiveA
       });
       if (!reporter.events) {
         const reward = summary.reward_file ? path.basename(summary.reward_file) : '-';
-        process.stdout.write(`\n${resultTable([{ task: summary.task, reward, summary }])}\n\nrun folder: ${path.resolve(inv.out)}\n`);
+        const below = c.init ? belowStartingPolicy(summary, c.init) : null;
+        process.stdout.write(
+          `\n${resultTable([{ task: summary.task, reward, summary }])}\n${below ? `\n${below}\n` : ''}\nrun folder: ${path.resolve(inv.out)}\n`,
+        );
       }
       noteRunFolder(inv.out, reporter.events);
       return 0;
@@ -814,6 +829,77 @@ export async function trainCommand(argv: string[], hooks: { liveAnalysis?: LiveA
       throw asCommandError(err, reporter, 'the same command with --resume continues from the last checkpoint');
     }
   });
+}
+
+/** Seeds a checkpoint must not be evaluated on: its run's training worlds and its initial policy's demonstration worlds. */
+function seenSeeds(loaded: ReturnType<typeof ActorCritic.load>, state: TrainState | null): Set<number> {
+  return new Set([...(state?.trainingSeeds ?? []), ...(loaded.file.worldSeeds ?? [])]);
+}
+
+/** The held-out evaluation of a loaded policy (what `eval` and `evaluateCheckpoint` share). */
+function evaluatePolicy(
+  loaded: ReturnType<typeof ActorCritic.load>,
+  state: TrainState | null,
+  o: {
+    task: TaskSpec;
+    episodes: number;
+    envs: number;
+    seed: number;
+    sandbox: RewardSandbox | null;
+    excludeSeeds?: Iterable<number>;
+    workers?: number;
+    emit?: (e: RunnerEvent) => void;
+    onEpisode?: (done: number, total: number) => void;
+  },
+) {
+  const rng = new Rng(o.seed ^ 0xe7a1);
+  const trainingSeeds = seenSeeds(loaded, state);
+  for (const s of o.excludeSeeds ?? []) trainingSeeds.add(s);
+  return evaluate({
+    task: o.task,
+    episodes: o.episodes,
+    numEnvs: o.envs,
+    seed: o.seed,
+    sandbox: o.sandbox,
+    emit: o.emit,
+    onEpisode: o.onEpisode,
+    trainingSeeds,
+    workers: o.workers,
+    act: (f, k) => sampleActions(loaded.net.evaluate(f, k).probs, k, loaded.file.numActions, rng),
+  });
+}
+
+/**
+ * Evaluates a trained run's policy (with the run's reward copy) on `episodes` more held-out worlds from the
+ * evaluation stream of `seed`, never on a world it trained on or one in `excludeSeeds` (e.g. the worlds of its
+ * earlier evaluations), and writes the episode records to `out`. The improvement loop's extra evaluations.
+ */
+export async function evaluateCheckpoint(o: {
+  runDir: string;
+  task: TaskSpec;
+  episodes: number;
+  seed: number;
+  excludeSeeds: Iterable<number>;
+  out: string;
+  backend?: BackendChoice;
+}): Promise<{ summary: EvalSummary; episodes: EpisodeRecord[] }> {
+  await ensureBackend(o.backend ?? 'auto');
+  const dir = resolveCheckpointDir(o.runDir);
+  const loaded = ActorCritic.load(dir);
+  const stateFile = path.join(dir, 'state.json');
+  const state = existsSync(stateFile) ? (JSON.parse(readFileSync(stateFile, 'utf8')) as TrainState) : null;
+  const envs = Math.min(EVAL_ENVS, o.episodes);
+  let sandbox: RewardSandbox | null = null;
+  try {
+    sandbox = await RewardSandbox.open(path.join(o.runDir, RUN_FILES.rewardCopy), envs, { attack: o.task.attack, episodeSteps: o.task.maxSteps });
+    const result = await evaluatePolicy(loaded, state, { task: o.task, episodes: o.episodes, envs, seed: o.seed, sandbox, excludeSeeds: o.excludeSeeds });
+    mkdirSync(o.out, { recursive: true });
+    writeEvalRecords(o.out, result.episodes);
+    return { summary: result.summary, episodes: result.episodes };
+  } finally {
+    await sandbox?.close();
+    loaded.net.dispose();
+  }
 }
 
 export async function evalCommand(argv: string[]): Promise<number> {
@@ -862,20 +948,16 @@ async function evalMain(argv: string[]): Promise<number> {
       }),
     );
     sandbox = hasReward ? await RewardSandbox.open(rewardFile, numEnvs, { attack: task.attack, episodeSteps: task.maxSteps }) : null;
-    const rng = new Rng(seed ^ 0xe7a1);
-    const policy = net;
     reporter.evalProgress(0, episodes);
-    const result = await evaluate({
+    const result = await evaluatePolicy(loaded, state, {
       task,
       episodes,
-      numEnvs,
+      envs: numEnvs,
       seed,
       sandbox,
       emit: reporter.emit,
       onEpisode: reporter.evalProgress,
-      trainingSeeds: new Set([...(state?.trainingSeeds ?? []), ...(loaded.file.worldSeeds ?? [])]),
       workers: v.workers,
-      act: (f, k) => sampleActions(policy.evaluate(f, k).probs, k, loaded.file.numActions, rng),
     });
     writeEvalRecords(runDir, result.episodes);
     const trainSuccess = new TrainingSuccess(state?.numEnvs ?? 1, undefined, state?.successCurve).estimate();
