@@ -15,7 +15,7 @@ import '@tensorflow/tfjs-core/dist/register_all_gradients';
 export type BackendChoice = 'auto' | 'gpu' | 'node' | 'js' | 'wasm' | 'cpu';
 export const BACKEND_CHOICES: readonly BackendChoice[] = ['auto', 'gpu', 'node', 'js', 'wasm', 'cpu'];
 /** What `auto` tries, in order. */
-export const AUTO_ORDER: readonly Exclude<BackendChoice, 'auto'>[] = ['gpu', 'node', 'wasm', 'cpu'];
+export const AUTO_ORDER: readonly Exclude<BackendChoice, 'auto'>[] = ['gpu', 'node', 'js'];
 
 export interface BackendSelection {
   /** What ran: 'gpu' (tfjs-node-gpu), 'node' (tfjs-node), 'js' (the fused network), 'wasm' or 'cpu'. */
@@ -82,7 +82,7 @@ export async function selectBackend(choice: BackendChoice = 'auto'): Promise<Bac
     } catch (err) {
       const reason = err instanceof Error ? err.message.split('\n')[0]! : String(err);
       skipped.push({ name, reason });
-      if (choice !== 'auto') throw new Error(`TensorFlow.js backend "${name}" is not usable: ${reason}`);
+      if (choice !== 'auto') throw new Error(`backend "${name}" is not usable: ${reason}`);
     }
   }
   throw new Error(`no backend works: ${skipped.map((s) => `${s.name}: ${s.reason}`).join('; ')}`);

@@ -330,7 +330,7 @@ const PRETRAIN_SPEC = {
       valueName: 'P',
     },
     'eval-episodes': { type: 'int', min: 0, default: DEFAULT_EVAL_EPISODES, description: 'held-out evaluation episodes (0 skips)', valueName: 'K' },
-    backend: { type: 'string', choices: BACKEND_CHOICES, default: 'auto', description: 'TensorFlow.js backend' },
+    backend: { type: 'string', choices: BACKEND_CHOICES, default: 'auto', description: 'network engine (see train --help)' },
     overwrite: { type: 'boolean', description: 'replace a checkpoint already in DIR' },
   },
 } as const satisfies CommandSpec<Record<string, OptionSpec>>;

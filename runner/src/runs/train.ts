@@ -56,7 +56,7 @@ export interface TrainOptions {
   out: string;
   /** Parallel environments (one policy batch). Default 32. */
   envs?: number;
-  /** TensorFlow.js backend. Default auto. */
+  /** Network engine (TensorFlow.js backend or the fused JS network). Default auto. */
   backend?: BackendChoice;
   /** Start from this checkpoint's policy and add the KL term to it (the paper's frozen initial policy). */
   init?: string;
@@ -623,7 +623,7 @@ DIR/eval/. The reward (for the recorded per-step rewards) defaults to the run's 
     reward: { type: 'string', valueName: 'FILE', description: "reward file (default: the run's copy)" },
     seed: { type: 'int', min: 0, max: 2 ** 31 - 1, description: "evaluation seed (default: the run's seed)" },
     envs: { type: 'int', min: 1, max: MAX_ENVS, default: EVAL_ENVS, description: 'environments stepped in a batch' },
-    backend: { type: 'string', choices: BACKEND_CHOICES, default: 'auto', description: 'TensorFlow.js backend' },
+    backend: { type: 'string', choices: BACKEND_CHOICES, default: 'auto', description: 'network engine (see train --help)' },
     workers: { type: 'int', min: 0, max: 256, description: 'env worker threads' },
     events: { type: 'string', choices: ['ndjson'], description: 'print one JSON event per line on stdout instead of the progress bar' },
   },
