@@ -43,14 +43,19 @@ function trainProcess(backend: string): ProcessResult & { loadBefore: string; lo
 
 export async function run(): Promise<void> {
   console.log(
+    'reference (2026-11-26, 2-core AMD EPYC VM, load average 19-24): wasm 772 frames per CPU-second (84.9 s), fused JS 881 (74.4 s), 1.14x; PPO update 31.6 -> 19.0 CPU s.',
+  );
+  console.log(
     `method: train() on approach-tree, dense reward, seed 0, 32 envs, ${FRAMES.toLocaleString('en')} frames, no evaluation, one fresh process per path ` +
       `(TensorFlow.js ${PATHS.includes('wasm') ? 'wasm' : ''} then fused JS); CPU = user + sys of the process (main + env worker threads) and of its ` +
       `reaped children (the reward sandbox host), start-up included; ${cpus().length} cores. The phase table charges the main thread's own CPU ` +
       '(Linux schedstat); waits show the CPU of the thread that waits, not of what it waits for.',
   );
-  const results = PATHS.map((b) => trainProcess(b));
   const rate = (r: ProcessResult) => r.frames / (r.processCpuSeconds + r.childrenCpuSeconds);
-  for (const r of results) {
+  const results: ProcessResult[] = [];
+  for (const backend of PATHS) {
+    const r = trainProcess(backend);
+    results.push(r);
     console.log(
       `${r.backend.padEnd(5)} ${rate(r).toFixed(0).padStart(6)} frames per CPU-second | CPU ${(r.processCpuSeconds + r.childrenCpuSeconds).toFixed(1)} s ` +
         `(process ${r.processCpuSeconds.toFixed(1)}, reward host ${r.childrenCpuSeconds.toFixed(1)}) | wall ${r.wallSeconds.toFixed(1)} s | load average ${r.loadBefore} → ${r.loadAfter}`,
