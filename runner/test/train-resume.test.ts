@@ -139,7 +139,7 @@ test('train killed with SIGKILL resumes to the same total frames with no metric 
   assert.equal(summary.seed, 7);
   assert.equal(summary.reward_file, REWARD);
   assert.match(summary.reward_sha256 ?? '', /^[0-9a-f]{64}$/);
-  assert.ok(['wasm', 'cpu', 'node', 'gpu'].includes(summary.backend));
+  assert.ok(['js', 'wasm', 'cpu', 'node', 'gpu'].includes(summary.backend));
   assert.deepEqual(Object.keys(summary.train).sort(), ['entropy', 'fps', 'frames', 'mean_return', 'success', 'success_rate', 'updates']);
   assert.equal(summary.train.success_rate, summary.train.success.rate);
   assert.equal(summary.train.updates, 7);

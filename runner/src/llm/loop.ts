@@ -963,7 +963,7 @@ LLM: OPENAI_API_KEY, OPENAI_BASE_URL, REWARDSMITH_MODEL; every call is logged to
     seed: { type: 'int', min: 0, max: 2 ** 31 - 1, default: 0, description: 'run seed' },
     envs: { type: 'int', min: 1, max: MAX_ENVS, description: 'parallel environments of each training run' },
     'eval-episodes': { type: 'int', min: 1, max: 100_000, description: 'held-out evaluation episodes of each run' },
-    backend: { type: 'string', choices: BACKEND_CHOICES, description: 'TensorFlow.js backend' },
+    backend: { type: 'string', choices: BACKEND_CHOICES, description: 'network engine (see train --help)' },
     init: { type: 'string', valueName: 'CHECKPOINT', description: "start every candidate from this policy instead of the task's foundation" },
     'from-scratch': { type: 'boolean', description: "train every candidate from scratch instead of the task's foundation policy" },
     demos: { type: 'int', min: 1, max: 10_000, valueName: 'N', description: 'demonstrations behind the foundation the loop builds (default: as pretrain)' },

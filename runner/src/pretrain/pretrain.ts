@@ -13,7 +13,9 @@ import { RUN_FILES, rateRecord, type RunSummary } from '../records';
 import { wilson, formatRate, type RateEstimate } from '../stats';
 import { CommandError, parseCommandArgs, runCommand, UsageError, type CommandSpec, type OptionSpec } from '../args';
 import { BACKEND_CHOICES, ensureBackend, type BackendChoice } from '../ppo/backend';
-import { ActorCritic, Rng, sampleActions } from '../ppo/policy';
+import { type ActorCritic, Rng, sampleActions, savePolicy, type PolicyNetwork } from '../ppo/policy';
+import { crossEntropyAndGradient, FusedActorCritic, FusedAdam, lossWorkspace } from '../ppo/fused';
+import { engineOf, newNetwork } from '../ppo/learner';
 import { DEFAULT_EVAL_EPISODES, evaluate, summarise, writeEvalRecords } from '../runs/evaluate';
 import { Demonstrator } from './demonstrator';
 
@@ -97,11 +99,41 @@ export function recordDemonstrations(task: TaskSpec, count: number, seed: number
 
 /** Behaviour cloning: cross-entropy of the policy head on the teacher's actions (the value head is left to
  * PPO's value pre-training). Returns the last epoch's mean loss and the accuracy on all samples. */
-export function behaviourClone(net: ActorCritic, demos: Demonstrations, epochs: number, rng: Rng): { loss: number; accuracy: number } {
+export function behaviourClone(net: PolicyNetwork, demos: Demonstrations, epochs: number, rng: Rng): { loss: number; accuracy: number } {
   const total = demos.actions.length,
     f = demos.featureSize,
     k = GAME_FACTS.actions.length;
-  const optimizer = tf.train.adam(LEARNING_RATE);
+  // One minibatch step (the loss before it) on whichever engine the network is on.
+  let step: (x: Float32Array, y: Int32Array) => number;
+  let dispose = () => {};
+  if (net instanceof FusedActorCritic) {
+    const adam = new FusedAdam(net, LEARNING_RATE);
+    step = (x, y) => {
+      const ws = lossWorkspace(net, y.length);
+      const loss = crossEntropyAndGradient(net, x, y, ws);
+      adam.step(ws.grads, 1);
+      return loss;
+    };
+  } else {
+    const tfNet = net as ActorCritic;
+    const optimizer = tf.train.adam(LEARNING_RATE);
+    dispose = () => optimizer.dispose();
+    step = (x, y) => {
+      const value = tf.tidy(() => {
+        const xs = tf.tensor2d(x, [y.length, f]);
+        const target = tf.oneHot(tf.tensor1d(y, 'int32'), k);
+        const { value: cost, grads } = tf.variableGrads(() => {
+          const logp = tf.logSoftmax(tfNet.forward(xs).logits);
+          return tf.neg(tf.mean(tf.sum(tf.mul(target, logp), 1))) as tf.Scalar;
+        }, tfNet.variables);
+        optimizer.applyGradients(Object.keys(grads).map((name) => ({ name, tensor: grads[name]! })));
+        return cost;
+      });
+      const loss = value.dataSync()[0]!;
+      value.dispose();
+      return loss;
+    };
+  }
   const order = new Int32Array(total).map((_, i) => i);
   let loss = 0;
   try {
@@ -120,24 +152,13 @@ export function behaviourClone(net: ActorCritic, demos: Demonstrations, epochs: 
           x.set(demos.features.subarray(r * f, (r + 1) * f), m * f);
           y[m] = demos.actions[r]!;
         });
-        const value = tf.tidy(() => {
-          const xs = tf.tensor2d(x, [idx.length, f]);
-          const target = tf.oneHot(tf.tensor1d(y, 'int32'), k);
-          const { value: cost, grads } = tf.variableGrads(() => {
-            const logp = tf.logSoftmax(net.forward(xs).logits);
-            return tf.neg(tf.mean(tf.sum(tf.mul(target, logp), 1))) as tf.Scalar;
-          }, net.variables);
-          optimizer.applyGradients(Object.keys(grads).map((name) => ({ name, tensor: grads[name]! })));
-          return cost;
-        });
-        sum += value.dataSync()[0]!;
-        value.dispose();
+        sum += step(x, y);
         batches++;
       }
       loss = sum / Math.max(1, batches);
     }
   } finally {
-    optimizer.dispose();
+    dispose();
   }
   let correct = 0;
   for (let start = 0; start < total; start += 4096) {
@@ -204,11 +225,15 @@ export async function pretrain(options: PretrainOptions): Promise<{ record: Pret
   );
   const recorded = recordDemonstrations(task, demos, seed, noise);
   const rng = new Rng(seed ^ 0xbc);
-  const net = new ActorCritic({ featureSize: recorded.featureSize, numActions: GAME_FACTS.actions.length, hidden: HIDDEN }, new Rng(seed ^ 0x1417));
+  const net = newNetwork(
+    engineOf(backend),
+    { featureSize: recorded.featureSize, numActions: GAME_FACTS.actions.length, hidden: HIDDEN },
+    new Rng(seed ^ 0x1417),
+  );
   try {
     const bc = behaviourClone(net, recorded, epochs, rng);
     mkdirSync(out, { recursive: true });
-    net.save(path.join(out, RUN_FILES.checkpoint), task.id, { worldSeeds: recorded.seeds });
+    savePolicy(net, path.join(out, RUN_FILES.checkpoint), task.id, { worldSeeds: recorded.seeds });
 
     const evalEpisodes = options.evalEpisodes ?? DEFAULT_EVAL_EPISODES;
     let evalSummary: RunSummary['eval'] = summarise([]);
@@ -305,7 +330,7 @@ const PRETRAIN_SPEC = {
       valueName: 'P',
     },
     'eval-episodes': { type: 'int', min: 0, default: DEFAULT_EVAL_EPISODES, description: 'held-out evaluation episodes (0 skips)', valueName: 'K' },
-    backend: { type: 'string', choices: BACKEND_CHOICES, default: 'auto', description: 'TensorFlow.js backend' },
+    backend: { type: 'string', choices: BACKEND_CHOICES, default: 'auto', description: 'network engine (see train --help)' },
     overwrite: { type: 'boolean', description: 'replace a checkpoint already in DIR' },
   },
 } as const satisfies CommandSpec<Record<string, OptionSpec>>;

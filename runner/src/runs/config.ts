@@ -55,7 +55,13 @@ DIR/summary.json, DIR/metrics.ndjson (+ metrics.csv), DIR/eval/, DIR/config.json
     steps: { type: 'int', min: 1, max: 1e10, default: DEFAULT_STEPS, description: 'training frames (env steps summed over envs)' },
     seed: { type: 'int', min: 0, max: 2 ** 31 - 1, default: 0, description: 'run seed' },
     envs: { type: 'int', min: 1, max: MAX_ENVS, default: DEFAULT_ENVS, description: 'parallel environments, one policy batch' },
-    backend: { type: 'string', choices: BACKEND_CHOICES, default: 'auto', description: 'TensorFlow.js backend; auto tries gpu, node, wasm, cpu' },
+    backend: {
+      type: 'string',
+      choices: BACKEND_CHOICES,
+      default: 'auto',
+      description:
+        'network engine: auto tries TensorFlow.js on gpu (tfjs-node-gpu), node (tfjs-node), then js (fused plain JS); wasm and cpu are TensorFlow.js without a native package',
+    },
     init: { type: 'string', valueName: 'CHECKPOINT', description: 'start from this policy and keep a KL term to it' },
     'eval-episodes': {
       type: 'int',

@@ -91,7 +91,7 @@ function randomPolicy(seed: number): BatchPolicy {
 
 /** A trained checkpoint (the trainer's loader in runner/src/ppo owns the format); actions sampled, seeded. */
 async function checkpointPolicy(dir: string, featureSize: number, seed: number): Promise<BatchPolicy & { dispose(): void }> {
-  const { loadPolicy } = await import('../ppo/policy');
+  const { loadPolicy } = await import('../ppo/learner');
   const policy = await loadPolicy(dir, { seed });
   if (policy.featureSize !== featureSize) {
     policy.dispose();

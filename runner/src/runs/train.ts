@@ -5,7 +5,6 @@
 import { createHash } from 'node:crypto';
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import * as tf from '@tensorflow/tfjs-core';
 import { GAME_FACTS, type StepObservation } from '../schema';
 import { resolveTask, type TaskSpec } from '../tasks';
 import { createEnv } from '../env/index';
@@ -28,13 +27,15 @@ import {
   writeStoredConfig,
   type TrainConfig,
 } from './config';
-import { ActorCritic, Rng, float32Bytes, readFloat32, resolveCheckpointDir, sampleActions } from '../ppo/policy';
-import { DEFAULT_HYPERPARAMETERS, ReturnNormaliser, RolloutBuffer, ppoUpdate, type PpoHyperparameters } from '../ppo/ppo';
+import { Rng, resolveCheckpointDir, sampleActions, savePolicy, type PolicyNetwork } from '../ppo/policy';
+import { DEFAULT_HYPERPARAMETERS, ReturnNormaliser, RolloutBuffer, type PpoHyperparameters } from '../ppo/ppo';
+import { createLearner, engineOf, loadNetwork, newNetwork, restoreOptimizer, saveOptimizer, type Learner } from '../ppo/learner';
+import { measured, measuredAsync, type PhaseProfile } from '../ppo/profile';
 import { DEFAULT_EVAL_EPISODES, evaluate, summarise, trainingStreamSeed, writeEvalRecords, type EvalSummary } from './evaluate';
 import { EpisodeRecorder } from './recorder';
 import { generalisationGap, TrainingSuccess, type TrainingSuccessState } from './training-success';
 
-export { loadPolicy, type LoadedPolicy } from '../ppo/policy';
+export { loadPolicy, type LoadedPolicy } from '../ppo/learner';
 
 export { DEFAULT_CHECKPOINT_EVERY, DEFAULT_ENVS, DEFAULT_ROLLOUT_STEPS, DEFAULT_STEPS } from './config';
 // Training episodes whose mean return makes up the return curve (success: training-success.ts).
@@ -55,7 +56,7 @@ export interface TrainOptions {
   out: string;
   /** Parallel environments (one policy batch). Default 32. */
   envs?: number;
-  /** TensorFlow.js backend. Default auto. */
+  /** Network engine (TensorFlow.js backend or the fused JS network). Default auto. */
   backend?: BackendChoice;
   /** Start from this checkpoint's policy and add the KL term to it (the paper's frozen initial policy). */
   init?: string;
@@ -87,6 +88,8 @@ export interface TrainOptions {
    * analyzer sits above runs/, so the command line passes it in.
    */
   liveAnalysis?: LiveAnalysis;
+  /** Charged with each phase of the training loop's time (the bench's profile). */
+  profile?: PhaseProfile;
 }
 
 export type LiveAnalysis = (window: EpisodeRecord[], at: { frames: number; totalFrames: number; task: TaskSpec; rewardFile: string }) => Promise<RunnerEvent[]>;
@@ -199,16 +202,11 @@ function checkMetricsAgainstCheckpoint(metricsFile: string, state: TrainState): 
   });
 }
 
-async function writeCheckpoint(runDir: string, task: string, net: ActorCritic, optimizer: tf.Optimizer, state: TrainState): Promise<void> {
+async function writeCheckpoint(runDir: string, task: string, learner: Learner, state: TrainState): Promise<void> {
   const tmp = path.join(runDir, CHECKPOINT_TMP);
   rmSync(tmp, { recursive: true, force: true });
-  net.save(tmp, task);
-  const named = await optimizer.getWeights();
-  const parts = named.map((w) => w.tensor.dataSync() as Float32Array);
-  const all = new Float32Array(parts.reduce((s, p) => s + p.length, 0));
-  parts.reduce((o, p) => (all.set(p, o), o + p.length), 0);
-  writeFileSync(path.join(tmp, 'optimizer.bin'), float32Bytes(all));
-  writeFileSync(path.join(tmp, 'optimizer.json'), JSON.stringify(named.map((w) => ({ name: w.name, shape: w.tensor.shape }))) + '\n');
+  savePolicy(learner.net, tmp, task);
+  await saveOptimizer(tmp, learner);
   writeFileSync(path.join(tmp, 'state.json'), JSON.stringify(state) + '\n');
   const current = path.join(runDir, RUN_FILES.checkpoint),
     old = path.join(runDir, CHECKPOINT_OLD);
@@ -216,19 +214,6 @@ async function writeCheckpoint(runDir: string, task: string, net: ActorCritic, o
   if (existsSync(current)) renameSync(current, old);
   renameSync(tmp, current);
   rmSync(old, { recursive: true, force: true });
-}
-
-async function restoreOptimizer(dir: string, optimizer: tf.Optimizer): Promise<void> {
-  const layout = JSON.parse(readFileSync(path.join(dir, 'optimizer.json'), 'utf8')) as { name: string; shape: number[] }[];
-  const values = readFloat32(path.join(dir, 'optimizer.bin'));
-  let o = 0;
-  const named = layout.map(({ name, shape }) => {
-    const size = shape.reduce((a, b) => a * b, 1);
-    const tensor = tf.tensor(values.slice(o, o + size), shape);
-    o += size;
-    return { name, tensor };
-  });
-  await optimizer.setWeights(named);
 }
 
 /** Keeps the first `lines` lines of metrics.ndjson: updates after the checkpoint are redone on resume. */
@@ -374,9 +359,10 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
   const successCurve = new TrainingSuccess(n, undefined, state.successCurve);
   let env: VecEnv | null = null;
   let sandbox: RewardSandbox | null = null;
-  let net: ActorCritic | null = null;
-  let initNet: ActorCritic | null = null;
-  let optimizer: tf.Optimizer | null = null;
+  let learner: Learner | null = null;
+  let initNet: PolicyNetwork | null = null;
+  const engine = engineOf(backend);
+  const profile = options.profile;
   // The reward sandbox unrefs its host process, so awaiting its exit alone would let Node quit mid-run.
   const keepAlive = setInterval(() => {}, 1 << 30);
   try {
@@ -384,15 +370,11 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
     sandbox = await RewardSandbox.open(rewardCopy, n, { attack: task.attack, episodeSteps: task.maxSteps });
     env = await createEnv({ task, numEnvs: n, seed: state.seed, workers: options.workers });
     const config = { featureSize: env.featureSize, numActions: GAME_FACTS.actions.length, hidden: [64, 64] };
-    optimizer = tf.train.adam(hp.learningRate);
-    if (previous) {
-      net = ActorCritic.load(previous.dir).net;
-      await restoreOptimizer(previous.dir, optimizer);
-    } else {
-      net = new ActorCritic(config, new Rng(state.seed ^ 0x1417));
-    }
+    const net = previous ? loadNetwork(previous.dir, engine).net : newNetwork(engine, config, new Rng(state.seed ^ 0x1417));
+    learner = createLearner(engine, net, hp.learningRate);
+    if (previous) await restoreOptimizer(previous.dir, learner);
     if (state.init) {
-      const loaded = ActorCritic.load(resolveCheckpointDir(state.init));
+      const loaded = loadNetwork(resolveCheckpointDir(state.init), engine);
       if (loaded.file.featureSize !== env.featureSize) {
         throw new Error(`--init ${state.init} was trained with ${loaded.file.featureSize} features (${loaded.file.task}); ${task.id} has ${env.featureSize}`);
       }
@@ -423,18 +405,21 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
       const updateStart = Date.now();
       const steps = Math.min(state.rolloutSteps, Math.ceil((state.totalFrames - state.frames) / n));
       const finished: { ret: number; success: boolean }[] = [];
-      let evaluated = net.evaluate(features, n);
+      let evaluated = measured(profile, 'act: policy forward', () => net.evaluate(features, n));
       for (let t = 0; t < steps; t++) {
         const { probs, values } = evaluated;
-        const actions = sampleActions(probs, n, config.numActions, rng);
         const row = t * n;
-        buffer.features.set(features, row * env.featureSize);
-        for (let i = 0; i < n; i++) {
-          buffer.actions[row + i] = actions[i]!;
-          buffer.logProbs[row + i] = Math.log(Math.max(probs[i * config.numActions + actions[i]!]!, 1e-8));
-          buffer.values[row + i] = values[i]!;
-        }
-        const res = await env.step(actions);
+        const actions = measured(profile, 'act: sample + buffer', () => {
+          const actions = sampleActions(probs, n, config.numActions, rng);
+          buffer.features.set(features, row * env!.featureSize);
+          for (let i = 0; i < n; i++) {
+            buffer.actions[row + i] = actions[i]!;
+            buffer.logProbs[row + i] = Math.log(Math.max(probs[i * config.numActions + actions[i]!]!, 1e-8));
+            buffer.values[row + i] = values[i]!;
+          }
+          return actions;
+        });
+        const res = await measuredAsync(profile, 'env step (wait for workers)', () => env!.step(actions));
         const doneEnvs: number[] = [],
           firstObs: StepObservation[] = [];
         res.info.forEach((info, i) => {
@@ -449,8 +434,8 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
         });
         rewardsPending.catch(() => {});
         features = res.features;
-        evaluated = net.evaluate(features, n);
-        const rewards = await rewardsPending;
+        evaluated = measured(profile, 'act: policy forward', () => net.evaluate(features, n));
+        const rewards = await measuredAsync(profile, 'reward (wait for sandbox)', () => rewardsPending);
         for (let i = 0; i < n; i++) {
           buffer.rewards[row + i] = rewards[i]!;
           buffer.dones[row + i] = res.info[i]!.done ? 1 : 0;
@@ -477,8 +462,9 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
         finished.map((e) => e.ret),
         hp.returnMomentum,
       );
-      buffer.computeAdvantages(evaluated.values, hp.normaliseReturns ? normaliser.scale : 1, hp.gamma, hp.lambda);
-      const stats = ppoUpdate(net, optimizer, buffer, hp, rng, { initNet, valueOnly: initNet !== null && state.update < hp.valuePretrainUpdates });
+      measured(profile, 'GAE', () => buffer.computeAdvantages(evaluated.values, hp.normaliseReturns ? normaliser.scale : 1, hp.gamma, hp.lambda));
+      const valueOnly = initNet !== null && state.update < hp.valuePretrainUpdates;
+      const stats = measured(profile, 'PPO update', () => learner!.update(buffer, hp, rng, { initNet, valueOnly, profile }));
       state.update++;
       state.episodes += finished.length;
       state.recent = [...state.recent, ...finished].slice(-CURVE_WINDOW);
@@ -503,7 +489,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
       };
       appendFileSync(metricsFile, JSON.stringify(metrics) + '\n');
       state.metricsLines = state.update;
-      state.lastStats = { ...stats, fps };
+      state.lastStats = { policyLoss: stats.policyLoss, valueLoss: stats.valueLoss, entropy: stats.entropy, kl: stats.kl, fps };
       emit(makeEvent({ type: 'progress', ...metrics, total_frames: state.totalFrames }));
       if (options.liveAnalysis && state.update % LIVE_ANALYSIS_EVERY === 0 && state.frames < state.totalFrames && liveWindow.some((e) => !e.success)) {
         for (const e of await options.liveAnalysis([...liveWindow], {
@@ -519,8 +505,10 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
         state.normaliser = { runningAbsReturn: normaliser.runningAbsReturn, initialised: normaliser.initialised };
         state.trainingSeeds = [...trainingSeeds];
         state.successCurve = successCurve.state();
-        await writeCheckpoint(runDir, task.id, net, optimizer, state);
-        writeMetricsCsv(metricsFile, path.join(runDir, RUN_FILES.metricsCsv));
+        await measuredAsync(profile, 'checkpoint + metrics', async () => {
+          await writeCheckpoint(runDir, task.id, learner!, state);
+          writeMetricsCsv(metricsFile, path.join(runDir, RUN_FILES.metricsCsv));
+        });
       }
     }
     await env.close();
@@ -599,9 +587,9 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
   } finally {
     await env?.close();
     await sandbox?.close();
-    net?.dispose();
+    learner?.net.dispose();
+    learner?.dispose();
     initNet?.dispose();
-    optimizer?.dispose();
     clearInterval(keepAlive);
   }
 }
@@ -635,7 +623,7 @@ DIR/eval/. The reward (for the recorded per-step rewards) defaults to the run's 
     reward: { type: 'string', valueName: 'FILE', description: "reward file (default: the run's copy)" },
     seed: { type: 'int', min: 0, max: 2 ** 31 - 1, description: "evaluation seed (default: the run's seed)" },
     envs: { type: 'int', min: 1, max: MAX_ENVS, default: EVAL_ENVS, description: 'environments stepped in a batch' },
-    backend: { type: 'string', choices: BACKEND_CHOICES, default: 'auto', description: 'TensorFlow.js backend' },
+    backend: { type: 'string', choices: BACKEND_CHOICES, default: 'auto', description: 'network engine (see train --help)' },
     workers: { type: 'int', min: 0, max: 256, description: 'env worker threads' },
     events: { type: 'string', choices: ['ndjson'], description: 'print one JSON event per line on stdout instead of the progress bar' },
   },
@@ -912,12 +900,12 @@ async function evalMain(argv: string[]): Promise<number> {
   if (!v.out) throw new UsageError('--out DIR is required');
   const checkpoint = positionals[0]!;
   let sandbox: RewardSandbox | null = null;
-  let net: ActorCritic | null = null;
+  let net: PolicyNetwork | null = null;
   const keepAlive = setInterval(() => {}, 1 << 30);
   try {
     const dir = resolveCheckpointDir(checkpoint);
     const backend = await ensureBackend(v.backend as BackendChoice);
-    const loaded = ActorCritic.load(dir);
+    const loaded = loadNetwork(dir, engineOf(backend));
     net = loaded.net;
     const state = existsSync(path.join(dir, 'state.json')) ? (JSON.parse(readFileSync(path.join(dir, 'state.json'), 'utf8')) as TrainState) : null;
     const task = resolveTask(v.task ?? state?.taskFile ?? loaded.file.task);

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { CommandError, PROCESS_IO, UsageError, parseCommandArgs, runCommand, type CommandIo } from '../args';
 import { makeEvent, type RunnerEvent, type SweepRunEvent } from '../events';
 import { resolveTask, TaskFileError } from '../tasks';
+import { BACKEND_CHOICES } from '../ppo/backend';
 import { type Engine, LocalEngine, SlurmEngine, SlurmError, defaultRunnerCommand, type JobState, type TrainJob } from './engine';
 import { SWEEP_FILES, readSummary, resultsMarkdown, resultsSvg, sweepResults, type RunRecord, type SweepResults } from './results';
 
@@ -25,7 +26,7 @@ export const SWEEP_SPEC = {
     envs: { type: 'int', description: 'parallel environments per run (train --envs)', valueName: 'E', min: 1 },
     'eval-episodes': { type: 'int', description: 'held-out episodes per run (train --eval-episodes)', valueName: 'E', min: 1 },
     workers: { type: 'int', description: 'env worker threads per run (train --workers)', valueName: 'W', min: 0 },
-    backend: { type: 'string', description: 'TensorFlow.js backend per run (train --backend)', choices: ['auto', 'gpu', 'node', 'wasm', 'cpu'] },
+    backend: { type: 'string', description: 'network engine per run (train --backend)', choices: BACKEND_CHOICES },
     parallel: { type: 'int', description: 'local: runs at once (default: one per core)', valueName: 'N', min: 1 },
     partition: { type: 'string', description: 'slurm: partition (sbatch --partition)', valueName: 'P' },
     time: { type: 'string', description: 'slurm: time limit per run (sbatch --time, e.g. 30:00)', valueName: 'LIMIT' },

@@ -463,7 +463,7 @@ const TABLE_SPEC = {
     demos: { type: 'int', min: 1, default: DEFAULT_DEMOS, description: 'demonstration episodes per foundation', valueName: 'N' },
     'eval-episodes': { type: 'int', min: 1, default: DEFAULT_EVAL_EPISODES, description: 'held-out episodes per seed and method', valueName: 'K' },
     envs: { type: 'int', min: 1, default: DEFAULT_ENVS, description: 'parallel training environments', valueName: 'K' },
-    backend: { type: 'string', choices: BACKEND_CHOICES, default: 'auto', description: 'TensorFlow.js backend' },
+    backend: { type: 'string', choices: BACKEND_CHOICES, default: 'auto', description: 'network engine (see train --help)' },
     readme: { type: 'string', description: 'also replace the results block of this README', valueName: 'FILE' },
   },
 } as const satisfies CommandSpec<Record<string, OptionSpec>>;
