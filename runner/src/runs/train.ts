@@ -820,13 +820,13 @@ export async function trainCommand(argv: string[], hooks: { liveAnalysis?: LiveA
 }
 
 /** Seeds a checkpoint must not be evaluated on: its run's training worlds and its initial policy's demonstration worlds. */
-function seenSeeds(loaded: ReturnType<typeof ActorCritic.load>, state: TrainState | null): Set<number> {
+function seenSeeds(loaded: ReturnType<typeof loadNetwork>, state: TrainState | null): Set<number> {
   return new Set([...(state?.trainingSeeds ?? []), ...(loaded.file.worldSeeds ?? [])]);
 }
 
 /** The held-out evaluation of a loaded policy (what `eval` and `evaluateCheckpoint` share). */
 function evaluatePolicy(
-  loaded: ReturnType<typeof ActorCritic.load>,
+  loaded: ReturnType<typeof loadNetwork>,
   state: TrainState | null,
   o: {
     task: TaskSpec;
@@ -871,9 +871,9 @@ export async function evaluateCheckpoint(o: {
   out: string;
   backend?: BackendChoice;
 }): Promise<{ summary: EvalSummary; episodes: EpisodeRecord[] }> {
-  await ensureBackend(o.backend ?? 'auto');
+  const backend = await ensureBackend(o.backend ?? 'auto');
   const dir = resolveCheckpointDir(o.runDir);
-  const loaded = ActorCritic.load(dir);
+  const loaded = loadNetwork(dir, engineOf(backend));
   const stateFile = path.join(dir, 'state.json');
   const state = existsSync(stateFile) ? (JSON.parse(readFileSync(stateFile, 'utf8')) as TrainState) : null;
   const envs = Math.min(EVAL_ENVS, o.episodes);
