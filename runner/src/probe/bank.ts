@@ -165,8 +165,8 @@ function policyOf(behaviour: Behaviour, task: TaskSpec, random: () => number): {
   }
 }
 
-/** Plays one probe episode on the world of `seed`: until it ends or `limit` steps. */
-function playEpisode(task: TaskSpec, behaviour: Behaviour, seed: number, limit: number): ProbeEpisode {
+/** Plays one probe episode on the world of `seed`: until it ends or `limit` steps; yields after each step. */
+function* playEpisode(task: TaskSpec, behaviour: Behaviour, seed: number, limit: number): Generator<void, ProbeEpisode> {
   const env = new SimEnv(task);
   const features = new Float32Array(env.featureSize);
   const random = makeRandom(hash32(seed, 0xbe4a));
@@ -182,6 +182,7 @@ function playEpisode(task: TaskSpec, behaviour: Behaviour, seed: number, limit: 
     success = r.info.success;
     died = r.info.died;
     if (r.info.done) break;
+    yield;
   }
   return { behaviour, seed, obs, success, died };
 }
@@ -191,11 +192,32 @@ const hasLava = (task: TaskSpec) => task.world === 'underground';
 
 /** Records a task's bank (seconds of simulation; see `probeBank` for the cached one). */
 export function recordBank(task: TaskSpec): ProbeBank {
+  const recording = bankRecording(task);
+  for (;;) {
+    const next = recording.next();
+    if (next.done) return next.value;
+  }
+}
+
+/** Steps of simulation between two yields to the event loop when a bank is recorded in a server (a few ms). */
+const STEPS_PER_SLICE = 16;
+
+/** Records a task's bank in slices, letting the event loop run between them (the language server stays responsive). */
+export async function recordBankAsync(task: TaskSpec): Promise<ProbeBank> {
+  const recording = bankRecording(task);
+  for (let steps = 0; ; steps++) {
+    const next = recording.next();
+    if (next.done) return next.value;
+    if (steps % STEPS_PER_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+function* bankRecording(task: TaskSpec): Generator<void, ProbeBank> {
   const episodes: ProbeEpisode[] = [];
   const seed = (k: number) => hash32(BANK_SEED, k);
   let k = 0;
   for (let tries = 0, kept = 0; tries < TEACHER_TRIES && kept < TEACHER_EPISODES; tries++) {
-    const e = playEpisode(task, 'teacher', seed(k++), TEACHER_STEPS);
+    const e = yield* playEpisode(task, 'teacher', seed(k++), TEACHER_STEPS);
     if (e.success) {
       episodes.push(e);
       kept++;
@@ -204,10 +226,11 @@ export function recordBank(task: TaskSpec): ProbeBank {
   // Every failure mode plays the same worlds, so their returns differ by the behaviour alone; worlds that start
   // within reach of the target (a diamond in view at the start) are skipped: there, standing still succeeds.
   const worlds: number[] = [];
-  for (let w = 1000; worlds.length < EPISODES_PER_BEHAVIOUR && w < 1100; w++) if (!playEpisode(task, 'still', seed(w), 20).success) worlds.push(seed(w));
+  for (let w = 1000; worlds.length < EPISODES_PER_BEHAVIOUR && w < 1100; w++)
+    if (!(yield* playEpisode(task, 'still', seed(w), 20)).success) worlds.push(seed(w));
   for (const behaviour of Object.keys(BEHAVIOURS) as Behaviour[]) {
     if (behaviour === 'teacher' || (behaviour === 'hazard' && !hasLava(task))) continue;
-    for (const world of worlds) episodes.push(playEpisode(task, behaviour, world, PROBE_STEPS));
+    for (const world of worlds) episodes.push(yield* playEpisode(task, behaviour, world, PROBE_STEPS));
   }
   const names = { nearby: new Set<string>(), item: new Set<string>(), mob: new Set<string>() };
   for (const e of episodes)
@@ -244,31 +267,42 @@ export function bankFile(task: TaskSpec): string {
 
 const banks = new Map<string, ProbeBank>();
 
-/** The task's probe bank: from memory, else the cache, else recorded now and cached. */
+/** The task's probe bank: from memory, else the cache, else recorded now (blocking) and cached. */
 export function probeBank(task: TaskSpec): ProbeBank {
+  return cachedBank(task) ?? storeBank(task, recordBank(task));
+}
+
+/** The task's probe bank, recorded in slices that let the event loop run when it is not cached yet. */
+export async function probeBankAsync(task: TaskSpec): Promise<ProbeBank> {
+  return cachedBank(task) ?? storeBank(task, await recordBankAsync(task));
+}
+
+function cachedBank(task: TaskSpec): ProbeBank | undefined {
   const file = bankFile(task);
   const known = banks.get(file);
   if (known) return known;
-  let bank: ProbeBank | undefined;
-  if (existsSync(file)) {
-    try {
-      const read = JSON.parse(gunzipSync(readFileSync(file)).toString('utf8')) as ProbeBank;
-      if (read.version === BANK_VERSION && Array.isArray(read.episodes)) bank = read;
-    } catch {
-      bank = undefined; // a damaged cache file is recorded again
-    }
+  if (!existsSync(file)) return undefined;
+  try {
+    const read = JSON.parse(gunzipSync(readFileSync(file)).toString('utf8')) as ProbeBank;
+    if (read.version !== BANK_VERSION || !Array.isArray(read.episodes)) return undefined;
+    banks.set(file, read);
+    return read;
+  } catch {
+    return undefined; // a damaged cache file is recorded again
   }
-  if (!bank) {
-    // Rounded as the cache stores it, so a fresh bank and a cached one give the same results.
-    bank = JSON.parse(JSON.stringify(recordBank(task), roundNumbers)) as ProbeBank;
-    try {
-      mkdirSync(path.dirname(file), { recursive: true });
-      const tmp = `${file}.${process.pid}.tmp`;
-      writeFileSync(tmp, gzipSync(JSON.stringify(bank)));
-      renameSync(tmp, file); // atomic: two processes may record the same bank at once
-    } catch {
-      // A read-only cache only costs the recording next time.
-    }
+}
+
+function storeBank(task: TaskSpec, recorded: ProbeBank): ProbeBank {
+  const file = bankFile(task);
+  // Rounded as the cache stores it, so a fresh bank and a cached one give the same results.
+  const bank = JSON.parse(JSON.stringify(recorded, roundNumbers)) as ProbeBank;
+  try {
+    mkdirSync(path.dirname(file), { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, gzipSync(JSON.stringify(bank)));
+    renameSync(tmp, file); // atomic: two processes may record the same bank at once
+  } catch {
+    // A read-only cache only costs the recording next time.
   }
   banks.set(file, bank);
   return bank;

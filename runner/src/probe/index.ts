@@ -5,11 +5,11 @@
 import { readFileSync } from 'node:fs';
 import { RewardError } from '../reward/index';
 import type { TaskSpec } from '../tasks';
-import { probeBank, type ProbeBank } from './bank';
+import { probeBankAsync, type ProbeBank } from './bank';
 import { checkProperties, type ProbeFinding } from './properties';
 import { replayBank, type Replay } from './replay';
 
-export { BEHAVIOURS, bankFile, probeBank, recordBank, PROBE_STEPS, type Behaviour, type ProbeBank, type ProbeEpisode } from './bank';
+export { BEHAVIOURS, bankFile, probeBank, probeBankAsync, recordBank, PROBE_STEPS, type Behaviour, type ProbeBank, type ProbeEpisode } from './bank';
 export { PROPERTIES, type ProbeFinding } from './properties';
 export { replayBank, type Replay } from './replay';
 
@@ -27,7 +27,7 @@ export interface ProbeResult {
  * breaks the contract is not probed (no findings: lint reports it). The bank is recorded on first use.
  */
 export async function probeReward(file: string, task: TaskSpec, options: { source?: string; bank?: ProbeBank } = {}): Promise<ProbeResult> {
-  const bank = options.bank ?? probeBank(task);
+  const bank = options.bank ?? (await probeBankAsync(task));
   const start = performance.now();
   let replay: Replay;
   try {
