@@ -13,9 +13,10 @@ import { hash32 } from '../seeds';
 import type { TaskSpec } from '../tasks';
 import { SimEnv } from '../env/sim/sim';
 import { Demonstrator } from '../pretrain/demonstrator';
+import { blockNames, stateToBlock } from '../env/sim/registry';
 
 /** Bumped whenever what a bank holds or how it is recorded changes: older cached banks are then regenerated. */
-const BANK_VERSION = 1;
+const BANK_VERSION = 2;
 
 /** The behaviours of a bank. `teacher` episodes are the successful ones; every other behaviour is a failure mode. */
 export const BEHAVIOURS = {
@@ -62,7 +63,15 @@ export interface ProbeBank {
   episodes: ProbeEpisode[];
   /** Every name any observation of the bank holds, by parameter (what the task's world can show a reward). */
   names: { nearby: string[]; item: string[]; mob: string[] };
+  /**
+   * Every block and mob in the bank's worlds around where the episodes start (WORLD_SCAN_RADIUS), seen or not: a
+   * name the task's worlds hold (lava in a cave nearby) may matter to a reward although no probe happened to see it.
+   */
+  worldNames: string[];
 }
+
+/** Blocks scanned around an episode's start for `worldNames`, horizontally and vertically (metres). */
+export const WORLD_SCAN_RADIUS = 32;
 
 const A = Object.fromEntries(GAME_FACTS.actions.map((a, i) => [a, i])) as Record<(typeof GAME_FACTS.actions)[number], number>;
 
@@ -166,11 +175,12 @@ function policyOf(behaviour: Behaviour, task: TaskSpec, random: () => number): {
 }
 
 /** Plays one probe episode on the world of `seed`: until it ends or `limit` steps; yields after each step. */
-function* playEpisode(task: TaskSpec, behaviour: Behaviour, seed: number, limit: number): Generator<void, ProbeEpisode> {
+function* playEpisode(task: TaskSpec, behaviour: Behaviour, seed: number, limit: number, worldNames?: Set<string>): Generator<void, ProbeEpisode> {
   const env = new SimEnv(task);
   const features = new Float32Array(env.featureSize);
   const random = makeRandom(hash32(seed, 0xbe4a));
   const first = env.reset(seed, features, 0);
+  if (worldNames) yield* scanWorld(env, worldNames);
   const { policy, teacher } = policyOf(behaviour, task, random);
   teacher?.reset(env);
   const obs: StepObservation[] = [first];
@@ -185,6 +195,22 @@ function* playEpisode(task: TaskSpec, behaviour: Behaviour, seed: number, limit:
     yield;
   }
   return { behaviour, seed, obs, success, died };
+}
+
+/** Adds the names of every block within WORLD_SCAN_RADIUS of the agent and of every mob of the world to `names`. */
+function* scanWorld(env: SimEnv, names: Set<string>): Generator<void, void> {
+  const { x, y, z } = env.entity.pos;
+  const seen = new Set<number>();
+  for (let dx = -WORLD_SCAN_RADIUS; dx <= WORLD_SCAN_RADIUS; dx++) {
+    for (let dz = -WORLD_SCAN_RADIUS; dz <= WORLD_SCAN_RADIUS; dz++)
+      for (let dy = -WORLD_SCAN_RADIUS; dy <= WORLD_SCAN_RADIUS; dy++) {
+        const by = Math.floor(y) + dy;
+        if (by >= 0 && by < 256) seen.add(stateToBlock[env.world.stateAt(Math.floor(x) + dx, by, Math.floor(z) + dz)]!);
+      }
+    yield;
+  }
+  for (const b of seen) if (blockNames[b]) names.add(blockNames[b]);
+  for (const m of env.mobs) names.add(m.type);
 }
 
 /** Whether the task's world has lava to walk into (underground worlds do; plains do not). */
@@ -226,8 +252,9 @@ function* bankRecording(task: TaskSpec): Generator<void, ProbeBank> {
   // Every failure mode plays the same worlds, so their returns differ by the behaviour alone; worlds that start
   // within reach of the target (a diamond in view at the start) are skipped: there, standing still succeeds.
   const worlds: number[] = [];
+  const worldNames = new Set<string>();
   for (let w = 1000; worlds.length < EPISODES_PER_BEHAVIOUR && w < 1100; w++)
-    if (!(yield* playEpisode(task, 'still', seed(w), 20)).success) worlds.push(seed(w));
+    if (!(yield* playEpisode(task, 'still', seed(w), 20, worldNames)).success) worlds.push(seed(w));
   for (const behaviour of Object.keys(BEHAVIOURS) as Behaviour[]) {
     if (behaviour === 'teacher' || (behaviour === 'hazard' && !hasLava(task))) continue;
     for (const world of worlds) episodes.push(yield* playEpisode(task, behaviour, world, PROBE_STEPS));
@@ -246,6 +273,7 @@ function* bankRecording(task: TaskSpec): Generator<void, ProbeBank> {
     maxSteps: task.maxSteps,
     episodes,
     names: { nearby: sorted(names.nearby), item: sorted(names.item), mob: sorted(names.mob) },
+    worldNames: sorted(worldNames),
   };
 }
 

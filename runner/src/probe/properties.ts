@@ -7,8 +7,9 @@
 // the probe corpus (runner/test/fixtures/probe/) a reward that shows it (`// expect-probe: <code>` on the line).
 import ts from 'typescript';
 import type { StatementLocation } from '../reward/index';
+import { SCALE_RULE } from '../schema';
 import type { TaskSpec } from '../tasks';
-import { BEHAVIOURS, type Behaviour, type ProbeBank } from './bank';
+import { BEHAVIOURS, WORLD_SCAN_RADIUS, type Behaviour, type ProbeBank } from './bank';
 import type { EpisodeTrace, Replay } from './replay';
 
 export interface ProbeFinding {
@@ -132,19 +133,30 @@ const absentNames: Property = (_replay, { task, bank, source }) => {
     const kind = NAMED_PARAMETERS[read.parameter]!;
     if (kind === 'mob' && !task.attack) continue; // kill_entity is not passed at all; the contract check says so
     const seen = bank.names[kind];
-    if (seen.includes(read.name)) continue;
+    // The task's own target names are observable by definition, however rarely the bank's worlds show one.
+    const targets = task.success.kind === 'near' ? task.success.names : [task.success.mob];
+    // A name the task's worlds hold near where episodes start (lava in a cave) may matter although no probe saw it.
+    if (seen.includes(read.name) || targets.includes(read.name) || (kind === 'nearby' && bank.worldNames.includes(read.name))) continue;
     const shown = seen.length > 12 ? `${seen.slice(0, 12).join(', ')}, …` : seen.join(', ') || 'none';
     findings.push({
       ...at({ line: read.line, column: read.column, endColumn: read.endColumn }),
       severity: 'warning',
       code: 'probe-absent-name',
-      message: `'${read.name}' never occurs in ${read.parameter} on any of the ${bank.episodes.length} probe episodes of ${task.id} (${countSteps(bank)} steps; names seen: ${shown}), so what depends on it never happens.`,
+      message: `'${read.name}' never occurs in ${read.parameter} on any of the ${bank.episodes.length} probe episodes of ${task.id} (${countSteps(bank)} steps; names seen: ${shown}), nor in their worlds within ${WORLD_SCAN_RADIUS} m of the start, so what depends on it never happens.`,
     });
   }
   return findings;
 };
 
 const countSteps = (bank: ProbeBank) => count(bank.episodes.reduce((n, e) => n + e.obs.length - 1, 0));
+
+/** How often statement `k` ran over the bank's episodes. */
+function ranAnywhere(replay: Replay, bank: ProbeBank, k: number): number {
+  const cov = replay.coverage!;
+  let n = 0;
+  for (let env = 0; env < bank.episodes.length; env++) n += cov.runs[env * cov.statements + k]!;
+  return n;
+}
 
 /** Statements that run on no probe episode (the outermost of each such region), as information. */
 const neverRun: Property = (replay, { bank, source }) => {
@@ -175,16 +187,19 @@ const constant: Property = (replay, { bank, source }) => {
   const all = replay.traces.flatMap((t) => Array.from(t.values));
   if (all.length === 0 || replay.failure || replay.compiled.exportsKind === 'dense_sparse') return [];
   if (all.some((v) => v !== all[0])) return [];
+  // The branch that would have paid something else is the first statement that never ran; without one, the
+  // statement that returned the value most often.
   const lasts = new Map<number, number>();
   for (const t of replay.traces) for (const k of t.last) lasts.set(k, (lasts.get(k) ?? 0) + 1);
   const [top] = [...lasts.entries()].sort((a, b) => b[1] - a[1]);
-  const s = top ? replay.compiled.statements[top[0]] : undefined;
+  const never = replay.coverage ? replay.compiled.statements.findIndex((_, k) => ranAnywhere(replay, bank, k) === 0) : -1;
+  const s = replay.compiled.statements[never >= 0 ? never : (top?.[0] ?? -1)];
   return [
     {
       ...(s ? statementAt(s, source) : at(replay.compiled.entries.reward_function ?? { line: 1, column: 1 })),
       severity: 'warning',
       code: 'probe-constant',
-      message: `returns ${amount(all[0]!)} on every one of the ${count(all.length)} probe calls (${bank.episodes.filter((e) => e.behaviour === 'teacher').length} successful episodes among them): the agent gets nothing to learn from.`,
+      message: `returns ${amount(all[0]!)} on every one of the ${count(all.length)} probe calls (${bank.episodes.filter((e) => e.behaviour === 'teacher').length} successful episodes among them)${never >= 0 ? '; this never runs' : ''}: the agent gets nothing to learn from.`,
     },
   ];
 };
@@ -266,7 +281,7 @@ function earnings(behaviour: Behaviour, traces: EpisodeTrace[], bank: ProbeBank)
  * ran most exclusively in paid calls; of equals, the one that runs least over the whole bank (the term, not the
  * `return` every call passes).
  */
-function payingStatement(replay: Replay, envs: number[], bank: ProbeBank): number | undefined {
+function payingStatement(replay: Replay, envs: number[], bank: ProbeBank, within?: { line: number; endLine: number }): number | undefined {
   const cov = replay.coverage;
   if (!cov) return undefined;
   const n = cov.statements;
@@ -284,12 +299,44 @@ function payingStatement(replay: Replay, envs: number[], bank: ProbeBank): numbe
       paidSum += cov.paidSum[env * n + k]!;
     }
     if (runs === 0 || paidSum < 0.5 * totalPaid) continue;
+    const s = replay.compiled.statements[k]!;
+    if (within && (s.line < within.line || s.endLine > within.endLine)) continue;
     for (let env = 0; env < bank.episodes.length; env++) everywhere += cov.runs[env * n + k]!;
     const precision = paidRuns / runs;
-    if (!best || precision > best.precision + 1e-9 || (Math.abs(precision - best.precision) <= 1e-9 && everywhere < best.everywhere))
+    // Of statements that run together (a straight-line body), the last: the one nearest the value returned.
+    if (!best || precision > best.precision + 1e-9 || (Math.abs(precision - best.precision) <= 1e-9 && everywhere <= best.everywhere))
       best = { k, precision, everywhere };
   }
   return best?.k;
+}
+
+/** The lines of the top-level function `name` (1-based), from the file's syntax tree. */
+function functionLines(source: string, name: string): { line: number; endLine: number } | undefined {
+  const sf = ts.createSourceFile('reward.ts', source, ts.ScriptTarget.ES2022, true);
+  for (const s of sf.statements) {
+    const fn =
+      ts.isFunctionDeclaration(s) && s.name?.text === name
+        ? s
+        : ts.isVariableStatement(s)
+          ? s.declarationList.declarations.find((d) => ts.isIdentifier(d.name) && d.name.text === name)
+          : undefined;
+    if (!fn) continue;
+    return { line: sf.getLineAndCharacterOfPosition(fn.getStart(sf)).line + 1, endLine: sf.getLineAndCharacterOfPosition(fn.getEnd()).line + 1 };
+  }
+  return undefined;
+}
+
+/** In a dense/sparse file, the function whose part paid a behaviour most (the runtime adds their signs, weighted). */
+function payingPart(replay: Replay, traces: EpisodeTrace[], source: string): { line: number; endLine: number } | undefined {
+  if (replay.compiled.exportsKind !== 'dense_sparse') return undefined;
+  let dense = 0,
+    sparse = 0;
+  for (const t of traces)
+    for (let i = 0; i < t.values.length; i++) {
+      if (t.dense![i]! > 0) dense += SCALE_RULE.denseWeight;
+      if (t.sparse![i]! > 0) sparse += SCALE_RULE.sparseWeight;
+    }
+  return functionLines(source, sparse > dense ? 'sparse' : 'dense');
 }
 
 /** How much more than success a failure mode must earn to be called out (noise in a cut probe's extrapolation). */
@@ -318,6 +365,7 @@ const incentives: Property = (replay, { bank, source }) => {
       replay,
       traces.map((t) => t.episode),
       bank,
+      payingPart(replay, traces, source),
     );
     paying.set(k ?? -1, [...(paying.get(k ?? -1) ?? []), e]);
   }

@@ -3,9 +3,16 @@
 // step appends the next one; attack parameters as the task passes them; the limits of training. The file runs
 // coverage-instrumented, so each value comes with the statement that produced it and each statement with the
 // calls it ran in and what they paid.
-import { compileRewardFile, RewardError, RewardSandbox, type CompiledReward, type CoverageCounts } from '../reward/index';
+import { compileRewardFile, RewardError, RewardSandbox, type CompiledReward, type CoverageCounts, type RewardLimits } from '../reward/index';
 import type { TaskSpec } from '../tasks';
 import type { ProbeBank } from './bank';
+
+/**
+ * Training's limits, but a step's wall-clock allowance per call is shorter: a probe step carries one call per
+ * episode of the bank (about 20), so a call that never returns would hold it 20 × 1 s. The per-call CPU limit,
+ * which decides every other time-out, is training's.
+ */
+const PROBE_LIMITS: Partial<RewardLimits> = { callWallMs: 250 };
 
 export interface EpisodeTrace {
   /** Index of the episode in the bank. */
@@ -62,7 +69,7 @@ export async function replayBank(file: string, task: TaskSpec, bank: ProbeBank, 
   const longest = Math.max(...sequences.map((obs) => obs.length));
   let sandbox: RewardSandbox;
   try {
-    sandbox = await RewardSandbox.open(file, slots.length, { attack: task.attack, episodeSteps: longest, source, coverage: true });
+    sandbox = await RewardSandbox.open(file, slots.length, { attack: task.attack, episodeSteps: longest, source, coverage: true, limits: PROBE_LIMITS });
   } catch (err) {
     // The file's top level failed (a throw, a time limit): a failure before any step. Compile and contract errors are lint's.
     if (!(err instanceof RewardError) || err.kind === 'compile' || err.kind === 'contract') throw err;

@@ -328,6 +328,7 @@ export class RewardSandbox {
     const declared = entries[f.entry ?? ''] ?? (f.entry === undefined && f.kind === 'timeout' ? undefined : (entries.reward_function ?? entries.dense));
     const at = (f.stack && this.positions.fromStack(f.stack.slice(0, this.limits.errorChars), REWARD_SCRIPT_NAME)) ||
       (f.loop ? loops[f.loop - 1] : undefined) ||
+      (f.statement !== undefined && f.statement >= 0 ? this.compiled.statements[f.statement] : undefined) ||
       declared || { line: 1, column: 1 };
     const max = this.limits.errorChars + 60; // room for the host's own "[N more characters cut]"
     const message = f.message.length <= max ? f.message : `${f.message.slice(0, max)} … [${f.message.length - max} more characters cut]`;

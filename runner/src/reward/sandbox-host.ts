@@ -60,6 +60,8 @@ export interface HostFailure {
   entry?: string;
   /** 1-based index of the loop that was running (CompiledReward.loops), for time-outs. */
   loop?: number;
+  /** In a coverage-instrumented file: the statement that ran last (CompiledReward.statements), for a bad return. */
+  statement?: number;
   /** The sandbox cannot be used any more (time-out, memory). */
   fatal?: boolean;
 }
@@ -219,12 +221,12 @@ const DRIVER = String.raw`(function (loopMarker, errorChars, coverageMarker, sta
         try {
           r = call(o, s);
         } catch (err) {
-          if (err instanceof BadReturn) return { kind: 'bad-return', env: e, entry: err.fn, message: err.fn + ' must return a finite number, got ' + describe(err.value) };
+          if (err instanceof BadReturn) return { kind: 'bad-return', env: e, entry: err.fn, statement: statements > 0 ? lastStatement : undefined, message: err.fn + ' must return a finite number, got ' + describe(err.value) };
           return { kind: 'throw', env: e, message: errorText(err), stack: stackFrames(err) };
         }
         const took = now() - t0;
         if (took > slowest.ms) { slowest.ms = took; slowest.env = e; slowest.entry = api.currentEntry; slowest.loop = g[loopMarker]; }
-        if (typeof r !== 'number' || !isFinite(r)) return { kind: 'bad-return', env: e, entry, message: 'reward must be a finite number, got ' + describe(r) };
+        if (typeof r !== 'number' || !isFinite(r)) return { kind: 'bad-return', env: e, entry, statement: statements > 0 ? lastStatement : undefined, message: 'reward must be a finite number, got ' + describe(r) };
         s.previous = o.nearest;
         out[k] = r;
         if (detail) {
