@@ -4,7 +4,7 @@
 // wandering, oscillating near the target, staring at it from a distance, walking into lava where the world has
 // it). Seeded and deterministic: generated once per task (built-in or a user task file) and cached on disk.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -329,6 +329,11 @@ function storeBank(task: TaskSpec, recorded: ProbeBank): ProbeBank {
     const tmp = `${file}.${process.pid}.tmp`;
     writeFileSync(tmp, gzipSync(JSON.stringify(bank)));
     renameSync(tmp, file); // atomic: two processes may record the same bank at once
+    // The task's banks of earlier bank versions or task definitions are not read again.
+    const prefix = `${path.basename(file).replace(/-[0-9a-f]{16}\.json\.gz$/, '')}-`;
+    for (const old of readdirSync(path.dirname(file)))
+      if (old.startsWith(prefix) && /^[0-9a-f]{16}\.json\.gz$/.test(old.slice(prefix.length)) && old !== path.basename(file))
+        rmSync(path.join(path.dirname(file), old), { force: true });
   } catch {
     // A read-only cache only costs the recording next time.
   }
