@@ -61,6 +61,8 @@ const failures: Property = (replay, { bank }) => {
   const e = f.error;
   const where =
     f.episode === null ? (f.step === 0 ? 'when the file was loaded' : `at step ${f.step}`) : `at step ${f.step} of ${describeEpisode(bank, f.episode)}`;
+  // A sandbox host that could not start or died of something else is not the reward's doing: said, not held against it.
+  if (e.kind === 'host') return [{ ...at(e), severity: 'warning', code: 'probe-not-run', message: `the probes could not run: ${e.detail}` }];
   const code = {
     throw: 'probe-throws',
     'bad-return': 'probe-bad-return',
