@@ -1,5 +1,6 @@
 // The Rewardsmith language server. Any LSP client can use it (it knows nothing about VS Code): diagnostics
-// from the schema rules and TypeScript, quick fixes, hover, completion; the LLM critic's findings
+// from the schema rules and TypeScript, quick fixes, hover, completion; the probes' findings (the reward run on
+// its task's probe bank, on save and after PROBE_IDLE_MS without typing); the LLM critic's findings
 // (`rewardsmith/critique`) and the trajectory analyzer's suggestions (`rewardsmith/setSuggestions`) published
 // as separate diagnostic sources. Started by `rewardsmith lsp --stdio` or as dist/server.js (stdio or IPC).
 import { createHash } from 'node:crypto';
@@ -37,6 +38,12 @@ import {
   type LlmSettings,
 } from './lsp_ext';
 import { lintSnapshot, type RewardDiagnostic, type Severity } from '../../runner/src/lint/rules';
+import { probeDiagnostic, taskOfReward } from '../../runner/src/lint/check';
+import { probeReward } from '../../runner/src/probe/index';
+import { taskFromHeader } from '../../runner/src/tasks';
+
+/** The pause in typing after which the probes run (they also run on save; never per keystroke). */
+const PROBE_IDLE_MS = 1000;
 
 const SEVERITY: Record<Severity, DiagnosticSeverity> = {
   error: DiagnosticSeverity.Error,
@@ -74,6 +81,7 @@ export function startServer(given?: Connection): Promise<number> {
   const documents = new TextDocuments(TextDocument);
   const projects = new Map<string, RewardProject>();
   const lintResults = new Map<string, RewardDiagnostic[]>();
+  const probeResults = new Map<string, RewardDiagnostic[]>();
   const criticFindings = new Map<string, AnchoredFinding[]>();
   const criticCache = new Map<string, CritiqueResult & { status: 'ok' }>();
   const suggestions = new Map<string, Map<string, AnalyzerSuggestion>>();
@@ -104,6 +112,8 @@ export function startServer(given?: Connection): Promise<number> {
   function publish(uri: string): void {
     const doc = documents.get(uri);
     const diagnostics: Diagnostic[] = (lintResults.get(uri) ?? []).map(toDiagnostic);
+    for (const d of probeResults.get(uri) ?? [])
+      diagnostics.push({ range: d.range, severity: SEVERITY[d.severity], code: d.code, source: DIAGNOSTIC_SOURCE.probe, message: d.message });
     for (const { finding } of criticFindings.get(uri) ?? []) {
       diagnostics.push({ range: finding.range, severity: SEVERITY[finding.severity], source: DIAGNOSTIC_SOURCE.critic, message: finding.message });
     }
@@ -239,11 +249,56 @@ export function startServer(given?: Connection): Promise<number> {
     else reanchorCritic(doc);
   }
 
+  // The probes run off the request path: the replay is in the sandbox's own process, and a bank recorded for
+  // the first time yields to the event loop between slices, so hover and completion answer meanwhile. One probe
+  // per document at a time; an edit during it asks for one more after it.
+  const probeTimers = new Map<string, NodeJS.Timeout>();
+  const probing = new Set<string>();
+  const probeAgain = new Set<string>();
+
+  function scheduleProbe(uri: string, delayMs: number): void {
+    clearTimeout(probeTimers.get(uri));
+    const timer = setTimeout(() => {
+      probeTimers.delete(uri);
+      void probeNow(uri);
+    }, delayMs);
+    timer.unref?.();
+    probeTimers.set(uri, timer);
+  }
+
+  async function probeNow(uri: string): Promise<void> {
+    const doc = documents.get(uri);
+    if (!doc) return;
+    if (probing.has(uri)) {
+      probeAgain.add(uri);
+      return;
+    }
+    probing.add(uri);
+    const text = doc.getText();
+    const file = filePathOf(uri);
+    try {
+      // The file's `// task:` header, else the editor's default task; a reward with neither is not probed.
+      const defaultTask = taskFromHeader(text) ? undefined : (await settings()).defaultTask;
+      const task = taskOfReward(file, text, defaultTask);
+      const result = task ? await probeReward(file, task, { source: text }) : null;
+      // Findings of text that has changed since would sit on the wrong lines: the next probe replaces them.
+      if (documents.get(uri)?.getText() === text) {
+        probeResults.set(uri, result ? result.findings.map(probeDiagnostic) : []);
+        publish(uri);
+      }
+    } catch (err) {
+      connection.console.error(`probe ${uri}: ${(err as Error).message}`);
+    } finally {
+      probing.delete(uri);
+      if (probeAgain.delete(uri)) scheduleProbe(uri, 0);
+    }
+  }
+
   connection.onInitialize((params) => {
     canReadConfiguration = !!params.capabilities.workspace?.configuration;
     return {
       capabilities: {
-        textDocumentSync: TextDocumentSyncKind.Incremental,
+        textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, save: { includeText: false } },
         hoverProvider: true,
         completionProvider: { triggerCharacters: ['"', "'", '.', '`'] },
         codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
@@ -254,16 +309,26 @@ export function startServer(given?: Connection): Promise<number> {
   });
 
   documents.onDidOpen((e) => {
-    if (isReward(e.document.uri)) schedule(e.document.uri);
+    if (!isReward(e.document.uri)) return;
+    schedule(e.document.uri);
+    scheduleProbe(e.document.uri, PROBE_IDLE_MS);
+  });
+  documents.onDidSave((e) => {
+    if (isReward(e.document.uri)) scheduleProbe(e.document.uri, 0);
   });
   documents.onDidChangeContent((e) => {
-    if (isReward(e.document.uri)) schedule(e.document.uri);
+    if (!isReward(e.document.uri)) return;
+    schedule(e.document.uri);
+    scheduleProbe(e.document.uri, PROBE_IDLE_MS);
   });
   documents.onDidClose((e) => {
     pending.delete(e.document.uri);
     projects.get(e.document.uri)?.dispose();
     projects.delete(e.document.uri);
     lintResults.delete(e.document.uri);
+    probeResults.delete(e.document.uri);
+    clearTimeout(probeTimers.get(e.document.uri));
+    probeTimers.delete(e.document.uri);
     criticFindings.delete(e.document.uri);
     void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
   });

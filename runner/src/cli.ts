@@ -11,10 +11,11 @@ type CommandMain = (argv: string[]) => Promise<number>;
 const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMain> }> = {
   train: {
     summary: 'train a PPO agent on a reward file',
-    // The analyzer sits above runs/: the dispatcher hands it to training for the suggestions streamed while it runs.
+    // The analyzer and the reward check (lint, probes) sit above runs/: the dispatcher hands them to training, the
+    // check for before anything trains, the analyzer for the suggestions streamed while it runs.
     load: async () => {
-      const [{ trainCommand }, { liveAnalysis }] = await Promise.all([import('./runs/train'), import('./analyze/live')]);
-      return (argv: string[]) => trainCommand(argv, { liveAnalysis });
+      const [{ trainCommand }, { liveAnalysis }, { trainGate }] = await Promise.all([import('./runs/train'), import('./analyze/live'), import('./lint/check')]);
+      return (argv: string[]) => trainCommand(argv, { liveAnalysis, gate: trainGate });
     },
   },
   eval: { summary: 'evaluate a checkpoint on held-out worlds', load: async () => (await import('./runs/train')).evalCommand },

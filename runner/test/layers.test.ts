@@ -21,6 +21,7 @@ const RUNNER_LAYERS: readonly (readonly string[])[] = [
   ['llm'],
   ['analyze'],
   ['lint'],
+  ['probe'],
   ['sweep', 'pretrain', 'playback'],
   ['runs'],
   ['env', 'ppo', 'reward'],

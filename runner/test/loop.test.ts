@@ -103,7 +103,7 @@ describe('rewardsmith loop (2 iterations, approach-tree, scripted LLM)', () => {
     assert.equal(result.iterations.length, 2);
     const [first, second] = result.iterations;
 
-    // iteration 1: magma draft → lint error → fixed draft throws in training → fix-error → trained
+    // iteration 1: magma draft → lint error → fixed draft throws on the probes, not trained → fix-error → trained
     const cand = first!.candidates[0]!;
     assert.equal(cand.executionFixes, 1);
     assert.equal(cand.reward, 'iteration-1/candidate-1/attempt-2/approach-tree.reward.ts');
@@ -115,10 +115,10 @@ describe('rewardsmith loop (2 iterations, approach-tree, scripted LLM)', () => {
         ['fix-lint', false],
       ],
     );
-    const train1 = JSON.parse(readFileSync(path.join(out, 'iteration-1/candidate-1/attempt-1/train.json'), 'utf8'));
-    assert.equal(train1.ok, false);
-    assert.equal(train1.error.kind, 'throw');
-    assert.match(train1.error.message, /has is not a function/);
+    const screen1 = JSON.parse(readFileSync(path.join(out, 'iteration-1/candidate-1/attempt-1/probe-screen.json'), 'utf8'));
+    assert.match(screen1.refused, /error probe-throws: .*has is not a function at step \d+ of/);
+    assert.equal(existsSync(path.join(out, 'iteration-1/candidate-1/attempt-1/train.json')), false, 'a reward the probes refused was trained');
+    assert.equal(result.runs_saved_by_probes, 1);
     assert.ok(existsSync(path.join(out, 'iteration-1/candidate-1/attempt-2/run/summary.json')));
     assert.ok(first!.success_rate !== null && first!.death_rate !== null);
     assert.equal(first!.analysis!.llm!.suggestions[0]!.id, 'S1');
@@ -140,7 +140,7 @@ describe('rewardsmith loop (2 iterations, approach-tree, scripted LLM)', () => {
     const fixLint = asked.find((r) => /Static checker diagnostics/.test(r.lastUser))!;
     assert.match(fixLint.lastUser, /'magma' is not a Minecraft 1\.16\.5 name/);
     const fixError = asked.find((r) => /Error while running it during training/.test(r.lastUser))!;
-    assert.match(fixError.lastUser, /approach-tree\.reward\.ts:\d+:\d+: threw: .*has is not a function/);
+    assert.match(fixError.lastUser, /approach-tree\.reward\.ts:\d+:\d+: error probe-throws: .*has is not a function/);
     assert.ok(
       asked.filter((r) => roleOf(r) === 'critic').every((r) => !r.lastUser.includes("'magma'")),
       'a file with lint errors never reaches the critic',

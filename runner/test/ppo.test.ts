@@ -120,9 +120,12 @@ function runCli(args: string[]): Promise<{ code: number | null; stdout: string; 
 test('a reward that throws mid-run stops training with its original line, on stderr and as a reward_error event', { timeout: 300_000 }, async () => {
   const reward = path.join(ROOT, 'runner/test/fixtures/ppo/late-typo.reward.ts');
   const out = path.join(tmp(), 'run');
+  // The check before training would refuse this reward (probe-throws at step 21); --no-check trains it, to see
+  // what training does with a reward that fails mid-run.
   const events = await runCli([
     'train',
     reward,
+    '--no-check',
     '--task',
     'approach-tree',
     '--steps',
@@ -155,6 +158,7 @@ test('a reward that throws mid-run stops training with its original line, on std
   const human = await runCli([
     'train',
     reward,
+    '--no-check',
     '--task',
     'approach-tree',
     '--steps',

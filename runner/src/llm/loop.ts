@@ -33,6 +33,7 @@ import { hash32 } from '../seeds';
 import type { TrainOutcome, TrainStepOptions } from './train-step';
 import { bestMeasured, candidateSuccess, heldOut, rateText, resultsTable, runConfig, suggestionOutcomes } from './loop-results';
 import { LocalEngine, SlurmEngine, type Engine } from '../sweep/engine';
+import { runsSavedByProbes, screenReward } from './screen';
 
 /** Candidates one after another, or all at once when an engine trains them as separate jobs. */
 const eachCandidate = async <T>(n: number, parallel: boolean, f: (k: number) => Promise<T>): Promise<T[]> => {
@@ -220,6 +221,8 @@ export interface LoopResult {
   suggestion_outcomes: SuggestionOutcome[];
   /** The best reward measured in the whole loop (highest held-out success), kept or not. */
   best?: { iteration: number; candidate: number; reward: string; success: RateRecord; kept: boolean; decision: string } | null;
+  /** Candidates the probe screen refused before training (see screen.ts): training runs saved. */
+  runs_saved_by_probes?: number;
 }
 
 const json = (value: unknown) => JSON.stringify(value, null, 2) + '\n';
@@ -474,6 +477,13 @@ class Loop {
       const rewardFile = path.join(attemptDir, `${this.o.task.id}.reward.ts`);
       if (!existsSync(rewardFile)) writeAtomic(rewardFile, reviewed.source);
       const runDir = path.join(attemptDir, 'run');
+      // The probes' findings go back to the designer as a run-time error would, without a training run.
+      const refused = await screenReward(rewardFile, this.o.task);
+      if (refused) {
+        this.say(`  candidate ${k}: not trained; ${refused.split('\n').join(' ')}`);
+        request = { kind: 'fix-error', previous: reviewed.source, error: refused };
+        continue;
+      }
       const start = await this.startPolicy();
       this.say(`  candidate ${k}: training on ${this.rel(rewardFile)} for ${this.o.steps} frames ${startText(start, this.o.out)}`);
       const outcome = await cached<TrainOutcome>(path.join(attemptDir, 'train.json'), () => this.train(rewardFile, runDir, start));
@@ -569,10 +579,21 @@ class Loop {
   }
 
   /** Trains one no-LLM candidate: a reward file written from patched text. */
-  private async trainCandidate(iterDir: string, k: number, source: string, applied: string[]): Promise<CandidateResult> {
+  private async trainCandidate(
+    iterDir: string,
+    k: number,
+    source: string,
+    applied: string[],
+    patched?: { file: string; text: string },
+  ): Promise<CandidateResult> {
     const attemptDir = path.join(iterDir, `candidate-${k}`, 'attempt-1');
     const rewardFile = path.join(attemptDir, `${this.o.task.id}.reward.ts`);
     if (!existsSync(rewardFile)) writeAtomic(rewardFile, source);
+    const refused = patched && (await screenReward(rewardFile, this.o.task, patched));
+    if (refused) {
+      this.say(`  candidate ${k} (${applied.join(' + ')}): not trained; ${refused.split('\n').join(' ')}`);
+      return { candidate: k, reward: this.rel(rewardFile), criticPassed: false, executionFixes: 0, run: null, summary: null, failure: refused, applied };
+    }
     const runDir = path.join(attemptDir, 'run');
     const start = await this.startPolicy();
     this.say(
@@ -653,7 +674,9 @@ class Loop {
     this.say(
       `iteration ${i}: ${sets.length} patch set(s) from ${suggestions.filter((s) => s.patch).length} patchable finding(s) of ${this.rel(path.join(o.out, current.run!, RUN_FILES.suggestions))}`,
     );
-    const candidates = await eachCandidate(sets.length, Boolean(o.train?.engine), (k) => this.trainCandidate(iterDir, k, sets[k - 1]!.text, sets[k - 1]!.ids));
+    const candidates = await eachCandidate(sets.length, Boolean(o.train?.engine), (k) =>
+      this.trainCandidate(iterDir, k, sets[k - 1]!.text, sets[k - 1]!.ids, { file: currentFile, text: currentText }),
+    );
     const trained = candidates.filter((c) => c.summary);
     let best: CandidateResult | null = null;
     for (const c of trained) if (!best || better(c.summary!, best.summary!)) best = c;
@@ -839,12 +862,15 @@ class Loop {
           ? { kl_coef: Number(hp.klCoef), value_pretrain_updates: Number(hp.valuePretrainUpdates), return_norm: hp.normaliseReturns === true }
           : null,
     };
+    const saved = runsSavedByProbes(o.out);
+    this.say(`the probes kept ${saved} reward(s) with errors or a paid failure mode from training: ${saved} training run(s) saved`);
     const loopResult: LoopResult = {
       no_llm: o.noLlm ?? false,
       start,
       iterations: results,
       suggestion_outcomes: outcomes,
       best: bestMeasured({ iterations: results }),
+      runs_saved_by_probes: saved,
     };
     writeAtomic(path.join(o.out, LOOP_FILES.results), json(loopResult));
     writeAtomic(path.join(o.out, LOOP_FILES.table), resultsTable(loopResult, o.out) + '\n');

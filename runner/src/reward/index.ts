@@ -7,15 +7,15 @@ import { existsSync, readFileSync, renameSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import path from 'node:path';
 import { SCALE_RULE, type StepObservation } from '../schema';
-import { compileRewardFile, LOOP_MARKER, RewardError, SourcePositions, type CompiledReward } from './compile';
-import type { HostCommand, HostFailure, HostReply, HostRequest, PackedStep, RewardLimits } from './sandbox-host';
+import { compileRewardFile, COVERAGE_MARKER, LOOP_MARKER, RewardError, SourcePositions, type CompiledReward } from './compile';
+import type { CoverageCounts, HostCommand, HostFailure, HostReply, HostRequest, PackedStep, RewardLimits, StepDetail } from './sandbox-host';
 
 // The reward script's name inside the isolate; stack frames carrying it are mapped to the reward file.
 const REWARD_SCRIPT_NAME = 'rewardsmith-reward.js';
 
 export { compileRewardFile, RewardError, SourcePositions };
-export type { CompiledReward, EntryLocation, RewardErrorKind, RewardExportsKind } from './compile';
-export type { RewardLimits };
+export type { CompiledReward, EntryLocation, RewardErrorKind, RewardExportsKind, StatementLocation } from './compile';
+export type { CoverageCounts, RewardLimits, StepDetail };
 
 /**
  * The reward sandbox's limits: one set for training, evaluation, the editor and the designer's prompt
@@ -44,6 +44,10 @@ export interface SandboxOptions {
   attack?: boolean;
   /** The task's episode limit: the isolate's heap grows by the history the contract keeps that long. */
   episodeSteps?: number;
+  /** The file's text, when it is not (yet) what is on disk (an editor's unsaved buffer). */
+  source?: string;
+  /** Count each statement's runs per call (probes; see CompiledReward.statements). Training runs without. */
+  coverage?: boolean;
 }
 
 /** Heap an entry of `past_agent_positions` takes in the isolate: 112 bytes measured (an array of 5 doubles), rounded up. */
@@ -191,7 +195,7 @@ export class RewardSandbox {
 
   /** Compiles `file`, starts a host and runs the file's top level. Rejects with a located RewardError. */
   static async open(file: string, numEnvs: number, opts: SandboxOptions = {}): Promise<RewardSandbox> {
-    const compiled = compileRewardFile(file);
+    const compiled = compileRewardFile(file, opts.source, { coverage: opts.coverage });
     const attack = opts.attack ?? compiled.attack;
     if (compiled.attack && !attack) {
       const where = compiled.entries.reward_function ?? compiled.entries.dense ?? { line: 1, column: 1 };
@@ -220,6 +224,8 @@ export class RewardSandbox {
           scriptName: REWARD_SCRIPT_NAME,
           sparseWeight: SCALE_RULE.sparseWeight,
           denseWeight: SCALE_RULE.denseWeight,
+          coverage: compiled.statements.length,
+          coverageMarker: COVERAGE_MARKER,
         },
         OPEN_TIMEOUT_MS + limits.topLevelMs,
       );
@@ -251,6 +257,24 @@ export class RewardSandbox {
     const packed = this.encoder.encode(obs);
     const reply = await this.request({ op: 'step', ...packed }, this.limits.callWallMs * obs.length + this.limits.stepSlackMs + HOST_GRACE_MS);
     return Float64Array.from((reply as { values: number[] }).values);
+  }
+
+  /**
+   * One step for some envs (each in its own episode, begun with beginEpisodes): the probes replay episodes of
+   * unequal length side by side. With coverage, also the statement that produced each value (and dense/sparse parts).
+   */
+  async stepEnvs(envs: number[], obs: StepObservation[]): Promise<{ values: Float64Array; detail?: StepDetail }> {
+    if (envs.length !== obs.length) throw new Error(`stepEnvs: ${envs.length} envs but ${obs.length} observations`);
+    for (const e of envs) if (!Number.isInteger(e) || e < 0 || e >= this.numEnvs) throw new Error(`stepEnvs: env ${e} is not in 0..${this.numEnvs - 1}`);
+    const packed = this.encoder.encode(obs);
+    const reply = await this.request({ op: 'step', ...packed, envs }, this.limits.callWallMs * obs.length + this.limits.stepSlackMs + HOST_GRACE_MS);
+    return { values: Float64Array.from((reply as { values: number[] }).values), detail: (reply as { detail?: StepDetail }).detail };
+  }
+
+  /** What a coverage sandbox counted so far, per env and statement. */
+  async coverage(): Promise<CoverageCounts> {
+    const reply = await this.request({ op: 'coverage' }, HOST_GRACE_MS * 2);
+    return (reply as { coverage: CoverageCounts }).coverage;
   }
 
   /** Process id of the sandbox host (for CPU accounting in benchmarks). */
@@ -304,6 +328,7 @@ export class RewardSandbox {
     const declared = entries[f.entry ?? ''] ?? (f.entry === undefined && f.kind === 'timeout' ? undefined : (entries.reward_function ?? entries.dense));
     const at = (f.stack && this.positions.fromStack(f.stack.slice(0, this.limits.errorChars), REWARD_SCRIPT_NAME)) ||
       (f.loop ? loops[f.loop - 1] : undefined) ||
+      (f.statement !== undefined && f.statement >= 0 ? this.compiled.statements[f.statement] : undefined) ||
       declared || { line: 1, column: 1 };
     const max = this.limits.errorChars + 60; // room for the host's own "[N more characters cut]"
     const message = f.message.length <= max ? f.message : `${f.message.slice(0, max)} … [${f.message.length - max} more characters cut]`;

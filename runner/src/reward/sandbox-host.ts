@@ -30,6 +30,9 @@ export interface OpenRequest {
   /** The scale rule's weights (from the schema), for dense/sparse files. */
   sparseWeight: number;
   denseWeight: number;
+  /** Statements of a coverage-instrumented file (0: not instrumented), and the global its marks call. */
+  coverage: number;
+  coverageMarker: string;
 }
 /**
  * A step's observations, packed (see encodeObservations in index.ts): names that are new since the last step
@@ -39,8 +42,10 @@ export interface PackedStep {
   newNames: string[];
   data: Float64Array;
   count: number;
+  /** The envs these observations are for, in order (absent: envs 0..count-1). Probes step episodes of unequal length. */
+  envs?: number[];
 }
-export type HostCommand = OpenRequest | { op: 'begin'; json: string } | ({ op: 'step' } & PackedStep);
+export type HostCommand = OpenRequest | { op: 'begin'; json: string } | ({ op: 'step' } & PackedStep) | { op: 'coverage' };
 export type HostRequest = { id: number } & HostCommand;
 
 /** A failure inside the sandbox, in compiled-JS terms; the parent maps it to the original file. */
@@ -55,15 +60,36 @@ export interface HostFailure {
   entry?: string;
   /** 1-based index of the loop that was running (CompiledReward.loops), for time-outs. */
   loop?: number;
+  /** In a coverage-instrumented file: the statement that ran last (CompiledReward.statements), for a bad return. */
+  statement?: number;
   /** The sandbox cannot be used any more (time-out, memory). */
   fatal?: boolean;
 }
-export type HostReply = { id: number } & ({ ok: true; values?: number[] } | { ok: false; failure: HostFailure });
+/**
+ * What a coverage-instrumented sandbox counted, per env and statement (index env × statements + statement): the
+ * calls in which the statement ran, those of them that returned more than 0, and the sum of those returns.
+ */
+export interface CoverageCounts {
+  statements: number;
+  runs: Float64Array;
+  paidRuns: Float64Array;
+  paidSum: Float64Array;
+}
+/** Per call of a coverage-instrumented step: the last statement that ran (the one that produced the value) and, for dense/sparse files, each part. */
+export interface StepDetail {
+  last: number[];
+  dense?: number[];
+  sparse?: number[];
+}
+export type HostReply = { id: number } & (
+  | { ok: true; values?: number[]; detail?: StepDetail; coverage?: CoverageCounts }
+  | { ok: false; failure: HostFailure }
+);
 
 // Runs inside the isolate before the reward script, so it captures the built-ins before reward code can
 // replace them. Per env it keeps the episode state: previous nearest blocks, the position history and
 // GLOBAL_DATA. One `step` call handles every env of a batch and returns one reward each, or a failure.
-const DRIVER = String.raw`(function (loopMarker, errorChars) {
+const DRIVER = String.raw`(function (loopMarker, errorChars, coverageMarker, statements) {
   'use strict';
   const parse = JSON.parse, stringify = JSON.stringify, isFinite = Number.isFinite, now = Date.now, sign = Math.sign;
   const g = globalThis;
@@ -76,6 +102,33 @@ const DRIVER = String.raw`(function (loopMarker, errorChars) {
   const names = [];
   let call = null;
   let entry = 'reward_function';
+  // Coverage (probes only): which statements ran in the current call, counted per env when it returns.
+  const ran = new Int32Array(statements).fill(-1);
+  const touched = [];
+  let callNumber = 0, lastStatement = -1, partDense = 0, partSparse = 0;
+  const counts = { runs: [], paidRuns: [], paidSum: [] };
+  if (statements > 0) {
+    Object.defineProperty(g, coverageMarker, {
+      value: (k) => {
+        if (ran[k] !== callNumber) { ran[k] = callNumber; touched[touched.length] = k; }
+        lastStatement = k;
+      },
+      writable: false, enumerable: false, configurable: false,
+    });
+  }
+  const countCall = (e, r) => {
+    if (counts.runs[e] === undefined) {
+      counts.runs[e] = new Float64Array(statements);
+      counts.paidRuns[e] = new Float64Array(statements);
+      counts.paidSum[e] = new Float64Array(statements);
+    }
+    const runs = counts.runs[e], paidRuns = counts.paidRuns[e], paidSum = counts.paidSum[e];
+    for (let i = 0; i < touched.length; i++) {
+      const k = touched[i];
+      runs[k]++;
+      if (r > 0) { paidRuns[k]++; paidSum[k] += r; }
+    }
+  };
   class BadReturn { constructor(fn, value) { this.fn = fn; this.value = value; } }
   const describe = (v) => {
     if (typeof v === 'number' || v === undefined || v === null || typeof v === 'boolean') return String(v);
@@ -119,6 +172,8 @@ const DRIVER = String.raw`(function (loopMarker, errorChars) {
           const dv = checked('dense', d(o.nearest, s.previous, o.inventory_change, o.health, s.positions, s.data, o.damage_dealt, o.kill_entity));
           api.currentEntry = 'sparse';
           const sv = checked('sparse', sp(o.nearest, s.previous, o.inventory_change, o.health, s.positions, s.data, o.damage_dealt, o.kill_entity));
+          partDense = dv;
+          partSparse = sv;
           return sign(sv) * sparseWeight + sign(dv) * denseWeight;
         };
       }
@@ -134,13 +189,15 @@ const DRIVER = String.raw`(function (loopMarker, errorChars) {
     },
     // Layout per env: nNearest, (nameId, distance, yaw, pitch)*, nInventory, (nameId, delta)*, health,
     // x, y, z, yaw, pitch, damage_dealt, nKill, (nameId, count)*.
-    step(newNames, data, count) {
+    step(newNames, data, count, envs) {
       for (let i = 0; i < newNames.length; i++) names[names.length] = newNames[i];
       const out = new Array(count);
+      const detail = statements > 0 ? { last: new Array(count), dense: entry === 'dense' ? new Array(count) : undefined, sparse: entry === 'dense' ? new Array(count) : undefined } : undefined;
       // The slowest call by wall clock; the host decides with the isolate's CPU time whether it was a time-out.
       const slowest = { ms: -1, env: -1, entry: entry, loop: 0 };
       let p = 0;
-      for (let e = 0; e < count; e++) {
+      for (let k = 0; k < count; k++) {
+        const e = envs ? envs[k] : k;
         const s = states[e];
         if (s === undefined) return { kind: 'contract', env: e, message: 'no episode has begun for env ' + e + ' (call beginEpisodes first)' };
         const nearest = {};
@@ -158,22 +215,36 @@ const DRIVER = String.raw`(function (loopMarker, errorChars) {
         api.currentEnv = e;
         api.currentEntry = entry;
         g[loopMarker] = 0;
+        if (detail) { callNumber++; touched.length = 0; lastStatement = -1; }
         const t0 = now();
         let r;
         try {
           r = call(o, s);
         } catch (err) {
-          if (err instanceof BadReturn) return { kind: 'bad-return', env: e, entry: err.fn, message: err.fn + ' must return a finite number, got ' + describe(err.value) };
+          if (err instanceof BadReturn) return { kind: 'bad-return', env: e, entry: err.fn, statement: statements > 0 ? lastStatement : undefined, message: err.fn + ' must return a finite number, got ' + describe(err.value) };
           return { kind: 'throw', env: e, message: errorText(err), stack: stackFrames(err) };
         }
         const took = now() - t0;
         if (took > slowest.ms) { slowest.ms = took; slowest.env = e; slowest.entry = api.currentEntry; slowest.loop = g[loopMarker]; }
-        if (typeof r !== 'number' || !isFinite(r)) return { kind: 'bad-return', env: e, entry, message: 'reward must be a finite number, got ' + describe(r) };
+        if (typeof r !== 'number' || !isFinite(r)) return { kind: 'bad-return', env: e, entry, statement: statements > 0 ? lastStatement : undefined, message: 'reward must be a finite number, got ' + describe(r) };
         s.previous = o.nearest;
-        out[e] = r;
+        out[k] = r;
+        if (detail) {
+          countCall(e, r);
+          detail.last[k] = lastStatement;
+          if (detail.dense) { detail.dense[k] = partDense; detail.sparse[k] = partSparse; }
+        }
       }
       api.currentEnv = -1;
-      return { values: out, slowest };
+      return { values: out, slowest, detail };
+    },
+    coverage() {
+      const flat = (per) => {
+        const all = new Float64Array(per.length * statements);
+        for (let e = 0; e < per.length; e++) if (per[e]) all.set(per[e], e * statements);
+        return all;
+      };
+      return { statements, runs: flat(counts.runs), paidRuns: flat(counts.paidRuns), paidSum: flat(counts.paidSum) };
     },
   };
   return api;
@@ -185,7 +256,7 @@ export const SLOW_STEPS_TO_FAIL = 3;
 class Sandbox {
   private readonly isolate: ivm.Isolate;
   private readonly api: ivm.Reference<Record<string, unknown>>;
-  private readonly stepFn: ivm.Reference<(newNames: string[], data: Float64Array, count: number) => unknown>;
+  private readonly stepFn: ivm.Reference<(newNames: string[], data: Float64Array, count: number, envs: number[] | undefined) => unknown>;
   private readonly beginFn: ivm.Reference<(json: string) => void>;
   private readonly context: ivm.Context;
   /** What the sandbox was doing, for the message of a time limit that fires. */
@@ -199,10 +270,14 @@ class Sandbox {
     this.isolate = new ivm.Isolate({ memoryLimit: limits.memoryMb });
     const context = (this.context = this.isolate.createContextSync());
     const driver = this.isolate.compileScriptSync(DRIVER, { filename: 'rewardsmith-driver.js' }).runSync(context, { reference: true }) as ivm.Reference<
-      (marker: string, chars: number) => unknown
+      (marker: string, chars: number, coverageMarker: string, statements: number) => unknown
     >;
-    this.api = driver.applySync(undefined, [req.loopMarker, limits.errorChars], { result: { reference: true } }) as ivm.Reference<Record<string, unknown>>;
-    this.stepFn = this.api.getSync('step', { reference: true }) as ivm.Reference<(newNames: string[], data: Float64Array, count: number) => unknown>;
+    this.api = driver.applySync(undefined, [req.loopMarker, limits.errorChars, req.coverageMarker, req.coverage], {
+      result: { reference: true },
+    }) as ivm.Reference<Record<string, unknown>>;
+    this.stepFn = this.api.getSync('step', { reference: true }) as ivm.Reference<
+      (newNames: string[], data: Float64Array, count: number, envs: number[] | undefined) => unknown
+    >;
     this.beginFn = this.api.getSync('begin', { reference: true }) as ivm.Reference<(json: string) => void>;
   }
 
@@ -228,7 +303,7 @@ class Sandbox {
     return this.req.limits.callWallMs * Math.max(1, count) + this.req.limits.stepSlackMs;
   }
 
-  step({ newNames, data, count }: PackedStep): { values: number[] } | { failure: HostFailure } {
+  step({ newNames, data, count, envs }: PackedStep): { values: number[]; detail?: StepDetail } | { failure: HostFailure } {
     // A call that never returns runs into the step's wall-clock budget, loose enough that a loaded
     // machine's scheduling stalls do not end a healthy run.
     this.phase = 'step';
@@ -236,11 +311,11 @@ class Sandbox {
     const { callCpuMs } = this.req.limits;
     const cpuBefore = this.isolate.cpuTime;
     const wallBefore = performance.now();
-    const result = this.stepFn.applySync(undefined, [newNames, data, count], {
+    const result = this.stepFn.applySync(undefined, [newNames, data, count, envs], {
       arguments: { copy: true },
       timeout: this.stepBudgetMs(count),
       result: { copy: true },
-    }) as { values: number[]; slowest: { ms: number; env: number; entry: string; loop: number } } | HostFailure;
+    }) as { values: number[]; slowest: { ms: number; env: number; entry: string; loop: number }; detail?: StepDetail } | HostFailure;
     if (!('values' in result)) return { failure: result };
     // A call that returned but took longer than the limit is a time-out only if the isolate really spent
     // that long computing: wall time alone also counts the moments the OS ran something else.
@@ -259,7 +334,13 @@ class Sandbox {
       const message = `exceeded ${callCpuMs} ms per call in ${SLOW_STEPS_TO_FAIL} steps in a row (the last took ${Math.round(slowest.ms)} ms)`;
       return { failure: { kind: 'timeout', message, env: slowest.env, entry: slowest.entry, loop: slowest.loop || undefined, fatal: true } };
     }
-    return { values: result.values };
+    return { values: result.values, detail: result.detail };
+  }
+
+  /** The coverage counts so far (instrumented files only). */
+  coverage(): CoverageCounts {
+    const fn = this.api.getSync('coverage', { reference: true }) as ivm.Reference<() => CoverageCounts>;
+    return fn.applySync(undefined, [], { timeout: 10_000, result: { copy: true } }) as CoverageCounts;
   }
 
   /** Which env, exported function and loop were running when the isolate was cut off (valid after a time-out). */
@@ -346,9 +427,11 @@ function serve(): void {
       } else if (msg.op === 'begin') {
         sandbox.begin(msg.json);
         reply({ id: msg.id, ok: true });
+      } else if (msg.op === 'coverage') {
+        reply({ id: msg.id, ok: true, coverage: sandbox.coverage() });
       } else {
         const r = sandbox.step(msg);
-        if ('values' in r) reply({ id: msg.id, ok: true, values: r.values });
+        if ('values' in r) reply({ id: msg.id, ok: true, values: r.values, detail: r.detail });
         else reply({ id: msg.id, ok: false, failure: r.failure });
       }
     } catch (err) {

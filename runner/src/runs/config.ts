@@ -81,6 +81,10 @@ DIR/summary.json, DIR/metrics.ndjson (+ metrics.csv), DIR/eval/, DIR/config.json
     },
     resume: { type: 'string', valueName: 'DIR', description: 'continue the run in DIR from its last checkpoint, with its stored configuration' },
     overwrite: { type: 'boolean', description: 'replace a run already in DIR (default: refuse)' },
+    'no-check': {
+      type: 'boolean',
+      description: 'train without checking the reward first (lint and probes on the task’s probe bank refuse a reward with errors)',
+    },
     events: { type: 'string', choices: ['ndjson'], description: 'print one JSON event per line on stdout instead of the progress bar' },
   },
   epilog: `examples:
@@ -128,6 +132,8 @@ export interface TrainInvocation {
   resume: boolean;
   overwrite: boolean;
   events: boolean;
+  /** Check the reward (lint and probes) before training; `--no-check` turns it off. */
+  check: boolean;
   config: TrainConfig;
   /** Options the user set for this invocation (flags or file), which a resume must not silently drop. */
   explicit: ReadonlySet<string>;
@@ -201,6 +207,7 @@ export function parseTrainArgs(argv: readonly string[]): TrainInvocation {
     resume: values.resume !== undefined,
     overwrite: values.overwrite,
     events: values.events === 'ndjson',
+    check: !values['no-check'],
     config,
     explicit,
   };

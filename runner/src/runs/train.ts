@@ -92,6 +92,12 @@ export interface TrainOptions {
   profile?: PhaseProfile;
 }
 
+/**
+ * The check a reward passes before anything is trained or written (lint and probes, which sit above runs/: the
+ * command line passes it in): the diagnostics to print, one per line, and how many are errors.
+ */
+export type RewardGate = (rewardFile: string, task: TaskSpec) => Promise<{ report: string[]; errors: number }>;
+
 export type LiveAnalysis = (window: EpisodeRecord[], at: { frames: number; totalFrames: number; task: TaskSpec; rewardFile: string }) => Promise<RunnerEvent[]>;
 
 // Training episodes the live analysis looks at (the most recent finished ones), and how often it runs.
@@ -775,12 +781,13 @@ function asCommandError(err: unknown, reporter: Reporter, again: string): unknow
   return err;
 }
 
-export async function trainCommand(argv: string[], hooks: { liveAnalysis?: LiveAnalysis } = {}): Promise<number> {
+export async function trainCommand(argv: string[], hooks: { liveAnalysis?: LiveAnalysis; gate?: RewardGate } = {}): Promise<number> {
   let reporter = new Reporter(false);
   return runCommand('train', async () => {
     const inv = parseTrainArgs(argv);
     reporter = new Reporter(inv.events);
     const c = inv.config;
+    if (hooks.gate && inv.check && !inv.resume && inv.rewardFile && existsSync(inv.rewardFile)) await checkBeforeTraining(hooks.gate, inv.rewardFile, c.task);
     try {
       const summary = await train({
         rewardFile: inv.rewardFile,
@@ -888,6 +895,19 @@ export async function evaluateCheckpoint(o: {
     await sandbox?.close();
     loaded.net.dispose();
   }
+}
+
+/**
+ * Refuses a reward the check finds errors in, before the run folder exists (exit 1, the diagnostics on stderr);
+ * warnings are printed and training goes on.
+ */
+async function checkBeforeTraining(gate: RewardGate, rewardFile: string, taskName: string): Promise<void> {
+  const { report, errors } = await gate(rewardFile, resolveTask(taskName));
+  for (const line of report) process.stderr.write(`${line}\n`);
+  if (errors > 0)
+    throw new CommandError(
+      `${rewardFile}: ${errors} error(s) found before training (above), so nothing was trained or written; fix them, or pass --no-check to train anyway`,
+    );
 }
 
 export async function evalCommand(argv: string[]): Promise<number> {
