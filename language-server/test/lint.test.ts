@@ -183,9 +183,13 @@ test('rewardsmith lint --format json prints the documented shape and exits 1 on 
   );
   assert.ok(diagnostics.every((d) => d.file === bad && d.source === 'rewardsmith' && d.severity === 'error'));
   // A clean file lints to []; a file that cannot be read is named on stderr and makes the exit code 2.
-  const missing = await run(process.execPath, ['--import', 'tsx', cli, 'lint', '--no-probe', '--format', 'json', good, path.join(root, 'does-not-exist.reward.ts')], {
-    cwd: root,
-  }).then(
+  const missing = await run(
+    process.execPath,
+    ['--import', 'tsx', cli, 'lint', '--no-probe', '--format', 'json', good, path.join(root, 'does-not-exist.reward.ts')],
+    {
+      cwd: root,
+    },
+  ).then(
     () => assert.fail('lint should exit 2'),
     (err: { code: number; stdout: string; stderr: string }) => err,
   );
