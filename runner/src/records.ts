@@ -1,6 +1,7 @@
 // On-disk records of a run, written by the trainer/evaluator and read by the analyzer, the loop, reports,
 // sweeps and the extension's dashboard. One definition here, with the checked readers everyone uses, so
 // writer and readers cannot drift and a malformed file fails with its location.
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { wilson, type RateComparison } from './stats';
@@ -284,6 +285,14 @@ export const RUN_FILES = {
   rewardCopy: 'reward.ts',
 } as const;
 
+/** The extensions a reward file may have: the runner compiles and runs only these (reward/compile.ts). */
+export const REWARD_FILE_EXTENSIONS: readonly string[] = ['.ts', '.js', '.mts', '.cts', '.mjs', '.cjs'];
+
+/** The content hash a run records for its reward (`reward_sha256`), as hex. */
+export function sha256Hex(content: string | Uint8Array): string {
+  return createHash('sha256').update(content).digest('hex');
+}
+
 /** Columns of metrics.csv, in the order of UpdateMetrics. */
 export const METRICS_COLUMNS: readonly (keyof UpdateMetrics)[] = [
   'update',
@@ -403,6 +412,9 @@ export function readSummary(runDir: string): RunSummary | undefined {
   if (s.train !== undefined && (typeof s.train !== 'object' || typeof s.train?.frames !== 'number')) missing.push('train.frames');
   if (s.eval !== undefined && (typeof s.eval !== 'object' || typeof s.eval?.episodes !== 'number')) missing.push('eval.episodes');
   if (missing.length > 0) throw new RunRecordError(`${file}: run summary lacks or mistypes ${missing.join(', ')}`);
+  for (const k of ['reward_file', 'reward_sha256', 'backend'] as const)
+    if (s[k] !== undefined && s[k] !== null && typeof s[k] !== 'string') throw new RunRecordError(`${file}: ${k} must be a string, got ${typeName(s[k])}`);
+  checkNumbers(file, s, SUMMARY_NUMBERS);
   return s as RunSummary;
 }
 
@@ -420,6 +432,27 @@ export function checkpointHeldOut(dir: string): RateRecord | null {
     }
   }
   return null;
+}
+
+/** The summary's numeric fields (each may be absent in older or rollout summaries; `null` where a rate may have no estimate). */
+const SUMMARY_NUMBERS: readonly { path: string; nullable?: true }[] = [
+  { path: 'seed' },
+  { path: 'env_steps' },
+  { path: 'wall_seconds' },
+  ...['updates', 'frames', 'mean_return', 'entropy', 'fps'].map((k) => ({ path: `train.${k}` })),
+  { path: 'train.success_rate', nullable: true },
+  ...['episodes', 'success_rate', 'death_rate', 'avg_steps', 'avg_distance_moved'].map((k) => ({ path: `eval.${k}` })),
+];
+
+const typeName = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'a list' : `a ${typeof v}`);
+
+/** Each `path` (dotted) of `record` that is present must be a finite number (or null where allowed). */
+function checkNumbers(file: string, record: object, fields: readonly { path: string; nullable?: true }[]): void {
+  for (const { path: p, nullable } of fields) {
+    const v = p.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), record);
+    if (v === undefined || (nullable && v === null) || (typeof v === 'number' && Number.isFinite(v))) continue;
+    throw new RunRecordError(`${file}: ${p} must be a number${nullable ? ' or null' : ''}, got ${typeName(v)}`);
+  }
 }
 
 /** What names a run's task for `resolveTask`: its task file when it had one, else its built-in id. */
@@ -557,8 +590,85 @@ export function readSuggestions(runDir: string): SuggestionsRecord | undefined {
       if (s[k] !== undefined && typeof s[k] !== 'string') throw new RunRecordError(`${where} (${s.id}): ${k} must be a string`);
     if (s.lines !== undefined && !(Array.isArray(s.lines) && s.lines.length === 2 && s.lines.every((n) => Number.isInteger(n) && n >= 1)))
       throw new RunRecordError(`${where} (${s.id}): lines must be [first, last], 1-based line numbers`);
+    checkSuggestionNumbers(s, `${where} (${s.id})`);
   });
   return parsed as SuggestionsRecord;
+}
+
+/** Why a suggestion's patch may not change a file; nothing has been changed. */
+export class PatchTargetError extends Error {
+  override name = 'PatchTargetError';
+}
+
+/** The file a suggestion's patch will change, and why that file. */
+export interface PatchTarget {
+  file: string;
+  /** `named`: the user chose it (`apply --to FILE`, the document open in the editor); `recorded`: the run's summary names it and its content is the reward the run trained on. */
+  chosenBy: 'named' | 'recorded';
+}
+
+/**
+ * The one rule for which file a suggestion's patch may change (`apply` and the editor's Apply both use it). A
+ * run folder is untrusted input (a colleague's, a shared disk's), so a path it records is never written on
+ * its word alone: the file must be a reward module (.ts or .js) whose content has the sha256 the run recorded
+ * for the reward it trained on. A file the user names needs no such proof, only to be a reward module.
+ * `read` gives a file's current content (the editor passes its document's text).
+ */
+export function patchTarget(runDir: string, named: string | undefined, read: (file: string) => string | Uint8Array = readFileSync): PatchTarget {
+  const isRewardModule = (file: string) => REWARD_FILE_EXTENSIONS.includes(path.extname(file).toLowerCase());
+  if (named !== undefined) {
+    if (!isRewardModule(named)) throw new PatchTargetError(`${named} is not a reward file (.ts or .js); nothing was changed`);
+    return { file: named, chosenBy: 'named' };
+  }
+  const summaryFile = path.join(runDir, RUN_FILES.summary);
+  const summary = readSummary(runDir);
+  const recorded = summary?.reward_file;
+  if (typeof recorded !== 'string' || recorded === '')
+    throw new PatchTargetError(`${summaryFile} does not record the reward file the run trained on; name the file to patch: --to FILE`);
+  if (!isRewardModule(recorded))
+    throw new PatchTargetError(
+      `${recorded}, named by ${summaryFile}, is not a reward file (.ts or .js); nothing was changed. Name the file to patch: --to FILE`,
+    );
+  const expected = summary!.reward_sha256;
+  if (typeof expected !== 'string' || !/^[0-9a-f]{64}$/.test(expected))
+    throw new PatchTargetError(
+      `${summaryFile} does not record the sha256 of the reward it trained on, so the file it names cannot be checked; nothing was changed. ` +
+        `Name the file to patch: --to FILE`,
+    );
+  let content: string | Uint8Array;
+  try {
+    content = read(recorded);
+  } catch (err) {
+    throw new PatchTargetError(
+      `${recorded} (the reward file recorded in ${summaryFile}): ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}; name the file to patch: --to FILE`,
+    );
+  }
+  const actual = sha256Hex(content);
+  if (actual !== expected)
+    throw new PatchTargetError(
+      `${recorded} is not the reward file the run trained on: its sha256 ${actual.slice(0, 12)}… differs from ${RUN_FILES.summary}'s reward_sha256 ${expected.slice(0, 12)}…; ` +
+        `nothing was changed. If you edited it since, run \`rewardsmith analyze ${runDir} --reward ${recorded}\` for patches to the file as it is now; ` +
+        `to patch a file of your choosing, name it: --to FILE`,
+    );
+  return { file: recorded, chosenBy: 'recorded' };
+}
+
+/** The numbers of one suggestion that readers show or count: its share and its evidence's episode, seed and step numbers. */
+function checkSuggestionNumbers(s: Partial<SuggestionRecord>, where: string): void {
+  const isNumber = (v: unknown) => typeof v === 'number' && Number.isFinite(v);
+  if (s.share !== undefined && !isNumber(s.share)) throw new RunRecordError(`${where}: share must be a number, got ${typeName(s.share)}`);
+  if (s.episode_ids !== undefined && !(Array.isArray(s.episode_ids) && s.episode_ids.every(isNumber)))
+    throw new RunRecordError(`${where}: episode_ids must be a list of episode numbers`);
+  if (s.episodes === undefined) return;
+  if (!Array.isArray(s.episodes)) throw new RunRecordError(`${where}: episodes must be a list`);
+  s.episodes.forEach((e, j) => {
+    if (!e || typeof e !== 'object') throw new RunRecordError(`${where}: episodes[${j}] is not an episode's evidence`);
+    for (const k of ['episode', 'seed'] as const)
+      if (e[k] !== undefined && !isNumber(e[k])) throw new RunRecordError(`${where}: episodes[${j}].${k} must be a number, got ${typeName(e[k])}`);
+    if (e.steps !== undefined && !(Array.isArray(e.steps) && e.steps.length === 2 && e.steps.every(isNumber)))
+      throw new RunRecordError(`${where}: episodes[${j}].steps must be [first, last] step numbers`);
+    if (e.note !== undefined && typeof e.note !== 'string') throw new RunRecordError(`${where}: episodes[${j}].note must be a string`);
+  });
 }
 
 /** A sweep's `DIR/results.json`, checked; undefined before the sweep first wrote it. */

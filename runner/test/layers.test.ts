@@ -26,6 +26,7 @@ const RUNNER_LAYERS: readonly (readonly string[])[] = [
   ['runs'],
   ['env', 'ppo', 'reward'],
   ['records', 'tasks'],
+  ['files'],
   ['args', 'events', 'stats', 'seeds', 'diff', 'svg'],
   ['schema'],
 ];

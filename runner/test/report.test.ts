@@ -4,11 +4,13 @@
 // rate with its episode count and interval. A screenshot is kept (REWARDSMITH_TEST_ARTIFACTS, else a temp dir).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
-import { writeReport } from '../src/report/report';
+import { analyzeRun } from '../src/analyze/analyze';
+import { readSuggestions, RUN_FILES } from '../src/records';
+import { loadRun, renderReport, writeReport } from '../src/report/report';
 import { tempDir } from './helpers/tmp';
 
 const FIXTURES = path.join(__dirname, 'fixtures', 'runs');
@@ -136,4 +138,117 @@ test('rewardsmith report: usage errors in the common format; the last line says 
   const help = cli('--help');
   assert.equal(help.status, 0);
   assert.match(help.stdout, /^usage: rewardsmith report RUN\.\.\. \[options\]/);
+});
+
+const PAYLOAD = '<img src=x onerror="document.title=\'pwned\'">';
+const reportCli = (...args: string[]) =>
+  spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'runner/src/cli.ts'), 'report', ...args], { encoding: 'utf8', cwd: ROOT, timeout: 120_000 });
+// biome-ignore lint/suspicious/noExplicitAny: the tests edit records as plain JSON, any field
+const editJson = (file: string, edit: (value: any) => void) => {
+  const value = JSON.parse(readFileSync(file, 'utf8'));
+  edit(value);
+  writeFileSync(file, JSON.stringify(value, null, 2));
+};
+
+test('report writes no file through a symbolic link: a metrics.csv or report.html that links out of the run is refused', () => {
+  const { dir, runs } = copyRuns();
+  const run = runs[0]!;
+  for (const name of ['metrics.csv', 'report.html']) {
+    const victim = path.join(dir, `victim-of-${name}`);
+    writeFileSync(victim, 'precious\n');
+    const link = path.join(run, name);
+    rmSync(link, { force: true });
+    symlinkSync(victim, link);
+    const r = reportCli(run);
+    assert.equal(r.status, 1, r.stdout);
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `^rewardsmith report: .*${name.replace('.', '\\.')} is a symbolic link \\(to .*victim-of-${name.replace('.', '\\.')}\\); refusing to write through it, nothing was written`,
+      ),
+    );
+    assert.equal(readFileSync(victim, 'utf8'), 'precious\n', `${name}'s link target is untouched`);
+    assert.ok(lstatSync(link).isSymbolicLink());
+    rmSync(link);
+  }
+});
+
+test('markup where a number belongs is refused by the checked readers, naming the file and the field', async () => {
+  const { runs } = copyRuns();
+  const tree = runs[0]!;
+  editJson(path.join(tree, RUN_FILES.summary), (s) => (s.train.updates = PAYLOAD));
+  const r = reportCli(tree);
+  assert.equal(r.status, 1);
+  assert.equal(r.stderr, `rewardsmith report: ${path.join(tree, RUN_FILES.summary)}: train.updates must be a number, got a string\n`);
+  assert.ok(!existsSync(path.join(tree, RUN_FILES.report)));
+
+  const lava = runs[2]!;
+  const analysis = await analyzeRun(lava);
+  const file = path.join(lava, RUN_FILES.suggestions);
+  writeFileSync(file, JSON.stringify({ version: 1, ...analysis }, null, 2));
+  editJson(file, (a) => (a.suggestions[0].episodes[0].episode = PAYLOAD));
+  assert.throws(() => readSuggestions(lava), {
+    name: 'RunRecordError',
+    message: `${file}: suggestions[0] (${analysis.suggestions[0]!.id}): episodes[0].episode must be a number, got a string`,
+  });
+  editJson(file, (a) => {
+    a.suggestions[0].episodes[0].episode = 3;
+    a.suggestions[0].episodes[0].steps = [1, PAYLOAD];
+  });
+  assert.throws(() => readSuggestions(lava), {
+    message: `${file}: suggestions[0] (${analysis.suggestions[0]!.id}): episodes[0].steps must be [first, last] step numbers`,
+  });
+  const page = reportCli(lava);
+  assert.equal(page.status, 1);
+  assert.match(page.stderr, /episodes\[0\]\.steps must be \[first, last\] step numbers/);
+});
+
+test('every value reaches the page escaped, numbers included, even when the records were not read through the checked readers', async () => {
+  const { runs } = copyRuns();
+  const run = await loadRun(runs[2]!);
+  const hostile = structuredClone(run);
+  hostile.name = PAYLOAD;
+  (hostile.summary!.train as { updates: unknown }).updates = PAYLOAD;
+  (hostile.summary as { seed: unknown }).seed = PAYLOAD;
+  (hostile.analysis!.suggestions[0]!.episodes[0] as { episode: unknown }).episode = PAYLOAD;
+  (hostile.analysis!.suggestions[0]!.episodes[0] as { steps: unknown }).steps = [PAYLOAD, PAYLOAD];
+  (hostile.episodes[0] as { episode: unknown }).episode = PAYLOAD;
+  const html = renderReport([hostile]);
+  assert.doesNotMatch(html, /<img/i);
+  assert.match(html, /&lt;img src=x onerror=&quot;document\.title=&#39;pwned&#39;&quot;&gt;/);
+});
+
+test('the page forbids inline handlers and foreign script: a payload that got into the markup does not run, and the charts still render', {
+  timeout: 120_000,
+}, async (t) => {
+  if (!existsSync(CHROMIUM)) {
+    if (process.env.CI) assert.fail(`${CHROMIUM} is missing: .ci/run installs Debian's chromium`);
+    t.skip(`${CHROMIUM} not installed (apt-get install chromium)`);
+    return;
+  }
+  const { dir, runs } = copyRuns();
+  // A run folder whose very name is markup, and markup spliced raw into the page as if escaping had missed it.
+  const named = path.join(dir, PAYLOAD.replace(/\//g, '_'));
+  cpSync(runs[0]!, named, { recursive: true });
+  const { file } = await writeReport([named, runs[1]!], path.join(dir, 'report.html'));
+  const page0 = readFileSync(file, 'utf8');
+  writeFileSync(file, page0.replace('<h2>Evaluation', `${PAYLOAD}<script>document.title='pwned by script'</script><h2>Evaluation`));
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  try {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(pathToFileURL(file).href);
+    await page.waitForFunction(() => (window as unknown as { Chart?: { getChart(id: string): unknown } }).Chart?.getChart('chart-success') !== undefined);
+    await page.waitForTimeout(300);
+    assert.match(await page.title(), /^Rewardsmith report: 2 runs$/, 'no injected handler or script ran');
+    const datasets = await page.evaluate(
+      () => (window as unknown as { Chart: { getChart(id: string): { data: { datasets: unknown[] } } } }).Chart.getChart('chart-success')!.data.datasets.length,
+    );
+    assert.ok(datasets >= 2, 'the success chart has its curves');
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+  }
 });

@@ -3,12 +3,13 @@
 // (programmatic + LLM) → the next iteration's design prompt. Every step's result is a file in the experiment
 // folder, written once it is complete, so an interrupted loop resumes where it stopped and the user can read
 // every reward, critique, run and analysis afterwards.
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { parseCommandArgs, PROCESS_IO, reportCommandError, terminalText, UsageError, type CommandIo, type ParsedArgs } from '../args';
 import { BACKEND_CHOICES } from '../ppo/backend';
 import { MAX_ENVS } from '../runs/config';
 import { makeEvent, type RunnerEvent } from '../events';
+import { writeAtomic } from '../files';
 import {
   checkpointHeldOut,
   LOOP_FILES,
@@ -247,13 +248,6 @@ function designedCandidates(candidates: CandidateResult[], chosen: CandidateResu
           : `not kept: candidate ${chosen.candidate} did better`;
     return withBelowStart({ ...c, versus_current: versus, decision }, start);
   });
-}
-
-/** Writes via a temporary file and a rename, so a file that exists is complete (the resume marker). */
-function writeAtomic(file: string, text: string): void {
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file + '.tmp', text);
-  renameSync(file + '.tmp', file);
 }
 
 /**

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import ts from 'typescript';
 import { SourceMapConsumer, type RawSourceMap } from 'source-map-js';
+import { REWARD_FILE_EXTENSIONS } from '../records';
 import { parameterNames } from '../schema';
 
 /** `host`: the sandbox's host process died (a signal, an exit) while the reward itself did nothing wrong. */
@@ -358,7 +359,7 @@ export function readRewardFile(file: string): string {
     throw new UnreadableRewardFile(
       `${file}: ${language} rewards are not supported yet; write the reward in TypeScript (*.reward.ts) or JavaScript (*.reward.js)`,
     );
-  if (!['.ts', '.js', '.mts', '.cts', '.mjs', '.cjs'].includes(ext)) throw new UnreadableRewardFile(`${file}: not a reward file (expected a .ts or .js file)`);
+  if (!REWARD_FILE_EXTENSIONS.includes(ext)) throw new UnreadableRewardFile(`${file}: not a reward file (expected a .ts or .js file)`);
   try {
     return readFileSync(file, 'utf8');
   } catch (err) {

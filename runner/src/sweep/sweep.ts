@@ -3,10 +3,11 @@
 // so the same command run again resumes: completed runs are kept, jobs still queued or running (the sweep was
 // killed, not the jobs) are waited for, and failed or cancelled runs start again (from their checkpoint).
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CommandError, PROCESS_IO, UsageError, parseCommandArgs, runCommand, type CommandIo } from '../args';
 import { makeEvent, type RunnerEvent, type SweepRunEvent } from '../events';
+import { writeAtomic } from '../files';
 import { resolveTask, TaskFileError } from '../tasks';
 import { BACKEND_CHOICES } from '../ppo/backend';
 import { type Engine, LocalEngine, SlurmEngine, SlurmError, defaultRunnerCommand, type JobState, type TrainJob } from './engine';
@@ -63,11 +64,6 @@ interface SweepState {
 }
 
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
-
-function writeAtomic(file: string, text: string): void {
-  writeFileSync(file + '.tmp', text);
-  renameSync(file + '.tmp', file);
-}
 
 /** `approach-tree.dense.reward.ts` → `approach-tree.dense`; a repeated name gets `-2`, `-3`. */
 function rewardNames(files: string[]): string[] {
