@@ -11,11 +11,13 @@ import { FusedActorCritic, FusedAdam, fusedPpoUpdate } from './fused';
 import {
   ActorCritic,
   float32Bytes,
+  POLICY_FILE,
   readFloat32,
   readPolicyCheckpoint,
   resolveCheckpointDir,
   Rng,
   sampleActions,
+  WEIGHTS_FILE,
   type PolicyConfig,
   type PolicyFile,
   type PolicyNetwork,
@@ -36,7 +38,12 @@ export function newNetwork(engine: Engine, config: PolicyConfig, rng: Rng): Poli
 export function loadNetwork(dir: string, engine: Engine): { net: PolicyNetwork; file: PolicyFile } {
   const { file, weights } = readPolicyCheckpoint(dir);
   const net = newNetwork(engine, { featureSize: file.featureSize, numActions: file.numActions, hidden: file.hidden }, new Rng(0));
-  net.setWeights(weights);
+  try {
+    net.setWeights(weights);
+  } catch (err) {
+    net.dispose();
+    throw new Error(`${path.join(dir, WEIGHTS_FILE)}: ${(err as Error).message} described in ${POLICY_FILE}`);
+  }
   return { net, file };
 }
 

@@ -189,11 +189,24 @@ export function float32Bytes(values: Float32Array): Buffer {
   return Buffer.from(values.buffer, values.byteOffset, values.byteLength);
 }
 
+/**
+ * A file of float32 values (weights, optimizer moments), each one checked to be finite: a damaged or forged
+ * file (all 0xFF bytes are NaNs) is refused with its name, rather than trained on or evaluated as a policy
+ * that scores "0 %".
+ */
 export function readFloat32(file: string): Float32Array {
   const buf = readFileSync(file);
+  if (buf.byteLength % 4 !== 0) throw new Error(`${file}: ${buf.byteLength} bytes, not a whole number of float32 values; the file is damaged`);
   const copy = new Uint8Array(buf.byteLength);
   copy.set(buf);
-  return new Float32Array(copy.buffer, 0, copy.byteLength / 4);
+  const values = new Float32Array(copy.buffer, 0, copy.byteLength / 4);
+  for (let i = 0; i < values.length; i++) {
+    if (!Number.isFinite(values[i]!))
+      throw new Error(
+        `${file}: value ${i} of ${values.length} is ${values[i]}, not a finite number; the file is damaged, nothing was trained or evaluated with it`,
+      );
+  }
+  return values;
 }
 
 /** Samples one action per row from row-major probabilities (or takes the most likely one when greedy). */
