@@ -612,14 +612,15 @@ export interface PatchTarget {
  * run folder is untrusted input (a colleague's, a shared disk's), so a path it records is never written on
  * its word alone: the file must be a reward module (.ts or .js) whose content has the sha256 the run recorded
  * for the reward it trained on. A file the user names needs no such proof, only to be a reward module.
- * `read` gives a file's current content (the editor passes its document's text).
+ * `read` gives a recorded file's current content.
  */
-export function patchTarget(runDir: string, named: string | undefined, read: (file: string) => string | Uint8Array = readFileSync): PatchTarget {
+export function patchTarget(source: { named: string } | { runDir: string }, read: (file: string) => string | Uint8Array = readFileSync): PatchTarget {
   const isRewardModule = (file: string) => REWARD_FILE_EXTENSIONS.includes(path.extname(file).toLowerCase());
-  if (named !== undefined) {
-    if (!isRewardModule(named)) throw new PatchTargetError(`${named} is not a reward file (.ts or .js); nothing was changed`);
-    return { file: named, chosenBy: 'named' };
+  if ('named' in source) {
+    if (!isRewardModule(source.named)) throw new PatchTargetError(`${source.named} is not a reward file (.ts or .js); nothing was changed`);
+    return { file: source.named, chosenBy: 'named' };
   }
+  const { runDir } = source;
   const summaryFile = path.join(runDir, RUN_FILES.summary);
   const summary = readSummary(runDir);
   const recorded = summary?.reward_file;

@@ -70,7 +70,7 @@ export function applySuggestion(
   if (opts.to !== undefined && !existsSync(opts.to)) throw new CommandError(`--to ${opts.to}: no such file`);
   let target: PatchTarget;
   try {
-    target = patchTarget(runDir, opts.to);
+    target = patchTarget(opts.to !== undefined ? { named: opts.to } : { runDir });
   } catch (err) {
     if (err instanceof PatchTargetError) throw new CommandError(err.message);
     throw err;
