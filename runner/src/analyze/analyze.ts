@@ -2,8 +2,9 @@
 // Reads a run's evaluation episodes, finds failure patterns (findings.ts), turns each into a suggestion with
 // evidence and, where the fix is code, a patch to the reward file that parses and lints clean (patches.ts);
 // writes RUN_DIR/suggestions.json and prints a summary (or streams `suggestion` events).
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { writeAtomic } from '../files';
 import { CommandError, noteRunFolder, parseCommandArgs, runCommand, terminalText } from '../args';
 import { makeEvent, type RunnerEvent } from '../events';
 import { formatRate, wilson } from '../stats';
@@ -245,7 +246,7 @@ async function analyzeMain(argv: string[]): Promise<number> {
     throw new CommandError(err.message);
   }
   const out = path.join(runDir, RUN_FILES.suggestions);
-  writeFileSync(out, JSON.stringify({ version: 1, ...analysis }, null, 2) + '\n');
+  writeAtomic(out, JSON.stringify({ version: 1, ...analysis }, null, 2) + '\n');
   // Diffs quote the reward file, which a model may have written: no control sequence reaches the terminal.
   const text = terminalText(formatAnalysis(analysis) + `\nWrote ${out}\n`);
   if (events) {

@@ -7,8 +7,9 @@
 // forever), and all attempts with their backoff by a total budget. Every response body is bounded in size too:
 // the client reads it through a fetch that stops at `maxBodyBytes` (a server that streams a body forever grew
 // the process by ~55 MB/s until the deadline).
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { appendNoFollow } from '../files';
 import OpenAI from 'openai';
 
 export interface LlmConfig {
@@ -134,7 +135,7 @@ function writeLog(log: LlmLog | undefined, record: LlmCallRecord): void {
     return;
   }
   mkdirSync(log.dir, { recursive: true });
-  appendFileSync(path.join(log.dir, LLM_LOG_FILE), JSON.stringify(record) + '\n');
+  appendNoFollow(path.join(log.dir, LLM_LOG_FILE), JSON.stringify(record) + '\n');
 }
 
 export interface ChatOptions {

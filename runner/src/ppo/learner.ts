@@ -3,7 +3,8 @@
 // the same checkpoint files: weights.bin in variable order, and optimizer.json + optimizer.bin as TensorFlow.js's
 // Adam saves itself (the iteration count, then every variable's first moment, then every second moment), so a
 // checkpoint from one engine resumes on the other.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { writeAtomic } from '../files';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { ensureBackend, type BackendChoice, type BackendSelection } from './backend';
@@ -130,8 +131,8 @@ export async function saveOptimizer(dir: string, learner: Learner): Promise<void
   const weights = await learner.optimizerWeights();
   const all = new Float32Array(weights.reduce((s, w) => s + w.values.length, 0));
   weights.reduce((o, w) => (all.set(w.values, o), o + w.values.length), 0);
-  writeFileSync(path.join(dir, 'optimizer.bin'), float32Bytes(all));
-  writeFileSync(path.join(dir, 'optimizer.json'), JSON.stringify(weights.map((w) => ({ name: w.name, shape: w.shape }))) + '\n');
+  writeAtomic(path.join(dir, 'optimizer.bin'), float32Bytes(all));
+  writeAtomic(path.join(dir, 'optimizer.json'), JSON.stringify(weights.map((w) => ({ name: w.name, shape: w.shape }))) + '\n');
 }
 
 export async function restoreOptimizer(dir: string, learner: Learner): Promise<void> {

@@ -2,8 +2,9 @@
 // the policy and the value function), evaluated for all environments in one batch; its on-disk form; and
 // the seeded random stream used for initialisation, action sampling and minibatch order (so a run is
 // reproducible and a resumed run continues the same stream).
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { writeAtomic } from '../files';
 import * as tf from '@tensorflow/tfjs-core';
 import { GAME_FACTS } from '../schema';
 
@@ -168,8 +169,8 @@ export function savePolicy(net: PolicyNetwork, dir: string, task: string, extra:
     shapes: net.shapes,
     ...extra,
   };
-  writeFileSync(path.join(dir, WEIGHTS_FILE), float32Bytes(net.weights()));
-  writeFileSync(path.join(dir, POLICY_FILE), JSON.stringify(file, null, 2) + '\n');
+  writeAtomic(path.join(dir, WEIGHTS_FILE), float32Bytes(net.weights()));
+  writeAtomic(path.join(dir, POLICY_FILE), JSON.stringify(file, null, 2) + '\n');
 }
 
 /** Reads a checkpoint's policy.json and weights.bin (checked against each other by the network's setWeights). */

@@ -2,8 +2,9 @@
 // access) plays a limited number of demonstration episodes in the simulator; a policy with exactly the RL
 // agent's observation (the env's feature vector) and action set is behaviour-cloned from them; the folder it
 // writes is a checkpoint that `train --init` fine-tunes and `eval` evaluates, with its own held-out evaluation.
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { writeAtomic } from '../files';
 import * as tf from '@tensorflow/tfjs-core';
 import { GAME_FACTS } from '../schema';
 import { resolveTask, type TaskSpec } from '../tasks';
@@ -295,8 +296,8 @@ export async function pretrain(options: PretrainOptions): Promise<{ record: Pret
       eval: evalSummary,
       generalisation_gap: null,
     };
-    writeFileSync(path.join(out, PRETRAIN_FILE), JSON.stringify(record, null, 2) + '\n');
-    writeFileSync(path.join(out, RUN_FILES.summary), JSON.stringify(summary, null, 2) + '\n');
+    writeAtomic(path.join(out, PRETRAIN_FILE), JSON.stringify(record, null, 2) + '\n');
+    writeAtomic(path.join(out, RUN_FILES.summary), JSON.stringify(summary, null, 2) + '\n');
     return { record, summary };
   } finally {
     net.dispose();

@@ -2,8 +2,9 @@
 // The same declarations parse `rewardsmith train`'s flags and check a configuration file (YAML or JSON,
 // `--config FILE`, the flags override it); the effective configuration is stored in the run folder
 // (`config.json`) so that `--resume` continues with exactly the options the run started with.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { writeAtomic } from '../files';
 import { applyOptionsFile, parseCommandArgs, UsageError, type CommandSpec, type IntOption, type NumberOption, type ParsedArgs } from '../args';
 import { RUN_FILES, RunRecordError } from '../records';
 import { DEFAULT_HYPERPARAMETERS, type PpoHyperparameters } from '../ppo/ppo';
@@ -277,5 +278,5 @@ export function readStoredConfig(runDir: string): TrainConfig | null {
 }
 
 export function writeStoredConfig(runDir: string, config: TrainConfig): void {
-  writeFileSync(path.join(runDir, RUN_FILES.config), JSON.stringify(config, null, 2) + '\n');
+  writeAtomic(path.join(runDir, RUN_FILES.config), JSON.stringify(config, null, 2) + '\n');
 }

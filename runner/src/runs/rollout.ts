@@ -3,9 +3,10 @@
 // rates with their Wilson 95 % intervals over the finished episodes, wall_seconds, observed: steps each name was
 // visible, throughput) and one EpisodeRecord per finished episode in DIR/eval/episodes.ndjson. It is also the
 // whole-process throughput benchmark of the simulator.
-import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { cpus } from 'node:os';
+import { appendNoFollow, makeFolder, writeAtomic } from '../files';
 import { CommandError, didYouMean, parseCommandArgs, runCommand, UsageError } from '../args';
 import { GAME_FACTS } from '../schema';
 import { MAX_ENVS } from './config';
@@ -159,7 +160,7 @@ async function rollout(argv: string[]): Promise<number> {
     cpu_seconds: Math.round((cpu.user + cpu.system) / 1000) / 1000,
     machine: `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}`,
   };
-  writeFileSync(path.join(out, RUN_FILES.summary), JSON.stringify(result, null, 2) + '\n');
+  writeAtomic(path.join(out, RUN_FILES.summary), JSON.stringify(result, null, 2) + '\n');
   process.stdout.write(
     `${task.id} (${backend}, ${policyArg}): ${result.env_steps} steps, ${outcomeText(result)}; ` +
       `${result.wall_seconds} s (${result.steps_per_second} steps/s) → ${path.join(out, RUN_FILES.summary)}\n`,
@@ -188,9 +189,9 @@ async function runRollout(
   out: string,
 ): Promise<RolloutCore> {
   const n = env.numEnvs;
-  mkdirSync(path.join(out, path.dirname(RUN_FILES.episodes)), { recursive: true });
+  makeFolder(path.join(out, path.dirname(RUN_FILES.episodes)));
   const episodesFile = path.join(out, RUN_FILES.episodes);
-  writeFileSync(episodesFile, '');
+  writeAtomic(episodesFile, '');
   const seeds = Array.from({ length: n }, (_, i) => (seed + i) >>> 0);
   let { features, obs } = await env.reset(seeds);
   const recorder = new EpisodeRecorder();
@@ -227,13 +228,13 @@ async function runRollout(
         deathCauses[cause] = (deathCauses[cause] ?? 0) + 1;
       }
       lines.push(JSON.stringify(record));
-      if (lines.length >= 64) appendFileSync(episodesFile, lines.splice(0).join('\n') + '\n');
+      if (lines.length >= 64) appendNoFollow(episodesFile, lines.splice(0).join('\n') + '\n');
       // The env has auto-reset onto the next seed of its stream.
       recorder.begin(i, nextEpisodeSeed(recorder.seedOf(i), i), -1, r.resetObs[i]!);
     }
     envSteps += n;
   }
-  if (lines.length > 0) appendFileSync(episodesFile, lines.join('\n') + '\n');
+  if (lines.length > 0) appendNoFollow(episodesFile, lines.join('\n') + '\n');
   const success = rateRecord(successes, episodes),
     death = rateRecord(deaths, episodes);
   return {

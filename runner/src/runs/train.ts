@@ -3,8 +3,9 @@
 // checkpoint (policy, optimizer, random streams, env seeds, metrics position: enough to resume after a
 // SIGKILL with no metric line lost or repeated), the evaluation records and summary.json.
 import { createHash } from 'node:crypto';
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { appendNoFollow, writeAtomic } from '../files';
 import { GAME_FACTS, type StepObservation } from '../schema';
 import { resolveTask, type TaskSpec } from '../tasks';
 import { createEnv } from '../env/index';
@@ -213,7 +214,7 @@ async function writeCheckpoint(runDir: string, task: string, learner: Learner, s
   rmSync(tmp, { recursive: true, force: true });
   savePolicy(learner.net, tmp, task);
   await saveOptimizer(tmp, learner);
-  writeFileSync(path.join(tmp, 'state.json'), JSON.stringify(state) + '\n');
+  writeAtomic(path.join(tmp, 'state.json'), JSON.stringify(state) + '\n');
   const current = path.join(runDir, RUN_FILES.checkpoint),
     old = path.join(runDir, CHECKPOINT_OLD);
   rmSync(old, { recursive: true, force: true });
@@ -225,14 +226,14 @@ async function writeCheckpoint(runDir: string, task: string, learner: Learner, s
 /** Keeps the first `lines` lines of metrics.ndjson: updates after the checkpoint are redone on resume. */
 function truncateMetrics(file: string, lines: number): void {
   if (!existsSync(file)) {
-    writeFileSync(file, '');
+    writeAtomic(file, '');
     return;
   }
   const kept = readFileSync(file, 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '')
     .slice(0, lines);
-  writeFileSync(file, kept.map((l) => l + '\n').join(''));
+  writeAtomic(file, kept.map((l) => l + '\n').join(''));
 }
 
 /**
@@ -318,7 +319,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
     };
     state.trainingSeeds.push(...state.envSeeds);
     mkdirSync(runDir, { recursive: true });
-    copyFileSync(options.rewardFile, rewardCopy);
+    writeAtomic(rewardCopy, readFileSync(options.rewardFile));
     writeStoredConfig(
       runDir,
       options.config ?? {
@@ -493,7 +494,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
         kl: stats.kl,
         wall_seconds: state.wallSeconds,
       };
-      appendFileSync(metricsFile, JSON.stringify(metrics) + '\n');
+      appendNoFollow(metricsFile, JSON.stringify(metrics) + '\n');
       state.metricsLines = state.update;
       state.lastStats = { policyLoss: stats.policyLoss, valueLoss: stats.valueLoss, entropy: stats.entropy, kl: stats.kl, fps };
       emit(makeEvent({ type: 'progress', ...metrics, total_frames: state.totalFrames }));
@@ -575,7 +576,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
       generalisation_gap: gap,
     };
     const summaryFile = path.join(runDir, RUN_FILES.summary);
-    writeFileSync(summaryFile, JSON.stringify(summary, null, 2) + '\n');
+    writeAtomic(summaryFile, JSON.stringify(summary, null, 2) + '\n');
     emit(makeEvent({ type: 'finished', ok: true, run_dir: runDir, summary: summaryFile }));
     return summary;
   } catch (caught) {
@@ -610,7 +611,7 @@ function writeMetricsCsv(metricsFile: string, csvFile: string): void {
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as UpdateMetrics);
-  writeFileSync(csvFile, metricsCsv(lines));
+  writeAtomic(csvFile, metricsCsv(lines));
 }
 
 // ---- command line ----
@@ -993,7 +994,7 @@ async function evalMain(argv: string[]): Promise<number> {
       generalisation_gap: gap,
     };
     const summaryFile = path.join(runDir, RUN_FILES.summary);
-    writeFileSync(summaryFile, JSON.stringify(summary, null, 2) + '\n');
+    writeAtomic(summaryFile, JSON.stringify(summary, null, 2) + '\n');
     reporter.emit(evalEvent(result.summary, gap));
     reporter.emit(makeEvent({ type: 'finished', ok: true, run_dir: runDir, summary: summaryFile }));
     if (!reporter.events)

@@ -3,7 +3,7 @@
 // so the same command run again resumes: completed runs are kept, jobs still queued or running (the sweep was
 // killed, not the jobs) are waited for, and failed or cancelled runs start again (from their checkpoint).
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CommandError, PROCESS_IO, UsageError, parseCommandArgs, runCommand, type CommandIo } from '../args';
 import { makeEvent, type RunnerEvent, type SweepRunEvent } from '../events';
@@ -126,7 +126,7 @@ export async function sweep(o: SweepOptions): Promise<SweepResults> {
   // The runs train these copies: on a cluster only DIR needs to be shared, and editing a file mid-sweep changes nothing.
   for (const r of rewards) {
     const copy = path.join(dir, 'rewards', `${r.name}.reward.ts`);
-    if (!existsSync(copy)) copyFileSync(r.file, copy);
+    if (!existsSync(copy)) writeAtomic(copy, readFileSync(r.file));
   }
   const save = () => writeAtomic(stateFile, JSON.stringify(state, null, 2) + '\n');
   save();

@@ -5,9 +5,10 @@
 // bootstrap 95 % interval over seeds and episodes, beside the paper's published figures. Every cell is its own
 // run folder, so an interrupted table resumes where it stopped (finished cells are kept, a training run
 // continues from its checkpoint).
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { writeAtomic } from '../files';
 import { resolveTask } from '../tasks';
 import { RUN_FILES, type RunSummary } from '../records';
 import {
@@ -220,7 +221,7 @@ export async function runTable(options: TableOptions): Promise<TableResult> {
           `resuming it with ${changed.map((k) => `${k} ${config[k]}`).join(', ')} would mix budgets — use the same options or another --out`,
       );
     }
-  } else writeFileSync(configFile, JSON.stringify(config, null, 2) + '\n');
+  } else writeAtomic(configFile, JSON.stringify(config, null, 2) + '\n');
 
   const cells: CellResult[] = [];
   for (const task of tasks) {
@@ -304,16 +305,16 @@ export async function runTable(options: TableOptions): Promise<TableResult> {
     cellSeconds: cells.reduce((s, c) => s + c.wallSeconds, 0),
     files,
   };
-  writeFileSync(files.markdown, tableMarkdown(result) + '\n');
-  writeFileSync(files.csv, tableCsv(result));
-  writeFileSync(
+  writeAtomic(files.markdown, tableMarkdown(result) + '\n');
+  writeAtomic(files.csv, tableCsv(result));
+  writeAtomic(
     files.svg,
     renderPlot(
       rows,
       `Held-out success, ${seeds.length} seed${seeds.length === 1 ? '' : 's'} × ${config.evalEpisodes} episodes, ${config.steps.toLocaleString('en-US')} frames`,
     ),
   );
-  writeFileSync(files.json, JSON.stringify({ ...result, rows: rows.map(({ cells: _c, ...r }) => r) }, null, 2) + '\n');
+  writeAtomic(files.json, JSON.stringify({ ...result, rows: rows.map(({ cells: _c, ...r }) => r) }, null, 2) + '\n');
   return result;
 }
 
@@ -430,7 +431,7 @@ export function updateReadme(file: string, r: TableResult, command: string): voi
   // linked: the README ships in the .vsix, and vsce refuses relative links and images without a repository URL.
   const svgCopy = path.join(path.dirname(path.resolve(file)), 'docs', 'table.svg');
   mkdirSync(path.dirname(svgCopy), { recursive: true });
-  copyFileSync(r.files.svg, svgCopy);
+  writeAtomic(svgCopy, readFileSync(r.files.svg));
   const svgLink = path
     .relative(path.dirname(path.resolve(file)), svgCopy)
     .split(path.sep)
@@ -446,7 +447,7 @@ export function updateReadme(file: string, r: TableResult, command: string): voi
     '',
     README_END,
   ].join('\n');
-  writeFileSync(file, text.slice(0, a) + block + text.slice(b + README_END.length));
+  writeAtomic(file, text.slice(0, a) + block + text.slice(b + README_END.length));
 }
 
 // ---- command line ----
