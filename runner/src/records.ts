@@ -2,7 +2,7 @@
 // sweeps and the extension's dashboard. One definition here, with the checked readers everyone uses, so
 // writer and readers cannot drift and a malformed file fails with its location.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { wilson, type RateComparison } from './stats';
 import type { AgentPosition, DeathCause, NearestBlocks } from './schema';
@@ -287,6 +287,8 @@ export const RUN_FILES = {
 
 /** The extensions a reward file may have: the runner compiles and runs only these (reward/compile.ts). */
 export const REWARD_FILE_EXTENSIONS: readonly string[] = ['.ts', '.js', '.mts', '.cts', '.mjs', '.cjs'];
+/** How the editor and the language server recognise a reward file by its name. */
+export const REWARD_FILE_PATTERN = /\.reward\.(ts|js)$/;
 
 /** The content hash a run records for its reward (`reward_sha256`), as hex. */
 export function sha256Hex(content: string | Uint8Array): string {
@@ -610,11 +612,12 @@ export interface PatchTarget {
 /**
  * The one rule for which file a suggestion's patch may change (`apply` and the editor's Apply both use it). A
  * run folder is untrusted input (a colleague's, a shared disk's), so a path it records is never written on
- * its word alone: the file must be a reward module (.ts or .js) whose content has the sha256 the run recorded
- * for the reward it trained on. A file the user names needs no such proof, only to be a reward module.
- * `read` gives a recorded file's current content.
+ * its word alone: the file must be named as a reward file (`*.reward.ts`/`.js`, the link resolved too) and
+ * its content must have the sha256 the run recorded for the reward it trained on. (A forged hash can match a
+ * file whose content is public, such as an installed package's `index.js`: the name rule keeps those out.)
+ * A file the user names needs no such proof, only to be a reward module (.ts or .js).
  */
-export function patchTarget(source: { named: string } | { runDir: string }, read: (file: string) => string | Uint8Array = readFileSync): PatchTarget {
+export function patchTarget(source: { named: string } | { runDir: string }): PatchTarget {
   const isRewardModule = (file: string) => REWARD_FILE_EXTENSIONS.includes(path.extname(file).toLowerCase());
   if ('named' in source) {
     if (!isRewardModule(source.named)) throw new PatchTargetError(`${source.named} is not a reward file (.ts or .js); nothing was changed`);
@@ -626,9 +629,17 @@ export function patchTarget(source: { named: string } | { runDir: string }, read
   const recorded = summary?.reward_file;
   if (typeof recorded !== 'string' || recorded === '')
     throw new PatchTargetError(`${summaryFile} does not record the reward file the run trained on; name the file to patch: --to FILE`);
-  if (!isRewardModule(recorded))
+  let real: string;
+  try {
+    real = realpathSync(recorded);
+  } catch (err) {
     throw new PatchTargetError(
-      `${recorded}, named by ${summaryFile}, is not a reward file (.ts or .js); nothing was changed. Name the file to patch: --to FILE`,
+      `${recorded} (the reward file recorded in ${summaryFile}): ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}; name the file to patch: --to FILE`,
+    );
+  }
+  if (!REWARD_FILE_PATTERN.test(recorded) || !REWARD_FILE_PATTERN.test(real))
+    throw new PatchTargetError(
+      `${recorded}${real !== path.resolve(recorded) ? ` (a link to ${real})` : ''}, named by ${summaryFile}, is not a reward file (*.reward.ts or *.reward.js); nothing was changed. Name the file to patch: --to FILE`,
     );
   const expected = summary!.reward_sha256;
   if (typeof expected !== 'string' || !/^[0-9a-f]{64}$/.test(expected))
@@ -636,9 +647,9 @@ export function patchTarget(source: { named: string } | { runDir: string }, read
       `${summaryFile} does not record the sha256 of the reward it trained on, so the file it names cannot be checked; nothing was changed. ` +
         `Name the file to patch: --to FILE`,
     );
-  let content: string | Uint8Array;
+  let content: Uint8Array;
   try {
-    content = read(recorded);
+    content = readFileSync(real);
   } catch (err) {
     throw new PatchTargetError(
       `${recorded} (the reward file recorded in ${summaryFile}): ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}; name the file to patch: --to FILE`,
@@ -651,7 +662,7 @@ export function patchTarget(source: { named: string } | { runDir: string }, read
         `nothing was changed. If you edited it since, run \`rewardsmith analyze ${runDir} --reward ${recorded}\` for patches to the file as it is now; ` +
         `to patch a file of your choosing, name it: --to FILE`,
     );
-  return { file: recorded, chosenBy: 'recorded' };
+  return { file: real, chosenBy: 'recorded' };
 }
 
 /** The numbers of one suggestion that readers show or count: its share and its evidence's episode, seed and step numbers. */

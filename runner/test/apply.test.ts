@@ -125,11 +125,14 @@ test("apply never patches a file the records name unless it is the run's reward 
   setSummary(run, { reward_file: bashrc, reward_sha256: createHash('sha256').update(bashrcText).digest('hex') });
   const forged = cli(run, '--suggestion', id);
   assert.equal(forged.status, 1, forged.stdout);
-  assert.match(forged.stderr, /^rewardsmith apply: .*\.bashrc, named by .*summary\.json, is not a reward file \(\.ts or \.js\); nothing was changed/);
+  assert.match(
+    forged.stderr,
+    /^rewardsmith apply: .*\.bashrc, named by .*summary\.json, is not a reward file \(\*\.reward\.ts or \*\.reward\.js\); nothing was changed/,
+  );
   assert.equal(forged.stdout, '', 'nothing announced');
   assert.equal(readFileSync(bashrc, 'utf8'), bashrcText, 'nothing is written');
   // A module elsewhere whose content is not the trained reward (the hash is the run's own): refused.
-  const tool = path.join(path.dirname(bashrc), 'tool.js');
+  const tool = path.join(path.dirname(bashrc), 'tool.reward.js');
   writeFileSync(tool, bashrcText);
   setSummary(run, {
     reward_file: tool,
@@ -141,9 +144,20 @@ test("apply never patches a file the records name unless it is the run's reward 
   assert.equal(mismatch.status, 1, mismatch.stdout);
   assert.match(
     mismatch.stderr,
-    /^rewardsmith apply: .*tool\.js is not the reward file the run trained on: its sha256 [0-9a-f]{12}… differs from summary\.json's reward_sha256/,
+    /^rewardsmith apply: .*tool\.reward\.js is not the reward file the run trained on: its sha256 [0-9a-f]{12}… differs from summary\.json's reward_sha256/,
   );
   assert.equal(readFileSync(tool, 'utf8'), bashrcText);
+  // A link shipped inside the run folder, named like a reward, to a file whose content is public: the link is
+  // resolved, and its target is no reward file.
+  const pkg = path.join(path.dirname(bashrc), 'index.js');
+  writeFileSync(pkg, bashrcText);
+  const shipped = path.join(run, 'shipped.reward.ts');
+  symlinkSync(pkg, shipped);
+  setSummary(run, { reward_file: shipped, reward_sha256: createHash('sha256').update(bashrcText).digest('hex') });
+  const linked = cli(run, '--suggestion', id);
+  assert.equal(linked.status, 1, linked.stdout);
+  assert.match(linked.stderr, /shipped\.reward\.ts \(a link to .*index\.js\), named by .*summary\.json, is not a reward file/);
+  assert.equal(readFileSync(pkg, 'utf8'), bashrcText);
   // No hash recorded: the path alone is not enough.
   setSummary(run, { reward_file: tool, reward_sha256: null });
   const unhashed = cli(run, '--suggestion', id);
