@@ -3,8 +3,9 @@
 // the designer with it, as a run-time error would); nor is a patch set that makes the reward pay a failure mode
 // more than success (an incentive warning the reward it patches did not have). Each is a training run saved. The
 // verdict is a file beside the candidate (PROBE_SCREEN_FILE), so a resumed loop neither probes nor counts it twice.
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { writeAtomic } from '../files';
 import { checkReward, formatDiagnostic } from '../lint/check';
 import type { TaskSpec } from '../tasks';
 
@@ -37,7 +38,7 @@ export async function screenReward(file: string, task: TaskSpec, baseline?: { fi
   const before = baseline ? (await blockers(baseline.file, baseline.text, task)).incentives.length : Number.POSITIVE_INFINITY;
   const reasons = [...found.errors, ...(found.incentives.length > before ? found.incentives : [])];
   const refused = reasons.length > 0 ? `the probes found, before training:\n${reasons.join('\n')}` : null;
-  writeFileSync(verdictFile, `${JSON.stringify({ refused } satisfies ScreenVerdict, null, 2)}\n`);
+  writeAtomic(verdictFile, `${JSON.stringify({ refused } satisfies ScreenVerdict, null, 2)}\n`);
   return refused;
 }
 

@@ -4,9 +4,10 @@
 // wandering, oscillating near the target, staring at it from a distance, walking into lava where the world has
 // it). Seeded and deterministic: generated once per task (built-in or a user task file) and cached on disk.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { writeAtomic } from '../files';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { GAME_FACTS, type StepObservation } from '../schema';
 import { hash32 } from '../seeds';
@@ -326,9 +327,8 @@ function storeBank(task: TaskSpec, recorded: ProbeBank): ProbeBank {
   const bank = JSON.parse(JSON.stringify(recorded, roundNumbers)) as ProbeBank;
   try {
     mkdirSync(path.dirname(file), { recursive: true });
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, gzipSync(JSON.stringify(bank)));
-    renameSync(tmp, file); // atomic: two processes may record the same bank at once
+    // Atomic, with a temporary file of this process's own: two processes may record the same bank at once.
+    writeAtomic(file, gzipSync(JSON.stringify(bank)), { tmpSuffix: `.${process.pid}.tmp` });
     // The task's banks of earlier bank versions or task definitions are not read again.
     const prefix = `${path.basename(file).replace(/-[0-9a-f]{16}\.json\.gz$/, '')}-`;
     for (const old of readdirSync(path.dirname(file)))
