@@ -17,6 +17,7 @@ const TOP = ['runner', 'language-server', 'extension'] as const;
  */
 const RUNNER_LAYERS: readonly (readonly string[])[] = [
   ['cli'],
+  ['dispatch'],
   ['report', 'table'],
   ['llm'],
   ['analyze'],

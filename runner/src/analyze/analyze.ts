@@ -4,7 +4,7 @@
 // writes RUN_DIR/suggestions.json and prints a summary (or streams `suggestion` events).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CommandError, noteRunFolder, parseCommandArgs, runCommand, terminalText } from '../args';
+import { CommandError, noteRunFolder, parseCommandArgs, requireExisting, runCommand, terminalText } from '../args';
 import { makeEvent, type RunnerEvent } from '../events';
 import { formatRate, wilson } from '../stats';
 import {
@@ -232,7 +232,7 @@ export async function analyzeCommand(argv: string[]): Promise<number> {
 
 async function analyzeMain(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(ANALYZE_SPEC, argv);
-  const runDir = positionals[0]!;
+  const runDir = requireExisting(positionals[0]!, 'run folder');
   const rewardFile = values.reward;
   const events = values.events === 'ndjson';
   const emit = (e: RunnerEvent) => process.stdout.write(JSON.stringify(e) + '\n');

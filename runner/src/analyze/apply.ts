@@ -5,7 +5,7 @@
 // applies to the file as it is.
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CommandError, didYouMean, parseCommandArgs, runCommand, terminalText, UsageError } from '../args';
+import { CommandError, didYouMean, parseCommandArgs, requireExisting, runCommand, terminalText, UsageError } from '../args';
 import { applyUnifiedDiff, PatchError } from '../diff';
 import { readSuggestions, readSummary, RUN_FILES } from '../records';
 
@@ -91,7 +91,7 @@ export async function applyCommand(argv: string[]): Promise<number> {
   return runCommand('apply', async () => {
     const { values, positionals } = parseCommandArgs(APPLY_SPEC, argv);
     if (!values.suggestion) throw new UsageError('--suggestion ID is required (the ids are listed by `rewardsmith analyze RUN`)');
-    const runDir = positionals[0]!;
+    const runDir = requireExisting(positionals[0]!, 'run folder');
     const r = applySuggestion(runDir, values.suggestion, { rewardFile: values.reward, dryRun: values['dry-run'] });
     process.stdout.write(terminalText(r.diff.endsWith('\n') ? r.diff : r.diff + '\n'));
     process.stdout.write(

@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { CommandError, parseCommandArgs, runCommand, UsageError } from '../args';
+import { CommandError, parseCommandArgs, requireExisting, runCommand, UsageError } from '../args';
 import {
   metricsCsv,
   readEpisodes,
@@ -43,7 +43,7 @@ const MAX_PATH_POINTS = 400;
 const TFJS_NODE = '@tensorflow/tfjs-node';
 
 export async function loadRun(dir: string): Promise<RunData> {
-  if (!existsSync(dir)) throw new CommandError(`${dir}: no such run folder`);
+  requireExisting(dir, 'run folder');
   const notes: string[] = [];
   const summary = readSummary(dir) ?? null;
   const metrics = readMetrics(dir);

@@ -15,7 +15,7 @@ import { terminalText } from '../args';
 import { makeEvent, type ProgressEvent, type RunnerEvent } from '../events';
 import { checkpointHeldOut, metricsCsv, RUN_FILES, type EpisodeRecord, type RateRecord, type RunSummary, type UpdateMetrics } from '../records';
 import { compareRates, formatDifference, formatRate, formatRateShort } from '../stats';
-import { CommandError, noteRunFolder, parseCommandArgs, runCommand, UsageError } from '../args';
+import { CommandError, noteRunFolder, parseCommandArgs, requireExisting, runCommand, UsageError } from '../args';
 import { ensureBackend, BACKEND_CHOICES, type BackendChoice } from '../ppo/backend';
 import {
   DEFAULT_CHECKPOINT_EVERY,
@@ -918,7 +918,7 @@ async function evalMain(argv: string[]): Promise<number> {
   const { values: v, positionals } = parseCommandArgs(EVAL_SPEC, argv);
   const reporter = new Reporter(v.events === 'ndjson');
   if (!v.out) throw new UsageError('--out DIR is required');
-  const checkpoint = positionals[0]!;
+  const checkpoint = requireExisting(positionals[0]!, 'checkpoint or run folder');
   let sandbox: RewardSandbox | null = null;
   let net: PolicyNetwork | null = null;
   const keepAlive = setInterval(() => {}, 1 << 30);
