@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { didYouMean, notedRunFolder, parseCommandArgs, reportCommandError, UsageError } from './args';
-import { readSuggestions } from './records';
+import { readSuggestions, readSummary } from './records';
 
 type CommandMain = (argv: string[]) => Promise<number>;
 
@@ -155,6 +155,9 @@ async function afterRun(command: string, runDir: string, events: boolean): Promi
     where = `no report (${err instanceof Error ? err.message : String(err)}); try \`rewardsmith report ${dir}\``;
   }
   let next = `rewardsmith analyze ${dir} (failure patterns and patches for the reward)`;
+  // The analyzer reads the held-out episodes: a run trained with --eval-episodes 0 has none to analyse.
+  if (command !== 'analyze' && evaluatedEpisodes(runDir) === 0)
+    next = `rewardsmith eval ${dir} --episodes 100 --out ${dir}-eval (held-out episodes; analyze needs them, and this run has none)`;
   if (command === 'analyze') {
     const suggestions = readSuggestionIds(runDir);
     next =
@@ -163,6 +166,15 @@ async function afterRun(command: string, runDir: string, events: boolean): Promi
         : 'edit the reward and train again';
   }
   say(`${where} · next: ${next}`);
+}
+
+/** How many held-out episodes the run's summary counts; null when it has no readable training summary. */
+function evaluatedEpisodes(runDir: string): number | null {
+  try {
+    return readSummary(runDir)?.eval?.episodes ?? null;
+  } catch {
+    return null;
+  }
 }
 
 /** Ids of the run's suggestions that have a patch; none when the run has no readable suggestions.json. */

@@ -292,4 +292,46 @@ test("the loop's training step: a sandbox host that dies stops the loop (it is n
   assert.deepEqual(await step(), { ok: true });
   const summary = JSON.parse(readFileSync(path.join(out, RUN_FILES.summary), 'utf8')) as RunSummary;
   assert.equal(summary.train.updates, 5);
+
+test('a finished run: --eval-episodes 0 points to eval, not analyze; --resume says it has finished and changes nothing', { timeout: 300_000 }, async () => {
+  const out = path.join(tempDir('rewardsmith-finished-'), 'run');
+  const cli = (args: string[]) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'train', ...args], { cwd: ROOT });
+      let stdout = '',
+        stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d));
+      child.stderr.on('data', (d: Buffer) => (stderr += d));
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+  const first = await cli([
+    REWARD,
+    '--task',
+    'approach-tree',
+    '--envs',
+    '2',
+    '--rollout-steps',
+    '8',
+    '--steps',
+    '16',
+    '--workers',
+    '0',
+    '--eval-episodes',
+    '0',
+    '--out',
+    out,
+  ]);
+  assert.equal(first.code, 0, first.stderr);
+  const next = /next: (.*)$/m.exec(first.stdout)?.[1] ?? '';
+  assert.doesNotMatch(next, /^rewardsmith analyze/, 'analyze needs evaluation episodes, which this run has none of');
+  assert.match(next, new RegExp(`^rewardsmith eval ${out.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} --episodes 100 --out `));
+  const summaryBefore = readFileSync(path.join(out, RUN_FILES.summary), 'utf8');
+  const metricsBefore = readFileSync(path.join(out, RUN_FILES.metrics), 'utf8');
+
+  const resumed = await cli(['--resume', out]);
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.match(resumed.stderr, /has finished: 16 of 16 frames trained and 0 held-out episodes evaluated; nothing to resume/);
+  assert.doesNotMatch(resumed.stderr, /evaluating/);
+  assert.equal(readFileSync(path.join(out, RUN_FILES.summary), 'utf8'), summaryBefore, 'summary.json untouched');
+  assert.equal(readFileSync(path.join(out, RUN_FILES.metrics), 'utf8'), metricsBefore);
 });

@@ -13,7 +13,7 @@ import type { VecEnv } from '../env/types';
 import { RewardError, RewardSandbox } from '../reward/index';
 import { terminalText } from '../args';
 import { makeEvent, type ProgressEvent, type RunnerEvent } from '../events';
-import { checkpointHeldOut, metricsCsv, RUN_FILES, type EpisodeRecord, type RateRecord, type RunSummary, type UpdateMetrics } from '../records';
+import { checkpointHeldOut, metricsCsv, readSummary, RUN_FILES, type EpisodeRecord, type RateRecord, type RunSummary, type UpdateMetrics } from '../records';
 import { compareRates, formatDifference, formatRate, formatRateShort } from '../stats';
 import { CommandError, noteRunFolder, parseCommandArgs, requireExisting, runCommand, UsageError } from '../args';
 import { ensureBackend, BACKEND_CHOICES, type BackendChoice } from '../ppo/backend';
@@ -781,12 +781,38 @@ function asCommandError(err: unknown, reporter: Reporter, again: string): unknow
   return err;
 }
 
+/**
+ * The summary of a run whose training and evaluation have both finished (its checkpoint counts every frame and
+ * summary.json is written); null for a run with anything left to do. `--resume` on it has nothing to resume.
+ */
+export function finishedRun(runDir: string): RunSummary | null {
+  const checkpoint = readCheckpoint(runDir);
+  if (!checkpoint || checkpoint.state.frames < checkpoint.state.totalFrames) return null;
+  const summary = readSummary(runDir);
+  return summary?.train && summary.eval && summary.env_steps >= checkpoint.state.totalFrames ? summary : null;
+}
+
 export async function trainCommand(argv: string[], hooks: { liveAnalysis?: LiveAnalysis; gate?: RewardGate } = {}): Promise<number> {
   let reporter = new Reporter(false);
   return runCommand('train', async () => {
     const inv = parseTrainArgs(argv);
     reporter = new Reporter(inv.events);
     const c = inv.config;
+    const finished = inv.resume ? finishedRun(inv.out) : null;
+    if (finished) {
+      // Resuming it would only evaluate the policy again and overwrite its results: say so instead.
+      const message =
+        `${path.resolve(inv.out)} has finished: ${finished.train.frames.toLocaleString('en-US')} of ${finished.train.frames.toLocaleString('en-US')} frames trained ` +
+        `and ${finished.eval.episodes} held-out episodes evaluated; nothing to resume. Evaluate it again with ` +
+        `\`rewardsmith eval ${inv.out} --episodes N --out DIR\`, or train longer in a new run (--init ${path.join(inv.out, RUN_FILES.checkpoint)}).`;
+      reporter.emit(makeEvent({ type: 'log', level: 'info', message }));
+      reporter.emit(makeEvent({ type: 'finished', ok: true, run_dir: path.resolve(inv.out), summary: path.join(path.resolve(inv.out), RUN_FILES.summary) }));
+      if (!reporter.events) {
+        const reward = finished.reward_file ? path.basename(finished.reward_file) : '-';
+        process.stdout.write(`${resultTable([{ task: finished.task, reward, summary: finished }])}\n`);
+      }
+      return 0;
+    }
     if (hooks.gate && inv.check && !inv.resume && inv.rewardFile && existsSync(inv.rewardFile)) await checkBeforeTraining(hooks.gate, inv.rewardFile, c.task);
     try {
       const summary = await train({
