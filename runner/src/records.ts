@@ -1,7 +1,7 @@
 // On-disk records of a run, written by the trainer/evaluator and read by the analyzer, the loop, reports,
 // sweeps and the extension's dashboard. One definition here, with the checked readers everyone uses, so
 // writer and readers cannot drift and a malformed file fails with its location.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { wilson, type RateComparison } from './stats';
 import type { AgentPosition, DeathCause, NearestBlocks } from './schema';
@@ -311,6 +311,39 @@ export function metricsCsv(lines: readonly Partial<UpdateMetrics>[]): string {
 
 /** An improvement loop's experiment folder: results.json (every iteration's records) and the iteration table as printed. */
 export const LOOP_FILES = { results: 'results.json', table: 'results.txt' } as const;
+
+/** Whether `dir` holds a run's records (a summary, metrics or evaluation episodes). */
+export function isRunFolder(dir: string): boolean {
+  return [RUN_FILES.summary, RUN_FILES.metrics, RUN_FILES.episodes, RUN_FILES.failedEpisodes].some((f) => existsSync(path.join(dir, f)));
+}
+
+/**
+ * The run folders in a folder of runs (a sweep's, a loop's, a runs/ folder): folders holding a run's records,
+ * up to `maxDepth` levels below `root` (a loop nests iteration/candidate/attempt/run), in path order. A run
+ * folder's own subfolders are not searched, nor hidden folders; unreadable folders are skipped.
+ */
+export function runFoldersUnder(root: string, maxDepth = 4): string[] {
+  const found: string[] = [];
+  const walk = (dir: string, depth: number) => {
+    if (isRunFolder(dir)) {
+      found.push(dir);
+      return;
+    }
+    if (depth >= maxDepth) return;
+    let entries: string[];
+    try {
+      entries = readdirSync(dir).sort();
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const sub = path.join(dir, e);
+      if (!e.startsWith('.') && statSync(sub, { throwIfNoEntry: false })?.isDirectory()) walk(sub, depth + 1);
+    }
+  };
+  walk(root, 0);
+  return found;
+}
 
 /** A sweep folder's files (`rewardsmith sweep --out DIR`). */
 export const SWEEP_FILES = { results: 'results.json', table: 'results.md', plot: 'results.svg', state: 'sweep.json' } as const;

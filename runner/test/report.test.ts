@@ -4,7 +4,7 @@
 // rate with its episode count and interval. A screenshot is kept (REWARDSMITH_TEST_ARTIFACTS, else a temp dir).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
@@ -128,7 +128,7 @@ test('rewardsmith report: usage errors in the common format; the last line says 
   assert.equal(ok.status, 0, ok.stderr);
   assert.equal(ok.stdout.trim().split('\n').pop(), `report: ${path.join(runs[0]!, 'report.html')} (open it in a browser; it works offline)`);
   const missing = cli(path.join(runs[0]!, 'nope'));
-  assert.equal(missing.status, 1);
+  assert.equal(missing.status, 2);
   assert.match(missing.stderr, /^rewardsmith report: .*nope: no such run folder\n$/);
   const usage = cli();
   assert.equal(usage.status, 2);
@@ -136,4 +136,29 @@ test('rewardsmith report: usage errors in the common format; the last line says 
   const help = cli('--help');
   assert.equal(help.status, 0);
   assert.match(help.stdout, /^usage: rewardsmith report RUN\.\.\. \[options\]/);
+});
+
+test('a sweep\'s or loop\'s folder is reported whole, its runs labelled by reward and seed (not all "seed-0")', async () => {
+  const dir = tempDir('rewardsmith-report-sweep-');
+  const sweep = path.join(dir, 'sweep');
+  for (const [fixture, to] of [
+    ['tree-dense-s0', 'approach-tree.dense/seed-0'],
+    ['tree-dense-s1', 'approach-tree.dense/seed-1'],
+    ['lava-deaths', 'lava/seed-0'],
+  ] as const)
+    cpSync(path.join(FIXTURES, fixture), path.join(sweep, 'runs', to), { recursive: true });
+  writeFileSync(path.join(sweep, 'results.json'), '{}');
+  const { file } = await writeReport([sweep]);
+  assert.equal(file, path.join(sweep, 'report.html'));
+  const html = readFileSync(file, 'utf8');
+  const headings = [...html.matchAll(/<section class=run id="run-\d+"><h2>([^<]*)<\/h2>/g)].map((m) => m[1]);
+  assert.deepEqual(headings, ['approach-tree.dense · seed 0', 'approach-tree.dense · seed 1', 'explore-diamond.dense · seed 2']);
+  assert.doesNotMatch(html, /<h2>seed-0<\/h2>/);
+
+  // A loop's candidates share their reward's name and seed: the folder below the loop tells them apart.
+  const loop = path.join(dir, 'loop');
+  for (const i of [1, 2]) cpSync(path.join(FIXTURES, 'tree-dense-s0'), path.join(loop, `iteration-${i}`, 'candidate-0', 'run'), { recursive: true });
+  const loopHtml = readFileSync((await writeReport([loop])).file, 'utf8');
+  assert.match(loopHtml, /<h2>approach-tree\.dense · seed 0 \(iteration-1\/candidate-0\/run\)<\/h2>/);
+  assert.match(loopHtml, /<h2>approach-tree\.dense · seed 0 \(iteration-2\/candidate-0\/run\)<\/h2>/);
 });

@@ -3,17 +3,19 @@
 // analyzer's findings with their patches. Chart.js is inlined (no network: it opens offline, from a mail
 // attachment or a cluster's scratch folder); everything else is plain HTML and SVG rendered here.
 // Also writes the run's metrics as CSV and, when @tensorflow/tfjs-node is installed, as TensorBoard events.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { CommandError, parseCommandArgs, requireExisting, runCommand, UsageError } from '../args';
 import {
+  isRunFolder,
   metricsCsv,
   readEpisodes,
   readMetrics,
   readSummary,
   RUN_FILES,
   RunRecordError,
+  runFoldersUnder,
   type EpisodeRecord,
   type RunSummary,
   type UpdateMetrics,
@@ -51,7 +53,9 @@ export async function loadRun(dir: string): Promise<RunData> {
   if (existsSync(path.join(dir, RUN_FILES.episodes)) || existsSync(path.join(dir, RUN_FILES.failedEpisodes))) episodes = readEpisodes(dir);
   else notes.push('No evaluation episodes yet (the run has not finished, or ran with --eval-episodes 0).');
   if (!summary && metrics.length === 0 && episodes.length === 0) {
-    throw new CommandError(`${dir}: not a run folder (no ${RUN_FILES.summary}, ${RUN_FILES.metrics} or ${RUN_FILES.episodes})`);
+    throw new CommandError(
+      `${dir}: not a run folder (no ${RUN_FILES.summary}, ${RUN_FILES.metrics} or ${RUN_FILES.episodes}), nor a sweep or loop folder with runs in it`,
+    );
   }
   let analysis: RunData['analysis'] = null;
   const suggestionsFile = path.join(dir, RUN_FILES.suggestions);
@@ -352,6 +356,7 @@ export const REPORT_SPEC = {
   summary:
     "Writes one self-contained HTML page (opens offline) for one run or a set of runs: curves with 95 % intervals, the evaluation\ntable, death causes, maps of failed episodes and the analyzer's findings with patches. Also writes RUN/metrics.csv and,\nwith @tensorflow/tfjs-node installed, TensorBoard event files in RUN/tensorboard/.",
   positionals: 'RUN...',
+  epilog: 'A RUN may also be a sweep or loop folder: its runs are reported, labelled by reward and seed.',
   minPositionals: 1,
   maxPositionals: 1000,
   options: {
@@ -363,10 +368,38 @@ export const REPORT_SPEC = {
   },
 } as const;
 
-/** Writes the report of these run folders; returns the page's path and lines to tell the user. */
+/**
+ * How a run is named on the page: by its reward and seed (a sweep's runs are all folders named seed-N), with
+ * the folder's path below the runs' common folder where that alone leaves two runs alike (a loop's
+ * candidates share a reward name); by its folder name when it has no summary.
+ */
+export function labelRuns(runs: RunData[]): void {
+  const byRewardAndSeed = runs.map((r) =>
+    r.summary
+      ? `${r.summary.reward_file ? path.basename(r.summary.reward_file).replace(/\.reward\.[jt]s$/, '') : 'no reward'} · seed ${r.summary.seed}`
+      : r.name,
+  );
+  const dirs = runs.map((r) => r.dir.split(path.sep));
+  let common = 0;
+  while (dirs.every((d) => d.length > common + 1 && d[common] === dirs[0]![common])) common++;
+  runs.forEach((r, i) => {
+    const label = byRewardAndSeed[i]!;
+    const alike = byRewardAndSeed.filter((l) => l === label).length > 1;
+    r.name = alike ? `${label} (${dirs[i]!.slice(common).join('/')})` : label;
+  });
+}
+
+/** The run folders a report argument stands for: itself, or the runs inside a sweep's or loop's folder. */
+function runFoldersOf(dir: string): string[] {
+  if (isRunFolder(dir) || !statSync(dir).isDirectory()) return [dir];
+  const inside = runFoldersUnder(dir);
+  return inside.length > 0 ? inside : [dir];
+}
+
+/** Writes the report of these run folders (or sweep and loop folders); returns the page's path and lines to tell the user. */
 export async function writeReport(runDirs: string[], out?: string): Promise<{ file: string; messages: string[] }> {
   const runs: RunData[] = [];
-  for (const dir of runDirs) {
+  for (const dir of runDirs.flatMap((d) => runFoldersOf(requireExisting(d, 'run folder')))) {
     try {
       runs.push(await loadRun(dir));
     } catch (err) {
@@ -374,13 +407,15 @@ export async function writeReport(runDirs: string[], out?: string): Promise<{ fi
       throw err;
     }
   }
+  labelRuns(runs);
   const messages: string[] = [];
   for (const run of runs) {
     const ex = await writeMetricExports(run);
     if (ex.tensorboardMissing && !messages.includes(ex.tensorboardMissing)) messages.push(ex.tensorboardMissing);
     if (ex.tensorboard) messages.push(`TensorBoard: tensorboard --logdir ${ex.tensorboard}`);
   }
-  const file = path.resolve(out ?? (runs.length === 1 ? path.join(runs[0]!.dir, RUN_FILES.report) : 'report.html'));
+  // One folder given (a run, a sweep, a loop): the page goes into it; several: into the current folder.
+  const file = path.resolve(out ?? (runDirs.length === 1 ? path.join(runDirs[0]!, RUN_FILES.report) : 'report.html'));
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, renderReport(runs));
   return { file, messages };
