@@ -275,7 +275,7 @@ export const RUN_FILES = {
   config: 'config.json',
   /** `rewardsmith report`'s page for this run. */
   report: 'report.html',
-  /** TensorBoard event files (when @tensorflow/tfjs-node is installed). */
+  /** TensorBoard event files (`rewardsmith report` writes them). */
   tensorboard: 'tensorboard',
   checkpoint: 'checkpoint',
   episodes: 'eval/episodes.ndjson',

@@ -2,13 +2,14 @@
 // training curves with 95 % intervals, the evaluation table, death causes, maps of failed episodes and the
 // analyzer's findings with their patches. Chart.js is inlined (no network: it opens offline, from a mail
 // attachment or a cluster's scratch folder); everything else is plain HTML and SVG rendered here.
-// Also writes the run's metrics as CSV and, when @tensorflow/tfjs-node is installed, as TensorBoard events.
+// Also writes the run's metrics as CSV and as a TensorBoard event file (tensorboard.ts, no native dependency).
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { CommandError, parseCommandArgs, requireExisting, runCommand, UsageError } from '../args';
 import {
   isRunFolder,
+  METRICS_COLUMNS,
   metricsCsv,
   readEpisodes,
   readMetrics,
@@ -23,6 +24,7 @@ import {
 import { bootstrapMean, formatRate, wilson, type RateEstimate } from '../stats';
 import { analyzeRun, readAnalysis, type Analysis, type Suggestion } from '../analyze/analyze';
 import { PLAYBACK_STYLE, playbackScripts, playbackSection } from './playback';
+import { writeEventFile } from './tensorboard';
 
 /** Everything the page shows about one run folder. */
 export interface RunData {
@@ -41,8 +43,6 @@ export interface RunData {
 const CURVE_WINDOW = 100;
 const MAX_MAPS = 12;
 const MAX_PATH_POINTS = 400;
-// Optional: its summary writer produces TensorBoard event files; required by name only when present.
-const TFJS_NODE = '@tensorflow/tfjs-node';
 
 export async function loadRun(dir: string): Promise<RunData> {
   requireExisting(dir, 'run folder');
@@ -324,37 +324,35 @@ ${playbackScripts(sections)}
 `;
 }
 
-/** metrics.csv beside metrics.ndjson (always) and TensorBoard event files (when tfjs-node is installed). */
-export async function writeMetricExports(run: RunData): Promise<{ csv: string | null; tensorboard: string | null; tensorboardMissing: string | null }> {
-  if (run.metrics.length === 0) return { csv: null, tensorboard: null, tensorboardMissing: null };
+/** Curves TensorBoard shows, as `train/<column>`: every metrics.csv column but the step's own counters. */
+const TENSORBOARD_TAGS = METRICS_COLUMNS.filter((c) => c !== 'update' && c !== 'frames' && c !== 'wall_seconds');
+
+/** metrics.csv beside metrics.ndjson and a TensorBoard event file in RUN/tensorboard/, step = training frames. */
+export async function writeMetricExports(run: RunData): Promise<{ csv: string | null; tensorboard: string | null; tensorboardError: string | null }> {
+  if (run.metrics.length === 0) return { csv: null, tensorboard: null, tensorboardError: null };
   const csv = path.join(run.dir, RUN_FILES.metricsCsv);
   writeFileSync(csv, metricsCsv(run.metrics));
-  let tfnode: { node?: { summaryFileWriter(dir: string): { scalar(name: string, value: number, step: number): void; flush(): void } } };
-  try {
-    tfnode = createRequire(__filename)(TFJS_NODE) as typeof tfnode;
-  } catch {
-    return {
-      csv,
-      tensorboard: null,
-      tensorboardMissing: 'TensorBoard files not written: @tensorflow/tfjs-node is not installed (npm i @tensorflow/tfjs-node adds them)',
-    };
-  }
+  // metrics.ndjson keeps seconds since the run started; its last line was written at the file's mtime.
+  const last = run.metrics[run.metrics.length - 1]!;
+  const started = statSync(path.join(run.dir, RUN_FILES.metrics)).mtimeMs / 1000 - (last.wall_seconds ?? 0);
+  const steps = run.metrics.map((m) => ({
+    step: m.frames,
+    wallTime: started + (m.wall_seconds ?? 0),
+    scalars: TENSORBOARD_TAGS.flatMap((c) => (typeof m[c] === 'number' ? [{ tag: `train/${c}`, value: m[c] as number }] : [])),
+  }));
   const dir = path.join(run.dir, RUN_FILES.tensorboard);
-  mkdirSync(dir, { recursive: true });
-  const writer = tfnode.node!.summaryFileWriter(dir);
-  for (const m of run.metrics) {
-    for (const key of ['mean_return', 'success_rate', 'policy_loss', 'value_loss', 'entropy', 'kl', 'fps'] as const) {
-      if (typeof m[key] === 'number' && Number.isFinite(m[key])) writer.scalar(`train/${key}`, m[key], m.frames);
-    }
+  try {
+    writeEventFile(dir, steps, started);
+  } catch (err) {
+    return { csv, tensorboard: null, tensorboardError: `TensorBoard file not written: ${(err as Error).message}` };
   }
-  writer.flush();
-  return { csv, tensorboard: dir, tensorboardMissing: null };
+  return { csv, tensorboard: dir, tensorboardError: null };
 }
 
 export const REPORT_SPEC = {
   command: 'report',
   summary:
-    "Writes one self-contained HTML page (opens offline) for one run or a set of runs: curves with 95 % intervals, the evaluation\ntable, death causes, maps of failed episodes and the analyzer's findings with patches. Also writes RUN/metrics.csv and,\nwith @tensorflow/tfjs-node installed, TensorBoard event files in RUN/tensorboard/.",
+    "Writes one self-contained HTML page (opens offline) for one run or a set of runs: curves with 95 % intervals, the evaluation\ntable, death causes, maps of failed episodes and the analyzer's findings with patches. Also writes RUN/metrics.csv and\na TensorBoard event file in RUN/tensorboard/ (tensorboard --logdir RUN/tensorboard).",
   positionals: 'RUN...',
   epilog: 'A RUN may also be a sweep or loop folder: its runs are reported, labelled by reward and seed.',
   minPositionals: 1,
@@ -389,6 +387,13 @@ export function labelRuns(runs: RunData[]): void {
   });
 }
 
+function commonFolder(dirs: string[]): string {
+  const parts = dirs.map((d) => path.resolve(d).split(path.sep));
+  let n = 0;
+  while (parts.every((p) => p.length > n && p[n] === parts[0]![n])) n++;
+  return parts[0]!.slice(0, n).join(path.sep) || path.sep;
+}
+
 /** The run folders a report argument stands for: itself, or the runs inside a sweep's or loop's folder. */
 function runFoldersOf(dir: string): string[] {
   if (isRunFolder(dir) || !statSync(dir).isDirectory()) return [dir];
@@ -409,11 +414,14 @@ export async function writeReport(runDirs: string[], out?: string): Promise<{ fi
   }
   labelRuns(runs);
   const messages: string[] = [];
+  const written: string[] = [];
   for (const run of runs) {
     const ex = await writeMetricExports(run);
-    if (ex.tensorboardMissing && !messages.includes(ex.tensorboardMissing)) messages.push(ex.tensorboardMissing);
-    if (ex.tensorboard) messages.push(`TensorBoard: tensorboard --logdir ${ex.tensorboard}`);
+    if (ex.tensorboardError) messages.push(ex.tensorboardError);
+    if (ex.tensorboard) written.push(ex.tensorboard);
   }
+  // TensorBoard finds event files below its logdir, one run per folder: the runs' common folder shows them all.
+  if (written.length > 0) messages.push(`TensorBoard: tensorboard --logdir ${written.length === 1 ? written[0] : commonFolder(written)}`);
   // One folder given (a run, a sweep, a loop): the page goes into it; several: into the current folder.
   const file = path.resolve(out ?? (runDirs.length === 1 ? path.join(runDirs[0]!, RUN_FILES.report) : 'report.html'));
   mkdirSync(path.dirname(file), { recursive: true });
