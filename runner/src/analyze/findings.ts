@@ -7,6 +7,7 @@ import { DEFAULT_GAME_VERSION, GAME_FACTS, SCALE_RULE } from '../schema';
 import type { TaskSpec } from '../tasks';
 import type { EpisodeRecord, RecordedStep } from '../records';
 import type { PatchRequest } from './patches';
+import { worldCanHold } from '../env/sim/worldgen';
 
 export type FindingKind =
   | 'death'
@@ -117,9 +118,16 @@ function nearestOf(nearest: Record<string, [number, number, number]>, names: rea
   return best;
 }
 
+/**
+ * The names the task's success counts that its world can hold (approach-tree counts birch logs, but plains
+ * grow oak only): what findings look for and what patches add to a reward. All of them if the world can hold
+ * none (a task file's own world), rather than none.
+ */
 function targetNames(task: TaskSpec | undefined): string[] {
   if (!task) return [];
-  return task.success.kind === 'near' ? task.success.names : [task.success.mob];
+  const names = task.success.kind === 'near' ? task.success.names : [task.success.mob];
+  const held = names.filter((n) => worldCanHold(task.world, n));
+  return held.length > 0 ? held : names;
 }
 
 /** Runs of consecutive steps for which `test` holds, as [first, last] step numbers. */
