@@ -33,6 +33,7 @@ import { createLearner, engineOf, loadNetwork, newNetwork, restoreOptimizer, sav
 import { measured, measuredAsync, type PhaseProfile } from '../ppo/profile';
 import { DEFAULT_EVAL_EPISODES, evaluate, summarise, trainingStreamSeed, writeEvalRecords, type EvalSummary } from './evaluate';
 import { EpisodeRecorder } from './recorder';
+import { progressBar, stageProgressText } from './progress';
 import { generalisationGap, TrainingSuccess, type TrainingSuccessState } from './training-success';
 
 export { loadPolicy, type LoadedPolicy } from '../ppo/learner';
@@ -668,7 +669,7 @@ class Reporter {
 
   private bar(e: ProgressEvent): void {
     const fraction = Math.min(1, e.frames / e.total_frames);
-    const text = `${bar(fraction)} ${(fraction * 100).toFixed(0).padStart(3)}%  ${e.frames.toLocaleString('en-US')}/${e.total_frames.toLocaleString('en-US')} frames  ${Math.round(e.fps)} fps  return ${e.mean_return.toFixed(2)}  success ${e.success_rate === null ? `— (no window of started episodes has ended)` : `${(e.success_rate * 100).toFixed(0)}% [${(e.success.ci95[0] * 100).toFixed(0)}–${(e.success.ci95[1] * 100).toFixed(0)}] of ${e.success.n}`}`;
+    const text = `${progressBar(fraction)} ${(fraction * 100).toFixed(0).padStart(3)}%  ${e.frames.toLocaleString('en-US')}/${e.total_frames.toLocaleString('en-US')} frames  ${Math.round(e.fps)} fps  return ${e.mean_return.toFixed(2)}  success ${e.success_rate === null ? `— (no window of started episodes has ended)` : `${(e.success_rate * 100).toFixed(0)}% [${(e.success.ci95[0] * 100).toFixed(0)}–${(e.success.ci95[1] * 100).toFixed(0)}] of ${e.success.n}`}`;
     if (this.tty) {
       const now = Date.now();
       if (now - this.lastDraw < 100 && fraction < 1) return;
@@ -708,22 +709,9 @@ class Reporter {
   }
 }
 
-function bar(fraction: number, width = 24): string {
-  const full = Math.round(fraction * width);
-  return `[${'#'.repeat(full)}${'.'.repeat(width - full)}]`;
-}
-
-const clock = (seconds: number) => {
-  const s = Math.max(0, Math.round(seconds));
-  return s >= 3600
-    ? `${Math.floor(s / 3600)}:${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`
-    : `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
-};
-
 /** "[#####...] evaluating 37/100 episodes  0:21 elapsed, ETA 0:36" (ETA from the pace of the episodes done). */
 export function evalProgressText(done: number, total: number, elapsedSeconds: number): string {
-  const eta = done >= total ? 'done' : `ETA ${clock((elapsedSeconds / done) * (total - done))}`;
-  return `${bar(done / total)} evaluating ${done}/${total} episodes  ${clock(elapsedSeconds)} elapsed, ${eta}`;
+  return stageProgressText('evaluating', done, total, 'episodes', elapsedSeconds);
 }
 
 /**
