@@ -3,6 +3,7 @@
 // writer and readers cannot drift and a malformed file fails with its location.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import type { UpdateMetrics } from './events';
 import { wilson, type RateComparison } from './stats';
 import type { AgentPosition, DeathCause, NearestBlocks } from './schema';
 
@@ -199,22 +200,8 @@ export interface RunSummary {
   generalisation_gap: GeneralisationGap | null;
 }
 
-/** One line of `DIR/metrics.ndjson`, one per PPO update. */
-export interface UpdateMetrics {
-  update: number;
-  frames: number;
-  fps: number;
-  mean_return: number;
-  /** Training success over episodes started in a window, all ended (TrainingSuccessRecord); null until one has. */
-  success_rate: number | null;
-  success: TrainingSuccessRecord;
-  episodes: number;
-  policy_loss: number;
-  value_loss: number;
-  entropy: number;
-  kl: number;
-  wall_seconds: number;
-}
+/** One line of `DIR/metrics.ndjson`, one per PPO update: declared in events.ts, the `progress` event's fields. */
+export type { UpdateMetrics } from './events';
 
 /** One suggestion in `DIR/suggestions.json` (the analyzer's `Suggestion`, as far as readers rely on it). */
 export interface SuggestionRecord {
@@ -297,6 +284,13 @@ export const METRICS_COLUMNS: readonly (keyof UpdateMetrics)[] = [
   'entropy',
   'kl',
   'wall_seconds',
+  'finished_episodes',
+  'finished_return',
+  'unfinished_return',
+  'approx_kl',
+  'clip_fraction',
+  'explained_variance',
+  'learning_rate',
 ];
 
 /** metrics.ndjson lines as CSV text (header + one row per update; fields the line lacks stay empty), with the

@@ -43,7 +43,7 @@ test('the page holds curves, the evaluation table with counts and intervals, dea
   const ndjson = readFileSync(path.join(runs[0]!, 'metrics.ndjson'), 'utf8').trim().split('\n');
   assert.equal(
     csv[0],
-    'update,frames,fps,mean_return,success_rate,episodes,policy_loss,value_loss,entropy,kl,wall_seconds,success_n,success_ci95_lo,success_ci95_hi',
+    'update,frames,fps,mean_return,success_rate,episodes,policy_loss,value_loss,entropy,kl,wall_seconds,finished_episodes,finished_return,unfinished_return,approx_kl,clip_fraction,explained_variance,learning_rate,success_n,success_ci95_lo,success_ci95_hi',
   );
   assert.equal(csv.length, ndjson.length + 1);
   assert.equal(csv[1]!.split(',')[1], String(JSON.parse(ndjson[0]!).frames));
@@ -100,6 +100,12 @@ test('the report opens offline in headless Chromium: charts drawn, no console er
       drawn[1]!.some((l) => /mean of 2 seeds/.test(l)),
       JSON.stringify(drawn[1]),
     );
+    // The PPO curves these runs recorded are drawn too, one line per run.
+    const ppo = await page.evaluate(() => {
+      const C = (window as unknown as { Chart: { getChart(id: string): { data: { datasets: { data: unknown[] }[] } } | undefined } }).Chart;
+      return ['chart-entropy', 'chart-value-loss'].map((id) => C.getChart(id)?.data.datasets.filter((d) => d.data.length > 0).length ?? -1);
+    });
+    assert.deepEqual(ppo, [2, 2]);
     const canvasPixels = await page.evaluate(() => (document.getElementById('chart-success') as HTMLCanvasElement).toDataURL().length);
     assert.ok(canvasPixels > 5000, 'the success chart has content');
     const artifacts = process.env.REWARDSMITH_TEST_ARTIFACTS ?? dir;
@@ -124,7 +130,7 @@ test('rewardsmith report: usage errors in the common format; the last line says 
   assert.equal(ok.stdout.trim().split('\n').pop(), `report: ${path.join(runs[0]!, 'report.html')} (open it in a browser; it works offline)`);
   const missing = cli(path.join(runs[0]!, 'nope'));
   assert.equal(missing.status, 2);
-  assert.match(missing.stderr, /^rewardsmith report: .*nope: no such run folder\n$/);
+  assert.match(missing.stderr, /^rewardsmith report: .*nope: no such run folder\nRun `rewardsmith report --help` for its options\.\n$/);
   const usage = cli();
   assert.equal(usage.status, 2);
   assert.match(usage.stderr, /^rewardsmith report: missing RUN\.\.\./);
@@ -156,4 +162,49 @@ test('a sweep\'s or loop\'s folder is reported whole, its runs labelled by rewar
   const loopHtml = readFileSync((await writeReport([loop])).file, 'utf8');
   assert.match(loopHtml, /<h2>approach-tree\.dense · seed 0 \(iteration-1\/candidate-0\/run\)<\/h2>/);
   assert.match(loopHtml, /<h2>approach-tree\.dense · seed 0 \(iteration-2\/candidate-0\/run\)<\/h2>/);
+});
+
+/** The charts' data embedded in a report page. */
+function chartsOf(html: string): { id: string; series: { label: string; points: { x: number; y: number }[]; dashed?: boolean }[]; empty?: string }[] {
+  const json = /<script type="application\/json" id=report-data>([^<]*)<\/script>/.exec(html)![1]!;
+  return (JSON.parse(json) as { charts: ReturnType<typeof chartsOf> }).charts;
+}
+
+test('charts from the first update: returns of finished and still-running episodes apart, "no episode finished yet", the PPO curves', async () => {
+  // A 2,048-frame approach-tree run (4 envs, 8 updates): no 2,000-step episode has finished yet. Recorded by
+  // `rewardsmith train runner/rewards/approach-tree.dense.reward.ts --task approach-tree --envs 4 --steps 2048
+  // --seed 3 --eval-episodes 2` (its metrics.ndjson, summary.json, reward.ts and eval/ kept).
+  const dir = tempDir('rewardsmith-report-first-');
+  const run = path.join(dir, 'first-updates');
+  cpSync(path.join(FIXTURES, 'first-updates'), run, { recursive: true });
+  const html = readFileSync((await writeReport([run])).file, 'utf8');
+  const charts = new Map(chartsOf(html).map((c) => [c.id, c]));
+  const metrics = readFileSync(path.join(run, 'metrics.ndjson'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { frames: number; episodes: number });
+  assert.equal(metrics[metrics.length - 1]!.episodes, 0, 'the fixture: no episode has finished');
+  assert.match(charts.get('chart-success')!.empty!, /approach-tree\.dense · seed 3: no episode finished yet/);
+  assert.match(html, /<p class=note>No success point yet for approach-tree\.dense · seed 3: no episode finished yet\.<\/p>/);
+  const returns = charts.get('chart-return')!.series;
+  const running = returns.find((s) => /episodes still running \(return so far\)/.test(s.label))!;
+  assert.equal(running.dashed, true);
+  assert.deepEqual(
+    running.points.map((p) => p.x),
+    metrics.map((m) => m.frames),
+    'a point from the first update on',
+  );
+  assert.equal(returns.find((s) => /episodes finished in the update/.test(s.label))!.points.length, 0);
+  for (const id of ['chart-entropy', 'chart-approx-kl', 'chart-clip-fraction', 'chart-value-loss', 'chart-explained-variance', 'chart-learning-rate']) {
+    const chart = charts.get(id)!;
+    assert.ok(chart, `${id} is on the page`);
+    assert.equal(chart.series[0]!.points.length, metrics.length, `${id}: every update`);
+    assert.match(html, new RegExp(`<canvas id="${id}">`));
+  }
+  // A run that predates a field says so instead of drawing nothing silently.
+  const old = path.join(dir, 'old');
+  cpSync(path.join(FIXTURES, 'tree-dense-s0'), old, { recursive: true });
+  const oldCharts = new Map(chartsOf(readFileSync((await writeReport([old])).file, 'utf8')).map((c) => [c.id, c]));
+  assert.match(oldCharts.get('chart-clip-fraction')!.empty!, /Not recorded by these runs/);
+  assert.equal(oldCharts.get('chart-entropy')!.empty, undefined);
 });

@@ -106,10 +106,21 @@ test('train killed with SIGKILL resumes to the same total frames with no metric 
     'entropy',
     'kl',
     'wall_seconds',
+    'finished_episodes',
+    'unfinished_return',
+    'approx_kl',
+    'clip_fraction',
+    'learning_rate',
   ];
+  // Null when there is nothing to say: no episode ended in the update; returns constant over the rollout.
+  const nullable: (keyof UpdateMetrics)[] = ['finished_return', 'explained_variance'];
   for (const m of lines) {
-    assert.deepEqual(Object.keys(m).sort(), [...metricKeys, 'success_rate', 'success'].sort());
+    assert.deepEqual(Object.keys(m).sort(), [...metricKeys, ...nullable, 'success_rate', 'success'].sort());
     for (const k of metricKeys) assert.ok(Number.isFinite(m[k]), `metrics ${k} = ${m[k]}`);
+    for (const k of nullable) assert.ok(m[k] === null || Number.isFinite(m[k]), `metrics ${k} = ${m[k]}`);
+    assert.equal(m.finished_return === null, m.finished_episodes === 0, 'a finished-episode return exactly when episodes finished');
+    assert.ok(m.clip_fraction! >= 0 && m.clip_fraction! <= 1 && m.approx_kl! > -1e-6);
+    assert.equal(m.learning_rate, 1e-3);
     // Training success: over episodes that started in a window and have all ended; none before such a window.
     assert.equal(m.success_rate, m.success.rate);
     assert.ok(m.success.n === 0 ? m.success.rate === null : m.success.rate! >= m.success.ci95[0] && m.success.rate! <= m.success.ci95[1]);
@@ -292,6 +303,8 @@ test("the loop's training step: a sandbox host that dies stops the loop (it is n
   assert.deepEqual(await step(), { ok: true });
   const summary = JSON.parse(readFileSync(path.join(out, RUN_FILES.summary), 'utf8')) as RunSummary;
   assert.equal(summary.train.updates, 5);
+
+});
 
 test('a finished run: --eval-episodes 0 points to eval, not analyze; --resume says it has finished and changes nothing', { timeout: 300_000 }, async () => {
   const out = path.join(tempDir('rewardsmith-finished-'), 'run');

@@ -24,6 +24,7 @@ import {
 import { bootstrapMean, formatRate, wilson, type RateEstimate } from '../stats';
 import { analyzeRun, readAnalysis, type Analysis, type Suggestion } from '../analyze/analyze';
 import { PLAYBACK_STYLE, playbackScripts, playbackSection } from './playback';
+import { CURVES_SCRIPT, trainingCharts, type Chart } from './curves';
 import { writeEventFile } from './tensorboard';
 
 /** Everything the page shows about one run folder. */
@@ -39,8 +40,6 @@ export interface RunData {
   notes: string[];
 }
 
-// Training curves are over the trainer's window of recent episodes (CURVE_WINDOW in runs/train.ts).
-const CURVE_WINDOW = 100;
 const MAX_MAPS = 12;
 const MAX_PATH_POINTS = 400;
 
@@ -107,49 +106,6 @@ function evaluationTable(runs: RunData[]): string {
   });
   return `<table class=eval><thead><tr><th>run</th><th>task</th><th>reward</th><th>seed</th><th>frames</th><th>success (held-out)</th><th>deaths</th><th>avg steps</th></tr></thead>
 <tbody>${rows.join('\n')}${pooled.join('\n')}</tbody></table>`;
-}
-
-interface CurveSeries {
-  label: string;
-  points: { x: number; y: number; lo?: number; hi?: number }[];
-}
-
-/** Training curves: success over the trainer's recent-episode window with Wilson bands; returns per run, and pooled groups with bootstrap bands over seeds. */
-function curveSeries(runs: RunData[]): { success: CurveSeries[]; ret: CurveSeries[] } {
-  const success: CurveSeries[] = [];
-  const ret: CurveSeries[] = [];
-  for (const r of runs) {
-    if (r.metrics.length === 0) continue;
-    // A window with no ended episode has no rate: the point is left out rather than drawn at 0. Runs since
-    // the training-success record carry its count and interval; older ones only the last-100 window's rate.
-    const withEpisodes = r.metrics.filter((m) => (m.success ? m.success.rate !== null : m.episodes > 0 && m.success_rate !== null));
-    success.push({
-      label: r.name,
-      points: withEpisodes.map((m) => {
-        if (m.success) return { x: m.frames, y: 100 * m.success.rate!, lo: 100 * m.success.ci95[0], hi: 100 * m.success.ci95[1] };
-        const n = Math.min(m.episodes, CURVE_WINDOW);
-        const w = wilson(Math.round(m.success_rate! * n), n);
-        return { x: m.frames, y: 100 * m.success_rate!, lo: 100 * w.ci95[0], hi: 100 * w.ci95[1] };
-      }),
-    });
-    ret.push({ label: r.name, points: withEpisodes.map((m) => ({ x: m.frames, y: m.mean_return })) });
-  }
-  for (const g of groupsOf(runs)) {
-    const withMetrics = g.runs.filter((r) => r.metrics.length > 0);
-    if (withMetrics.length < 2) continue;
-    const updates = Math.min(...withMetrics.map((r) => r.metrics.length));
-    const points = Array.from({ length: updates }, (_, u) => {
-      const rows = withMetrics.map((r) => r.metrics[u]!).filter((m) => m.episodes > 0);
-      if (rows.length < 2) return null;
-      const est = bootstrapMean(
-        rows.map((m) => [m.mean_return]),
-        { resamples: 500 },
-      );
-      return { x: rows[0]!.frames, y: est.mean, lo: est.ci95[0], hi: est.ci95[1] };
-    }).filter((p): p is NonNullable<typeof p> => p !== null);
-    ret.push({ label: `${g.label} (mean of ${withMetrics.length} seeds)`, points });
-  }
-  return { success, ret };
 }
 
 function deathCauses(r: RunData): string {
@@ -241,42 +197,17 @@ h1{font-size:22px;margin-bottom:4px}h2{border-top:1px solid #d5d9de;padding-top:
 table{border-collapse:collapse;margin:8px 0}th,td{border-bottom:1px solid #e3e6ea;padding:4px 8px;text-align:left;vertical-align:top}td.num{text-align:right}
 tr.pooled td{background:#f3f6fa;font-weight:600}.muted{color:#66707a}.note{background:#fff7e0;padding:6px 10px;border-left:3px solid #e0a800}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:8px 0}dt{color:#66707a}dd{margin:0}
-.charts{display:grid;grid-template-columns:1fr 1fr;gap:16px}.chart{height:280px;position:relative}.caption{font-size:12px;color:#66707a}
+.charts{display:grid;grid-template-columns:1fr 1fr;gap:16px}.chart{height:280px;position:relative}.ppo{grid-template-columns:1fr 1fr 1fr}.ppo .chart{height:200px}.caption{font-size:12px;color:#66707a}
 .bar{display:inline-block;height:10px;background:#c0392b;vertical-align:middle;max-width:200px}
 .maps{display:flex;flex-wrap:wrap;gap:10px}.map{margin:0;font-size:12px;text-align:center}.ground{fill:#eef3e8;stroke:#c9d3bf}
 .path{fill:none;stroke:#2c6fbb;stroke-width:1.5}.start{fill:#2e9d4a}.end{stroke:#c0392b;stroke-width:2.5}.scale{font-size:9px;fill:#66707a}
 .finding{border:1px solid #e3e6ea;border-radius:4px;padding:8px 12px;margin:10px 0}pre.diff{background:#f6f8fa;padding:8px;overflow-x:auto;font-size:12px}
 pre .add{color:#1a7f37;background:#e6ffec}pre .del{color:#cf222e;background:#ffebe9}pre .hunk{color:#8250df}code{background:#f0f2f4;padding:0 3px}`;
 
-// Runs in the page: draws the two curve charts from the embedded data with the inlined Chart.js.
-const CHART_SCRIPT = `(function(){
-var data = JSON.parse(document.getElementById('report-data').textContent);
-var colours = ['#2c6fbb','#c0392b','#2e9d4a','#8250df','#d97706','#0f766e','#be185d','#4b5563'];
-function datasets(series){
-  var out = [];
-  series.forEach(function(s, i){
-    var c = colours[i % colours.length];
-    var banded = s.points.some(function(p){ return p.lo !== undefined; });
-    if (banded) {
-      out.push({label: s.label + ' (95 % CI high)', data: s.points.map(function(p){ return {x: p.x, y: p.hi}; }), borderWidth: 0, pointRadius: 0, fill: false, borderColor: 'transparent', band: true});
-      out.push({label: s.label + ' (95 % CI low)', data: s.points.map(function(p){ return {x: p.x, y: p.lo}; }), borderWidth: 0, pointRadius: 0, fill: '-1', backgroundColor: c + '33', borderColor: 'transparent', band: true});
-    }
-    out.push({label: s.label, data: s.points.map(function(p){ return {x: p.x, y: p.y}; }), borderColor: c, backgroundColor: c, borderWidth: 2, pointRadius: s.points.length > 40 ? 0 : 2, fill: false});
-  });
-  return out;
+/** One chart's canvas, its caption, and why it has no points where that is so. */
+function chartHtml(c: Chart): string {
+  return `<div><h4>${esc(c.title)}</h4><div class=chart><canvas id="${esc(c.id)}"></canvas></div>${c.empty ? `<p class=note>${esc(c.empty)}</p>` : ''}<p class=caption>${esc(c.caption)}</p></div>`;
 }
-function chart(id, series, yTitle, yMax){
-  var el = document.getElementById(id);
-  if (!el) return;
-  new Chart(el, {type: 'line', data: {datasets: datasets(series)}, options: {
-    animation: false, responsive: true, maintainAspectRatio: false, parsing: true,
-    scales: {x: {type: 'linear', title: {display: true, text: 'training frames'}}, y: {title: {display: true, text: yTitle}, min: yMax ? 0 : undefined, max: yMax}},
-    plugins: {legend: {labels: {filter: function(item, d){ return !d.datasets[item.datasetIndex].band; }}}}
-  }});
-}
-chart('chart-success', data.success, 'training success %', 100);
-chart('chart-return', data.ret, 'mean episode return', undefined);
-})();`;
 
 /** Chart.js's standalone build, inlined so the page needs no network. */
 function chartJsSource(): string {
@@ -296,10 +227,10 @@ function chartJsSource(): string {
 
 /** The whole page for these runs. */
 export function renderReport(runs: RunData[], generatedAt = new Date()): string {
-  const { success, ret } = curveSeries(runs);
-  const data = JSON.stringify({ success, ret }).replace(/</g, '\\u003c');
+  const charts = trainingCharts(runs, groupsOf(runs));
+  const data = JSON.stringify({ charts }).replace(/</g, '\\u003c');
   const title = runs.length === 1 ? `Rewardsmith report: ${runs[0]!.name}` : `Rewardsmith report: ${runs.length} runs`;
-  const hasCurves = success.length > 0;
+  const hasCurves = runs.some((r) => r.metrics.length > 0);
   const chartJs = chartJsSource().replace(/<\/script/gi, '<\\/script');
   const sections = runs.map(runSection).join('\n');
   return `<!doctype html>
@@ -311,14 +242,14 @@ ${PLAYBACK_STYLE}</style></head><body>
 <h2>Evaluation on held-out worlds</h2>${evaluationTable(runs)}
 <h2>Training curves</h2>${
     hasCurves
-      ? `<div class=charts><div><div class=chart><canvas id=chart-success></canvas></div><p class=caption>Training success over the episodes the trainer counts at each update (the run's metrics record them; older runs: the last ≤ ${CURVE_WINDOW} finished episodes); band: 95 % Wilson interval. Updates before any counted episode has ended have no point.</p></div>
-<div><div class=chart><canvas id=chart-return></canvas></div><p class=caption>Mean return over the same window. metrics.ndjson keeps no per-episode returns, so a single run's return has no band; runs of the same reward and task are also drawn as their mean with a 95 % bootstrap interval over seeds.</p></div></div>`
+      ? `<div class=charts>${charts.slice(0, 2).map(chartHtml).join('\n')}</div>
+<h3>PPO</h3><div class="charts ppo">${charts.slice(2).map(chartHtml).join('\n')}</div>`
       : '<p class=muted>No metrics.ndjson: these runs have no training curves.</p>'
   }
 ${sections}
 <script>${chartJs}</script>
 <script type="application/json" id=report-data>${data}</script>
-<script>${CHART_SCRIPT}</script>
+<script>${CURVES_SCRIPT}</script>
 ${playbackScripts(sections)}
 </body></html>
 `;

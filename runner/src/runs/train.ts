@@ -28,7 +28,7 @@ import {
   type TrainConfig,
 } from './config';
 import { Rng, resolveCheckpointDir, sampleActions, savePolicy, type PolicyNetwork } from '../ppo/policy';
-import { DEFAULT_HYPERPARAMETERS, ReturnNormaliser, RolloutBuffer, type PpoHyperparameters } from '../ppo/ppo';
+import { DEFAULT_HYPERPARAMETERS, explainedVariance, ReturnNormaliser, RolloutBuffer, type PpoHyperparameters } from '../ppo/ppo';
 import { createLearner, engineOf, loadNetwork, newNetwork, restoreOptimizer, saveOptimizer, type Learner } from '../ppo/learner';
 import { measured, measuredAsync, type PhaseProfile } from '../ppo/profile';
 import { DEFAULT_EVAL_EPISODES, evaluate, summarise, trainingStreamSeed, writeEvalRecords, type EvalSummary } from './evaluate';
@@ -471,6 +471,8 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
       );
       measured(profile, 'GAE', () => buffer.computeAdvantages(evaluated.values, hp.normaliseReturns ? normaliser.scale : 1, hp.gamma, hp.lambda));
       const valueOnly = initNet !== null && state.update < hp.valuePretrainUpdates;
+      // How much of the returns' variance the value function explains, before the update changes it.
+      const explained = explainedVariance(buffer);
       const stats = measured(profile, 'PPO update', () => learner!.update(buffer, hp, rng, { initNet, valueOnly, profile }));
       state.update++;
       state.episodes += finished.length;
@@ -480,6 +482,10 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
       const successRate = success.rate;
       const fps = (steps * n) / Math.max(1e-3, (Date.now() - updateStart) / 1000);
       state.wallSeconds = wallBefore + (Date.now() - segmentStart) / 1000;
+      // From the first update on: the episodes that ended in it, and the partial returns of those still running
+      // (a long-episode task may finish none for many updates; the curves say which is which).
+      const finishedReturn = finished.length ? finished.reduce((s, e) => s + e.ret, 0) / finished.length : null;
+      const unfinishedReturn = episodeReturn.reduce((s, r) => s + r, 0) / n;
       const metrics: UpdateMetrics = {
         update: state.update,
         frames: state.frames,
@@ -488,10 +494,17 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
         success_rate: successRate,
         success,
         episodes: state.episodes,
+        finished_episodes: finished.length,
+        finished_return: finishedReturn,
+        unfinished_return: unfinishedReturn,
         policy_loss: stats.policyLoss,
         value_loss: stats.valueLoss,
         entropy: stats.entropy,
         kl: stats.kl,
+        approx_kl: stats.approxKl,
+        clip_fraction: stats.clipFraction,
+        explained_variance: Number.isFinite(explained) ? explained : null,
+        learning_rate: hp.learningRate,
         wall_seconds: state.wallSeconds,
       };
       appendFileSync(metricsFile, JSON.stringify(metrics) + '\n');
@@ -669,7 +682,18 @@ class Reporter {
 
   private bar(e: ProgressEvent): void {
     const fraction = Math.min(1, e.frames / e.total_frames);
-    const text = `${progressBar(fraction)} ${(fraction * 100).toFixed(0).padStart(3)}%  ${e.frames.toLocaleString('en-US')}/${e.total_frames.toLocaleString('en-US')} frames  ${Math.round(e.fps)} fps  return ${e.mean_return.toFixed(2)}  success ${e.success_rate === null ? `— (no window of started episodes has ended)` : `${(e.success_rate * 100).toFixed(0)}% [${(e.success.ci95[0] * 100).toFixed(0)}–${(e.success.ci95[1] * 100).toFixed(0)}] of ${e.success.n}`}`;
+    // Returns from the first update: of the episodes that ended in it, else the partial return of those running.
+    const ret =
+      typeof e.finished_return === 'number'
+        ? `return ${e.finished_return.toFixed(2)} (${e.finished_episodes} ended)`
+        : `${e.episodes === 0 ? 'no episode finished yet' : 'none ended in this update'}, return so far ${(e.unfinished_return ?? 0).toFixed(2)}`;
+    const success =
+      e.success_rate !== null
+        ? `${(e.success_rate * 100).toFixed(0)}% [${(e.success.ci95[0] * 100).toFixed(0)}–${(e.success.ci95[1] * 100).toFixed(0)}] of ${e.success.n}`
+        : e.episodes === 0
+          ? '—'
+          : `— (${e.episodes} finished; no window of started episodes has ended)`;
+    const text = `${progressBar(fraction)} ${(fraction * 100).toFixed(0).padStart(3)}%  ${e.frames.toLocaleString('en-US')}/${e.total_frames.toLocaleString('en-US')} frames  ${Math.round(e.fps)} fps  ${ret}  success ${success}`;
     if (this.tty) {
       const now = Date.now();
       if (now - this.lastDraw < 100 && fraction < 1) return;
