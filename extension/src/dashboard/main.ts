@@ -168,7 +168,12 @@ function redrawCharts(): void {
   ];
   charts.fps.data.datasets = [...(live ? [live.fps] : []), ...pastSeries((m) => m.fps)];
   for (const [, key] of PPO_CHARTS) charts[key].data.datasets = [...(live ? [live.ppo[key]] : []), ...pastSeries((m) => value(m, key))];
-  for (const c of Object.values(charts)) c.update();
+  for (const c of Object.values(charts)) {
+    c.update();
+    // What the chart shows, for screen readers: each line and how many points it has.
+    const lines = c.data.datasets.map((d) => `${d.label}: ${d.data.filter((p) => Number.isFinite(p.y)).length} points`);
+    c.canvas.setAttribute('aria-label', lines.join('; ') || 'no data yet');
+  }
 }
 
 // --- tables -----------------------------------------------------------------------------------------------
