@@ -118,7 +118,8 @@ test('several suggestions that change different lines are applied in one go; two
   assert.match(clash.stderr, /the patch of target-lost does not apply after stuck .*they change the same lines\); nothing was changed\. Apply stuck first/);
   assert.equal(readFileSync(user, 'utf8'), original, 'all or none');
 
-  const both = cli(run, '--suggestion', 'stuck', 'turning-farmed');
+  // RUN last, after the list of ids, works too.
+  const both = cli('--suggestion', 'stuck', 'turning-farmed', run);
   assert.equal(both.status, 0, both.stderr);
   assert.match(both.stdout, /applied stuck, turning-farmed to /);
   const patched = readFileSync(user, 'utf8').split('\n');

@@ -16,7 +16,8 @@ them to your reward file: the file the run recorded in its ${RUN_FILES.summary} 
 the order given, all or none. Refuses, changing nothing, when that file changed since the run trained on it or when a patch no
 longer applies (two patches that change the same lines: apply one, analyze again, then the other).`,
   positionals: 'RUN',
-  minPositionals: 1,
+  // RUN may also come last (`--suggestion A B runs/a`), where the list option has taken it: see applyCommand.
+  minPositionals: 0,
   maxPositionals: 1,
   options: {
     suggestion: {
@@ -117,9 +118,13 @@ export function applySuggestions(runDir: string, ids: readonly string[], opts: {
 export async function applyCommand(argv: string[]): Promise<number> {
   return runCommand('apply', async () => {
     const { values, positionals } = parseCommandArgs(APPLY_SPEC, argv);
-    if (values.suggestion.length === 0) throw new UsageError('--suggestion ID is required (the ids are listed by `rewardsmith analyze RUN`)');
+    const ids = [...values.suggestion];
+    // `apply --suggestion ID RUN`: --suggestion takes every value up to the next option, RUN included.
+    if (positionals.length === 0 && ids.length > 1 && existsSync(ids[ids.length - 1]!)) positionals.push(ids.pop()!);
+    if (positionals.length === 0) throw new UsageError('missing RUN');
+    if (ids.length === 0) throw new UsageError('--suggestion ID is required (the ids are listed by `rewardsmith analyze RUN`)');
     const runDir = requireExisting(positionals[0]!, 'run folder');
-    const r = applySuggestions(runDir, values.suggestion, { rewardFile: values.reward, dryRun: values['dry-run'] });
+    const r = applySuggestions(runDir, ids, { rewardFile: values.reward, dryRun: values['dry-run'] });
     process.stdout.write(terminalText(r.diff.endsWith('\n') ? r.diff : r.diff + '\n'));
     const names = r.applied.join(', ');
     process.stdout.write(
