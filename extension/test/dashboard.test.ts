@@ -4,13 +4,13 @@
 // says why it is empty, and the status line does not pass "return 0.00" off as a return.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { makeEvent } from '../../runner/src/events';
 import { readMetrics } from '../../runner/src/records';
-import { tempDir } from '../../runner/test/helpers/tmp';
 
 const ROOT = path.join(__dirname, '..', '..');
 const CHROMIUM = '/usr/bin/chromium';
@@ -21,7 +21,8 @@ test('dashboard: charts from the first update, the PPO curves, and "no episode f
     t.skip(`${CHROMIUM} not installed (apt-get install chromium)`);
     return;
   }
-  const dir = tempDir('rewardsmith-dashboard-');
+  const dir = mkdtempSync(path.join(tmpdir(), 'rewardsmith-dashboard-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   await esbuild.build({
     entryPoints: [path.join(ROOT, 'extension/src/dashboard/main.ts')],
     bundle: true,

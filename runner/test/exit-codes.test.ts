@@ -28,7 +28,7 @@ async function cliAll(cases: { args: string[]; env?: Record<string, string | nul
   let out = '';
   child.stdout.on('data', (d) => (out += String(d)));
   child.stdin.end(JSON.stringify(cases));
-  const timer = setTimeout(() => child.kill(), 120_000);
+  const timer = setTimeout(() => child.kill(), 300_000);
   await new Promise((resolve) => child.on('close', resolve));
   clearTimeout(timer);
   return JSON.parse(out) as Result[];
