@@ -103,7 +103,8 @@ const PPO_CURVES: { key: keyof UpdateMetrics; title: string; yTitle: string; yMi
     key: 'approx_kl',
     title: 'Approximate KL',
     yTitle: 'KL(old ‖ new)',
-    caption: 'How far each update moved the policy from the one that collected the data: mean(log π_old − log π) over its minibatches (an estimate; it can dip below 0).',
+    caption:
+      'How far each update moved the policy from the one that collected the data: mean(log π_old − log π) over its minibatches (an estimate; it can dip below 0).',
   },
   {
     key: 'clip_fraction',
