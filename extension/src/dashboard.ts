@@ -191,8 +191,18 @@ export class Dashboard {
   <div id="live-result"></div>
   <div class="charts">
     <div class="chart"><canvas id="chart-return"></canvas></div>
-    <div class="chart"><canvas id="chart-success"></canvas></div>
+    <div><div class="chart"><canvas id="chart-success"></canvas></div><div id="success-note" class="muted"></div></div>
     <div class="chart"><canvas id="chart-fps"></canvas></div>
+  </div>
+  <p class="muted">Returns from the first update: of the episodes that finished in it (solid) and, dashed, the return so far of those still running.</p>
+  <h2>PPO</h2>
+  <div class="charts">
+    <div class="chart"><canvas id="chart-entropy"></canvas></div>
+    <div class="chart"><canvas id="chart-approx-kl"></canvas></div>
+    <div class="chart"><canvas id="chart-clip-fraction"></canvas></div>
+    <div class="chart"><canvas id="chart-value-loss"></canvas></div>
+    <div class="chart"><canvas id="chart-explained-variance"></canvas></div>
+    <div class="chart"><canvas id="chart-learning-rate"></canvas></div>
   </div>
   <section id="loop" hidden>
     <h2>Improvement loop: <span id="loop-label"></span></h2>

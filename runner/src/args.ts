@@ -2,7 +2,7 @@
 // `--help` generated from them (exit 0), did-you-mean for unknown options and enum values, and one error
 // format, `rewardsmith <command>: <message>`, with exit code 2 for usage errors and 1 for failures.
 // User errors never print a stack trace; unexpected ones do only with REWARDSMITH_DEBUG=1.
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { isMap, isNode, isScalar, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import { editDistance } from './schema';
 
@@ -13,7 +13,7 @@ export class UsageError extends Error {
 
 /** A failure the user can act on, reported as one line without a stack (exit 1). */
 export class CommandError extends Error {
-  override readonly name = 'CommandError';
+  override readonly name: string = 'CommandError';
   constructor(
     message: string,
     readonly exitCode = 1,
@@ -317,6 +317,12 @@ export function readSettingsFile(file: string, what: string): { doc: Document; l
     },
   });
   return { doc, locate };
+}
+
+/** A file or folder named on the command line: one that does not exist is a usage error (exit 2). */
+export function requireExisting(p: string, what: string): string {
+  if (!existsSync(p)) throw new UsageError(`${p}: no such ${what}`);
+  return p;
 }
 
 /**

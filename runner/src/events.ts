@@ -34,13 +34,15 @@ export interface StartedEvent extends EventBase {
   resumed_from_frames: number;
 }
 
-export interface ProgressEvent extends EventBase {
-  type: 'progress';
-  /** The update's metrics.ndjson line, and the frames the run will train in all. */
+/**
+ * One PPO update: a line of `DIR/metrics.ndjson` (records.ts reads it) and, with `total_frames`, a `progress`
+ * event. Declared once, here, for both. Fields added since the first runs are optional: older run folders lack them.
+ */
+export interface UpdateMetrics {
   update: number;
   frames: number;
-  total_frames: number;
   fps: number;
+  /** Mean return of the last ≤ 100 finished episodes (0 before any has finished). */
   mean_return: number;
   /**
    * Training success over the episodes that started in a recent window and have all ended (each counted when
@@ -49,12 +51,32 @@ export interface ProgressEvent extends EventBase {
   success_rate: number | null;
   /** The same rate with the episodes behind it, its Wilson 95 % interval and its window of started episodes. */
   success: EventRate & { started_from_frame: number; started_to_frame: number; mean_return: number | null };
+  /** Episodes finished since the run started. */
   episodes: number;
+  /** Episodes that finished during this update's rollout, and their mean return (null when none did). */
+  finished_episodes?: number;
+  finished_return?: number | null;
+  /** Mean return so far of the episodes still running when the update's rollout ended (a partial return). */
+  unfinished_return?: number;
   policy_loss: number;
   value_loss: number;
   entropy: number;
+  /** KL to the --init policy when there is one, else the approximate KL between old and new policy. */
   kl: number;
+  /** Approximate KL between the policy that collected the data and the updated one: mean(log π_old − log π) over its minibatches. */
+  approx_kl?: number;
+  /** Share of samples whose probability ratio was clipped. */
+  clip_fraction?: number;
+  /** 1 − Var(returns − values) / Var(returns) of the rollout before the update; null when returns were constant. */
+  explained_variance?: number | null;
+  learning_rate?: number;
   wall_seconds: number;
+}
+
+export interface ProgressEvent extends EventBase, UpdateMetrics {
+  type: 'progress';
+  /** The frames the run will train in all. */
+  total_frames: number;
 }
 
 export interface EvalEvent extends EventBase {

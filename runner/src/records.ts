@@ -2,8 +2,9 @@
 // sweeps and the extension's dashboard. One definition here, with the checked readers everyone uses, so
 // writer and readers cannot drift and a malformed file fails with its location.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
+import type { UpdateMetrics } from './events';
 import { wilson, type RateComparison } from './stats';
 import type { AgentPosition, DeathCause, NearestBlocks } from './schema';
 
@@ -200,22 +201,8 @@ export interface RunSummary {
   generalisation_gap: GeneralisationGap | null;
 }
 
-/** One line of `DIR/metrics.ndjson`, one per PPO update. */
-export interface UpdateMetrics {
-  update: number;
-  frames: number;
-  fps: number;
-  mean_return: number;
-  /** Training success over episodes started in a window, all ended (TrainingSuccessRecord); null until one has. */
-  success_rate: number | null;
-  success: TrainingSuccessRecord;
-  episodes: number;
-  policy_loss: number;
-  value_loss: number;
-  entropy: number;
-  kl: number;
-  wall_seconds: number;
-}
+/** One line of `DIR/metrics.ndjson`, one per PPO update: declared in events.ts, the `progress` event's fields. */
+export type { UpdateMetrics } from './events';
 
 /** One suggestion in `DIR/suggestions.json` (the analyzer's `Suggestion`, as far as readers rely on it). */
 export interface SuggestionRecord {
@@ -276,7 +263,7 @@ export const RUN_FILES = {
   config: 'config.json',
   /** `rewardsmith report`'s page for this run. */
   report: 'report.html',
-  /** TensorBoard event files (when @tensorflow/tfjs-node is installed). */
+  /** TensorBoard event files (`rewardsmith report` writes them). */
   tensorboard: 'tensorboard',
   checkpoint: 'checkpoint',
   episodes: 'eval/episodes.ndjson',
@@ -308,6 +295,13 @@ export const METRICS_COLUMNS: readonly (keyof UpdateMetrics)[] = [
   'entropy',
   'kl',
   'wall_seconds',
+  'finished_episodes',
+  'finished_return',
+  'unfinished_return',
+  'approx_kl',
+  'clip_fraction',
+  'explained_variance',
+  'learning_rate',
 ];
 
 /** metrics.ndjson lines as CSV text (header + one row per update; fields the line lacks stay empty), with the
@@ -322,6 +316,39 @@ export function metricsCsv(lines: readonly Partial<UpdateMetrics>[]): string {
 
 /** An improvement loop's experiment folder: results.json (every iteration's records) and the iteration table as printed. */
 export const LOOP_FILES = { results: 'results.json', table: 'results.txt' } as const;
+
+/** Whether `dir` holds a run's records (a summary, metrics or evaluation episodes). */
+export function isRunFolder(dir: string): boolean {
+  return [RUN_FILES.summary, RUN_FILES.metrics, RUN_FILES.episodes, RUN_FILES.failedEpisodes].some((f) => existsSync(path.join(dir, f)));
+}
+
+/**
+ * The run folders in a folder of runs (a sweep's, a loop's, a runs/ folder): folders holding a run's records,
+ * up to `maxDepth` levels below `root` (a loop nests iteration/candidate/attempt/run), in path order. A run
+ * folder's own subfolders are not searched, nor hidden folders; unreadable folders are skipped.
+ */
+export function runFoldersUnder(root: string, maxDepth = 4): string[] {
+  const found: string[] = [];
+  const walk = (dir: string, depth: number) => {
+    if (isRunFolder(dir)) {
+      found.push(dir);
+      return;
+    }
+    if (depth >= maxDepth) return;
+    let entries: string[];
+    try {
+      entries = readdirSync(dir).sort();
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const sub = path.join(dir, e);
+      if (!e.startsWith('.') && statSync(sub, { throwIfNoEntry: false })?.isDirectory()) walk(sub, depth + 1);
+    }
+  };
+  walk(root, 0);
+  return found;
+}
 
 /** A sweep folder's files (`rewardsmith sweep --out DIR`). */
 export const SWEEP_FILES = { results: 'results.json', table: 'results.md', plot: 'results.svg', state: 'sweep.json' } as const;

@@ -1,8 +1,9 @@
 // Built-in tasks (the paper's) and user task files (JSON or YAML). A task says where the agent starts, what
 // counts as success, and how it is described to the LLM roles. A reward file names its task in a
 // `// task: <id>` header line.
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { checkValue, readSettingsFile, SettingsFileError, type IntOption } from './args';
+import { checkValue, didYouMean, readSettingsFile, SettingsFileError, UsageError, type IntOption } from './args';
 import { loadSchema } from './schema';
 
 export type WorldKind = 'plains' | 'underground';
@@ -168,12 +169,22 @@ export class TaskFileError extends Error {
   }
 }
 
-/** Resolves a task id (built-in) or a path to a task file. */
+/**
+ * Resolves a task id (built-in) or a path to a task file. A name that is neither a built-in task nor an
+ * existing task file is a usage error (exit 2) with a did-you-mean; a task file with a mistake in it is a
+ * located TaskFileError.
+ */
 export function resolveTask(idOrPath: string): TaskSpec {
   const builtin = BUILTIN_TASKS[idOrPath];
   if (builtin) return builtin;
-  if (/\.(json|ya?ml)$/i.test(idOrPath)) return loadTaskFile(idOrPath);
-  throw new Error(`unknown task "${idOrPath}"; built-in tasks: ${Object.keys(BUILTIN_TASKS).join(', ')}, or a .json/.yaml task file`);
+  if (/\.(json|ya?ml)$/i.test(idOrPath)) {
+    if (!existsSync(idOrPath)) throw new UsageError(`${idOrPath}: no such task file`);
+    return loadTaskFile(idOrPath);
+  }
+  const [near] = didYouMean(idOrPath, Object.keys(BUILTIN_TASKS));
+  throw new UsageError(
+    `unknown task "${idOrPath}"${near ? ` (did you mean ${near}?)` : ''}; built-in tasks: ${Object.keys(BUILTIN_TASKS).join(', ')}, or a .json/.yaml task file`,
+  );
 }
 
 export function taskDescriptionText(task: TaskSpec): string {

@@ -206,3 +206,56 @@ test("apply's temporary file is created exclusively: a link placed at <reward>.r
   assert.ok(!existsSync(tmp));
   assert.notEqual(readFileSync(user, 'utf8'), original);
 });
+
+/** A recorded run copied with its summary pointing at a user's copy of its reward. */
+function userRun(fixture: string): { run: string; user: string; original: string } {
+  const dir = tempDir('rewardsmith-apply-');
+  const run = path.join(dir, 'run');
+  cpSync(path.join(__dirname, 'fixtures/runs', fixture), run, { recursive: true });
+  const user = path.join(dir, `${fixture}.reward.ts`);
+  const original = readFileSync(path.join(run, RUN_FILES.rewardCopy), 'utf8');
+  writeFileSync(user, original);
+  const summaryFile = path.join(run, RUN_FILES.summary);
+  writeFileSync(summaryFile, JSON.stringify({ ...JSON.parse(readFileSync(summaryFile, 'utf8')), reward_file: user }, null, 2));
+  return { run, user, original };
+}
+
+test('several suggestions that change different lines are applied in one go; two that change the same lines are refused, nothing written', async () => {
+  const { run, user, original } = userRun('spin-in-place');
+  const analysis = await analyzeRun(run);
+  writeFileSync(path.join(run, RUN_FILES.suggestions), JSON.stringify({ version: 1, ...analysis }, null, 2));
+  const added = (id: string) =>
+    analysis.suggestions
+      .find((s) => s.id === id)!
+      .diff!.split('\n')
+      .filter((l) => l.startsWith('+') && !l.startsWith('+++'))
+      .map((l) => l.slice(1));
+
+  const clash = cli(run, '--suggestion', 'stuck', '--suggestion', 'target-lost');
+  assert.equal(clash.status, 1);
+  assert.match(clash.stderr, /the patch of target-lost does not apply after stuck .*they change the same lines\); nothing was changed\. Apply stuck first/);
+  assert.equal(readFileSync(user, 'utf8'), original, 'all or none');
+
+  // RUN last, after the list of ids, works too.
+  const both = cli('--suggestion', 'stuck', 'turning-farmed', run);
+  assert.equal(both.status, 0, both.stderr);
+  assert.match(both.stdout, /applied stuck, turning-farmed to /);
+  const patched = readFileSync(user, 'utf8').split('\n');
+  for (const line of [...added('stuck'), ...added('turning-farmed')]) assert.ok(patched.includes(line), `patched file lacks: ${line}`);
+});
+
+test('re-analysing with the patched reward compares returns of that reward (re-run), not the recorded ones of the trained reward', async () => {
+  // The weak approach-tree run: with its own reward, failing pays more than succeeding (recorded returns).
+  const { run, user } = userRun('weak-tree');
+  const first = await analyzeRun(run);
+  assert.match(first.suggestions.find((s) => s.id === 'reward-gamed')!.message, /Failing pays more than succeeding: mean return/);
+  writeFileSync(path.join(run, RUN_FILES.suggestions), JSON.stringify({ version: 1, ...first }, null, 2));
+  assert.equal(cli(run, '--suggestion', 'extreme-pitch').status, 0);
+  // The second analysis, of the file as patched: its returns are re-run over the recorded steps.
+  const second = await analyzeRun(run, { rewardFile: user });
+  const gamed = second.suggestions.find((s) => s.id === 'reward-gamed')!;
+  assert.match(gamed.message, /succeeding with the reward analysed \(its returns re-run over the recorded last steps of every episode/);
+  const [failedMean] = /mean return (-?[\d.]+) over 22 failed/.exec(gamed.message)!.slice(1);
+  const [recordedMean] = /mean return (-?[\d.]+) over 22 failed/.exec(first.suggestions.find((s) => s.id === 'reward-gamed')!.message)!.slice(1);
+  assert.notEqual(failedMean, recordedMean, "the old reward's returns are not reported beside the new reward's re-run figures");
+});

@@ -89,6 +89,23 @@ test('--resume restores the stored configuration (eval episodes included) and re
   assert.match(trainError(['--resume', run]).err, /config.json: not valid JSON/);
 });
 
+test("a run's own config.json fed back as --config trains the same configuration; flags still override it", () => {
+  const run = mkdtempSync(path.join(dir, 'run-'));
+  const init = mkdtempSync(path.join(dir, 'foundation-'));
+  const argv = ['r.reward.ts', '--task', 'approach-tree', '--out', run, '--steps', '4096', '--envs', '8', '--seed', '3', '--eval-episodes', '0'];
+  const first = parseTrainArgs([...argv, '--init', init, '--workers', '2', '--return-norm', 'off', '--learning-rate', '0.0003', '--epochs', '3']);
+  writeStoredConfig(run, first.config);
+  const again = parseTrainArgs(['r.reward.ts', '--config', path.join(run, 'config.json'), '--out', path.join(dir, 'again')]);
+  assert.deepEqual({ ...again.config, configFile: null }, { ...first.config, configFile: null });
+  // The defaults' nulls (no --init, no --workers) read back as unset, not as "init must be a string, got null".
+  const plain = parseTrainArgs(argv);
+  writeStoredConfig(run, plain.config);
+  const plainAgain = parseTrainArgs(['r.reward.ts', '--config', path.join(run, 'config.json'), '--out', path.join(dir, 'again'), '--seed', '4']);
+  assert.deepEqual({ ...plainAgain.config, configFile: null }, { ...plain.config, seed: 4, configFile: null });
+  writeFileSync(path.join(run, 'config.json'), JSON.stringify({ ...plain.config, envs: 50000 }));
+  assert.match(trainError(['r.reward.ts', '--config', path.join(run, 'config.json'), '--out', 'x']).err, /config\.json: envs must be ≤ 512, got 50000/);
+});
+
 function taskError(text: string): string {
   try {
     loadTaskFile(file(`t${Math.random().toString(36).slice(2)}.yaml`, text));

@@ -3,6 +3,7 @@
 // may import which. A module is a top-level folder, or a direct child (file or folder) of a `src/`.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
@@ -17,6 +18,7 @@ const TOP = ['runner', 'language-server', 'extension'] as const;
  */
 const RUNNER_LAYERS: readonly (readonly string[])[] = [
   ['cli'],
+  ['dispatch'],
   ['report', 'table'],
   ['llm'],
   ['analyze'],
@@ -193,5 +195,19 @@ describe('layers', () => {
     const edge = (a: string, b: string): ImportEdge => ({ from: a, to: b, fromModule: a, toModule: b });
     assert.equal(findCycle([edge('a', 'b'), edge('b', 'c'), edge('c', 'a')]), 'a -> b -> c -> a');
     assert.equal(findCycle([edge('a', 'b'), edge('b', 'c'), edge('a', 'c')]), undefined);
+  });
+});
+
+describe('the repository', () => {
+  it('holds no scratch files (*.tmp.*, scratch.*) among its tracked files', (t) => {
+    const r = spawnSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' });
+    if (r.status !== 0) {
+      t.skip('not a git checkout');
+      return;
+    }
+    assert.deepEqual(
+      r.stdout.split('\n').filter((f) => /(^|\/)(scratch\.[^/]*|[^/]+\.tmp\.[^/]+)$/.test(f)),
+      [],
+    );
   });
 });

@@ -363,11 +363,11 @@ describe('rewardsmith design', () => {
     }
   });
 
-  it('says no LLM is configured, with exit code 1 and no file', async () => {
+  it('says no LLM is configured, with exit code 2 (as critique) and no file', async () => {
     delete process.env.OPENAI_BASE_URL;
     delete process.env.OPENAI_API_KEY;
     const file = path.join(tempDir('design-cmd-'), 'x.reward.ts');
-    assert.equal(await capture((io) => designCommand(['--task', 'approach-tree', '--out', file], io)), 1);
+    assert.equal(await capture((io) => designCommand(['--task', 'approach-tree', '--out', file], io)), 2);
     assert.match(stderr.join(''), /rewardsmith design: No LLM configured: set OPENAI_API_KEY/);
     assert.ok(!existsSync(file));
     assert.equal(await capture((io) => designCommand(['--task', 'no-such-task', '--out', file], io)), 2);

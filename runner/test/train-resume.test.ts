@@ -106,10 +106,21 @@ test('train killed with SIGKILL resumes to the same total frames with no metric 
     'entropy',
     'kl',
     'wall_seconds',
+    'finished_episodes',
+    'unfinished_return',
+    'approx_kl',
+    'clip_fraction',
+    'learning_rate',
   ];
+  // Null when there is nothing to say: no episode ended in the update; returns constant over the rollout.
+  const nullable: (keyof UpdateMetrics)[] = ['finished_return', 'explained_variance'];
   for (const m of lines) {
-    assert.deepEqual(Object.keys(m).sort(), [...metricKeys, 'success_rate', 'success'].sort());
+    assert.deepEqual(Object.keys(m).sort(), [...metricKeys, ...nullable, 'success_rate', 'success'].sort());
     for (const k of metricKeys) assert.ok(Number.isFinite(m[k]), `metrics ${k} = ${m[k]}`);
+    for (const k of nullable) assert.ok(m[k] === null || Number.isFinite(m[k]), `metrics ${k} = ${m[k]}`);
+    assert.equal(m.finished_return === null, m.finished_episodes === 0, 'a finished-episode return exactly when episodes finished');
+    assert.ok(m.clip_fraction! >= 0 && m.clip_fraction! <= 1, 'a share of samples');
+    assert.equal(m.learning_rate, 1e-3);
     // Training success: over episodes that started in a window and have all ended; none before such a window.
     assert.equal(m.success_rate, m.success.rate);
     assert.ok(m.success.n === 0 ? m.success.rate === null : m.success.rate! >= m.success.ci95[0] && m.success.rate! <= m.success.ci95[1]);
@@ -292,4 +303,47 @@ test("the loop's training step: a sandbox host that dies stops the loop (it is n
   assert.deepEqual(await step(), { ok: true });
   const summary = JSON.parse(readFileSync(path.join(out, RUN_FILES.summary), 'utf8')) as RunSummary;
   assert.equal(summary.train.updates, 5);
+});
+
+test('a finished run: --eval-episodes 0 points to eval, not analyze; --resume says it has finished and changes nothing', { timeout: 300_000 }, async () => {
+  const out = path.join(tempDir('rewardsmith-finished-'), 'run');
+  const cli = (args: string[]) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'train', ...args], { cwd: ROOT });
+      let stdout = '',
+        stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d));
+      child.stderr.on('data', (d: Buffer) => (stderr += d));
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+  const first = await cli([
+    REWARD,
+    '--task',
+    'approach-tree',
+    '--envs',
+    '2',
+    '--rollout-steps',
+    '8',
+    '--steps',
+    '16',
+    '--workers',
+    '0',
+    '--eval-episodes',
+    '0',
+    '--out',
+    out,
+  ]);
+  assert.equal(first.code, 0, first.stderr);
+  const next = /next: (.*)$/m.exec(first.stdout)?.[1] ?? '';
+  assert.doesNotMatch(next, /^rewardsmith analyze/, 'analyze needs evaluation episodes, which this run has none of');
+  assert.match(next, new RegExp(`^rewardsmith eval ${out.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} --episodes 100 --out `));
+  const summaryBefore = readFileSync(path.join(out, RUN_FILES.summary), 'utf8');
+  const metricsBefore = readFileSync(path.join(out, RUN_FILES.metrics), 'utf8');
+
+  const resumed = await cli(['--resume', out]);
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.match(resumed.stderr, /has finished: 16 of 16 frames trained and 0 held-out episodes evaluated; nothing to resume/);
+  assert.doesNotMatch(resumed.stderr, /evaluating/);
+  assert.equal(readFileSync(path.join(out, RUN_FILES.summary), 'utf8'), summaryBefore, 'summary.json untouched');
+  assert.equal(readFileSync(path.join(out, RUN_FILES.metrics), 'utf8'), metricsBefore);
 });

@@ -11,6 +11,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { appendNoFollow } from '../files';
 import OpenAI from 'openai';
+import { CommandError } from '../args';
 
 export interface LlmConfig {
   /** OpenAI-compatible API base URL (e.g. `http://localhost:8000/v1`); undefined = OpenAI's. */
@@ -45,14 +46,16 @@ export const LLM_DEFAULTS = {
 } as const;
 
 /** Thrown before any request when neither a key nor a base URL is known. */
-export class LlmNotConfiguredError extends Error {
+export class LlmNotConfiguredError extends CommandError {
+  override readonly name: string = 'LlmNotConfiguredError';
   constructor() {
+    // Exit 2 like a usage error: the command cannot run as set up (README, "Errors and exit codes").
     super(
       'No LLM configured: set OPENAI_API_KEY (for OpenAI), or OPENAI_BASE_URL for an OpenAI-compatible server ' +
         '(plus OPENAI_API_KEY if it needs one); REWARDSMITH_MODEL picks the model. In the editor: ' +
         '"Rewardsmith: Set LLM API key" and the rewardsmith.llm settings.',
+      2,
     );
-    this.name = 'LlmNotConfiguredError';
   }
 }
 

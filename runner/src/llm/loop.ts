@@ -23,7 +23,7 @@ import {
   type RunSummary,
 } from '../records';
 import type { RewardError } from '../reward/compile';
-import { resolveTask, TaskFileError, type TaskSpec } from '../tasks';
+import { resolveTask, type TaskSpec } from '../tasks';
 import { analyzeWithLlm, statisticsText, type LlmAnalysis, type ProgrammaticFinding } from './analyzer';
 import { LlmNotConfiguredError, LLM_LOG_FILE, resolveLlmConfig, isLlmConfigured, type LlmConfig, type LlmLog } from './client';
 import { designAndReview, type DesignRequest, type ReviewedReward } from './designer';
@@ -883,16 +883,6 @@ function safeIo(io: CommandIo): CommandIo {
   return { stdout: (t) => io.stdout(terminalText(t)), stderr: (t) => io.stderr(terminalText(t)) };
 }
 
-/** An unknown task id is a usage error; a broken task file keeps its located TaskFileError. */
-function taskOption(value: string): TaskSpec {
-  try {
-    return resolveTask(value);
-  } catch (err) {
-    if (err instanceof TaskFileError) throw err;
-    throw new UsageError((err as Error).message);
-  }
-}
-
 /** Runs a design/loop body in the one error format, with a `finished` event either way. */
 async function runLoopCommand(
   command: 'design' | 'loop',
@@ -936,7 +926,7 @@ export async function designCommand(argv: string[], terminal: CommandIo = PROCES
   const say = (line: string) => (emit ? emit(makeEvent({ type: 'log', level: 'info', message: line })) : io.stderr(line + '\n'));
   return runLoopCommand('design', io, emit, async () => {
     if (!values.task || !values.out) throw new UsageError('--task and --out are required');
-    const task = taskOption(values.task);
+    const task = resolveTask(values.task);
     if (!isLlmConfigured(resolveLlmConfig())) throw new LlmNotConfiguredError();
     const out = path.resolve(values.out);
     const workDir = path.join(path.dirname(out), '.rewardsmith-design', path.basename(out).replace(/\.reward\.(ts|js)$/, ''));
@@ -1016,7 +1006,7 @@ export async function loopCommand(argv: string[], terminal: CommandIo = PROCESS_
   const say = (line: string) => (emit ? io.stderr(line + '\n') : io.stdout(line + '\n'));
   return runLoopCommand('loop', io, emit, async () => {
     if (!values.task || !values.out || !values.iterations) throw new UsageError('--task, --iterations and --out are required');
-    const task = taskOption(values.task);
+    const task = resolveTask(values.task);
     const noLlm = values['no-llm'] === true;
     if (noLlm && !values.reward) throw new UsageError('--no-llm improves a reward you give: pass --reward FILE');
     if (!noLlm && !isLlmConfigured(resolveLlmConfig())) throw new LlmNotConfiguredError();

@@ -2,7 +2,7 @@
 // an animated GIF (`--out ep.gif`) or as JSON for the dashboard (`--format json`, the PlaybackRecord of
 // records.ts), else summarised in a few lines. Also the run-level helpers the report uses.
 import path from 'node:path';
-import { CommandError, parseCommandArgs, runCommand, terminalText, UsageError, type CommandIo, PROCESS_IO } from '../args';
+import { CommandError, parseCommandArgs, requireExisting, runCommand, terminalText, UsageError, type CommandIo, PROCESS_IO } from '../args';
 import { readEpisodes, readSuggestions, readSummary, RunRecordError, runTaskRef, type EpisodeRecord, type PlaybackRecord, type RunSummary } from '../records';
 import { writeAtomic } from '../files';
 import { resolveTask, type TaskSpec } from '../tasks';
@@ -83,7 +83,7 @@ export async function playbackCommand(argv: string[], io: CommandIo = PROCESS_IO
     async () => {
       const { values, positionals } = parseCommandArgs(PLAYBACK_SPEC, argv);
       if (values.out !== undefined && !/\.gif$/i.test(values.out)) throw new UsageError(`--out ${values.out}: playback writes an animated GIF; name it *.gif`);
-      const runDir = positionals[0]!;
+      const runDir = requireExisting(positionals[0]!, 'run folder');
       let playback: Playback;
       try {
         const episodes = readEpisodes(runDir);

@@ -2,20 +2,23 @@
 // training curves with 95 % intervals, the evaluation table, death causes, maps of failed episodes and the
 // analyzer's findings with their patches. Chart.js is inlined (no network: it opens offline, from a mail
 // attachment or a cluster's scratch folder); everything else is plain HTML and SVG rendered here.
-// Also writes the run's metrics as CSV and, when @tensorflow/tfjs-node is installed, as TensorBoard events.
+// Also writes the run's metrics as CSV and as a TensorBoard event file (tensorboard.ts, no native dependency).
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { CommandError, parseCommandArgs, runCommand, UsageError } from '../args';
+import { CommandError, parseCommandArgs, requireExisting, runCommand, UsageError } from '../args';
 import { makeFolder, UnsafePathError, writeAtomic } from '../files';
 import {
+  isRunFolder,
+  METRICS_COLUMNS,
   metricsCsv,
   readEpisodes,
   readMetrics,
   readSummary,
   RUN_FILES,
   RunRecordError,
+  runFoldersUnder,
   type EpisodeRecord,
   type RunSummary,
   type UpdateMetrics,
@@ -24,6 +27,8 @@ import { bootstrapMean, formatRate, wilson, type RateEstimate } from '../stats';
 import { analyzeRun, readAnalysis, type Analysis, type Suggestion } from '../analyze/analyze';
 import { html, joinHtml, trusted, type Html } from './html';
 import { PLAYBACK_STYLE, playbackScriptSources, playbackSection } from './playback';
+import { CURVES_SCRIPT, trainingCharts, type Chart } from './curves';
+import { writeEventFile } from './tensorboard';
 
 /** Everything the page shows about one run folder. */
 export interface RunData {
@@ -38,15 +43,11 @@ export interface RunData {
   notes: string[];
 }
 
-// Training curves are over the trainer's window of recent episodes (CURVE_WINDOW in runs/train.ts).
-const CURVE_WINDOW = 100;
 const MAX_MAPS = 12;
 const MAX_PATH_POINTS = 400;
-// Optional: its summary writer produces TensorBoard event files; required by name only when present.
-const TFJS_NODE = '@tensorflow/tfjs-node';
 
 export async function loadRun(dir: string): Promise<RunData> {
-  if (!existsSync(dir)) throw new CommandError(`${dir}: no such run folder`);
+  requireExisting(dir, 'run folder');
   const notes: string[] = [];
   const summary = readSummary(dir) ?? null;
   const metrics = readMetrics(dir);
@@ -54,7 +55,9 @@ export async function loadRun(dir: string): Promise<RunData> {
   if (existsSync(path.join(dir, RUN_FILES.episodes)) || existsSync(path.join(dir, RUN_FILES.failedEpisodes))) episodes = readEpisodes(dir);
   else notes.push('No evaluation episodes yet (the run has not finished, or ran with --eval-episodes 0).');
   if (!summary && metrics.length === 0 && episodes.length === 0) {
-    throw new CommandError(`${dir}: not a run folder (no ${RUN_FILES.summary}, ${RUN_FILES.metrics} or ${RUN_FILES.episodes})`);
+    throw new CommandError(
+      `${dir}: not a run folder (no ${RUN_FILES.summary}, ${RUN_FILES.metrics} or ${RUN_FILES.episodes}), nor a sweep or loop folder with runs in it`,
+    );
   }
   let analysis: RunData['analysis'] = null;
   const suggestionsFile = path.join(dir, RUN_FILES.suggestions);
@@ -105,49 +108,6 @@ function evaluationTable(runs: RunData[]): Html {
   });
   return html`<table class=eval><thead><tr><th>run</th><th>task</th><th>reward</th><th>seed</th><th>frames</th><th>success (held-out)</th><th>deaths</th><th>avg steps</th></tr></thead>
 <tbody>${joinHtml(rows, '\n')}${joinHtml(pooled, '\n')}</tbody></table>`;
-}
-
-interface CurveSeries {
-  label: string;
-  points: { x: number; y: number; lo?: number; hi?: number }[];
-}
-
-/** Training curves: success over the trainer's recent-episode window with Wilson bands; returns per run, and pooled groups with bootstrap bands over seeds. */
-function curveSeries(runs: RunData[]): { success: CurveSeries[]; ret: CurveSeries[] } {
-  const success: CurveSeries[] = [];
-  const ret: CurveSeries[] = [];
-  for (const r of runs) {
-    if (r.metrics.length === 0) continue;
-    // A window with no ended episode has no rate: the point is left out rather than drawn at 0. Runs since
-    // the training-success record carry its count and interval; older ones only the last-100 window's rate.
-    const withEpisodes = r.metrics.filter((m) => (m.success ? m.success.rate !== null : m.episodes > 0 && m.success_rate !== null));
-    success.push({
-      label: r.name,
-      points: withEpisodes.map((m) => {
-        if (m.success) return { x: m.frames, y: 100 * m.success.rate!, lo: 100 * m.success.ci95[0], hi: 100 * m.success.ci95[1] };
-        const n = Math.min(m.episodes, CURVE_WINDOW);
-        const w = wilson(Math.round(m.success_rate! * n), n);
-        return { x: m.frames, y: 100 * m.success_rate!, lo: 100 * w.ci95[0], hi: 100 * w.ci95[1] };
-      }),
-    });
-    ret.push({ label: r.name, points: withEpisodes.map((m) => ({ x: m.frames, y: m.mean_return })) });
-  }
-  for (const g of groupsOf(runs)) {
-    const withMetrics = g.runs.filter((r) => r.metrics.length > 0);
-    if (withMetrics.length < 2) continue;
-    const updates = Math.min(...withMetrics.map((r) => r.metrics.length));
-    const points = Array.from({ length: updates }, (_, u) => {
-      const rows = withMetrics.map((r) => r.metrics[u]!).filter((m) => m.episodes > 0);
-      if (rows.length < 2) return null;
-      const est = bootstrapMean(
-        rows.map((m) => [m.mean_return]),
-        { resamples: 500 },
-      );
-      return { x: rows[0]!.frames, y: est.mean, lo: est.ci95[0], hi: est.ci95[1] };
-    }).filter((p): p is NonNullable<typeof p> => p !== null);
-    ret.push({ label: `${g.label} (mean of ${withMetrics.length} seeds)`, points });
-  }
-  return { success, ret };
 }
 
 function deathCauses(r: RunData): Html {
@@ -245,42 +205,17 @@ h1{font-size:22px;margin-bottom:4px}h2{border-top:1px solid #d5d9de;padding-top:
 table{border-collapse:collapse;margin:8px 0}th,td{border-bottom:1px solid #e3e6ea;padding:4px 8px;text-align:left;vertical-align:top}td.num{text-align:right}
 tr.pooled td{background:#f3f6fa;font-weight:600}.muted{color:#66707a}.note{background:#fff7e0;padding:6px 10px;border-left:3px solid #e0a800}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:8px 0}dt{color:#66707a}dd{margin:0}
-.charts{display:grid;grid-template-columns:1fr 1fr;gap:16px}.chart{height:280px;position:relative}.caption{font-size:12px;color:#66707a}
+.charts{display:grid;grid-template-columns:1fr 1fr;gap:16px}.chart{height:280px;position:relative}.ppo{grid-template-columns:1fr 1fr 1fr}.ppo .chart{height:200px}.caption{font-size:12px;color:#66707a}
 .bar{vertical-align:middle}.bar rect{fill:#c0392b}
 .maps{display:flex;flex-wrap:wrap;gap:10px}.map{margin:0;font-size:12px;text-align:center}.ground{fill:#eef3e8;stroke:#c9d3bf}
 .path{fill:none;stroke:#2c6fbb;stroke-width:1.5}.start{fill:#2e9d4a}.end{stroke:#c0392b;stroke-width:2.5}.scale{font-size:9px;fill:#66707a}
 .finding{border:1px solid #e3e6ea;border-radius:4px;padding:8px 12px;margin:10px 0}pre.diff{background:#f6f8fa;padding:8px;overflow-x:auto;font-size:12px}
 pre .add{color:#1a7f37;background:#e6ffec}pre .del{color:#cf222e;background:#ffebe9}pre .hunk{color:#8250df}code{background:#f0f2f4;padding:0 3px}`;
 
-// Runs in the page: draws the two curve charts from the embedded data with the inlined Chart.js.
-const CHART_SCRIPT = `(function(){
-var data = JSON.parse(document.getElementById('report-data').textContent);
-var colours = ['#2c6fbb','#c0392b','#2e9d4a','#8250df','#d97706','#0f766e','#be185d','#4b5563'];
-function datasets(series){
-  var out = [];
-  series.forEach(function(s, i){
-    var c = colours[i % colours.length];
-    var banded = s.points.some(function(p){ return p.lo !== undefined; });
-    if (banded) {
-      out.push({label: s.label + ' (95 % CI high)', data: s.points.map(function(p){ return {x: p.x, y: p.hi}; }), borderWidth: 0, pointRadius: 0, fill: false, borderColor: 'transparent', band: true});
-      out.push({label: s.label + ' (95 % CI low)', data: s.points.map(function(p){ return {x: p.x, y: p.lo}; }), borderWidth: 0, pointRadius: 0, fill: '-1', backgroundColor: c + '33', borderColor: 'transparent', band: true});
-    }
-    out.push({label: s.label, data: s.points.map(function(p){ return {x: p.x, y: p.y}; }), borderColor: c, backgroundColor: c, borderWidth: 2, pointRadius: s.points.length > 40 ? 0 : 2, fill: false});
-  });
-  return out;
+/** One chart's canvas, its caption, and why it has no points where that is so. */
+function chartHtml(c: Chart): Html {
+  return html`<div><h4>${c.title}</h4><div class=chart><canvas id="${c.id}"></canvas></div>${c.empty ? html`<p class=note>${c.empty}</p>` : ''}<p class=caption>${c.caption}</p></div>\n`;
 }
-function chart(id, series, yTitle, yMax){
-  var el = document.getElementById(id);
-  if (!el) return;
-  new Chart(el, {type: 'line', data: {datasets: datasets(series)}, options: {
-    animation: false, responsive: true, maintainAspectRatio: false, parsing: true,
-    scales: {x: {type: 'linear', title: {display: true, text: 'training frames'}}, y: {title: {display: true, text: yTitle}, min: yMax ? 0 : undefined, max: yMax}},
-    plugins: {legend: {labels: {filter: function(item, d){ return !d.datasets[item.datasetIndex].band; }}}}
-  }});
-}
-chart('chart-success', data.success, 'training success %', 100);
-chart('chart-return', data.ret, 'mean episode return', undefined);
-})();`;
 
 /** Chart.js's standalone build, inlined so the page needs no network. */
 function chartJsSource(): string {
@@ -307,25 +242,25 @@ const sha256Source = (text: string) => `'sha256-${createHash('sha256').update(te
  * injected script or style attribute runs or applies, even if markup got past the escaping.
  */
 export function renderReport(runs: RunData[], generatedAt = new Date()): string {
-  const { success, ret } = curveSeries(runs);
-  const data = JSON.stringify({ success, ret }).replace(/</g, '\\u003c');
+  const charts = trainingCharts(runs, groupsOf(runs));
+  const data = JSON.stringify({ charts }).replace(/</g, '\\u003c');
   const title = runs.length === 1 ? `Rewardsmith report: ${runs[0]!.name}` : `Rewardsmith report: ${runs.length} runs`;
-  const hasCurves = success.length > 0;
+  const hasCurves = runs.some((r) => r.metrics.length > 0);
   const chartJs = chartJsSource().replace(/<\/script/gi, '<\\/script');
   const sections = joinHtml(runs.map(runSection), '\n');
   const playbackScripts = playbackScriptSources(sections.text);
   const styleSheet = `${STYLE}\n${PLAYBACK_STYLE}`;
   const policy = [
     "default-src 'none'",
-    `script-src ${[chartJs, CHART_SCRIPT, ...playbackScripts].map(sha256Source).join(' ')}`,
+    `script-src ${[chartJs, CURVES_SCRIPT, ...playbackScripts].map(sha256Source).join(' ')}`,
     `style-src ${sha256Source(styleSheet)}`,
     'img-src data:',
     "base-uri 'none'",
     "form-action 'none'",
   ].join('; ');
   const curves = hasCurves
-    ? html`<div class=charts><div><div class=chart><canvas id=chart-success></canvas></div><p class=caption>Training success over the episodes the trainer counts at each update (the run's metrics record them; older runs: the last ≤ ${CURVE_WINDOW} finished episodes); band: 95 % Wilson interval. Updates before any counted episode has ended have no point.</p></div>
-<div><div class=chart><canvas id=chart-return></canvas></div><p class=caption>Mean return over the same window. metrics.ndjson keeps no per-episode returns, so a single run's return has no band; runs of the same reward and task are also drawn as their mean with a 95 % bootstrap interval over seeds.</p></div></div>`
+    ? html`<div class=charts>${charts.slice(0, 2).map(chartHtml)}</div>
+<h3>PPO</h3><div class="charts ppo">${charts.slice(2).map(chartHtml)}</div>`
     : html`<p class=muted>No metrics.ndjson: these runs have no training curves.</p>`;
   return html`<!doctype html>
 <html lang=en><head><meta charset=utf-8><meta name=viewport content="width=device-width,initial-scale=1">
@@ -337,43 +272,42 @@ export function renderReport(runs: RunData[], generatedAt = new Date()): string 
 ${sections}
 <script>${trusted(chartJs)}</script>
 <script type="application/json" id=report-data>${trusted(data)}</script>
-<script>${trusted(CHART_SCRIPT)}</script>
+<script>${trusted(CURVES_SCRIPT)}</script>
 ${playbackScripts.map((source) => html`<script>${trusted(source)}</script>\n`)}</body></html>
 `.text;
 }
 
-/** metrics.csv beside metrics.ndjson (always) and TensorBoard event files (when tfjs-node is installed). */
-export async function writeMetricExports(run: RunData): Promise<{ csv: string | null; tensorboard: string | null; tensorboardMissing: string | null }> {
-  if (run.metrics.length === 0) return { csv: null, tensorboard: null, tensorboardMissing: null };
+/** Curves TensorBoard shows, as `train/<column>`: every metrics.csv column but the step's own counters. */
+const TENSORBOARD_TAGS = METRICS_COLUMNS.filter((c) => c !== 'update' && c !== 'frames' && c !== 'wall_seconds');
+
+/** metrics.csv beside metrics.ndjson and a TensorBoard event file in RUN/tensorboard/, step = training frames. */
+export async function writeMetricExports(run: RunData): Promise<{ csv: string | null; tensorboard: string | null; tensorboardError: string | null }> {
+  if (run.metrics.length === 0) return { csv: null, tensorboard: null, tensorboardError: null };
   const csv = path.join(run.dir, RUN_FILES.metricsCsv);
   writeAtomic(csv, metricsCsv(run.metrics));
-  let tfnode: { node?: { summaryFileWriter(dir: string): { scalar(name: string, value: number, step: number): void; flush(): void } } };
-  try {
-    tfnode = createRequire(__filename)(TFJS_NODE) as typeof tfnode;
-  } catch {
-    return {
-      csv,
-      tensorboard: null,
-      tensorboardMissing: 'TensorBoard files not written: @tensorflow/tfjs-node is not installed (npm i @tensorflow/tfjs-node adds them)',
-    };
-  }
+  // metrics.ndjson keeps seconds since the run started; its last line was written at the file's mtime.
+  const last = run.metrics[run.metrics.length - 1]!;
+  const started = statSync(path.join(run.dir, RUN_FILES.metrics)).mtimeMs / 1000 - (last.wall_seconds ?? 0);
+  const steps = run.metrics.map((m) => ({
+    step: m.frames,
+    wallTime: started + (m.wall_seconds ?? 0),
+    scalars: TENSORBOARD_TAGS.flatMap((c) => (typeof m[c] === 'number' ? [{ tag: `train/${c}`, value: m[c] as number }] : [])),
+  }));
   const dir = path.join(run.dir, RUN_FILES.tensorboard);
-  makeFolder(dir);
-  const writer = tfnode.node!.summaryFileWriter(dir);
-  for (const m of run.metrics) {
-    for (const key of ['mean_return', 'success_rate', 'policy_loss', 'value_loss', 'entropy', 'kl', 'fps'] as const) {
-      if (typeof m[key] === 'number' && Number.isFinite(m[key])) writer.scalar(`train/${key}`, m[key], m.frames);
-    }
+  try {
+    writeEventFile(dir, steps, started);
+  } catch (err) {
+    return { csv, tensorboard: null, tensorboardError: `TensorBoard file not written: ${(err as Error).message}` };
   }
-  writer.flush();
-  return { csv, tensorboard: dir, tensorboardMissing: null };
+  return { csv, tensorboard: dir, tensorboardError: null };
 }
 
 export const REPORT_SPEC = {
   command: 'report',
   summary:
-    "Writes one self-contained HTML page (opens offline) for one run or a set of runs: curves with 95 % intervals, the evaluation\ntable, death causes, maps of failed episodes and the analyzer's findings with patches. Also writes RUN/metrics.csv and,\nwith @tensorflow/tfjs-node installed, TensorBoard event files in RUN/tensorboard/.",
+    "Writes one self-contained HTML page (opens offline) for one run or a set of runs: curves with 95 % intervals, the evaluation\ntable, death causes, maps of failed episodes and the analyzer's findings with patches. Also writes RUN/metrics.csv and\na TensorBoard event file in RUN/tensorboard/ (tensorboard --logdir RUN/tensorboard).",
   positionals: 'RUN...',
+  epilog: 'A RUN may also be a sweep or loop folder: its runs are reported, labelled by reward and seed.',
   minPositionals: 1,
   maxPositionals: 1000,
   options: {
@@ -385,10 +319,45 @@ export const REPORT_SPEC = {
   },
 } as const;
 
-/** Writes the report of these run folders; returns the page's path and lines to tell the user. */
+/**
+ * How a run is named on the page: by its reward and seed (a sweep's runs are all folders named seed-N), with
+ * the folder's path below the runs' common folder where that alone leaves two runs alike (a loop's
+ * candidates share a reward name); by its folder name when it has no summary.
+ */
+export function labelRuns(runs: RunData[]): void {
+  const byRewardAndSeed = runs.map((r) =>
+    r.summary
+      ? `${r.summary.reward_file ? path.basename(r.summary.reward_file).replace(/\.reward\.[jt]s$/, '') : 'no reward'} · seed ${r.summary.seed}`
+      : r.name,
+  );
+  const dirs = runs.map((r) => r.dir.split(path.sep));
+  let common = 0;
+  while (dirs.every((d) => d.length > common + 1 && d[common] === dirs[0]![common])) common++;
+  runs.forEach((r, i) => {
+    const label = byRewardAndSeed[i]!;
+    const alike = byRewardAndSeed.filter((l) => l === label).length > 1;
+    r.name = alike ? `${label} (${dirs[i]!.slice(common).join('/')})` : label;
+  });
+}
+
+function commonFolder(dirs: string[]): string {
+  const parts = dirs.map((d) => path.resolve(d).split(path.sep));
+  let n = 0;
+  while (parts.every((p) => p.length > n && p[n] === parts[0]![n])) n++;
+  return parts[0]!.slice(0, n).join(path.sep) || path.sep;
+}
+
+/** The run folders a report argument stands for: itself, or the runs inside a sweep's or loop's folder. */
+function runFoldersOf(dir: string): string[] {
+  if (isRunFolder(dir) || !statSync(dir).isDirectory()) return [dir];
+  const inside = runFoldersUnder(dir);
+  return inside.length > 0 ? inside : [dir];
+}
+
+/** Writes the report of these run folders (or sweep and loop folders); returns the page's path and lines to tell the user. */
 export async function writeReport(runDirs: string[], out?: string): Promise<{ file: string; messages: string[] }> {
   const runs: RunData[] = [];
-  for (const dir of runDirs) {
+  for (const dir of runDirs.flatMap((d) => runFoldersOf(requireExisting(d, 'run folder')))) {
     try {
       runs.push(await loadRun(dir));
     } catch (err) {
@@ -396,19 +365,24 @@ export async function writeReport(runDirs: string[], out?: string): Promise<{ fi
       throw err;
     }
   }
+  labelRuns(runs);
   const messages: string[] = [];
-  const file = path.resolve(out ?? (runs.length === 1 ? path.join(runs[0]!.dir, RUN_FILES.report) : 'report.html'));
+  const written: string[] = [];
+  // One folder given (a run, a sweep, a loop): the page goes into it; several: into the current folder.
+  const file = path.resolve(out ?? (runDirs.length === 1 ? path.join(runDirs[0]!, RUN_FILES.report) : 'report.html'));
   try {
     for (const run of runs) {
       const ex = await writeMetricExports(run);
-      if (ex.tensorboardMissing && !messages.includes(ex.tensorboardMissing)) messages.push(ex.tensorboardMissing);
-      if (ex.tensorboard) messages.push(`TensorBoard: tensorboard --logdir ${ex.tensorboard}`);
+      if (ex.tensorboardError) messages.push(ex.tensorboardError);
+      if (ex.tensorboard) written.push(ex.tensorboard);
     }
     writeAtomic(file, renderReport(runs));
   } catch (err) {
     if (err instanceof UnsafePathError) throw new CommandError(err.message);
     throw err;
   }
+  // TensorBoard finds event files below its logdir, one run per folder: the runs' common folder shows them all.
+  if (written.length > 0) messages.push(`TensorBoard: tensorboard --logdir ${written.length === 1 ? written[0] : commonFolder(written)}`);
   return { file, messages };
 }
 

@@ -14,9 +14,9 @@ import type { VecEnv } from '../env/types';
 import { RewardError, RewardSandbox } from '../reward/index';
 import { terminalText } from '../args';
 import { makeEvent, type ProgressEvent, type RunnerEvent } from '../events';
-import { checkpointHeldOut, metricsCsv, RUN_FILES, type EpisodeRecord, type RateRecord, type RunSummary, type UpdateMetrics } from '../records';
+import { checkpointHeldOut, metricsCsv, readSummary, RUN_FILES, type EpisodeRecord, type RateRecord, type RunSummary, type UpdateMetrics } from '../records';
 import { compareRates, formatDifference, formatRate, formatRateShort } from '../stats';
-import { CommandError, noteRunFolder, parseCommandArgs, runCommand, UsageError } from '../args';
+import { CommandError, noteRunFolder, parseCommandArgs, requireExisting, runCommand, UsageError } from '../args';
 import { ensureBackend, BACKEND_CHOICES, type BackendChoice } from '../ppo/backend';
 import {
   DEFAULT_CHECKPOINT_EVERY,
@@ -29,11 +29,12 @@ import {
   type TrainConfig,
 } from './config';
 import { Rng, resolveCheckpointDir, sampleActions, savePolicy, type PolicyNetwork } from '../ppo/policy';
-import { DEFAULT_HYPERPARAMETERS, ReturnNormaliser, RolloutBuffer, type PpoHyperparameters } from '../ppo/ppo';
+import { DEFAULT_HYPERPARAMETERS, explainedVariance, ReturnNormaliser, RolloutBuffer, type PpoHyperparameters } from '../ppo/ppo';
 import { createLearner, engineOf, loadNetwork, newNetwork, restoreOptimizer, saveOptimizer, type Learner } from '../ppo/learner';
 import { measured, measuredAsync, type PhaseProfile } from '../ppo/profile';
 import { DEFAULT_EVAL_EPISODES, evaluate, summarise, trainingStreamSeed, writeEvalRecords, type EvalSummary } from './evaluate';
 import { EpisodeRecorder } from './recorder';
+import { progressBar, stageProgressText } from './progress';
 import { generalisationGap, TrainingSuccess, type TrainingSuccessState } from './training-success';
 
 export { loadPolicy, type LoadedPolicy } from '../ppo/learner';
@@ -471,6 +472,8 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
       );
       measured(profile, 'GAE', () => buffer.computeAdvantages(evaluated.values, hp.normaliseReturns ? normaliser.scale : 1, hp.gamma, hp.lambda));
       const valueOnly = initNet !== null && state.update < hp.valuePretrainUpdates;
+      // How much of the returns' variance the value function explains, before the update changes it.
+      const explained = explainedVariance(buffer);
       const stats = measured(profile, 'PPO update', () => learner!.update(buffer, hp, rng, { initNet, valueOnly, profile }));
       state.update++;
       state.episodes += finished.length;
@@ -480,6 +483,10 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
       const successRate = success.rate;
       const fps = (steps * n) / Math.max(1e-3, (Date.now() - updateStart) / 1000);
       state.wallSeconds = wallBefore + (Date.now() - segmentStart) / 1000;
+      // From the first update on: the episodes that ended in it, and the partial returns of those still running
+      // (a long-episode task may finish none for many updates; the curves say which is which).
+      const finishedReturn = finished.length ? finished.reduce((s, e) => s + e.ret, 0) / finished.length : null;
+      const unfinishedReturn = episodeReturn.reduce((s, r) => s + r, 0) / n;
       const metrics: UpdateMetrics = {
         update: state.update,
         frames: state.frames,
@@ -488,10 +495,17 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
         success_rate: successRate,
         success,
         episodes: state.episodes,
+        finished_episodes: finished.length,
+        finished_return: finishedReturn,
+        unfinished_return: unfinishedReturn,
         policy_loss: stats.policyLoss,
         value_loss: stats.valueLoss,
         entropy: stats.entropy,
         kl: stats.kl,
+        approx_kl: stats.approxKl,
+        clip_fraction: stats.clipFraction,
+        explained_variance: Number.isFinite(explained) ? explained : null,
+        learning_rate: hp.learningRate,
         wall_seconds: state.wallSeconds,
       };
       appendNoFollow(metricsFile, JSON.stringify(metrics) + '\n');
@@ -669,7 +683,18 @@ class Reporter {
 
   private bar(e: ProgressEvent): void {
     const fraction = Math.min(1, e.frames / e.total_frames);
-    const text = `${bar(fraction)} ${(fraction * 100).toFixed(0).padStart(3)}%  ${e.frames.toLocaleString('en-US')}/${e.total_frames.toLocaleString('en-US')} frames  ${Math.round(e.fps)} fps  return ${e.mean_return.toFixed(2)}  success ${e.success_rate === null ? `— (no window of started episodes has ended)` : `${(e.success_rate * 100).toFixed(0)}% [${(e.success.ci95[0] * 100).toFixed(0)}–${(e.success.ci95[1] * 100).toFixed(0)}] of ${e.success.n}`}`;
+    // Returns from the first update: of the episodes that ended in it, else the partial return of those running.
+    const ret =
+      typeof e.finished_return === 'number'
+        ? `return ${e.finished_return.toFixed(2)} (${e.finished_episodes} ended)`
+        : `${e.episodes === 0 ? 'no episode finished yet' : 'none ended in this update'}, return so far ${(e.unfinished_return ?? 0).toFixed(2)}`;
+    const success =
+      e.success_rate !== null
+        ? `${(e.success_rate * 100).toFixed(0)}% [${(e.success.ci95[0] * 100).toFixed(0)}–${(e.success.ci95[1] * 100).toFixed(0)}] of ${e.success.n}`
+        : e.episodes === 0
+          ? '—'
+          : `— (${e.episodes} finished; no window of started episodes has ended)`;
+    const text = `${progressBar(fraction)} ${(fraction * 100).toFixed(0).padStart(3)}%  ${e.frames.toLocaleString('en-US')}/${e.total_frames.toLocaleString('en-US')} frames  ${Math.round(e.fps)} fps  ${ret}  success ${success}`;
     if (this.tty) {
       const now = Date.now();
       if (now - this.lastDraw < 100 && fraction < 1) return;
@@ -709,22 +734,9 @@ class Reporter {
   }
 }
 
-function bar(fraction: number, width = 24): string {
-  const full = Math.round(fraction * width);
-  return `[${'#'.repeat(full)}${'.'.repeat(width - full)}]`;
-}
-
-const clock = (seconds: number) => {
-  const s = Math.max(0, Math.round(seconds));
-  return s >= 3600
-    ? `${Math.floor(s / 3600)}:${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`
-    : `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
-};
-
 /** "[#####...] evaluating 37/100 episodes  0:21 elapsed, ETA 0:36" (ETA from the pace of the episodes done). */
 export function evalProgressText(done: number, total: number, elapsedSeconds: number): string {
-  const eta = done >= total ? 'done' : `ETA ${clock((elapsedSeconds / done) * (total - done))}`;
-  return `${bar(done / total)} evaluating ${done}/${total} episodes  ${clock(elapsedSeconds)} elapsed, ${eta}`;
+  return stageProgressText('evaluating', done, total, 'episodes', elapsedSeconds);
 }
 
 /**
@@ -782,12 +794,38 @@ function asCommandError(err: unknown, reporter: Reporter, again: string): unknow
   return err;
 }
 
+/**
+ * The summary of a run whose training and evaluation have both finished (its checkpoint counts every frame and
+ * summary.json is written); null for a run with anything left to do. `--resume` on it has nothing to resume.
+ */
+export function finishedRun(runDir: string): RunSummary | null {
+  const checkpoint = readCheckpoint(runDir);
+  if (!checkpoint || checkpoint.state.frames < checkpoint.state.totalFrames) return null;
+  const summary = readSummary(runDir);
+  return summary?.train && summary.eval && summary.env_steps >= checkpoint.state.totalFrames ? summary : null;
+}
+
 export async function trainCommand(argv: string[], hooks: { liveAnalysis?: LiveAnalysis; gate?: RewardGate } = {}): Promise<number> {
   let reporter = new Reporter(false);
   return runCommand('train', async () => {
     const inv = parseTrainArgs(argv);
     reporter = new Reporter(inv.events);
     const c = inv.config;
+    const finished = inv.resume ? finishedRun(inv.out) : null;
+    if (finished) {
+      // Resuming it would only evaluate the policy again and overwrite its results: say so instead.
+      const message =
+        `${path.resolve(inv.out)} has finished: ${finished.train.frames.toLocaleString('en-US')} of ${finished.train.frames.toLocaleString('en-US')} frames trained ` +
+        `and ${finished.eval.episodes} held-out episodes evaluated; nothing to resume. Evaluate it again with ` +
+        `\`rewardsmith eval ${inv.out} --episodes N --out DIR\`, or train longer in a new run (--init ${path.join(inv.out, RUN_FILES.checkpoint)}).`;
+      reporter.emit(makeEvent({ type: 'log', level: 'info', message }));
+      reporter.emit(makeEvent({ type: 'finished', ok: true, run_dir: path.resolve(inv.out), summary: path.join(path.resolve(inv.out), RUN_FILES.summary) }));
+      if (!reporter.events) {
+        const reward = finished.reward_file ? path.basename(finished.reward_file) : '-';
+        process.stdout.write(`${resultTable([{ task: finished.task, reward, summary: finished }])}\n`);
+      }
+      return 0;
+    }
     if (hooks.gate && inv.check && !inv.resume && inv.rewardFile && existsSync(inv.rewardFile)) await checkBeforeTraining(hooks.gate, inv.rewardFile, c.task);
     try {
       const summary = await train({
@@ -919,7 +957,7 @@ async function evalMain(argv: string[]): Promise<number> {
   const { values: v, positionals } = parseCommandArgs(EVAL_SPEC, argv);
   const reporter = new Reporter(v.events === 'ndjson');
   if (!v.out) throw new UsageError('--out DIR is required');
-  const checkpoint = positionals[0]!;
+  const checkpoint = requireExisting(positionals[0]!, 'checkpoint or run folder');
   let sandbox: RewardSandbox | null = null;
   let net: PolicyNetwork | null = null;
   const keepAlive = setInterval(() => {}, 1 << 30);

@@ -288,7 +288,7 @@ export async function sweepCommand(argv: string[], io: CommandIo = PROCESS_IO): 
         resolveTask(v.task);
       } catch (err) {
         if (err instanceof TaskFileError) throw new CommandError(err.message);
-        throw new UsageError((err as Error).message);
+        throw err;
       }
       const local = v.engine === 'local';
       for (const name of ['partition', 'time', 'cpus-per-task', 'gpus', 'sbatch-arg'] as const) {

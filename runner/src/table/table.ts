@@ -491,7 +491,8 @@ export async function tableCommand(argv: string[]): Promise<number> {
       try {
         resolveTask(t);
       } catch (err) {
-        throw new UsageError(`--tasks: ${err instanceof Error ? err.message : String(err)}`);
+        if (err instanceof UsageError) throw new UsageError(`--tasks: ${err.message}`);
+        throw err;
       }
     }
     if (v.readme && !existsSync(v.readme)) throw new UsageError(`--readme ${v.readme}: no such file`);

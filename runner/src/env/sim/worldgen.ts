@@ -8,7 +8,7 @@
 // `generateChunk(kind, seed, cx, cz)` fills one chunk column of block state ids for the stored height band,
 // and `blockStateAt(kind, seed, x, y, z)` answers any single coordinate (outside the band it returns the
 // band's fill: stone below/above underground, air above plains).
-import { LAVA_BLOCK, MOB_MAX_HEALTH, S, WATER_BLOCK, stateToBlock, type PlainsMob } from './registry';
+import { LAVA_BLOCK, MOB_MAX_HEALTH, PLAINS_MOBS, S, WATER_BLOCK, stateToBlock, type PlainsMob } from './registry';
 import { VANILLA_WORLD, type WorldKind, type WorldOptions } from '../../tasks';
 import { hash32 } from '../../seeds';
 
@@ -1281,6 +1281,74 @@ export function blockStateAt(kind: WorldKind, seed: number, x: number, y: number
   if (y >= band.minY + band.height) return band.above;
   const chunk = generateChunk(kind, seed, Math.floor(x / 16), Math.floor(z / 16), undefined, options);
   return chunk[cellIndex(x - Math.floor(x / 16) * 16, y - band.minY, z - Math.floor(z / 16) * 16)]!;
+}
+
+// ---- what a world can hold ----
+
+/** The monsters that spawn underground (BiomeDefaultFeatures.monsters of the overworld; mobs.ts weighs them). */
+export const UNDERGROUND_MONSTERS = ['spider', 'zombie', 'skeleton', 'creeper'] as const;
+
+/**
+ * Every block and mob a world of each kind can hold: what the generator places (worldgen.test.ts checks
+ * generated chunks against it), what its fluids make (obsidian and cobblestone where lava meets water) and
+ * what spawns in it. A task's success rule may name more (approach-tree counts birch logs, as vanilla's
+ * logs tag does), but plains here grow oak only (README, "The simulated world"): the analyzer proposes only
+ * target names the task's world can hold.
+ */
+export const WORLD_CONTENTS: Readonly<Record<WorldKind, { blocks: readonly string[]; mobs: readonly string[] }>> = {
+  plains: {
+    blocks: [
+      'air',
+      'grass_block',
+      'dirt',
+      'stone',
+      'grass',
+      'tall_grass',
+      'dandelion',
+      'poppy',
+      'orange_tulip',
+      'red_tulip',
+      'pink_tulip',
+      'white_tulip',
+      'azure_bluet',
+      'oxeye_daisy',
+      'cornflower',
+      'oak_log',
+      'oak_leaves',
+      'bee_nest',
+    ],
+    mobs: PLAINS_MOBS,
+  },
+  underground: {
+    blocks: [
+      'air',
+      'cave_air',
+      'stone',
+      'granite',
+      'diorite',
+      'andesite',
+      'dirt',
+      'gravel',
+      'bedrock',
+      'coal_ore',
+      'iron_ore',
+      'gold_ore',
+      'redstone_ore',
+      'lapis_ore',
+      'diamond_ore',
+      'lava',
+      'water',
+      'obsidian',
+      'cobblestone',
+    ],
+    mobs: UNDERGROUND_MONSTERS,
+  },
+};
+
+/** Whether a world of this kind can hold a block or mob of this name. */
+export function worldCanHold(kind: WorldKind, name: string): boolean {
+  const contents = WORLD_CONTENTS[kind];
+  return contents.blocks.includes(name) || contents.mobs.includes(name);
 }
 
 // ---- spawns ----
