@@ -2,7 +2,7 @@
 // `--help` generated from them (exit 0), did-you-mean for unknown options and enum values, and one error
 // format, `rewardsmith <command>: <message>`, with exit code 2 for usage errors and 1 for failures.
 // User errors never print a stack trace; unexpected ones do only with REWARDSMITH_DEBUG=1.
-import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { isMap, isNode, isScalar, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import { editDistance } from './schema';
 

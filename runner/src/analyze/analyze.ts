@@ -3,7 +3,7 @@
 // evidence and, where the fix is code, a patch to the reward file that parses and lints clean (patches.ts);
 // writes RUN_DIR/suggestions.json and prints a summary (or streams `suggestion` events).
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeAtomic } from '../files';
 import { CommandError, noteRunFolder, parseCommandArgs, requireExisting, runCommand, terminalText } from '../args';

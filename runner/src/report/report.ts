@@ -8,7 +8,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { CommandError, parseCommandArgs, requireExisting, runCommand, UsageError } from '../args';
-import { makeFolder, UnsafePathError, writeAtomic } from '../files';
+import { UnsafePathError, writeAtomic } from '../files';
 import {
   isRunFolder,
   METRICS_COLUMNS,
