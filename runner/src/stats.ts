@@ -1,6 +1,7 @@
 // The one home of the statistics behind every rate the product shows: Wilson score intervals for
 // success/death rates over episodes, percentile bootstrap for means over seeds (and episodes), and the
 // one text format for a rate with its episode count and interval.
+import { Mulberry32 } from './seeds';
 
 export interface RateEstimate {
   /** Successes (or deaths, …) counted. */
@@ -168,16 +169,10 @@ export function levelText(level: number): string {
   return `${Number.isInteger(Math.round(p * 10) / 10) ? p.toFixed(0) : p.toFixed(1)} %`;
 }
 
-/** Small deterministic PRNG (mulberry32) so bootstrap intervals are reproducible. */
+/** The one PRNG (seeds.ts) as a function, so bootstrap intervals are reproducible. */
 export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const stream = new Mulberry32(seed >>> 0);
+  return () => stream.next();
 }
 
 export interface BootstrapEstimate {

@@ -26,7 +26,8 @@ const RUNNER_LAYERS: readonly (readonly string[])[] = [
   ['runs'],
   ['env', 'ppo', 'reward'],
   ['records', 'tasks'],
-  ['args', 'events', 'stats', 'seeds', 'diff', 'svg'],
+  ['args', 'events', 'stats', 'diff', 'svg'],
+  ['seeds'],
   ['schema'],
 ];
 
