@@ -184,22 +184,25 @@ export interface RunSummary {
     entropy: number;
     fps: number;
   };
-  eval: {
-    episodes: number;
-    success_rate: number;
-    death_rate: number;
-    /** success_rate and death_rate with their counts and Wilson 95 % intervals. */
-    success: RateRecord;
-    death: RateRecord;
-    death_causes: Record<string, number>;
-    avg_steps: number;
-    avg_distance_moved: number;
-  };
+  eval: EvalSummary;
   /** Present (non-null) when training and held-out success intervals are disjoint. */
   generalisation_gap: GeneralisationGap | null;
 }
 
-/** One line of `DIR/metrics.ndjson`, one per PPO update. */
+/** summary.json's `eval`: the held-out episodes (also the `eval` event's fields). */
+export interface EvalSummary {
+  episodes: number;
+  success_rate: number;
+  death_rate: number;
+  /** success_rate and death_rate with their counts and Wilson 95 % intervals. */
+  success: RateRecord;
+  death: RateRecord;
+  death_causes: Record<string, number>;
+  avg_steps: number;
+  avg_distance_moved: number;
+}
+
+/** One line of `DIR/metrics.ndjson`, one per PPO update (also the `progress` event's fields). */
 export interface UpdateMetrics {
   update: number;
   frames: number;

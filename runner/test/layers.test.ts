@@ -25,8 +25,9 @@ const RUNNER_LAYERS: readonly (readonly string[])[] = [
   ['sweep', 'pretrain', 'playback'],
   ['runs'],
   ['env', 'ppo', 'reward'],
+  ['events'],
   ['records', 'tasks'],
-  ['args', 'events', 'stats', 'diff', 'svg'],
+  ['args', 'stats', 'diff', 'svg'],
   ['seeds'],
   ['schema'],
 ];
