@@ -213,7 +213,9 @@ export function bootstrapMean(groups: readonly (readonly number[])[], opts: { re
   return { mean, ci95: [at(0.025), at(0.975)], groups: nonEmpty.length, n };
 }
 
-const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
+/** A share as a percentage with one decimal, without the sign ("71.0"): for tables whose header says %. */
+export const percent = (x: number) => (100 * x).toFixed(1);
+const pct = (x: number) => `${percent(x)} %`;
 
 /**
  * What the formats read: a RateEstimate, or a rate as run records store it (records.ts RateRecord: rate null,
@@ -224,11 +226,11 @@ type ShownRate = { n: number; rate: number | null; ci95: [number, number] };
 /** "71.0 % of 100 episodes (95 % CI 61.5–79.0 %)"; "— (no finished episode yet)" when n = 0. */
 export function formatRate(e: ShownRate, noun = 'episodes'): string {
   if (e.n === 0 || e.rate === null) return `— (no finished ${noun.replace(/s$/, '')} yet)`;
-  return `${pct(e.rate)} of ${e.n} ${e.n === 1 ? noun.replace(/s$/, '') : noun} (95 % CI ${(100 * e.ci95[0]).toFixed(1)}–${pct(e.ci95[1])})`;
+  return `${pct(e.rate)} of ${e.n} ${e.n === 1 ? noun.replace(/s$/, '') : noun} (95 % CI ${percent(e.ci95[0])}–${pct(e.ci95[1])})`;
 }
 
 /** Compact form for tables: "71.0 [61.5, 79.0] (n=100)". */
 export function formatRateShort(e: ShownRate): string {
   if (e.n === 0 || e.rate === null) return '—';
-  return `${(100 * e.rate).toFixed(1)} [${(100 * e.ci95[0]).toFixed(1)}, ${(100 * e.ci95[1]).toFixed(1)}] (n=${e.n})`;
+  return `${percent(e.rate)} [${percent(e.ci95[0])}, ${percent(e.ci95[1])}] (n=${e.n})`;
 }
