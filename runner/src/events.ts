@@ -4,16 +4,11 @@
 // Field names are the run files' own (ARCHITECTURE.md, "Names in files and events"): snake_case, and a field
 // that is also in a file (summary.json, metrics.ndjson, results.json, suggestions.json) has the same name and
 // shape there, so the dashboard reads a live event and a past run's records with the same code.
+// The shapes an event shares with a file are declared once, in records.ts, and extended here.
+import type { EvalSummary, GeneralisationGap, UpdateMetrics } from './records';
+
 /** 2: field names as in the run files (snake_case; version 1 had camelCase). */
 export const EVENTS_VERSION = 2;
-
-/** A rate over episodes with its Wilson 95 % interval: records.ts `RateRecord`, the same shape on disk. */
-export interface EventRate {
-  count: number;
-  n: number;
-  rate: number | null;
-  ci95: [number, number];
-}
 
 interface EventBase {
   v: typeof EVENTS_VERSION;
@@ -34,65 +29,17 @@ export interface StartedEvent extends EventBase {
   resumed_from_frames: number;
 }
 
-/**
- * One PPO update: a line of `DIR/metrics.ndjson` (records.ts reads it) and, with `total_frames`, a `progress`
- * event. Declared once, here, for both. Fields added since the first runs are optional: older run folders lack them.
- */
-export interface UpdateMetrics {
-  update: number;
-  frames: number;
-  fps: number;
-  /** Mean return of the last ≤ 100 finished episodes (0 before any has finished). */
-  mean_return: number;
-  /**
-   * Training success over the episodes that started in a recent window and have all ended (each counted when
-   * it ends; summary.json train.success); null until such a window exists. Not "the last N finished".
-   */
-  success_rate: number | null;
-  /** The same rate with the episodes behind it, its Wilson 95 % interval and its window of started episodes. */
-  success: EventRate & { started_from_frame: number; started_to_frame: number; mean_return: number | null };
-  /** Episodes finished since the run started. */
-  episodes: number;
-  /** Episodes that finished during this update's rollout, and their mean return (null when none did). */
-  finished_episodes?: number;
-  finished_return?: number | null;
-  /** Mean return so far of the episodes still running when the update's rollout ended (a partial return). */
-  unfinished_return?: number;
-  policy_loss: number;
-  value_loss: number;
-  entropy: number;
-  /** KL to the --init policy when there is one, else the approximate KL between old and new policy. */
-  kl: number;
-  /** Approximate KL between the policy that collected the data and the updated one: mean(log π_old − log π) over its minibatches. */
-  approx_kl?: number;
-  /** Share of samples whose probability ratio was clipped. */
-  clip_fraction?: number;
-  /** 1 − Var(returns − values) / Var(returns) of the rollout before the update; null when returns were constant. */
-  explained_variance?: number | null;
-  learning_rate?: number;
-  wall_seconds: number;
-}
-
+/** The update's metrics.ndjson line (records.ts `UpdateMetrics`) and the frames the run will train in all. */
 export interface ProgressEvent extends EventBase, UpdateMetrics {
   type: 'progress';
-  /** The frames the run will train in all. */
   total_frames: number;
 }
 
-export interface EvalEvent extends EventBase {
+/** summary.json's `eval` (records.ts `EvalSummary`) and its `generalisation_gap`: set when the 95 % interval of
+ * training and held-out success (Newcombe) excludes 0. */
+export interface EvalEvent extends EventBase, EvalSummary {
   type: 'eval';
-  /** summary.json's `eval` fields. */
-  episodes: number;
-  success_rate: number;
-  death_rate: number;
-  /** success_rate and death_rate with their counts and Wilson 95 % intervals over `episodes`. */
-  success: EventRate;
-  death: EventRate;
-  avg_steps: number;
-  avg_distance_moved: number;
-  death_causes: Record<string, number>;
-  /** summary.json's `generalisation_gap`: set when training and held-out success intervals are disjoint. */
-  generalisation_gap: { train: EventRate; held_out: EventRate; message: string } | null;
+  generalisation_gap: GeneralisationGap | null;
 }
 
 export interface EpisodeFailedEvent extends EventBase {

@@ -4,7 +4,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { UpdateMetrics } from './events';
 import { wilson, type RateComparison } from './stats';
 import type { AgentPosition, DeathCause, NearestBlocks } from './schema';
 
@@ -186,23 +185,54 @@ export interface RunSummary {
     entropy: number;
     fps: number;
   };
-  eval: {
-    episodes: number;
-    success_rate: number;
-    death_rate: number;
-    /** success_rate and death_rate with their counts and Wilson 95 % intervals. */
-    success: RateRecord;
-    death: RateRecord;
-    death_causes: Record<string, number>;
-    avg_steps: number;
-    avg_distance_moved: number;
-  };
+  eval: EvalSummary;
   /** Present (non-null) when training and held-out success intervals are disjoint. */
   generalisation_gap: GeneralisationGap | null;
 }
 
-/** One line of `DIR/metrics.ndjson`, one per PPO update: declared in events.ts, the `progress` event's fields. */
-export type { UpdateMetrics } from './events';
+/** summary.json's `eval`: the held-out episodes (also the `eval` event's fields). */
+export interface EvalSummary {
+  episodes: number;
+  success_rate: number;
+  death_rate: number;
+  /** success_rate and death_rate with their counts and Wilson 95 % intervals. */
+  success: RateRecord;
+  death: RateRecord;
+  death_causes: Record<string, number>;
+  avg_steps: number;
+  avg_distance_moved: number;
+}
+
+/** One line of `DIR/metrics.ndjson`, one per PPO update (also the `progress` event's fields). */
+export interface UpdateMetrics {
+  update: number;
+  frames: number;
+  fps: number;
+  mean_return: number;
+  /** Training success over episodes started in a window, all ended (TrainingSuccessRecord); null until one has. */
+  success_rate: number | null;
+  success: TrainingSuccessRecord;
+  /** Episodes finished since the run started. */
+  episodes: number;
+  /** Episodes that finished during this update's rollout, and their mean return (null when none did). */
+  finished_episodes?: number;
+  finished_return?: number | null;
+  /** Mean return so far of the episodes still running when the update's rollout ended (a partial return). */
+  unfinished_return?: number;
+  policy_loss: number;
+  value_loss: number;
+  entropy: number;
+  /** KL to the --init policy when there is one, else the approximate KL between old and new policy. */
+  kl: number;
+  /** Approximate KL between the policy that collected the data and the updated one: mean(log π_old − log π) over its minibatches. */
+  approx_kl?: number;
+  /** Share of samples whose probability ratio was clipped. */
+  clip_fraction?: number;
+  /** 1 − Var(returns − values) / Var(returns) of the rollout before the update; null when returns were constant. */
+  explained_variance?: number | null;
+  learning_rate?: number;
+  wall_seconds: number;
+}
 
 /** One suggestion in `DIR/suggestions.json` (the analyzer's `Suggestion`, as far as readers rely on it). */
 export interface SuggestionRecord {

@@ -1,6 +1,7 @@
 // The one home of the statistics behind every rate the product shows: Wilson score intervals for
 // success/death rates over episodes, percentile bootstrap for means over seeds (and episodes), and the
 // one text format for a rate with its episode count and interval.
+import { Mulberry32 } from './seeds';
 
 export interface RateEstimate {
   /** Successes (or deaths, …) counted. */
@@ -168,16 +169,10 @@ export function levelText(level: number): string {
   return `${Number.isInteger(Math.round(p * 10) / 10) ? p.toFixed(0) : p.toFixed(1)} %`;
 }
 
-/** Small deterministic PRNG (mulberry32) so bootstrap intervals are reproducible. */
+/** The one PRNG (seeds.ts) as a function, so bootstrap intervals are reproducible. */
 export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const stream = new Mulberry32(seed >>> 0);
+  return () => stream.next();
 }
 
 export interface BootstrapEstimate {
@@ -218,7 +213,9 @@ export function bootstrapMean(groups: readonly (readonly number[])[], opts: { re
   return { mean, ci95: [at(0.025), at(0.975)], groups: nonEmpty.length, n };
 }
 
-const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
+/** A share as a percentage with one decimal, without the sign ("71.0"): for tables whose header says %. */
+export const percent = (x: number) => (100 * x).toFixed(1);
+const pct = (x: number) => `${percent(x)} %`;
 
 /**
  * What the formats read: a RateEstimate, or a rate as run records store it (records.ts RateRecord: rate null,
@@ -229,11 +226,11 @@ type ShownRate = { n: number; rate: number | null; ci95: [number, number] };
 /** "71.0 % of 100 episodes (95 % CI 61.5–79.0 %)"; "— (no finished episode yet)" when n = 0. */
 export function formatRate(e: ShownRate, noun = 'episodes'): string {
   if (e.n === 0 || e.rate === null) return `— (no finished ${noun.replace(/s$/, '')} yet)`;
-  return `${pct(e.rate)} of ${e.n} ${e.n === 1 ? noun.replace(/s$/, '') : noun} (95 % CI ${(100 * e.ci95[0]).toFixed(1)}–${pct(e.ci95[1])})`;
+  return `${pct(e.rate)} of ${e.n} ${e.n === 1 ? noun.replace(/s$/, '') : noun} (95 % CI ${percent(e.ci95[0])}–${pct(e.ci95[1])})`;
 }
 
 /** Compact form for tables: "71.0 [61.5, 79.0] (n=100)". */
 export function formatRateShort(e: ShownRate): string {
   if (e.n === 0 || e.rate === null) return '—';
-  return `${(100 * e.rate).toFixed(1)} [${(100 * e.ci95[0]).toFixed(1)}, ${(100 * e.ci95[1]).toFixed(1)}] (n=${e.n})`;
+  return `${percent(e.rate)} [${percent(e.ci95[0])}, ${percent(e.ci95[1])}] (n=${e.n})`;
 }

@@ -27,9 +27,11 @@ const RUNNER_LAYERS: readonly (readonly string[])[] = [
   ['sweep', 'pretrain', 'playback'],
   ['runs'],
   ['env', 'ppo', 'reward'],
+  ['events'],
   ['records', 'tasks'],
   ['files'],
-  ['args', 'events', 'stats', 'seeds', 'diff', 'svg'],
+  ['args', 'stats', 'diff', 'svg'],
+  ['seeds'],
   ['schema'],
 ];
 

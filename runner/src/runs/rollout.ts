@@ -13,7 +13,7 @@ import { MAX_ENVS } from './config';
 import { resolveTask } from '../tasks';
 import { RUN_FILES, rateRecord, type RateRecord } from '../records';
 import { formatRate } from '../stats';
-import { nextEpisodeSeed } from '../seeds';
+import { Mulberry32, nextEpisodeSeed } from '../seeds';
 import { EpisodeRecorder } from './recorder';
 import { createEnv } from '../env/index';
 import { defaultWorkers } from '../env/sim/vec';
@@ -72,19 +72,14 @@ interface BatchPolicy {
   dispose?(): void;
 }
 
-/** Seeded uniform random actions (mulberry32), so a random rollout is reproducible from --seed. */
+/** Seeded uniform random actions (the one PRNG, seeds.ts), so a random rollout is reproducible from --seed. */
 function randomPolicy(seed: number): BatchPolicy {
-  let s = seed | 0;
+  const random = new Mulberry32(seed);
   const n = GAME_FACTS.actions.length;
   return {
     act(_features, numEnvs) {
       const out = new Int32Array(numEnvs);
-      for (let i = 0; i < numEnvs; i++) {
-        s = (s + 0x6d2b79f5) | 0;
-        let t = Math.imul(s ^ (s >>> 15), 1 | s);
-        t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-        out[i] = Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
-      }
+      for (let i = 0; i < numEnvs; i++) out[i] = Math.floor(random.next() * n);
       return out;
     },
   };

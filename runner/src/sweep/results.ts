@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { readSummary as readRunSummary, SWEEP_FILES, type RunSummary, type SweepResults, type SweepRewardResult, type SweepRunResult } from '../records';
-import { bootstrapMean, compareOverSeeds, DECISION_ALPHA, formatDifference, levelText, rateOverSeeds, type Counts } from '../stats';
+import { bootstrapMean, compareOverSeeds, DECISION_ALPHA, formatDifference, formatRateShort, levelText, percent, rateOverSeeds, type Counts } from '../stats';
 import { diamond, escapeXml as esc, svgDocument } from '../svg';
 import type { JobState } from './engine';
 
@@ -85,8 +85,6 @@ export function sweepResults(
   return { version: 1, ...meta, runs: runResults, rewards };
 }
 
-const pct = (x: number) => (100 * x).toFixed(1);
-
 /** The Markdown table beside results.json. */
 export function resultsMarkdown(r: SweepResults): string {
   const lines = [
@@ -100,7 +98,7 @@ export function resultsMarkdown(r: SweepResults): string {
     lines.push(
       w.mean_success === null
         ? `| — | ${w.reward} | — | — (no completed run) | — | 0 | 0 | — |`
-        : `| ${w.rank} | ${w.reward} | ${pct(w.mean_success)} | [${pct(w.ci95![0])}, ${pct(w.ci95![1])}] | ${w.versus_leader ? formatDifference(w.versus_leader).replace(/ \(.*\)$/, '') : 'leader'} | ${w.seeds} | ${w.episodes} | ${pct(w.mean_deaths!)} |`,
+        : `| ${w.rank} | ${w.reward} | ${percent(w.mean_success)} | [${percent(w.ci95![0])}, ${percent(w.ci95![1])}] | ${w.versus_leader ? formatDifference(w.versus_leader).replace(/ \(.*\)$/, '') : 'leader'} | ${w.seeds} | ${w.episodes} | ${percent(w.mean_deaths!)} |`,
     );
   }
   lines.push(
@@ -114,11 +112,10 @@ export function resultsMarkdown(r: SweepResults): string {
     '|---|---:|---|---|---|---:|---:|---|',
   );
   for (const run of r.runs) {
-    const success =
-      run.success?.rate != null ? `${pct(run.success.rate)} [${pct(run.success.ci95[0])}, ${pct(run.success.ci95[1])}] (n=${run.success.n})` : '—';
+    const success = run.success ? formatRateShort(run.success) : '—';
     const state = run.message && run.state !== 'completed' ? `${run.state}: ${run.message.replace(/\|/g, '\\|').slice(0, 120)}` : run.state;
     lines.push(
-      `| ${run.reward} | ${run.seed} | ${state} | ${run.job_id ?? '—'} | ${success} | ${run.deaths?.rate != null ? pct(run.deaths.rate) : '—'} | ${run.wall_seconds === null ? '—' : run.wall_seconds.toFixed(0)} | ${run.run_dir} |`,
+      `| ${run.reward} | ${run.seed} | ${state} | ${run.job_id ?? '—'} | ${success} | ${run.deaths?.rate != null ? percent(run.deaths.rate) : '—'} | ${run.wall_seconds === null ? '—' : run.wall_seconds.toFixed(0)} | ${run.run_dir} |`,
     );
   }
   lines.push('', `Sweep wall time: ${r.wall_seconds.toFixed(0)} s.`);
@@ -158,10 +155,10 @@ export function resultsSvg(r: SweepResults): string {
     parts.push(`<rect x="${x(w.ci95[0])}" y="${cy - 5}" width="${Math.max(1, x(w.ci95[1]) - x(w.ci95[0]))}" height="10" fill="#9ecae1"/>`);
     for (const run of r.runs.filter((run) => run.reward === w.reward && run.success?.rate != null)) {
       parts.push(
-        `<circle cx="${x(run.success!.rate!)}" cy="${cy}" r="3" fill="#333" fill-opacity="0.6"><title>seed ${run.seed}: ${pct(run.success!.rate!)} % of ${run.success!.n}</title></circle>`,
+        `<circle cx="${x(run.success!.rate!)}" cy="${cy}" r="3" fill="#333" fill-opacity="0.6"><title>seed ${run.seed}: ${percent(run.success!.rate!)} % of ${run.success!.n}</title></circle>`,
       );
     }
-    parts.push(diamond(x(w.mean_success), cy, 6, 7, 'fill="#08519c"', `mean ${pct(w.mean_success)} % [${pct(w.ci95[0])}, ${pct(w.ci95[1])}]`));
+    parts.push(diamond(x(w.mean_success), cy, 6, 7, 'fill="#08519c"', `mean ${percent(w.mean_success)} % [${percent(w.ci95[0])}, ${percent(w.ci95[1])}]`));
   });
   return svgDocument(width, height, parts);
 }

@@ -17,6 +17,7 @@ import {
   DECISION_ALPHA,
   formatDifference,
   levelText,
+  percent,
   rateOverSeeds,
   wilson,
   type BootstrapEstimate,
@@ -275,7 +276,7 @@ export async function runTable(options: TableOptions): Promise<TableResult> {
         cells.push(cell);
         const below = compareRates({ count: cell.successes, n: cell.episodes }, { count: foundationCell.successes, n: foundationCell.episodes });
         log(
-          `${task} seed ${seed}: foundation + ${kind} ${fmt(cell)}${below.verdict === 'worse' ? `; below its foundation's ${pct(foundationCell.rate.rate)} % (${formatDifference(below)})` : ''}`,
+          `${task} seed ${seed}: foundation + ${kind} ${fmt(cell)}${below.verdict === 'worse' ? `; below its foundation's ${percent(foundationCell.rate.rate)} % (${formatDifference(below)})` : ''}`,
         );
       }
     }
@@ -318,12 +319,11 @@ export async function runTable(options: TableOptions): Promise<TableResult> {
   return result;
 }
 
-const pct = (x: number) => (100 * x).toFixed(1);
-const fmt = (c: CellResult) => `${pct(c.rate.rate)} % of ${c.episodes} held-out episodes (95 % CI ${pct(c.rate.ci95[0])}–${pct(c.rate.ci95[1])} %)`;
+const fmt = (c: CellResult) => `${percent(c.rate.rate)} % of ${c.episodes} held-out episodes (95 % CI ${percent(c.rate.ci95[0])}–${percent(c.rate.ci95[1])} %)`;
 /** "37.0 [28.1, 46.0]" (mean and 95 % interval, in %). */
 export function formatEstimate(e: BootstrapEstimate): string {
   if (e.n === 0) return '—';
-  return `${pct(e.mean)} [${pct(e.ci95[0])}, ${pct(e.ci95[1])}]`;
+  return `${percent(e.mean)} [${percent(e.ci95[0])}, ${percent(e.ci95[1])}]`;
 }
 
 /** The Markdown table: one row per task, the three methods and the paper's figures as columns. */

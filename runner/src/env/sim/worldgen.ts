@@ -10,7 +10,7 @@
 // band's fill: stone below/above underground, air above plains).
 import { LAVA_BLOCK, MOB_MAX_HEALTH, PLAINS_MOBS, S, WATER_BLOCK, stateToBlock, type PlainsMob } from './registry';
 import { VANILLA_WORLD, type WorldKind, type WorldOptions } from '../../tasks';
-import { hash32 } from '../../seeds';
+import { Mulberry32, hash32 } from '../../seeds';
 
 /** The height band each world kind stores: y in [minY, minY + height). */
 export const WORLD_BANDS: Readonly<Record<WorldKind, { minY: number; height: number; below: number; above: number }>> = {
@@ -27,18 +27,10 @@ export const cellIndex = (lx: number, yy: number, lz: number) => (yy * 16 + lz) 
 /** Uniform in [0, 1). */
 export const rand01 = (a: number, b = 0, c = 0, d = 0) => hash32(a, b, c, d) / 4294967296;
 
-/** A random stream (mulberry32) with java.util.Random's call shapes, so feature code reads like the game's. */
-export class Stream {
-  constructor(private s: number) {}
+/** The one PRNG (seeds.ts) with java.util.Random's call shapes, so feature code reads like the game's. */
+export class Stream extends Mulberry32 {
   nextFloat(): number {
     return this.nextUint32() / 4294967296;
-  }
-  /** The next draw as a 32-bit integer: nextInt(2^k) is its top k bits (u / 2^32 · 2^k is exact), no float needed. */
-  nextUint32(): number {
-    this.s = (this.s + 0x6d2b79f5) | 0;
-    let t = Math.imul(this.s ^ (this.s >>> 15), 1 | this.s);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return (t ^ (t >>> 14)) >>> 0;
   }
   nextDouble(): number {
     return this.nextFloat();
@@ -46,10 +38,6 @@ export class Stream {
   /** Uniform integer in [0, n); n ≤ 0 gives 0. */
   nextInt(n: number): number {
     return n <= 0 ? 0 : Math.floor(this.nextFloat() * n);
-  }
-  /** Advances the stream past `n` draws without computing them (each draw adds the same constant to the state). */
-  skip(n: number): void {
-    this.s = (this.s + Math.imul(n, 0x6d2b79f5)) | 0;
   }
   /** A seed for a child stream (the game's `random.nextLong()` seeding a sub-feature). */
   nextSeed(): number {
