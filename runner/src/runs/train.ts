@@ -943,10 +943,13 @@ export async function evaluateCheckpoint(o: {
 async function checkBeforeTraining(gate: RewardGate, rewardFile: string, taskName: string): Promise<void> {
   const { report, errors } = await gate(rewardFile, resolveTask(taskName));
   for (const line of report) process.stderr.write(`${line}\n`);
-  if (errors > 0)
+  if (errors > 0) {
+    // The first located error travels in the message too: a sweep or loop job reports only this line.
+    const first = report.find((line) => /:\d+:\d+.*\berror\b/.test(line));
     throw new CommandError(
-      `${rewardFile}: ${errors} error(s) found before training (above), so nothing was trained or written; fix them, or pass --no-check to train anyway`,
+      `${rewardFile}: ${errors} error(s) found before training (above${first ? `; the first: ${first.trim()}` : ''}), so nothing was trained or written; fix them, or pass --no-check to train anyway`,
     );
+  }
 }
 
 export async function evalCommand(argv: string[]): Promise<number> {
