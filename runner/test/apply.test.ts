@@ -216,7 +216,8 @@ function userRun(fixture: string): { run: string; user: string; original: string
   const original = readFileSync(path.join(run, RUN_FILES.rewardCopy), 'utf8');
   writeFileSync(user, original);
   const summaryFile = path.join(run, RUN_FILES.summary);
-  writeFileSync(summaryFile, JSON.stringify({ ...JSON.parse(readFileSync(summaryFile, 'utf8')), reward_file: user }, null, 2));
+  const reward_sha256 = createHash('sha256').update(original).digest('hex');
+  writeFileSync(summaryFile, JSON.stringify({ ...JSON.parse(readFileSync(summaryFile, 'utf8')), reward_file: user, reward_sha256 }, null, 2));
   return { run, user, original };
 }
 
