@@ -58,7 +58,7 @@ export function registerTraining(s: Services): void {
     lensChanged.fire();
   };
 
-  async function train(uri?: vscode.Uri): Promise<void> {
+  async function train(uri?: vscode.Uri, options: { noCheck?: boolean } = {}): Promise<void> {
     if (training) {
       void vscode.window.showInformationMessage('A training run is already in progress; stop it from its notification first.');
       return;
@@ -79,6 +79,7 @@ export function registerTraining(s: Services): void {
       '--events',
       'ndjson',
       ...(vscode.workspace.getConfiguration('rewardsmith.training').get<string[]>('extraArgs') ?? []),
+      ...(options.noCheck ? ['--no-check'] : []),
     ];
     s.runtimeErrors.delete(document.uri);
     setTraining(true);
@@ -156,6 +157,20 @@ export function registerTraining(s: Services): void {
         );
         return;
       }
+      const checkErrors = result.finished?.check_errors;
+      if (checkErrors) {
+        // Refused before training (nothing written): the errors are the check's, already in Problems.
+        status.text = '$(error) Rewardsmith: not trained (errors found before training)';
+        dashboard.event(result.finished ?? makeEvent({ type: 'finished', ok: false, run_dir: outDir, summary: null }));
+        const choice = await vscode.window.showErrorMessage(
+          `Not trained: the check before training found ${checkErrors} error(s) in ${path.basename(document.uri.fsPath)}; fix them (see Problems) or train anyway.`,
+          'Show Problems',
+          'Train anyway',
+        );
+        if (choice === 'Show Problems') void vscode.commands.executeCommand('workbench.actions.view.problems');
+        if (choice === 'Train anyway') setImmediate(() => void train(document.uri, { noCheck: true }));
+        return;
+      }
       if (!result.finished?.ok || result.code !== 0) {
         status.text = '$(error) Rewardsmith: training failed';
         const reason = failureReason(result);
@@ -188,7 +203,7 @@ export function registerTraining(s: Services): void {
   }
 
   context.subscriptions.push(
-    vscode.commands.registerCommand('rewardsmith.train', train),
+    vscode.commands.registerCommand('rewardsmith.train', (uri?: vscode.Uri) => train(uri)),
     vscode.commands.registerCommand('rewardsmith.analyzeRun', analyzeRun),
     vscode.commands.registerCommand('rewardsmith.showDashboard', () => dashboard.show()),
     vscode.commands.registerCommand('rewardsmith.stopTraining', () =>

@@ -66,8 +66,17 @@ describe('probe findings', () => {
 describe('train refuses a reward with errors', () => {
   it("refuses the 'magma' reward naming line 4, writing nothing to the run folder", () => {
     const out = path.join(tempDir('rewardsmith-gate-'), 'run');
-    const r = cli('train', fixture('magma.reward.ts'), '--task', 'explore-diamond', '--out', out);
+    const r = cli('train', fixture('magma.reward.ts'), '--task', 'explore-diamond', '--out', out, '--events', 'ndjson');
     assert.equal(r.status, 1, r.stderr);
+    // An editor tells the refusal from a failed run by its typed field (VS Code offers "Train anyway").
+    const finished = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .find((e) => e.type === 'finished');
+    assert.equal(finished?.ok, false);
+    assert.equal(finished?.check_errors, 1);
+    assert.match(finished?.error, /error\(s\) found before training/);
     assert.match(r.stderr, /magma\.reward\.ts:4:\d+: error unknown-name/);
     assert.match(r.stderr, /magma\.reward\.ts:4:\d+: warning probe-absent-name: 'magma' never occurs/);
     assert.match(r.stderr, /nothing was trained or written.*--no-check/);

@@ -144,6 +144,12 @@ try {
   // there (as reward-analyzer diagnostics with code actions) before training ends.
   await command('View: Focus Problems');
   await train.click();
+  // The check before training refuses the reward ('magma' is an error) and writes nothing; the user trains anyway.
+  const refused = page.locator('.notification-toast', { hasText: 'found 1 error(s)' });
+  await refused.waitFor({ timeout: 120_000 });
+  await page.waitForTimeout(800); // the toast fades in
+  await screenshot('refused-before-training');
+  await refused.locator('a.monaco-button, .monaco-button', { hasText: 'Train anyway' }).first().click();
   const progress = page.locator('.notification-toast', { hasText: 'Training on tree.reward.ts' });
   await progress.waitFor({ timeout: 60_000 });
   await page
