@@ -37,7 +37,7 @@ const command = async (title) => {
 };
 
 try {
-  await page.goto(url);
+  await page.goto(url, { timeout: 90_000 });
   await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
   log('workbench loaded');
 
