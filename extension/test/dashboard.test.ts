@@ -65,10 +65,15 @@ test('dashboard: charts from the first update, the PPO curves, and "no episode f
     });
     await page.goto(pathToFileURL(path.join(dir, 'index.html')).href);
     await page.evaluate((evs) => {
+      // A run refused before training, then the user trains anyway: the new run starts without the old verdict.
+      window.postMessage({ type: 'live-start', label: 'refused' }, '*');
+      const refused = { v: 2, t: 0, type: 'finished', ok: false, run_dir: '', summary: null, error: 'refused before training', check_errors: 1 };
+      window.postMessage({ type: 'event', event: refused }, '*');
       window.postMessage({ type: 'live-start', label: 'approach-tree (live)' }, '*');
       for (const event of evs) window.postMessage({ type: 'event', event }, '*');
     }, events);
     await page.waitForFunction((n) => /2,048 \/ 2,048 frames/.test(document.getElementById('live-status')!.textContent ?? '') && n > 0, metrics.length);
+    assert.equal(await page.evaluate(() => document.getElementById('live-result')!.textContent), '', "the refused run's verdict is gone");
     const label = (id: string) => page.evaluate((i) => document.getElementById(i)!.getAttribute('aria-label') ?? '', id);
     const n = metrics.length;
     assert.match(await label('chart-return'), new RegExp(`still running \\(return so far\\): ${n} points`));

@@ -89,6 +89,9 @@ function startLive(label: string): void {
   liveFailed = [];
   byId('live-label').textContent = label;
   byId('live-status').textContent = 'starting…';
+  // The previous run's verdict (a failure, a refusal) is not this run's.
+  byId('live-result').textContent = '';
+  byId('live-result').className = '';
   byId('success-note').textContent = '';
   byId('eval').replaceChildren(textEl('p', 'Evaluation runs after training.', 'muted'));
   redrawCharts();
