@@ -3,7 +3,7 @@
 // recorded by the CLI, played back by the CLI, read by the extension's checker; and damaged output refused.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
@@ -12,6 +12,8 @@ import { pathToFileURL } from 'node:url';
 import { readEpisodes, readSummary, type PlaybackRecord } from '../../runner/src/records';
 import { parsePlaybackRecord, PLAYBACK_LIMITS } from '../src/core';
 import type { PastRun } from '../src/dashboard/protocol';
+import { watchedPage, withChromium } from '../../runner/test/helpers/chromium';
+import { writeDashboardPage } from './helpers/dashboard-page';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dir = mkdtempSync(path.join(tmpdir(), 'rewardsmith-dashboard-playback-'));
@@ -52,37 +54,9 @@ test('a rollout recorded by the CLI plays back as a record the dashboard accepts
   assert.throws(() => parsePlaybackRecord(JSON.stringify({ ...record, width: 1e6 })), /frame size/);
 });
 
-const CHROMIUM = '/usr/bin/chromium';
-
 test('the dashboard webview: ▶ beside a failed episode asks the host to play it; the playback it gets plays', { timeout: 300_000 }, async (t) => {
   if (!recorded) return t.skip('needs the recorded rollout of the test above');
-  if (!existsSync(CHROMIUM)) {
-    if (process.env.CI) assert.fail(`${CHROMIUM} is missing`);
-    return t.skip(`${CHROMIUM} not installed`);
-  }
-  // The webview bundle as the build makes it (browser, iife), in a page with the dashboard's elements and a
-  // stand-in for VS Code's webview API that keeps what the webview posts.
-  const esbuild = await import('esbuild');
-  const bundle = path.join(dir, 'dashboard.js');
-  await esbuild.build({
-    entryPoints: [path.join(ROOT, 'extension/src/dashboard/main.ts')],
-    bundle: true,
-    platform: 'browser',
-    format: 'iife',
-    target: 'es2022',
-    outfile: bundle,
-    logLevel: 'error',
-  });
-  const ids = ['live-label', 'live-status', 'live-result', 'success-note', 'eval', 'map-title', 'map-legend', 'playback', 'past'];
-  const canvases = ['return', 'success', 'fps', 'entropy', 'approx-kl', 'clip-fraction', 'value-loss', 'explained-variance', 'learning-rate'];
-  const page = path.join(dir, 'dashboard.html');
-  writeFileSync(
-    page,
-    `<!doctype html><html><body>${ids.map((id) => `<div id="${id}"></div>`).join('')}
-${canvases.map((c) => `<canvas id="chart-${c}"></canvas>`).join('')}<canvas id="map"></canvas>
-<script>window.sent = []; window.acquireVsCodeApi = () => ({ postMessage: (m) => window.sent.push(m) });</script>
-<script src="dashboard.js"></script></body></html>`,
-  );
+  const page = await writeDashboardPage(dir);
   // A rollout has no training: the past-run table's training and evaluation figures are given here.
   const failed = readEpisodes(RUN).filter((e) => !e.success);
   const summary = {
@@ -126,44 +100,35 @@ ${canvases.map((c) => `<canvas id="chart-${c}"></canvas>`).join('')}<canvas id="
       playable: e.actions !== undefined,
     })),
   };
-  const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--allow-file-access-from-files'],
-  });
-  try {
-    const tab = await browser.newPage({ viewport: { width: 900, height: 1200 } });
-    const problems: string[] = [];
-    tab.on('pageerror', (e) => problems.push(e.message));
-    tab.on('console', (m) => {
-      if (m.type() === 'error') problems.push(m.text());
-    });
-    await tab.goto(pathToFileURL(page).href);
-    await tab.evaluate((runs) => window.postMessage({ type: 'past-runs', runs }, '*'), [past]);
-    const play = tab.locator('#map-legend button', { hasText: 'play' }).first();
-    await play.click();
-    const sent = await tab.evaluate(() => (window as unknown as { sent: unknown[] }).sent);
-    const ask = sent.find((m) => (m as { type: string }).type === 'play') as { dir: string; episode: number };
-    assert.deepEqual(ask, { type: 'play', dir: RUN, episode: failed[0]!.episode });
-    // The host's answer: what `rewardsmith playback --format json` printed for that episode.
-    const answer = cli('playback', RUN, '--episode', String(ask.episode), '--format', 'json', '--max-frames', '40');
-    const record = parsePlaybackRecord(answer.stdout);
-    await tab.evaluate((r) => window.postMessage({ type: 'playback', run: 'run', record: r }, '*'), record);
-    await tab.waitForFunction(() => /^step 0 of \d+ · start/.test(document.querySelector('#playback .muted')?.textContent ?? ''));
-    const pixels = () =>
-      tab.evaluate(() => {
-        const c = document.querySelector('#playback canvas.frame') as HTMLCanvasElement;
-        return c.toDataURL();
-      });
-    const first = await pixels();
-    const slider = tab.locator('#playback input[type=range]');
-    await slider.fill(String(record.frame_count - 1));
-    const readout = await tab.locator('#playback .muted').first().textContent();
-    assert.match(readout ?? '', new RegExp(`^step ${record.rows[record.rows.length - 1]!.step} of ${record.steps} · `));
-    assert.notEqual(await pixels(), first, 'the frame follows the slider');
-    assert.deepEqual(problems, []);
-  } finally {
-    await browser.close();
-  }
+  await withChromium(
+    t,
+    async (browser) => {
+      const { page: tab, problems } = await watchedPage(browser, { viewport: { width: 900, height: 1200 } });
+      await tab.goto(pathToFileURL(page).href);
+      await tab.evaluate((runs) => window.postMessage({ type: 'past-runs', runs }, '*'), [past]);
+      const play = tab.locator('#map-legend button', { hasText: 'play' }).first();
+      await play.click();
+      const sent = await tab.evaluate(() => (window as unknown as { sent: unknown[] }).sent);
+      const ask = sent.find((m) => (m as { type: string }).type === 'play') as { dir: string; episode: number };
+      assert.deepEqual(ask, { type: 'play', dir: RUN, episode: failed[0]!.episode });
+      // The host's answer: what `rewardsmith playback --format json` printed for that episode.
+      const answer = cli('playback', RUN, '--episode', String(ask.episode), '--format', 'json', '--max-frames', '40');
+      const record = parsePlaybackRecord(answer.stdout);
+      await tab.evaluate((r) => window.postMessage({ type: 'playback', run: 'run', record: r }, '*'), record);
+      await tab.waitForFunction(() => /^step 0 of \d+ · start/.test(document.querySelector('#playback .muted')?.textContent ?? ''));
+      const pixels = () =>
+        tab.evaluate(() => {
+          const c = document.querySelector('#playback canvas.frame') as HTMLCanvasElement;
+          return c.toDataURL();
+        });
+      const first = await pixels();
+      const slider = tab.locator('#playback input[type=range]');
+      await slider.fill(String(record.frame_count - 1));
+      const readout = await tab.locator('#playback .muted').first().textContent();
+      assert.match(readout ?? '', new RegExp(`^step ${record.rows[record.rows.length - 1]!.step} of ${record.steps} · `));
+      assert.notEqual(await pixels(), first, 'the frame follows the slider');
+      assert.deepEqual(problems, []);
+    },
+    { files: true },
+  );
 });
