@@ -158,7 +158,7 @@ describe('rewardsmith loop (2 iterations, approach-tree, scripted LLM)', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as LlmCallRecord);
-    assert.equal(log.length, asked.length);
+    assert.equal(log.length, asked.length, JSON.stringify(log.map((l) => [l.role, l.error])));
     assert.deepEqual(new Set(log.map((l) => l.role)), new Set(['designer', 'critic', 'analyzer']));
     assert.ok(log.every((l) => l.model === 'scripted-gpt' && l.usage !== null && l.latency_ms >= 0 && l.temperature === 0.3));
 

@@ -8,10 +8,10 @@ import { MAX_ENVS } from '../runs/config';
 import { BACKEND_CHOICES } from '../ppo/backend';
 import { RUN_FILES } from '../records';
 import { resolveTask } from '../tasks';
-import { LocalEngine, SlurmEngine, type Engine } from '../sweep/engine';
+import { ENGINE_CHOICE, ENGINE_SETTINGS, engineFromOptions } from '../sweep/engine-options';
 import { LlmNotConfiguredError, LLM_LOG_FILE, resolveLlmConfig, isLlmConfigured } from './client';
 import { EVENTS_OPTION, runLlmCommand } from './command';
-import { LoopError, runLoop } from './loop';
+import { runLoop } from './loop';
 import { resultsTable } from './loop-results';
 import type { LoopOptions } from './loop-types';
 
@@ -21,7 +21,7 @@ export const LOOP_SPEC = {
 iteration's reward files, critiques, run and analysis stay in DIR; running the same command again resumes an
 interrupted loop. --candidates K samples K rewards per iteration and keeps the best by evaluation success.
 --engine local|slurm trains each iteration's candidates at once, as \`rewardsmith train\` processes or Slurm jobs
-(see \`rewardsmith sweep --help\` for the cluster options).
+(with the options \`sweep\` and \`table\` take; an interrupted loop waits for the jobs it left running).
 --reward FILE starts from your reward instead of a fresh design. At the end, prints a table of iterations.
 --no-llm (with --reward) needs no LLM: each iteration trains K sets of the analyzer's patches to the current
 reward, every candidate from the same starting policy, and keeps the best only if its held-out success is
@@ -48,20 +48,14 @@ LLM: OPENAI_API_KEY, OPENAI_BASE_URL, REWARDSMITH_MODEL; every call is logged to
     'from-scratch': { type: 'boolean', description: "train every candidate from scratch instead of the task's foundation policy" },
     demos: { type: 'int', min: 1, max: 10_000, valueName: 'N', description: 'demonstrations behind the foundation the loop builds (default: as pretrain)' },
     'no-llm': { type: 'boolean', description: "improve --reward with the analyzer's patches, without an LLM" },
-    engine: { type: 'string', choices: ['local', 'slurm'], description: "train each iteration's candidates at once, as processes or Slurm jobs" },
+    engine: {
+      ...ENGINE_CHOICE,
+      description: "train each iteration's candidates at once, as processes or Slurm jobs (default: one after another, in this process)",
+    },
+    ...ENGINE_SETTINGS,
     events: EVENTS_OPTION,
   },
 } as const;
-
-/** `--engine local|slurm`: candidates train as parallel `train` jobs (Slurm with its defaults; `sweep` has the options). */
-async function loopEngine(name: string): Promise<Engine> {
-  if (name === 'local') return new LocalEngine();
-  if (name !== 'slurm') throw new UsageError(`--engine must be local or slurm, not "${name}"`);
-  await SlurmEngine.check().catch((err: Error) => {
-    throw new LoopError(err.message);
-  });
-  return new SlurmEngine();
-}
 
 export function loopCommand(argv: string[], terminal: CommandIo = PROCESS_IO): Promise<number> {
   return runLlmCommand(LOOP_SPEC, argv, terminal, async (values, { emit, progress, result: print }) => {
@@ -76,6 +70,7 @@ export function loopCommand(argv: string[], terminal: CommandIo = PROCESS_IO): P
     if (values.demos !== undefined && (fromScratch || values.init))
       throw new UsageError(`--demos sizes the foundation the loop builds, which ${fromScratch ? '--from-scratch' : '--init'} replaces`);
     if (values.init && !existsSync(values.init)) throw new UsageError(`--init ${values.init}: no such checkpoint`);
+    const engine = await engineFromOptions(values);
     const out = path.resolve(values.out);
     const options: LoopOptions = {
       task,
@@ -92,9 +87,7 @@ export function loopCommand(argv: string[], terminal: CommandIo = PROCESS_IO): P
         evalEpisodes: values['eval-episodes'],
         backend: values.backend,
         init: values.init,
-        ...(values.engine === undefined
-          ? {}
-          : { engine: await loopEngine(values.engine), taskArg: existsSync(values.task) ? path.resolve(values.task) : values.task }),
+        ...(engine ? { engine, taskArg: existsSync(values.task) ? path.resolve(values.task) : values.task } : {}),
       },
       emit,
       say: progress,
