@@ -158,9 +158,11 @@ describe('rewardsmith loop (2 iterations, approach-tree, scripted LLM)', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as LlmCallRecord);
-    assert.equal(log.length, asked.length, JSON.stringify(log.map((l) => [l.role, l.error])));
+    // A call the client could not deliver (a kept-alive socket the server had closed, under load) is logged too, and retried.
+    const delivered = log.filter((l) => !/^cannot reach /.test(l.error ?? ''));
+    assert.equal(delivered.length, asked.length, JSON.stringify(log.map((l) => [l.role, l.error])));
     assert.deepEqual(new Set(log.map((l) => l.role)), new Set(['designer', 'critic', 'analyzer']));
-    assert.ok(log.every((l) => l.model === 'scripted-gpt' && l.usage !== null && l.latency_ms >= 0 && l.temperature === 0.3));
+    assert.ok(delivered.every((l) => l.model === 'scripted-gpt' && l.usage !== null && l.latency_ms >= 0 && l.temperature === 0.3));
 
     // the final table
     assert.match(
