@@ -538,7 +538,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
     // Held-out evaluation with the same reward sandbox (fresh episodes).
     const evalEpisodes = options.evalEpisodes ?? DEFAULT_EVAL_EPISODES;
     if (evalEpisodes > 0) options.onEvalEpisode?.(0, evalEpisodes);
-    const evalEnvs = Math.max(1, Math.min(options.evalEnvs ?? Math.min(n, EVAL_ENVS), evalEpisodes));
+    const evalEnvs = Math.max(1, Math.min(options.evalEnvs ?? options.config?.evalEnvs ?? Math.min(n, EVAL_ENVS), evalEpisodes));
     await sandbox.close();
     sandbox = null;
     let result: Awaited<ReturnType<typeof evaluate>> | null = null;
