@@ -68,19 +68,7 @@ export function registerTraining(s: Services): void {
     const task = await taskFor(document);
     if (!task) return;
     const outDir = newRunDir(s, document, 'train');
-    const args = [
-      'train',
-      document.uri.fsPath,
-      '--task',
-      task,
-      ...trainingBudgetArgs(),
-      '--out',
-      outDir,
-      '--events',
-      'ndjson',
-      ...(vscode.workspace.getConfiguration('rewardsmith.training').get<string[]>('extraArgs') ?? []),
-      ...(options.noCheck ? ['--no-check'] : []),
-    ];
+    const args = trainArgs(document, task, outDir, options.noCheck);
     s.runtimeErrors.delete(document.uri);
     setTraining(true);
     const label = `${path.basename(document.uri.fsPath)} on ${task}`;
@@ -157,18 +145,10 @@ export function registerTraining(s: Services): void {
         );
         return;
       }
-      const checkErrors = result.finished?.check_errors;
-      if (checkErrors) {
-        // Refused before training (nothing written): the errors are the check's, already in Problems.
+      if (result.finished?.check_errors) {
         status.text = '$(error) Rewardsmith: not trained (errors found before training)';
-        dashboard.event(result.finished ?? makeEvent({ type: 'finished', ok: false, run_dir: outDir, summary: null }));
-        const choice = await vscode.window.showErrorMessage(
-          `Not trained: the check before training found ${checkErrors} error(s) in ${path.basename(document.uri.fsPath)}; fix them (see Problems) or train anyway.`,
-          'Show Problems',
-          'Train anyway',
-        );
-        if (choice === 'Show Problems') void vscode.commands.executeCommand('workbench.actions.view.problems');
-        if (choice === 'Train anyway') setImmediate(() => void train(document.uri, { noCheck: true }));
+        dashboard.event(result.finished);
+        if (await offerTrainAnyway(document, result.finished.check_errors)) setImmediate(() => void train(document.uri, { noCheck: true }));
         return;
       }
       if (!result.finished?.ok || result.code !== 0) {
@@ -252,6 +232,37 @@ async function analyze(s: Services, runDir: string, document: vscode.TextDocumen
       .showInformationMessage(`The analyzer has ${found.length} suggestion${found.length === 1 ? '' : 's'} for ${path.basename(document.uri.fsPath)}.`, 'Show')
       .then((c) => c && vscode.commands.executeCommand('rewardsmith.suggestions.focus'));
   }
+}
+
+/** The runner's `train` command line for a reward document, with the workspace's budget and extra arguments. */
+function trainArgs(document: vscode.TextDocument, task: string, outDir: string, noCheck = false): string[] {
+  return [
+    'train',
+    document.uri.fsPath,
+    '--task',
+    task,
+    ...trainingBudgetArgs(),
+    '--out',
+    outDir,
+    '--events',
+    'ndjson',
+    ...(vscode.workspace.getConfiguration('rewardsmith.training').get<string[]>('extraArgs') ?? []),
+    ...(noCheck ? ['--no-check'] : []),
+  ];
+}
+
+/**
+ * A reward the check before training refused (nothing was written; its errors are already in Problems): whether the
+ * user chose to train anyway.
+ */
+async function offerTrainAnyway(document: vscode.TextDocument, errors: number): Promise<boolean> {
+  const choice = await vscode.window.showErrorMessage(
+    `Not trained: the check before training found ${errors} error(s) in ${path.basename(document.uri.fsPath)}; fix them (see Problems) or train anyway.`,
+    'Show Problems',
+    'Train anyway',
+  );
+  if (choice === 'Show Problems') void vscode.commands.executeCommand('workbench.actions.view.problems');
+  return choice === 'Train anyway';
 }
 
 /** The run's suggestions.json through the runner's checked reader: a malformed file is reported as the CLI reports it. */

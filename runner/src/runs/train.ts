@@ -938,17 +938,15 @@ export async function evaluateCheckpoint(o: {
 }
 
 /**
- * Refuses a reward the check finds errors in, before the run folder exists (exit 1, the diagnostics on stderr);
- * warnings are printed and training goes on.
+ * Refuses a reward the check finds errors in, before the run folder exists (exit 1, the diagnostics on stderr, the
+ * first error in the message for a sweep job's one line, a `finished` event with check_errors for an editor).
  */
 async function checkBeforeTraining(gate: RewardGate, rewardFile: string, taskName: string, reporter: Reporter, out: string): Promise<void> {
   const { report, errors } = await gate(rewardFile, resolveTask(taskName));
   for (const line of report) process.stderr.write(`${line}\n`);
   if (errors > 0) {
-    // The first located error travels in the message too: a sweep or loop job reports only this line.
     const first = report.find((line) => /:\d+:\d+.*\berror\b/.test(line));
     const message = `${rewardFile}: ${errors} error(s) found before training (above${first ? `; the first: ${first.trim()}` : ''}), so nothing was trained or written; fix them, or pass --no-check to train anyway`;
-    // An editor tells this refusal from a failed run by the typed field, and can offer to train anyway.
     reporter.emit(makeEvent({ type: 'finished', ok: false, run_dir: path.resolve(out), summary: null, error: message, check_errors: errors }));
     throw new CommandError(message);
   }
