@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import path from 'node:path';
-import { SCALE_RULE, type StepObservation } from '../schema';
+import { SCALE_RULE, type ParameterName, type StepObservation } from '../schema';
 import { compileRewardFile, COVERAGE_MARKER, LOOP_MARKER, RewardError, SourcePositions, type CompiledReward } from './compile';
 import type { CoverageCounts, HostCommand, HostFailure, HostReply, HostRequest, PackedStep, RewardLimits, StepDetail } from './sandbox-host';
 
@@ -48,6 +48,18 @@ export interface SandboxOptions {
   source?: string;
   /** Count each statement's runs per call (probes; see CompiledReward.statements). Training runs without. */
   coverage?: boolean;
+}
+
+/**
+ * Probes: an env whose `parameter` is, on every call, what the `donor` env's call of the same step receives (the
+ * donor's last, when its episode has ended), while everything else is its own episode's; a donor that is the env
+ * itself means its own episode one step apart (current and previous nearest blocks trade places, every other input
+ * is the previous call's). Such an env's failures do not stop the replay: its value is NaN. Steps must list the
+ * donor before the env.
+ */
+export interface InputSwap {
+  parameter: ParameterName;
+  donor: number;
 }
 
 /** Heap an entry of `past_agent_positions` takes in the isolate: 112 bytes measured (an array of 5 doubles), rounded up. */
@@ -240,11 +252,14 @@ export class RewardSandbox {
    * Starts episodes for these envs with their first observation: GLOBAL_DATA = {}, previous nearest blocks =
    * that observation's, past_agent_positions = [its position].
    */
-  async beginEpisodes(envs: number[], firstObs: StepObservation[]): Promise<void> {
+  async beginEpisodes(envs: number[], firstObs: StepObservation[], swaps?: (InputSwap | null)[]): Promise<void> {
     if (envs.length !== firstObs.length) throw new Error(`beginEpisodes: ${envs.length} envs but ${firstObs.length} observations`);
     for (const e of envs) if (!Number.isInteger(e) || e < 0 || e >= this.numEnvs) throw new Error(`beginEpisodes: env ${e} is not in 0..${this.numEnvs - 1}`);
+    swaps?.forEach((w, i) => {
+      if (w && w.donor !== envs[i] && !envs.slice(0, i).includes(w.donor)) throw new Error(`beginEpisodes: the donor env ${w.donor} of env ${envs[i]} must begin before it`);
+    });
     if (envs.length === 0) return;
-    await this.request({ op: 'begin', json: JSON.stringify({ envs, obs: firstObs }) }, HOST_GRACE_MS * 2);
+    await this.request({ op: 'begin', json: JSON.stringify({ envs, obs: firstObs, ...(swaps ? { swaps } : {}) }) }, HOST_GRACE_MS * 2);
   }
 
   /**
