@@ -177,9 +177,10 @@ function differingCalls(own: StepObservation[], donor: StepObservation[], parame
   return n;
 }
 
-/** One env of a replay: the episode it plays and, for a swap, which input comes from where. */
+/** One env of a replay: the episode it plays, its observations and, for a swap, which input comes from where. */
 interface EnvPlan {
   episode: number;
+  obs: StepObservation[];
   swap: InputSwap | null;
 }
 
@@ -191,11 +192,10 @@ async function play(
   sandbox: RewardSandbox,
   first: number,
   plan: EnvPlan[],
-  sequences: StepObservation[][],
   bank: ProbeBank,
 ): Promise<{ traces: EpisodeTrace[]; failure: ReplayFailure | null; calls: number }> {
-  const traces: EpisodeTrace[] = plan.map(({ episode }) => {
-    const calls = sequences[episode]!.length - 1;
+  const traces: EpisodeTrace[] = plan.map(({ episode, obs }) => {
+    const calls = obs.length - 1;
     return {
       episode,
       values: new Float64Array(calls),
@@ -204,20 +204,20 @@ async function play(
       recorded: bank.episodes[episode]!.obs.length - 1,
     };
   });
-  const longest = Math.max(...plan.map((p) => sequences[p.episode]!.length));
+  const longest = Math.max(...plan.map((p) => p.obs.length));
   let failure: ReplayFailure | null = null;
   let calls = 0;
   await sandbox.beginEpisodes(
     plan.map((_, i) => first + i),
-    plan.map((p) => sequences[p.episode]![0]!),
+    plan.map((p) => p.obs[0]!),
     plan.map((p) => p.swap),
   );
   for (let t = 1; t < longest && !failure; t++) {
-    const active = plan.flatMap((p, i) => (sequences[p.episode]!.length > t ? [i] : []));
+    const active = plan.flatMap((p, i) => (p.obs.length > t ? [i] : []));
     try {
       const { values, detail } = await sandbox.stepEnvs(
         active.map((i) => first + i),
-        active.map((i) => sequences[plan[i]!.episode]![t]!),
+        active.map((i) => plan[i]!.obs[t]!),
       );
       calls += active.length;
       active.forEach((i, k) => {
@@ -267,18 +267,30 @@ export async function replayBank(file: string, task: TaskSpec, bank: ProbeBank, 
   const teacher = episodes.findIndex((e) => e.behaviour === 'teacher');
   const firstSwap = episodes.length + repeated.length;
   // The host's donor is an env: an episode's own env is its index; an episode swapped with itself is its own env.
-  const plan: EnvPlan[] = [
-    ...episodes.map((_, episode) => ({ episode, swap: null })),
-    ...repeated.map((episode) => ({ episode, swap: null })),
-    ...swaps.map((w, i) => ({ episode: w.episode, swap: { parameter: w.swap.parameter, donor: w.swap.donor === w.episode ? firstSwap + i : w.swap.donor } })),
-  ];
   const sequences = episodes.map((e) => (e.success || e.died || e.behaviour === 'teacher' ? e.obs : [...e.obs, ...e.obs.slice(Math.ceil(e.obs.length / 2))]));
+  // A swapped episode plays what was recorded (without the repeat of its second half, which only the incentives need).
+  const plan: EnvPlan[] = [
+    ...episodes.map((_, episode) => ({ episode, obs: sequences[episode]!, swap: null })),
+    ...repeated.map((episode) => ({ episode, obs: sequences[episode]!, swap: null })),
+    ...swaps.map((w, i) => ({
+      episode: w.episode,
+      obs: episodes[w.episode]!.obs,
+      swap: { parameter: w.swap.parameter, donor: w.swap.donor === w.episode ? firstSwap + i : w.swap.donor },
+    })),
+  ];
   const longest = Math.max(...sequences.map((obs) => obs.length));
   // The second round: a copy of the successful episode (the donor) and the paid failure mode once per input.
   const envs = plan.length + (swappedInputs.length > 0 && teacher >= 0 ? 1 + swappedInputs.length : 0);
   let sandbox: RewardSandbox;
   try {
-    sandbox = await RewardSandbox.open(file, envs, { attack: task.attack, episodeSteps: longest, source, coverage: true, limits: PROBE_LIMITS });
+    sandbox = await RewardSandbox.open(file, envs, {
+      attack: task.attack,
+      episodeSteps: longest,
+      source,
+      coverage: true,
+      limits: PROBE_LIMITS,
+      warmHost: true,
+    });
   } catch (err) {
     // The file's top level failed (a throw, a time limit): a failure before any step. Compile and contract errors are lint's.
     if (!(err instanceof RewardError) || err.kind === 'compile' || err.kind === 'contract') throw err;
@@ -290,26 +302,27 @@ export async function replayBank(file: string, task: TaskSpec, bank: ProbeBank, 
     episode: w.episode,
     donor: w.swap.donor,
     values,
-    differing: differingCalls(sequences[w.episode]!, sequences[w.swap.donor]!, w.swap.parameter, w.swap.donor === w.episode),
+    differing: differingCalls(episodes[w.episode]!.obs, sequences[w.swap.donor]!, w.swap.parameter, w.swap.donor === w.episode),
   });
   let calls = 0;
   try {
-    const round = await play(sandbox, 0, plan, sequences, bank);
+    const round = await play(sandbox, 0, plan, bank);
     calls += round.calls;
     const { traces, failure } = round;
     const coverage = failure ? null : await sandbox.coverage();
     const swapTraces = swaps.map((w, i) => swapTrace(w, traces[firstSwap + i]!.values));
-    const paid = failure || envs === plan.length ? undefined : mostPaidFailureMode(traces.slice(0, episodes.length), bank, new Set(swaps.map((w) => w.episode)));
+    const paid =
+      failure || envs === plan.length ? undefined : mostPaidFailureMode(traces.slice(0, episodes.length), bank, new Set(swaps.map((w) => w.episode)));
     if (paid !== undefined) {
       const second: EnvPlan[] = [
-        { episode: teacher, swap: null },
-        ...swappedInputs.map((parameter) => ({ episode: paid, swap: { parameter, donor: plan.length } })),
+        { episode: teacher, obs: sequences[teacher]!, swap: null },
+        ...swappedInputs.map((parameter) => ({ episode: paid, obs: episodes[paid]!.obs, swap: { parameter, donor: plan.length } })),
       ];
-      const again = await play(sandbox, plan.length, second, sequences, bank);
+      const again = await play(sandbox, plan.length, second, bank);
       calls += again.calls;
       // A swap that made the reward fail (a time-out) changed what it does: its values are NaN.
       swappedInputs.forEach((parameter, i) => {
-        const values = again.failure ? new Float64Array(sequences[paid]!.length - 1).fill(Number.NaN) : again.traces[1 + i]!.values;
+        const values = again.failure ? new Float64Array(episodes[paid]!.obs.length - 1).fill(Number.NaN) : again.traces[1 + i]!.values;
         swapTraces.push(swapTrace({ episode: paid, swap: { parameter, donor: teacher } }, values));
       });
     }

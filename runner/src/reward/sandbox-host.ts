@@ -45,7 +45,8 @@ export interface PackedStep {
   /** The envs these observations are for, in order (absent: envs 0..count-1). Probes step episodes of unequal length. */
   envs?: number[];
 }
-export type HostCommand = OpenRequest | { op: 'begin'; json: string } | ({ op: 'step' } & PackedStep) | { op: 'coverage' };
+/** `dispose`: drop the isolate; the host waits, warm, for its next `open`. */
+export type HostCommand = OpenRequest | { op: 'begin'; json: string } | ({ op: 'step' } & PackedStep) | { op: 'coverage' } | { op: 'dispose' };
 export type HostRequest = { id: number } & HostCommand;
 
 /** A failure inside the sandbox, in compiled-JS terms; the parent maps it to the original file. */
@@ -453,6 +454,10 @@ function serve(): void {
         sandbox = null;
         sandbox = new Sandbox(msg);
         sandbox.runFile();
+        reply({ id: msg.id, ok: true });
+      } else if (msg.op === 'dispose') {
+        sandbox?.dispose();
+        sandbox = null;
         reply({ id: msg.id, ok: true });
       } else if (!sandbox || sandbox.disposed) {
         reply({ id: msg.id, ok: false, failure: { kind: 'memory', message: `exceeded ${limits?.memoryMb} MB heap`, env: null, fatal: true } });
