@@ -39,7 +39,8 @@ import {
 } from './lsp_ext';
 import { lintSnapshot, type RewardDiagnostic, type Severity } from '../../runner/src/lint/rules';
 import { probeDiagnostic, taskOfReward } from '../../runner/src/lint/check';
-import { probeReward } from '../../runner/src/probe/index';
+import { probeReward, profileText, type LineProfile } from '../../runner/src/probe/index';
+import { prewarmSandboxHost } from '../../runner/src/reward/index';
 import { taskFromHeader } from '../../runner/src/tasks';
 
 /** The pause in typing after which the probes run (they also run on save; never per keystroke). */
@@ -82,6 +83,9 @@ export function startServer(given?: Connection): Promise<number> {
   const projects = new Map<string, RewardProject>();
   const lintResults = new Map<string, RewardDiagnostic[]>();
   const probeResults = new Map<string, RewardDiagnostic[]>();
+  /** Each document's reward profile, with the text it was probed on (a lens on changed text would sit on the wrong line). */
+  const profiles = new Map<string, { text: string; profile: LineProfile[] }>();
+  let canRefreshCodeLens = false;
   const criticFindings = new Map<string, AnchoredFinding[]>();
   const criticCache = new Map<string, CritiqueResult & { status: 'ok' }>();
   const suggestions = new Map<string, Map<string, AnalyzerSuggestion>>();
@@ -284,7 +288,9 @@ export function startServer(given?: Connection): Promise<number> {
       // Findings of text that has changed since would sit on the wrong lines: the next probe replaces them.
       if (documents.get(uri)?.getText() === text) {
         probeResults.set(uri, result ? result.findings.map(probeDiagnostic) : []);
+        profiles.set(uri, { text, profile: result?.profile ?? [] });
         publish(uri);
+        if (canRefreshCodeLens) void connection.sendRequest('workspace/codeLens/refresh').catch(() => undefined);
       }
     } catch (err) {
       connection.console.error(`probe ${uri}: ${(err as Error).message}`);
@@ -296,6 +302,7 @@ export function startServer(given?: Connection): Promise<number> {
 
   connection.onInitialize((params) => {
     canReadConfiguration = !!params.capabilities.workspace?.configuration;
+    canRefreshCodeLens = !!params.capabilities.workspace?.codeLens?.refreshSupport;
     return {
       capabilities: {
         textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, save: { includeText: false } },
@@ -303,13 +310,28 @@ export function startServer(given?: Connection): Promise<number> {
         completionProvider: { triggerCharacters: ['"', "'", '.', '`'] },
         codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
         executeCommandProvider: { commands: Object.values(SERVER_COMMANDS) },
+        codeLensProvider: { resolveProvider: false },
       },
       serverInfo: { name: 'rewardsmith', version: '0.1.0' },
     };
   });
 
+  // The reward profile above each line that decides something (ran on some probe calls, not all): how often it
+  // ran on successful episodes and on failure modes, and its share of each one's pay. From the last probe.
+  connection.onCodeLens((params) => {
+    handled++;
+    const doc = documents.get(params.textDocument.uri);
+    const known = profiles.get(params.textDocument.uri);
+    if (!doc || !known || known.text !== doc.getText()) return [];
+    return known.profile.map((p) => ({
+      range: { start: { line: p.line - 1, character: p.column - 1 }, end: { line: p.line - 1, character: p.column - 1 } },
+      command: { title: `probe profile: ${profileText(p)}`, command: '' },
+    }));
+  });
+
   documents.onDidOpen((e) => {
     if (!isReward(e.document.uri)) return;
+    prewarmSandboxHost(); // the first probe of the session does not wait for a sandbox host to start
     schedule(e.document.uri);
     scheduleProbe(e.document.uri, PROBE_IDLE_MS);
   });
@@ -327,6 +349,7 @@ export function startServer(given?: Connection): Promise<number> {
     projects.delete(e.document.uri);
     lintResults.delete(e.document.uri);
     probeResults.delete(e.document.uri);
+    profiles.delete(e.document.uri);
     clearTimeout(probeTimers.get(e.document.uri));
     probeTimers.delete(e.document.uri);
     criticFindings.delete(e.document.uri);

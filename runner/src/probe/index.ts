@@ -8,14 +8,18 @@ import { RewardError } from '../reward/index';
 import type { TaskSpec } from '../tasks';
 import { bankFile, probeBankAsync, type ProbeBank } from './bank';
 import { checkProperties, type ProbeFinding } from './properties';
+import { rewardProfile, type LineProfile } from './profile';
 import { replayBank, type Replay } from './replay';
 
 export { BEHAVIOURS, bankFile, probeBank, probeBankAsync, recordBank, PROBE_STEPS, type Behaviour, type ProbeBank, type ProbeEpisode } from './bank';
 export { PROPERTIES, type ProbeFinding } from './properties';
 export { replayBank, type Replay } from './replay';
+export { profileText, type LineProfile } from './profile';
 
 export interface ProbeResult {
   findings: ProbeFinding[];
+  /** The reward profile: per deciding line, how often it ran and its share of the pay, successes vs failure modes. */
+  profile: LineProfile[];
   /** Episodes and reward calls of the replay. */
   episodes: number;
   calls: number;
@@ -53,9 +57,9 @@ async function probeUncached(file: string, task: TaskSpec, options: { source: st
     replay = await replayBank(file, task, bank, options.source);
   } catch (err) {
     if (err instanceof RewardError && (err.kind === 'compile' || err.kind === 'contract'))
-      return { findings: [], episodes: 0, calls: 0, ms: performance.now() - start };
+      return { findings: [], profile: [], episodes: 0, calls: 0, ms: performance.now() - start };
     throw err;
   }
   const findings = checkProperties(replay, { task, bank, source: options.source });
-  return { findings, episodes: bank.episodes.length, calls: replay.calls, ms: performance.now() - start };
+  return { findings, profile: rewardProfile(replay, bank), episodes: bank.episodes.length, calls: replay.calls, ms: performance.now() - start };
 }
