@@ -49,7 +49,8 @@ export async function run(): Promise<void> {
         const pidsBefore = warmHostPids();
         const c0 = cpuSeconds();
         const t0 = performance.now();
-        const r = await probeReward(file, task, { source: text });
+        // Another text each round (a comment at the end), as an edit makes it: the same text is not probed twice.
+        const r = await probeReward(file, task, { source: `${text}// round ${warm} ${round}\n` });
         const wall = (performance.now() - t0) / 1000;
         if (!warm) await endWarmHosts(); // reaped: its CPU time moves to this process's children
         // The warm host counted before and after is the same process (it stays warm between probes).
