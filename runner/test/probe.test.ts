@@ -62,7 +62,10 @@ describe('probe findings', () => {
       unused.map((f) => `${f.line} ${f.code}`),
       expected(file),
     );
-    assert.match(unused[0]!.message, /^previous_nearest_blocks is read here but its value never changes the reward: .* same reward on all [\d,]+ calls, although it differed on [\d,]+ of them/);
+    assert.match(
+      unused[0]!.message,
+      /^previous_nearest_blocks is read here but its value never changes the reward: .* same reward on all [\d,]+ calls, although it differed on [\d,]+ of them/,
+    );
   });
   it('a well-shaped dense approach reward (new closest distance, success) gets no warning', async () => {
     const { findings } = await probeReward(fixture('cow-approach-shaped.reward.ts'), resolveTask('approach-cow'));

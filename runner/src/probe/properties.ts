@@ -410,7 +410,10 @@ const inputsUnused: Property = (replay, { bank }) => {
     if (changed) continue;
     const calls = swaps.reduce((n, w) => n + w.values.length, 0);
     const episodes = swaps
-      .map((w) => `${BEHAVIOURS[bank.episodes[w.episode]!.behaviour]} with ${w.donor === w.episode ? 'its own one step apart' : `that of ${BEHAVIOURS[bank.episodes[w.donor]!.behaviour]}`}`)
+      .map(
+        (w) =>
+          `${BEHAVIOURS[bank.episodes[w.episode]!.behaviour]} with ${w.donor === w.episode ? 'its own one step apart' : `that of ${BEHAVIOURS[bank.episodes[w.donor]!.behaviour]}`}`,
+      )
       .join('; ');
     const also = read.lines.length > 1 ? ` (read on lines ${read.lines.join(', ')})` : '';
     findings.push({
