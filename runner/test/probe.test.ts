@@ -54,6 +54,19 @@ describe('probe findings', () => {
     );
     assert.match(incentive[0]!.message, /turning in place is paid on 100 % of its steps: \d+ per 2,000-step episode; a successful episode earns [\d.]+/);
   });
+  it('an input the reward reads but whose value never changes the result is found by replaying it swapped, at the line that reads it', async () => {
+    const file = fixture('corpus/bug-progress-clamped.reward.ts');
+    const { findings } = await probeReward(file, resolveTask('approach-cow'));
+    const unused = findings.filter((f) => f.code === 'probe-input-unused');
+    assert.deepEqual(
+      unused.map((f) => `${f.line} ${f.code}`),
+      expected(file),
+    );
+    assert.match(
+      unused[0]!.message,
+      /^previous_nearest_blocks is read here but its value never changes the reward: .* same reward on all [\d,]+ calls, although it differed on [\d,]+ of them/,
+    );
+  });
   it('a well-shaped dense approach reward (new closest distance, success) gets no warning', async () => {
     const { findings } = await probeReward(fixture('cow-approach-shaped.reward.ts'), resolveTask('approach-cow'));
     assert.deepEqual(
