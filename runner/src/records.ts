@@ -5,17 +5,17 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { wilson, type RateComparison } from './stats';
-import type { AgentPosition, DeathCause, NearestBlocks } from './schema';
+import type { DeathCause, NearestBlocks, RecordedObservation } from './schema';
 
-/** One step of a recorded episode, in the analyzer's format (the paper's trajectory fields). */
-export interface RecordedStep {
+/**
+ * One step of a recorded episode, in the analyzer's format (the paper's trajectory fields): its number, action
+ * and reward, and every field of the step's observation (schema STEP_OBSERVATION_FIELDS; records written before
+ * `damage_dealt` and `kill_entity` were kept lack them).
+ */
+export interface RecordedStep extends RecordedObservation {
   step: number;
   action: string;
   reward: number;
-  position: AgentPosition;
-  inventory_change: Record<string, number>;
-  nearest: NearestBlocks;
-  health: number;
 }
 
 /** An evaluation episode, as stored in `DIR/eval/episodes.ndjson` (one per line). */
