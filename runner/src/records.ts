@@ -597,6 +597,11 @@ function checkEpisode(e: unknown, where: string): EpisodeRecord {
     if (typeof s?.step !== 'number' || typeof s.reward !== 'number' || !Array.isArray(s.position) || s.position.length < 5 || typeof s.nearest !== 'object') {
       throw new RunRecordError(`${where}: lastSteps[${i}] lacks step, reward, position [x, y, z, yaw, pitch] or nearest`);
     }
+    // Absent in records written before they were kept; when present, what the analyzer's replay hands the reward.
+    const counts = (d: unknown) => !!d && typeof d === 'object' && !Array.isArray(d) && Object.values(d).every((v) => typeof v === 'number');
+    if ((s.damage_dealt !== undefined && typeof s.damage_dealt !== 'number') || (s.kill_entity !== undefined && !counts(s.kill_entity))) {
+      throw new RunRecordError(`${where}: lastSteps[${i}] has a damage_dealt that is not a number or a kill_entity that is not counts by mob name`);
+    }
   });
   return ep as EpisodeRecord;
 }

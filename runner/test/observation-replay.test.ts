@@ -6,13 +6,13 @@
 // replayed reward equals the recorded one. The analyzer's re-runs once replayed every step with no damage and
 // no kill, so re-runs of attack rewards lost what the agent did.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { rerunReward } from '../src/analyze/rerun';
 import { SimEnv } from '../src/env/sim/sim';
 import { Demonstrator } from '../src/pretrain/demonstrator';
-import { readEpisodes, type EpisodeRecord } from '../src/records';
+import { readEpisodes, RunRecordError, type EpisodeRecord } from '../src/records';
 import { writeEvalRecords } from '../src/runs/evaluate';
 import { EpisodeRecorder } from '../src/runs/recorder';
 import { STEP_OBSERVATION_FIELDS, type StepObservation } from '../src/schema';
@@ -129,5 +129,25 @@ test('every observation field survives record → replay, for every task (the at
       const replayed: { step: number; reward: number }[] = rerun.steps.get(ep.episode)!.map((s) => ({ step: s.step, reward: s.reward }));
       assert.deepEqual(replayed, live, `${taskOf.get(ep.episode)!.id}: replayed rewards equal those of the steps as the agent saw them`);
     }
+  }
+});
+
+test('a recorded step with malformed attack fields is refused where it is read, naming the file, line and step', () => {
+  const source = path.join(__dirname, 'fixtures/runs/spin-in-place');
+  const line = readFileSync(path.join(source, 'eval/episodes.ndjson'), 'utf8').split('\n')[0]!;
+  const runDir = path.join(tmp, 'malformed');
+  for (const [field, value] of [
+    ['damage_dealt', '3'],
+    ['kill_entity', { cow: 'one' }],
+  ] as const) {
+    const ep = JSON.parse(line) as EpisodeRecord;
+    (ep.lastSteps[4] as unknown as Record<string, unknown>)[field] = value;
+    writeEvalRecords(runDir, [ep]);
+    assert.throws(
+      () => readEpisodes(runDir),
+      (err: Error) =>
+        err instanceof RunRecordError && /episodes\.ndjson:1: lastSteps\[4\] has a damage_dealt that is not a number or a kill_entity/.test(err.message),
+      field,
+    );
   }
 });
