@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { critiqueRequest, setLlmApiKeyNotification, type AnalyzerSuggestion } from '../../language-server/src/lsp_ext';
+import { critiqueRequest, setLlmApiKeyNotification, type AnalyzerSuggestion } from '../../protocol/src/lsp';
 import { trainingSuccessText } from './core';
 import { readLoopTable } from './loop-results';
 import { API_KEY_SECRET, failureReason } from './runner';

@@ -2,7 +2,7 @@
 // cancellable notification, the status-bar item and the dashboard, then the analyzer's suggestions on the file.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { AnalyzerSuggestion } from '../../language-server/src/lsp_ext';
+import type { AnalyzerSuggestion } from '../../protocol/src/lsp';
 import { makeEvent, type RunnerEvent } from '../../runner/src/events';
 import { readSuggestions, RunRecordError, type SuggestionsRecord } from '../../runner/src/records';
 import { rateText, rewardEntryLine, trainingSuccessText } from './core';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import ts from 'typescript';
 
 const ROOT = path.join(__dirname, '..', '..');
-const PRODUCT = ['runner/src', 'language-server/src', 'extension/src'];
+const PRODUCT = ['protocol', 'runner/src', 'language-server/src', 'extension/src'];
 const MAX_FUNCTION_LINES = 150;
 const MAX_FILE_LINES = 800;
 
