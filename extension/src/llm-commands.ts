@@ -29,7 +29,7 @@ export function registerLlmCommands(s: Services): void {
     const client = s.client();
     if (!document || !client) return;
     if (!(await requireLlm())) return;
-    const { taskFromHeader } = await import('../../runner/src/tasks');
+    const { taskFromHeader } = await import('../../runner/src/task-list');
     const task = taskFromHeader(document.getText()) ?? (vscode.workspace.getConfiguration('rewardsmith').get<string>('defaultTask') || undefined);
     const result = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Critic reviewing ${path.basename(document.uri.fsPath)}…` },

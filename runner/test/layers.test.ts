@@ -32,7 +32,7 @@ const RUNNER_LAYERS: readonly (readonly string[])[] = [
   ['files'],
   ['args', 'stats', 'diff', 'svg'],
   ['seeds'],
-  ['schema'],
+  ['schema', 'task-list'],
 ];
 
 /** The only runner and language-server modules the VS Code extension may import: the shared protocols. */
@@ -40,7 +40,7 @@ const EXTENSION_MAY_IMPORT = new Set([
   'protocol/src/lsp', // custom LSP requests and notifications, shared with the language server
   'runner/src/events', // the runner's stdout event stream
   'runner/src/records', // the files a run writes
-  'runner/src/tasks', // the built-in task list for the task picker and the `// task:` header
+  'runner/src/task-list', // the built-in task list for the task picker and the `// task:` header (no game data)
   'runner/src/diff', // the unified diffs that analyzer suggestions carry
   'runner/src/stats', // the one format of rates and of differences between them (records already build on it)
 ]);
