@@ -3,7 +3,6 @@
 // its task's probe bank, on save and after PROBE_IDLE_MS without typing); the LLM critic's findings
 // (`rewardsmith/critique`) and the trajectory analyzer's suggestions (`rewardsmith/setSuggestions`) published
 // as separate diagnostic sources. Started by `rewardsmith lsp --stdio` or as dist/server.js (stdio or IPC).
-import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import {
@@ -13,14 +12,11 @@ import {
   TextDocumentSyncKind,
   TextDocuments,
   createConnection,
-  type CodeAction,
   type Connection,
   type Diagnostic,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { REWARD_FILE_PATTERN, RewardProject } from '../../runner/src/lint/analysis';
-import { critiqueFile } from '../../runner/src/llm/critique';
-import { diffTextEdits } from '../../runner/src/diff';
 import { completionsAt, hoverAt } from './editor';
 import { FramingCheck } from './framing';
 import {
@@ -33,11 +29,11 @@ import {
   setSuggestionsNotification,
   suggestionResolvedNotification,
   type AnalyzerSuggestion,
-  type CritiqueFinding,
-  type CritiqueResult,
   type LlmSettings,
 } from '../../protocol/src/lsp';
 import { lintSnapshot, type RewardDiagnostic, type Severity } from '../../runner/src/lint/rules';
+import { codeActions } from './code-actions';
+import { EditorCritic } from './critic';
 import { EditorProbes, PROBE_IDLE_MS } from './probes';
 
 const SEVERITY: Record<Severity, DiagnosticSeverity> = {
@@ -46,13 +42,6 @@ const SEVERITY: Record<Severity, DiagnosticSeverity> = {
   information: DiagnosticSeverity.Information,
   hint: DiagnosticSeverity.Hint,
 };
-
-/** A critic finding with the text of its lines when it was made: it stays while those lines are unchanged
- * (following them when lines are inserted or removed above) and goes when they change. */
-interface AnchoredFinding {
-  finding: CritiqueFinding;
-  lines: string[];
-}
 
 function filePathOf(uri: string): string {
   if (uri.startsWith('file:')) return fileURLToPath(uri);
@@ -76,15 +65,20 @@ export function startServer(given?: Connection): Promise<number> {
   const documents = new TextDocuments(TextDocument);
   const projects = new Map<string, RewardProject>();
   const lintResults = new Map<string, RewardDiagnostic[]>();
-  const criticFindings = new Map<string, AnchoredFinding[]>();
-  const criticCache = new Map<string, CritiqueResult & { status: 'ok' }>();
   const suggestions = new Map<string, Map<string, AnalyzerSuggestion>>();
-  let apiKey: string | null = null;
   const probes = new EditorProbes({
     connection,
     documents,
     filePathOf,
     defaultTask: async () => (await settings()).defaultTask,
+    publish: (uri) => publish(uri),
+  });
+  const critic = new EditorCritic({
+    connection,
+    documents,
+    filePathOf,
+    settings: () => settings(),
+    staticDiagnostics: (uri) => lintResults.get(uri),
     publish: (uri) => publish(uri),
   });
   let canReadConfiguration = false;
@@ -115,7 +109,7 @@ export function startServer(given?: Connection): Promise<number> {
     const diagnostics: Diagnostic[] = (lintResults.get(uri) ?? []).map(toDiagnostic);
     for (const d of probes.diagnostics(uri))
       diagnostics.push({ range: d.range, severity: SEVERITY[d.severity], code: d.code, source: DIAGNOSTIC_SOURCE.probe, message: d.message });
-    for (const { finding } of criticFindings.get(uri) ?? []) {
+    for (const finding of critic.findings(uri)) {
       diagnostics.push({ range: finding.range, severity: SEVERITY[finding.severity], source: DIAGNOSTIC_SOURCE.critic, message: finding.message });
     }
     for (const s of suggestions.get(uri)?.values() ?? []) {
@@ -141,48 +135,6 @@ export function startServer(given?: Connection): Promise<number> {
       lines.findIndex((l) => /\breward_function\b/.test(l)),
     );
     return { start: { line, character: 0 }, end: { line, character: (lines[line] ?? '').length } };
-  }
-
-  /** Keeps each critic finding whose lines are still there (moved if needed); drops the others. */
-  function reanchorCritic(doc: TextDocument): void {
-    const anchored = criticFindings.get(doc.uri);
-    if (!anchored?.length) return;
-    const lines = doc
-      .getText()
-      .split('\n')
-      .map((l) => l.replace(/\r$/, ''));
-    const kept: AnchoredFinding[] = [];
-    for (const a of anchored) {
-      const at = a.finding.range.start.line;
-      const matchesAt = (s: number) => s >= 0 && s + a.lines.length <= lines.length && a.lines.every((l, k) => lines[s + k] === l);
-      let found = -1;
-      for (let d = 0; d <= lines.length && found < 0; d++) {
-        if (matchesAt(at + d)) found = at + d;
-        else if (d > 0 && matchesAt(at - d)) found = at - d;
-      }
-      if (found < 0) continue;
-      const shift = found - at;
-      const r = a.finding.range;
-      kept.push({
-        lines: a.lines,
-        finding: {
-          ...a.finding,
-          range: { start: { line: r.start.line + shift, character: r.start.character }, end: { line: r.end.line + shift, character: r.end.character } },
-        },
-      });
-    }
-    criticFindings.set(doc.uri, kept);
-  }
-
-  function setCritic(doc: TextDocument, findings: CritiqueFinding[]): void {
-    const lines = doc
-      .getText()
-      .split('\n')
-      .map((l) => l.replace(/\r$/, ''));
-    criticFindings.set(
-      doc.uri,
-      findings.map((finding) => ({ finding, lines: lines.slice(finding.range.start.line, finding.range.end.line + 1) })),
-    );
   }
 
   function lintNow(uri: string): void {
@@ -231,23 +183,13 @@ export function startServer(given?: Connection): Promise<number> {
           const uris = [...pending];
           pending.clear();
           for (const u of uris) {
-            followCritic(u);
+            critic.follow(u);
             lintNow(u);
           }
         });
       },
       Math.max(0, Math.min(quietMs, pendingSince + LINT_MAX_WAIT_MS - performance.now())),
     );
-  }
-
-  /** Content the critic has reviewed before (e.g. edit, then undo) shows that review again; otherwise the
-   * findings follow their lines and go when those lines change. */
-  function followCritic(uri: string): void {
-    const doc = documents.get(uri);
-    if (!doc) return;
-    const cached = criticCache.get(contentKey(doc.getText()));
-    if (cached) setCritic(doc, cached.findings);
-    else reanchorCritic(doc);
   }
 
   connection.onInitialize((params) => {
@@ -290,67 +232,14 @@ export function startServer(given?: Connection): Promise<number> {
     projects.delete(e.document.uri);
     lintResults.delete(e.document.uri);
     probes.closed(e.document.uri);
-    criticFindings.delete(e.document.uri);
+    critic.clear(e.document.uri);
     void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
   });
 
   connection.onCodeAction((params) => {
     handled++;
-    const uri = params.textDocument.uri;
-    const doc = documents.get(uri);
-    if (!doc) return [];
-    // The schema's fixes come first and each finding's best fix is marked preferred (VS Code lists preferred
-    // actions first and applies them with "Auto Fix"); the analyzer's actions follow.
-    const schemaFixes: CodeAction[] = [];
-    const actions: CodeAction[] = [];
-    const current = lintResults.get(uri) ?? [];
-    const sameRange = (a: Diagnostic['range'], b: Diagnostic['range']) =>
-      a.start.line === b.start.line && a.start.character === b.start.character && a.end.line === b.end.line && a.end.character === b.end.character;
-    for (const diag of params.context.diagnostics) {
-      if (diag.source === DIAGNOSTIC_SOURCE.lint) {
-        const match = current.find((d) => d.code === diag.code && sameRange(d.range, diag.range));
-        const fixes = match?.fixes ?? [];
-        const best = Math.max(
-          0,
-          fixes.findIndex((f) => f.preferred),
-        );
-        [fixes[best]!, ...fixes.filter((_, i) => i !== best)].forEach((fix, i) => {
-          if (!fix) return;
-          schemaFixes.push({
-            title: fix.title,
-            kind: CodeActionKind.QuickFix,
-            diagnostics: [diag],
-            isPreferred: i === 0,
-            edit: { changes: { [uri]: fix.edits } },
-          });
-        });
-      } else if (diag.source === DIAGNOSTIC_SOURCE.analyzer) {
-        const id = (diag.data as { suggestionId?: string } | undefined)?.suggestionId;
-        const suggestion = id ? suggestions.get(uri)?.get(id) : undefined;
-        if (!suggestion) continue;
-        const edits = suggestion.diff ? diffTextEdits(doc.getText(), suggestion.diff) : undefined;
-        if (edits) {
-          actions.push({
-            title: 'Apply suggested patch',
-            kind: CodeActionKind.QuickFix,
-            diagnostics: [diag],
-            isPreferred: true,
-            edit: {
-              documentChanges: [{ textDocument: { uri, version: doc.version }, edits: edits.map((e) => ({ ...e, annotationId: 'analyzer-patch' })) }],
-              changeAnnotations: { 'analyzer-patch': { label: "Apply the analyzer's patch", needsConfirmation: true, description: suggestion.message } },
-            },
-            command: { title: 'Mark applied', command: SERVER_COMMANDS.suggestionApplied, arguments: [{ uri, id: suggestion.id }] },
-          });
-        }
-        actions.push({
-          title: 'Dismiss',
-          kind: CodeActionKind.QuickFix,
-          diagnostics: [diag],
-          command: { title: 'Dismiss', command: SERVER_COMMANDS.dismissSuggestion, arguments: [{ uri, id: suggestion.id }] },
-        });
-      }
-    }
-    return [...schemaFixes, ...actions];
+    const doc = documents.get(params.textDocument.uri);
+    return doc ? codeActions(doc, params.context.diagnostics, lintResults.get(doc.uri) ?? [], suggestions.get(doc.uri)) : [];
   });
 
   connection.onExecuteCommand((params) => {
@@ -401,12 +290,12 @@ export function startServer(given?: Connection): Promise<number> {
   });
 
   connection.onNotification(clearCritiqueNotification, (params) => {
-    criticFindings.delete(params.textDocument.uri);
+    critic.clear(params.textDocument.uri);
     publish(params.textDocument.uri);
   });
 
   connection.onNotification(setLlmApiKeyNotification, (params) => {
-    apiKey = params.apiKey && params.apiKey.trim() !== '' ? params.apiKey : null;
+    critic.apiKey = params.apiKey && params.apiKey.trim() !== '' ? params.apiKey : null;
   });
 
   async function settings(): Promise<{ llm: LlmSettings; defaultTask?: string }> {
@@ -422,45 +311,7 @@ export function startServer(given?: Connection): Promise<number> {
     }
   }
 
-  function contentKey(text: string, task = '', model = ''): string {
-    return createHash('sha256').update(`${task}\u0000${model}\u0000${text}`).digest('hex');
-  }
-
-  connection.onRequest(critiqueRequest, async (params, token): Promise<CritiqueResult> => {
-    const doc = documents.get(params.textDocument.uri);
-    if (!doc) return { status: 'error', kind: 'no-document', message: `The server does not have ${params.textDocument.uri} open.` };
-    const text = doc.getText();
-    const { llm, defaultTask } = await settings();
-    const overrides = { ...llm, ...(apiKey ? { apiKey } : {}) };
-    const key = contentKey(text, params.task ?? '', overrides.model ?? process.env.REWARDSMITH_MODEL ?? '');
-    const cached = criticCache.get(key);
-    if (cached && !params.force) {
-      setCritic(doc, cached.findings);
-      publish(doc.uri);
-      return { ...cached, cached: true };
-    }
-    const abort = new AbortController();
-    token.onCancellationRequested(() => abort.abort());
-    const outcome = await critiqueFile({
-      file: filePathOf(doc.uri),
-      source: text,
-      task: params.task,
-      defaultTask,
-      llm: overrides,
-      staticDiagnostics: lintResults.get(doc.uri),
-      signal: abort.signal,
-    });
-    if (outcome.status === 'ok') {
-      criticCache.set(key, outcome);
-      criticCache.set(contentKey(text), outcome);
-      // Only publish if the document did not change while the critic was thinking.
-      if (documents.get(doc.uri)?.getText() === text) {
-        setCritic(doc, outcome.findings);
-        publish(doc.uri);
-      }
-    }
-    return outcome;
-  });
+  connection.onRequest(critiqueRequest, (params, token) => critic.critique(params, token));
 
   documents.listen(connection);
   connection.listen();
