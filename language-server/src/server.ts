@@ -16,7 +16,7 @@ import {
   type Diagnostic,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { REWARD_FILE_PATTERN, RewardProject } from '../../runner/src/lint/analysis';
+import { REWARD_FILE_PATTERN } from '../../runner/src/lint/analysis';
 import { completionsAt, hoverAt } from './editor';
 import { FramingCheck } from './framing';
 import {
@@ -31,9 +31,10 @@ import {
   type AnalyzerSuggestion,
   type LlmSettings,
 } from '../../protocol/src/lsp';
-import { lintSnapshot, type RewardDiagnostic, type Severity } from '../../runner/src/lint/rules';
+import type { RewardDiagnostic, Severity } from '../../runner/src/lint/rules';
 import { codeActions } from './code-actions';
 import { EditorCritic } from './critic';
+import { DocumentLinter } from './lint-scheduler';
 import { EditorProbes, PROBE_IDLE_MS } from './probes';
 
 const SEVERITY: Record<Severity, DiagnosticSeverity> = {
@@ -50,21 +51,9 @@ function filePathOf(uri: string): string {
   return path.join(path.sep, '__unsaved__', REWARD_FILE_PATTERN.test(name) ? name : `${name}.reward.ts`);
 }
 
-/**
- * Edits closer together than this are a storm (a paste replayed keystroke by keystroke, a formatter, a client
- * replaying its history): lint waits until the client has paused this long (no edit, hover, completion or code
- * action), then checks the latest version only. Linting every version made 1,000 lints a burst, and hover
- * waited behind them for over 20 s. An edit after a pause (typing) is linted at once, as before.
- */
-const LINT_QUIET_MS = 30;
-/** A client that never pauses still gets diagnostics this often (of the latest version). */
-const LINT_MAX_WAIT_MS = 1000;
-
 export function startServer(given?: Connection): Promise<number> {
   const connection = given ?? createConnection(ProposedFeatures.all);
   const documents = new TextDocuments(TextDocument);
-  const projects = new Map<string, RewardProject>();
-  const lintResults = new Map<string, RewardDiagnostic[]>();
   const suggestions = new Map<string, Map<string, AnalyzerSuggestion>>();
   const probes = new EditorProbes({
     connection,
@@ -82,23 +71,16 @@ export function startServer(given?: Connection): Promise<number> {
     publish: (uri) => publish(uri),
   });
   let canReadConfiguration = false;
-  const pending = new Set<string>();
-  let lintTimer: NodeJS.Timeout | undefined;
-  let pendingSince = 0;
-  /** Messages handled so far (edits and requests): lint waits for a turn of the event loop in which none was. */
-  let handled = 0;
-  let lastEditAt = Number.NEGATIVE_INFINITY;
+  const linter = new DocumentLinter({
+    connection,
+    documents,
+    filePathOf,
+    beforeLint: (uri) => critic.follow(uri),
+    publish: (uri) => publish(uri),
+  });
+  const lintResults = linter.results;
 
   const isReward = (uri: string) => REWARD_FILE_PATTERN.test(uri.replace(/[?#].*$/, ''));
-
-  function projectFor(doc: TextDocument): RewardProject {
-    let project = projects.get(doc.uri);
-    if (!project) {
-      project = new RewardProject(filePathOf(doc.uri), doc.getText());
-      projects.set(doc.uri, project);
-    } else project.update(doc.getText());
-    return project;
-  }
 
   function toDiagnostic(d: RewardDiagnostic): Diagnostic {
     return { range: d.range, severity: SEVERITY[d.severity], code: d.code, source: DIAGNOSTIC_SOURCE.lint, message: d.message };
@@ -137,61 +119,6 @@ export function startServer(given?: Connection): Promise<number> {
     return { start: { line, character: 0 }, end: { line, character: (lines[line] ?? '').length } };
   }
 
-  function lintNow(uri: string): void {
-    const doc = documents.get(uri);
-    if (!doc) return;
-    try {
-      lintResults.set(uri, lintSnapshot(projectFor(doc).snapshot()));
-    } catch (err) {
-      // A checker crash must not take the server down; say so on the first line instead.
-      lintResults.set(uri, [
-        {
-          range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
-          severity: 'error',
-          code: 'internal',
-          source: 'rewardsmith',
-          message: `Rewardsmith could not check this file: ${(err as Error).message}`,
-          fixes: [],
-        },
-      ]);
-      connection.console.error(`lint ${uri}: ${(err as Error).stack ?? err}`);
-    }
-    publish(uri);
-  }
-
-  /** Lints `uri` once the client pauses (see LINT_QUIET_MS): only the version current then is checked and published. */
-  function schedule(uri: string): void {
-    const now = performance.now();
-    if (pending.size === 0) pendingSince = now;
-    pending.add(uri);
-    handled++;
-    armLint(now - lastEditAt < LINT_QUIET_MS ? LINT_QUIET_MS : 0);
-    lastEditAt = now;
-  }
-
-  function armLint(quietMs: number): void {
-    clearTimeout(lintTimer);
-    const overdue = () => performance.now() >= pendingSince + LINT_MAX_WAIT_MS;
-    lintTimer = setTimeout(
-      () => {
-        const seen = handled;
-        // One more turn first: vscode-jsonrpc handles one queued message per turn of the event loop, so the rest
-        // of a storm already queued (or queued behind a slow request) comes before the lint.
-        setImmediate(() => {
-          if (handled !== seen && !overdue()) return armLint(LINT_QUIET_MS);
-          lintTimer = undefined;
-          const uris = [...pending];
-          pending.clear();
-          for (const u of uris) {
-            critic.follow(u);
-            lintNow(u);
-          }
-        });
-      },
-      Math.max(0, Math.min(quietMs, pendingSince + LINT_MAX_WAIT_MS - performance.now())),
-    );
-  }
-
   connection.onInitialize((params) => {
     canReadConfiguration = !!params.capabilities.workspace?.configuration;
     probes.canRefreshLenses = !!params.capabilities.workspace?.codeLens?.refreshSupport;
@@ -209,13 +136,13 @@ export function startServer(given?: Connection): Promise<number> {
   });
 
   connection.onCodeLens((params) => {
-    handled++;
+    linter.touched();
     return probes.lenses(params.textDocument.uri);
   });
 
   documents.onDidOpen((e) => {
     if (!isReward(e.document.uri)) return;
-    schedule(e.document.uri);
+    linter.schedule(e.document.uri);
     probes.opened(e.document.uri);
   });
   documents.onDidSave((e) => {
@@ -223,21 +150,18 @@ export function startServer(given?: Connection): Promise<number> {
   });
   documents.onDidChangeContent((e) => {
     if (!isReward(e.document.uri)) return;
-    schedule(e.document.uri);
+    linter.schedule(e.document.uri);
     probes.schedule(e.document.uri, PROBE_IDLE_MS);
   });
   documents.onDidClose((e) => {
-    pending.delete(e.document.uri);
-    projects.get(e.document.uri)?.dispose();
-    projects.delete(e.document.uri);
-    lintResults.delete(e.document.uri);
+    linter.closed(e.document.uri);
     probes.closed(e.document.uri);
     critic.clear(e.document.uri);
     void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
   });
 
   connection.onCodeAction((params) => {
-    handled++;
+    linter.touched();
     const doc = documents.get(params.textDocument.uri);
     return doc ? codeActions(doc, params.context.diagnostics, lintResults.get(doc.uri) ?? [], suggestions.get(doc.uri)) : [];
   });
@@ -253,12 +177,12 @@ export function startServer(given?: Connection): Promise<number> {
   });
 
   connection.onHover((params) => {
-    handled++;
+    linter.touched();
     const doc = documents.get(params.textDocument.uri);
     if (!doc || !isReward(doc.uri)) return null;
     // A file the checker cannot analyse (nested too deep) has no hover; nothing here may take the server down.
     try {
-      const project = projectFor(doc);
+      const project = linter.projectFor(doc);
       if (project.unanalysable) return null;
       const snap = project.snapshot();
       return hoverAt(snap, snap.offset(params.position)) ?? null;
@@ -269,11 +193,11 @@ export function startServer(given?: Connection): Promise<number> {
   });
 
   connection.onCompletion((params) => {
-    handled++;
+    linter.touched();
     const doc = documents.get(params.textDocument.uri);
     if (!doc || !isReward(doc.uri)) return [];
     try {
-      const project = projectFor(doc);
+      const project = linter.projectFor(doc);
       if (project.unanalysable) return [];
       const snap = project.snapshot();
       return completionsAt(snap, snap.offset(params.position));
