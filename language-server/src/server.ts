@@ -5,23 +5,13 @@
 // as separate diagnostic sources. Started by `rewardsmith lsp --stdio` or as dist/server.js (stdio or IPC).
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import {
-  CodeActionKind,
-  DiagnosticSeverity,
-  ProposedFeatures,
-  TextDocumentSyncKind,
-  TextDocuments,
-  createConnection,
-  type Connection,
-  type Diagnostic,
-} from 'vscode-languageserver/node';
+import { CodeActionKind, ProposedFeatures, TextDocumentSyncKind, TextDocuments, createConnection, type Connection } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { REWARD_FILE_PATTERN } from '../../runner/src/lint/analysis';
 import { completionsAt, hoverAt } from './editor';
 import { FramingCheck } from './framing';
 import {
   CONFIGURATION_SECTION,
-  DIAGNOSTIC_SOURCE,
   SERVER_COMMANDS,
   clearCritiqueNotification,
   critiqueRequest,
@@ -31,18 +21,11 @@ import {
   type AnalyzerSuggestion,
   type LlmSettings,
 } from '../../protocol/src/lsp';
-import type { RewardDiagnostic, Severity } from '../../runner/src/lint/rules';
 import { codeActions } from './code-actions';
 import { EditorCritic } from './critic';
+import { documentDiagnostics } from './diagnostics';
 import { DocumentLinter } from './lint-scheduler';
 import { EditorProbes, PROBE_IDLE_MS } from './probes';
-
-const SEVERITY: Record<Severity, DiagnosticSeverity> = {
-  error: DiagnosticSeverity.Error,
-  warning: DiagnosticSeverity.Warning,
-  information: DiagnosticSeverity.Information,
-  hint: DiagnosticSeverity.Hint,
-};
 
 function filePathOf(uri: string): string {
   if (uri.startsWith('file:')) return fileURLToPath(uri);
@@ -82,41 +65,15 @@ export function startServer(given?: Connection): Promise<number> {
 
   const isReward = (uri: string) => REWARD_FILE_PATTERN.test(uri.replace(/[?#].*$/, ''));
 
-  function toDiagnostic(d: RewardDiagnostic): Diagnostic {
-    return { range: d.range, severity: SEVERITY[d.severity], code: d.code, source: DIAGNOSTIC_SOURCE.lint, message: d.message };
-  }
-
   function publish(uri: string): void {
     const doc = documents.get(uri);
-    const diagnostics: Diagnostic[] = (lintResults.get(uri) ?? []).map(toDiagnostic);
-    for (const d of probes.diagnostics(uri))
-      diagnostics.push({ range: d.range, severity: SEVERITY[d.severity], code: d.code, source: DIAGNOSTIC_SOURCE.probe, message: d.message });
-    for (const finding of critic.findings(uri)) {
-      diagnostics.push({ range: finding.range, severity: SEVERITY[finding.severity], source: DIAGNOSTIC_SOURCE.critic, message: finding.message });
-    }
-    for (const s of suggestions.get(uri)?.values() ?? []) {
-      // Clients may send `character: MAX_SAFE_INTEGER` for "end of line": clamp to the document.
-      const clamp = (p: { line: number; character: number }) => (doc ? doc.positionAt(doc.offsetAt(p)) : p);
-      const range = s.range ? { start: clamp(s.range.start), end: clamp(s.range.end) } : rewardFunctionLine(doc);
-      diagnostics.push({
-        range,
-        severity: DiagnosticSeverity.Information,
-        source: DIAGNOSTIC_SOURCE.analyzer,
-        code: 'analyzer-suggestion',
-        message: s.evidence ? `${s.message}\n${s.evidence}` : s.message,
-        data: { suggestionId: s.id },
-      });
-    }
+    const diagnostics = documentDiagnostics(doc, {
+      lint: lintResults.get(uri) ?? [],
+      probe: probes.diagnostics(uri),
+      critic: critic.findings(uri),
+      suggestions: [...(suggestions.get(uri)?.values() ?? [])],
+    });
     void connection.sendDiagnostics({ uri, version: doc?.version, diagnostics });
-  }
-
-  function rewardFunctionLine(doc: TextDocument | undefined) {
-    const lines = doc?.getText().split('\n') ?? [];
-    const line = Math.max(
-      0,
-      lines.findIndex((l) => /\breward_function\b/.test(l)),
-    );
-    return { start: { line, character: 0 }, end: { line, character: (lines[line] ?? '').length } };
   }
 
   connection.onInitialize((params) => {
