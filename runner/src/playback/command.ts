@@ -16,7 +16,12 @@ import { MAX_FRAMES, PlaybackError, replayEpisode, type Playback } from './repla
 /** The task a run's episodes are re-simulated in; a PlaybackError saying why when they cannot be. */
 export function playbackTask(summary: Pick<RunSummary, 'task' | 'task_file' | 'env'> | null | undefined): TaskSpec {
   if (!summary) throw new PlaybackError('the run has no summary.json naming its task');
-  if (summary.env === 'mineflayer') throw new PlaybackError('the run used the mineflayer backend; playback re-simulates in the simulator only');
+  // A server's world (its mobs, its chunks) is not the simulator's, so frames re-simulated
+  // here would show another world; nothing is shown rather than something wrong.
+  if (summary.env === 'mineflayer')
+    throw new PlaybackError(
+      'the run used the mineflayer backend: its episodes were played on a Minecraft server, whose world the simulator does not re-create, so they cannot be re-simulated (playback covers simulator runs)',
+    );
   try {
     return resolveTask(runTaskRef(summary));
   } catch (err) {
