@@ -25,6 +25,7 @@ import { completionsAt, hoverAt } from './editor';
 import { FramingCheck } from './framing';
 import {
   CONFIGURATION_SECTION,
+  CLIENT_COMMANDS,
   DIAGNOSTIC_SOURCE,
   SERVER_COMMANDS,
   clearCritiqueNotification,
@@ -36,6 +37,7 @@ import {
   type CritiqueFinding,
   type CritiqueResult,
   type LlmSettings,
+  type RewardsmithInitializationOptions,
 } from '../../protocol/src/lsp';
 import { lintSnapshot, type RewardDiagnostic, type Severity } from '../../runner/src/lint/rules';
 import { EditorProbes, PROBE_IDLE_MS } from './probes';
@@ -88,6 +90,8 @@ export function startServer(given?: Connection): Promise<number> {
     publish: (uri) => publish(uri),
   });
   let canReadConfiguration = false;
+  /** Whether the client runs CLIENT_COMMANDS.playProbeEpisode (said in its initializationOptions). */
+  let clientPlaysProbes = false;
   const pending = new Set<string>();
   let lintTimer: NodeJS.Timeout | undefined;
   let pendingSince = 0;
@@ -114,7 +118,14 @@ export function startServer(given?: Connection): Promise<number> {
     const doc = documents.get(uri);
     const diagnostics: Diagnostic[] = (lintResults.get(uri) ?? []).map(toDiagnostic);
     for (const d of probes.diagnostics(uri))
-      diagnostics.push({ range: d.range, severity: SEVERITY[d.severity], code: d.code, source: DIAGNOSTIC_SOURCE.probe, message: d.message });
+      diagnostics.push({
+        range: d.range,
+        severity: SEVERITY[d.severity],
+        code: d.code,
+        source: DIAGNOSTIC_SOURCE.probe,
+        message: d.message,
+        ...(d.probeEpisode === undefined ? {} : { data: { probeEpisode: d.probeEpisode } }),
+      });
     for (const { finding } of criticFindings.get(uri) ?? []) {
       diagnostics.push({ range: finding.range, severity: SEVERITY[finding.severity], source: DIAGNOSTIC_SOURCE.critic, message: finding.message });
     }
@@ -253,6 +264,7 @@ export function startServer(given?: Connection): Promise<number> {
   connection.onInitialize((params) => {
     canReadConfiguration = !!params.capabilities.workspace?.configuration;
     probes.canRefreshLenses = !!params.capabilities.workspace?.codeLens?.refreshSupport;
+    clientPlaysProbes = (params.initializationOptions as RewardsmithInitializationOptions | undefined)?.playProbeEpisode === true;
     return {
       capabilities: {
         textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, save: { includeText: false } },
@@ -323,6 +335,16 @@ export function startServer(given?: Connection): Promise<number> {
             isPreferred: i === 0,
             edit: { changes: { [uri]: fix.edits } },
           });
+        });
+      } else if (diag.source === DIAGNOSTIC_SOURCE.probe) {
+        // The probe episode that shows the finding, played by a client that can (VS Code: in its dashboard).
+        const episode = (diag.data as { probeEpisode?: unknown } | undefined)?.probeEpisode;
+        if (!clientPlaysProbes || !Number.isInteger(episode)) continue;
+        actions.push({
+          title: `Watch probe episode ${episode} with this reward`,
+          kind: CodeActionKind.QuickFix,
+          diagnostics: [diag],
+          command: { title: 'Watch probe episode', command: CLIENT_COMMANDS.playProbeEpisode, arguments: [{ uri, episode }] },
         });
       } else if (diag.source === DIAGNOSTIC_SOURCE.analyzer) {
         const id = (diag.data as { suggestionId?: string } | undefined)?.suggestionId;
