@@ -66,7 +66,8 @@ export function showPlayback(box: HTMLElement, run: string, r: PlaybackRecord, s
     controls,
     readout,
     timeline,
-    ...(r.notes.length ? [notes] : [el('p', 'The analyzer cites no steps of this episode.', 'muted')]),
+    // A probe episode is the probes' evidence, not the analyzer's: it has no notes to miss.
+    ...(r.notes.length ? [notes] : r.probe ? [] : [el('p', 'The analyzer cites no steps of this episode.', 'muted')]),
     ...r.remarks.map((t) => el('p', t, 'muted')),
   );
 
