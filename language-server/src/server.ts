@@ -25,7 +25,6 @@ import { completionsAt, hoverAt } from './editor';
 import { FramingCheck } from './framing';
 import {
   CONFIGURATION_SECTION,
-  CLIENT_COMMANDS,
   DIAGNOSTIC_SOURCE,
   SERVER_COMMANDS,
   clearCritiqueNotification,
@@ -37,10 +36,9 @@ import {
   type CritiqueFinding,
   type CritiqueResult,
   type LlmSettings,
-  type RewardsmithInitializationOptions,
 } from '../../protocol/src/lsp';
 import { lintSnapshot, type RewardDiagnostic, type Severity } from '../../runner/src/lint/rules';
-import { EditorProbes, PROBE_IDLE_MS } from './probes';
+import { EditorProbes, PROBE_IDLE_MS, probeEpisodeData } from './probes';
 
 const SEVERITY: Record<Severity, DiagnosticSeverity> = {
   error: DiagnosticSeverity.Error,
@@ -90,8 +88,6 @@ export function startServer(given?: Connection): Promise<number> {
     publish: (uri) => publish(uri),
   });
   let canReadConfiguration = false;
-  /** Whether the client runs CLIENT_COMMANDS.playProbeEpisode (said in its initializationOptions). */
-  let clientPlaysProbes = false;
   const pending = new Set<string>();
   let lintTimer: NodeJS.Timeout | undefined;
   let pendingSince = 0;
@@ -117,15 +113,7 @@ export function startServer(given?: Connection): Promise<number> {
   function publish(uri: string): void {
     const doc = documents.get(uri);
     const diagnostics: Diagnostic[] = (lintResults.get(uri) ?? []).map(toDiagnostic);
-    for (const d of probes.diagnostics(uri))
-      diagnostics.push({
-        range: d.range,
-        severity: SEVERITY[d.severity],
-        code: d.code,
-        source: DIAGNOSTIC_SOURCE.probe,
-        message: d.message,
-        ...(d.probeEpisode === undefined ? {} : { data: { probeEpisode: d.probeEpisode } }),
-      });
+    for (const d of probes.diagnostics(uri)) diagnostics.push({ ...toDiagnostic(d), source: DIAGNOSTIC_SOURCE.probe, ...probeEpisodeData(d) });
     for (const { finding } of criticFindings.get(uri) ?? []) {
       diagnostics.push({ range: finding.range, severity: SEVERITY[finding.severity], source: DIAGNOSTIC_SOURCE.critic, message: finding.message });
     }
@@ -263,8 +251,7 @@ export function startServer(given?: Connection): Promise<number> {
 
   connection.onInitialize((params) => {
     canReadConfiguration = !!params.capabilities.workspace?.configuration;
-    probes.canRefreshLenses = !!params.capabilities.workspace?.codeLens?.refreshSupport;
-    clientPlaysProbes = (params.initializationOptions as RewardsmithInitializationOptions | undefined)?.playProbeEpisode === true;
+    probes.initialize(params);
     return {
       capabilities: {
         textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, save: { includeText: false } },
@@ -336,16 +323,6 @@ export function startServer(given?: Connection): Promise<number> {
             edit: { changes: { [uri]: fix.edits } },
           });
         });
-      } else if (diag.source === DIAGNOSTIC_SOURCE.probe) {
-        // The probe episode that shows the finding, played by a client that can (VS Code: in its dashboard).
-        const episode = (diag.data as { probeEpisode?: unknown } | undefined)?.probeEpisode;
-        if (!clientPlaysProbes || !Number.isInteger(episode)) continue;
-        actions.push({
-          title: `Watch probe episode ${episode} with this reward`,
-          kind: CodeActionKind.QuickFix,
-          diagnostics: [diag],
-          command: { title: 'Watch probe episode', command: CLIENT_COMMANDS.playProbeEpisode, arguments: [{ uri, episode }] },
-        });
       } else if (diag.source === DIAGNOSTIC_SOURCE.analyzer) {
         const id = (diag.data as { suggestionId?: string } | undefined)?.suggestionId;
         const suggestion = id ? suggestions.get(uri)?.get(id) : undefined;
@@ -372,7 +349,7 @@ export function startServer(given?: Connection): Promise<number> {
         });
       }
     }
-    return [...schemaFixes, ...actions];
+    return [...schemaFixes, ...actions, ...probes.codeActions(uri, params.context.diagnostics)];
   });
 
   connection.onExecuteCommand((params) => {
