@@ -121,10 +121,8 @@ export function startServer(given?: Connection): Promise<number> {
     linter.touched();
     const doc = documents.get(params.textDocument.uri);
     if (!doc) return [];
-    return [
-      ...codeActions(doc, params.context.diagnostics, lintResults.get(doc.uri) ?? [], suggestions.get(doc.uri)),
-      ...probes.codeActions(doc.uri, params.context.diagnostics),
-    ];
+    const fixes = codeActions(doc, params.context.diagnostics, lintResults.get(doc.uri) ?? [], suggestions.get(doc.uri));
+    return [...fixes, ...probes.codeActions(doc.uri, params.context.diagnostics)];
   });
 
   connection.onExecuteCommand((params) => {
