@@ -2,62 +2,9 @@
 // separate process so that nothing the reward does (an allocation that outruns the isolate's heap check,
 // a crash in the native addon) can take down the trainer or the editor; the isolate itself is the
 // security boundary — its global object has only the JavaScript built-ins, no require/process/timers.
-// Protocol: the parent sends HostRequest messages over the IPC channel (advanced serialization) and gets
-// exactly one HostReply per request, in order.
+// It speaks protocol.ts's request/reply protocol, as the Python host does.
 import ivm from 'isolated-vm';
-
-/** The sandbox's limits (REWARD_LIMITS in index.ts documents each). */
-export interface RewardLimits {
-  callCpuMs: number;
-  callWallMs: number;
-  stepSlackMs: number;
-  topLevelMs: number;
-  memoryMb: number;
-  /** Longest error message or stack that leaves the sandbox; the rest is cut, saying how much. */
-  errorChars: number;
-}
-
-export interface OpenRequest {
-  op: 'open';
-  js: string;
-  exportsKind: 'reward_function' | 'dense_sparse';
-  attack: boolean;
-  limits: RewardLimits;
-  /** Global the compiled code sets to the loop it is in (see LOOP_MARKER in compile.ts). */
-  loopMarker: string;
-  /** Script name of the reward code in V8 stack traces (the parent maps those frames to the original file). */
-  scriptName: string;
-  /** The scale rule's weights (from the schema), for dense/sparse files. */
-  sparseWeight: number;
-  denseWeight: number;
-}
-/**
- * A step's observations, packed (see encodeObservations in index.ts): names that are new since the last step
- * (the isolate keeps the table) and one Float64Array of numbers — much cheaper than JSON in and out.
- */
-export interface PackedStep {
-  newNames: string[];
-  data: Float64Array;
-  count: number;
-}
-export type HostCommand = OpenRequest | { op: 'begin'; json: string } | ({ op: 'step' } & PackedStep);
-export type HostRequest = { id: number } & HostCommand;
-
-/** A failure inside the sandbox, in compiled-JS terms; the parent maps it to the original file. */
-export interface HostFailure {
-  kind: 'throw' | 'timeout' | 'memory' | 'bad-return' | 'contract';
-  message: string;
-  env: number | null;
-  /** V8 stack of a thrown error (frames in the reward script carry OpenRequest.scriptName). */
-  stack?: string;
-  /** The exported function that was running, for failures without a stack. */
-  entry?: string;
-  /** 1-based index of the loop that was running (CompiledReward.loops), for time-outs. */
-  loop?: number;
-  /** The sandbox cannot be used any more (time-out, memory). */
-  fatal?: boolean;
-}
-export type HostReply = { id: number } & ({ ok: true; values?: number[] } | { ok: false; failure: HostFailure });
+import { type HostFailure, type HostReply, type HostRequest, type OpenRequest, type PackedStep, type RewardLimits, SLOW_STEPS_TO_FAIL } from './protocol';
 
 // Runs inside the isolate before the reward script, so it captures the built-ins before reward code can
 // replace them. Per env it keeps the episode state: previous nearest blocks, the position history and
@@ -177,9 +124,6 @@ const DRIVER = String.raw`(function (loopMarker, errorChars) {
   };
   return api;
 })`;
-
-/** Steps in a row whose slowest call must exceed the per-call CPU limit before the run fails. */
-export const SLOW_STEPS_TO_FAIL = 3;
 
 class Sandbox {
   private readonly isolate: ivm.Isolate;
@@ -345,10 +289,12 @@ function serve(): void {
       } else if (msg.op === 'begin') {
         sandbox.begin(msg.json);
         reply({ id: msg.id, ok: true });
-      } else {
+      } else if (msg.op === 'step') {
         const r = sandbox.step(msg);
         if ('values' in r) reply({ id: msg.id, ok: true, values: r.values });
         else reply({ id: msg.id, ok: false, failure: r.failure });
+      } else {
+        reply({ id: msg.id, ok: false, failure: { kind: 'contract', message: `the TypeScript sandbox does not run ${msg.op}`, env: null, fatal: true } });
       }
     } catch (err) {
       reply({ id: msg.id, ok: false, failure: failureOf(err, sandbox, limits!) });
