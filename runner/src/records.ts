@@ -282,7 +282,20 @@ export const RUN_FILES = {
   failedEpisodes: 'eval/failed_episodes.json',
   suggestions: 'suggestions.json',
   rewardCopy: 'reward.ts',
+  /** The copy when the run trained a Python reward. */
+  pythonRewardCopy: 'reward.py',
 } as const;
+
+/** The name of a run's copy of `rewardFile`: reward.py for a Python reward, else reward.ts. */
+export function rewardCopyName(rewardFile: string): string {
+  return /\.py$/i.test(rewardFile) ? RUN_FILES.pythonRewardCopy : RUN_FILES.rewardCopy;
+}
+
+/** The reward copy a run folder holds: reward.py when it trained a Python reward, else reward.ts (which may not exist). */
+export function runRewardCopy(runDir: string): string {
+  const python = path.join(runDir, RUN_FILES.pythonRewardCopy);
+  return existsSync(python) ? python : path.join(runDir, RUN_FILES.rewardCopy);
+}
 
 /** Columns of metrics.csv, in the order of UpdateMetrics. */
 export const METRICS_COLUMNS: readonly (keyof UpdateMetrics)[] = [

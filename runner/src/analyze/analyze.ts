@@ -13,6 +13,7 @@ import {
   readSummary,
   runTaskRef,
   RUN_FILES,
+  runRewardCopy,
   RunRecordError,
   type RunSummary,
   type SuggestionRecord,
@@ -57,7 +58,7 @@ function rewardFileFor(runDir: string, summary: RunSummary | undefined, given: s
     if (!existsSync(given)) throw new RunRecordError(`${given}: reward file not found`);
     return given;
   }
-  const copy = path.join(runDir, RUN_FILES.rewardCopy);
+  const copy = runRewardCopy(runDir);
   if (existsSync(copy)) return copy;
   if (summary?.reward_file && existsSync(summary.reward_file)) return summary.reward_file;
   return undefined;
@@ -122,7 +123,7 @@ export async function analyzeRun(runDir: string, opts: { rewardFile?: string; ta
   for (const e of episodes) if (e.died) deathCauses[e.deathCause ?? 'other'] = (deathCauses[e.deathCause ?? 'other'] ?? 0) + 1;
   const main = Object.entries(deathCauses).sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
   // A rollout without a reward (a random policy, say) records zeros; the reward's sign then means nothing.
-  const rewarded = !summary || !!summary.reward_file || existsSync(path.join(runDir, RUN_FILES.rewardCopy));
+  const rewarded = !summary || !!summary.reward_file || existsSync(runRewardCopy(runDir));
   let facts: RewardFacts | undefined;
   let rerunError: string | undefined;
   if (reward && rewarded) {
@@ -220,7 +221,7 @@ with evidence and patches to the reward file, and prints a summary.`,
     reward: {
       type: 'string',
       valueName: 'FILE',
-      description: `reward file to patch (default: RUN_DIR/${RUN_FILES.rewardCopy}, else the summary's reward_file)`,
+      description: `reward file to patch (default: RUN_DIR/${RUN_FILES.rewardCopy} or ${RUN_FILES.pythonRewardCopy}, else the summary's reward_file)`,
     },
     events: { type: 'string', choices: ['ndjson'], description: 'stream suggestion events on stdout (the summary goes to stderr)' },
   },

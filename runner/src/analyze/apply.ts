@@ -7,7 +7,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CommandError, didYouMean, parseCommandArgs, runCommand, terminalText, UsageError } from '../args';
 import { applyUnifiedDiff, PatchError } from '../diff';
-import { readSuggestions, readSummary, RUN_FILES } from '../records';
+import { readSuggestions, readSummary, RUN_FILES, runRewardCopy } from '../records';
 
 export const APPLY_SPEC = {
   command: 'apply',
@@ -60,10 +60,10 @@ export function applySuggestion(runDir: string, id: string, opts: { rewardFile?:
   const current = readFileSync(target, 'utf8');
   // The text the patch was written against: the file analyze read (normally the run's copy of the reward).
   const base = analysis.rewardFile && existsSync(analysis.rewardFile) ? readFileSync(analysis.rewardFile, 'utf8') : null;
-  const baseIsRunCopy = analysis.rewardFile !== null && path.resolve(analysis.rewardFile) === path.resolve(runDir, RUN_FILES.rewardCopy);
+  const baseIsRunCopy = analysis.rewardFile !== null && path.resolve(analysis.rewardFile) === path.resolve(runRewardCopy(runDir));
   if (baseIsRunCopy && base !== null && current !== base) {
     throw new CommandError(
-      `${target} changed since the run trained on it (it differs from the run's copy ${path.join(runDir, RUN_FILES.rewardCopy)}), ` +
+      `${target} changed since the run trained on it (it differs from the run's copy ${runRewardCopy(runDir)}), ` +
         `so this patch, written for the trained version, may no longer fit; nothing was changed. ` +
         `Run \`rewardsmith analyze ${runDir} --reward ${target}\` for patches to the file as it is now, then apply again`,
     );

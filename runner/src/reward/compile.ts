@@ -306,20 +306,20 @@ export class SourcePositions {
   }
 }
 
-const OTHER_LANGUAGES: Readonly<Record<string, string>> = { '.py': 'Python', '.lua': 'Lua', '.rs': 'Rust', '.java': 'Java', '.cpp': 'C++', '.c': 'C' };
+const OTHER_LANGUAGES: Readonly<Record<string, string>> = { '.lua': 'Lua', '.rs': 'Rust', '.java': 'Java', '.cpp': 'C++', '.c': 'C' };
 
 /**
  * Reads a reward file named on the command line, or says plainly what is wrong with the name: a missing
- * file, a folder, a language the runner does not run (`.py`: "Python rewards are not supported yet").
+ * file, a folder, a language the runner does not run (`.lua`: "Lua rewards are not supported yet").
  */
 export function readRewardFile(file: string): string {
   const ext = /\.[^./\\]+$/.exec(file)?.[0].toLowerCase() ?? '';
   const language = OTHER_LANGUAGES[ext];
   if (language)
     throw new UnreadableRewardFile(
-      `${file}: ${language} rewards are not supported yet; write the reward in TypeScript (*.reward.ts) or JavaScript (*.reward.js)`,
+      `${file}: ${language} rewards are not supported yet; write the reward in TypeScript (*.reward.ts), JavaScript (*.reward.js) or Python (*.reward.py)`,
     );
-  if (!['.ts', '.js', '.mts', '.cts', '.mjs', '.cjs'].includes(ext)) throw new UnreadableRewardFile(`${file}: not a reward file (expected a .ts or .js file)`);
+  if (!['.ts', '.js', '.mts', '.cts', '.mjs', '.cjs', '.py'].includes(ext)) throw new UnreadableRewardFile(`${file}: not a reward file (expected a .ts, .js or .py file)`);
   try {
     return readFileSync(file, 'utf8');
   } catch (err) {

@@ -14,7 +14,7 @@ import type { VecEnv } from '../env/types';
 import { RewardError, RewardSandbox } from '../reward/index';
 import { terminalText } from '../args';
 import { makeEvent, type ProgressEvent, type RunnerEvent } from '../events';
-import { metricsCsv, RUN_FILES, type EpisodeRecord, type RateRecord, type RunSummary, type UpdateMetrics } from '../records';
+import { metricsCsv, RUN_FILES, rewardCopyName, runRewardCopy, type EpisodeRecord, type RateRecord, type RunSummary, type UpdateMetrics } from '../records';
 import { formatRateShort } from '../stats';
 import { CommandError, noteRunFolder, parseCommandArgs, runCommand, UsageError } from '../args';
 import { ensureBackend, BACKEND_CHOICES, type BackendChoice } from '../ppo/backend';
@@ -285,7 +285,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
     }
   }
   if (previous) checkMetricsAgainstCheckpoint(path.join(runDir, RUN_FILES.metrics), previous.state);
-  const rewardCopy = path.join(runDir, RUN_FILES.rewardCopy);
+  const rewardCopy = previous || !options.rewardFile ? runRewardCopy(runDir) : path.join(runDir, rewardCopyName(options.rewardFile));
   let state: TrainState;
   let task: TaskSpec;
   if (previous) {
@@ -831,7 +831,7 @@ async function evalMain(argv: string[]): Promise<number> {
     net = loaded.net;
     const state = existsSync(path.join(dir, 'state.json')) ? (JSON.parse(readFileSync(path.join(dir, 'state.json'), 'utf8')) as TrainState) : null;
     const task = resolveTask(v.task ?? state?.taskFile ?? loaded.file.task);
-    const runCopy = path.join(dir, '..', RUN_FILES.rewardCopy);
+    const runCopy = runRewardCopy(path.join(dir, '..'));
     const rewardFile = v.reward ?? (existsSync(runCopy) ? runCopy : state?.rewardFile);
     if (v.reward !== undefined && !existsSync(v.reward)) throw new UsageError(`--reward ${v.reward}: no such file`);
     // A checkpoint from `pretrain` has no reward: its evaluation counts successes and records no rewards.
