@@ -319,7 +319,8 @@ export function readRewardFile(file: string): string {
     throw new UnreadableRewardFile(
       `${file}: ${language} rewards are not supported yet; write the reward in TypeScript (*.reward.ts), JavaScript (*.reward.js) or Python (*.reward.py)`,
     );
-  if (!['.ts', '.js', '.mts', '.cts', '.mjs', '.cjs', '.py'].includes(ext)) throw new UnreadableRewardFile(`${file}: not a reward file (expected a .ts, .js or .py file)`);
+  if (!['.ts', '.js', '.mts', '.cts', '.mjs', '.cjs', '.py'].includes(ext))
+    throw new UnreadableRewardFile(`${file}: not a reward file (expected a .ts, .js or .py file)`);
   try {
     return readFileSync(file, 'utf8');
   } catch (err) {
