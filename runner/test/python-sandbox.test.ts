@@ -119,6 +119,17 @@ test('hostile attempts at run time fail at their line, the sandbox stays usable,
       after.every((v) => v > 300),
       String(after),
     );
+    // A call that returns, but computes for longer than 50 ms step after step, ends the run (fatal).
+    let slow: RewardError | undefined;
+    for (let k = 0; k < 6 && !slow; k++) {
+      slow = await sandbox.step([obs({}), obs({ slow: [1, 0, 0] })]).then(
+        () => undefined,
+        (err: RewardError) => err,
+      );
+    }
+    assert.ok(slow, 'six slow steps ran');
+    assertError(slow, 'timeout', /exceeded 50 ms per call in 3 steps in a row/, lineOf(file, 'def reward_function'));
+    assert.equal(slow.env, 1);
   } finally {
     await sandbox.close();
   }

@@ -112,7 +112,7 @@ class PythonSandbox {
     const namespace = (pyodide.globals.get('dict') as PyProxy)() as unknown as import('pyodide/ffi').PyProxy;
     pyodide.runPython(PYTHON_DRIVER, { globals: namespace as never });
     const make = (namespace as unknown as { get(name: string): PyProxy }).get('make_driver');
-    const driver = make(this.req.file, limits.errorChars, this.req.sparseWeight, this.req.denseWeight) as unknown as Record<string, PyProxy>;
+    const driver = make(this.req.file, limits.errorChars, this.req.sparseWeight, this.req.denseWeight, limits.callCpuMs) as unknown as Record<string, PyProxy>;
     this.driver = {
       open_file: driver.open_file!,
       seal: driver.seal!,
@@ -165,7 +165,8 @@ class PythonSandbox {
     }
     if (!result.values) return { failure: result };
     // As the TypeScript host: a slow call is a time-out only if the process really computed that long, in
-    // SLOW_STEPS_TO_FAIL steps in a row.
+    // SLOW_STEPS_TO_FAIL steps in a row. (The driver times calls one by one only after a step that was slow in
+    // all, so the first slow step counts from the next one: SLOW_STEPS_TO_FAIL + 1 steps at most.)
     const cpu = process.cpuUsage(cpuBefore);
     const cpuMs = (cpu.user + cpu.system) / 1000;
     const slowestCpuMs = cpuMs - (performance.now() - wallBefore - result.slowest_ms);
