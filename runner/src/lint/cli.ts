@@ -2,11 +2,11 @@
 // publishes the same diagnostics). Loaded lazily by runner/src/cli.ts.
 import { parseCommandArgs, runCommand, terminalJson, terminalText } from '../args';
 import { readRewardFile, UnreadableRewardFile } from '../reward/compile';
-import { lintText, unanalysableDiagnostic, type RewardDiagnostic } from './rules';
+import { isPythonFile, lintText, loadPythonParser, unanalysableDiagnostic, type RewardDiagnostic } from './rules';
 
 export const LINT_SPEC = {
   command: 'lint',
-  summary: `Checks reward files against the observation schema and TypeScript. --format json prints one JSON array of
+  summary: `Checks reward files (TypeScript, or Python: *.reward.py) against the observation schema and TypeScript. --format json prints one JSON array of
 {file, range, severity, code, message, source} with 0-based lines (LSP's).
 Exit code 0: no error; 1: an error in some file; 2: a file could not be read (the others are still linted).`,
   positionals: 'FILE...',
@@ -32,6 +32,7 @@ export async function lintCommand(argv: string[]): Promise<number> {
     const { values, positionals: files } = parseCommandArgs(LINT_SPEC, argv);
     const all: LintJsonDiagnostic[] = [];
     const unreadable: string[] = [];
+    if (files.some(isPythonFile)) await loadPythonParser();
     for (const file of files) {
       let text: string;
       try {

@@ -17,9 +17,20 @@
 //   compiled as `except Exception:` (KeyboardInterrupt is not an Exception), and the reward's builtins have
 //   no BaseException or KeyboardInterrupt to name.
 // The source is a plain template string without backticks, dollar-braces or backslashes: the Python as it is.
+/**
+ * The builtins a Python reward has (python-driver.ts gives exactly these; `print` discards its output): no
+ * open, eval, exec, compile, getattr, globals, vars, input, exit, BaseException or KeyboardInterrupt.
+ */
+export const PYTHON_BUILTINS: readonly string[] = (
+  'abs all any bin bool bytearray bytes callable chr complex dict divmod enumerate filter float format frozenset hash ' +
+  'hex int isinstance issubclass iter len list map max min next object oct ord pow print range repr reversed round set ' +
+  'slice sorted str sum tuple type zip ArithmeticError AssertionError AttributeError Exception IndexError KeyError ' +
+  'LookupError NameError NotImplementedError OverflowError RecursionError RuntimeError StopIteration TypeError ' +
+  'ValueError ZeroDivisionError MemoryError True False None'
+).split(' ');
 
 export const PYTHON_DRIVER = `
-def make_driver(reward_file, error_chars, sparse_weight, dense_weight, call_limit_ms):
+def make_driver(reward_file, error_chars, sparse_weight, dense_weight, call_limit_ms, builtin_names):
     import ast, sys, math, time, types, builtins, json
 
     perf = time.perf_counter
@@ -96,12 +107,7 @@ def make_driver(reward_file, error_chars, sparse_weight, dense_weight, call_limi
             raise ImportError('the reward sandbox has no module ' + repr(str(name)) + '; available: math, numpy (a shim: sign, clip, sqrt, abs, exp, log, floor, mean, sum, min, max, array, linalg.norm), typing')
         return modules[top]
 
-    safe_names = ('abs all any bin bool bytearray bytes callable chr complex dict divmod enumerate filter float format frozenset hash hex int isinstance '
-                  'issubclass iter len list map max min next object oct ord pow range repr reversed round set slice '
-                  'sorted str sum tuple type zip ArithmeticError AssertionError AttributeError Exception IndexError '
-                  'KeyError LookupError NameError NotImplementedError OverflowError RecursionError RuntimeError '
-                  'StopIteration TypeError ValueError ZeroDivisionError MemoryError True False None').split()
-    reward_builtins = {n: getattr(builtins, n) for n in safe_names}
+    reward_builtins = {n: getattr(builtins, n) for n in builtin_names if n != 'print'}
     reward_builtins['print'] = lambda *args, **kwargs: None
     reward_builtins['__import__'] = reward_import
     reward_builtins['__build_class__'] = builtins.__build_class__

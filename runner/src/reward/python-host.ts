@@ -9,7 +9,7 @@
 //   JavaScript bridge (python-driver.ts says which wall stops which attack); `js` is an empty object anyway.
 // The parent kills this process on any fatal failure and when it stops answering.
 import { Worker } from 'node:worker_threads';
-import { PYTHON_DRIVER } from './python-driver';
+import { PYTHON_BUILTINS, PYTHON_DRIVER } from './python-driver';
 import type { HostFailure, HostReply, HostRequest, PackedStep, PythonOpenRequest, RewardLimits } from './protocol';
 import { SLOW_STEPS_TO_FAIL } from './protocol';
 
@@ -112,7 +112,10 @@ class PythonSandbox {
     const namespace = (pyodide.globals.get('dict') as PyProxy)() as unknown as import('pyodide/ffi').PyProxy;
     pyodide.runPython(PYTHON_DRIVER, { globals: namespace as never });
     const make = (namespace as unknown as { get(name: string): PyProxy }).get('make_driver');
-    const driver = make(this.req.file, limits.errorChars, this.req.sparseWeight, this.req.denseWeight, limits.callCpuMs) as unknown as Record<string, PyProxy>;
+    const driver = make(this.req.file, limits.errorChars, this.req.sparseWeight, this.req.denseWeight, limits.callCpuMs, PYTHON_BUILTINS) as unknown as Record<
+      string,
+      PyProxy
+    >;
     this.driver = {
       open_file: driver.open_file!,
       seal: driver.seal!,

@@ -4,9 +4,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Language, Node, Parser, Tree } from 'web-tree-sitter';
+import { PYTHON_BUILTINS } from './python-driver';
 import { checkContract, type CompiledReward, type ContractFunction, type EntryLocation, RewardError } from './compile';
 
 export type { Node as PythonNode, Tree as PythonTree };
+export { PYTHON_BUILTINS };
 
 /** Whether a file name is a Python reward (`*.py`, the paper's own format). */
 export function isPythonFile(file: string): boolean {
