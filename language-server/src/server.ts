@@ -35,7 +35,8 @@ import {
   type CritiqueResult,
   type LlmSettings,
 } from './lsp_ext';
-import { lintSnapshot, type RewardDiagnostic, type Severity } from '../../runner/src/lint/rules';
+import { lintSnapshot, lintText, loadPythonParser, pythonParserReady, type RewardDiagnostic, type Severity } from '../../runner/src/lint/rules';
+import { pythonCompletionsAt, pythonHoverAt } from './python-editor';
 
 const SEVERITY: Record<Severity, DiagnosticSeverity> = {
   error: DiagnosticSeverity.Error,
@@ -55,8 +56,11 @@ function filePathOf(uri: string): string {
   if (uri.startsWith('file:')) return fileURLToPath(uri);
   // Unsaved buffers: a stable fake path that keeps the extension (TypeScript needs .ts/.js).
   const name = decodeURIComponent(uri.replace(/^[a-z-]+:/i, '')).replace(/[^\w.-]+/g, '_');
-  return path.join(path.sep, '__unsaved__', REWARD_FILE_PATTERN.test(name) ? name : `${name}.reward.ts`);
+  return path.join(path.sep, '__unsaved__', REWARD_FILE_PATTERN.test(name) || PYTHON_REWARD.test(name) ? name : `${name}.reward.ts`);
 }
+
+/** Python reward files (`*.reward.py`), linted through tree-sitter-python rather than a TypeScript project. */
+const PYTHON_REWARD = /\.reward\.py$/;
 
 export function startServer(connection: Connection = createConnection(ProposedFeatures.all)): Promise<number> {
   const documents = new TextDocuments(TextDocument);
@@ -70,7 +74,14 @@ export function startServer(connection: Connection = createConnection(ProposedFe
   const pending = new Set<string>();
   let flushScheduled = false;
 
-  const isReward = (uri: string) => REWARD_FILE_PATTERN.test(uri.replace(/[?#].*$/, ''));
+  const isReward = (uri: string) => REWARD_FILE_PATTERN.test(uri.replace(/[?#].*$/, '')) || isPythonReward(uri);
+  const isPythonReward = (uri: string) => PYTHON_REWARD.test(uri.replace(/[?#].*$/, ''));
+  /** Python files wait for the parser (WebAssembly, loaded once, in the background). */
+  const pythonReady = (uri: string): boolean => {
+    if (pythonParserReady()) return true;
+    void loadPythonParser().then(() => schedule(uri));
+    return false;
+  };
 
   function projectFor(doc: TextDocument): RewardProject {
     let project = projects.get(doc.uri);
@@ -161,8 +172,9 @@ export function startServer(connection: Connection = createConnection(ProposedFe
   function lintNow(uri: string): void {
     const doc = documents.get(uri);
     if (!doc) return;
+    if (isPythonReward(uri) && !pythonReady(uri)) return;
     try {
-      lintResults.set(uri, lintSnapshot(projectFor(doc).snapshot()));
+      lintResults.set(uri, isPythonReward(uri) ? lintText(filePathOf(uri), doc.getText()) : lintSnapshot(projectFor(doc).snapshot()));
     } catch (err) {
       // A checker crash must not take the server down; say so on the first line instead.
       lintResults.set(uri, [
@@ -299,6 +311,7 @@ export function startServer(connection: Connection = createConnection(ProposedFe
     if (!doc || !isReward(doc.uri)) return null;
     // A file the checker cannot analyse (nested too deep) has no hover; nothing here may take the server down.
     try {
+      if (isPythonReward(doc.uri)) return pythonReady(doc.uri) ? (pythonHoverAt(doc.getText(), params.position) ?? null) : null;
       const project = projectFor(doc);
       if (project.unanalysable) return null;
       const snap = project.snapshot();
@@ -313,6 +326,7 @@ export function startServer(connection: Connection = createConnection(ProposedFe
     const doc = documents.get(params.textDocument.uri);
     if (!doc || !isReward(doc.uri)) return [];
     try {
+      if (isPythonReward(doc.uri)) return pythonReady(doc.uri) ? pythonCompletionsAt(doc.getText(), params.position) : [];
       const project = projectFor(doc);
       if (project.unanalysable) return [];
       const snap = project.snapshot();

@@ -3,6 +3,8 @@
 // serves Python when it has a `python` hook, TypeScript when it has `node`/`end` hooks (rule.ts); the schema
 // facts come from ../schema.ts for both.
 import { type PythonNode, parsePython, walk } from '../reward/python-syntax';
+
+export { parsePython, type PythonNode };
 import type { DictKeys } from './context';
 import type { Fix, LspRange, RewardDiagnostic, RuleMeta, TextEdit } from './rule';
 import type { ObservationSchema } from '../schema';

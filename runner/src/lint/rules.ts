@@ -41,7 +41,7 @@ import { lintPythonText } from './python';
 
 export type { Fix, LspRange, RewardDiagnostic, RuleMeta, Severity, TextEdit } from './rule';
 export { ruleLanguages } from './rule';
-export { isPythonFile, loadPythonParser } from '../reward/python-syntax';
+export { isPythonFile, loadPythonParser, pythonParserReady } from '../reward/python-syntax';
 export type { DictKeys, Field } from './context';
 
 /** Every rule, in the order their hooks run. TypeScript's own errors come last: they are dropped where a
