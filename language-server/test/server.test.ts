@@ -243,7 +243,7 @@ describe('language server over stdio', () => {
       textDocument: { uri: pyUri },
       position: { line: magmaLine, character: lines[magmaLine]!.indexOf('"lava"') + 2 },
     })) as Hover | null;
-    assert.match((hover?.contents as { value: string }).value, /\*\*lava\*\* — Lava \(block\)/);
+    assert.match((hover!.contents as { value: string }).value, /\*\*lava\*\* — Lava \(block\)/);
     const character = lines[magmaLine]!.indexOf('"lava"') + 3;
     const items = (await client.sendRequest('textDocument/completion', {
       textDocument: { uri: pyUri },
