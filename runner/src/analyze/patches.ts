@@ -755,6 +755,8 @@ function parseErrorsOf(sf: ts.SourceFile): ts.DiagnosticWithLocation[] {
  * when the patched file would not parse or would add a lint error or warning.
  */
 export function patchReward(fileName: string, text: string, req: PatchRequest): RewardPatch {
+  // The patch writers edit TypeScript syntax trees; a Python reward gets the findings without patches.
+  if (/\.py$/i.test(fileName)) throw new PatchUnavailable('patches are written for TypeScript rewards only; apply the suggestion to the Python file by hand');
   const src = new RewardSource(fileName, text);
   const broken = parseErrorsOf(src.sf)[0];
   if (broken) {

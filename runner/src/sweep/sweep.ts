@@ -74,8 +74,8 @@ function rewardNames(files: string[]): string[] {
   return files.map((f) => {
     const base = path
       .basename(f)
-      .replace(/\.reward\.(ts|js)$/, '')
-      .replace(/\.(ts|js)$/, '')
+      .replace(/\.reward\.(ts|js|py)$/, '')
+      .replace(/\.(ts|js|py)$/, '')
       .replace(/[^\w.-]+/g, '_');
     const k = (seen.get(base) ?? 0) + 1;
     seen.set(base, k);
@@ -106,6 +106,8 @@ export async function sweep(o: SweepOptions): Promise<SweepResults> {
   mkdirSync(path.join(dir, 'rewards'), { recursive: true });
   const names = rewardNames(o.rewards);
   const rewards = o.rewards.map((file, i) => ({ name: names[i]!, file: path.resolve(file), sha256: sha256(file) }));
+  /** The sweep's copy of a reward, in its own language: `rewards/<name>.reward.ts` or `.reward.py`. */
+  const copyOf = (r: { name: string; file: string }) => path.join(dir, 'rewards', `${r.name}.reward.${/\.py$/i.test(r.file) ? 'py' : 'ts'}`);
   const stateFile = path.join(dir, SWEEP_FILES.state);
   let state: SweepState = { version: 1, task: task.id, steps: o.steps, seeds: o.seeds, init: o.init ? path.resolve(o.init) : null, rewards, runs: {} };
   if (existsSync(stateFile)) {
@@ -120,7 +122,7 @@ export async function sweep(o: SweepOptions): Promise<SweepResults> {
       const was = earlier.rewards.find((e) => e.name === r.name)!;
       if (was.sha256 !== r.sha256)
         throw new CommandError(
-          `${r.file} changed since this sweep started; its runs trained the earlier text (kept in ${path.join(dir, 'rewards', `${r.name}.reward.ts`)}): restore it, or start a new sweep with another --out`,
+          `${r.file} changed since this sweep started; its runs trained the earlier text (kept in ${copyOf(r)}): restore it, or start a new sweep with another --out`,
         );
     }
     state = { ...state, runs: earlier.runs };
@@ -128,7 +130,7 @@ export async function sweep(o: SweepOptions): Promise<SweepResults> {
   }
   // The runs train these copies: on a cluster only DIR needs to be shared, and editing a file mid-sweep changes nothing.
   for (const r of rewards) {
-    const copy = path.join(dir, 'rewards', `${r.name}.reward.ts`);
+    const copy = copyOf(r);
     if (!existsSync(copy)) copyFileSync(r.file, copy);
   }
   const save = () => writeAtomic(stateFile, JSON.stringify(state, null, 2) + '\n');
@@ -140,7 +142,7 @@ export async function sweep(o: SweepOptions): Promise<SweepResults> {
       reward: r.name,
       rewardOriginal: r.file,
       runDir: path.join(dir, 'runs', r.name, `seed-${seed}`),
-      rewardFile: path.join(dir, 'rewards', `${r.name}.reward.ts`),
+      rewardFile: copyOf(r),
       task: taskArg,
       seed,
       steps: o.steps,
