@@ -137,7 +137,7 @@ test('hostile attempts at run time fail at their line, the sandbox stays usable,
   assert.ok(!existsSync(ESCAPE_FILE), 'the reward wrote a file outside the sandbox');
 });
 
-test('an endless loop, even inside try/except, is stopped by the time limit at the looping line', async () => {
+test('an endless loop, even inside try/except, is stopped by the time limit at the looping line; one inside C arithmetic too', async () => {
   const file = fixture('infinite-loop.reward.py');
   const sandbox = await RewardSandbox.open(file, 1, { limits: { callWallMs: 300, stepSlackMs: 100 } });
   try {
@@ -151,6 +151,18 @@ test('an endless loop, even inside try/except, is stopped by the time limit at t
     await rejection(sandbox.step([obs({})]));
   } finally {
     await sandbox.close();
+  }
+  // A computation inside C (a huge power) is interrupted too (CPython checks for signals in long arithmetic).
+  const cLoop = fixture('c-loop.reward.py');
+  const stuck = await RewardSandbox.open(cLoop, 1, { limits: { callWallMs: 300, stepSlackMs: 100 } });
+  try {
+    await stuck.beginEpisodes([0], [obs({})]);
+    const err = await rejection(stuck.step([obs({})]));
+    assertError(err, 'timeout', /a call did not return within the step's 400 ms/, lineOf(cLoop, '10 ** 10 ** 9'));
+    // A timed-out interpreter is not trusted again.
+    await rejection(stuck.step([obs({})]));
+  } finally {
+    await stuck.close();
   }
 });
 
