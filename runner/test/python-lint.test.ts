@@ -43,3 +43,11 @@ test('well-formed Python rewards lint clean: the bundled twin and the runtime fi
   ];
   for (const file of clean) assert.deepEqual(lintText(file, read(file)), [], file);
 });
+
+test('a Python reward names its task with a "# task:" header, as TypeScript does with "// task:"', async () => {
+  const { taskFromHeader, withTaskHeader } = await import('../src/tasks');
+  const text = read(path.join(__dirname, '..', 'rewards', 'approach-cow.dense.reward.py'));
+  assert.equal(taskFromHeader(text), 'approach-cow');
+  assert.equal(taskFromHeader(withTaskHeader(text, 'approach-pig')), 'approach-pig');
+  assert.match(withTaskHeader(text, 'approach-pig'), /^# task: approach-pig\n/);
+});
