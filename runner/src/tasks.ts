@@ -150,10 +150,10 @@ export function taskFromHeader(text: string): string | undefined {
 }
 
 /** The reward file with its header naming `taskId`: the existing header line rewritten, else one added on top. */
-export function withTaskHeader(text: string, taskId: string): string {
+export function withTaskHeader(text: string, taskId: string, comment: '//' | '#' = '//'): string {
   const lines = text.split('\n');
   const at = taskHeaderLine(lines.map((l) => l.replace(/\r$/, '')));
-  if (at < 0) return `// task: ${taskId}\n${text}`;
+  if (at < 0) return `${comment} task: ${taskId}\n${text}`;
   lines[at] = lines[at]!.replace(/((?:\/\/|#)\s*task\s*:\s*)[A-Za-z0-9_./-]+/, `$1${taskId}`);
   return lines.join('\n');
 }

@@ -795,6 +795,7 @@ LLM: OPENAI_API_KEY, OPENAI_BASE_URL, REWARDSMITH_MODEL.`,
   options: {
     task: { type: 'string', valueName: 'TASK', description: 'built-in task id or a task file' },
     out: { type: 'string', valueName: 'FILE', description: 'reward file to write' },
+    language: { type: 'string', choices: ['ts', 'py'], description: "the reward's language (default: py when FILE ends in .py, else ts)" },
     events: { type: 'string', choices: ['ndjson'], description: 'print one JSON event per line on stdout' },
   },
 } as const;
@@ -814,10 +815,13 @@ export async function designCommand(argv: string[], terminal: CommandIo = PROCES
     const task = taskOption(values.task);
     if (!isLlmConfigured(resolveLlmConfig())) throw new LlmNotConfiguredError();
     const out = path.resolve(values.out);
-    const workDir = path.join(path.dirname(out), '.rewardsmith-design', path.basename(out).replace(/\.reward\.(ts|js)$/, ''));
+    const workDir = path.join(path.dirname(out), '.rewardsmith-design', path.basename(out).replace(/\.reward\.(ts|js|py)$/, ''));
+    const language = (values.language ?? (/\.py$/i.test(out) ? 'py' : 'ts')) === 'py' ? 'python' : 'typescript';
+    if ((language === 'python') !== /\.py$/i.test(out))
+      throw new UsageError(`--out ${values.out} does not end in .${language === 'python' ? 'py' : 'ts'}, the extension of --language ${values.language}`);
     rmSync(workDir, { recursive: true, force: true });
     say(`designing a reward for ${task.id}`);
-    const reviewed = await designAndReview({ task, request: { kind: 'initial' }, dir: workDir, log: { dir: workDir } });
+    const reviewed = await designAndReview({ task, request: { kind: 'initial' }, dir: workDir, log: { dir: workDir }, language });
     writeAtomic(path.join(workDir, 'review.json'), json(reviewed));
     for (const s of reviewed.steps) {
       if (s.errors.length > 0) say(`draft ${s.draft}: ${s.errors.length} static error(s), sent back to the designer`);
