@@ -8,8 +8,11 @@
 // External, and not shipped in the .vsix: the mineflayer backend's stack (mineflayer, flying-squid and the
 // prismarine packages only it loads), the optional native TensorFlow.js backends, and esbuild (only used when
 // the runner runs from sources).
+// Every output is written to a temporary file beside it and renamed over the old one, never rewritten in
+// place: a training that is running keeps the files it started with (its sandbox host has the native addon
+// mapped; truncating that file under it ended the host with SIGBUS).
 import * as esbuild from 'esbuild';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
@@ -52,9 +55,34 @@ const minecraftDataOneVersion = {
 
 const TS_PLUGIN = { name: 'rewardsmith-ts-plugin', source: 'extension/src/ts-plugin.ts', dir: 'dist/rewardsmith-ts-plugin' };
 
+/** Replaces `file` by a rename, so that a process holding or mapping the old file keeps it whole. */
+function writeAtomic(file, contents) {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    writeFileSync(tmp, contents);
+    renameSync(tmp, file);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+}
+
+const copyAtomic = (from, to) => writeAtomic(to, readFileSync(from));
+
+/** esbuild hands its outputs to this plugin (`write: false`) instead of writing over the old files itself. */
+const writeOutputsAtomically = {
+  name: 'write-outputs-atomically',
+  setup(build) {
+    build.onEnd((result) => {
+      for (const out of result.outputFiles ?? []) writeAtomic(out.path, out.contents);
+    });
+  },
+};
+
 const pick = (entries) => Object.fromEntries(Object.entries(entries).filter(([, src]) => existsSync(src)));
 
-const common = { bundle: true, sourcemap: true, logLevel: 'warning', outdir: 'dist', legalComments: 'none' };
+const common = { bundle: true, sourcemap: true, logLevel: 'warning', outdir: 'dist', legalComments: 'none', write: false };
 const builds = [
   {
     ...common,
@@ -63,13 +91,13 @@ const builds = [
     target: 'node20',
     format: 'cjs',
     external,
-    plugins: [minecraftDataOneVersion],
+    plugins: [minecraftDataOneVersion, writeOutputsAtomically],
     // isolated-vm's `require('./out/isolated_vm')` is its native addon: copied beside the bundle.
     resolveExtensions: ['.ts', '.js', '.json', '.node'],
     loader: { '.node': 'copy' },
     assetNames: 'native/[name]',
   },
-  { ...common, entryPoints: pick(browserEntries), platform: 'browser', target: 'es2022', format: 'iife' },
+  { ...common, entryPoints: pick(browserEntries), platform: 'browser', target: 'es2022', format: 'iife', plugins: [writeOutputsAtomically] },
   // The TypeScript server plugin, as the package tsserver resolves by name (package.mjs ships it as
   // node_modules/rewardsmith-ts-plugin/ in the .vsix). tsserver passes it its own TypeScript and calls
   // `module.exports` itself, so the default export becomes module.exports.
@@ -83,6 +111,7 @@ const builds = [
     format: 'cjs',
     external: ['typescript'],
     footer: { js: 'module.exports = module.exports.default;' },
+    plugins: [writeOutputsAtomically],
   },
 ].filter((b) => Object.keys(b.entryPoints).length > 0);
 
@@ -90,17 +119,16 @@ const builds = [
 function copyRuntimeFiles() {
   mkdirSync('dist', { recursive: true });
   const tsLib = path.dirname(require.resolve('typescript'));
-  for (const f of readdirSync(tsLib).filter((f) => /^lib\..*\.d\.ts$/.test(f))) copyFileSync(path.join(tsLib, f), path.join('dist', f));
+  for (const f of readdirSync(tsLib).filter((f) => /^lib\..*\.d\.ts$/.test(f))) copyAtomic(path.join(tsLib, f), path.join('dist', f));
   const wasmDir = path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'));
-  for (const f of readdirSync(wasmDir).filter((f) => f.endsWith('.wasm'))) copyFileSync(path.join(wasmDir, f), path.join('dist', f));
-  copyFileSync(path.join(path.dirname(require.resolve('chart.js')), 'chart.umd.min.js'), path.join('dist', 'chart.umd.min.js'));
-  copyFileSync(require.resolve('gifenc'), path.join('dist', 'gifenc.js'));
+  for (const f of readdirSync(wasmDir).filter((f) => f.endsWith('.wasm'))) copyAtomic(path.join(wasmDir, f), path.join('dist', f));
+  copyAtomic(path.join(path.dirname(require.resolve('chart.js')), 'chart.umd.min.js'), path.join('dist', 'chart.umd.min.js'));
+  copyAtomic(require.resolve('gifenc'), path.join('dist', 'gifenc.js'));
   // The Python parser's WebAssembly (runner/src/reward/python-syntax.ts looks beside the bundle first).
-  copyFileSync(require.resolve('web-tree-sitter/web-tree-sitter.wasm'), path.join('dist', 'web-tree-sitter.wasm'));
-  copyFileSync(require.resolve('tree-sitter-python/tree-sitter-python.wasm'), path.join('dist', 'tree-sitter-python.wasm'));
+  copyAtomic(require.resolve('web-tree-sitter/web-tree-sitter.wasm'), path.join('dist', 'web-tree-sitter.wasm'));
+  copyAtomic(require.resolve('tree-sitter-python/tree-sitter-python.wasm'), path.join('dist', 'tree-sitter-python.wasm'));
   const version = JSON.parse(readFileSync('package.json', 'utf8')).version;
-  mkdirSync(TS_PLUGIN.dir, { recursive: true });
-  writeFileSync(path.join(TS_PLUGIN.dir, 'package.json'), `${JSON.stringify({ name: TS_PLUGIN.name, version, private: true, main: 'index.js' }, null, 2)}\n`);
+  writeAtomic(path.join(TS_PLUGIN.dir, 'package.json'), `${JSON.stringify({ name: TS_PLUGIN.name, version, private: true, main: 'index.js' }, null, 2)}\n`);
 }
 
 copyRuntimeFiles();

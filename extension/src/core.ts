@@ -2,6 +2,7 @@
 // entry line of a reward file is and how the runner's stdout becomes events.
 import { parseEvent, type RunnerEvent } from '../../runner/src/events';
 import type { PlaybackRecord } from '../../runner/src/records';
+import { percent } from '../../runner/src/stats';
 
 /** 0-based line of the reward's entry point (`reward_function`, else `dense`), where the CodeLens goes. */
 export function rewardEntryLine(text: string): number | undefined {
@@ -48,12 +49,10 @@ export class NdjsonEventReader {
   }
 }
 
-const pct1 = (x: number) => (x * 100).toFixed(1);
-
 /** A rate with its interval and count as the editor shows it: "25.0 % [17.5–34.1 %] of 120 episodes"; "—" without episodes. */
 export function rateText(rate: number | null, ci95: [number, number], n: number, noun = 'episodes'): string {
   if (rate === null || n === 0) return `— (no ${noun} yet)`;
-  return `${pct1(rate)} % [${pct1(ci95[0])}–${pct1(ci95[1])} %] of ${n} ${noun}`;
+  return `${percent(rate)} % [${percent(ci95[0])}–${percent(ci95[1])} %] of ${n} ${noun}`;
 }
 
 /** Training success (a progress event's or metrics.ndjson's `success`): over episodes that started in a window and have all ended. */

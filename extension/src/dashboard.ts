@@ -68,6 +68,8 @@ export class Dashboard {
   private panel: vscode.WebviewPanel | undefined;
   /** The live run's events so far, replayed when the panel is (re)opened. */
   private live: { label: string; events: RunnerEvent[] } | undefined;
+  /** The last improvement loop's table, shown again when the panel is (re)opened. */
+  private loop: { label: string; table: string } | undefined;
 
   /** The run folders last sent to the webview: the only ones it may ask to play back. */
   private pastDirs = new Set<string>();
@@ -104,6 +106,7 @@ export class Dashboard {
         this.post({ type: 'live-start', label: this.live.label });
         for (const event of this.live.events) this.post({ type: 'event', event });
       }
+      if (this.loop) this.post({ type: 'loop-results', ...this.loop });
     });
     panel.onDidDispose(() => (this.panel = undefined));
     this.panel = panel;
@@ -117,6 +120,12 @@ export class Dashboard {
   event(event: RunnerEvent): void {
     this.live?.events.push(event);
     this.post({ type: 'event', event });
+  }
+
+  /** Shows an improvement loop's iteration table (every candidate, its difference to the reward in force, the decision). */
+  showLoopResults(label: string, table: string): void {
+    this.loop = { label, table };
+    this.post({ type: 'loop-results', label, table });
   }
 
   sendPastRuns(): void {
@@ -168,6 +177,7 @@ export class Dashboard {
   .result { font-weight: bold; padding: 6px 8px; margin: 6px 0; border-radius: 3px; }
   .result.ok { background: rgba(89, 181, 106, 0.2); }
   .result.failed { background: rgba(224, 82, 82, 0.2); }
+  #loop-table { overflow-x: auto; font-family: var(--vscode-editor-font-family, monospace); font-size: 0.9em; white-space: pre; }
   #map { width: 100%; max-width: 720px; height: 360px; display: block; }
   ul { padding-left: 0; list-style: none; } li { padding-left: 6px; margin: 2px 0; }
   #playback canvas.frame { width: 288px; height: 240px; image-rendering: pixelated; display: block; }
@@ -181,9 +191,23 @@ export class Dashboard {
   <div id="live-result"></div>
   <div class="charts">
     <div class="chart"><canvas id="chart-return"></canvas></div>
-    <div class="chart"><canvas id="chart-success"></canvas></div>
+    <div><div class="chart"><canvas id="chart-success"></canvas></div><div id="success-note" class="muted"></div></div>
     <div class="chart"><canvas id="chart-fps"></canvas></div>
   </div>
+  <p class="muted">Returns from the first update: of the episodes that finished in it (solid) and, dashed, the return so far of those still running.</p>
+  <h2>PPO</h2>
+  <div class="charts">
+    <div class="chart"><canvas id="chart-entropy"></canvas></div>
+    <div class="chart"><canvas id="chart-approx-kl"></canvas></div>
+    <div class="chart"><canvas id="chart-clip-fraction"></canvas></div>
+    <div class="chart"><canvas id="chart-value-loss"></canvas></div>
+    <div class="chart"><canvas id="chart-explained-variance"></canvas></div>
+    <div class="chart"><canvas id="chart-learning-rate"></canvas></div>
+  </div>
+  <section id="loop" hidden>
+    <h2>Improvement loop: <span id="loop-label"></span></h2>
+    <pre id="loop-table"></pre>
+  </section>
   <h2>Evaluation</h2>
   <div id="eval"><p class="muted">Evaluation runs after training.</p></div>
   <h2 id="map-title">Failed episodes</h2>

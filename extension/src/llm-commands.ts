@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { critiqueRequest, setLlmApiKeyNotification, type AnalyzerSuggestion } from '../../language-server/src/lsp_ext';
 import { trainingSuccessText } from './core';
+import { readLoopTable } from './loop-results';
 import { API_KEY_SECRET, failureReason } from './runner';
 import { toAnalyzerSuggestion } from './suggestions';
 import { newRunDir, rewardDocument, type Services, showRewardError, taskFor, trainingBudgetArgs, workspaceDir } from './workspace';
@@ -93,10 +94,15 @@ export function registerLlmCommands(s: Services): void {
         ),
     );
     dashboard.sendPastRuns();
+    const table = readLoopTable(outDir);
+    if (table) dashboard.showLoopResults(`${task}, ${iterations} iterations (${outDir})`, table);
     if (found.length) suggestions.set(document.uri, found);
     if (result.code === 0)
       void vscode.window
-        .showInformationMessage(`Improvement loop finished; every iteration's reward, critique and run are in ${outDir}.`, 'Open folder')
+        .showInformationMessage(
+          `Improvement loop finished: the dashboard shows every candidate, its difference to the reward in force and the decision; the rewards and runs are in ${outDir}.`,
+          'Open folder',
+        )
         .then((c) => c && vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(outDir)));
     else if (!result.cancelled)
       void vscode.window.showErrorMessage(`The improvement loop failed: ${failureReason(result)}`, 'Show log').then((c) => c && output.show());

@@ -7,6 +7,7 @@ import type { LanguageClient } from 'vscode-languageclient/node';
 import { setSuggestionsNotification, suggestionResolvedNotification, type AnalyzerSuggestion } from '../../language-server/src/lsp_ext';
 import type { SuggestionEvent } from '../../runner/src/events';
 import { applyUnifiedDiff, PatchError } from '../../runner/src/diff';
+import { patchTarget, PatchTargetError } from '../../runner/src/records';
 
 export const PATCHED_SCHEME = 'rewardsmith-patched';
 
@@ -121,7 +122,11 @@ export class Suggestions implements vscode.TreeDataProvider<Node>, vscode.TextDo
     const patched = this.patchedUri(uri, id);
     this.patchedChanged.fire(patched);
     await vscode.commands.executeCommand('vscode.diff', document.uri, patched, `${path.basename(document.uri.fsPath)} ↔ suggested patch`, { preview: true });
-    const choice = await vscode.window.showInformationMessage(`Suggested patch: ${firstLine(suggestion.message)}`, 'Apply', 'Dismiss');
+    const choice = await vscode.window.showInformationMessage(
+      `Suggested patch to ${vscode.workspace.asRelativePath(document.uri)}: ${firstLine(suggestion.message)}`,
+      'Apply',
+      'Dismiss',
+    );
     if (choice === 'Apply') await this.apply(uri, id);
     else if (choice === 'Dismiss') this.drop(uri, id);
   }
@@ -136,6 +141,15 @@ export class Suggestions implements vscode.TreeDataProvider<Node>, vscode.TextDo
       return false;
     }
     const document = patched.document!;
+    // The editor patches the document the user has open, never a path a run's records name: the "named" case
+    // of the rule `rewardsmith apply` follows (records.ts patchTarget), which also insists on a reward module.
+    try {
+      patchTarget({ named: document.uri.fsPath });
+    } catch (err) {
+      if (!(err instanceof PatchTargetError)) throw err;
+      void vscode.window.showWarningMessage(`Rewardsmith: ${err.message}`);
+      return false;
+    }
     const edit = new vscode.WorkspaceEdit();
     edit.replace(document.uri, new vscode.Range(0, 0, document.lineCount, 0), patched.text);
     if (!(await vscode.workspace.applyEdit(edit))) return false;

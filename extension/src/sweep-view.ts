@@ -3,6 +3,7 @@
 // run while it goes, then the ranking with its intervals and the runner's own plot).
 import type { RunnerEvent, SweepRunEvent } from '../../runner/src/events';
 import type { SweepResults } from '../../runner/src/records';
+import { formatDifference, percent } from '../../runner/src/stats';
 
 export interface SweepSettings {
   engine: 'local' | 'slurm';
@@ -76,7 +77,6 @@ export class SweepProgress {
 }
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-const pct = (x: number) => (100 * x).toFixed(1);
 
 /** The panel's HTML (no script: it is re-rendered by the host). `plotSvg` is the runner's results.svg. */
 export function sweepHtml(title: string, progress: SweepProgress, results: SweepResults | null, plotSvg: string | null, csp: string): string {
@@ -90,8 +90,8 @@ export function sweepHtml(title: string, progress: SweepProgress, results: Sweep
         .sort((a, b) => (a.rank ?? Infinity) - (b.rank ?? Infinity))
         .map((w) =>
           w.mean_success === null || !w.ci95
-            ? `<tr><td>—</td><td>${esc(w.reward)}</td><td colspan="3">no completed run</td></tr>`
-            : `<tr><td>${w.rank}</td><td>${esc(w.reward)}</td><td>${pct(w.mean_success)} %</td><td>[${pct(w.ci95[0])}, ${pct(w.ci95[1])}] %</td><td>${w.seeds} seeds, ${w.episodes} episodes</td></tr>`,
+            ? `<tr><td>—</td><td>${esc(w.reward)}</td><td colspan="4">no completed run</td></tr>`
+            : `<tr><td>${w.rank}</td><td>${esc(w.reward)}</td><td>${percent(w.mean_success)} %</td><td>[${percent(w.ci95[0])}, ${percent(w.ci95[1])}] %</td><td>${w.versus_leader ? esc(formatDifference(w.versus_leader)) : 'leader'}</td><td>${w.seeds} seeds, ${w.episodes} episodes</td></tr>`,
         )
     : [];
   const status = progress.finished ? (progress.finished.ok ? 'finished' : `stopped: ${esc(progress.finished.error ?? 'failed')}`) : esc(progress.line());
@@ -112,8 +112,8 @@ export function sweepHtml(title: string, progress: SweepProgress, results: Sweep
   <p id="status">${status}</p>
   ${
     ranking.length
-      ? `<h3>Rewards by mean held-out success (95 % CI: bootstrap over seeds × episodes)</h3>
-  <table id="ranking"><tr><th>rank</th><th>reward</th><th>mean success</th><th>95 % CI</th><th>behind it</th></tr>${ranking.join('')}</table>`
+      ? `<h3>Rewards by held-out success (95 % CI: Wilson over one seed's episodes, else bootstrap over seeds × episodes; ranked below another only when a one-sided test at 5 % shows that one better)</h3>
+  <table id="ranking"><tr><th>rank</th><th>reward</th><th>mean success</th><th>95 % CI</th><th>difference to the leader</th><th>behind it</th></tr>${ranking.join('')}</table>`
       : ''
   }
   ${plotSvg ? `<div class="plot">${plotSvg}</div>` : ''}

@@ -73,12 +73,13 @@ test('the dashboard webview: ▶ beside a failed episode asks the host to play i
     outfile: bundle,
     logLevel: 'error',
   });
-  const ids = ['live-label', 'live-status', 'live-result', 'eval', 'map-title', 'map-legend', 'playback', 'past'];
+  const ids = ['live-label', 'live-status', 'live-result', 'success-note', 'eval', 'map-title', 'map-legend', 'playback', 'past'];
+  const canvases = ['return', 'success', 'fps', 'entropy', 'approx-kl', 'clip-fraction', 'value-loss', 'explained-variance', 'learning-rate'];
   const page = path.join(dir, 'dashboard.html');
   writeFileSync(
     page,
     `<!doctype html><html><body>${ids.map((id) => `<div id="${id}"></div>`).join('')}
-<canvas id="chart-return"></canvas><canvas id="chart-success"></canvas><canvas id="chart-fps"></canvas><canvas id="map"></canvas>
+${canvases.map((c) => `<canvas id="chart-${c}"></canvas>`).join('')}<canvas id="map"></canvas>
 <script>window.sent = []; window.acquireVsCodeApi = () => ({ postMessage: (m) => window.sent.push(m) });</script>
 <script src="dashboard.js"></script></body></html>`,
   );

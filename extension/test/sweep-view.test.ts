@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { makeEvent, type RunnerEvent } from '../../runner/src/events';
 import type { SweepResults } from '../../runner/src/records';
+import { compareRates } from '../../runner/src/stats';
 import { SweepProgress, sweepArgs, sweepHtml } from '../src/sweep-view';
 
 const run = (run: string, state: Extract<RunnerEvent, { type: 'sweep_run' }>['state'], frames: number, extra: object = {}) =>
@@ -70,7 +71,7 @@ test('each run shows its latest state, job and progress; the notification line c
   assert.doesNotMatch(html, /<script/);
 });
 
-test('with results, the ranking lists mean success with its bootstrap interval, and rewards with no completed run say so', () => {
+test('with results, the ranking lists mean success with its interval and difference to the leader, and rewards with no completed run say so', () => {
   const results: SweepResults = {
     version: 1,
     task: 'approach-tree',
@@ -80,14 +81,35 @@ test('with results, the ranking lists mean success with its bootstrap interval, 
     wall_seconds: 12,
     runs: [],
     rewards: [
-      { reward: 'sparse', reward_file: '/w/s.reward.ts', seeds: 2, episodes: 8, mean_success: 0.25, ci95: [0, 0.5], mean_deaths: 0, rank: 2 },
+      {
+        reward: 'sparse',
+        reward_file: '/w/s.reward.ts',
+        seeds: 2,
+        episodes: 8,
+        mean_success: 0.25,
+        ci95: [0, 0.5],
+        mean_deaths: 0,
+        rank: 2,
+        versus_leader: compareRates({ count: 2, n: 8 }, { count: 5, n: 8 }),
+      },
       { reward: 'broken', reward_file: '/w/x.reward.ts', seeds: 0, episodes: 0, mean_success: null, ci95: null, mean_deaths: null, rank: null },
-      { reward: 'dense', reward_file: '/w/d.reward.ts', seeds: 2, episodes: 8, mean_success: 0.625, ci95: [0.375, 0.875], mean_deaths: 0, rank: 1 },
+      {
+        reward: 'dense',
+        reward_file: '/w/d.reward.ts',
+        seeds: 2,
+        episodes: 8,
+        mean_success: 0.625,
+        ci95: [0.375, 0.875],
+        mean_deaths: 0,
+        rank: 1,
+        versus_leader: null,
+      },
     ],
   };
   const html = sweepHtml('Sweep', new SweepProgress(), results, '<svg></svg>', "default-src 'none'");
   const order = [...html.matchAll(/<tr><td>(\d|—)<\/td><td>(\w+)<\/td>/g)].map((m) => m[2]);
   assert.deepEqual(order, ['dense', 'sparse', 'broken']);
-  assert.match(html, /<td>62\.5 %<\/td><td>\[37\.5, 87\.5\] %<\/td><td>2 seeds, 8 episodes<\/td>/);
-  assert.match(html, /<td>broken<\/td><td colspan="3">no completed run<\/td>/);
+  assert.match(html, /<td>62\.5 %<\/td><td>\[37\.5, 87\.5\] %<\/td><td>leader<\/td><td>2 seeds, 8 episodes<\/td>/);
+  assert.match(html, /<td>25\.0 %<\/td><td>\[0\.0, 50\.0\] %<\/td><td>−37\.5 pts \[−[\d.]+, \+[\d.]+\] \(90 % CI\)<\/td>/);
+  assert.match(html, /<td>broken<\/td><td colspan="4">no completed run<\/td>/);
 });

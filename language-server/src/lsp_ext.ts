@@ -13,6 +13,8 @@ export const DIAGNOSTIC_SOURCE = {
   critic: 'reward-critic',
   /** The trajectory analyzer's suggestions pushed by the client. */
   analyzer: 'reward-analyzer',
+  /** The probes: the reward run on its task's probe bank in the sandbox (on save and after a pause in typing). */
+  probe: 'rewardsmith-probe',
 } as const;
 
 // ---------------------------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 // The Rewardsmith language server. Any LSP client can use it (it knows nothing about VS Code): diagnostics
-// from the schema rules and TypeScript, quick fixes, hover, completion; the LLM critic's findings
+// from the schema rules and TypeScript, quick fixes, hover, completion; the probes' findings (the reward run on
+// its task's probe bank, on save and after PROBE_IDLE_MS without typing); the LLM critic's findings
 // (`rewardsmith/critique`) and the trajectory analyzer's suggestions (`rewardsmith/setSuggestions`) published
 // as separate diagnostic sources. Started by `rewardsmith lsp --stdio` or as dist/server.js (stdio or IPC).
 import { createHash } from 'node:crypto';
@@ -21,6 +22,7 @@ import { REWARD_FILE_PATTERN, RewardProject } from '../../runner/src/lint/analys
 import { critiqueFile } from '../../runner/src/llm/critique';
 import { diffTextEdits } from '../../runner/src/diff';
 import { completionsAt, hoverAt } from './editor';
+import { FramingCheck } from './framing';
 import {
   CONFIGURATION_SECTION,
   DIAGNOSTIC_SOURCE,
@@ -36,7 +38,13 @@ import {
   type LlmSettings,
 } from './lsp_ext';
 import { lintSnapshot, lintText, loadPythonParser, pythonParserReady, type RewardDiagnostic, type Severity } from '../../runner/src/lint/rules';
+import { probeDiagnostic, taskOfReward } from '../../runner/src/lint/check';
+import { probeReward } from '../../runner/src/probe/index';
+import { taskFromHeader } from '../../runner/src/tasks';
 import { pythonCompletionsAt, pythonHoverAt } from './python-editor';
+
+/** The pause in typing after which the probes run (they also run on save; never per keystroke). */
+const PROBE_IDLE_MS = 1000;
 
 const SEVERITY: Record<Severity, DiagnosticSeverity> = {
   error: DiagnosticSeverity.Error,
@@ -56,32 +64,57 @@ function filePathOf(uri: string): string {
   if (uri.startsWith('file:')) return fileURLToPath(uri);
   // Unsaved buffers: a stable fake path that keeps the extension (TypeScript needs .ts/.js).
   const name = decodeURIComponent(uri.replace(/^[a-z-]+:/i, '')).replace(/[^\w.-]+/g, '_');
-  return path.join(path.sep, '__unsaved__', REWARD_FILE_PATTERN.test(name) || PYTHON_REWARD.test(name) ? name : `${name}.reward.ts`);
+  return path.join(path.sep, '__unsaved__', REWARD_FILE_PATTERN.test(name) ? name : `${name}.reward.ts`);
 }
 
+const isReward = (uri: string) => REWARD_FILE_PATTERN.test(uri.replace(/[?#].*$/, ''));
 /** Python reward files (`*.reward.py`), linted through tree-sitter-python rather than a TypeScript project. */
-const PYTHON_REWARD = /\.reward\.py$/;
+const isPythonReward = (uri: string) => /\.reward\.py$/.test(uri.replace(/[?#].*$/, ''));
 
-export function startServer(connection: Connection = createConnection(ProposedFeatures.all)): Promise<number> {
+/** Whether the Python parser (WebAssembly, loaded once, in the background) is there; if not, `then` runs once it is. */
+function pythonReady(then: () => void): boolean {
+  if (pythonParserReady()) return true;
+  void loadPythonParser().then(then);
+  return false;
+}
+
+/** The line that declares reward_function (else the first), where the analyzer's suggestions without a range go. */
+function rewardFunctionLine(doc: TextDocument | undefined) {
+  const lines = doc?.getText().split('\n') ?? [];
+  const line = Math.max(
+    0,
+    lines.findIndex((l) => /\breward_function\b/.test(l)),
+  );
+  return { start: { line, character: 0 }, end: { line, character: (lines[line] ?? '').length } };
+}
+
+/**
+ * Edits closer together than this are a storm (a paste replayed keystroke by keystroke, a formatter, a client
+ * replaying its history): lint waits until the client has paused this long (no edit, hover, completion or code
+ * action), then checks the latest version only. Linting every version made 1,000 lints a burst, and hover
+ * waited behind them for over 20 s. An edit after a pause (typing) is linted at once, as before.
+ */
+const LINT_QUIET_MS = 30;
+/** A client that never pauses still gets diagnostics this often (of the latest version). */
+const LINT_MAX_WAIT_MS = 1000;
+
+export function startServer(given?: Connection): Promise<number> {
+  const connection = given ?? createConnection(ProposedFeatures.all);
   const documents = new TextDocuments(TextDocument);
   const projects = new Map<string, RewardProject>();
   const lintResults = new Map<string, RewardDiagnostic[]>();
+  const probeResults = new Map<string, RewardDiagnostic[]>();
   const criticFindings = new Map<string, AnchoredFinding[]>();
   const criticCache = new Map<string, CritiqueResult & { status: 'ok' }>();
   const suggestions = new Map<string, Map<string, AnalyzerSuggestion>>();
   let apiKey: string | null = null;
   let canReadConfiguration = false;
   const pending = new Set<string>();
-  let flushScheduled = false;
-
-  const isReward = (uri: string) => REWARD_FILE_PATTERN.test(uri.replace(/[?#].*$/, '')) || isPythonReward(uri);
-  const isPythonReward = (uri: string) => PYTHON_REWARD.test(uri.replace(/[?#].*$/, ''));
-  /** Python files wait for the parser (WebAssembly, loaded once, in the background). */
-  const pythonReady = (uri: string): boolean => {
-    if (pythonParserReady()) return true;
-    void loadPythonParser().then(() => schedule(uri));
-    return false;
-  };
+  let lintTimer: NodeJS.Timeout | undefined;
+  let pendingSince = 0;
+  /** Messages handled so far (edits and requests): lint waits for a turn of the event loop in which none was. */
+  let handled = 0;
+  let lastEditAt = Number.NEGATIVE_INFINITY;
 
   function projectFor(doc: TextDocument): RewardProject {
     let project = projects.get(doc.uri);
@@ -99,6 +132,8 @@ export function startServer(connection: Connection = createConnection(ProposedFe
   function publish(uri: string): void {
     const doc = documents.get(uri);
     const diagnostics: Diagnostic[] = (lintResults.get(uri) ?? []).map(toDiagnostic);
+    for (const d of probeResults.get(uri) ?? [])
+      diagnostics.push({ range: d.range, severity: SEVERITY[d.severity], code: d.code, source: DIAGNOSTIC_SOURCE.probe, message: d.message });
     for (const { finding } of criticFindings.get(uri) ?? []) {
       diagnostics.push({ range: finding.range, severity: SEVERITY[finding.severity], source: DIAGNOSTIC_SOURCE.critic, message: finding.message });
     }
@@ -116,15 +151,6 @@ export function startServer(connection: Connection = createConnection(ProposedFe
       });
     }
     void connection.sendDiagnostics({ uri, version: doc?.version, diagnostics });
-  }
-
-  function rewardFunctionLine(doc: TextDocument | undefined) {
-    const lines = doc?.getText().split('\n') ?? [];
-    const line = Math.max(
-      0,
-      lines.findIndex((l) => /\breward_function\b/.test(l)),
-    );
-    return { start: { line, character: 0 }, end: { line, character: (lines[line] ?? '').length } };
   }
 
   /** Keeps each critic finding whose lines are still there (moved if needed); drops the others. */
@@ -172,7 +198,7 @@ export function startServer(connection: Connection = createConnection(ProposedFe
   function lintNow(uri: string): void {
     const doc = documents.get(uri);
     if (!doc) return;
-    if (isPythonReward(uri) && !pythonReady(uri)) return;
+    if (isPythonReward(uri) && !pythonReady(() => schedule(uri))) return;
     try {
       lintResults.set(uri, isPythonReward(uri) ? lintText(filePathOf(uri), doc.getText()) : lintSnapshot(projectFor(doc).snapshot()));
     } catch (err) {
@@ -192,23 +218,99 @@ export function startServer(connection: Connection = createConnection(ProposedFe
     publish(uri);
   }
 
+  /** Lints `uri` once the client pauses (see LINT_QUIET_MS): only the version current then is checked and published. */
   function schedule(uri: string): void {
+    const now = performance.now();
+    if (pending.size === 0) pendingSince = now;
     pending.add(uri);
-    if (flushScheduled) return;
-    flushScheduled = true;
-    setImmediate(() => {
-      flushScheduled = false;
-      const uris = [...pending];
-      pending.clear();
-      for (const u of uris) lintNow(u);
-    });
+    handled++;
+    armLint(now - lastEditAt < LINT_QUIET_MS ? LINT_QUIET_MS : 0);
+    lastEditAt = now;
+  }
+
+  function armLint(quietMs: number): void {
+    clearTimeout(lintTimer);
+    const overdue = () => performance.now() >= pendingSince + LINT_MAX_WAIT_MS;
+    lintTimer = setTimeout(
+      () => {
+        const seen = handled;
+        // One more turn first: vscode-jsonrpc handles one queued message per turn of the event loop, so the rest
+        // of a storm already queued (or queued behind a slow request) comes before the lint.
+        setImmediate(() => {
+          if (handled !== seen && !overdue()) return armLint(LINT_QUIET_MS);
+          lintTimer = undefined;
+          const uris = [...pending];
+          pending.clear();
+          for (const u of uris) {
+            followCritic(u);
+            lintNow(u);
+          }
+        });
+      },
+      Math.max(0, Math.min(quietMs, pendingSince + LINT_MAX_WAIT_MS - performance.now())),
+    );
+  }
+
+  /** Content the critic has reviewed before (e.g. edit, then undo) shows that review again; otherwise the
+   * findings follow their lines and go when those lines change. */
+  function followCritic(uri: string): void {
+    const doc = documents.get(uri);
+    if (!doc) return;
+    const cached = criticCache.get(contentKey(doc.getText()));
+    if (cached) setCritic(doc, cached.findings);
+    else reanchorCritic(doc);
+  }
+
+  // The probes run off the request path: the replay is in the sandbox's own process, and a bank recorded for
+  // the first time yields to the event loop between slices, so hover and completion answer meanwhile. One probe
+  // per document at a time; an edit during it asks for one more after it.
+  const probeTimers = new Map<string, NodeJS.Timeout>();
+  const probing = new Set<string>();
+  const probeAgain = new Set<string>();
+
+  function scheduleProbe(uri: string, delayMs: number): void {
+    clearTimeout(probeTimers.get(uri));
+    const timer = setTimeout(() => {
+      probeTimers.delete(uri);
+      void probeNow(uri);
+    }, delayMs);
+    timer.unref?.();
+    probeTimers.set(uri, timer);
+  }
+
+  async function probeNow(uri: string): Promise<void> {
+    const doc = documents.get(uri);
+    if (!doc) return;
+    if (probing.has(uri)) {
+      probeAgain.add(uri);
+      return;
+    }
+    probing.add(uri);
+    const text = doc.getText();
+    const file = filePathOf(uri);
+    try {
+      // The file's `// task:` header, else the editor's default task; a reward with neither is not probed.
+      const defaultTask = taskFromHeader(text) ? undefined : (await settings()).defaultTask;
+      const task = taskOfReward(file, text, defaultTask);
+      const result = task ? await probeReward(file, task, { source: text }) : null;
+      // Findings of text that has changed since would sit on the wrong lines: the next probe replaces them.
+      if (documents.get(uri)?.getText() === text) {
+        probeResults.set(uri, result ? result.findings.map(probeDiagnostic) : []);
+        publish(uri);
+      }
+    } catch (err) {
+      connection.console.error(`probe ${uri}: ${(err as Error).message}`);
+    } finally {
+      probing.delete(uri);
+      if (probeAgain.delete(uri)) scheduleProbe(uri, 0);
+    }
   }
 
   connection.onInitialize((params) => {
     canReadConfiguration = !!params.capabilities.workspace?.configuration;
     return {
       capabilities: {
-        textDocumentSync: TextDocumentSyncKind.Incremental,
+        textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, save: { includeText: false } },
         hoverProvider: true,
         completionProvider: { triggerCharacters: ['"', "'", '.', '`'] },
         codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
@@ -219,26 +321,32 @@ export function startServer(connection: Connection = createConnection(ProposedFe
   });
 
   documents.onDidOpen((e) => {
-    if (isReward(e.document.uri)) schedule(e.document.uri);
+    if (!isReward(e.document.uri)) return;
+    schedule(e.document.uri);
+    scheduleProbe(e.document.uri, PROBE_IDLE_MS);
+  });
+  documents.onDidSave((e) => {
+    if (isReward(e.document.uri)) scheduleProbe(e.document.uri, 0);
   });
   documents.onDidChangeContent((e) => {
     if (!isReward(e.document.uri)) return;
-    // Content the critic has reviewed before (e.g. edit, then undo) shows that review again; otherwise the
-    // findings follow their lines and go when those lines change.
-    const cached = criticCache.get(contentKey(e.document.getText()));
-    if (cached) setCritic(e.document, cached.findings);
-    else reanchorCritic(e.document);
     schedule(e.document.uri);
+    scheduleProbe(e.document.uri, PROBE_IDLE_MS);
   });
   documents.onDidClose((e) => {
+    pending.delete(e.document.uri);
     projects.get(e.document.uri)?.dispose();
     projects.delete(e.document.uri);
     lintResults.delete(e.document.uri);
+    probeResults.delete(e.document.uri);
+    clearTimeout(probeTimers.get(e.document.uri));
+    probeTimers.delete(e.document.uri);
     criticFindings.delete(e.document.uri);
     void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
   });
 
   connection.onCodeAction((params) => {
+    handled++;
     const uri = params.textDocument.uri;
     const doc = documents.get(uri);
     if (!doc) return [];
@@ -307,11 +415,12 @@ export function startServer(connection: Connection = createConnection(ProposedFe
   });
 
   connection.onHover((params) => {
+    handled++;
     const doc = documents.get(params.textDocument.uri);
     if (!doc || !isReward(doc.uri)) return null;
     // A file the checker cannot analyse (nested too deep) has no hover; nothing here may take the server down.
     try {
-      if (isPythonReward(doc.uri)) return pythonReady(doc.uri) ? (pythonHoverAt(doc.getText(), params.position) ?? null) : null;
+      if (isPythonReward(doc.uri)) return pythonReady(() => schedule(doc.uri)) ? (pythonHoverAt(doc.getText(), params.position) ?? null) : null;
       const project = projectFor(doc);
       if (project.unanalysable) return null;
       const snap = project.snapshot();
@@ -323,10 +432,11 @@ export function startServer(connection: Connection = createConnection(ProposedFe
   });
 
   connection.onCompletion((params) => {
+    handled++;
     const doc = documents.get(params.textDocument.uri);
     if (!doc || !isReward(doc.uri)) return [];
     try {
-      if (isPythonReward(doc.uri)) return pythonReady(doc.uri) ? pythonCompletionsAt(doc.getText(), params.position) : [];
+      if (isPythonReward(doc.uri)) return pythonReady(() => schedule(doc.uri)) ? pythonCompletionsAt(doc.getText(), params.position) : [];
       const project = projectFor(doc);
       if (project.unanalysable) return [];
       const snap = project.snapshot();
@@ -407,7 +517,23 @@ export function startServer(connection: Connection = createConnection(ProposedFe
 
   documents.listen(connection);
   connection.listen();
+  if (!given && process.argv.includes('--stdio')) exitOnBrokenFraming();
   return new Promise<number>((resolve) => connection.onExit(() => resolve(0)));
+}
+
+/**
+ * Over stdio, checks the client's bytes beside the JSON-RPC reader (attached after it, so both see every
+ * chunk) and exits when the framing breaks (see framing.ts): exit code 1 and the problem on stderr, which
+ * the client shows or logs before it restarts the server.
+ */
+function exitOnBrokenFraming(): void {
+  const check = new FramingCheck();
+  process.stdin.on('data', (chunk: Buffer) => {
+    const problem = check.push(chunk);
+    if (!problem) return;
+    process.stderr.write(`rewardsmith language server: the client sent ${problem}; exiting so that the client restarts the server\n`);
+    process.exit(1);
+  });
 }
 
 // Entry point of dist/server.js (the extension starts it with --stdio or --node-ipc). `rewardsmith lsp`

@@ -170,7 +170,7 @@ test('rewardsmith lint --format json prints the documented shape and exits 1 on 
   const cli = path.join(root, 'runner', 'src', 'cli.ts');
   const bad = path.join(fixtures, 'buggy', 'paper-explore-diamond-printed.reward.ts');
   const good = path.join(fixtures, 'clean', 'paper-explore-diamond.reward.ts');
-  const failed = await run(process.execPath, ['--import', 'tsx', cli, 'lint', '--format', 'json', bad, good], { cwd: root }).then(
+  const failed = await run(process.execPath, ['--import', 'tsx', cli, 'lint', '--no-probe', '--format', 'json', bad, good], { cwd: root }).then(
     () => assert.fail('lint should exit 1'),
     (err: { code: number; stdout: string }) => err,
   );
@@ -183,9 +183,13 @@ test('rewardsmith lint --format json prints the documented shape and exits 1 on 
   );
   assert.ok(diagnostics.every((d) => d.file === bad && d.source === 'rewardsmith' && d.severity === 'error'));
   // A clean file lints to []; a file that cannot be read is named on stderr and makes the exit code 2.
-  const missing = await run(process.execPath, ['--import', 'tsx', cli, 'lint', '--format', 'json', good, path.join(root, 'does-not-exist.reward.ts')], {
-    cwd: root,
-  }).then(
+  const missing = await run(
+    process.execPath,
+    ['--import', 'tsx', cli, 'lint', '--no-probe', '--format', 'json', good, path.join(root, 'does-not-exist.reward.ts')],
+    {
+      cwd: root,
+    },
+  ).then(
     () => assert.fail('lint should exit 2'),
     (err: { code: number; stdout: string; stderr: string }) => err,
   );
@@ -209,7 +213,7 @@ test('rewardsmith lint: a file nested too deeply gets one located error and the 
     `${head}  let r = 0;\n  if (health < 0) r = 0;\n${Array.from({ length: 5000 }, (_, i) => `  else if (health < ${i}) r = ${i};\n`).join('')}  return r;\n}\n`,
   );
   const bad = path.join(fixtures, 'buggy', 'paper-explore-diamond-printed.reward.ts');
-  const failed = await run(process.execPath, ['--import', 'tsx', cli, 'lint', '--format', 'json', parens, chain, bad], { cwd: root }).then(
+  const failed = await run(process.execPath, ['--import', 'tsx', cli, 'lint', '--no-probe', '--format', 'json', parens, chain, bad], { cwd: root }).then(
     () => assert.fail('lint should exit 1'),
     (err: { code: number; stdout: string; stderr: string }) => err,
   );

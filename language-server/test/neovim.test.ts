@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { tempDir } from '../../runner/test/helpers/tmp';
@@ -78,4 +78,57 @@ test('Neovim (headless) gets diagnostics, hover and completion from rewardsmith 
   assert.ok(result.completion.includes('oak_log'), `completion: ${result.completion.slice(0, 20).join(', ')}`);
   assert.match(result.applied ?? '', /oak_log/);
   assert.equal(readFileSync(file, 'utf8').split('\n')[line], text.replace('oak_lgo', 'oak_log'));
+});
+
+/** README's Neovim 0.7–0.9 snippet, as written (the first Lua block after its heading). */
+function readmeSnippet(): string {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const from = readme.indexOf('Neovim 0.7–0.9');
+  const block = /```lua\n([\s\S]*?)```/.exec(readme.slice(from));
+  assert.ok(from >= 0 && block, 'README has no Neovim 0.7–0.9 snippet');
+  return block[1]!;
+}
+
+test("README's Neovim 0.7–0.9 snippet as written: the checkout's CLI, one server for a workspace however often buffers switch", { timeout: 240_000 }, (t) => {
+  if (!NVIM) {
+    if (process.env.CI) assert.fail("nvim is missing: .ci/run installs Debian's neovim");
+    t.skip('nvim not installed (apt-get install neovim)');
+    return;
+  }
+  // A workspace (it holds .git) with reward files in two of its folders.
+  const dir = tempDir('rewardsmith-nvim-snippet-');
+  mkdirSync(path.join(dir, '.git'));
+  const files = ['a/tree.reward.ts', 'b/other.reward.ts'].map((f) => {
+    const file = path.join(dir, f);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, REWARD);
+    return file;
+  });
+  const init = path.join(dir, 'init.lua');
+  writeFileSync(init, readmeSnippet());
+  const out = path.join(dir, 'result.json');
+  const r = spawnSync(NVIM, ['--headless', '--noplugin', '-u', init, '-i', 'NONE', '-c', `luafile ${path.join(__dirname, 'neovim', 'snippet-drive.lua')}`], {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 230_000,
+    env: {
+      ...process.env,
+      // Where the snippet finds the checkout (its default is ~/rewardsmith); node is the one running this test.
+      REWARDSMITH_CHECKOUT: ROOT,
+      PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+      RS_FILES: JSON.stringify(files),
+      RS_OUT: out,
+      XDG_CONFIG_HOME: dir,
+      XDG_DATA_HOME: dir,
+      XDG_STATE_HOME: dir,
+      XDG_CACHE_HOME: dir,
+    },
+  });
+  assert.ok(existsSync(out), `Neovim wrote no result (exit ${r.status}):\n${r.stdout}\n${r.stderr}`);
+  const result = JSON.parse(readFileSync(out, 'utf8')) as { log: string[]; clients: number; attached: number[][]; diagnosed: boolean[] };
+  assert.deepEqual(result.log, []);
+  assert.equal(result.clients, 1, 'one server for the workspace, not one per BufEnter');
+  assert.deepEqual(result.diagnosed, [true, true], 'the server of the checkout answers for both files');
+  assert.equal(result.attached[0]!.length, 1);
+  assert.deepEqual(result.attached[1], result.attached[0], 'both files share the client');
 });

@@ -41,8 +41,9 @@ let criticAnswer = (): string | { delayMs: number; reply: string } =>
     ],
   });
 
+/** The main document's diagnostics but the probes' (they arrive a second after each edit; their own test is below). */
 function diagnostics(): Diagnostic[] {
-  return published.get(uri)?.diagnostics ?? [];
+  return (published.get(uri)?.diagnostics ?? []).filter((d) => d.source !== 'rewardsmith-probe');
 }
 
 function until(predicate: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
@@ -394,5 +395,22 @@ describe('language server over stdio', () => {
     await client.sendRequest('workspace/executeCommand', { command: SERVER_COMMANDS.dismissSuggestion, arguments: pitchActions[0]!.command!.arguments });
     await until(() => !diagnostics().some((d) => d.source === 'reward-analyzer'), 'suggestions gone');
     assert.deepEqual(resolved[1], { id: 'run1/1', how: 'dismissed' });
+  });
+
+  test('probes: a reward that pays a failure mode gets a rewardsmith-probe warning at the paying line, after a pause in typing', async () => {
+    const file = path.join(root, 'runner', 'test', 'fixtures', 'probe', 'cow-pays-movement.reward.ts');
+    const probedUri = pathToFileURL(file).href;
+    const source = readFileSync(file, 'utf8');
+    await client.sendNotification('textDocument/didOpen', { textDocument: { uri: probedUri, languageId: 'typescript', version: 1, text: source } });
+    // Hover answers while the probes are still to come (they run off the request path).
+    const hover = (await client.sendRequest('textDocument/hover', { textDocument: { uri: probedUri }, position: { line: 5, character: 16 } })) as Hover | null;
+    const shown = (hover?.contents as { value: string } | undefined)?.value ?? '';
+    assert.match(shown, /current_nearest_blocks/);
+    const probeDiagnostics = () => (published.get(probedUri)?.diagnostics ?? []).filter((d) => d.source === 'rewardsmith-probe');
+    await until(() => probeDiagnostics().some((d) => d.code === 'probe-incentive'), 'probe diagnostics', 240_000);
+    const incentive = probeDiagnostics().find((d) => d.code === 'probe-incentive')!;
+    const paying = source.split('\n').findIndex((l) => l.includes('expect-probe: probe-incentive'));
+    assert.equal(incentive.range.start.line, paying);
+    assert.match(typeof incentive.message === 'string' ? incentive.message : incentive.message.value, /turning in place is paid on 100 % of its steps/);
   });
 });

@@ -4,16 +4,11 @@
 // Field names are the run files' own (ARCHITECTURE.md, "Names in files and events"): snake_case, and a field
 // that is also in a file (summary.json, metrics.ndjson, results.json, suggestions.json) has the same name and
 // shape there, so the dashboard reads a live event and a past run's records with the same code.
+// The shapes an event shares with a file are declared once, in records.ts, and extended here.
+import type { EvalSummary, GeneralisationGap, UpdateMetrics } from './records';
+
 /** 2: field names as in the run files (snake_case; version 1 had camelCase). */
 export const EVENTS_VERSION = 2;
-
-/** A rate over episodes with its Wilson 95 % interval: records.ts `RateRecord`, the same shape on disk. */
-export interface EventRate {
-  count: number;
-  n: number;
-  rate: number | null;
-  ci95: [number, number];
-}
 
 interface EventBase {
   v: typeof EVENTS_VERSION;
@@ -34,43 +29,17 @@ export interface StartedEvent extends EventBase {
   resumed_from_frames: number;
 }
 
-export interface ProgressEvent extends EventBase {
+/** The update's metrics.ndjson line (records.ts `UpdateMetrics`) and the frames the run will train in all. */
+export interface ProgressEvent extends EventBase, UpdateMetrics {
   type: 'progress';
-  /** The update's metrics.ndjson line, and the frames the run will train in all. */
-  update: number;
-  frames: number;
   total_frames: number;
-  fps: number;
-  mean_return: number;
-  /**
-   * Training success over the episodes that started in a recent window and have all ended (each counted when
-   * it ends; summary.json train.success); null until such a window exists. Not "the last N finished".
-   */
-  success_rate: number | null;
-  /** The same rate with the episodes behind it, its Wilson 95 % interval and its window of started episodes. */
-  success: EventRate & { started_from_frame: number; started_to_frame: number; mean_return: number | null };
-  episodes: number;
-  policy_loss: number;
-  value_loss: number;
-  entropy: number;
-  kl: number;
-  wall_seconds: number;
 }
 
-export interface EvalEvent extends EventBase {
+/** summary.json's `eval` (records.ts `EvalSummary`) and its `generalisation_gap`: set when the 95 % interval of
+ * training and held-out success (Newcombe) excludes 0. */
+export interface EvalEvent extends EventBase, EvalSummary {
   type: 'eval';
-  /** summary.json's `eval` fields. */
-  episodes: number;
-  success_rate: number;
-  death_rate: number;
-  /** success_rate and death_rate with their counts and Wilson 95 % intervals over `episodes`. */
-  success: EventRate;
-  death: EventRate;
-  avg_steps: number;
-  avg_distance_moved: number;
-  death_causes: Record<string, number>;
-  /** summary.json's `generalisation_gap`: set when training and held-out success intervals are disjoint. */
-  generalisation_gap: { train: EventRate; held_out: EventRate; message: string } | null;
+  generalisation_gap: GeneralisationGap | null;
 }
 
 export interface EpisodeFailedEvent extends EventBase {

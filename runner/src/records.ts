@@ -1,9 +1,10 @@
 // On-disk records of a run, written by the trainer/evaluator and read by the analyzer, the loop, reports,
 // sweeps and the extension's dashboard. One definition here, with the checked readers everyone uses, so
 // writer and readers cannot drift and a malformed file fails with its location.
-import { existsSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { wilson } from './stats';
+import { wilson, type RateComparison } from './stats';
 import type { AgentPosition, DeathCause, NearestBlocks } from './schema';
 
 /** One step of a recorded episode, in the analyzer's format (the paper's trajectory fields). */
@@ -152,7 +153,7 @@ export interface TrainingSuccessRecord extends RateRecord {
   mean_return: number | null;
 }
 
-/** Named when training and held-out success differ beyond both 95 % intervals (disjoint intervals). */
+/** Named when the 95 % interval of the difference of training and held-out success excludes 0 (runs/training-success.ts). */
 export interface GeneralisationGap {
   train: RateRecord;
   held_out: RateRecord;
@@ -184,22 +185,25 @@ export interface RunSummary {
     entropy: number;
     fps: number;
   };
-  eval: {
-    episodes: number;
-    success_rate: number;
-    death_rate: number;
-    /** success_rate and death_rate with their counts and Wilson 95 % intervals. */
-    success: RateRecord;
-    death: RateRecord;
-    death_causes: Record<string, number>;
-    avg_steps: number;
-    avg_distance_moved: number;
-  };
+  eval: EvalSummary;
   /** Present (non-null) when training and held-out success intervals are disjoint. */
   generalisation_gap: GeneralisationGap | null;
 }
 
-/** One line of `DIR/metrics.ndjson`, one per PPO update. */
+/** summary.json's `eval`: the held-out episodes (also the `eval` event's fields). */
+export interface EvalSummary {
+  episodes: number;
+  success_rate: number;
+  death_rate: number;
+  /** success_rate and death_rate with their counts and Wilson 95 % intervals. */
+  success: RateRecord;
+  death: RateRecord;
+  death_causes: Record<string, number>;
+  avg_steps: number;
+  avg_distance_moved: number;
+}
+
+/** One line of `DIR/metrics.ndjson`, one per PPO update (also the `progress` event's fields). */
 export interface UpdateMetrics {
   update: number;
   frames: number;
@@ -208,11 +212,25 @@ export interface UpdateMetrics {
   /** Training success over episodes started in a window, all ended (TrainingSuccessRecord); null until one has. */
   success_rate: number | null;
   success: TrainingSuccessRecord;
+  /** Episodes finished since the run started. */
   episodes: number;
+  /** Episodes that finished during this update's rollout, and their mean return (null when none did). */
+  finished_episodes?: number;
+  finished_return?: number | null;
+  /** Mean return so far of the episodes still running when the update's rollout ended (a partial return). */
+  unfinished_return?: number;
   policy_loss: number;
   value_loss: number;
   entropy: number;
+  /** KL to the --init policy when there is one, else the approximate KL between old and new policy. */
   kl: number;
+  /** Approximate KL between the policy that collected the data and the updated one: mean(log π_old − log π) over its minibatches. */
+  approx_kl?: number;
+  /** Share of samples whose probability ratio was clipped. */
+  clip_fraction?: number;
+  /** 1 − Var(returns − values) / Var(returns) of the rollout before the update; null when returns were constant. */
+  explained_variance?: number | null;
+  learning_rate?: number;
   wall_seconds: number;
 }
 
@@ -275,7 +293,7 @@ export const RUN_FILES = {
   config: 'config.json',
   /** `rewardsmith report`'s page for this run. */
   report: 'report.html',
-  /** TensorBoard event files (when @tensorflow/tfjs-node is installed). */
+  /** TensorBoard event files (`rewardsmith report` writes them). */
   tensorboard: 'tensorboard',
   checkpoint: 'checkpoint',
   episodes: 'eval/episodes.ndjson',
@@ -285,6 +303,16 @@ export const RUN_FILES = {
   /** The copy when the run trained a Python reward. */
   pythonRewardCopy: 'reward.py',
 } as const;
+
+/** The extensions a reward file may have: the runner compiles and runs only these (reward/compile.ts; Python in Pyodide). */
+export const REWARD_FILE_EXTENSIONS: readonly string[] = ['.ts', '.js', '.mts', '.cts', '.mjs', '.cjs', '.py'];
+/** How the editor and the language server recognise a reward file by its name. */
+export const REWARD_FILE_PATTERN = /\.reward\.(ts|js|py)$/;
+
+/** The content hash a run records for its reward (`reward_sha256`), as hex. */
+export function sha256Hex(content: string | Uint8Array): string {
+  return createHash('sha256').update(content).digest('hex');
+}
 
 /** The name of a run's copy of `rewardFile`: reward.py for a Python reward, else reward.ts. */
 export function rewardCopyName(rewardFile: string): string {
@@ -310,6 +338,13 @@ export const METRICS_COLUMNS: readonly (keyof UpdateMetrics)[] = [
   'entropy',
   'kl',
   'wall_seconds',
+  'finished_episodes',
+  'finished_return',
+  'unfinished_return',
+  'approx_kl',
+  'clip_fraction',
+  'explained_variance',
+  'learning_rate',
 ];
 
 /** metrics.ndjson lines as CSV text (header + one row per update; fields the line lacks stay empty), with the
@@ -320,6 +355,42 @@ export function metricsCsv(lines: readonly Partial<UpdateMetrics>[]): string {
   const row = (m: Partial<UpdateMetrics>) =>
     [...METRICS_COLUMNS.map((c) => cell(m[c])), cell(m.success?.n), cell(m.success?.ci95[0]), cell(m.success?.ci95[1])].join(',');
   return [header.join(','), ...lines.map(row)].join('\n') + '\n';
+}
+
+/** An improvement loop's experiment folder: results.json (every iteration's records) and the iteration table as printed. */
+export const LOOP_FILES = { results: 'results.json', table: 'results.txt' } as const;
+
+/** Whether `dir` holds a run's records (a summary, metrics or evaluation episodes). */
+export function isRunFolder(dir: string): boolean {
+  return [RUN_FILES.summary, RUN_FILES.metrics, RUN_FILES.episodes, RUN_FILES.failedEpisodes].some((f) => existsSync(path.join(dir, f)));
+}
+
+/**
+ * The run folders in a folder of runs (a sweep's, a loop's, a runs/ folder): folders holding a run's records,
+ * up to `maxDepth` levels below `root` (a loop nests iteration/candidate/attempt/run), in path order. A run
+ * folder's own subfolders are not searched, nor hidden folders; unreadable folders are skipped.
+ */
+export function runFoldersUnder(root: string, maxDepth = 4): string[] {
+  const found: string[] = [];
+  const walk = (dir: string, depth: number) => {
+    if (isRunFolder(dir)) {
+      found.push(dir);
+      return;
+    }
+    if (depth >= maxDepth) return;
+    let entries: string[];
+    try {
+      entries = readdirSync(dir).sort();
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const sub = path.join(dir, e);
+      if (!e.startsWith('.') && statSync(sub, { throwIfNoEntry: false })?.isDirectory()) walk(sub, depth + 1);
+    }
+  };
+  walk(root, 0);
+  return found;
 }
 
 /** A sweep folder's files (`rewardsmith sweep --out DIR`). */
@@ -354,11 +425,19 @@ export interface SweepRewardResult {
   episodes: number;
   /** Mean over seeds of held-out success; null without a completed run. */
   mean_success: number | null;
-  /** Percentile bootstrap over seeds, then episodes within each seed (stats.ts `bootstrapMean`). */
+  /**
+   * One seed: the Wilson interval of its episodes; several: percentile bootstrap over seeds, then episodes within
+   * each seed, never narrower than the pooled episodes' Wilson interval (stats.ts `rateOverSeeds`).
+   */
   ci95: [number, number] | null;
   mean_deaths: number | null;
-  /** 1 = best mean success; equal means share a rank; null without a completed run. */
+  /**
+   * In order of mean success: its position when a reward above it is shown better than it (stats.ts
+   * `compareOverSeeds`, one-sided 5 %), else the rank of the reward just above; null without a completed run.
+   */
   rank: number | null;
+  /** This reward's success minus the leader's (the best mean), with the decision rule's interval; null for the leader itself. */
+  versus_leader?: RateComparison | null;
 }
 
 /** `DIR/results.json` of a sweep. */
@@ -405,7 +484,47 @@ export function readSummary(runDir: string): RunSummary | undefined {
   if (s.train !== undefined && (typeof s.train !== 'object' || typeof s.train?.frames !== 'number')) missing.push('train.frames');
   if (s.eval !== undefined && (typeof s.eval !== 'object' || typeof s.eval?.episodes !== 'number')) missing.push('eval.episodes');
   if (missing.length > 0) throw new RunRecordError(`${file}: run summary lacks or mistypes ${missing.join(', ')}`);
+  for (const k of ['reward_file', 'reward_sha256', 'backend'] as const)
+    if (s[k] !== undefined && s[k] !== null && typeof s[k] !== 'string') throw new RunRecordError(`${file}: ${k} must be a string, got ${typeName(s[k])}`);
+  checkNumbers(file, s, SUMMARY_NUMBERS);
   return s as RunSummary;
+}
+
+/**
+ * The held-out success of a checkpoint given as a run folder or its checkpoint subfolder, when its run was
+ * evaluated (a foundation from `pretrain`, a trained run); null otherwise, or when its summary cannot be read.
+ */
+export function checkpointHeldOut(dir: string): RateRecord | null {
+  for (const runDir of [dir, path.dirname(dir)]) {
+    try {
+      const s = readSummary(runDir);
+      if (s?.eval && s.eval.episodes > 0) return s.eval.success ?? rateRecord(Math.round(s.eval.success_rate * s.eval.episodes), s.eval.episodes);
+    } catch {
+      // an unreadable summary only means no figure to show
+    }
+  }
+  return null;
+}
+
+/** The summary's numeric fields (each may be absent in older or rollout summaries; `null` where a rate may have no estimate). */
+const SUMMARY_NUMBERS: readonly { path: string; nullable?: true }[] = [
+  { path: 'seed' },
+  { path: 'env_steps' },
+  { path: 'wall_seconds' },
+  ...['updates', 'frames', 'mean_return', 'entropy', 'fps'].map((k) => ({ path: `train.${k}` })),
+  { path: 'train.success_rate', nullable: true },
+  ...['episodes', 'success_rate', 'death_rate', 'avg_steps', 'avg_distance_moved'].map((k) => ({ path: `eval.${k}` })),
+];
+
+const typeName = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'a list' : `a ${typeof v}`);
+
+/** Each `path` (dotted) of `record` that is present must be a finite number (or null where allowed). */
+function checkNumbers(file: string, record: object, fields: readonly { path: string; nullable?: true }[]): void {
+  for (const { path: p, nullable } of fields) {
+    const v = p.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), record);
+    if (v === undefined || (nullable && v === null) || (typeof v === 'number' && Number.isFinite(v))) continue;
+    throw new RunRecordError(`${file}: ${p} must be a number${nullable ? ' or null' : ''}, got ${typeName(v)}`);
+  }
 }
 
 /** What names a run's task for `resolveTask`: its task file when it had one, else its built-in id. */
@@ -543,8 +662,95 @@ export function readSuggestions(runDir: string): SuggestionsRecord | undefined {
       if (s[k] !== undefined && typeof s[k] !== 'string') throw new RunRecordError(`${where} (${s.id}): ${k} must be a string`);
     if (s.lines !== undefined && !(Array.isArray(s.lines) && s.lines.length === 2 && s.lines.every((n) => Number.isInteger(n) && n >= 1)))
       throw new RunRecordError(`${where} (${s.id}): lines must be [first, last], 1-based line numbers`);
+    checkSuggestionNumbers(s, `${where} (${s.id})`);
   });
   return parsed as SuggestionsRecord;
+}
+
+/** Why a suggestion's patch may not change a file; nothing has been changed. */
+export class PatchTargetError extends Error {
+  override name = 'PatchTargetError';
+}
+
+/** The file a suggestion's patch will change, and why that file. */
+export interface PatchTarget {
+  file: string;
+  /** `named`: the user chose it (`apply --to FILE`, the document open in the editor); `recorded`: the run's summary names it and its content is the reward the run trained on. */
+  chosenBy: 'named' | 'recorded';
+}
+
+/**
+ * The one rule for which file a suggestion's patch may change (`apply` and the editor's Apply both use it). A
+ * run folder is untrusted input (a colleague's, a shared disk's), so a path it records is never written on
+ * its word alone: the file must be named as a reward file (`*.reward.ts`/`.js`/`.py`, the link resolved too) and
+ * its content must have the sha256 the run recorded for the reward it trained on. (A forged hash can match a
+ * file whose content is public, such as an installed package's `index.js`: the name rule keeps those out.)
+ * A file the user names needs no such proof, only to be a reward module (.ts, .js or .py).
+ */
+export function patchTarget(source: { named: string } | { runDir: string }): PatchTarget {
+  const isRewardModule = (file: string) => REWARD_FILE_EXTENSIONS.includes(path.extname(file).toLowerCase());
+  if ('named' in source) {
+    if (!isRewardModule(source.named)) throw new PatchTargetError(`${source.named} is not a reward file (.ts, .js or .py); nothing was changed`);
+    return { file: source.named, chosenBy: 'named' };
+  }
+  const { runDir } = source;
+  const summaryFile = path.join(runDir, RUN_FILES.summary);
+  const summary = readSummary(runDir);
+  const recorded = summary?.reward_file;
+  if (typeof recorded !== 'string' || recorded === '')
+    throw new PatchTargetError(`${summaryFile} does not record the reward file the run trained on; name the file to patch: --to FILE`);
+  let real: string;
+  try {
+    real = realpathSync(recorded);
+  } catch (err) {
+    throw new PatchTargetError(
+      `${recorded} (the reward file recorded in ${summaryFile}): ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}; name the file to patch: --to FILE`,
+    );
+  }
+  if (!REWARD_FILE_PATTERN.test(recorded) || !REWARD_FILE_PATTERN.test(real))
+    throw new PatchTargetError(
+      `${recorded}${real !== path.resolve(recorded) ? ` (a link to ${real})` : ''}, named by ${summaryFile}, is not a reward file (*.reward.ts, *.reward.js or *.reward.py); nothing was changed. Name the file to patch: --to FILE`,
+    );
+  const expected = summary!.reward_sha256;
+  if (typeof expected !== 'string' || !/^[0-9a-f]{64}$/.test(expected))
+    throw new PatchTargetError(
+      `${summaryFile} does not record the sha256 of the reward it trained on, so the file it names cannot be checked; nothing was changed. ` +
+        `Name the file to patch: --to FILE`,
+    );
+  let content: Uint8Array;
+  try {
+    content = readFileSync(real);
+  } catch (err) {
+    throw new PatchTargetError(
+      `${recorded} (the reward file recorded in ${summaryFile}): ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}; name the file to patch: --to FILE`,
+    );
+  }
+  const actual = sha256Hex(content);
+  if (actual !== expected)
+    throw new PatchTargetError(
+      `${recorded} is not the reward file the run trained on: its sha256 ${actual.slice(0, 12)}… differs from ${RUN_FILES.summary}'s reward_sha256 ${expected.slice(0, 12)}…; ` +
+        `nothing was changed. If you edited it since, run \`rewardsmith analyze ${runDir} --reward ${recorded}\` for patches to the file as it is now; ` +
+        `to patch a file of your choosing, name it: --to FILE`,
+    );
+  return { file: real, chosenBy: 'recorded' };
+}
+
+/** The numbers of one suggestion that readers show or count: its share and its evidence's episode, seed and step numbers. */
+function checkSuggestionNumbers(s: Partial<SuggestionRecord>, where: string): void {
+  const isNumber = (v: unknown) => typeof v === 'number' && Number.isFinite(v);
+  if (s.share !== undefined && !isNumber(s.share)) throw new RunRecordError(`${where}: share must be a number, got ${typeName(s.share)}`);
+  if (s.episode_ids !== undefined && !(Array.isArray(s.episode_ids) && s.episode_ids.every(isNumber)))
+    throw new RunRecordError(`${where}: episode_ids must be a list of episode numbers`);
+  if (s.episodes === undefined) return;
+  if (!Array.isArray(s.episodes)) throw new RunRecordError(`${where}: episodes must be a list`);
+  s.episodes.forEach((e, j) => {
+    if (!e || typeof e !== 'object') throw new RunRecordError(`${where}: episodes[${j}] is not an episode's evidence`);
+    for (const k of ['episode', 'seed'] as const)
+      if (e[k] !== undefined && !isNumber(e[k])) throw new RunRecordError(`${where}: episodes[${j}].${k} must be a number, got ${typeName(e[k])}`);
+    if (e.steps !== undefined && !(Array.isArray(e.steps) && e.steps.length === 2 && e.steps.every(isNumber)))
+      throw new RunRecordError(`${where}: episodes[${j}].steps must be [first, last] step numbers`);
+    if (e.note !== undefined && typeof e.note !== 'string') throw new RunRecordError(`${where}: episodes[${j}].note must be a string`);
+  });
 }
 
 /** A sweep's `DIR/results.json`, checked; undefined before the sweep first wrote it. */

@@ -43,6 +43,13 @@ export const POSITION_ENTRY: readonly { name: string; index: number; range: Rang
   { name: 'pitch', index: 4, range: { min: -90, max: 90, unit: '°' }, doc: 'Facing pitch in degrees relative to the initial facing; positive looks down.' },
 ];
 
+/**
+ * Entries `past_agent_positions` holds on an episode's first reward call: the reward runtime seeds the history
+ * with the start position when the episode begins and appends the position after each step, so the first call
+ * sees the start and the current position. Index `length - 3` (or `[2]`) is the first that is undefined there.
+ */
+export const FIRST_CALL_HISTORY = 2;
+
 /** `{name: [distance m, yaw rad, pitch rad]}` for each visible block type and mob: the reward's NearestBlocks. */
 export type NearestBlocks = Record<string, [number, number, number]>;
 /** `[x, y, z, yaw°, pitch°]`, yaw and pitch relative to the initial facing (schema POSITION_ENTRY). */
@@ -116,7 +123,7 @@ export const PARAMETERS: readonly ParameterSpec[] = [
   {
     name: 'past_agent_positions',
     tsType: 'AgentPosition[]',
-    doc: 'One `[x, y, z, yaw°, pitch°]` entry per step so far, oldest first; the last entry is the current position (never empty). Yaw and pitch are degrees relative to the initial facing.',
+    doc: 'One `[x, y, z, yaw°, pitch°]` entry per step so far, oldest first: the start position, then one per step; the last entry is the current position (the first call of an episode sees 2 entries). Yaw and pitch are degrees relative to the initial facing.',
   },
   {
     name: 'GLOBAL_DATA',

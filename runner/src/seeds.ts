@@ -16,3 +16,31 @@ export function hash32(a: number, b = 0, c = 0, d = 0): number {
 
 /** Seed of env `index`'s next episode after an episode on `seed`: a fixed per-env stream. */
 export const nextEpisodeSeed = (seed: number, index: number) => hash32(seed, index, 0x5eed);
+
+/**
+ * The one PRNG (mulberry32): a 32-bit state advanced by a constant, then mixed. Small, fast, and the same
+ * on every platform; the simulator's, world generation's, the random rollout's and the bootstrap's random
+ * draws are all this stream. `skip(n)` jumps over n draws without computing them (each draw adds the same
+ * constant to the state). Seeds are integers (any, signed or not: only their low 32 bits count).
+ */
+export class Mulberry32 {
+  protected s: number;
+  constructor(seed: number) {
+    this.s = seed | 0;
+  }
+  /** The next draw as a 32-bit unsigned integer. */
+  nextUint32(): number {
+    this.s = (this.s + 0x6d2b79f5) | 0;
+    let t = Math.imul(this.s ^ (this.s >>> 15), 1 | this.s);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return (t ^ (t >>> 14)) >>> 0;
+  }
+  /** Uniform in [0, 1). */
+  next(): number {
+    return this.nextUint32() / 4294967296;
+  }
+  /** Advances the stream past `n` draws. */
+  skip(n: number): void {
+    this.s = (this.s + Math.imul(n, 0x6d2b79f5)) | 0;
+  }
+}

@@ -1,10 +1,9 @@
 // Built-in tasks (the paper's) and user task files (JSON or YAML). A task says where the agent starts, what
 // counts as success, and how it is described to the LLM roles. A reward file names its task in a
 // `// task: <id>` header line.
-import { readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { parseDocument, LineCounter } from 'yaml';
-import { checkValue, type IntOption } from './args';
+import { checkValue, didYouMean, readSettingsFile, SettingsFileError, UsageError, type IntOption } from './args';
 import { loadSchema } from './schema';
 
 export type WorldKind = 'plains' | 'underground';
@@ -162,21 +161,31 @@ export function withTaskHeader(text: string, taskId: string, comment: '//' | '#'
 export class TaskFileError extends Error {
   constructor(
     readonly file: string,
-    readonly line: number,
-    readonly column: number,
+    readonly line: number | null,
+    readonly column: number | null,
     message: string,
   ) {
-    super(`${file}:${line}:${column}: ${message}`);
+    super(`${file}${line === null ? '' : `:${line}:${column}`}: ${message}`);
     this.name = 'TaskFileError';
   }
 }
 
-/** Resolves a task id (built-in) or a path to a task file. */
+/**
+ * Resolves a task id (built-in) or a path to a task file. A name that is neither a built-in task nor an
+ * existing task file is a usage error (exit 2) with a did-you-mean; a task file with a mistake in it is a
+ * located TaskFileError.
+ */
 export function resolveTask(idOrPath: string): TaskSpec {
   const builtin = BUILTIN_TASKS[idOrPath];
   if (builtin) return builtin;
-  if (/\.(json|ya?ml)$/i.test(idOrPath)) return loadTaskFile(idOrPath);
-  throw new Error(`unknown task "${idOrPath}"; built-in tasks: ${Object.keys(BUILTIN_TASKS).join(', ')}, or a .json/.yaml task file`);
+  if (/\.(json|ya?ml)$/i.test(idOrPath)) {
+    if (!existsSync(idOrPath)) throw new UsageError(`${idOrPath}: no such task file`);
+    return loadTaskFile(idOrPath);
+  }
+  const [near] = didYouMean(idOrPath, Object.keys(BUILTIN_TASKS));
+  throw new UsageError(
+    `unknown task "${idOrPath}"${near ? ` (did you mean ${near}?)` : ''}; built-in tasks: ${Object.keys(BUILTIN_TASKS).join(', ')}, or a .json/.yaml task file`,
+  );
 }
 
 export function taskDescriptionText(task: TaskSpec): string {
@@ -204,15 +213,14 @@ const TASK_FIELDS = {
 
 /** Loads and validates a user task file. JSON is parsed as YAML (a superset) so both get positions. */
 export function loadTaskFile(file: string): TaskSpec {
-  const text = readFileSync(file, 'utf8');
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
-  const locate = (offset: number | undefined) => lineCounter.linePos(offset ?? 0);
-  if (doc.errors.length > 0) {
-    const e = doc.errors[0]!;
-    const p = locate(e.pos[0]);
-    throw new TaskFileError(file, p.line, p.col, e.message.split('\n')[0]!);
+  let read: ReturnType<typeof readSettingsFile>;
+  try {
+    read = readSettingsFile(file, 'task file');
+  } catch (err) {
+    if (err instanceof SettingsFileError) throw new TaskFileError(file, err.at?.line ?? null, err.at?.col ?? null, err.reason);
+    throw err;
   }
+  const { doc, locate } = read;
   const fail = (path: (string | number)[], message: string): never => {
     const node = doc.getIn(path, true) as { range?: [number, number, number] } | undefined;
     const p = locate(node?.range?.[0]);

@@ -235,10 +235,10 @@ describe('analyze: recorded runs with known failure causes', () => {
         .map((e) => e.episode),
     );
     for (const s of a.suggestions) for (const id of s.episode_ids) assert.ok(failedIds.has(id), `${s.id}: episode ${id} is a failed one`);
-    const misaligned = byId(a, 'reward-misaligned');
-    assert.match(misaligned.message, /success counts oak_log, birch_log .* the reward reads only oak_log: birch_log is invisible to it/);
-    assert.match(misaligned.diff!, /^\+const TARGET_NAMES = \['oak_log', 'birch_log'\];/m);
-    assert.match(misaligned.diff!, /^\+ +const log_now = nearest_target\(current_nearest_blocks\);$/m);
+    // approach-tree's success counts birch logs too, but plains grow oak only: reading only oak_log misses
+    // nothing, and no patch adds a name the world cannot hold.
+    assert.ok(!a.suggestions.some((s) => s.id === 'reward-misaligned'), a.suggestions.map((s) => s.id).join(', '));
+    for (const s of a.suggestions) assert.doesNotMatch(s.diff ?? '', /birch/, `${s.id} adds birch_log to a plains reward`);
     const gamed = byId(a, 'reward-gamed');
     assert.match(
       gamed.message,
@@ -252,7 +252,7 @@ describe('analyze: recorded runs with known failure causes', () => {
     assert.ok(liveGamed && liveGamed.type === 'suggestion', live.map((e) => (e.type === 'suggestion' ? e.id : e.type)).join(', '));
     assert.match(liveGamed.message, /in the rewards the agent received during training \(recorded, not re-run\), the dense term was positive/);
     assert.doesNotMatch(liveGamed.message, /re-run (in the sandbox )?on the recorded/);
-    assert.match(byId(a, 'target-not-approached').message, /had the target \(oak_log\/birch_log\) in view and did not walk up to it/);
+    assert.match(byId(a, 'target-not-approached').message, /had the target \(oak_log\) in view and did not walk up to it/);
     assert.equal(a.causes['reward-gamed'], gamed.episode_ids.length);
     checkPatches(a);
     const out = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'runner/src/cli.ts'), 'analyze', dir], { encoding: 'utf8' });

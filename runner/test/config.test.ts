@@ -2,13 +2,15 @@
 // task files. Each wrong value is refused naming the field, where it is and why.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { reportCommandError, type CommandIo } from '../src/args';
+import { MAX_SETTINGS_FILE_BYTES, reportCommandError, type CommandIo } from '../src/args';
 import { parseTrainArgs, writeStoredConfig } from '../src/runs/config';
 import { loadTaskFile, TaskFileError } from '../src/tasks';
 import { tempDir } from './helpers/tmp';
 
+const ROOT = path.join(__dirname, '..', '..');
 const dir = tempDir('rewardsmith-config-');
 const file = (name: string, text: string) => {
   const p = path.join(dir, name);
@@ -87,6 +89,23 @@ test('--resume restores the stored configuration (eval episodes included) and re
   assert.match(trainError(['--resume', run]).err, /config.json: not valid JSON/);
 });
 
+test("a run's own config.json fed back as --config trains the same configuration; flags still override it", () => {
+  const run = mkdtempSync(path.join(dir, 'run-'));
+  const init = mkdtempSync(path.join(dir, 'foundation-'));
+  const argv = ['r.reward.ts', '--task', 'approach-tree', '--out', run, '--steps', '4096', '--envs', '8', '--seed', '3', '--eval-episodes', '0'];
+  const first = parseTrainArgs([...argv, '--init', init, '--workers', '2', '--return-norm', 'off', '--learning-rate', '0.0003', '--epochs', '3']);
+  writeStoredConfig(run, first.config);
+  const again = parseTrainArgs(['r.reward.ts', '--config', path.join(run, 'config.json'), '--out', path.join(dir, 'again')]);
+  assert.deepEqual({ ...again.config, configFile: null }, { ...first.config, configFile: null });
+  // The defaults' nulls (no --init, no --workers) read back as unset, not as "init must be a string, got null".
+  const plain = parseTrainArgs(argv);
+  writeStoredConfig(run, plain.config);
+  const plainAgain = parseTrainArgs(['r.reward.ts', '--config', path.join(run, 'config.json'), '--out', path.join(dir, 'again'), '--seed', '4']);
+  assert.deepEqual({ ...plainAgain.config, configFile: null }, { ...plain.config, seed: 4, configFile: null });
+  writeFileSync(path.join(run, 'config.json'), JSON.stringify({ ...plain.config, envs: 50000 }));
+  assert.match(trainError(['r.reward.ts', '--config', path.join(run, 'config.json'), '--out', 'x']).err, /config\.json: envs must be ≤ 512, got 50000/);
+});
+
 function taskError(text: string): string {
   try {
     loadTaskFile(file(`t${Math.random().toString(36).slice(2)}.yaml`, text));
@@ -105,4 +124,55 @@ test("task files: strings are not booleans, heights and counts are integers with
   assert.match(taskError(base + 'inventory:\n  iron_pickaxe: 1000000000000\n'), /:4:17: inventory.iron_pickaxe: must be ≤ 2304, got 1000000000000/);
   assert.match(taskError(base + 'success: {kind: kill, mob: cow, count: 0}\n'), /success.count: must be ≥ 1/);
   assert.equal(loadTaskFile(file('ok.yaml', base + 'attack: false\nmaxSteps: 150\n')).attack, false);
+});
+
+// Big inputs run in a child process with a deadline: a hang guard only (a quadratic check of these inputs took
+// minutes), the assertions are on what the user reads.
+const HANG_GUARD_MS = 90_000;
+function loadTaskInChild(file: string): { status: number | null; out: string } {
+  const script = "try { require('./runner/src/tasks').loadTaskFile(process.argv[1]); console.log('accepted'); } catch (e) { console.log(e.message); }";
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', script, file], { cwd: ROOT, encoding: 'utf8', timeout: HANG_GUARD_MS });
+  return { status: r.status, out: r.stdout.trim() };
+}
+/** A JSON object of `n` keys k0…, after `head` (the text of the first entries). */
+const manyKeys = (n: number, head = '') => `{${head}${Array.from({ length: n }, (_, i) => `"k${i}": ${i}`).join(', ')}}`;
+const TASK_HEAD = '"id": "big", "extends": "approach-tree", ';
+
+test('a task file over the size limit is refused before it is parsed, with the file, its size and the limit', () => {
+  const big = file('big-task.json', manyKeys(120_000, TASK_HEAD));
+  assert.ok(readFileSync(big).length > MAX_SETTINGS_FILE_BYTES);
+  const r = loadTaskInChild(big);
+  assert.equal(r.status, 0, 'finished within the hang guard');
+  assert.equal(r.out, `${big}: ${readFileSync(big).length.toLocaleString('en-US')} bytes, more than the 1 MiB a task file may hold`);
+});
+
+test('a large task file within the limit is checked in one pass: a duplicate key at its end is located', () => {
+  const text = manyKeys(50_000, TASK_HEAD).replace(/}$/, ', "id": "again"}');
+  const big = file('many-keys-task.json', text);
+  assert.ok(text.length < MAX_SETTINGS_FILE_BYTES);
+  const r = loadTaskInChild(big);
+  assert.equal(r.status, 0, 'finished within the hang guard');
+  assert.equal(r.out, `${big}:1:${text.lastIndexOf('"id"') + 1}: duplicate key "id" (first at 1:2)`);
+});
+
+test('a configuration file: over the size limit refused, many keys checked in one pass, a duplicate key located', () => {
+  const cli = (...args: string[]) =>
+    spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'runner/src/cli.ts'), 'train', ...args], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: HANG_GUARD_MS,
+    });
+  const big = file('big-config.json', manyKeys(120_000));
+  const over = cli('r.reward.ts', '--config', big, '--out', path.join(dir, 'never'));
+  assert.equal(over.status, 2, over.stderr);
+  assert.match(
+    over.stderr,
+    new RegExp(`^rewardsmith train: ${big.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: [\\d,]+ bytes, more than the 1 MiB a configuration file may hold\n`),
+  );
+  const many = file('many-keys-config.json', manyKeys(50_000, '"task": "approach-tree", '));
+  const unknown = cli('r.reward.ts', '--config', many, '--out', path.join(dir, 'never'));
+  assert.equal(unknown.status, 2, unknown.stderr);
+  assert.match(unknown.stderr, /many-keys-config\.json:1:27: unknown key "k0"/);
+  const twice = file('twice.yaml', 'task: approach-tree\nseed: 1\nseed: 2\n');
+  assert.match(trainError(['r.reward.ts', '--config', twice, '--out', 'runs/a']).err, /twice\.yaml:3:1: duplicate key "seed" \(first at 2:1\)/);
 });

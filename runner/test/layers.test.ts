@@ -3,6 +3,7 @@
 // may import which. A module is a top-level folder, or a direct child (file or folder) of a `src/`.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
@@ -17,15 +18,20 @@ const TOP = ['runner', 'language-server', 'extension'] as const;
  */
 const RUNNER_LAYERS: readonly (readonly string[])[] = [
   ['cli'],
+  ['dispatch'],
   ['report', 'table'],
   ['llm'],
   ['analyze'],
   ['lint'],
+  ['probe'],
   ['sweep', 'pretrain', 'playback'],
   ['runs'],
   ['env', 'ppo', 'reward'],
+  ['events'],
   ['records', 'tasks'],
-  ['args', 'events', 'stats', 'seeds', 'diff', 'svg'],
+  ['files'],
+  ['args', 'stats', 'diff', 'svg'],
+  ['seeds'],
   ['schema'],
 ];
 
@@ -36,6 +42,7 @@ const EXTENSION_MAY_IMPORT = new Set([
   'runner/src/records', // the files a run writes
   'runner/src/tasks', // the built-in task list for the task picker and the `// task:` header
   'runner/src/diff', // the unified diffs that analyzer suggestions carry
+  'runner/src/stats', // the one format of rates and of differences between them (records already build on it)
 ]);
 
 function sourceFiles(dir: string, out: string[] = []): string[] {
@@ -190,5 +197,19 @@ describe('layers', () => {
     const edge = (a: string, b: string): ImportEdge => ({ from: a, to: b, fromModule: a, toModule: b });
     assert.equal(findCycle([edge('a', 'b'), edge('b', 'c'), edge('c', 'a')]), 'a -> b -> c -> a');
     assert.equal(findCycle([edge('a', 'b'), edge('b', 'c'), edge('a', 'c')]), undefined);
+  });
+});
+
+describe('the repository', () => {
+  it('holds no scratch files (*.tmp.*, scratch.*) among its tracked files', (t) => {
+    const r = spawnSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' });
+    if (r.status !== 0) {
+      t.skip('not a git checkout');
+      return;
+    }
+    assert.deepEqual(
+      r.stdout.split('\n').filter((f) => /(^|\/)(scratch\.[^/]*|[^/]+\.tmp\.[^/]+)$/.test(f)),
+      [],
+    );
   });
 });

@@ -196,6 +196,62 @@ describe('LLM calls are bounded in wall-clock time, body included', () => {
   });
 });
 
+describe('LLM reply bodies are capped in size', () => {
+  let server: LlmTestServer;
+  after(() => server?.close());
+  const MiB = 2 ** 20;
+
+  it('has a default of a few MiB, set by REWARDSMITH_LLM_MAX_BODY_BYTES or the maxBodyBytes option', () => {
+    assert.equal(resolveLlmConfig({}, {}).maxBodyBytes, 4 * MiB);
+    assert.equal(resolveLlmConfig({}, { REWARDSMITH_LLM_MAX_BODY_BYTES: '65536' }).maxBodyBytes, 65536);
+    assert.equal(resolveLlmConfig({ maxBodyBytes: 1000 }, { REWARDSMITH_LLM_MAX_BODY_BYTES: '65536' }).maxBodyBytes, 1000);
+  });
+
+  it('a server that streams a JSON body forever is cut off at the limit, with an error naming it; the client read about the limit, not the stream', {
+    timeout: 60_000,
+  }, async () => {
+    // Without a cap the client reads the whole 64 MiB ceiling (then times out); with it, it hangs up near 1 MiB.
+    server = await startLlmServer(() => ({ endlessBody: { ceilingBytes: 64 * MiB } }));
+    const dir = tempDir('llm-log-');
+    await assert.rejects(
+      chat([{ role: 'user', content: 'x' }], { role: 'test', llm: { ...fast(server), timeoutMs: 10_000, maxRetries: 2, maxBodyBytes: MiB }, log: { dir } }),
+      (e: unknown) => {
+        assert.ok(e instanceof LlmError);
+        assert.equal(e.kind, 'malformed');
+        assert.equal(
+          e.message,
+          `LLM call failed: the response from ${server.baseUrl} is longer than 1 MiB, the limit of a reply body (REWARDSMITH_LLM_MAX_BODY_BYTES); is it an OpenAI-compatible chat completions endpoint?`,
+        );
+        return true;
+      },
+    );
+    assert.equal(server.requests.length, 1, 'a body over the limit is not asked for again');
+    await until(() => server.bodyBytesSent.length === 1);
+    // What the server got to write: the limit, plus what the two sockets' buffers hold on loopback.
+    const sent = server.bodyBytesSent[0]!;
+    assert.ok(sent >= MiB && sent < MiB + 16 * MiB, `the server wrote ${(sent / MiB).toFixed(1)} MiB before the client hung up`);
+    const log = readFileSync(path.join(dir, LLM_LOG_FILE), 'utf8').trim().split('\n');
+    assert.equal(log.length, 1);
+    assert.match((JSON.parse(log[0]!) as LlmCallRecord).error ?? '', /longer than 1 MiB/);
+  });
+
+  it('a declared Content-Length over the limit fails before the body is read', { timeout: 30_000 }, async () => {
+    await server.close();
+    server = await startLlmServer(() => ({ endlessBody: { ceilingBytes: 64 * MiB, declaredLength: 50 * MiB } }));
+    await assert.rejects(
+      chat([{ role: 'user', content: 'x' }], { role: 'test', llm: { ...fast(server), timeoutMs: 10_000, maxBodyBytes: 2 * MiB } }),
+      /the response from .* is longer than 2 MiB \(it declares 50 MiB\), the limit of a reply body/,
+    );
+    await until(() => server.bodyBytesSent.length === 1);
+    assert.ok(server.bodyBytesSent[0]! < 16 * MiB, `the server wrote ${(server.bodyBytesSent[0]! / MiB).toFixed(1)} MiB`);
+  });
+});
+
+/** Waits (without a time limit of its own: the test's timeout ends it) until `done()`. */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
 describe('model and server text reaches the terminal without control sequences', () => {
   it("design prints a server's error text without its escape sequences", { timeout: 30_000 }, async () => {
     const server = await startLlmServer([{ status: 401, message: '\x1b]0;owned\x07\x1b[2Jbad key' }]);

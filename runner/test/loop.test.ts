@@ -103,7 +103,7 @@ describe('rewardsmith loop (2 iterations, approach-tree, scripted LLM)', () => {
     assert.equal(result.iterations.length, 2);
     const [first, second] = result.iterations;
 
-    // iteration 1: magma draft → lint error → fixed draft throws in training → fix-error → trained
+    // iteration 1: magma draft → lint error → fixed draft throws on the probes, not trained → fix-error → trained
     const cand = first!.candidates[0]!;
     assert.equal(cand.executionFixes, 1);
     assert.equal(cand.reward, 'iteration-1/candidate-1/attempt-2/approach-tree.reward.ts');
@@ -115,10 +115,10 @@ describe('rewardsmith loop (2 iterations, approach-tree, scripted LLM)', () => {
         ['fix-lint', false],
       ],
     );
-    const train1 = JSON.parse(readFileSync(path.join(out, 'iteration-1/candidate-1/attempt-1/train.json'), 'utf8'));
-    assert.equal(train1.ok, false);
-    assert.equal(train1.error.kind, 'throw');
-    assert.match(train1.error.message, /has is not a function/);
+    const screen1 = JSON.parse(readFileSync(path.join(out, 'iteration-1/candidate-1/attempt-1/probe-screen.json'), 'utf8'));
+    assert.match(screen1.refused, /error probe-throws: .*has is not a function at step \d+ of/);
+    assert.equal(existsSync(path.join(out, 'iteration-1/candidate-1/attempt-1/train.json')), false, 'a reward the probes refused was trained');
+    assert.equal(result.runs_saved_by_probes, 1);
     assert.ok(existsSync(path.join(out, 'iteration-1/candidate-1/attempt-2/run/summary.json')));
     assert.ok(first!.success_rate !== null && first!.death_rate !== null);
     assert.equal(first!.analysis!.llm!.suggestions[0]!.id, 'S1');
@@ -128,7 +128,11 @@ describe('rewardsmith loop (2 iterations, approach-tree, scripted LLM)', () => {
     assert.match(readFileSync(path.join(out, second!.reward!), 'utf8'), /Applied suggestions: S1/);
     const s1 = result.suggestion_outcomes.find((s) => s.id === 'S1')!;
     assert.equal(s1.applied, true);
-    assert.equal(s1.helped, s1.success_after > s1.success_before || (s1.success_after === s1.success_before && s1.death_after < s1.death_before));
+    assert.deepEqual(
+      s1.applied_in.map((a) => [a.iteration, a.candidate, a.kept]),
+      [[2, 1, true]],
+    );
+    assert.equal(s1.helped, s1.applied_in[0]!.versus_current?.verdict === 'better');
     assert.equal(result.suggestion_outcomes.find((s) => s.source === 'analyzer')?.applied ?? false, false);
 
     // what each role was told
@@ -136,7 +140,7 @@ describe('rewardsmith loop (2 iterations, approach-tree, scripted LLM)', () => {
     const fixLint = asked.find((r) => /Static checker diagnostics/.test(r.lastUser))!;
     assert.match(fixLint.lastUser, /'magma' is not a Minecraft 1\.16\.5 name/);
     const fixError = asked.find((r) => /Error while running it during training/.test(r.lastUser))!;
-    assert.match(fixError.lastUser, /approach-tree\.reward\.ts:\d+:\d+: threw: .*has is not a function/);
+    assert.match(fixError.lastUser, /approach-tree\.reward\.ts:\d+:\d+: error probe-throws: .*has is not a function/);
     assert.ok(
       asked.filter((r) => roleOf(r) === 'critic').every((r) => !r.lastUser.includes("'magma'")),
       'a file with lint errors never reaches the critic',
@@ -157,11 +161,16 @@ describe('rewardsmith loop (2 iterations, approach-tree, scripted LLM)', () => {
     assert.ok(log.every((l) => l.model === 'scripted-gpt' && l.usage !== null && l.latency_ms >= 0 && l.temperature === 0.3));
 
     // the final table
-    assert.match(stdout, /iteration +start +kept +critic passed +runtime fixes +held-out success \[95 % CI\] of n +death rate/);
+    assert.match(
+      stdout,
+      /iteration +candidate +start +critic passed +runtime fixes +held-out success \[95 % CI\] of n +deaths \[95 % CI\] +difference to the reward in force +decision +reward file/,
+    );
     assert.match(stdout, /Start: every candidate trains from scratch/);
-    assert.match(stdout, /^1 +scratch +1\/1 +yes +1 +\d+\.\d % \[[\d.]+–[\d.]+ %\] of \d+ /m);
-    assert.match(stdout, /^2 +scratch +1\/1 +yes +0 +\d+\.\d % \[[\d.]+–[\d.]+ %\] of \d+ /m);
-    assert.match(stdout, /applied, (helped|no gain) +S1/);
+    assert.match(stdout, /^1 +1 +scratch +yes +1 +\d+\.\d % \[[\d.]+–[\d.]+ %\] of \d+ .* — +kept +iteration-1\//m);
+    // Iteration 2's candidate with its difference to iteration 1's reward, by the decision rule.
+    assert.match(stdout, /^2 +1 +scratch +yes +0 +\d+\.\d % \[[\d.]+–[\d.]+ %\] of \d+ .* [+−]\d+\.\d pts \[[+−][\d.]+, [+−][\d.]+\] \(90 % CI\) +kept /m);
+    assert.match(stdout, /^ {2}S1 \(iteration 1's analysis\): applied in iteration 2 candidate 1: .*, kept — Penalise lava/m);
+    assert.match(stdout, /^Best reward measured: iteration [12], candidate 1: .* held-out \(kept\)\. File: /m);
   });
 
   it('resumes without redoing finished steps', async () => {
@@ -256,7 +265,7 @@ describe('rewardsmith loop --candidates', () => {
               : 1; // a full tie keeps the earlier candidate
       assert.equal(it1.chosen, expected);
       assert.equal(readFileSync(path.join(out, it1.reward!), 'utf8'), readFileSync(path.join(out, it1.candidates[expected - 1]!.reward!), 'utf8'));
-      assert.match(text, new RegExp(`^1 +scratch +${expected}/2 +yes`, 'm'));
+      assert.match(text, new RegExp(`^1 +${expected} +scratch +yes .* kept: the best of 2 candidates`, 'm'));
     } finally {
       process.env = saved;
       await server.close();
@@ -354,11 +363,11 @@ describe('rewardsmith design', () => {
     }
   });
 
-  it('says no LLM is configured, with exit code 1 and no file', async () => {
+  it('says no LLM is configured, with exit code 2 (as critique) and no file', async () => {
     delete process.env.OPENAI_BASE_URL;
     delete process.env.OPENAI_API_KEY;
     const file = path.join(tempDir('design-cmd-'), 'x.reward.ts');
-    assert.equal(await capture((io) => designCommand(['--task', 'approach-tree', '--out', file], io)), 1);
+    assert.equal(await capture((io) => designCommand(['--task', 'approach-tree', '--out', file], io)), 2);
     assert.match(stderr.join(''), /rewardsmith design: No LLM configured: set OPENAI_API_KEY/);
     assert.ok(!existsSync(file));
     assert.equal(await capture((io) => designCommand(['--task', 'no-such-task', '--out', file], io)), 2);

@@ -40,6 +40,11 @@ test("pretrain writes a checkpoint that eval reads and train --init fine-tunes w
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /teacher: [\d.]+ % of 3 episodes \(95 % CI/);
   assert.match(r.stdout, /held-out success: [\d.]+ % of 6 episodes \(95 % CI [\d.]+–[\d.]+ %\)/);
+  // Progress like train's, stage by stage (stderr is a pipe here: a line per tenth, and the last one).
+  assert.match(r.stderr, /\[#+\] recording demonstrations 3\/3 episodes {2}\d+:\d\d elapsed, done {2}teacher succeeded in \d/);
+  assert.match(r.stderr, /\[#+\] behaviour cloning 5\/5 epochs {2}\d+:\d\d elapsed, done {2}loss \d+\.\d{3}/);
+  assert.match(r.stderr, /behaviour cloning 1\/5 epochs/, 'each epoch is shown as it ends');
+  assert.match(r.stderr, /evaluating the foundation policy on 6 held-out worlds\n[\s\S]*\[#+\] evaluating 6\/6 episodes/);
   const policy = json<{ worldSeeds: number[]; task: string }>(path.join(foundation, 'checkpoint/policy.json'));
   assert.equal(policy.task, 'approach-tree');
   assert.ok(policy.worldSeeds.length >= 3);

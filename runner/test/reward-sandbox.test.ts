@@ -451,3 +451,52 @@ test("past_agent_positions' history does not count against the reward's heap: a 
   await assert.rejects(run({}), (err: unknown) => err instanceof RewardError && err.kind === 'memory');
   assert.ok(historyMb(100, 60_000) > 700, 'an explore-diamond evaluation batch (100 envs × 60,000 steps) keeps over 0.7 GB of positions');
 });
+
+test('a sandbox host killed by a signal mid-step fails the step with that signal named (not as memory), located in the file; later calls get the same error', async () => {
+  const file = fixture('infinite-loop.reward.ts');
+  for (const signal of ['SIGBUS', 'SIGKILL'] as const) {
+    const sandbox = await RewardSandbox.open(file, 1, { limits: { callWallMs: 60_000 } });
+    try {
+      await sandbox.beginEpisodes([0], [obs(0)]);
+      const step = sandbox.step([obs(1)]);
+      // The reward is spinning in its loop when the host is killed.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      process.kill(sandbox.hostPid!, signal);
+      const err = await step.then(
+        () => assert.fail('the step returned from a killed host'),
+        (e: unknown) => e,
+      );
+      assert.ok(err instanceof RewardError, String(err));
+      assertError(err, file, 'host', new RegExp(`^the sandbox host was ended by ${signal} \\(`), lineOf(file, 'export function reward_function'));
+      assert.doesNotMatch(err.detail, /heap|memory limit/);
+      await assert.rejects(sandbox.step([obs(2)]), (again: unknown) => again === err);
+    } finally {
+      await sandbox.close();
+    }
+  }
+});
+
+test('a call written to a host that has just died rejects with the cause instead of crashing the process with EPIPE', async () => {
+  const file = fixture('counter.reward.ts');
+  const sandbox = await RewardSandbox.open(file, 1);
+  try {
+    await sandbox.beginEpisodes([0], [obs(0)]);
+    await sandbox.step([obs(1)]);
+    process.kill(sandbox.hostPid!, 'SIGKILL');
+    // Dead, but not yet reaped: this process has not run its event loop since, so the sandbox does not know.
+    const until = Date.now() + 300;
+    while (Date.now() < until) {
+      // the host's pipe closes meanwhile
+    }
+    const err = await sandbox.step([obs(2)]).then(
+      () => assert.fail('a dead host answered'),
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof RewardError, String(err));
+    assertError(err, file, 'host', /^the sandbox host was ended by SIGKILL \(/);
+    // The next call, after the exit is known, is refused the same way; nothing was thrown at the process.
+    await assert.rejects(sandbox.beginEpisodes([0], [obs(0)]), (again: unknown) => again === err);
+  } finally {
+    await sandbox.close();
+  }
+});

@@ -119,7 +119,7 @@ test('rollout rejects bad options with a clear message and exit code 2', () => {
   assert.match(r.stderr, /--out DIR is required/);
   r = rollout(['--task', 'approach-dragon', '--out', tmpdir()]);
   assert.equal(r.status, 2);
-  assert.match(r.stderr, /unknown task "approach-dragon"; built-in tasks: explore-diamond/);
+  assert.match(r.stderr, /unknown task "approach-dragon" \(did you mean approach-cow\?\); built-in tasks: explore-diamond/);
   const missing = path.join(tmpdir(), 'rs-no-such-checkpoint');
   r = rollout(['--task', 'approach-tree', '--policy', missing, '--out', tmpdir()]);
   assert.equal(r.status, 2);

@@ -2,11 +2,11 @@
 // file that is wrong; and a run whose training never wrote a checkpoint starts again without --overwrite.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, cpSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, cpSync } from 'node:fs';
 import path from 'node:path';
 import type { RunnerEvent } from '../src/events';
 import { readSweepResults, RUN_FILES, SWEEP_FILES } from '../src/records';
-import { train, type TrainOptions } from '../src/runs/train';
+import { loadPolicy, train, type TrainOptions } from '../src/runs/train';
 import { tempDir } from './helpers/tmp';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -99,4 +99,15 @@ test("a sweep's results.json is read through the checked reader: absent before t
   assert.equal(readSweepResults(sweep)?.rewards[0]?.mean_success, 0.25);
   writeFileSync(file, JSON.stringify({ ...results, rewards: [{ ...reward, mean_success: '25 %' }] }));
   assert.throws(() => readSweepResults(sweep), { name: 'RunRecordError', message: `${file}: rewards[0] (dense): mean_success must be a number or null` });
+});
+
+test('weights that are not finite numbers are refused, naming the file: resume, --init and a loaded policy', { timeout: 120_000 }, async () => {
+  const dir = await runCopy('nan-weights');
+  const weights = path.join(dir, RUN_FILES.checkpoint, 'weights.bin');
+  // The right size, every byte 0xFF: each float32 is a NaN.
+  writeFileSync(weights, Buffer.alloc(statSync(weights).size, 0xff));
+  const refused = new RegExp(`${weights.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: value 0 of \\d+ is NaN, not a finite number`);
+  await assert.rejects(train({ out: dir, resume: true, backend: 'cpu' }), refused);
+  await assert.rejects(train({ ...TINY, out: path.join(tmp, 'from-nan'), init: dir }), refused);
+  await assert.rejects(loadPolicy(dir, { backend: 'cpu' }), refused);
 });

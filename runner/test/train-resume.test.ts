@@ -3,12 +3,15 @@
 // (summary.json, metrics.ndjson, eval episodes) have the shapes the analyzer, loop and dashboard read.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEvent, type RunnerEvent } from '../src/events';
+import { RewardError } from '../src/reward';
 import { RUN_FILES, type EpisodeRecord, type RunSummary, type UpdateMetrics } from '../src/records';
 import { DEFAULT_ROLLOUT_STEPS } from '../src/runs/train';
+import { trainReward } from '../src/llm/train-step';
+import { BUILTIN_TASKS } from '../src/tasks';
 import { tempDir } from './helpers/tmp';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -22,8 +25,8 @@ interface CliRun {
   stderr: string;
 }
 
-/** Runs the CLI with --events ndjson; `killWhen` sees each event and may SIGKILL the process. */
-function runTrain(args: string[], killWhen?: (e: RunnerEvent) => boolean): Promise<CliRun> {
+/** Runs the CLI with --events ndjson; `killWhen` sees each event (and the process) and may SIGKILL the process. */
+function runTrain(args: string[], killWhen?: (e: RunnerEvent, child: ChildProcess) => boolean): Promise<CliRun> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'train', ...args, '--events', 'ndjson'], { cwd: ROOT });
     const events: RunnerEvent[] = [];
@@ -37,12 +40,21 @@ function runTrain(args: string[], killWhen?: (e: RunnerEvent) => boolean): Promi
         buffered = buffered.slice(nl + 1);
         if (!e) continue;
         events.push(e);
-        if (killWhen?.(e)) child.kill('SIGKILL');
+        if (killWhen?.(e, child)) child.kill('SIGKILL');
       }
     });
     child.stderr.on('data', (d: Buffer) => (stderr += d));
     child.on('close', (code, signal) => resolve({ code, signal, events, stderr }));
   });
+}
+
+/** The process id of the reward sandbox host the CLI process `parent` started. */
+function sandboxHostOf(parent: number): number {
+  const line = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(parent)], { encoding: 'utf8' })
+    .split('\n')
+    .find((l) => l.includes('sandbox-host'));
+  assert.ok(line, `no sandbox host among the children of ${parent}`);
+  return Number(line.trim().split(/\s+/)[0]);
 }
 
 const PER_UPDATE = 8 * DEFAULT_ROLLOUT_STEPS;
@@ -94,10 +106,21 @@ test('train killed with SIGKILL resumes to the same total frames with no metric 
     'entropy',
     'kl',
     'wall_seconds',
+    'finished_episodes',
+    'unfinished_return',
+    'approx_kl',
+    'clip_fraction',
+    'learning_rate',
   ];
+  // Null when there is nothing to say: no episode ended in the update; returns constant over the rollout.
+  const nullable: (keyof UpdateMetrics)[] = ['finished_return', 'explained_variance'];
   for (const m of lines) {
-    assert.deepEqual(Object.keys(m).sort(), [...metricKeys, 'success_rate', 'success'].sort());
+    assert.deepEqual(Object.keys(m).sort(), [...metricKeys, ...nullable, 'success_rate', 'success'].sort());
     for (const k of metricKeys) assert.ok(Number.isFinite(m[k]), `metrics ${k} = ${m[k]}`);
+    for (const k of nullable) assert.ok(m[k] === null || Number.isFinite(m[k]), `metrics ${k} = ${m[k]}`);
+    assert.equal(m.finished_return === null, m.finished_episodes === 0, 'a finished-episode return exactly when episodes finished');
+    assert.ok(m.clip_fraction! >= 0 && m.clip_fraction! <= 1, 'a share of samples');
+    assert.equal(m.learning_rate, 1e-3);
     // Training success: over episodes that started in a window and have all ended; none before such a window.
     assert.equal(m.success_rate, m.success.rate);
     assert.ok(m.success.n === 0 ? m.success.rate === null : m.success.rate! >= m.success.ci95[0] && m.success.rate! <= m.success.ci95[1]);
@@ -127,7 +150,7 @@ test('train killed with SIGKILL resumes to the same total frames with no metric 
   assert.equal(summary.seed, 7);
   assert.equal(summary.reward_file, REWARD);
   assert.match(summary.reward_sha256 ?? '', /^[0-9a-f]{64}$/);
-  assert.ok(['wasm', 'cpu', 'node', 'gpu'].includes(summary.backend));
+  assert.ok(['js', 'wasm', 'cpu', 'node', 'gpu'].includes(summary.backend));
   assert.deepEqual(Object.keys(summary.train).sort(), ['entropy', 'fps', 'frames', 'mean_return', 'success', 'success_rate', 'updates']);
   assert.equal(summary.train.success_rate, summary.train.success.rate);
   assert.equal(summary.train.updates, 7);
@@ -220,4 +243,107 @@ test('train killed with SIGKILL resumes to the same total frames with no metric 
   assert.equal(again.eval.episodes, 3);
   assert.equal(again.reward_file, path.join(out, RUN_FILES.rewardCopy));
   assert.equal(readFileSync(path.join(evalDir, RUN_FILES.episodes), 'utf8').trim().split('\n').length, 3);
+});
+
+test('a sandbox host killed by SIGBUS mid-run fails the run with the signal named at the reward file, no stack trace, and --resume finishes it', {
+  timeout: 300_000,
+}, async () => {
+  const out = path.join(tempDir('rewardsmith-host-died-'), 'run');
+  // Small updates with a checkpoint after each; the host dies after the first, with 7 updates still to go.
+  const small = ['--envs', '4', '--rollout-steps', '32', '--checkpoint-every', '1', '--workers', '0', '--eval-episodes', '0'];
+  const first = await runTrain([REWARD, '--task', 'approach-tree', '--steps', String(4 * 32 * 8), '--seed', '3', '--out', out, ...small], (e, child) => {
+    if (e.type === 'progress' && e.update === 1) process.kill(sandboxHostOf(child.pid!), 'SIGBUS');
+    return false;
+  });
+  assert.equal(first.code, 1, first.stderr);
+  assert.match(
+    first.stderr,
+    /rewardsmith train: reward error \(host\) at \S*approach-tree\.dense\.reward\.ts:\d+:\d+: the sandbox host was ended by SIGBUS \(.*\); the reward is not at fault: the same command with --resume continues from the last checkpoint/,
+  );
+  assert.doesNotMatch(first.stderr, /heap|EPIPE|\n\s+at /);
+  const error = first.events.find((e) => e.type === 'reward_error');
+  assert.ok(error?.type === 'reward_error' && error.kind === 'host', JSON.stringify(error));
+  const second = await runTrain(['--resume', out, '--workers', '0']);
+  assert.equal(second.code, 0, second.stderr);
+  const started = second.events.find((e) => e.type === 'started');
+  assert.ok(started?.type === 'started' && started.resumed_from_frames !== undefined && started.resumed_from_frames > 0, JSON.stringify(started));
+  assert.ok(existsSync(path.join(out, RUN_FILES.summary)));
+});
+
+test("the loop's training step: a sandbox host that dies stops the loop (it is not a reward error for the designer), and the next call resumes the run", {
+  timeout: 300_000,
+}, async () => {
+  const out = path.join(tempDir('rewardsmith-loop-host-died-'), 'run');
+  const step = () =>
+    trainReward({
+      rewardFile: REWARD,
+      task: BUILTIN_TASKS['approach-tree']!,
+      steps: 2 * DEFAULT_ROLLOUT_STEPS * 5, // a checkpoint after update 4; the host dies then
+      seed: 5,
+      out,
+      envs: 2,
+      evalEpisodes: 0,
+      emit: (e) => {
+        if (e.type === 'progress' && e.update === 4 && !killed) {
+          killed = true;
+          process.kill(sandboxHostOf(process.pid), 'SIGKILL');
+        }
+      },
+    });
+  let killed = false;
+  await assert.rejects(step(), (err: unknown) => {
+    assert.ok(err instanceof Error && !(err instanceof RewardError), String(err));
+    assert.match(
+      err.message,
+      /^training \S+approach-tree\.dense\.reward\.ts stopped: \S+:\d+:\d+: the sandbox host was ended by SIGKILL \(.*\); the reward is not at fault: run the same command again to resume from the run's last checkpoint$/,
+    );
+    return true;
+  });
+  assert.ok(existsSync(path.join(out, RUN_FILES.checkpoint, 'state.json')));
+  assert.deepEqual(await step(), { ok: true });
+  const summary = JSON.parse(readFileSync(path.join(out, RUN_FILES.summary), 'utf8')) as RunSummary;
+  assert.equal(summary.train.updates, 5);
+});
+
+test('a finished run: --eval-episodes 0 points to eval, not analyze; --resume says it has finished and changes nothing', { timeout: 300_000 }, async () => {
+  const out = path.join(tempDir('rewardsmith-finished-'), 'run');
+  const cli = (args: string[]) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'train', ...args], { cwd: ROOT });
+      let stdout = '',
+        stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d));
+      child.stderr.on('data', (d: Buffer) => (stderr += d));
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+  const first = await cli([
+    REWARD,
+    '--task',
+    'approach-tree',
+    '--envs',
+    '2',
+    '--rollout-steps',
+    '8',
+    '--steps',
+    '16',
+    '--workers',
+    '0',
+    '--eval-episodes',
+    '0',
+    '--out',
+    out,
+  ]);
+  assert.equal(first.code, 0, first.stderr);
+  const next = /next: (.*)$/m.exec(first.stdout)?.[1] ?? '';
+  assert.doesNotMatch(next, /^rewardsmith analyze/, 'analyze needs evaluation episodes, which this run has none of');
+  assert.match(next, new RegExp(`^rewardsmith eval ${out.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} --episodes 100 --out `));
+  const summaryBefore = readFileSync(path.join(out, RUN_FILES.summary), 'utf8');
+  const metricsBefore = readFileSync(path.join(out, RUN_FILES.metrics), 'utf8');
+
+  const resumed = await cli(['--resume', out]);
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.match(resumed.stderr, /has finished: 16 of 16 frames trained and 0 held-out episodes evaluated; nothing to resume/);
+  assert.doesNotMatch(resumed.stderr, /evaluating/);
+  assert.equal(readFileSync(path.join(out, RUN_FILES.summary), 'utf8'), summaryBefore, 'summary.json untouched');
+  assert.equal(readFileSync(path.join(out, RUN_FILES.metrics), 'utf8'), metricsBefore);
 });

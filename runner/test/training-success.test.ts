@@ -3,7 +3,8 @@
 // full 2,000 steps, so "the last 100 finished episodes" showed ~30 % while evaluation gave 1 %.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { TrainingSuccess } from '../src/runs/training-success';
+import { generalisationGap, TrainingSuccess } from '../src/runs/training-success';
+import { rateRecord } from '../src/records';
 import { mulberry32 } from '../src/stats';
 
 /**
@@ -84,4 +85,17 @@ test('training success: the state round-trips (resume continues the same estimat
   b.end(1, 700, true, 1);
   assert.deepEqual(b.estimate(), a.estimate());
   assert.ok(a.estimate().n >= 10 && a.estimate().n <= 12, 'about the window size');
+});
+
+test('generalisation gap: named when the interval of the difference excludes 0, though the two intervals overlap', () => {
+  // 26 % in training, 11 % held-out (100 episodes each): the 95 % Wilson intervals overlap ([18.4, 35.4] and
+  // [6.3, 18.6]), the 95 % interval of the difference does not contain 0.
+  const gap = generalisationGap(rateRecord(26, 100), rateRecord(11, 100));
+  assert.match(
+    gap?.message ?? '',
+    /^Generalisation gap: held-out success 11\.0 % of 100 episodes .* is lower than training success 26\.0 % of 100 episodes .*: −15\.0 pts \[−[\d.]+, −[\d.]+\] \(95 % CI\)\.$/,
+  );
+  assert.equal(generalisationGap(rateRecord(26, 100), rateRecord(22, 100)), null, 'a 4-point difference on 100 episodes is noise');
+  assert.match(generalisationGap(rateRecord(5, 100), rateRecord(20, 100))?.message ?? '', /is higher than training success/);
+  assert.equal(generalisationGap(rateRecord(0, 0), rateRecord(20, 100)), null, 'no training figure, no gap');
 });

@@ -22,7 +22,9 @@ import {
   PLAINS_CREATURES,
   PLAINS_FLOWERS,
   PLAINS_TREE_CHANCE,
+  UNDERGROUND_MONSTERS,
   WORLD_BANDS,
+  WORLD_CONTENTS,
   chunkCreatures,
   generateChunk,
   plainsTreesOfChunk,
@@ -463,4 +465,25 @@ test('a random policy reaches a tree in at most 5 % of approach-tree episodes (v
   }
   const ci = wilson(successes, n).ci95;
   assert.ok(successes / n <= 0.05, `random success ${successes}/${n} (95 % CI ${ci[0].toFixed(3)}–${ci[1].toFixed(3)})`);
+});
+
+test('WORLD_CONTENTS holds every block the generator places (what the analyzer may propose as a target): plains have no birch', () => {
+  for (const kind of ['plains', 'underground'] as const) {
+    const placed = new Set<string>();
+    for (let seed = 0; seed < 3; seed++) {
+      const cache = new ChunkFeatureCache(seed, VANILLA_WORLD);
+      for (const [cx, cz] of square(6, -3))
+        for (const state of generateChunk(kind, seed, cx, cz, undefined, VANILLA_WORLD, cache)) placed.add(mcData.blocks[stateToBlock[state]!]!.name);
+    }
+    const declared = new Set(WORLD_CONTENTS[kind].blocks);
+    assert.deepEqual(
+      [...placed].filter((b) => !declared.has(b)),
+      [],
+      `${kind}: placed but not declared`,
+    );
+  }
+  assert.ok(!WORLD_CONTENTS.plains.blocks.includes('birch_log'));
+  assert.ok(WORLD_CONTENTS.plains.blocks.includes('oak_log') && WORLD_CONTENTS.underground.blocks.includes('diamond_ore'));
+  assert.deepEqual([...WORLD_CONTENTS.plains.mobs].sort(), PLAINS_CREATURES.map((c) => c.type).sort());
+  assert.deepEqual(WORLD_CONTENTS.underground.mobs, UNDERGROUND_MONSTERS);
 });

@@ -38,27 +38,58 @@ function lineChart(canvasId: string, yLabel: string, yMax?: number): Chart<'line
   });
 }
 
+/** Per-update PPO curves: [canvas id, metrics field, y axis]. */
+const PPO_CHARTS = [
+  ['chart-entropy', 'entropy', 'policy entropy (nats)'],
+  ['chart-approx-kl', 'approx_kl', 'approximate KL(old ‖ new)'],
+  ['chart-clip-fraction', 'clip_fraction', 'clip fraction'],
+  ['chart-value-loss', 'value_loss', 'value loss'],
+  ['chart-explained-variance', 'explained_variance', 'explained variance'],
+  ['chart-learning-rate', 'learning_rate', 'learning rate'],
+] as const;
+type PpoKey = (typeof PPO_CHARTS)[number][1];
+
 const charts = {
-  return: lineChart('chart-return', 'mean episode return'),
+  return: lineChart('chart-return', 'episode return'),
   success: lineChart('chart-success', 'success rate (%)', 100),
   fps: lineChart('chart-fps', 'frames / s'),
-};
+  ...Object.fromEntries(PPO_CHARTS.map(([id, key, label]) => [key, lineChart(id, label)])),
+} as Record<'return' | 'success' | 'fps' | PpoKey, Chart<'line', { x: number; y: number }[]>>;
 
 type Series = ChartDataset<'line', { x: number; y: number }[]>;
 function series(label: string, color: string, dashed = false): Series {
   return { label, data: [], borderColor: color, backgroundColor: color, borderDash: dashed ? [5, 4] : [] };
 }
 
+type Metrics = PastRun['metrics'][number];
+/** A metrics field as a number, or NaN (a gap in the line) where the run has none. */
+const value = (m: Metrics, key: keyof Metrics) => (typeof m[key] === 'number' ? (m[key] as number) : Number.NaN);
+
 // --- live run -------------------------------------------------------------------------------------------
-let live: { return: Series; success: Series; fps: Series } | undefined;
+interface LiveSeries {
+  /** Mean return of the episodes that finished in each update, and the partial return of those still running. */
+  finished: Series;
+  running: Series;
+  success: Series;
+  fps: Series;
+  ppo: Record<PpoKey, Series>;
+}
+let live: LiveSeries | undefined;
 let liveFailed: FailedPath[] = [];
 let pastRuns: PastRun[] = [];
 
 function startLive(label: string): void {
-  live = { return: series(label, PALETTE[0]), success: series(label, PALETTE[0]), fps: series(label, PALETTE[0]) };
+  live = {
+    finished: series(`${label}: episodes finished in the update`, PALETTE[0]),
+    running: { ...series(`${label}: still running (return so far)`, PALETTE[0]), borderDash: [2, 3], borderWidth: 1 },
+    success: series(label, PALETTE[0]),
+    fps: series(label, PALETTE[0]),
+    ppo: Object.fromEntries(PPO_CHARTS.map(([, key]) => [key, series(label, PALETTE[0])])) as Record<PpoKey, Series>,
+  };
   liveFailed = [];
   byId('live-label').textContent = label;
   byId('live-status').textContent = 'starting…';
+  byId('success-note').textContent = '';
   byId('eval').replaceChildren(textEl('p', 'Evaluation runs after training.', 'muted'));
   redrawCharts();
   drawMap();
@@ -74,11 +105,16 @@ function onEvent(e: RunnerEvent): void {
         `training on ${e.env} with ${e.num_envs} envs, backend ${e.backend}, ${e.total_frames.toLocaleString()} frames${e.resumed_from_frames ? `, resumed at ${e.resumed_from_frames.toLocaleString()}` : ''}`;
       break;
     case 'progress':
-      s.return.data.push({ x: e.frames, y: e.mean_return });
+      // From the first update: the returns of episodes that finished in it (once any has) and of those running.
+      if (typeof e.finished_return === 'number') s.finished.data.push({ x: e.frames, y: e.finished_return });
+      else if (e.finished_return === undefined && e.episodes > 0) s.finished.data.push({ x: e.frames, y: e.mean_return });
+      if (typeof e.unfinished_return === 'number') s.running.data.push({ x: e.frames, y: e.unfinished_return });
       if (e.success_rate !== null) s.success.data.push({ x: e.frames, y: e.success_rate * 100 });
       s.fps.data.push({ x: e.frames, y: e.fps });
+      for (const [, key] of PPO_CHARTS) s.ppo[key].data.push({ x: e.frames, y: value(e, key) });
+      byId('success-note').textContent = successNote(e);
       byId('live-status').textContent =
-        `${e.frames.toLocaleString()} / ${e.total_frames.toLocaleString()} frames · ${Math.round(e.fps)} fps · return ${e.mean_return.toFixed(2)} · ${trainingSuccessText(e.success)} · ${e.episodes} episodes finished`;
+        `${e.frames.toLocaleString()} / ${e.total_frames.toLocaleString()} frames · ${Math.round(e.fps)} fps · ${returnText(e)} · ${trainingSuccessText(e.success)} · ${e.episodes} episodes finished`;
       redrawCharts();
       break;
     case 'eval':
@@ -104,17 +140,40 @@ function onEvent(e: RunnerEvent): void {
   }
 }
 
+/** Why the success chart has no point yet, said under it: no episode has finished, or no window has ended. */
+function successNote(e: Metrics): string {
+  if (e.success_rate !== null) return '';
+  return e.episodes === 0
+    ? 'No success point yet: no episode has finished yet.'
+    : `No success point yet: ${e.episodes} episode${e.episodes === 1 ? '' : 's'} finished, but no window of started episodes has ended.`;
+}
+
+/** The update's returns as the status line says them. */
+function returnText(e: Metrics): string {
+  const running = typeof e.unfinished_return === 'number' ? `, running ${e.unfinished_return.toFixed(2)} so far` : '';
+  if (typeof e.finished_return === 'number') return `return ${e.finished_return.toFixed(2)} (${e.finished_episodes} finished this update${running})`;
+  return e.episodes === 0 ? `no episode finished yet${running}` : `return ${e.mean_return.toFixed(2)} (last finished${running})`;
+}
+
 function redrawCharts(): void {
   const past = pastRuns.map((r, i) => ({ run: r, color: PALETTE[(i + 1) % PALETTE.length] }));
-  const pastSeries = (pick: (m: PastRun['metrics'][number]) => number) =>
+  const pastSeries = (pick: (m: Metrics) => number) =>
     past.map(({ run, color }) => ({ ...series(run.name, color, true), data: run.metrics.map((m) => ({ x: m.frames, y: pick(m) })) }));
-  charts.return.data.datasets = [...(live ? [live.return] : []), ...pastSeries((m) => m.mean_return)];
+  // A past run's return: of the episodes that finished in each update where it has them, else its last-100 mean.
+  const pastReturn = (m: Metrics) => (m.finished_return !== undefined ? value(m, 'finished_return') : m.episodes > 0 ? m.mean_return : Number.NaN);
+  charts.return.data.datasets = [...(live ? [live.finished, live.running] : []), ...pastSeries(pastReturn)];
   charts.success.data.datasets = [
     ...(live ? [live.success] : []),
     ...pastSeries((m) => (m.success_rate === null || m.success_rate === undefined ? Number.NaN : m.success_rate * 100)),
   ];
   charts.fps.data.datasets = [...(live ? [live.fps] : []), ...pastSeries((m) => m.fps)];
-  for (const c of Object.values(charts)) c.update();
+  for (const [, key] of PPO_CHARTS) charts[key].data.datasets = [...(live ? [live.ppo[key]] : []), ...pastSeries((m) => value(m, key))];
+  for (const c of Object.values(charts)) {
+    c.update();
+    // What the chart shows, for screen readers: each line and how many points it has.
+    const lines = c.data.datasets.map((d) => `${d.label}: ${d.data.filter((p) => Number.isFinite(p.y)).length} points`);
+    c.canvas.setAttribute('aria-label', lines.join('; ') || 'no data yet');
+  }
 }
 
 // --- tables -----------------------------------------------------------------------------------------------
@@ -267,6 +326,12 @@ window.addEventListener('message', (ev: MessageEvent<DashboardMessage>) => {
   else if (m.type === 'playback-loading') showPlaybackText(byId('playback'), `Re-simulating episode ${m.episode} of ${m.run}…`);
   else if (m.type === 'playback') showPlayback(byId('playback'), m.run, m.record);
   else if (m.type === 'playback-error') showPlaybackText(byId('playback'), `No playback of episode ${m.episode} of ${m.run}: ${m.message}`);
+  else if (m.type === 'loop-results') {
+    // The runner's own table, as text: every candidate, its difference to the reward in force, the decision and why.
+    byId('loop-label').textContent = m.label;
+    byId('loop-table').textContent = m.table;
+    byId('loop').hidden = false;
+  }
 });
 window.addEventListener('resize', drawMap);
 vscode.postMessage({ type: 'ready' });

@@ -32,7 +32,9 @@ export type DashboardMessage =
   /** An episode's playback is being re-simulated, has arrived, or could not be had. */
   | { type: 'playback-loading'; run: string; episode: number }
   | { type: 'playback'; run: string; record: PlaybackRecord }
-  | { type: 'playback-error'; run: string; episode: number; message: string };
+  | { type: 'playback-error'; run: string; episode: number; message: string }
+  /** An improvement loop's iteration table (its results.txt, as the CLI prints it). */
+  | { type: 'loop-results'; label: string; table: string };
 
 /** Messages from the webview to the host. */
 export type WebviewMessage = { type: 'ready' } | { type: 'play'; dir: string; episode: number };

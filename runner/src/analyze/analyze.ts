@@ -2,9 +2,11 @@
 // Reads a run's evaluation episodes, finds failure patterns (findings.ts), turns each into a suggestion with
 // evidence and, where the fix is code, a patch to the reward file that parses and lints clean (patches.ts);
 // writes RUN_DIR/suggestions.json and prints a summary (or streams `suggestion` events).
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CommandError, noteRunFolder, parseCommandArgs, runCommand, terminalText } from '../args';
+import { writeAtomic } from '../files';
+import { CommandError, noteRunFolder, parseCommandArgs, requireExisting, runCommand, terminalText } from '../args';
 import { makeEvent, type RunnerEvent } from '../events';
 import { formatRate, wilson } from '../stats';
 import {
@@ -62,6 +64,13 @@ function rewardFileFor(runDir: string, summary: RunSummary | undefined, given: s
   if (existsSync(copy)) return copy;
   if (summary?.reward_file && existsSync(summary.reward_file)) return summary.reward_file;
   return undefined;
+}
+
+/** Whether `text` is the reward the run's episodes were recorded with (its summary's hash, else its copy). */
+function isRecordedReward(runDir: string, summary: RunSummary | undefined, text: string): boolean {
+  if (summary?.reward_sha256) return createHash('sha256').update(text).digest('hex') === summary.reward_sha256;
+  const copy = runRewardCopy(runDir);
+  return !existsSync(copy) || readFileSync(copy, 'utf8') === text;
 }
 
 function evidenceText(items: EpisodeEvidence[]): string {
@@ -129,9 +138,15 @@ export async function analyzeRun(runDir: string, opts: { rewardFile?: string; ta
   if (reward && rewarded) {
     facts = { names: namesRead(reward.text) };
     if (task && failed.length > 0) {
-      const r = await rerunReward(reward.file, failed, task.attack);
+      // Another reward than the episodes were recorded with (`--reward` after a patch): their recorded
+      // returns are not this reward's, so every episode is re-run and its returns compared instead.
+      const recordedWith = isRecordedReward(runDir, summary, reward.text);
+      const r = await rerunReward(reward.file, recordedWith ? failed : episodes, task.attack);
       if ('error' in r) rerunError = r.error;
-      else facts = { ...facts, rerun: r.steps, rerunSource: 'sandbox' };
+      else {
+        facts = { ...facts, rerun: r.steps, rerunSource: 'sandbox' };
+        if (!recordedWith) facts.returns = new Map([...r.steps].map(([id, steps]) => [id, steps.reduce((t, s) => t + s.reward, 0)]));
+      }
     }
   }
   const findings = findFailures(episodes, task, rewarded, facts);
@@ -233,7 +248,7 @@ export async function analyzeCommand(argv: string[]): Promise<number> {
 
 async function analyzeMain(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(ANALYZE_SPEC, argv);
-  const runDir = positionals[0]!;
+  const runDir = requireExisting(positionals[0]!, 'run folder');
   const rewardFile = values.reward;
   const events = values.events === 'ndjson';
   const emit = (e: RunnerEvent) => process.stdout.write(JSON.stringify(e) + '\n');
@@ -246,7 +261,7 @@ async function analyzeMain(argv: string[]): Promise<number> {
     throw new CommandError(err.message);
   }
   const out = path.join(runDir, RUN_FILES.suggestions);
-  writeFileSync(out, JSON.stringify({ version: 1, ...analysis }, null, 2) + '\n');
+  writeAtomic(out, JSON.stringify({ version: 1, ...analysis }, null, 2) + '\n');
   // Diffs quote the reward file, which a model may have written: no control sequence reaches the terminal.
   const text = terminalText(formatAnalysis(analysis) + `\nWrote ${out}\n`);
   if (events) {

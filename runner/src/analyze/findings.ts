@@ -7,6 +7,7 @@ import { DEFAULT_GAME_VERSION, GAME_FACTS, SCALE_RULE } from '../schema';
 import type { TaskSpec } from '../tasks';
 import type { EpisodeRecord, RecordedStep } from '../records';
 import type { PatchRequest } from './patches';
+import { worldCanHold } from '../env/sim/worldgen';
 
 export type FindingKind =
   | 'death'
@@ -61,6 +62,12 @@ export interface RewardFacts {
    * 'recorded', the rewards the agent received while training (the live analysis). The findings say which.
    */
   rerunSource?: 'sandbox' | 'recorded';
+  /**
+   * When the reward analysed is not the one the episodes were recorded with (a re-analysis with another
+   * reward file): each episode's return under it, re-run over its recorded last steps, by episode id. The
+   * recorded returns are the other reward's and are then not compared.
+   */
+  returns?: ReadonlyMap<number, number>;
 }
 
 /** One recorded step re-run: the reward's value and its dense sign (decoded with the scale rule). */
@@ -117,9 +124,16 @@ function nearestOf(nearest: Record<string, [number, number, number]>, names: rea
   return best;
 }
 
+/**
+ * The names the task's success counts that its world can hold (approach-tree counts birch logs, but plains
+ * grow oak only): what findings look for and what patches add to a reward. All of them if the world can hold
+ * none (a task file's own world), rather than none.
+ */
 function targetNames(task: TaskSpec | undefined): string[] {
   if (!task) return [];
-  return task.success.kind === 'near' ? task.success.names : [task.success.mob];
+  const names = task.success.kind === 'near' ? task.success.names : [task.success.mob];
+  const held = names.filter((n) => worldCanHold(task.world, n));
+  return held.length > 0 ? held : names;
 }
 
 /** Runs of consecutive steps for which `test` holds, as [first, last] step numbers. */
@@ -731,6 +745,12 @@ function gamedFinding(episodes: EpisodeRecord[], task: TaskSpec | undefined, rew
   if (!reward || targets.length === 0) return undefined;
   const recorded = reward.rerunSource === 'recorded';
   const failed = episodes.filter((ep) => !ep.success);
+  // Returns of the reward being analysed: as recorded, or re-run over the recorded last steps when it is
+  // another reward than the one the episodes were recorded with (then episodes too short to re-run drop out).
+  const rerunReturns = reward.returns;
+  const returnOf = (ep: EpisodeRecord) => (rerunReturns ? rerunReturns.get(ep.episode) : ep.return);
+  const returnText = (ep: EpisodeRecord) =>
+    rerunReturns ? `re-run return over its last ${ep.lastSteps.length - 1} recorded steps ${fmt(returnOf(ep) ?? 0, 1)}` : `return ${fmt(ep.return, 1)}`;
   const evidence = new Map<number, EpisodeEvidence>();
   let idle = 0,
     idlePaid = 0,
@@ -765,15 +785,16 @@ function gamedFinding(episodes: EpisodeRecord[], task: TaskSpec | undefined, rew
         episode: ep.episode,
         seed: ep.seed,
         steps: [ep.lastSteps[0]?.step ?? 1, ep.steps],
-        note: `${recorded ? 'rewards received on' : 're-run on'} the last ${ep.lastSteps.length} steps: dense positive on ${epPaid} of the ${epIdle} steps with the target in view and no progress towards it (less than ${PROGRESS_PER_STEP} m closer); return ${fmt(ep.return, 1)}`,
+        note: `${recorded ? 'rewards received on' : 're-run on'} the last ${ep.lastSteps.length} steps: dense positive on ${epPaid} of the ${epIdle} steps with the target in view and no progress towards it (less than ${PROGRESS_PER_STEP} m closer); ${returnText(ep)}`,
       });
     }
   }
-  const wins = episodes.filter((ep) => ep.success);
-  const mean = (xs: EpisodeRecord[]) => xs.reduce((t, ep) => t + ep.return, 0) / Math.max(1, xs.length);
+  const wins = episodes.filter((ep) => ep.success && returnOf(ep) !== undefined);
+  const mean = (xs: EpisodeRecord[]) => xs.reduce((t, ep) => t + returnOf(ep)!, 0) / Math.max(1, xs.length);
   const winMean = mean(wins);
+  const failedWithReturns = failed.filter((ep) => returnOf(ep) !== undefined);
   // Failed episodes (deaths aside: they have their own cause) whose return beat the successful episodes' mean.
-  const overpaid = wins.length >= MIN_WINS_FOR_RETURNS ? failed.filter((ep) => !ep.died && ep.return > winMean) : [];
+  const overpaid = wins.length >= MIN_WINS_FOR_RETURNS ? failedWithReturns.filter((ep) => !ep.died && returnOf(ep)! > winMean) : [];
   for (const ep of overpaid) {
     if (evidence.has(ep.episode)) continue;
     const walked = pathLength(ep);
@@ -781,13 +802,13 @@ function gamedFinding(episodes: EpisodeRecord[], task: TaskSpec | undefined, rew
       episode: ep.episode,
       seed: ep.seed,
       steps: [1, ep.steps],
-      note: `return ${fmt(ep.return, 1)} over ${ep.steps} steps without success, above the ${fmt(winMean, 1)} mean of the ${wins.length} successful episodes; walked ${fmt(walked, 0)} m to end ${fmt(ep.distanceMoved, 0)} m from its start`,
+      note: `${rerunReturns ? returnText(ep) : `return ${fmt(ep.return, 1)} over ${ep.steps} steps`} without success, above the ${fmt(winMean, 1)} mean of the ${wins.length} successful episodes; walked ${fmt(walked, 0)} m to end ${fmt(ep.distanceMoved, 0)} m from its start`,
     });
   }
   if (evidence.size === 0) return undefined;
   const returns =
-    wins.length > 0
-      ? ` Failing pays${mean(failed) > winMean ? ' more than' : ' less than'} succeeding: mean return ${fmt(mean(failed), 1)} over ${failed.length} failed episodes, ${fmt(winMean, 1)} over ${wins.length} successful ones${overpaid.length > 0 ? `; ${plural(overpaid.length, 'failed episode')} earned more than the successful mean` : ''}.`
+    wins.length > 0 && failedWithReturns.length > 0
+      ? ` Failing pays${mean(failedWithReturns) > winMean ? ' more than' : ' less than'} succeeding${rerunReturns ? ' with the reward analysed (its returns re-run over the recorded last steps of every episode; the recorded returns are of the reward the run trained on)' : ''}: mean return ${fmt(mean(failedWithReturns), 1)} over ${failedWithReturns.length} failed episodes, ${fmt(winMean, 1)} over ${wins.length} successful ones${overpaid.length > 0 ? `; ${plural(overpaid.length, 'failed episode')} earned more than the successful mean` : ''}.`
       : '';
   const paidText =
     idle > 0

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { PARAMETERS, loadSchema, rewardDeclarations, type ObservationSchema, type ParameterSpec } from '../schema';
 import { TOO_DEEP_MESSAGE, tooDeepAt } from '../reward/compile';
 
-export const REWARD_FILE_PATTERN = /\.reward\.(ts|js)$/;
+export { REWARD_FILE_PATTERN } from '../records';
 
 const DECLARATIONS_FILE = path.join(path.sep, '__rewardsmith__', 'reward-schema.d.ts');
 

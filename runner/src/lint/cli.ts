@@ -1,19 +1,35 @@
 // `rewardsmith lint`: the schema rules and TypeScript's checks without an editor (the language server
-// publishes the same diagnostics). Loaded lazily by runner/src/cli.ts.
+// publishes the same diagnostics), then the probes: each file replayed on its task's probe bank in the real
+// sandbox, within a time budget. Loaded lazily by runner/src/cli.ts.
 import { parseCommandArgs, runCommand, terminalJson, terminalText } from '../args';
 import { readRewardFile, UnreadableRewardFile } from '../reward/compile';
-import { isPythonFile, lintText, loadPythonParser, unanalysableDiagnostic, type RewardDiagnostic } from './rules';
+import { checkReward, formatDiagnostic, taskOfReward } from './check';
+import { unanalysableDiagnostic, type RewardDiagnostic } from './rules';
 
 export const LINT_SPEC = {
   command: 'lint',
-  summary: `Checks reward files (TypeScript, or Python: *.reward.py) against the observation schema and TypeScript. --format json prints one JSON array of
-{file, range, severity, code, message, source} with 0-based lines (LSP's).
+  summary: `Checks reward files (TypeScript, or Python: *.reward.py) against the observation schema and TypeScript, then probes
+them: each file runs on its task's probe bank (recorded simulator episodes of success and of failure modes: standing still,
+turning in place, …) in the real sandbox, reporting run-time errors, names the task never shows, and failure modes the reward
+pays more than success (TypeScript and JavaScript rewards only). The task is --task or the file's \`// task:\` header (\`# task:\`
+in Python); a file without one is not probed.
+--format json prints one JSON array of {file, range, severity, code, message, source} with 0-based lines (LSP's).
 Exit code 0: no error; 1: an error in some file; 2: a file could not be read (the others are still linted).`,
   positionals: 'FILE...',
   minPositionals: 1,
   maxPositionals: Number.MAX_SAFE_INTEGER,
   options: {
     format: { type: 'string', choices: ['text', 'json'], default: 'text', description: 'output format' },
+    task: { type: 'string', valueName: 'TASK', description: "probe on this task (built-in id or task file) instead of each file's header" },
+    'no-probe': { type: 'boolean', description: 'lint only: do not run the files on the probe bank' },
+    'probe-budget': {
+      type: 'int',
+      min: 1,
+      max: 3600,
+      default: 60,
+      valueName: 'SECONDS',
+      description: 'stop starting probes once they took this long in all (recording a task’s bank the first time counts)',
+    },
   },
 } as const;
 
@@ -24,7 +40,7 @@ export interface LintJsonDiagnostic {
   severity: RewardDiagnostic['severity'];
   code: string;
   message: string;
-  source: 'rewardsmith';
+  source: RewardDiagnostic['source'];
 }
 
 export async function lintCommand(argv: string[]): Promise<number> {
@@ -32,7 +48,8 @@ export async function lintCommand(argv: string[]): Promise<number> {
     const { values, positionals: files } = parseCommandArgs(LINT_SPEC, argv);
     const all: LintJsonDiagnostic[] = [];
     const unreadable: string[] = [];
-    if (files.some(isPythonFile)) await loadPythonParser();
+    const notProbed: string[] = [];
+    const started = performance.now();
     for (const file of files) {
       let text: string;
       try {
@@ -46,7 +63,13 @@ export async function lintCommand(argv: string[]): Promise<number> {
       // Whatever one file does to the checker, every other file still gets its result.
       let found: RewardDiagnostic[];
       try {
-        found = lintText(file, text);
+        const task = values['no-probe'] ? undefined : taskOfReward(file, text, values.task);
+        const inBudget = performance.now() - started < values['probe-budget'] * 1000;
+        if (!values['no-probe'] && (!task || !inBudget))
+          notProbed.push(`${file} (${task ? 'the probe budget ran out' : 'no task: add a `// task:` header or pass --task'})`);
+        const check = await checkReward(file, text, task, { probe: inBudget });
+        if (check.notProbed) notProbed.push(`${file} (${check.notProbed})`);
+        found = check.diagnostics;
       } catch (err) {
         found = [unanalysableDiagnostic(text, 0, `Rewardsmith could not check this file: ${(err as Error).message}`)];
       }
@@ -54,14 +77,14 @@ export async function lintCommand(argv: string[]): Promise<number> {
     }
     if (values.format === 'json') process.stdout.write(terminalJson(all) + '\n');
     else {
-      for (const d of all)
-        process.stdout.write(`${d.file}:${d.range.start.line + 1}:${d.range.start.character + 1}: ${d.severity} ${d.code}: ${terminalText(d.message)}\n`);
+      for (const d of all) process.stdout.write(formatDiagnostic(d.file, d, terminalText) + '\n');
       const errors = all.filter((d) => d.severity === 'error').length;
       const linted = files.length - unreadable.length;
       const skipped = unreadable.length ? ` (${unreadable.length} not linted: ${unreadable.join(', ')})` : '';
       process.stdout.write(
         `${linted} of ${files.length} file(s) linted${skipped}, ${errors} error(s), ${all.filter((d) => d.severity === 'warning').length} warning(s)\n`,
       );
+      if (notProbed.length > 0) process.stdout.write(`not probed: ${notProbed.join('; ')}\n`);
     }
     if (unreadable.length > 0) return 2;
     return all.some((d) => d.severity === 'error') ? 1 : 0;

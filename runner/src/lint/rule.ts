@@ -29,7 +29,8 @@ export interface RewardDiagnostic {
   /** Rule id (`unknown-name`, …) or `ts<code>` for TypeScript's own errors. */
   code: string;
   message: string;
-  source: 'rewardsmith';
+  /** `rewardsmith-probe` for what the probes found by running the reward, `rewardsmith` for the rest. */
+  source: 'rewardsmith' | 'rewardsmith-probe';
   fixes: Fix[];
 }
 

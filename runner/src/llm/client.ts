@@ -4,10 +4,14 @@
 // whose message is written for the user; nothing here crashes the host on a bad network or a bad answer.
 // Every call is bounded in wall-clock time: each attempt by an AbortSignal that covers the whole response
 // (the client's own timeout ends when the headers arrive, so a server that drips its body would hold it
-// forever), and all attempts with their backoff by a total budget.
-import { appendFileSync, mkdirSync } from 'node:fs';
+// forever), and all attempts with their backoff by a total budget. Every response body is bounded in size too:
+// the client reads it through a fetch that stops at `maxBodyBytes` (a server that streams a body forever grew
+// the process by ~55 MB/s until the deadline).
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { appendNoFollow } from '../files';
 import OpenAI from 'openai';
+import { CommandError } from '../args';
 
 export interface LlmConfig {
   /** OpenAI-compatible API base URL (e.g. `http://localhost:8000/v1`); undefined = OpenAI's. */
@@ -26,6 +30,8 @@ export interface LlmConfig {
   maxRetries: number;
   /** First backoff delay; doubles each retry (a server's Retry-After wins when given). */
   retryDelayMs: number;
+  /** Longest response body read from the server (answers are a few KB); a longer one fails the call. */
+  maxBodyBytes: number;
 }
 
 export const LLM_DEFAULTS = {
@@ -36,17 +42,20 @@ export const LLM_DEFAULTS = {
   retryAfterCapMs: 30_000,
   maxRetries: 3,
   retryDelayMs: 1000,
+  maxBodyBytes: 4 * 2 ** 20,
 } as const;
 
 /** Thrown before any request when neither a key nor a base URL is known. */
-export class LlmNotConfiguredError extends Error {
+export class LlmNotConfiguredError extends CommandError {
+  override readonly name: string = 'LlmNotConfiguredError';
   constructor() {
+    // Exit 2 like a usage error: the command cannot run as set up (README, "Errors and exit codes").
     super(
       'No LLM configured: set OPENAI_API_KEY (for OpenAI), or OPENAI_BASE_URL for an OpenAI-compatible server ' +
         '(plus OPENAI_API_KEY if it needs one); REWARDSMITH_MODEL picks the model. In the editor: ' +
         '"Rewardsmith: Set LLM API key" and the rewardsmith.llm settings.',
+      2,
     );
-    this.name = 'LlmNotConfiguredError';
   }
 }
 
@@ -83,6 +92,7 @@ export function resolveLlmConfig(overrides: Partial<LlmConfig> = {}, env: NodeJS
     retryAfterCapMs: Math.max(0, num(overrides.retryAfterCapMs, LLM_DEFAULTS.retryAfterCapMs)),
     maxRetries: Math.max(0, Math.floor(num(overrides.maxRetries, LLM_DEFAULTS.maxRetries))),
     retryDelayMs: Math.max(0, num(overrides.retryDelayMs, LLM_DEFAULTS.retryDelayMs)),
+    maxBodyBytes: Math.max(1, Math.floor(num(overrides.maxBodyBytes, num(envNum('REWARDSMITH_LLM_MAX_BODY_BYTES'), LLM_DEFAULTS.maxBodyBytes)))),
   };
 }
 
@@ -128,7 +138,7 @@ function writeLog(log: LlmLog | undefined, record: LlmCallRecord): void {
     return;
   }
   mkdirSync(log.dir, { recursive: true });
-  appendFileSync(path.join(log.dir, LLM_LOG_FILE), JSON.stringify(record) + '\n');
+  appendNoFollow(path.join(log.dir, LLM_LOG_FILE), JSON.stringify(record) + '\n');
 }
 
 export interface ChatOptions {
@@ -149,15 +159,75 @@ export interface ChatAnswer {
 const clients = new Map<string, OpenAI>();
 
 function clientFor(config: LlmConfig): OpenAI {
-  const key = `${config.baseUrl ?? ''}\u0000${config.apiKey ?? ''}\u0000${config.timeoutMs}`;
+  const key = `${config.baseUrl ?? ''}\u0000${config.apiKey ?? ''}\u0000${config.timeoutMs}\u0000${config.maxBodyBytes}`;
   let client = clients.get(key);
   if (!client) {
     // Local OpenAI-compatible servers often need no key, but the client insists on one.
-    client = new OpenAI({ baseURL: config.baseUrl, apiKey: config.apiKey ?? 'not-needed', timeout: config.timeoutMs, maxRetries: 0 });
+    client = new OpenAI({
+      baseURL: config.baseUrl,
+      apiKey: config.apiKey ?? 'not-needed',
+      timeout: config.timeoutMs,
+      maxRetries: 0,
+      fetch: fetchCappedAt(config.maxBodyBytes),
+    });
     clients.set(key, client);
   }
   return client;
 }
+
+/** A response body passed `maxBodyBytes`: what was read is dropped and the connection closed. */
+class BodyTooLongError extends Error {
+  constructor(
+    readonly limit: number,
+    readonly declared: number | undefined,
+  ) {
+    super(`the response body is longer than ${limit} bytes`);
+    this.name = 'BodyTooLongError';
+  }
+}
+
+/**
+ * fetch that hands the client a body which errors with BodyTooLongError once more than `limit` bytes have
+ * arrived (or at once when the headers declare more), cancelling the transfer. The client reads bodies
+ * whole (`response.json()`), so this is what bounds its memory.
+ */
+function fetchCappedAt(limit: number): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    if (!response.body) return response;
+    const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+    if (declared > limit) {
+      await response.body.cancel();
+      throw new BodyTooLongError(limit, declared);
+    }
+    const reader = response.body.getReader();
+    let read = 0;
+    const capped = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) return controller.close();
+        read += value.byteLength;
+        if (read > limit) {
+          controller.error(new BodyTooLongError(limit, undefined));
+          await reader.cancel();
+          return;
+        }
+        controller.enqueue(value);
+      },
+      cancel: (reason) => reader.cancel(reason),
+    });
+    return new Response(capped, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
+/** The BodyTooLongError behind an error of the client (it wraps a fetch failure as a connection error). */
+function bodyTooLong(err: unknown): BodyTooLongError | undefined {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) if (e instanceof BodyTooLongError) return e;
+  return undefined;
+}
+
+const mebibytes = (bytes: number) =>
+  bytes % 2 ** 20 === 0 ? `${bytes / 2 ** 20} MiB` : bytes >= 2 ** 20 ? `${(bytes / 2 ** 20).toFixed(1)} MiB` : `${bytes} bytes`;
 
 interface Classified {
   kind: LlmErrorKind;
@@ -194,6 +264,16 @@ function classify(err: unknown, config: LlmConfig, limits: Deadlines): Classifie
     return { kind: 'timeout', retryable: true, message: `no complete answer within ${config.timeoutMs} ms (the limit of one attempt)` };
   }
   if (err instanceof OpenAI.APIUserAbortError) return { kind: 'request', retryable: false, message: 'cancelled' };
+  // Not retried: a server that sent one endless or giant body sends the next the same way.
+  const tooLong = bodyTooLong(err);
+  if (tooLong) {
+    const declared = tooLong.declared === undefined ? '' : ` (it declares ${mebibytes(tooLong.declared)})`;
+    return {
+      kind: 'malformed',
+      retryable: false,
+      message: `the response from ${config.baseUrl ?? 'the OpenAI API'} is longer than ${mebibytes(tooLong.limit)}${declared}, the limit of a reply body (REWARDSMITH_LLM_MAX_BODY_BYTES); is it an OpenAI-compatible chat completions endpoint?`,
+    };
+  }
   if (err instanceof OpenAI.APIConnectionError) {
     const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
     return { kind: 'connection', retryable: true, message: `cannot reach ${config.baseUrl ?? 'the OpenAI API'}${cause}` };

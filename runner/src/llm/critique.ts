@@ -110,7 +110,8 @@ export const CRITIQUE_SPEC = {
   command: 'critique',
   summary: `Asks the configured LLM critic to review a reward file (line-anchored findings). Configure with
 OPENAI_BASE_URL, OPENAI_API_KEY and REWARDSMITH_MODEL. Exit code 0 when the critic passes the file,
-1 when it does not, 2 when no review came back (no LLM configured, timeout, malformed answer) or the file cannot be read.`,
+1 when it does not or no review came back (timeout, malformed answer), 2 when no LLM is configured, the task
+is unknown or the file cannot be read.`,
   positionals: 'FILE',
   minPositionals: 1,
   maxPositionals: 1,
@@ -138,7 +139,8 @@ export async function critiqueCommand(argv: string[]): Promise<number> {
     if (format === 'json') process.stdout.write(terminalJson(outcome) + '\n');
     if (outcome.status === 'error') {
       process.stderr.write(`rewardsmith critique: ${terminalText(outcome.message)}\n`);
-      return 2;
+      // As in every command: what the user must set up or fix in the command line is 2, a failing LLM 1.
+      return outcome.kind === 'llm' ? 1 : 2;
     }
     if (format === 'text') {
       process.stdout.write(terminalText(`${outcome.success ? 'PASS' : 'FAIL'} (${outcome.model})\n\n${outcome.reasoning}\n`));

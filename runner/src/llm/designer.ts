@@ -1,8 +1,9 @@
 // The reward designer (LLM) and the review pipeline every candidate goes through before any training:
 // static checks first (the language server's linter plus the runtime's contract check; a file with errors
 // goes back to the designer with the diagnostics and is never trained), then the LLM critic, up to 3 rounds.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { writeAtomic } from '../files';
 import { lintText } from '../lint/rules';
 import { compileRewardFile, RewardError } from '../reward/compile';
 import { taskFromHeader, withTaskHeader, type TaskSpec } from '../tasks';
@@ -190,7 +191,7 @@ export async function designAndReview(opts: ReviewOptions): Promise<ReviewedRewa
     given = undefined;
     const draft = steps.length + 1;
     const file = path.join(opts.dir, `draft-${draft}.reward.${extension}`);
-    writeFileSync(file, source);
+    writeAtomic(file, source);
     const diagnostics = staticCheck(file, source);
     const step: ReviewStep = {
       draft,
@@ -201,7 +202,7 @@ export async function designAndReview(opts: ReviewOptions): Promise<ReviewedRewa
       critique: null,
     };
     steps.push(step);
-    if (diagnostics.length > 0) writeFileSync(path.join(opts.dir, `draft-${draft}.lint.json`), JSON.stringify(diagnostics, null, 2) + '\n');
+    if (diagnostics.length > 0) writeAtomic(path.join(opts.dir, `draft-${draft}.lint.json`), JSON.stringify(diagnostics, null, 2) + '\n');
     if (step.errors.length > 0) {
       if (lintFixes >= limits.lintFixes) {
         // An earlier draft that passed the static checks is still trainable; otherwise nothing is.
@@ -229,7 +230,7 @@ export async function designAndReview(opts: ReviewOptions): Promise<ReviewedRewa
       signal: opts.signal,
       staticFindings: step.warnings.map((w) => ({ line: w.line, severity: w.severity, message: w.message })),
     });
-    writeFileSync(path.join(opts.dir, `draft-${draft}.critique.json`), JSON.stringify(step.critique, null, 2) + '\n');
+    writeAtomic(path.join(opts.dir, `draft-${draft}.critique.json`), JSON.stringify(step.critique, null, 2) + '\n');
     if (step.critique.success) return { source, criticPassed: true, steps, failure: null };
     if (criticRounds >= limits.criticRounds) return { source, criticPassed: false, steps, failure: null };
     const findings = step.critique.findings.map((f) => `- line ${f.line}${f.endLine ? `-${f.endLine}` : ''} (${f.severity}): ${f.message}`).join('\n');

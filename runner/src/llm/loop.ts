@@ -3,24 +3,38 @@
 // (programmatic + LLM) → the next iteration's design prompt. Every step's result is a file in the experiment
 // folder, written once it is complete, so an interrupted loop resumes where it stopped and the user can read
 // every reward, critique, run and analysis afterwards.
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { parseCommandArgs, PROCESS_IO, reportCommandError, terminalText, UsageError, type CommandIo, type ParsedArgs } from '../args';
 import { BACKEND_CHOICES } from '../ppo/backend';
-import { MAX_ENVS, readStoredConfig, type TrainConfig } from '../runs/config';
+import { MAX_ENVS } from '../runs/config';
 import { makeEvent, type RunnerEvent } from '../events';
-import { readEpisodes, readSummary, requireTrainingSummary, RUN_FILES, RunRecordError, type RunSummary } from '../records';
+import { writeAtomic } from '../files';
+import {
+  checkpointHeldOut,
+  LOOP_FILES,
+  rateRecord,
+  readEpisodes,
+  readSummary,
+  requireTrainingSummary,
+  RUN_FILES,
+  RunRecordError,
+  type RateRecord,
+  type RunSummary,
+} from '../records';
 import type { RewardError } from '../reward/compile';
-import { resolveTask, TaskFileError, type TaskSpec } from '../tasks';
+import { resolveTask, type TaskSpec } from '../tasks';
 import { analyzeWithLlm, statisticsText, type LlmAnalysis, type ProgrammaticFinding } from './analyzer';
 import { LlmNotConfiguredError, LLM_LOG_FILE, resolveLlmConfig, isLlmConfigured, type LlmConfig, type LlmLog } from './client';
-import { appliedSuggestions, designAndReview, type DesignRequest, type ReviewedReward } from './designer';
+import { designAndReview, type DesignRequest, type ReviewedReward } from './designer';
 import { analyzeRun, readAnalysis, type Analysis, type Suggestion } from '../analyze/analyze';
 import { patchReward, PatchUnavailable, type PatchRequest } from '../analyze/patches';
-import { rateRecord, type RateRecord } from '../records';
-import { intervalsDisjoint } from '../stats';
-import type { TrainOutcome } from './train-step';
+import { compareRates, DECISION_ALPHA, formatDifference, type RateComparison } from '../stats';
+import { hash32 } from '../seeds';
+import type { TrainOutcome, TrainStepOptions } from './train-step';
+import { bestMeasured, candidateSuccess, heldOut, rateText, resultsTable, runConfig, suggestionOutcomes } from './loop-results';
 import { LocalEngine, SlurmEngine, type Engine } from '../sweep/engine';
+import { runsSavedByProbes, screenReward } from './screen';
 
 /** Candidates one after another, or all at once when an engine trains them as separate jobs. */
 const eachCandidate = async <T>(n: number, parallel: boolean, f: (k: number) => Promise<T>): Promise<T[]> => {
@@ -54,13 +68,56 @@ export interface LoopOptions {
   llm?: Partial<LlmConfig>;
   /**
    * No LLM: each iteration's candidates are sets of the analyzer's patches to the current reward; the best is
-   * kept only when its held-out success beats the current reward's beyond both 95 % intervals.
+   * kept only when the loop's decision rule (`DECISION_LOOKS`) shows it better than the reward in force.
    */
   noLlm?: boolean;
   emit?: (event: RunnerEvent) => void;
   /** Human-readable progress lines. */
   say?: (line: string) => void;
+  /** How candidates are trained and evaluated again (tests script outcomes here); the real train and evaluation by default. */
+  runSteps?: RunSteps;
 }
+
+/** A trained run's policy evaluated on more held-out worlds (the decision's extra looks). */
+export interface ExtraEvaluation {
+  runDir: string;
+  task: TaskSpec;
+  episodes: number;
+  /** Seed of the evaluation stream; both rewards of a look share it. */
+  seed: number;
+  /** Worlds not to evaluate on: both runs' training worlds and every world evaluated before. */
+  excludeSeeds: number[];
+  /** Folder for the episode records. */
+  out: string;
+  backend?: string;
+}
+
+/** Training one candidate and evaluating a trained policy again: the loop's two contacts with the training code. */
+export interface RunSteps {
+  train(o: TrainStepOptions): Promise<TrainOutcome>;
+  evaluate(o: ExtraEvaluation): Promise<{ success: RateRecord; death: RateRecord; seeds: number[] }>;
+}
+
+// Loaded on first use: `rewardsmith design` shares this module and must not pay for TensorFlow.
+const REAL_STEPS: RunSteps = {
+  train: async (o) => (await import('./train-step')).trainReward(o),
+  evaluate: async (o) => {
+    const { evaluateCheckpoint } = await import('../runs/train');
+    const r = await evaluateCheckpoint({ ...o, backend: o.backend as Parameters<typeof evaluateCheckpoint>[0]['backend'] });
+    return { success: r.summary.success, death: r.summary.death, seeds: r.episodes.map((e) => e.seed) };
+  },
+};
+
+/**
+ * Looks of the loop's decision: the candidates' own held-out evaluations, then, while the decision is close
+ * (the best candidate ahead but not shown better), up to two more evaluations of both rewards on as many fresh
+ * held-out worlds each (100 → 200 → 300 episodes at the default). Each look tests at alpha / (looks × candidates)
+ * (Bonferroni over the looks and over picking the best of the candidates), so the chance of keeping a reward that
+ * is no better stays within 5 % in all.
+ */
+export const DECISION_LOOKS = 3;
+// Salt of the extra looks' evaluation streams (a look's seed: hash32(run seed, iteration, look, salt)).
+const LOOK_SALT = 0x100c5;
 
 export interface CandidateResult {
   candidate: number;
@@ -73,6 +130,33 @@ export interface CandidateResult {
   failure: string | null;
   /** No-LLM loop: the analyzer suggestions (ids in the previous run's suggestions.json) this candidate applies. */
   applied?: string[];
+  /** Held-out success over every episode it was evaluated on: its run's evaluation, plus a decision's extra looks. */
+  success?: RateRecord | null;
+  /** Its difference to the reward in force (candidate − current) by the decision rule; null without one (iteration 1). */
+  versus_current?: RateComparison | null;
+  /** Its difference to the starting policy when it is worse than it by the same rule (a fine-tuning that lost ground). */
+  below_start?: RateComparison | null;
+  /** "kept", "not better: difference …", "not kept: candidate 2 did better", "failed: …". */
+  decision?: string;
+}
+
+/** One look of a decision: both rewards' held-out success so far and their difference. */
+export interface DecisionLook {
+  candidate: RateRecord;
+  current: RateRecord;
+  comparison: RateComparison;
+}
+
+/** How the no-LLM loop decided whether an iteration's best candidate replaces the reward in force. */
+export interface IterationDecision {
+  candidate: number;
+  /** The reward in force: the iteration that trained it and its run. */
+  current: { iteration: number; reward: string; run: string };
+  /** One-sided significance of each look (5 % / (looks × candidates)). */
+  alpha_per_look: number;
+  looks: DecisionLook[];
+  kept: boolean;
+  reason: string;
 }
 
 export interface SuggestionRecord {
@@ -85,13 +169,14 @@ export interface SuggestionRecord {
 }
 
 export interface SuggestionOutcome extends SuggestionRecord {
-  /** The next iteration's chosen reward says it applied this suggestion (null: it did not say). */
+  /** The iteration whose analysis made it, and the run analysed. */
+  iteration: number;
+  analysed_run: string | null;
+  /** Every later candidate that applied it, with its measured success, its difference to the reward in force and whether it was kept. */
+  applied_in: { iteration: number; candidate: number; success: RateRecord | null; versus_current: RateComparison | null; kept: boolean }[];
+  /** Some candidate applied it; false: none did; null: no later candidate said what it applied. */
   applied: boolean | null;
-  success_before: number;
-  success_after: number;
-  death_before: number;
-  death_after: number;
-  /** Applied and the next iteration did better (more success, or as much with fewer deaths); null if not applied. */
+  /** A candidate that applied it was kept as better than the reward in force; null if not applied. */
   helped: boolean | null;
 }
 
@@ -105,8 +190,12 @@ export interface IterationResult {
   death_rate: number | null;
   avg_steps: number | null;
   critic_passed: boolean;
-  /** No-LLM loop: the kept reward is the previous one (no candidate beat it beyond its interval). */
+  /** No-LLM loop: the kept reward is the previous one (no candidate was shown better than it). */
   kept_previous?: boolean;
+  /** No-LLM loop: how the best candidate was compared with the reward in force (null in iteration 1). */
+  decision?: IterationDecision | null;
+  /** The run of the reward in force after this iteration (the one its analysis is of). */
+  run?: string | null;
   candidates: CandidateResult[];
   analysis: { llm: LlmAnalysis | null; findings: ProgrammaticFinding[]; suggestions: SuggestionRecord[] } | null;
 }
@@ -131,15 +220,34 @@ export interface LoopResult {
   start?: LoopStart;
   iterations: IterationResult[];
   suggestion_outcomes: SuggestionOutcome[];
+  /** The best reward measured in the whole loop (highest held-out success), kept or not. */
+  best?: { iteration: number; candidate: number; reward: string; success: RateRecord; kept: boolean; decision: string } | null;
+  /** Candidates the probe screen refused before training (see screen.ts): training runs saved. */
+  runs_saved_by_probes?: number;
 }
 
 const json = (value: unknown) => JSON.stringify(value, null, 2) + '\n';
 
-/** Writes via a temporary file and a rename, so a file that exists is complete (the resume marker). */
-function writeAtomic(file: string, text: string): void {
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file + '.tmp', text);
-  renameSync(file + '.tmp', file);
+/**
+ * The designed (LLM) loop goes on from each iteration's best candidate; each candidate still shows its difference
+ * to the reward in force (the previous iteration's) by the decision rule, at 5 % over the candidates compared.
+ */
+function designedCandidates(candidates: CandidateResult[], chosen: CandidateResult, prev: IterationResult | undefined, start: LoopStart): CandidateResult[] {
+  const current = prev?.candidates.find((c) => c.candidate === prev.chosen);
+  const trained = candidates.filter((c) => c.summary).length;
+  return candidates.map((c) => {
+    if (!c.summary) return { ...c, decision: `failed: ${(c.failure ?? 'not trained').split('\n')[0]}` };
+    const versus = current?.summary ? compareRates(heldOut(c.summary), heldOut(current.summary), DECISION_ALPHA / trained) : null;
+    const decision =
+      c === chosen
+        ? trained > 1
+          ? `kept: the best of ${trained} candidates`
+          : 'kept'
+        : versus?.verdict === 'worse'
+          ? 'not kept: worse than the reward in force'
+          : `not kept: candidate ${chosen.candidate} did better`;
+    return withBelowStart({ ...c, versus_current: versus, decision }, start);
+  });
 }
 
 /**
@@ -164,14 +272,6 @@ function better(a: RunSummary, b: RunSummary): boolean {
 function errorText(e: ReturnType<RewardError['toJSON']>, rewardFile: string): string {
   return `${path.basename(rewardFile)}:${e.line}:${e.column}: ${e.kind === 'throw' ? 'threw' : e.kind}: ${e.message}`;
 }
-
-/** Held-out success of a run with its interval (runs written before the summary carried one are recomputed). */
-function heldOut(s: RunSummary): RateRecord {
-  return s.eval.success ?? rateRecord(Math.round(s.eval.success_rate * s.eval.episodes), s.eval.episodes);
-}
-
-const rateText = (r: RateRecord) =>
-  r.rate === null ? '— (no episodes)' : `${(r.rate * 100).toFixed(1)} % [${(r.ci95[0] * 100).toFixed(1)}–${(r.ci95[1] * 100).toFixed(1)} %] of ${r.n}`;
 
 /**
  * Up to `k` patch sets from the analyzer's suggestions (those with a patch request, most widespread first):
@@ -216,6 +316,31 @@ export function patchSets(file: string, text: string, suggestions: Suggestion[],
   return out;
 }
 
+/** The candidate with `below_start` set when its held-out success is worse than the starting policy's by the decision rule. */
+function withBelowStart(c: CandidateResult, start: LoopStart): CandidateResult {
+  const success = candidateSuccess(c);
+  if (!success || !start.held_out) return c;
+  const versus = compareRates(success, start.held_out);
+  return { ...c, below_start: versus.verdict === 'worse' ? versus : null };
+}
+
+/** Worlds a run has seen: its training worlds (checkpoint state) and its held-out evaluation's; a missing record adds none. */
+function seedsSeen(runDir: string): number[] {
+  const seeds: number[] = [];
+  try {
+    const state = JSON.parse(readFileSync(path.join(runDir, RUN_FILES.checkpoint, 'state.json'), 'utf8')) as { trainingSeeds?: number[] };
+    seeds.push(...(state.trainingSeeds ?? []));
+  } catch {
+    // no checkpoint state: no training worlds to leave out
+  }
+  try {
+    seeds.push(...readEpisodes(runDir).map((e) => e.seed));
+  } catch {
+    // no evaluation records
+  }
+  return seeds;
+}
+
 /** A condition the user must act on (settings changed, nothing trainable); reported without a stack. */
 class LoopError extends Error {}
 
@@ -229,17 +354,9 @@ function startText(start: LoopStart, out: string): string {
   return start.kind === 'foundation' ? `from the foundation policy (${where})` : `from ${where.startsWith('..') ? start.checkpoint : where}`;
 }
 
-/** The held-out evaluation of a checkpoint given as a run folder or its checkpoint subfolder, when it has one. */
-function checkpointHeldOut(dir: string): RateRecord | null {
-  for (const runDir of [dir, path.dirname(dir)]) {
-    try {
-      const s = readSummary(runDir);
-      if (s?.eval && s.eval.episodes > 0) return heldOut(s);
-    } catch {
-      // an unreadable summary only means no figure to show
-    }
-  }
-  return null;
+/** Runs the improvement loop; results.json and results.txt (the table) are in `o.out` afterwards. */
+export function runLoop(o: LoopOptions): Promise<LoopResult> {
+  return new Loop(o).run();
 }
 
 class Loop {
@@ -301,8 +418,7 @@ class Loop {
 
   /** One candidate's training run from the loop's start policy, with the loop's budget. */
   private async train(rewardFile: string, runDir: string, start: LoopStart): Promise<TrainOutcome> {
-    // Loaded on first use: `rewardsmith design` shares this module and must not pay for TensorFlow.
-    return (await import('./train-step')).trainReward({
+    return (this.o.runSteps ?? REAL_STEPS).train({
       rewardFile,
       task: this.o.task,
       steps: this.o.steps,
@@ -355,6 +471,13 @@ class Loop {
       const rewardFile = path.join(attemptDir, `${this.o.task.id}.reward.ts`);
       if (!existsSync(rewardFile)) writeAtomic(rewardFile, reviewed.source);
       const runDir = path.join(attemptDir, 'run');
+      // The probes' findings go back to the designer as a run-time error would, without a training run.
+      const refused = await screenReward(rewardFile, this.o.task);
+      if (refused) {
+        this.say(`  candidate ${k}: not trained; ${refused.split('\n').join(' ')}`);
+        request = { kind: 'fix-error', previous: reviewed.source, error: refused };
+        continue;
+      }
       const start = await this.startPolicy();
       this.say(`  candidate ${k}: training on ${this.rel(rewardFile)} for ${this.o.steps} frames ${startText(start, this.o.out)}`);
       const outcome = await cached<TrainOutcome>(path.join(attemptDir, 'train.json'), () => this.train(rewardFile, runDir, start));
@@ -450,10 +573,21 @@ class Loop {
   }
 
   /** Trains one no-LLM candidate: a reward file written from patched text. */
-  private async trainCandidate(iterDir: string, k: number, source: string, applied: string[]): Promise<CandidateResult> {
+  private async trainCandidate(
+    iterDir: string,
+    k: number,
+    source: string,
+    applied: string[],
+    patched?: { file: string; text: string },
+  ): Promise<CandidateResult> {
     const attemptDir = path.join(iterDir, `candidate-${k}`, 'attempt-1');
     const rewardFile = path.join(attemptDir, `${this.o.task.id}.reward.ts`);
     if (!existsSync(rewardFile)) writeAtomic(rewardFile, source);
+    const refused = patched && (await screenReward(rewardFile, this.o.task, patched));
+    if (refused) {
+      this.say(`  candidate ${k} (${applied.join(' + ')}): not trained; ${refused.split('\n').join(' ')}`);
+      return { candidate: k, reward: this.rel(rewardFile), criticPassed: false, executionFixes: 0, run: null, summary: null, failure: refused, applied };
+    }
     const runDir = path.join(attemptDir, 'run');
     const start = await this.startPolicy();
     this.say(
@@ -486,16 +620,18 @@ class Loop {
   /**
    * One no-LLM iteration. Iteration 1 trains the starting reward. Later ones build K patch sets from the kept
    * run's analyzer suggestions (all of them, then the most widespread alone, then growing prefixes, …, skipping
-   * sets tried before), train each from the same starting policy, and keep the best only if its held-out success
-   * beats the current reward's beyond both 95 % intervals.
+   * sets tried before), train each from the same starting policy, and keep the best only if the decision rule
+   * shows it better than the reward in force (`decide`).
    */
   private async patchIteration(i: number, iterDir: string, prev: IterationResult | undefined, done: IterationResult[]): Promise<IterationResult> {
     const o = this.o;
+    const start = await this.startPolicy();
     const result = (
       chosen: CandidateResult | null,
       candidates: CandidateResult[],
       keptPrevious: boolean,
       analysis: IterationResult['analysis'],
+      decision: IterationDecision | null,
     ): IterationResult => ({
       iteration: i,
       chosen: chosen?.candidate ?? null,
@@ -506,15 +642,18 @@ class Loop {
       avg_steps: chosen?.summary?.eval.avg_steps ?? null,
       critic_passed: false,
       kept_previous: keptPrevious,
-      candidates,
+      decision,
+      run: chosen?.run ?? null,
+      candidates: candidates.map((c) => withBelowStart(c, start)),
       analysis,
     });
     if (!prev) {
       this.say(`iteration 1: training the starting reward ${o.startReward}`);
       const c = await this.trainCandidate(iterDir, 1, readFileSync(o.startReward!, 'utf8'), []);
-      if (!c.summary) return result(null, [c], false, null);
+      if (!c.summary) return result(null, [c], false, null, null);
+      c.decision = 'kept (the starting reward)';
       writeAtomic(path.join(iterDir, `${o.task.id}.reward.ts`), readFileSync(path.join(o.out, c.reward!), 'utf8'));
-      return result(c, [c], false, await this.analyze(iterDir, c));
+      return result(c, [c], false, await this.analyze(iterDir, c), null);
     }
     // The reward in force: the latest iteration that kept a new one (an iteration that kept the previous one has chosen 0).
     const keeper = [...done].reverse().find((it) => it.chosen !== 0)!;
@@ -529,21 +668,106 @@ class Loop {
     this.say(
       `iteration ${i}: ${sets.length} patch set(s) from ${suggestions.filter((s) => s.patch).length} patchable finding(s) of ${this.rel(path.join(o.out, current.run!, RUN_FILES.suggestions))}`,
     );
-    const candidates = await eachCandidate(sets.length, Boolean(o.train?.engine), (k) => this.trainCandidate(iterDir, k, sets[k - 1]!.text, sets[k - 1]!.ids));
+    const candidates = await eachCandidate(sets.length, Boolean(o.train?.engine), (k) =>
+      this.trainCandidate(iterDir, k, sets[k - 1]!.text, sets[k - 1]!.ids, { file: currentFile, text: currentText }),
+    );
+    const trained = candidates.filter((c) => c.summary);
     let best: CandidateResult | null = null;
-    for (const c of candidates) if (c.summary && (!best || better(c.summary, best.summary!))) best = c;
-    const beats =
-      !!best && heldOut(best.summary!).rate! > heldOut(current.summary!).rate! && intervalsDisjoint(heldOut(best.summary!), heldOut(current.summary!));
-    if (!best || !beats) {
-      this.say(`iteration ${i}: no candidate beat the current reward (${rateText(heldOut(current.summary!))}) beyond its 95 % interval; keeping it`);
+    for (const c of trained) if (!best || better(c.summary!, best.summary!)) best = c;
+    const decision = best ? await this.decide(i, iterDir, best, current, keeper.iteration, trained.length) : null;
+    // Every candidate with its difference to the reward in force (the best one's over all the decision's looks).
+    const alpha = decision?.alpha_per_look ?? DECISION_ALPHA;
+    for (const c of candidates) {
+      if (!c.summary) {
+        c.decision = `failed: ${(c.failure ?? 'not trained').split('\n')[0]}`;
+        continue;
+      }
+      if (c === best && decision) {
+        const last = decision.looks[decision.looks.length - 1]!;
+        c.success = last.candidate;
+        c.versus_current = last.comparison;
+        c.decision = decision.reason;
+      } else {
+        c.versus_current = compareRates(heldOut(c.summary), heldOut(current.summary!), alpha);
+        c.decision = c.versus_current.verdict === 'worse' ? 'not kept: worse than the reward in force' : `not kept: candidate ${best!.candidate} did better`;
+      }
+    }
+    if (!decision?.kept) {
+      this.say(
+        `iteration ${i}: ${decision ? decision.reason : candidates.length === 0 ? 'no untried patch set left' : 'no candidate could be trained'}; keeping the reward in force (${this.rel(currentFile)})`,
+      );
       writeAtomic(path.join(iterDir, `${o.task.id}.reward.ts`), currentText);
       // The current reward's run stays the one analysed; its suggestions.json is in its run folder.
       const kept = { ...current, candidate: 0 };
-      return { ...result(kept, candidates, true, prev.analysis), chosen: 0 };
+      return { ...result(kept, candidates, true, prev.analysis, decision), chosen: 0 };
     }
-    this.say(`iteration ${i}: keeping candidate ${best.candidate} (${rateText(heldOut(best.summary!))} beats ${rateText(heldOut(current.summary!))})`);
-    writeAtomic(path.join(iterDir, `${o.task.id}.reward.ts`), readFileSync(path.join(o.out, best.reward!), 'utf8'));
-    return result(best, candidates, false, await this.analyze(iterDir, best));
+    this.say(`iteration ${i}: candidate ${best!.candidate} ${decision.reason}`);
+    writeAtomic(path.join(iterDir, `${o.task.id}.reward.ts`), readFileSync(path.join(o.out, best!.reward!), 'utf8'));
+    return result(best, candidates, false, await this.analyze(iterDir, best!), decision);
+  }
+
+  /**
+   * Whether `best` replaces the reward in force: its held-out success minus the current reward's, by Newcombe's
+   * interval at level 1 − 2·alpha (alpha = 5 % / (looks × candidates)); better when the lower bound is above 0.
+   * A close decision (ahead, not yet shown better) evaluates both policies on fresh held-out worlds, as many
+   * again as their own evaluation, and looks again with the episodes pooled, up to DECISION_LOOKS looks.
+   */
+  private async decide(
+    i: number,
+    iterDir: string,
+    best: CandidateResult,
+    current: CandidateResult,
+    currentIteration: number,
+    tested: number,
+  ): Promise<IterationDecision> {
+    const alpha = DECISION_ALPHA / (DECISION_LOOKS * tested);
+    let cand = heldOut(best.summary!);
+    let cur = heldOut(current.summary!);
+    const step = Math.min(cand.n, cur.n);
+    const runs = { candidate: path.join(this.o.out, best.run!), current: path.join(this.o.out, current.run!) };
+    const seen = [...seedsSeen(runs.candidate), ...seedsSeen(runs.current)];
+    const looks: DecisionLook[] = [];
+    for (let look = 1; ; look++) {
+      const comparison = compareRates(cand, cur, alpha);
+      looks.push({ candidate: cand, current: cur, comparison });
+      const close = comparison.verdict !== 'better' && comparison.difference > 0;
+      if (!close || look === DECISION_LOOKS || step === 0) break;
+      this.say(
+        `iteration ${i}: candidate ${best.candidate} is ahead, ${formatDifference(comparison)}, but not shown better; evaluating both rewards on ${step} more held-out worlds (look ${look + 1} of ${DECISION_LOOKS})`,
+      );
+      const lookDir = path.join(iterDir, 'decision', `look-${look + 1}`);
+      const extra = await cached(path.join(lookDir, 'look.json'), async () => {
+        const request = (runDir: string, who: string): ExtraEvaluation => ({
+          runDir,
+          task: this.o.task,
+          episodes: step,
+          seed: hash32(this.o.seed, i, look + 1, LOOK_SALT),
+          excludeSeeds: seen,
+          out: path.join(lookDir, who),
+          backend: this.o.train?.backend,
+        });
+        const steps = this.o.runSteps ?? REAL_STEPS;
+        return {
+          candidate: await steps.evaluate(request(runs.candidate, `candidate-${best.candidate}`)),
+          current: await steps.evaluate(request(runs.current, 'current')),
+        };
+      });
+      seen.push(...extra.candidate.seeds, ...extra.current.seeds);
+      cand = rateRecord(cand.count + extra.candidate.success.count, cand.n + extra.candidate.success.n);
+      cur = rateRecord(cur.count + extra.current.success.count, cur.n + extra.current.success.n);
+    }
+    const last = looks[looks.length - 1]!.comparison;
+    const kept = last.verdict === 'better';
+    const over = `over ${cand.n} and ${cur.n} held-out episodes`;
+    const reason = kept ? `kept: better by ${formatDifference(last)} ${over}` : `not better: difference ${formatDifference(last)} ${over}`;
+    return {
+      candidate: best.candidate,
+      current: { iteration: currentIteration, reward: current.reward!, run: current.run! },
+      alpha_per_look: alpha,
+      looks,
+      kept,
+      reason,
+    };
   }
 
   async run(): Promise<LoopResult> {
@@ -597,6 +821,7 @@ class Loop {
           if (chosen && o.candidates > 1) this.say(`iteration ${i}: keeping candidate ${chosen.candidate} (best evaluation success)`);
           if (chosen) writeAtomic(path.join(iterDir, `${o.task.id}.reward.ts`), readFileSync(path.join(o.out, chosen.reward!), 'utf8'));
           const analysis = chosen ? await this.analyze(iterDir, chosen) : null;
+          const annotated = chosen ? designedCandidates(candidates, chosen, prev, await this.startPolicy()) : candidates;
           return {
             iteration: i,
             chosen: chosen?.candidate ?? null,
@@ -606,7 +831,8 @@ class Loop {
             death_rate: chosen?.summary?.eval.death_rate ?? null,
             avg_steps: chosen?.summary?.eval.avg_steps ?? null,
             critic_passed: chosen?.criticPassed ?? false,
-            candidates,
+            run: chosen?.run ?? null,
+            candidates: annotated,
             analysis,
           };
         },
@@ -630,121 +856,20 @@ class Loop {
           ? { kl_coef: Number(hp.klCoef), value_pretrain_updates: Number(hp.valuePretrainUpdates), return_norm: hp.normaliseReturns === true }
           : null,
     };
-    const loopResult: LoopResult = { no_llm: o.noLlm ?? false, start, iterations: results, suggestion_outcomes: outcomes };
-    writeAtomic(path.join(o.out, 'results.json'), json(loopResult));
+    const saved = runsSavedByProbes(o.out);
+    this.say(`the probes kept ${saved} reward(s) with errors or a paid failure mode from training: ${saved} training run(s) saved`);
+    const loopResult: LoopResult = {
+      no_llm: o.noLlm ?? false,
+      start,
+      iterations: results,
+      suggestion_outcomes: outcomes,
+      best: bestMeasured({ iterations: results }),
+      runs_saved_by_probes: saved,
+    };
+    writeAtomic(path.join(o.out, LOOP_FILES.results), json(loopResult));
+    writeAtomic(path.join(o.out, LOOP_FILES.table), resultsTable(loopResult, o.out) + '\n');
     return loopResult;
   }
-}
-
-/** Whether each iteration's suggestions were applied by the next iteration's reward, and whether that helped. */
-export function suggestionOutcomes(out: string, results: IterationResult[]): SuggestionOutcome[] {
-  const outcomes: SuggestionOutcome[] = [];
-  for (let i = 0; i + 1 < results.length; i++) {
-    const before = results[i]!;
-    const after = results[i + 1]!;
-    if (!before.analysis || after.reward === null || before.success_rate === null || after.success_rate === null) continue;
-    const keptCandidate = after.candidates.find((c) => c.candidate === after.chosen);
-    const applied = keptCandidate?.applied ?? (after.kept_previous ? [] : appliedSuggestions(readFileSync(path.join(out, after.reward), 'utf8')));
-    const better =
-      after.success && before.success
-        ? after.success.rate! > before.success.rate! && intervalsDisjoint(after.success, before.success)
-        : after.success_rate > before.success_rate || (after.success_rate === before.success_rate && after.death_rate! < before.death_rate!);
-    for (const s of before.analysis.suggestions) {
-      const isApplied = applied === null ? null : applied.includes(s.id);
-      outcomes.push({
-        ...s,
-        applied: isApplied,
-        success_before: before.success_rate,
-        success_after: after.success_rate,
-        death_before: before.death_rate!,
-        death_after: after.death_rate!,
-        helped: isApplied ? better : null,
-      });
-    }
-  }
-  return outcomes;
-}
-
-const pct = (v: number | null) => (v === null ? '—' : `${(v * 100).toFixed(1)}%`);
-
-/** A trained candidate's configuration (its run's config.json); null when it has no run or the run predates the file. */
-function runConfig(out: string, c: CandidateResult): TrainConfig | null {
-  return c.summary && c.run ? readStoredConfig(path.join(out, c.run)) : null;
-}
-
-/** Where an iteration's candidates started (all from the same policy), from the runs' own records. */
-function runStartText(out: string, it: IterationResult, start: LoopStart | undefined): string {
-  const config = it.candidates.map((c) => runConfig(out, c)).find((c) => c !== null);
-  if (!config) return '—';
-  if (config.init === null) return 'scratch';
-  if (start?.kind === 'foundation' && start.checkpoint && path.resolve(config.init) === path.resolve(start.checkpoint)) return 'foundation';
-  return path.basename(config.init);
-}
-
-/** No-LLM loop: the analyzer patches the kept candidate applies, or the sets tried when none was kept. */
-function patchesText(it: IterationResult): string {
-  if (it.kept_previous) {
-    const tried = it.candidates.map((c) => (c.applied ?? []).join('+')).filter((x) => x);
-    return tried.length ? `none kept (tried ${tried.join(', ')})` : 'none kept';
-  }
-  const kept = it.candidates.find((c) => c.candidate === it.chosen);
-  return kept?.applied?.length ? kept.applied.join('+') : '—';
-}
-
-function startLine(start: LoopStart): string {
-  const held = start.held_out ? `, held-out success ${rateText(start.held_out)}` : '';
-  const ft = start.fine_tuning
-    ? `; fine-tuned with KL ${start.fine_tuning.kl_coef} to it, ${start.fine_tuning.value_pretrain_updates} value pre-training updates, return normalisation ${start.fine_tuning.return_norm ? 'on' : 'off'}`
-    : '';
-  if (start.kind === 'scratch') return 'Start: every candidate trains from scratch (no initial policy).';
-  if (start.kind === 'foundation')
-    return `Start: the task's foundation policy (${start.checkpoint}, behaviour-cloned from ${start.demos} demonstrations${held})${ft}.`;
-  return `Start: the checkpoint ${start.checkpoint}${held}${ft}.`;
-}
-
-/** The loop's results as a table; `dir` is the experiment folder the run paths are relative to. */
-export function resultsTable(result: LoopResult, dir: string): string {
-  const patched = result.iterations.some((it) => it.candidates.some((c) => c.applied !== undefined));
-  const rows = result.iterations.map((it) => [
-    String(it.iteration),
-    runStartText(dir, it, result.start),
-    it.chosen === null ? '—' : it.kept_previous ? `previous (0/${it.candidates.length} better)` : `${it.chosen}/${it.candidates.length}`,
-    result.no_llm ? '— (no critic)' : it.critic_passed ? 'yes' : 'no',
-    String(it.candidates.reduce((n, c) => n + c.executionFixes, 0)),
-    it.success ? rateText(it.success) : pct(it.success_rate),
-    pct(it.death_rate),
-    it.avg_steps === null ? '—' : it.avg_steps.toFixed(0),
-    it.reward ?? '—',
-    ...(patched ? [patchesText(it)] : []),
-  ]);
-  const header = [
-    'iteration',
-    'start',
-    'kept',
-    'critic passed',
-    'runtime fixes',
-    'held-out success [95 % CI] of n',
-    'death rate',
-    'avg steps',
-    'reward file',
-    ...(patched ? ['analyzer patches applied'] : []),
-  ];
-  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, c) => cell.padEnd(widths[c]!))
-      .join('  ')
-      .trimEnd();
-  const out = [...(result.start ? [startLine(result.start), ''] : []), line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
-  const judged = result.suggestion_outcomes.filter((s) => s.applied !== null);
-  if (judged.length > 0) {
-    out.push('', 'Suggestions (applied by the next iteration → did it help?):');
-    for (const s of judged)
-      out.push(
-        `  ${s.applied ? (s.helped ? 'applied, helped   ' : 'applied, no gain  ') : 'not applied       '} ${s.id} ${s.message.split('\n')[0]!.slice(0, 100)}`,
-      );
-  }
-  return out.join('\n');
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -756,16 +881,6 @@ export function resultsTable(result: LoopResult, dir: string): string {
  */
 function safeIo(io: CommandIo): CommandIo {
   return { stdout: (t) => io.stdout(terminalText(t)), stderr: (t) => io.stderr(terminalText(t)) };
-}
-
-/** An unknown task id is a usage error; a broken task file keeps its located TaskFileError. */
-function taskOption(value: string): TaskSpec {
-  try {
-    return resolveTask(value);
-  } catch (err) {
-    if (err instanceof TaskFileError) throw err;
-    throw new UsageError((err as Error).message);
-  }
 }
 
 /** Runs a design/loop body in the one error format, with a `finished` event either way. */
@@ -812,7 +927,7 @@ export async function designCommand(argv: string[], terminal: CommandIo = PROCES
   const say = (line: string) => (emit ? emit(makeEvent({ type: 'log', level: 'info', message: line })) : io.stderr(line + '\n'));
   return runLoopCommand('design', io, emit, async () => {
     if (!values.task || !values.out) throw new UsageError('--task and --out are required');
-    const task = taskOption(values.task);
+    const task = resolveTask(values.task);
     if (!isLlmConfigured(resolveLlmConfig())) throw new LlmNotConfiguredError();
     const out = path.resolve(values.out);
     const workDir = path.join(path.dirname(out), '.rewardsmith-design', path.basename(out).replace(/\.reward\.(ts|js|py)$/, ''));
@@ -843,8 +958,10 @@ interrupted loop. --candidates K samples K rewards per iteration and keeps the b
 (see \`rewardsmith sweep --help\` for the cluster options).
 --reward FILE starts from your reward instead of a fresh design. At the end, prints a table of iterations.
 --no-llm (with --reward) needs no LLM: each iteration trains K sets of the analyzer's patches to the current
-reward, every candidate from the same starting policy, and keeps the best only if its held-out success beats
-the current reward's beyond both 95 % intervals.
+reward, every candidate from the same starting policy, and keeps the best only if its held-out success is
+better than the current reward's by a one-sided test at 5 % (Newcombe's interval of the difference); a close
+call evaluates both on up to twice as many fresh held-out worlds first. The table shows every candidate, its
+difference to the reward in force, the decision and why, and the best reward measured (kept or not).
 Every candidate starts from the task's foundation policy, as in the paper: the loop builds it once in
 DIR/foundation (\`rewardsmith pretrain\` with --demos demonstrations, evaluated on held-out worlds) and fine-tunes
 from it as \`train --init\` does (KL term to it, value pre-training, return normalisation). --init CHECKPOINT
@@ -860,7 +977,7 @@ LLM: OPENAI_API_KEY, OPENAI_BASE_URL, REWARDSMITH_MODEL; every call is logged to
     seed: { type: 'int', min: 0, max: 2 ** 31 - 1, default: 0, description: 'run seed' },
     envs: { type: 'int', min: 1, max: MAX_ENVS, description: 'parallel environments of each training run' },
     'eval-episodes': { type: 'int', min: 1, max: 100_000, description: 'held-out evaluation episodes of each run' },
-    backend: { type: 'string', choices: BACKEND_CHOICES, description: 'TensorFlow.js backend' },
+    backend: { type: 'string', choices: BACKEND_CHOICES, description: 'network engine (see train --help)' },
     init: { type: 'string', valueName: 'CHECKPOINT', description: "start every candidate from this policy instead of the task's foundation" },
     'from-scratch': { type: 'boolean', description: "train every candidate from scratch instead of the task's foundation policy" },
     demos: { type: 'int', min: 1, max: 10_000, valueName: 'N', description: 'demonstrations behind the foundation the loop builds (default: as pretrain)' },
@@ -893,7 +1010,7 @@ export async function loopCommand(argv: string[], terminal: CommandIo = PROCESS_
   const say = (line: string) => (emit ? io.stderr(line + '\n') : io.stdout(line + '\n'));
   return runLoopCommand('loop', io, emit, async () => {
     if (!values.task || !values.out || !values.iterations) throw new UsageError('--task, --iterations and --out are required');
-    const task = taskOption(values.task);
+    const task = resolveTask(values.task);
     const noLlm = values['no-llm'] === true;
     if (noLlm && !values.reward) throw new UsageError('--no-llm improves a reward you give: pass --reward FILE');
     if (!noLlm && !isLlmConfigured(resolveLlmConfig())) throw new LlmNotConfiguredError();
@@ -940,7 +1057,7 @@ export async function loopCommand(argv: string[], terminal: CommandIo = PROCESS_
         resumed_from_frames: 0,
       }),
     );
-    const result = await new Loop(options).run();
+    const result = await runLoop(options);
     say('\n' + resultsTable(result, out) + `\n\nExperiment folder: ${out}`);
     const last = result.iterations[result.iterations.length - 1]!;
     const lastChosen = last.candidates.find((c) => c.candidate === last.chosen);

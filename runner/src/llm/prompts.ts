@@ -104,7 +104,7 @@ export function rewardContractText(attack: boolean, language: RewardLanguage = '
     '- It computes a dense value (shaping, every step) and a sparse value (rare events: success, damage, death), typically in helper functions named `dense` and `sparse`, and returns exactly',
     `  \`${SCALE_RULE.expression}\``,
     `  Only the signs of dense and sparse count: sparse weighs ${SCALE_RULE.sparseWeight}, dense ${SCALE_RULE.denseWeight}, so the reward is one of ${values}.`,
-    '- It returns a finite number for every possible input, including the first step of an episode (empty `previous_nearest_blocks`, a single entry in `past_agent_positions`).',
+    '- It returns a finite number for every possible input, including the first step of an episode (empty `previous_nearest_blocks`, `past_agent_positions` holding two entries: the start position and the current one).',
     `- No imports, \`require\`, file, network, timers or \`process\`: it runs in a sandbox limited to ${REWARD_LIMITS.callCpuMs} ms per call and ${REWARD_LIMITS.memoryMb} MB of memory. Use \`GLOBAL_DATA\` for anything that must be remembered between steps.`,
   ].join('\n');
 }

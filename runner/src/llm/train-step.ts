@@ -53,7 +53,9 @@ export async function trainReward(o: TrainStepOptions): Promise<TrainOutcome> {
       backend: o.backend,
     });
     if (result.state === 'completed') return { ok: true };
-    if (result.rewardError) return { ok: false, error: { ...result.rewardError, kind: result.rewardError.kind as RewardErrorKind, env: null } };
+    const e = result.rewardError;
+    if (e?.kind === 'host') throw hostDied(o.rewardFile, `${e.file}:${e.line}:${e.column}: ${e.message}`);
+    if (e) return { ok: false, error: { ...e, kind: e.kind as RewardErrorKind, env: null } };
     throw new Error(
       `training ${o.rewardFile} on ${o.engine.kind} ${result.state}: ${result.message ?? 'no reason given'} (log: ${path.join(o.out, 'job.log')})`,
     );
@@ -88,7 +90,13 @@ export async function trainReward(o: TrainStepOptions): Promise<TrainOutcome> {
     });
     return { ok: true };
   } catch (err) {
+    if (err instanceof RewardError && err.kind === 'host') throw hostDied(o.rewardFile, err.message);
     if (err instanceof RewardError) return { ok: false, error: err.toJSON() };
     throw err;
   }
+}
+
+/** A sandbox host that died is not the reward's fault: the loop stops (and resumes when run again) instead of asking the designer for a fix. */
+function hostDied(rewardFile: string, what: string): Error {
+  return new Error(`training ${rewardFile} stopped: ${what}; the reward is not at fault: run the same command again to resume from the run's last checkpoint`);
 }

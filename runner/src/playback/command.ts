@@ -1,10 +1,10 @@
 // `rewardsmith playback RUN --episode N`: one recorded episode of a run re-simulated (replay.ts), written as
 // an animated GIF (`--out ep.gif`) or as JSON for the dashboard (`--format json`, the PlaybackRecord of
 // records.ts), else summarised in a few lines. Also the run-level helpers the report uses.
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CommandError, parseCommandArgs, runCommand, terminalText, UsageError, type CommandIo, PROCESS_IO } from '../args';
+import { CommandError, parseCommandArgs, requireExisting, runCommand, terminalText, UsageError, type CommandIo, PROCESS_IO } from '../args';
 import { readEpisodes, readSuggestions, readSummary, RunRecordError, runTaskRef, type EpisodeRecord, type PlaybackRecord, type RunSummary } from '../records';
+import { writeAtomic } from '../files';
 import { resolveTask, type TaskSpec } from '../tasks';
 import { framesPng, playbackGif } from './encode';
 import { MAX_FRAMES, PlaybackError, replayEpisode, type Playback } from './replay';
@@ -83,7 +83,7 @@ export async function playbackCommand(argv: string[], io: CommandIo = PROCESS_IO
     async () => {
       const { values, positionals } = parseCommandArgs(PLAYBACK_SPEC, argv);
       if (values.out !== undefined && !/\.gif$/i.test(values.out)) throw new UsageError(`--out ${values.out}: playback writes an animated GIF; name it *.gif`);
-      const runDir = positionals[0]!;
+      const runDir = requireExisting(positionals[0]!, 'run folder');
       let playback: Playback;
       try {
         const episodes = readEpisodes(runDir);
@@ -96,7 +96,7 @@ export async function playbackCommand(argv: string[], io: CommandIo = PROCESS_IO
         throw err;
       }
       if (values.out !== undefined) {
-        writeFileSync(values.out, playbackGif(playback));
+        writeAtomic(values.out, playbackGif(playback));
         io.stderr(
           `playback: ${path.resolve(values.out)} (${playback.frames.length} frames, ${playback.every > 1 ? `one every ${playback.every} steps` : 'one per step'})\n`,
         );

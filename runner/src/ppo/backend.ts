@@ -1,7 +1,9 @@
-// TensorFlow.js backend selection. `auto` tries, in order, CUDA (@tensorflow/tfjs-node-gpu), native CPU
-// (@tensorflow/tfjs-node), WebAssembly (@tensorflow/tfjs-backend-wasm) and plain JavaScript
-// (@tensorflow/tfjs-backend-cpu), and keeps the first one that is installed AND runs a small op; the
-// native packages are optional dependencies that often fail to install, so their absence is normal.
+// Where the policy network computes. `auto` tries, in order, CUDA (@tensorflow/tfjs-node-gpu) and native CPU
+// (@tensorflow/tfjs-node), and keeps the first one that is installed AND runs a small op; the native packages
+// are optional dependencies that often fail to install, so their absence is normal, and then `js` runs: the
+// fused plain-JavaScript network of fused.ts, no TensorFlow.js at all. `wasm` (@tensorflow/tfjs-backend-wasm)
+// and `cpu` (@tensorflow/tfjs-backend-cpu) are the TensorFlow.js engines without a native package, there to be
+// asked for by name (the reference the fused network is tested against).
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -10,13 +12,15 @@ import { MathBackendCPU } from '@tensorflow/tfjs-backend-cpu';
 // tfjs-core's main entry has no gradients (the umbrella @tensorflow/tfjs package registers them); PPO needs them.
 import '@tensorflow/tfjs-core/dist/register_all_gradients';
 
-export type BackendChoice = 'auto' | 'gpu' | 'node' | 'wasm' | 'cpu';
-export const BACKEND_CHOICES: readonly BackendChoice[] = ['auto', 'gpu', 'node', 'wasm', 'cpu'];
+export type BackendChoice = 'auto' | 'gpu' | 'node' | 'js' | 'wasm' | 'cpu';
+export const BACKEND_CHOICES: readonly BackendChoice[] = ['auto', 'gpu', 'node', 'js', 'wasm', 'cpu'];
+/** What `auto` tries, in order. */
+export const AUTO_ORDER: readonly Exclude<BackendChoice, 'auto'>[] = ['gpu', 'node', 'js'];
 
 export interface BackendSelection {
-  /** What ran: 'gpu' (tfjs-node-gpu), 'node' (tfjs-node), 'wasm' or 'cpu'. */
+  /** What ran: 'gpu' (tfjs-node-gpu), 'node' (tfjs-node), 'js' (the fused network), 'wasm' or 'cpu'. */
   name: Exclude<BackendChoice, 'auto'>;
-  /** TensorFlow.js's own backend name ('tensorflow', 'wasm', 'cpu'). */
+  /** TensorFlow.js's own backend name ('tensorflow', 'wasm', 'cpu'); 'none' for 'js'. */
   tfName: string;
   /** Why each backend tried before it was not used, for the log. */
   skipped: { name: string; reason: string }[];
@@ -47,6 +51,7 @@ async function tryWasm(): Promise<string> {
 const LOADERS: Record<Exclude<BackendChoice, 'auto'>, () => Promise<string>> = {
   gpu: () => tryNative('@tensorflow/tfjs-node-gpu'),
   node: () => tryNative('@tensorflow/tfjs-node'),
+  js: async () => 'none',
   wasm: tryWasm,
   cpu: async () => {
     // Importing the package registers 'cpu' and its kernels; bundlers that trust the package's "sideEffects"
@@ -58,13 +63,14 @@ const LOADERS: Record<Exclude<BackendChoice, 'auto'>, () => Promise<string>> = {
 
 /** Picks and initialises a backend. Throws when an explicitly requested backend cannot run. */
 export async function selectBackend(choice: BackendChoice = 'auto'): Promise<BackendSelection> {
-  const order: Exclude<BackendChoice, 'auto'>[] = choice === 'auto' ? ['gpu', 'node', 'wasm', 'cpu'] : [choice];
+  const order = choice === 'auto' ? AUTO_ORDER : [choice];
   const skipped: { name: string; reason: string }[] = [];
   // PROD skips per-op debug checks and the "install tfjs-node" console notice of the cpu backend.
   tf.env().set('PROD', true);
   for (const name of order) {
     try {
       const tfName = await LOADERS[name]();
+      if (name === 'js') return { name, tfName, skipped };
       if (!(await tf.setBackend(tfName))) throw new Error(`tf.setBackend('${tfName}') failed`);
       await tf.ready();
       // A backend that registers but cannot compute is no good: run one small op and check it.
@@ -76,10 +82,10 @@ export async function selectBackend(choice: BackendChoice = 'auto'): Promise<Bac
     } catch (err) {
       const reason = err instanceof Error ? err.message.split('\n')[0]! : String(err);
       skipped.push({ name, reason });
-      if (choice !== 'auto') throw new Error(`TensorFlow.js backend "${name}" is not usable: ${reason}`);
+      if (choice !== 'auto') throw new Error(`backend "${name}" is not usable: ${reason}`);
     }
   }
-  throw new Error(`no TensorFlow.js backend works: ${skipped.map((s) => `${s.name}: ${s.reason}`).join('; ')}`);
+  throw new Error(`no backend works: ${skipped.map((s) => `${s.name}: ${s.reason}`).join('; ')}`);
 }
 
 let selected: BackendSelection | null = null;

@@ -2,11 +2,11 @@
 // the policy and the value function), evaluated for all environments in one batch; its on-disk form; and
 // the seeded random stream used for initialisation, action sampling and minibatch order (so a run is
 // reproducible and a resumed run continues the same stream).
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { writeAtomic } from '../files';
 import * as tf from '@tensorflow/tfjs-core';
 import { GAME_FACTS } from '../schema';
-import { ensureBackend, type BackendChoice } from './backend';
 
 /** A small, fast, serialisable PRNG (mulberry32); `state` is the whole state. */
 export class Rng {
@@ -56,13 +56,26 @@ export interface PolicyFile extends PolicyConfig {
 export const POLICY_FILE = 'policy.json';
 export const WEIGHTS_FILE = 'weights.bin';
 
+/** What acting, checkpoints and training need of a policy network, whichever engine computes it. */
+export interface PolicyNetwork {
+  readonly config: PolicyConfig;
+  /** Variable shapes in the order their values are concatenated in weights.bin. */
+  readonly shapes: number[][];
+  /** Action probabilities (batch × actions) and values (batch) for a batch of feature rows. */
+  evaluate(features: Float32Array, batch: number): { probs: Float32Array; values: Float32Array };
+  /** All weights, concatenated in variable order. */
+  weights(): Float32Array;
+  setWeights(values: Float32Array): void;
+  dispose(): void;
+}
+
 export interface ForwardResult {
   logits: tf.Tensor2D;
   value: tf.Tensor1D;
 }
 
 /** Policy and value MLPs as raw variables (tfjs-core only: fewer layers of abstraction, fast on wasm). */
-export class ActorCritic {
+export class ActorCritic implements PolicyNetwork {
   readonly variables: tf.Variable[];
   private readonly policyLayers: [tf.Variable, tf.Variable][];
   private readonly valueLayers: [tf.Variable, tf.Variable][];
@@ -85,6 +98,10 @@ export class ActorCritic {
     this.policyLayers = [...trunk(), layer(last, config.numActions, 0.01)];
     this.valueLayers = [...trunk(), layer(last, 1, 1)];
     this.variables = [...this.policyLayers, ...this.valueLayers].flat();
+  }
+
+  get shapes(): number[][] {
+    return this.variables.map((v) => [...v.shape]);
   }
 
   /** Logits (batch × actions) and values (batch). Call inside tf.tidy or dispose the results. */
@@ -135,50 +152,62 @@ export class ActorCritic {
     if (o !== values.length) throw new Error('checkpoint weights are longer than the network');
   }
 
-  save(dir: string, task: string, extra: Pick<PolicyFile, 'worldSeeds'> = {}): void {
-    mkdirSync(dir, { recursive: true });
-    const file: PolicyFile = {
-      format: 'rewardsmith-policy',
-      version: 1,
-      task,
-      actions: GAME_FACTS.actions,
-      ...this.config,
-      shapes: this.variables.map((v) => v.shape),
-      ...extra,
-    };
-    writeFileSync(path.join(dir, WEIGHTS_FILE), float32Bytes(this.weights()));
-    writeFileSync(path.join(dir, POLICY_FILE), JSON.stringify(file, null, 2) + '\n');
-  }
-
-  /** Reads a checkpoint's policy.json + weights.bin. */
-  static load(dir: string): { net: ActorCritic; file: PolicyFile } {
-    const jsonPath = path.join(dir, POLICY_FILE);
-    let file: PolicyFile;
-    try {
-      file = JSON.parse(readFileSync(jsonPath, 'utf8')) as PolicyFile;
-    } catch (err) {
-      throw new Error(`${jsonPath}: not a Rewardsmith checkpoint (${err instanceof Error ? err.message : String(err)})`);
-    }
-    if (file.format !== 'rewardsmith-policy' || file.version !== 1) throw new Error(`${jsonPath}: unknown checkpoint format`);
-    const net = new ActorCritic({ featureSize: file.featureSize, numActions: file.numActions, hidden: file.hidden }, new Rng(0));
-    net.setWeights(readFloat32(path.join(dir, WEIGHTS_FILE)));
-    return { net, file };
-  }
-
   dispose(): void {
     for (const v of this.variables) v.dispose();
   }
+}
+
+/** Writes a network's policy.json + weights.bin into `dir`. */
+export function savePolicy(net: PolicyNetwork, dir: string, task: string, extra: Pick<PolicyFile, 'worldSeeds'> = {}): void {
+  mkdirSync(dir, { recursive: true });
+  const file: PolicyFile = {
+    format: 'rewardsmith-policy',
+    version: 1,
+    task,
+    actions: GAME_FACTS.actions,
+    ...net.config,
+    shapes: net.shapes,
+    ...extra,
+  };
+  writeAtomic(path.join(dir, WEIGHTS_FILE), float32Bytes(net.weights()));
+  writeAtomic(path.join(dir, POLICY_FILE), JSON.stringify(file, null, 2) + '\n');
+}
+
+/** Reads a checkpoint's policy.json and weights.bin (checked against each other by the network's setWeights). */
+export function readPolicyCheckpoint(dir: string): { file: PolicyFile; weights: Float32Array } {
+  const jsonPath = path.join(dir, POLICY_FILE);
+  let file: PolicyFile;
+  try {
+    file = JSON.parse(readFileSync(jsonPath, 'utf8')) as PolicyFile;
+  } catch (err) {
+    throw new Error(`${jsonPath}: not a Rewardsmith checkpoint (${err instanceof Error ? err.message : String(err)})`);
+  }
+  if (file.format !== 'rewardsmith-policy' || file.version !== 1) throw new Error(`${jsonPath}: unknown checkpoint format`);
+  return { file, weights: readFloat32(path.join(dir, WEIGHTS_FILE)) };
 }
 
 export function float32Bytes(values: Float32Array): Buffer {
   return Buffer.from(values.buffer, values.byteOffset, values.byteLength);
 }
 
+/**
+ * A file of float32 values (weights, optimizer moments), each one checked to be finite: a damaged or forged
+ * file (all 0xFF bytes are NaNs) is refused with its name, rather than trained on or evaluated as a policy
+ * that scores "0 %".
+ */
 export function readFloat32(file: string): Float32Array {
   const buf = readFileSync(file);
+  if (buf.byteLength % 4 !== 0) throw new Error(`${file}: ${buf.byteLength} bytes, not a whole number of float32 values; the file is damaged`);
   const copy = new Uint8Array(buf.byteLength);
   copy.set(buf);
-  return new Float32Array(copy.buffer, 0, copy.byteLength / 4);
+  const values = new Float32Array(copy.buffer, 0, copy.byteLength / 4);
+  for (let i = 0; i < values.length; i++) {
+    if (!Number.isFinite(values[i]!))
+      throw new Error(
+        `${file}: value ${i} of ${values.length} is ${values[i]}, not a finite number; the file is damaged, nothing was trained or evaluated with it`,
+      );
+  }
+  return values;
 }
 
 /** Samples one action per row from row-major probabilities (or takes the most likely one when greedy). */
@@ -202,41 +231,6 @@ export function sampleActions(probs: Float32Array, batch: number, numActions: nu
     actions[i] = pick;
   }
   return actions;
-}
-
-/** A trained policy for rollouts and evaluation (`rollout --policy CHECKPOINT`, `eval CHECKPOINT`). */
-export interface LoadedPolicy {
-  task: string;
-  featureSize: number;
-  /** The backend the policy runs on. */
-  backend: string;
-  /** One action index (into GAME_FACTS.actions) per env for `numEnvs × featureSize` features. */
-  act(features: Float32Array, numEnvs: number): Int32Array;
-  dispose(): void;
-}
-
-/**
- * Loads the policy of a checkpoint (a run folder, or its `checkpoint/` folder). Actions are sampled from the
- * policy with a stream seeded by `seed` (the agent was trained stochastic; `greedy` takes the argmax).
- */
-export async function loadPolicy(checkpointDir: string, opts: { backend?: BackendChoice; seed?: number; greedy?: boolean } = {}): Promise<LoadedPolicy> {
-  const selection = await ensureBackend(opts.backend ?? 'auto');
-  const dir = resolveCheckpointDir(checkpointDir);
-  const { net, file } = ActorCritic.load(dir);
-  const rng = new Rng(opts.seed ?? 0);
-  return {
-    task: file.task,
-    featureSize: file.featureSize,
-    backend: selection.name,
-    act(features, numEnvs) {
-      if (features.length !== numEnvs * file.featureSize) {
-        throw new Error(`the policy takes ${file.featureSize} features per env (trained on ${file.task}); got ${features.length / numEnvs}`);
-      }
-      const { probs } = net.evaluate(features, numEnvs);
-      return sampleActions(probs, numEnvs, file.numActions, rng, opts.greedy ?? false);
-    },
-    dispose: () => net.dispose(),
-  };
 }
 
 /** A run folder or a checkpoint folder → the folder that holds policy.json. */

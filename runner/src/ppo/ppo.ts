@@ -113,27 +113,41 @@ export interface UpdateStats {
   entropy: number;
   /** KL to the initial policy when there is one, else the approximate KL between old and new policy. */
   kl: number;
+  /** mean(log π_old(a) − log π(a)) over the minibatches: how far each minibatch's policy had moved from the data's. */
+  approxKl: number;
+  /** Share of samples whose probability ratio lay outside [1 − clip, 1 + clip]. */
+  clipFraction: number;
 }
 
-/** One PPO update (epochs × minibatches) on a filled buffer with advantages computed. */
-export function ppoUpdate(
-  net: ActorCritic,
-  optimizer: tf.Optimizer,
-  buffer: RolloutBuffer,
-  hp: PpoHyperparameters,
-  rng: Rng,
-  opts: { initNet: ActorCritic | null; valueOnly: boolean },
-): UpdateStats {
+/** One minibatch: rows of the buffer in shuffled order, advantages normalised within the minibatch. */
+export interface Minibatch {
+  size: number;
+  x: Float32Array;
+  actions: Int32Array;
+  oldLogp: Float32Array;
+  advantages: Float32Array;
+  returns: Float32Array;
+}
+
+/**
+ * The minibatches of one PPO update, epochs × minibatches, in the order both update paths (tfjs and fused) train
+ * on them: a Fisher-Yates shuffle from `rng` per epoch, rows past the last whole minibatch left out. The
+ * minibatch's arrays are reused for the next one: `fn` must not keep them.
+ */
+export function forEachMinibatch(buffer: RolloutBuffer, hp: PpoHyperparameters, rng: Rng, fn: (mb: Minibatch) => void): void {
   const total = buffer.length * buffer.numEnvs;
-  const f = buffer.featureSize,
-    numActions = net.config.numActions;
+  const f = buffer.featureSize;
   const mbSize = Math.max(1, Math.floor(total / hp.minibatches));
   const order = new Int32Array(total).map((_, i) => i);
-  const sums = { policyLoss: 0, valueLoss: 0, entropy: 0, kl: 0 };
-  let count = 0;
-  // Value-only updates still pass every variable (with the policy terms weighted 0): Adam keys its moments
-  // by position in the gradient list, so the list must be the same in every update.
-  const policyWeight = opts.valueOnly ? 0 : 1;
+  // One set of arrays, refilled for each minibatch: `fn` uses a minibatch before the next one is drawn.
+  const mb: Minibatch = {
+    size: mbSize,
+    x: new Float32Array(mbSize * f),
+    actions: new Int32Array(mbSize),
+    oldLogp: new Float32Array(mbSize),
+    advantages: new Float32Array(mbSize),
+    returns: new Float32Array(mbSize),
+  };
   for (let epoch = 0; epoch < hp.epochs; epoch++) {
     for (let i = total - 1; i > 0; i--) {
       const j = Math.floor(rng.next() * (i + 1));
@@ -143,69 +157,133 @@ export function ppoUpdate(
     }
     for (let start = 0; start + mbSize <= total; start += mbSize) {
       const idx = order.subarray(start, start + mbSize);
-      const x = new Float32Array(mbSize * f),
-        act = new Int32Array(mbSize),
-        oldLogp = new Float32Array(mbSize);
-      const adv = new Float32Array(mbSize),
-        ret = new Float32Array(mbSize);
       let mean = 0;
       for (let m = 0; m < mbSize; m++) {
         const k = idx[m]!;
-        x.set(buffer.features.subarray(k * f, (k + 1) * f), m * f);
-        act[m] = buffer.actions[k]!;
-        oldLogp[m] = buffer.logProbs[k]!;
-        adv[m] = buffer.advantages[k]!;
-        ret[m] = buffer.returns[k]!;
-        mean += adv[m]!;
+        mb.x.set(buffer.features.subarray(k * f, (k + 1) * f), m * f);
+        mb.actions[m] = buffer.actions[k]!;
+        mb.oldLogp[m] = buffer.logProbs[k]!;
+        mb.advantages[m] = buffer.advantages[k]!;
+        mb.returns[m] = buffer.returns[k]!;
+        mean += mb.advantages[m]!;
       }
       // Per-minibatch advantage normalisation.
+      const adv = mb.advantages;
       mean /= mbSize;
       let variance = 0;
       for (let m = 0; m < mbSize; m++) variance += (adv[m]! - mean) ** 2;
       const std = Math.sqrt(variance / mbSize) + 1e-8;
       for (let m = 0; m < mbSize; m++) adv[m] = (adv[m]! - mean) / std;
-
-      const parts = tf.tidy(() => {
-        const xs = tf.tensor2d(x, [mbSize, f]);
-        const actions = tf.oneHot(tf.tensor1d(act, 'int32'), numActions);
-        const oldLogpT = tf.tensor1d(oldLogp),
-          advT = tf.tensor1d(adv),
-          retT = tf.tensor1d(ret);
-        const initLogp = opts.initNet ? tf.logSoftmax(opts.initNet.forward(xs).logits) : null;
-        let kept: tf.Scalar[] = [];
-        const { grads } = tf.variableGrads(() => {
-          const { logits, value } = net.forward(xs);
-          const logpAll = tf.logSoftmax(logits);
-          const logp = tf.sum(tf.mul(logpAll, actions), 1);
-          const ratio = tf.exp(tf.sub(logp, oldLogpT));
-          const clipped = tf.clipByValue(ratio, 1 - hp.clip, 1 + hp.clip);
-          const policyLoss = tf.neg(tf.mean(tf.minimum(tf.mul(ratio, advT), tf.mul(clipped, advT)))) as tf.Scalar;
-          const valueLoss = tf.mean(tf.square(tf.sub(value, retT))) as tf.Scalar;
-          const probs = tf.exp(logpAll);
-          const entropy = tf.neg(tf.mean(tf.sum(tf.mul(probs, logpAll), 1))) as tf.Scalar;
-          const kl = (initLogp ? tf.mean(tf.sum(tf.mul(probs, tf.sub(logpAll, initLogp)), 1)) : tf.mean(tf.sub(oldLogpT, logp))) as tf.Scalar;
-          kept = [policyLoss, valueLoss, entropy, kl].map((s) => tf.keep(s));
-          let policyTerms = tf.sub(policyLoss, tf.mul(entropy, hp.entropyCoef));
-          if (initLogp) policyTerms = tf.add(policyTerms, tf.mul(kl, hp.klCoef));
-          return tf.add(tf.mul(valueLoss, hp.valueCoef), tf.mul(policyTerms, policyWeight)) as tf.Scalar;
-        }, net.variables);
-        // Clip the global gradient norm.
-        const names = Object.keys(grads);
-        const norm = tf.sqrt(tf.addN(names.map((n) => tf.sum(tf.square(grads[n]!)))));
-        const scale = tf.minimum(tf.scalar(1), tf.div(tf.scalar(hp.maxGradNorm), tf.add(norm, 1e-6)));
-        optimizer.applyGradients(names.map((name) => ({ name, tensor: tf.mul(grads[name]!, scale) })));
-        const stacked = tf.stack(kept);
-        for (const t of kept) t.dispose();
-        return stacked;
-      });
-      const v = parts.dataSync();
-      parts.dispose();
-      sums.policyLoss += v[0]!;
-      sums.valueLoss += v[1]!;
-      sums.entropy += v[2]!;
-      sums.kl += v[3]!;
-      count++;
+      fn(mb);
     }
   }
-  return { policyLoss: sums.policyLoss / count, valueLoss: sums.valueLoss / count, entropy: sums.entropy / count, kl: sums.kl / count };
+}
+
+/**
+ * The PPO loss on TensorFlow.js (call inside tf.variableGrads): valueCoef · mean (v − R)² + policyWeight ·
+ * (−mean min(ρA, clip(ρ)A) − entropyCoef · H + klCoef · KL(π ‖ π_init)). `terms` are its parts, kept for the
+ * caller to dispose: policy loss, value loss, entropy, KL (to π_init, else approximate), approximate KL, clip fraction.
+ */
+export function tfjsPpoLoss(
+  net: ActorCritic,
+  mb: Minibatch,
+  hp: PpoHyperparameters,
+  opts: { initLogp: tf.Tensor2D | null; policyWeight: number },
+): { total: tf.Scalar; terms: tf.Scalar[] } {
+  const xs = tf.tensor2d(mb.x, [mb.size, net.config.featureSize]);
+  const actions = tf.oneHot(tf.tensor1d(mb.actions, 'int32'), net.config.numActions);
+  const oldLogpT = tf.tensor1d(mb.oldLogp),
+    advT = tf.tensor1d(mb.advantages),
+    retT = tf.tensor1d(mb.returns);
+  const { initLogp } = opts;
+  const { logits, value } = net.forward(xs);
+  const logpAll = tf.logSoftmax(logits);
+  const logp = tf.sum(tf.mul(logpAll, actions), 1);
+  const ratio = tf.exp(tf.sub(logp, oldLogpT));
+  const clipped = tf.clipByValue(ratio, 1 - hp.clip, 1 + hp.clip);
+  const policyLoss = tf.neg(tf.mean(tf.minimum(tf.mul(ratio, advT), tf.mul(clipped, advT)))) as tf.Scalar;
+  const valueLoss = tf.mean(tf.square(tf.sub(value, retT))) as tf.Scalar;
+  const probs = tf.exp(logpAll);
+  const entropy = tf.neg(tf.mean(tf.sum(tf.mul(probs, logpAll), 1))) as tf.Scalar;
+  const approxKl = tf.mean(tf.sub(oldLogpT, logp)) as tf.Scalar;
+  const kl = (initLogp ? tf.mean(tf.sum(tf.mul(probs, tf.sub(logpAll, initLogp)), 1)) : approxKl) as tf.Scalar;
+  const clipFraction = tf.mean(tf.cast(tf.greater(tf.abs(tf.sub(ratio, 1)), hp.clip), 'float32')) as tf.Scalar;
+  const terms = [policyLoss, valueLoss, entropy, kl, approxKl, clipFraction].map((s) => tf.keep(s));
+  let policyTerms = tf.sub(policyLoss, tf.mul(entropy, hp.entropyCoef));
+  if (initLogp) policyTerms = tf.add(policyTerms, tf.mul(kl, hp.klCoef));
+  return { total: tf.add(tf.mul(valueLoss, hp.valueCoef), tf.mul(policyTerms, opts.policyWeight)) as tf.Scalar, terms };
+}
+
+/** One PPO update (epochs × minibatches) on a filled buffer with advantages computed, on TensorFlow.js. */
+export function ppoUpdate(
+  net: ActorCritic,
+  optimizer: tf.Optimizer,
+  buffer: RolloutBuffer,
+  hp: PpoHyperparameters,
+  rng: Rng,
+  opts: { initNet: ActorCritic | null; valueOnly: boolean },
+): UpdateStats {
+  const f = buffer.featureSize;
+  const sums = { policyLoss: 0, valueLoss: 0, entropy: 0, kl: 0, approxKl: 0, clipFraction: 0 };
+  let count = 0;
+  // Value-only updates still pass every variable (with the policy terms weighted 0): Adam keys its moments
+  // by position in the gradient list, so the list must be the same in every update.
+  const policyWeight = opts.valueOnly ? 0 : 1;
+  forEachMinibatch(buffer, hp, rng, (mb) => {
+    const mbSize = mb.size;
+    const parts = tf.tidy(() => {
+      const initLogp = opts.initNet ? tf.logSoftmax(opts.initNet.forward(tf.tensor2d(mb.x, [mbSize, f])).logits) : null;
+      let kept: tf.Scalar[] = [];
+      const { grads } = tf.variableGrads(() => {
+        const { total, terms } = tfjsPpoLoss(net, mb, hp, { initLogp, policyWeight });
+        kept = terms;
+        return total;
+      }, net.variables);
+      // Clip the global gradient norm.
+      const names = Object.keys(grads);
+      const norm = tf.sqrt(tf.addN(names.map((n) => tf.sum(tf.square(grads[n]!)))));
+      const scale = tf.minimum(tf.scalar(1), tf.div(tf.scalar(hp.maxGradNorm), tf.add(norm, 1e-6)));
+      optimizer.applyGradients(names.map((name) => ({ name, tensor: tf.mul(grads[name]!, scale) })));
+      const stacked = tf.stack(kept);
+      for (const t of kept) t.dispose();
+      return stacked;
+    });
+    const v = parts.dataSync();
+    parts.dispose();
+    sums.policyLoss += v[0]!;
+    sums.valueLoss += v[1]!;
+    sums.entropy += v[2]!;
+    sums.kl += v[3]!;
+    sums.approxKl += v[4]!;
+    sums.clipFraction += v[5]!;
+    count++;
+  });
+  return {
+    policyLoss: sums.policyLoss / count,
+    valueLoss: sums.valueLoss / count,
+    entropy: sums.entropy / count,
+    kl: sums.kl / count,
+    approxKl: sums.approxKl / count,
+    clipFraction: sums.clipFraction / count,
+  };
+}
+
+/** 1 − Var(R − V) / Var(R) over the buffer's returns and the values predicted when acting (1: perfect; ≤ 0: no better than the mean). */
+export function explainedVariance(buffer: RolloutBuffer): number {
+  const n = buffer.length * buffer.numEnvs;
+  let meanR = 0,
+    meanD = 0;
+  for (let i = 0; i < n; i++) {
+    meanR += buffer.returns[i]!;
+    meanD += buffer.returns[i]! - buffer.values[i]!;
+  }
+  meanR /= n;
+  meanD /= n;
+  let varR = 0,
+    varD = 0;
+  for (let i = 0; i < n; i++) {
+    varR += (buffer.returns[i]! - meanR) ** 2;
+    varD += (buffer.returns[i]! - buffer.values[i]! - meanD) ** 2;
+  }
+  return varR === 0 ? Number.NaN : 1 - varD / varR;
 }

@@ -2,8 +2,9 @@
 // access) plays a limited number of demonstration episodes in the simulator; a policy with exactly the RL
 // agent's observation (the env's feature vector) and action set is behaviour-cloned from them; the folder it
 // writes is a checkpoint that `train --init` fine-tunes and `eval` evaluates, with its own held-out evaluation.
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { writeAtomic } from '../files';
 import * as tf from '@tensorflow/tfjs-core';
 import { GAME_FACTS } from '../schema';
 import { resolveTask, type TaskSpec } from '../tasks';
@@ -13,8 +14,11 @@ import { RUN_FILES, rateRecord, type RunSummary } from '../records';
 import { wilson, formatRate, type RateEstimate } from '../stats';
 import { CommandError, parseCommandArgs, runCommand, UsageError, type CommandSpec, type OptionSpec } from '../args';
 import { BACKEND_CHOICES, ensureBackend, type BackendChoice } from '../ppo/backend';
-import { ActorCritic, Rng, sampleActions } from '../ppo/policy';
+import { type ActorCritic, Rng, sampleActions, savePolicy, type PolicyNetwork } from '../ppo/policy';
+import { crossEntropyAndGradient, FusedActorCritic, FusedAdam, lossWorkspace } from '../ppo/fused';
+import { engineOf, newNetwork } from '../ppo/learner';
 import { DEFAULT_EVAL_EPISODES, evaluate, summarise, writeEvalRecords } from '../runs/evaluate';
+import { StageProgress } from '../runs/progress';
 import { Demonstrator } from './demonstrator';
 
 /**
@@ -51,7 +55,13 @@ export interface Demonstrations {
 }
 
 /** Plays `count` demonstration episodes with the scripted teacher and records (features, teacher action). */
-export function recordDemonstrations(task: TaskSpec, count: number, seed: number, noise = DEFAULT_NOISE): Demonstrations {
+export function recordDemonstrations(
+  task: TaskSpec,
+  count: number,
+  seed: number,
+  noise = DEFAULT_NOISE,
+  onEpisode?: (done: number, total: number, successes: number) => void,
+): Demonstrations {
   const n = Math.max(1, Math.min(count, MAX_RECORDING_ENVS));
   const batch = new SimBatch(task, n, 0);
   const f = batch.featureSize;
@@ -66,6 +76,7 @@ export function recordDemonstrations(task: TaskSpec, count: number, seed: number
   const counted = Array.from({ length: n }, () => true);
   let { features } = batch.reset(seeds);
   teachers.forEach((t, i) => t.reset(batch.envs[i]!));
+  onEpisode?.(0, count, 0);
   while (episodes.length < count) {
     const actions = new Int32Array(n);
     for (let i = 0; i < n; i++) {
@@ -81,7 +92,10 @@ export function recordDemonstrations(task: TaskSpec, count: number, seed: number
     for (let i = 0; i < n; i++) {
       const info = res.info[i]!;
       if (!info.done) continue;
-      if (counted[i]) episodes.push({ seed: seeds[i]!, success: info.success, steps: info.step });
+      if (counted[i]) {
+        episodes.push({ seed: seeds[i]!, success: info.success, steps: info.step });
+        onEpisode?.(episodes.length, count, episodes.filter((e) => e.success).length);
+      }
       // SimBatch has reset env i onto the next seed of its stream.
       seeds[i] = nextEpisodeSeed(seeds[i]!, i);
       touched.add(seeds[i]!);
@@ -97,13 +111,50 @@ export function recordDemonstrations(task: TaskSpec, count: number, seed: number
 
 /** Behaviour cloning: cross-entropy of the policy head on the teacher's actions (the value head is left to
  * PPO's value pre-training). Returns the last epoch's mean loss and the accuracy on all samples. */
-export function behaviourClone(net: ActorCritic, demos: Demonstrations, epochs: number, rng: Rng): { loss: number; accuracy: number } {
+export function behaviourClone(
+  net: PolicyNetwork,
+  demos: Demonstrations,
+  epochs: number,
+  rng: Rng,
+  onEpoch?: (done: number, total: number, loss: number) => void,
+): { loss: number; accuracy: number } {
   const total = demos.actions.length,
     f = demos.featureSize,
     k = GAME_FACTS.actions.length;
-  const optimizer = tf.train.adam(LEARNING_RATE);
+  // One minibatch step (the loss before it) on whichever engine the network is on.
+  let step: (x: Float32Array, y: Int32Array) => number;
+  let dispose = () => {};
+  if (net instanceof FusedActorCritic) {
+    const adam = new FusedAdam(net, LEARNING_RATE);
+    step = (x, y) => {
+      const ws = lossWorkspace(net, y.length);
+      const loss = crossEntropyAndGradient(net, x, y, ws);
+      adam.step(ws.grads, 1);
+      return loss;
+    };
+  } else {
+    const tfNet = net as ActorCritic;
+    const optimizer = tf.train.adam(LEARNING_RATE);
+    dispose = () => optimizer.dispose();
+    step = (x, y) => {
+      const value = tf.tidy(() => {
+        const xs = tf.tensor2d(x, [y.length, f]);
+        const target = tf.oneHot(tf.tensor1d(y, 'int32'), k);
+        const { value: cost, grads } = tf.variableGrads(() => {
+          const logp = tf.logSoftmax(tfNet.forward(xs).logits);
+          return tf.neg(tf.mean(tf.sum(tf.mul(target, logp), 1))) as tf.Scalar;
+        }, tfNet.variables);
+        optimizer.applyGradients(Object.keys(grads).map((name) => ({ name, tensor: grads[name]! })));
+        return cost;
+      });
+      const loss = value.dataSync()[0]!;
+      value.dispose();
+      return loss;
+    };
+  }
   const order = new Int32Array(total).map((_, i) => i);
   let loss = 0;
+  onEpoch?.(0, epochs, Number.NaN);
   try {
     for (let epoch = 0; epoch < epochs; epoch++) {
       for (let i = total - 1; i > 0; i--) {
@@ -120,24 +171,14 @@ export function behaviourClone(net: ActorCritic, demos: Demonstrations, epochs: 
           x.set(demos.features.subarray(r * f, (r + 1) * f), m * f);
           y[m] = demos.actions[r]!;
         });
-        const value = tf.tidy(() => {
-          const xs = tf.tensor2d(x, [idx.length, f]);
-          const target = tf.oneHot(tf.tensor1d(y, 'int32'), k);
-          const { value: cost, grads } = tf.variableGrads(() => {
-            const logp = tf.logSoftmax(net.forward(xs).logits);
-            return tf.neg(tf.mean(tf.sum(tf.mul(target, logp), 1))) as tf.Scalar;
-          }, net.variables);
-          optimizer.applyGradients(Object.keys(grads).map((name) => ({ name, tensor: grads[name]! })));
-          return cost;
-        });
-        sum += value.dataSync()[0]!;
-        value.dispose();
+        sum += step(x, y);
         batches++;
       }
       loss = sum / Math.max(1, batches);
+      onEpoch?.(epoch + 1, epochs, loss);
     }
   } finally {
-    optimizer.dispose();
+    dispose();
   }
   let correct = 0;
   for (let start = 0; start < total; start += 4096) {
@@ -165,6 +206,10 @@ export interface PretrainOptions {
   workers?: number;
   /** Progress lines. */
   log?: (line: string) => void;
+  /** Each demonstration episode recorded (0 when recording starts): episodes so far, of all, and how many the teacher won. */
+  onDemonstration?: (done: number, total: number, successes: number) => void;
+  /** Each behaviour-cloning epoch done (0 when cloning starts), with its mean loss. */
+  onEpoch?: (done: number, total: number, loss: number) => void;
   onEvalEpisode?: (done: number, total: number) => void;
 }
 
@@ -202,17 +247,22 @@ export async function pretrain(options: PretrainOptions): Promise<{ record: Pret
   options.log?.(
     `pretrain ${task.id}: ${demos} demonstration episode${demos === 1 ? '' : 's'} (seed ${seed}), behaviour cloning ${epochs} epochs, backend ${backend.name}`,
   );
-  const recorded = recordDemonstrations(task, demos, seed, noise);
+  const recorded = recordDemonstrations(task, demos, seed, noise, options.onDemonstration);
   const rng = new Rng(seed ^ 0xbc);
-  const net = new ActorCritic({ featureSize: recorded.featureSize, numActions: GAME_FACTS.actions.length, hidden: HIDDEN }, new Rng(seed ^ 0x1417));
+  const net = newNetwork(
+    engineOf(backend),
+    { featureSize: recorded.featureSize, numActions: GAME_FACTS.actions.length, hidden: HIDDEN },
+    new Rng(seed ^ 0x1417),
+  );
   try {
-    const bc = behaviourClone(net, recorded, epochs, rng);
+    const bc = behaviourClone(net, recorded, epochs, rng, options.onEpoch);
     mkdirSync(out, { recursive: true });
-    net.save(path.join(out, RUN_FILES.checkpoint), task.id, { worldSeeds: recorded.seeds });
+    savePolicy(net, path.join(out, RUN_FILES.checkpoint), task.id, { worldSeeds: recorded.seeds });
 
     const evalEpisodes = options.evalEpisodes ?? DEFAULT_EVAL_EPISODES;
     let evalSummary: RunSummary['eval'] = summarise([]);
     if (evalEpisodes > 0) {
+      options.onEvalEpisode?.(0, evalEpisodes);
       const evalRng = new Rng(seed ^ 0xe7a1);
       const result = await evaluate({
         task,
@@ -270,8 +320,8 @@ export async function pretrain(options: PretrainOptions): Promise<{ record: Pret
       eval: evalSummary,
       generalisation_gap: null,
     };
-    writeFileSync(path.join(out, PRETRAIN_FILE), JSON.stringify(record, null, 2) + '\n');
-    writeFileSync(path.join(out, RUN_FILES.summary), JSON.stringify(summary, null, 2) + '\n');
+    writeAtomic(path.join(out, PRETRAIN_FILE), JSON.stringify(record, null, 2) + '\n');
+    writeAtomic(path.join(out, RUN_FILES.summary), JSON.stringify(summary, null, 2) + '\n');
     return { record, summary };
   } finally {
     net.dispose();
@@ -305,7 +355,7 @@ const PRETRAIN_SPEC = {
       valueName: 'P',
     },
     'eval-episodes': { type: 'int', min: 0, default: DEFAULT_EVAL_EPISODES, description: 'held-out evaluation episodes (0 skips)', valueName: 'K' },
-    backend: { type: 'string', choices: BACKEND_CHOICES, default: 'auto', description: 'TensorFlow.js backend' },
+    backend: { type: 'string', choices: BACKEND_CHOICES, default: 'auto', description: 'network engine (see train --help)' },
     overwrite: { type: 'boolean', description: 'replace a checkpoint already in DIR' },
   },
 } as const satisfies CommandSpec<Record<string, OptionSpec>>;
@@ -315,7 +365,10 @@ export async function pretrainCommand(argv: string[]): Promise<number> {
     const { values: v } = parseCommandArgs(PRETRAIN_SPEC, argv);
     if (!v.task) throw new UsageError('--task is required');
     if (!v.out) throw new UsageError('--out DIR is required');
-    const tty = Boolean(process.stderr.isTTY);
+    // Progress like train's: each stage's bar (a line per tenth when stderr is not a terminal).
+    let demonstrations: StageProgress | null = null;
+    let cloning: StageProgress | null = null;
+    let evaluation: StageProgress | null = null;
     const { record } = await pretrain({
       task: v.task,
       out: v.out,
@@ -327,8 +380,19 @@ export async function pretrainCommand(argv: string[]): Promise<number> {
       backend: v.backend as BackendChoice,
       overwrite: v.overwrite,
       log: (line) => process.stderr.write(line + '\n'),
+      onDemonstration: (done, total, successes) => {
+        if (done === 0) demonstrations = new StageProgress('recording demonstrations', 'episodes');
+        else demonstrations?.update(done, total, `teacher succeeded in ${successes}`);
+      },
+      onEpoch: (done, total, loss) => {
+        if (done === 0) cloning = new StageProgress('behaviour cloning', 'epochs');
+        else cloning?.update(done, total, `loss ${loss.toFixed(3)}`);
+      },
       onEvalEpisode: (done, total) => {
-        if (tty) process.stderr.write(`\revaluating ${done}/${total} held-out episodes\x1b[K${done >= total ? '\n' : ''}`);
+        if (done === 0) {
+          process.stderr.write(`evaluating the foundation policy on ${total} held-out worlds\n`);
+          evaluation = new StageProgress('evaluating', 'episodes');
+        } else evaluation?.update(done, total);
       },
     });
     const lines = [

@@ -2,18 +2,20 @@
 // what the agent saw (re-simulated, playback/replay.ts) under a scrubber (play/pause, step slider, keys),
 // beside a timeline of reward (its dense and sparse terms), distance to the nearest target and health, with
 // the analyzer's notes on the steps they cite, and a "Download GIF" encoded in the page by gifenc (inlined).
-// Everything the page shows of a run's files is escaped; data travels as JSON inside a script element.
+// Everything the page shows of a run's files is escaped (html.ts escapeHtml, the report's one escape); data
+// travels as JSON inside a script element. The scripts run under the page's CSP, allowed by their hashes.
 import { readFileSync } from 'node:fs';
 import type { EpisodeRecord, RunSummary, SuggestionRecord } from '../records';
 import { GAME_FACTS } from '../schema';
 import { framesPng, gifencPath } from '../playback/encode';
 import { PlaybackError, playbackEpisodes, replayEpisode, type Playback } from '../playback/replay';
 import { playbackTask } from '../playback/command';
+import { escapeHtml } from './html';
 
 /** Episodes played back per run and frames per episode: the page stays a few hundred kB. */
 export const REPORT_PLAYBACK = { failures: 4, successes: 2, maxFrames: 300 } as const;
 
-const esc = (s: unknown) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const esc = escapeHtml;
 /** JSON inside a <script> element: no `<` can end it. */
 const scriptJson = (v: unknown) => JSON.stringify(v).replace(/</g, '\\u003c');
 
@@ -55,9 +57,9 @@ function player(p: Playback, idPrefix: string): string {
         )
         .join('')}</ul>`
     : '<p class="muted pb-nonotes">The analyzer cites no steps of this episode.</p>';
-  return `<figure class=pb id="${esc(idPrefix)}-${p.episode}" data-episode="${p.episode}">
-<figcaption>episode ${p.episode} · seed ${p.seed} · ${esc(p.outcome)} · ${p.steps} steps${p.every > 1 ? ` · one frame every ${p.every} steps` : ''}</figcaption>
-<div class=pb-body><div class=pb-view><canvas width=${p.width} height=${p.height} aria-label="what the agent saw in episode ${p.episode}"></canvas>
+  return `<figure class=pb id="${esc(idPrefix)}-${esc(p.episode)}" data-episode="${esc(p.episode)}">
+<figcaption>episode ${esc(p.episode)} · seed ${esc(p.seed)} · ${esc(p.outcome)} · ${esc(p.steps)} steps${p.every > 1 ? ` · one frame every ${p.every} steps` : ''}</figcaption>
+<div class=pb-body><div class=pb-view><canvas width=${p.width} height=${p.height} aria-label="what the agent saw in episode ${esc(p.episode)}"></canvas>
 <img class=pb-sprite hidden alt="" src="data:image/png;base64,${framesPng(p).toString('base64')}">
 <div class=pb-controls><button type=button class=pb-play>▶ play</button><input type=range class=pb-slider min=0 max=${last} value=0 step=1 aria-label="frame"><button type=button class=pb-gif>Download GIF</button></div>
 <output class=pb-readout></output></div>
@@ -131,13 +133,13 @@ function timelineSvg(p: Playback): string {
     }
   });
   parts.push(
-    `<text x=${STRIP.left} y=${height - 2} class=pb-range>step 0</text><text x=${STRIP.left + STRIP.width} y=${height - 2} text-anchor=end class=pb-range>step ${p.steps}</text>`,
+    `<text x=${STRIP.left} y=${height - 2} class=pb-range>step 0</text><text x=${STRIP.left + STRIP.width} y=${height - 2} text-anchor=end class=pb-range>step ${esc(p.steps)}</text>`,
   );
   parts.push(`<line class=pb-cursor x1=${STRIP.left} x2=${STRIP.left} y1=0 y2=${height - 14} />`);
   const legend = p.rows.some((r) => r.dense !== null)
     ? '<span class=pb-key-reward>total</span> <span class=pb-key-dense>dense</span> <span class=pb-key-sparse>sparse</span>'
     : '<span class=pb-key-reward>reward</span>';
-  return `<svg class=pb-timeline viewBox="0 0 ${STRIP.left + STRIP.width + 4} ${height}" width=${STRIP.left + STRIP.width + 4} height=${height} role=img aria-label="reward, target distance and health over episode ${p.episode}">${parts.join('')}</svg>
+  return `<svg class=pb-timeline viewBox="0 0 ${STRIP.left + STRIP.width + 4} ${height}" width=${STRIP.left + STRIP.width + 4} height=${height} role=img aria-label="reward, target distance and health over episode ${esc(p.episode)}">${parts.join('')}</svg>
 <p class=caption>${legend}${p.every > 1 ? ` (summed over each ${p.every} steps)` : ''} · distance to the nearest target in view (gaps: none in view) · health of ${GAME_FACTS.maxHealth}. Shaded: steps the analyzer cites.</p>`;
 }
 
@@ -209,12 +211,12 @@ document.querySelectorAll('figure.pb').forEach(function(root){
 });
 })();`;
 
-/** The page's playback scripts (gifenc inlined, then the players); empty when no run has a player. */
-export function playbackScripts(html: string): string {
-  if (!html.includes('<figure class=pb ')) return '';
+/** The texts of the page's playback scripts (gifenc inlined, then the players); none when no run has a player. */
+export function playbackScriptSources(html: string): string[] {
+  if (!html.includes('<figure class=pb ')) return [];
   // gifenc's CommonJS build, given an `exports` of its own.
   const gifenc = readFileSync(gifencPath(), 'utf8')
     .replace(/\/\/# sourceMappingURL=.*$/m, '')
     .replace(/<\/script/gi, '<\\/script');
-  return `<script>var gifenc = (function(){ var exports = {}; ${gifenc}\nreturn exports; })();</script>\n<script>${PLAYBACK_SCRIPT}</script>`;
+  return [`var gifenc = (function(){ var exports = {}; ${gifenc}\nreturn exports; })();`, PLAYBACK_SCRIPT];
 }

@@ -2,25 +2,33 @@
 // training curves with 95 % intervals, the evaluation table, death causes, maps of failed episodes and the
 // analyzer's findings with their patches. Chart.js is inlined (no network: it opens offline, from a mail
 // attachment or a cluster's scratch folder); everything else is plain HTML and SVG rendered here.
-// Also writes the run's metrics as CSV and, when @tensorflow/tfjs-node is installed, as TensorBoard events.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+// Also writes the run's metrics as CSV and as a TensorBoard event file (tensorboard.ts, no native dependency).
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { CommandError, parseCommandArgs, runCommand, UsageError } from '../args';
+import { CommandError, parseCommandArgs, requireExisting, runCommand, UsageError } from '../args';
+import { UnsafePathError, writeAtomic } from '../files';
 import {
+  isRunFolder,
+  METRICS_COLUMNS,
   metricsCsv,
   readEpisodes,
   readMetrics,
   readSummary,
   RUN_FILES,
   RunRecordError,
+  runFoldersUnder,
   type EpisodeRecord,
   type RunSummary,
   type UpdateMetrics,
 } from '../records';
 import { bootstrapMean, formatRate, wilson, type RateEstimate } from '../stats';
 import { analyzeRun, readAnalysis, type Analysis, type Suggestion } from '../analyze/analyze';
-import { PLAYBACK_STYLE, playbackScripts, playbackSection } from './playback';
+import { html, joinHtml, trusted, type Html } from './html';
+import { PLAYBACK_STYLE, playbackScriptSources, playbackSection } from './playback';
+import { CURVES_SCRIPT, trainingCharts, type Chart } from './curves';
+import { writeEventFile } from './tensorboard';
 
 /** Everything the page shows about one run folder. */
 export interface RunData {
@@ -35,15 +43,11 @@ export interface RunData {
   notes: string[];
 }
 
-// Training curves are over the trainer's window of recent episodes (CURVE_WINDOW in runs/train.ts).
-const CURVE_WINDOW = 100;
 const MAX_MAPS = 12;
 const MAX_PATH_POINTS = 400;
-// Optional: its summary writer produces TensorBoard event files; required by name only when present.
-const TFJS_NODE = '@tensorflow/tfjs-node';
 
 export async function loadRun(dir: string): Promise<RunData> {
-  if (!existsSync(dir)) throw new CommandError(`${dir}: no such run folder`);
+  requireExisting(dir, 'run folder');
   const notes: string[] = [];
   const summary = readSummary(dir) ?? null;
   const metrics = readMetrics(dir);
@@ -51,7 +55,9 @@ export async function loadRun(dir: string): Promise<RunData> {
   if (existsSync(path.join(dir, RUN_FILES.episodes)) || existsSync(path.join(dir, RUN_FILES.failedEpisodes))) episodes = readEpisodes(dir);
   else notes.push('No evaluation episodes yet (the run has not finished, or ran with --eval-episodes 0).');
   if (!summary && metrics.length === 0 && episodes.length === 0) {
-    throw new CommandError(`${dir}: not a run folder (no ${RUN_FILES.summary}, ${RUN_FILES.metrics} or ${RUN_FILES.episodes})`);
+    throw new CommandError(
+      `${dir}: not a run folder (no ${RUN_FILES.summary}, ${RUN_FILES.metrics} or ${RUN_FILES.episodes}), nor a sweep or loop folder with runs in it`,
+    );
   }
   let analysis: RunData['analysis'] = null;
   const suggestionsFile = path.join(dir, RUN_FILES.suggestions);
@@ -66,7 +72,6 @@ export async function loadRun(dir: string): Promise<RunData> {
   return { dir: path.resolve(dir), name: path.basename(path.resolve(dir)), summary, metrics, episodes, analysis, notes };
 }
 
-const esc = (s: unknown) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
 
 function rateOf(episodes: EpisodeRecord[], pick: (e: EpisodeRecord) => boolean): RateEstimate {
@@ -84,14 +89,14 @@ function groupsOf(runs: RunData[]): { label: string; runs: RunData[] }[] {
   return [...groups].filter(([, rs]) => rs.length > 1).map(([label, rs]) => ({ label, runs: rs }));
 }
 
-function evaluationTable(runs: RunData[]): string {
+function evaluationTable(runs: RunData[]): Html {
   const rows = runs.map((r) => {
     const s = r.summary;
     const success = rateOf(r.episodes, (e) => e.success);
     const deaths = rateOf(r.episodes, (e) => e.died);
     const avgSteps = r.episodes.length ? r.episodes.reduce((t, e) => t + e.steps, 0) / r.episodes.length : Number.NaN;
-    return `<tr><td>${esc(r.name)}</td><td>${esc(s?.task ?? '—')}</td><td>${esc(s?.reward_file ? path.basename(s.reward_file) : '—')}</td><td class=num>${esc(s?.seed ?? '—')}</td>
-<td class=num>${(s?.env_steps ?? 0).toLocaleString('en-US')}</td><td>${esc(formatRate(success))}</td><td>${esc(formatRate(deaths))}</td><td class=num>${Number.isNaN(avgSteps) ? '—' : avgSteps.toFixed(0)}</td></tr>`;
+    return html`<tr><td>${r.name}</td><td>${s?.task ?? '—'}</td><td>${s?.reward_file ? path.basename(s.reward_file) : '—'}</td><td class=num>${s?.seed ?? '—'}</td>
+<td class=num>${(s?.env_steps ?? 0).toLocaleString('en-US')}</td><td>${formatRate(success)}</td><td>${formatRate(deaths)}</td><td class=num>${Number.isNaN(avgSteps) ? '—' : avgSteps.toFixed(0)}</td></tr>`;
   });
   const pooled = groupsOf(runs).map((g) => {
     const est = bootstrapMean(g.runs.map((r) => r.episodes.map((e) => (e.success ? 1 : 0))));
@@ -99,71 +104,29 @@ function evaluationTable(runs: RunData[]): string {
       est.n === 0
         ? '—'
         : `${pct(est.mean)} (95 % CI ${(100 * est.ci95[0]).toFixed(1)}–${pct(est.ci95[1])}, bootstrap over ${est.groups} seeds × ${est.n} episodes)`;
-    return `<tr class=pooled><td colspan=5>${esc(g.label)} — ${g.runs.length} runs pooled</td><td colspan=3>${esc(text)}</td></tr>`;
+    return html`<tr class=pooled><td colspan=5>${g.label} — ${g.runs.length} runs pooled</td><td colspan=3>${text}</td></tr>`;
   });
-  return `<table class=eval><thead><tr><th>run</th><th>task</th><th>reward</th><th>seed</th><th>frames</th><th>success (held-out)</th><th>deaths</th><th>avg steps</th></tr></thead>
-<tbody>${rows.join('\n')}${pooled.join('\n')}</tbody></table>`;
+  return html`<table class=eval><thead><tr><th>run</th><th>task</th><th>reward</th><th>seed</th><th>frames</th><th>success (held-out)</th><th>deaths</th><th>avg steps</th></tr></thead>
+<tbody>${joinHtml(rows, '\n')}${joinHtml(pooled, '\n')}</tbody></table>`;
 }
 
-interface CurveSeries {
-  label: string;
-  points: { x: number; y: number; lo?: number; hi?: number }[];
-}
-
-/** Training curves: success over the trainer's recent-episode window with Wilson bands; returns per run, and pooled groups with bootstrap bands over seeds. */
-function curveSeries(runs: RunData[]): { success: CurveSeries[]; ret: CurveSeries[] } {
-  const success: CurveSeries[] = [];
-  const ret: CurveSeries[] = [];
-  for (const r of runs) {
-    if (r.metrics.length === 0) continue;
-    // A window with no ended episode has no rate: the point is left out rather than drawn at 0. Runs since
-    // the training-success record carry its count and interval; older ones only the last-100 window's rate.
-    const withEpisodes = r.metrics.filter((m) => (m.success ? m.success.rate !== null : m.episodes > 0 && m.success_rate !== null));
-    success.push({
-      label: r.name,
-      points: withEpisodes.map((m) => {
-        if (m.success) return { x: m.frames, y: 100 * m.success.rate!, lo: 100 * m.success.ci95[0], hi: 100 * m.success.ci95[1] };
-        const n = Math.min(m.episodes, CURVE_WINDOW);
-        const w = wilson(Math.round(m.success_rate! * n), n);
-        return { x: m.frames, y: 100 * m.success_rate!, lo: 100 * w.ci95[0], hi: 100 * w.ci95[1] };
-      }),
-    });
-    ret.push({ label: r.name, points: withEpisodes.map((m) => ({ x: m.frames, y: m.mean_return })) });
-  }
-  for (const g of groupsOf(runs)) {
-    const withMetrics = g.runs.filter((r) => r.metrics.length > 0);
-    if (withMetrics.length < 2) continue;
-    const updates = Math.min(...withMetrics.map((r) => r.metrics.length));
-    const points = Array.from({ length: updates }, (_, u) => {
-      const rows = withMetrics.map((r) => r.metrics[u]!).filter((m) => m.episodes > 0);
-      if (rows.length < 2) return null;
-      const est = bootstrapMean(
-        rows.map((m) => [m.mean_return]),
-        { resamples: 500 },
-      );
-      return { x: rows[0]!.frames, y: est.mean, lo: est.ci95[0], hi: est.ci95[1] };
-    }).filter((p): p is NonNullable<typeof p> => p !== null);
-    ret.push({ label: `${g.label} (mean of ${withMetrics.length} seeds)`, points });
-  }
-  return { success, ret };
-}
-
-function deathCauses(r: RunData): string {
+function deathCauses(r: RunData): Html {
   const causes = new Map<string, number>();
   for (const e of r.episodes) if (e.died) causes.set(e.deathCause ?? 'other', (causes.get(e.deathCause ?? 'other') ?? 0) + 1);
-  if (r.episodes.length === 0) return '<p class=muted>No evaluation episodes.</p>';
-  if (causes.size === 0) return `<p>No deaths in ${r.episodes.length} evaluation episodes.</p>`;
+  if (r.episodes.length === 0) return html`<p class=muted>No evaluation episodes.</p>`;
+  if (causes.size === 0) return html`<p>No deaths in ${r.episodes.length} evaluation episodes.</p>`;
   const rows = [...causes]
     .sort((a, b) => b[1] - a[1])
     .map(([cause, k]) => {
       const w = wilson(k, r.episodes.length);
-      return `<tr><td>${esc(cause)}</td><td class=num>${k}</td><td><span class=bar style="width:${(100 * w.rate).toFixed(1)}%"></span> ${esc(formatRate(w))}</td></tr>`;
+      // A bar drawn as SVG, not a style attribute: the page's policy allows no inline styles but its sheet.
+      return html`<tr><td>${cause}</td><td class=num>${k}</td><td><svg class=bar width="200" height="10" aria-hidden="true"><rect height="10" width="${(2 * 100 * w.rate).toFixed(1)}"/></svg> ${formatRate(w)}</td></tr>`;
     });
-  return `<table class=causes><thead><tr><th>cause</th><th>deaths</th><th>share of evaluation episodes</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  return html`<table class=causes><thead><tr><th>cause</th><th>deaths</th><th>share of evaluation episodes</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 /** Top-down map (x right, z down, as on a Minecraft map) of one episode's path, equal scale on both axes. */
-function episodeMap(e: EpisodeRecord): string {
+function episodeMap(e: EpisodeRecord): Html {
   const step = Math.max(1, Math.ceil(e.path.length / MAX_PATH_POINTS));
   const pts = e.path.filter((_, i) => i % step === 0 || i === e.path.length - 1).map(([x, , z]) => [x, z] as const);
   const xs = pts.map((p) => p[0]),
@@ -183,52 +146,57 @@ function episodeMap(e: EpisodeRecord): string {
   const [sx, sz] = pts[0] ?? [0, 0];
   const [ex, ez] = pts[pts.length - 1] ?? [0, 0];
   const outcome = e.died ? `died: ${e.deathCause ?? 'other'}` : e.truncated ? 'ran out of time' : 'failed';
-  return `<figure class=map><svg viewBox="0 0 ${size} ${size}" width=${size} height=${size} role=img aria-label="path of episode ${e.episode}">
-<rect width=${size} height=${size} class=ground /><polyline points="${line}" class=path />
-<circle cx=${px(sx).toFixed(1)} cy=${pz(sz).toFixed(1)} r=4 class=start /><path d="M${(px(ex) - 4).toFixed(1)},${(pz(ez) - 4).toFixed(1)} l8,8 m0,-8 l-8,8" class=end />
-<text x=${size - 4} y=${size - 4} text-anchor=end class=scale>${span.toFixed(0)} m across</text></svg>
-<figcaption>episode ${e.episode} · seed ${e.seed}<br>${esc(outcome)} · ${e.steps} steps</figcaption></figure>`;
+  return html`<figure class=map><svg viewBox="0 0 ${size} ${size}" width="${size}" height="${size}" role=img aria-label="path of episode ${e.episode}">
+<rect width="${size}" height="${size}" class=ground /><polyline points="${line}" class=path />
+<circle cx="${px(sx).toFixed(1)}" cy="${pz(sz).toFixed(1)}" r=4 class=start /><path d="M${(px(ex) - 4).toFixed(1)},${(pz(ez) - 4).toFixed(1)} l8,8 m0,-8 l-8,8" class=end />
+<text x="${size - 4}" y="${size - 4}" text-anchor=end class=scale>${span.toFixed(0)} m across</text></svg>
+<figcaption>episode ${e.episode} · seed ${e.seed}<br>${outcome} · ${e.steps} steps</figcaption></figure>`;
 }
 
-function diffHtml(diff: string): string {
-  return diff
+function diffHtml(diff: string): Html {
+  const lines = diff
     .trimEnd()
     .split('\n')
     .map((l) => {
       const cls = l.startsWith('+') && !l.startsWith('+++') ? 'add' : l.startsWith('-') && !l.startsWith('---') ? 'del' : l.startsWith('@@') ? 'hunk' : '';
-      return `<span class="${cls}">${esc(l)}</span>`;
-    })
-    .join('\n');
+      return html`<span class="${cls}">${l}</span>`;
+    });
+  return joinHtml(lines, '\n');
 }
 
-function findings(r: RunData): string {
-  if (!r.analysis) return '<p class=muted>No analysis (no evaluation episodes).</p>';
+function findings(r: RunData): Html {
+  if (!r.analysis) return html`<p class=muted>No analysis (no evaluation episodes).</p>`;
   const list: Suggestion[] = r.analysis.suggestions;
-  if (list.length === 0) return '<p>The analyzer found no failure pattern.</p>';
-  return list
-    .map(
-      (s) => `<div class=finding><h4>${esc(s.id)} <span class=muted>· ${pct(s.share)} of examined episodes</span></h4><p>${esc(s.message)}</p>
-<ul>${s.episodes
-        .slice(0, 3)
-        .map((e) => `<li>episode ${e.episode}${e.steps ? `, steps ${e.steps[0]}–${e.steps[1]}` : ''}: ${esc(e.note)}</li>`)
-        .join('')}${s.episodes.length > 3 ? `<li class=muted>… ${s.episodes.length - 3} more</li>` : ''}</ul>
-${s.diff ? `<p>Patch to ${esc(r.analysis!.rewardFile ?? 'the reward')} — apply with <code>rewardsmith apply ${esc(r.dir)} --suggestion ${esc(s.id)}</code></p><pre class=diff>${diffHtml(s.diff)}</pre>` : s.patchUnavailable ? `<p class=muted>No patch: ${esc(s.patchUnavailable)}.</p>` : ''}</div>`,
-    )
-    .join('\n');
+  if (list.length === 0) return html`<p>The analyzer found no failure pattern.</p>`;
+  const finding = (s: Suggestion) => {
+    const evidence = s.episodes.slice(0, 3).map((e) => html`<li>episode ${e.episode}${e.steps ? `, steps ${e.steps[0]}–${e.steps[1]}` : ''}: ${e.note}</li>`);
+    const more = s.episodes.length > 3 && html`<li class=muted>… ${s.episodes.length - 3} more</li>`;
+    const patch = s.diff
+      ? html`<p>Patch to ${r.analysis!.rewardFile ?? 'the reward'} — apply with <code>rewardsmith apply ${r.dir} --suggestion ${s.id}</code></p><pre class=diff>${diffHtml(s.diff)}</pre>`
+      : s.patchUnavailable && html`<p class=muted>No patch: ${s.patchUnavailable}.</p>`;
+    return html`<div class=finding><h4>${s.id} <span class=muted>· ${pct(s.share)} of examined episodes</span></h4><p>${s.message}</p>
+<ul>${evidence}${more}</ul>
+${patch}</div>`;
+  };
+  return joinHtml(list.map(finding), '\n');
 }
 
-function runSection(r: RunData, i: number): string {
+function runSection(r: RunData, i: number): Html {
   const s = r.summary;
   const failed = r.episodes.filter((e) => !e.success);
   const facts = s
-    ? `<dl><dt>task</dt><dd>${esc(s.task)}</dd><dt>reward</dt><dd>${esc(s.reward_file ?? '—')}</dd><dt>seed</dt><dd>${esc(s.seed)}</dd>
-<dt>training</dt><dd>${s.train.frames.toLocaleString('en-US')} frames, ${s.train.updates} updates, ${s.wall_seconds.toFixed(0)} s, backend ${esc(s.backend)}</dd></dl>`
-    : '<p class=muted>No summary.json: training has not finished.</p>';
-  return `<section class=run id="run-${i}"><h2>${esc(r.name)}</h2><p class=muted>${esc(r.dir)}</p>${facts}
-${r.notes.map((n) => `<p class=note>${esc(n)}</p>`).join('')}
+    ? html`<dl><dt>task</dt><dd>${s.task}</dd><dt>reward</dt><dd>${s.reward_file ?? '—'}</dd><dt>seed</dt><dd>${s.seed}</dd>
+<dt>training</dt><dd>${s.train.frames.toLocaleString('en-US')} frames, ${s.train.updates} updates, ${s.wall_seconds.toFixed(0)} s, backend ${s.backend}</dd></dl>`
+    : html`<p class=muted>No summary.json: training has not finished.</p>`;
+  const maps =
+    failed.length === 0
+      ? html`<p>None.</p>`
+      : html`<p>${failed.length} of ${r.episodes.length} evaluation episodes failed${failed.length > MAX_MAPS ? `; the first ${MAX_MAPS} are shown` : ''}. Top-down paths: ● start, ✕ end.</p><div class=maps>${failed.slice(0, MAX_MAPS).map(episodeMap)}</div>`;
+  return html`<section class=run id="run-${i}"><h2>${r.name}</h2><p class=muted>${r.dir}</p>${facts}
+${r.notes.map((n) => html`<p class=note>${n}</p>`)}
 <h3>Death causes</h3>${deathCauses(r)}
-<h3>Failed episodes</h3>${failed.length === 0 ? '<p>None.</p>' : `<p>${failed.length} of ${r.episodes.length} evaluation episodes failed${failed.length > MAX_MAPS ? `; the first ${MAX_MAPS} are shown` : ''}. Top-down paths: ● start, ✕ end.</p><div class=maps>${failed.slice(0, MAX_MAPS).map(episodeMap).join('')}</div>`}
-<h3>Episode playback</h3>${playbackSection(s, r.episodes, r.analysis?.suggestions ?? [], `run-${i}-playback`)}
+<h3>Failed episodes</h3>${maps}
+<h3>Episode playback</h3>${trusted(playbackSection(s, r.episodes, r.analysis?.suggestions ?? [], `run-${i}-playback`))}
 <h3>Analyzer findings and patches</h3>${findings(r)}</section>`;
 }
 
@@ -237,42 +205,17 @@ h1{font-size:22px;margin-bottom:4px}h2{border-top:1px solid #d5d9de;padding-top:
 table{border-collapse:collapse;margin:8px 0}th,td{border-bottom:1px solid #e3e6ea;padding:4px 8px;text-align:left;vertical-align:top}td.num{text-align:right}
 tr.pooled td{background:#f3f6fa;font-weight:600}.muted{color:#66707a}.note{background:#fff7e0;padding:6px 10px;border-left:3px solid #e0a800}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:8px 0}dt{color:#66707a}dd{margin:0}
-.charts{display:grid;grid-template-columns:1fr 1fr;gap:16px}.chart{height:280px;position:relative}.caption{font-size:12px;color:#66707a}
-.bar{display:inline-block;height:10px;background:#c0392b;vertical-align:middle;max-width:200px}
+.charts{display:grid;grid-template-columns:1fr 1fr;gap:16px}.chart{height:280px;position:relative}.ppo{grid-template-columns:1fr 1fr 1fr}.ppo .chart{height:200px}.caption{font-size:12px;color:#66707a}
+.bar{vertical-align:middle}.bar rect{fill:#c0392b}
 .maps{display:flex;flex-wrap:wrap;gap:10px}.map{margin:0;font-size:12px;text-align:center}.ground{fill:#eef3e8;stroke:#c9d3bf}
 .path{fill:none;stroke:#2c6fbb;stroke-width:1.5}.start{fill:#2e9d4a}.end{stroke:#c0392b;stroke-width:2.5}.scale{font-size:9px;fill:#66707a}
 .finding{border:1px solid #e3e6ea;border-radius:4px;padding:8px 12px;margin:10px 0}pre.diff{background:#f6f8fa;padding:8px;overflow-x:auto;font-size:12px}
 pre .add{color:#1a7f37;background:#e6ffec}pre .del{color:#cf222e;background:#ffebe9}pre .hunk{color:#8250df}code{background:#f0f2f4;padding:0 3px}`;
 
-// Runs in the page: draws the two curve charts from the embedded data with the inlined Chart.js.
-const CHART_SCRIPT = `(function(){
-var data = JSON.parse(document.getElementById('report-data').textContent);
-var colours = ['#2c6fbb','#c0392b','#2e9d4a','#8250df','#d97706','#0f766e','#be185d','#4b5563'];
-function datasets(series){
-  var out = [];
-  series.forEach(function(s, i){
-    var c = colours[i % colours.length];
-    var banded = s.points.some(function(p){ return p.lo !== undefined; });
-    if (banded) {
-      out.push({label: s.label + ' (95 % CI high)', data: s.points.map(function(p){ return {x: p.x, y: p.hi}; }), borderWidth: 0, pointRadius: 0, fill: false, borderColor: 'transparent', band: true});
-      out.push({label: s.label + ' (95 % CI low)', data: s.points.map(function(p){ return {x: p.x, y: p.lo}; }), borderWidth: 0, pointRadius: 0, fill: '-1', backgroundColor: c + '33', borderColor: 'transparent', band: true});
-    }
-    out.push({label: s.label, data: s.points.map(function(p){ return {x: p.x, y: p.y}; }), borderColor: c, backgroundColor: c, borderWidth: 2, pointRadius: s.points.length > 40 ? 0 : 2, fill: false});
-  });
-  return out;
+/** One chart's canvas, its caption, and why it has no points where that is so. */
+function chartHtml(c: Chart): Html {
+  return html`<div><h4>${c.title}</h4><div class=chart><canvas id="${c.id}"></canvas></div>${c.empty ? html`<p class=note>${c.empty}</p>` : ''}<p class=caption>${c.caption}</p></div>\n`;
 }
-function chart(id, series, yTitle, yMax){
-  var el = document.getElementById(id);
-  if (!el) return;
-  new Chart(el, {type: 'line', data: {datasets: datasets(series)}, options: {
-    animation: false, responsive: true, maintainAspectRatio: false, parsing: true,
-    scales: {x: {type: 'linear', title: {display: true, text: 'training frames'}}, y: {title: {display: true, text: yTitle}, min: yMax ? 0 : undefined, max: yMax}},
-    plugins: {legend: {labels: {filter: function(item, d){ return !d.datasets[item.datasetIndex].band; }}}}
-  }});
-}
-chart('chart-success', data.success, 'training success %', 100);
-chart('chart-return', data.ret, 'mean episode return', undefined);
-})();`;
 
 /** Chart.js's standalone build, inlined so the page needs no network. */
 function chartJsSource(): string {
@@ -290,68 +233,81 @@ function chartJsSource(): string {
   return readFileSync(file, 'utf8');
 }
 
-/** The whole page for these runs. */
+/** A Content-Security-Policy source for an inline script or style: the sha256 of its exact text. */
+const sha256Source = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+
+/**
+ * The whole page for these runs. Its Content-Security-Policy lets nothing load and nothing run but the two
+ * scripts and the style sheet it carries, each allowed by the hash of its text: no inline event handler,
+ * injected script or style attribute runs or applies, even if markup got past the escaping.
+ */
 export function renderReport(runs: RunData[], generatedAt = new Date()): string {
-  const { success, ret } = curveSeries(runs);
-  const data = JSON.stringify({ success, ret }).replace(/</g, '\\u003c');
+  const charts = trainingCharts(runs, groupsOf(runs));
+  const data = JSON.stringify({ charts }).replace(/</g, '\\u003c');
   const title = runs.length === 1 ? `Rewardsmith report: ${runs[0]!.name}` : `Rewardsmith report: ${runs.length} runs`;
-  const hasCurves = success.length > 0;
+  const hasCurves = runs.some((r) => r.metrics.length > 0);
   const chartJs = chartJsSource().replace(/<\/script/gi, '<\\/script');
-  const sections = runs.map(runSection).join('\n');
-  return `<!doctype html>
+  const sections = joinHtml(runs.map(runSection), '\n');
+  const playbackScripts = playbackScriptSources(sections.text);
+  const styleSheet = `${STYLE}\n${PLAYBACK_STYLE}`;
+  const policy = [
+    "default-src 'none'",
+    `script-src ${[chartJs, CURVES_SCRIPT, ...playbackScripts].map(sha256Source).join(' ')}`,
+    `style-src ${sha256Source(styleSheet)}`,
+    'img-src data:',
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+  const curves = hasCurves
+    ? html`<div class=charts>${charts.slice(0, 2).map(chartHtml)}</div>
+<h3>PPO</h3><div class="charts ppo">${charts.slice(2).map(chartHtml)}</div>`
+    : html`<p class=muted>No metrics.ndjson: these runs have no training curves.</p>`;
+  return html`<!doctype html>
 <html lang=en><head><meta charset=utf-8><meta name=viewport content="width=device-width,initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
-<title>${esc(title)}</title><style>${STYLE}
-${PLAYBACK_STYLE}</style></head><body>
-<h1>${esc(title)}</h1><p class=muted>Generated ${esc(generatedAt.toISOString())} by <code>rewardsmith report</code>. Rates are over the episodes named beside them, with 95 % Wilson intervals.</p>
+<meta http-equiv="Content-Security-Policy" content="${policy}">
+<title>${title}</title><style>${trusted(styleSheet)}</style></head><body>
+<h1>${title}</h1><p class=muted>Generated ${generatedAt.toISOString()} by <code>rewardsmith report</code>. Rates are over the episodes named beside them, with 95 % Wilson intervals.</p>
 <h2>Evaluation on held-out worlds</h2>${evaluationTable(runs)}
-<h2>Training curves</h2>${
-    hasCurves
-      ? `<div class=charts><div><div class=chart><canvas id=chart-success></canvas></div><p class=caption>Training success over the episodes the trainer counts at each update (the run's metrics record them; older runs: the last ≤ ${CURVE_WINDOW} finished episodes); band: 95 % Wilson interval. Updates before any counted episode has ended have no point.</p></div>
-<div><div class=chart><canvas id=chart-return></canvas></div><p class=caption>Mean return over the same window. metrics.ndjson keeps no per-episode returns, so a single run's return has no band; runs of the same reward and task are also drawn as their mean with a 95 % bootstrap interval over seeds.</p></div></div>`
-      : '<p class=muted>No metrics.ndjson: these runs have no training curves.</p>'
-  }
+<h2>Training curves</h2>${curves}
 ${sections}
-<script>${chartJs}</script>
-<script type="application/json" id=report-data>${data}</script>
-<script>${CHART_SCRIPT}</script>
-${playbackScripts(sections)}
-</body></html>
-`;
+<script>${trusted(chartJs)}</script>
+<script type="application/json" id=report-data>${trusted(data)}</script>
+<script>${trusted(CURVES_SCRIPT)}</script>
+${playbackScripts.map((source) => html`<script>${trusted(source)}</script>\n`)}</body></html>
+`.text;
 }
 
-/** metrics.csv beside metrics.ndjson (always) and TensorBoard event files (when tfjs-node is installed). */
-export async function writeMetricExports(run: RunData): Promise<{ csv: string | null; tensorboard: string | null; tensorboardMissing: string | null }> {
-  if (run.metrics.length === 0) return { csv: null, tensorboard: null, tensorboardMissing: null };
+/** Curves TensorBoard shows, as `train/<column>`: every metrics.csv column but the step's own counters. */
+const TENSORBOARD_TAGS = METRICS_COLUMNS.filter((c) => c !== 'update' && c !== 'frames' && c !== 'wall_seconds');
+
+/** metrics.csv beside metrics.ndjson and a TensorBoard event file in RUN/tensorboard/, step = training frames. */
+export async function writeMetricExports(run: RunData): Promise<{ csv: string | null; tensorboard: string | null; tensorboardError: string | null }> {
+  if (run.metrics.length === 0) return { csv: null, tensorboard: null, tensorboardError: null };
   const csv = path.join(run.dir, RUN_FILES.metricsCsv);
-  writeFileSync(csv, metricsCsv(run.metrics));
-  let tfnode: { node?: { summaryFileWriter(dir: string): { scalar(name: string, value: number, step: number): void; flush(): void } } };
-  try {
-    tfnode = createRequire(__filename)(TFJS_NODE) as typeof tfnode;
-  } catch {
-    return {
-      csv,
-      tensorboard: null,
-      tensorboardMissing: 'TensorBoard files not written: @tensorflow/tfjs-node is not installed (npm i @tensorflow/tfjs-node adds them)',
-    };
-  }
+  writeAtomic(csv, metricsCsv(run.metrics));
+  // metrics.ndjson keeps seconds since the run started; its last line was written at the file's mtime.
+  const last = run.metrics[run.metrics.length - 1]!;
+  const started = statSync(path.join(run.dir, RUN_FILES.metrics)).mtimeMs / 1000 - (last.wall_seconds ?? 0);
+  const steps = run.metrics.map((m) => ({
+    step: m.frames,
+    wallTime: started + (m.wall_seconds ?? 0),
+    scalars: TENSORBOARD_TAGS.flatMap((c) => (typeof m[c] === 'number' ? [{ tag: `train/${c}`, value: m[c] as number }] : [])),
+  }));
   const dir = path.join(run.dir, RUN_FILES.tensorboard);
-  mkdirSync(dir, { recursive: true });
-  const writer = tfnode.node!.summaryFileWriter(dir);
-  for (const m of run.metrics) {
-    for (const key of ['mean_return', 'success_rate', 'policy_loss', 'value_loss', 'entropy', 'kl', 'fps'] as const) {
-      if (typeof m[key] === 'number' && Number.isFinite(m[key])) writer.scalar(`train/${key}`, m[key], m.frames);
-    }
+  try {
+    writeEventFile(dir, steps, started);
+  } catch (err) {
+    return { csv, tensorboard: null, tensorboardError: `TensorBoard file not written: ${(err as Error).message}` };
   }
-  writer.flush();
-  return { csv, tensorboard: dir, tensorboardMissing: null };
+  return { csv, tensorboard: dir, tensorboardError: null };
 }
 
 export const REPORT_SPEC = {
   command: 'report',
   summary:
-    "Writes one self-contained HTML page (opens offline) for one run or a set of runs: curves with 95 % intervals, the evaluation\ntable, death causes, maps of failed episodes and the analyzer's findings with patches. Also writes RUN/metrics.csv and,\nwith @tensorflow/tfjs-node installed, TensorBoard event files in RUN/tensorboard/.",
+    "Writes one self-contained HTML page (opens offline) for one run or a set of runs: curves with 95 % intervals, the evaluation\ntable, death causes, maps of failed episodes and the analyzer's findings with patches. Also writes RUN/metrics.csv and\na TensorBoard event file in RUN/tensorboard/ (tensorboard --logdir RUN/tensorboard).",
   positionals: 'RUN...',
+  epilog: 'A RUN may also be a sweep or loop folder: its runs are reported, labelled by reward and seed.',
   minPositionals: 1,
   maxPositionals: 1000,
   options: {
@@ -363,10 +319,45 @@ export const REPORT_SPEC = {
   },
 } as const;
 
-/** Writes the report of these run folders; returns the page's path and lines to tell the user. */
+/**
+ * How a run is named on the page: by its reward and seed (a sweep's runs are all folders named seed-N), with
+ * the folder's path below the runs' common folder where that alone leaves two runs alike (a loop's
+ * candidates share a reward name); by its folder name when it has no summary.
+ */
+export function labelRuns(runs: RunData[]): void {
+  const byRewardAndSeed = runs.map((r) =>
+    r.summary
+      ? `${r.summary.reward_file ? path.basename(r.summary.reward_file).replace(/\.reward\.[jt]s$/, '') : 'no reward'} · seed ${r.summary.seed}`
+      : r.name,
+  );
+  const dirs = runs.map((r) => r.dir.split(path.sep));
+  let common = 0;
+  while (dirs.every((d) => d.length > common + 1 && d[common] === dirs[0]![common])) common++;
+  runs.forEach((r, i) => {
+    const label = byRewardAndSeed[i]!;
+    const alike = byRewardAndSeed.filter((l) => l === label).length > 1;
+    r.name = alike ? `${label} (${dirs[i]!.slice(common).join('/')})` : label;
+  });
+}
+
+function commonFolder(dirs: string[]): string {
+  const parts = dirs.map((d) => path.resolve(d).split(path.sep));
+  let n = 0;
+  while (parts.every((p) => p.length > n && p[n] === parts[0]![n])) n++;
+  return parts[0]!.slice(0, n).join(path.sep) || path.sep;
+}
+
+/** The run folders a report argument stands for: itself, or the runs inside a sweep's or loop's folder. */
+function runFoldersOf(dir: string): string[] {
+  if (isRunFolder(dir) || !statSync(dir).isDirectory()) return [dir];
+  const inside = runFoldersUnder(dir);
+  return inside.length > 0 ? inside : [dir];
+}
+
+/** Writes the report of these run folders (or sweep and loop folders); returns the page's path and lines to tell the user. */
 export async function writeReport(runDirs: string[], out?: string): Promise<{ file: string; messages: string[] }> {
   const runs: RunData[] = [];
-  for (const dir of runDirs) {
+  for (const dir of runDirs.flatMap((d) => runFoldersOf(requireExisting(d, 'run folder')))) {
     try {
       runs.push(await loadRun(dir));
     } catch (err) {
@@ -374,15 +365,24 @@ export async function writeReport(runDirs: string[], out?: string): Promise<{ fi
       throw err;
     }
   }
+  labelRuns(runs);
   const messages: string[] = [];
-  for (const run of runs) {
-    const ex = await writeMetricExports(run);
-    if (ex.tensorboardMissing && !messages.includes(ex.tensorboardMissing)) messages.push(ex.tensorboardMissing);
-    if (ex.tensorboard) messages.push(`TensorBoard: tensorboard --logdir ${ex.tensorboard}`);
+  const written: string[] = [];
+  // One folder given (a run, a sweep, a loop): the page goes into it; several: into the current folder.
+  const file = path.resolve(out ?? (runDirs.length === 1 ? path.join(runDirs[0]!, RUN_FILES.report) : 'report.html'));
+  try {
+    for (const run of runs) {
+      const ex = await writeMetricExports(run);
+      if (ex.tensorboardError) messages.push(ex.tensorboardError);
+      if (ex.tensorboard) written.push(ex.tensorboard);
+    }
+    writeAtomic(file, renderReport(runs));
+  } catch (err) {
+    if (err instanceof UnsafePathError) throw new CommandError(err.message);
+    throw err;
   }
-  const file = path.resolve(out ?? (runs.length === 1 ? path.join(runs[0]!.dir, RUN_FILES.report) : 'report.html'));
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, renderReport(runs));
+  // TensorBoard finds event files below its logdir, one run per folder: the runs' common folder shows them all.
+  if (written.length > 0) messages.push(`TensorBoard: tensorboard --logdir ${written.length === 1 ? written[0] : commonFolder(written)}`);
   return { file, messages };
 }
 

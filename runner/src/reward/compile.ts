@@ -4,9 +4,11 @@
 import { readFileSync } from 'node:fs';
 import ts from 'typescript';
 import { SourceMapConsumer, type RawSourceMap } from 'source-map-js';
+import { REWARD_FILE_EXTENSIONS } from '../records';
 import { parameterNames } from '../schema';
 
-export type RewardErrorKind = 'compile' | 'contract' | 'throw' | 'timeout' | 'memory' | 'bad-return';
+/** `host`: the sandbox's host process died (a signal, an exit) while the reward itself did nothing wrong. */
+export type RewardErrorKind = 'compile' | 'contract' | 'throw' | 'timeout' | 'memory' | 'bad-return' | 'host';
 
 /** Any failure of a reward file, at a 1-based line and column of the original reward file. */
 export class RewardError extends Error {
@@ -59,7 +61,26 @@ export interface CompiledReward {
    * the function's declaration (an isolate terminated for time leaves no stack to read).
    */
   loops: EntryLocation[];
+  /**
+   * With `coverage`: every statement inside a function, where it starts and ends. The compiled code calls
+   * COVERAGE_MARKER(index) before each of them, which the sandbox counts per call (the probes' "which line
+   * ran, which line paid"). Empty without `coverage`: training runs the file uninstrumented.
+   */
+  statements: StatementLocation[];
 }
+
+export interface StatementLocation extends EntryLocation {
+  endLine: number;
+  endColumn: number;
+}
+
+export interface CompileOptions {
+  /** Count each statement's runs in the sandbox (see CompiledReward.statements). */
+  coverage?: boolean;
+}
+
+/** The global function the instrumented reward calls with a statement's index before running it. */
+export const COVERAGE_MARKER = '__rewardsmith_ran';
 
 /** The global the compiled reward sets to the 1-based index (in CompiledReward.loops) of the loop it is in. */
 export const LOOP_MARKER = '__rewardsmith_loop';
@@ -80,6 +101,49 @@ function markLoops(at: (node: ts.Node) => EntryLocation, loops: EntryLocation[])
       if (ts.isWhileStatement(loop)) return f.updateWhileStatement(loop, loop.expression, body);
       if (ts.isDoStatement(loop)) return f.updateDoStatement(loop, body, loop.expression);
       return loop;
+    };
+    return (file) => ts.visitNode(file, visit) as ts.SourceFile;
+  };
+}
+
+/** Calls `COVERAGE_MARKER(<index>)` before every statement inside a function, recording where each statement is. */
+function markStatements(span: (node: ts.Node) => StatementLocation, statements: StatementLocation[]): ts.TransformerFactory<ts.SourceFile> {
+  return (context) => {
+    const f = context.factory;
+    const mark = (s: ts.Statement) =>
+      f.createExpressionStatement(
+        f.createCallExpression(f.createIdentifier(COVERAGE_MARKER), undefined, [f.createNumericLiteral(statements.push(span(s)) - 1)]),
+      );
+    const counted = (s: ts.Statement) => !ts.isFunctionDeclaration(s) && !ts.isEmptyStatement(s) && !ts.isBlock(s) && s.pos >= 0;
+    const list = (statements: readonly ts.Statement[]) => statements.flatMap((s) => (counted(s) ? [mark(s), visitStatement(s)] : [visitStatement(s)]));
+    // A statement in a single-statement position (`if (c) x = 1;`) becomes a block with its mark.
+    const body = (s: ts.Statement): ts.Statement => (counted(s) ? f.createBlock([mark(s), visitStatement(s)], true) : visitStatement(s));
+    let inFunction = 0;
+    const visitStatement = (s: ts.Statement) => visit(s) as ts.Statement;
+    const visit = (node: ts.Node): ts.Node => {
+      if (ts.isFunctionLike(node)) {
+        inFunction++;
+        const out = ts.visitEachChild(node, visit, context);
+        inFunction--;
+        return out;
+      }
+      if (inFunction === 0) return ts.visitEachChild(node, visit, context);
+      if (ts.isBlock(node)) return f.updateBlock(node, list(node.statements));
+      if (ts.isCaseClause(node)) return f.updateCaseClause(node, visit(node.expression) as ts.Expression, list(node.statements));
+      if (ts.isDefaultClause(node)) return f.updateDefaultClause(node, list(node.statements));
+      if (ts.isIfStatement(node))
+        return f.updateIfStatement(node, visit(node.expression) as ts.Expression, body(node.thenStatement), node.elseStatement && body(node.elseStatement));
+      if (ts.isIterationStatement(node, false) && !ts.isBlock(node.statement)) {
+        const loop = ts.visitEachChild(node, visit, context) as ts.IterationStatement;
+        const wrapped = counted(node.statement) ? f.createBlock([mark(node.statement), loop.statement], true) : loop.statement;
+        if (ts.isForStatement(loop)) return f.updateForStatement(loop, loop.initializer, loop.condition, loop.incrementor, wrapped);
+        if (ts.isForInStatement(loop)) return f.updateForInStatement(loop, loop.initializer, loop.expression, wrapped);
+        if (ts.isForOfStatement(loop)) return f.updateForOfStatement(loop, loop.awaitModifier, loop.initializer, loop.expression, wrapped);
+        if (ts.isWhileStatement(loop)) return f.updateWhileStatement(loop, loop.expression, wrapped);
+        if (ts.isDoStatement(loop)) return f.updateDoStatement(loop, wrapped, loop.expression);
+        return loop;
+      }
+      return ts.visitEachChild(node, visit, context);
     };
     return (file) => ts.visitNode(file, visit) as ts.SourceFile;
   };
@@ -128,14 +192,14 @@ const BASIC_PARAMETERS = parameterNames(false);
  * parameters in the paper's order (attack tasks add `damage_dealt, kill_entity`), or `dense` and `sparse`,
  * each taking a leading part of that parameter list. Throws a located RewardError ('compile' or 'contract').
  */
-export function compileRewardFile(file: string, source: string = readFileSync(file, 'utf8')): CompiledReward {
+export function compileRewardFile(file: string, source: string = readFileSync(file, 'utf8'), options: CompileOptions = {}): CompiledReward {
   const deep = tooDeepAt(source);
   if (deep !== undefined) {
     const lines = source.slice(0, deep).split('\n');
     throw new RewardError('compile', file, lines.length, lines[lines.length - 1]!.length + 1, TOO_DEEP_MESSAGE);
   }
   try {
-    return compileChecked(file, source);
+    return compileChecked(file, source, options);
   } catch (err) {
     // Any other structure deep enough to overflow TypeScript's recursion (a long else-if chain, say).
     if (err instanceof RangeError) throw new RewardError('compile', file, 1, 1, `the file is nested too deeply for the compiler (${err.message})`);
@@ -143,7 +207,7 @@ export function compileRewardFile(file: string, source: string = readFileSync(fi
   }
 }
 
-function compileChecked(file: string, source: string): CompiledReward {
+function compileChecked(file: string, source: string, options: CompileOptions): CompiledReward {
   const sourceFile = ts.createSourceFile(file, source, ts.ScriptTarget.ES2022, true, scriptKind(file));
   const at = (node: ts.Node | number) => {
     const pos = typeof node === 'number' ? node : node.getStart(sourceFile);
@@ -155,11 +219,19 @@ function compileChecked(file: string, source: string): CompiledReward {
     throw new RewardError(kind, file, p.line, p.column, message);
   };
 
+  const span = (node: ts.Node): StatementLocation => {
+    const start = at(node);
+    const end = sourceFile.getLineAndCharacterOfPosition(node.getEnd());
+    return { ...start, endLine: end.line + 1, endColumn: end.character + 1 };
+  };
+
   const loops: EntryLocation[] = [];
+  const statements: StatementLocation[] = [];
   const out = ts.transpileModule(source, {
     fileName: file,
     reportDiagnostics: true,
-    transformers: { before: [markLoops(at, loops)] },
+    // Statements are marked on the file as written, before the loop markers add statements of their own.
+    transformers: { before: [...(options.coverage ? [markStatements(span, statements)] : []), markLoops(at, loops)] },
     compilerOptions: {
       target: ts.ScriptTarget.ES2022,
       module: ts.ModuleKind.CommonJS,
@@ -196,7 +268,7 @@ function compileChecked(file: string, source: string): CompiledReward {
   const contract = checkContract(file, exported, 'export');
   const js = out.outputText.replace(/\n\/\/# sourceMappingURL=.*\s*$/, '\n');
   const map = JSON.parse(out.sourceMapText!) as RawSourceMap;
-  return { file, language: 'typescript', js, map, ...contract, loops };
+  return { file, language: 'typescript', js, map, ...contract, loops, statements };
 }
 
 /** A reward function the file defines at its top level: where, and its parameters (null: not a plain name). */
@@ -319,8 +391,7 @@ export function readRewardFile(file: string): string {
     throw new UnreadableRewardFile(
       `${file}: ${language} rewards are not supported yet; write the reward in TypeScript (*.reward.ts), JavaScript (*.reward.js) or Python (*.reward.py)`,
     );
-  if (!['.ts', '.js', '.mts', '.cts', '.mjs', '.cjs', '.py'].includes(ext))
-    throw new UnreadableRewardFile(`${file}: not a reward file (expected a .ts, .js or .py file)`);
+  if (!REWARD_FILE_EXTENSIONS.includes(ext)) throw new UnreadableRewardFile(`${file}: not a reward file (expected a .ts, .js or .py file)`);
   try {
     return readFileSync(file, 'utf8');
   } catch (err) {

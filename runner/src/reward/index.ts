@@ -8,16 +8,16 @@ import { existsSync, readFileSync, renameSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import path from 'node:path';
 import { SCALE_RULE, type StepObservation } from '../schema';
-import { compileRewardFile, LOOP_MARKER, RewardError, SourcePositions, type CompiledReward } from './compile';
+import { compileRewardFile, COVERAGE_MARKER, LOOP_MARKER, RewardError, SourcePositions, type CompiledReward } from './compile';
 import { compilePythonReward, isPythonFile, loadPythonParser } from './python-syntax';
-import type { HostCommand, HostFailure, HostReply, HostRequest, PackedStep, RewardLimits } from './protocol';
+import type { CoverageCounts, HostCommand, HostFailure, HostReply, HostRequest, PackedStep, RewardLimits, StepDetail } from './protocol';
 
 // The reward script's name inside the isolate; stack frames carrying it are mapped to the reward file.
 const REWARD_SCRIPT_NAME = 'rewardsmith-reward.js';
 
 export { compileRewardFile, isPythonFile, loadPythonParser, RewardError, SourcePositions };
-export type { CompiledReward, EntryLocation, RewardErrorKind, RewardExportsKind } from './compile';
-export type { RewardLimits };
+export type { CompiledReward, EntryLocation, RewardErrorKind, RewardExportsKind, StatementLocation } from './compile';
+export type { CoverageCounts, RewardLimits, StepDetail };
 
 /**
  * The reward sandbox's limits: one set for training, evaluation, the editor and the designer's prompt
@@ -46,6 +46,10 @@ export interface SandboxOptions {
   attack?: boolean;
   /** The task's episode limit: the isolate's heap grows by the history the contract keeps that long. */
   episodeSteps?: number;
+  /** The file's text, when it is not (yet) what is on disk (an editor's unsaved buffer). */
+  source?: string;
+  /** Count each statement's runs per call (probes; see CompiledReward.statements). Training runs without. */
+  coverage?: boolean;
 }
 
 /** Heap an entry of `past_agent_positions` takes in the isolate: 112 bytes measured (an array of 5 doubles), rounded up. */
@@ -183,27 +187,34 @@ export class RewardSandbox {
       p.timer.clear();
       p.resolve(r);
     });
-    child.on('exit', (code, signal) => {
-      // A host that dies mid-call most likely ran out of memory outside the isolate's own check.
-      const err = this.locate({
-        kind: 'memory',
-        message: `exceeded ${limits.memoryMb} MB heap (the sandbox host exited with ${signal ?? `code ${code}`}${this.stderrTail ? `: ${lastLine(this.stderrTail)}` : ''})`,
-        env: null,
-      });
-      this.dead ??= err;
-      for (const [id, p] of this.pending) {
-        this.pending.delete(id);
-        p.timer.clear();
-        p.reject(err);
-      }
+    // Sending to a host that has just died fails with EPIPE (or a closed channel) before its exit is known;
+    // unhandled, that error would end this process. The pending call is answered when the exit comes. A host
+    // that could not be started at all has no exit to wait for.
+    child.on('error', (err) => {
+      if (child.pid === undefined) this.fail({ kind: 'host', message: `the sandbox host could not be started: ${err.message}`, env: null });
     });
+    // 'close' rather than 'exit': it comes after the host's stderr is read to the end, which says whether V8 ran out of memory.
+    child.on('close', (code, signal) => this.fail(hostDeath(code, signal, this.stderrTail, limits.memoryMb)));
+  }
+
+  /** The sandbox cannot run any more: every pending call, and every later one, fails with the first cause. */
+  private fail(cause: HostFailure): void {
+    this.dead ??= this.locate(cause);
+    for (const [id, p] of this.pending) {
+      this.pending.delete(id);
+      p.timer.clear();
+      p.reject(this.dead);
+    }
   }
 
   /** Compiles `file`, starts a host and runs the file's top level. Rejects with a located RewardError. */
   static async open(file: string, numEnvs: number, opts: SandboxOptions = {}): Promise<RewardSandbox> {
     const python = isPythonFile(file);
+    if (python && opts.coverage) throw new Error('RewardSandbox.open: coverage (the probes) is not available for Python rewards');
     if (python) await loadPythonParser();
-    const compiled = python ? compilePythonReward(file, readFileSync(file, 'utf8')) : compileRewardFile(file);
+    const compiled = python
+      ? compilePythonReward(file, opts.source ?? readFileSync(file, 'utf8'))
+      : compileRewardFile(file, opts.source, { coverage: opts.coverage });
     const attack = opts.attack ?? compiled.attack;
     if (compiled.attack && !attack) {
       const where = compiled.entries.reward_function ?? compiled.entries.dense ?? { line: 1, column: 1 };
@@ -235,6 +246,8 @@ export class RewardSandbox {
             loopMarker: LOOP_MARKER,
             scriptName: REWARD_SCRIPT_NAME,
             ...weights,
+            coverage: compiled.statements.length,
+            coverageMarker: COVERAGE_MARKER,
           },
           OPEN_TIMEOUT_MS + limits.topLevelMs,
         );
@@ -269,6 +282,24 @@ export class RewardSandbox {
     return Float64Array.from((reply as { values: number[] }).values);
   }
 
+  /**
+   * One step for some envs (each in its own episode, begun with beginEpisodes): the probes replay episodes of
+   * unequal length side by side. With coverage, also the statement that produced each value (and dense/sparse parts).
+   */
+  async stepEnvs(envs: number[], obs: StepObservation[]): Promise<{ values: Float64Array; detail?: StepDetail }> {
+    if (envs.length !== obs.length) throw new Error(`stepEnvs: ${envs.length} envs but ${obs.length} observations`);
+    for (const e of envs) if (!Number.isInteger(e) || e < 0 || e >= this.numEnvs) throw new Error(`stepEnvs: env ${e} is not in 0..${this.numEnvs - 1}`);
+    const packed = this.encoder.encode(obs);
+    const reply = await this.request({ op: 'step', ...packed, envs }, this.limits.callWallMs * obs.length + this.limits.stepSlackMs + HOST_GRACE_MS);
+    return { values: Float64Array.from((reply as { values: number[] }).values), detail: (reply as { detail?: StepDetail }).detail };
+  }
+
+  /** What a coverage sandbox counted so far, per env and statement. */
+  async coverage(): Promise<CoverageCounts> {
+    const reply = await this.request({ op: 'coverage' }, HOST_GRACE_MS * 2);
+    return (reply as { coverage: CoverageCounts }).coverage;
+  }
+
   /** Process id of the sandbox host (for CPU accounting in benchmarks). */
   get hostPid(): number | undefined {
     return this.child.pid;
@@ -296,7 +327,8 @@ export class RewardSandbox {
         reject(err);
       });
       this.pending.set(id, { resolve, reject, timer });
-      this.child.send({ ...req, id } as HostRequest);
+      // A failed send means the host is gone: its 'close' rejects this call with the cause (see the constructor).
+      this.child.send({ ...req, id } as HostRequest, () => {});
     }).then((r) => {
       if (r.ok) return r;
       const err = this.locate(r.failure);
@@ -320,6 +352,7 @@ export class RewardSandbox {
     const at = (f.line ? { line: f.line, column: f.column ?? 1 } : undefined) ||
       (f.stack && this.positions.fromStack(f.stack.slice(0, this.limits.errorChars), REWARD_SCRIPT_NAME)) ||
       (f.loop ? loops[f.loop - 1] : undefined) ||
+      (f.statement !== undefined && f.statement >= 0 ? this.compiled.statements[f.statement] : undefined) ||
       declared || { line: 1, column: 1 };
     const max = this.limits.errorChars + 60; // room for the host's own "[N more characters cut]"
     const message = f.message.length <= max ? f.message : `${f.message.slice(0, max)} … [${f.message.length - max} more characters cut]`;
@@ -329,6 +362,30 @@ export class RewardSandbox {
 
 function lastLine(text: string): string {
   return text.trim().split('\n').pop() ?? '';
+}
+
+/** What each signal that ends a host usually means, for the message that names it. */
+const SIGNAL_CAUSES: Partial<Record<NodeJS.Signals, string>> = {
+  SIGKILL: "killed by another process, or by the system's out-of-memory killer",
+  SIGBUS: 'a file it had mapped was changed under it, e.g. Rewardsmith or its native addon was rebuilt or reinstalled while it ran',
+  SIGSEGV: 'a crash in the native sandbox addon',
+  SIGABRT: 'it aborted',
+  SIGTERM: 'asked to stop by another process',
+  SIGINT: 'interrupted',
+  SIGHUP: 'its terminal went away',
+};
+
+/**
+ * Why a host that was not asked to stop has gone: memory only when V8 said it ran out of heap, else the
+ * signal or exit code, with the host's last line of stderr. Not the reward's fault otherwise (kind `host`).
+ */
+function hostDeath(code: number | null, signal: NodeJS.Signals | null, stderr: string, memoryMb: number): HostFailure {
+  const how = signal ?? `code ${code}`;
+  const said = lastLine(stderr);
+  if (/heap out of memory|Reached heap limit|Allocation failed/i.test(stderr))
+    return { kind: 'memory', message: `exceeded ${memoryMb} MB heap (the sandbox host ran out of memory and exited with ${how}: ${said})`, env: null };
+  const why = signal ? `was ended by ${signal} (${SIGNAL_CAUSES[signal] ?? 'a signal from outside, or a crash'})` : `exited with code ${code}`;
+  return { kind: 'host', message: `the sandbox host ${why}${said ? `; its last words: ${said}` : ''}`, env: null };
 }
 
 /** Packs step observations into numbers plus a name table that grows as names first appear (see PackedStep). */

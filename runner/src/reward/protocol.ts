@@ -26,6 +26,9 @@ export interface OpenRequest {
   /** The scale rule's weights (from the schema), for dense/sparse files. */
   sparseWeight: number;
   denseWeight: number;
+  /** Statements of a coverage-instrumented file (0: not instrumented), and the global its marks call. */
+  coverage: number;
+  coverageMarker: string;
 }
 /**
  * A step's observations, packed (see encodeObservations in index.ts): names that are new since the last step
@@ -35,6 +38,8 @@ export interface PackedStep {
   newNames: string[];
   data: Float64Array;
   count: number;
+  /** The envs these observations are for, in order (absent: envs 0..count-1). Probes step episodes of unequal length. */
+  envs?: number[];
 }
 /** Opens the Python sandbox (python-host.ts): the file's text, run by Pyodide. */
 export interface PythonOpenRequest {
@@ -47,12 +52,13 @@ export interface PythonOpenRequest {
   sparseWeight: number;
   denseWeight: number;
 }
-export type HostCommand = OpenRequest | PythonOpenRequest | { op: 'begin'; json: string } | ({ op: 'step' } & PackedStep);
+export type HostCommand = OpenRequest | PythonOpenRequest | { op: 'begin'; json: string } | ({ op: 'step' } & PackedStep) | { op: 'coverage' };
 export type HostRequest = { id: number } & HostCommand;
 
 /** A failure inside the sandbox, in compiled-JS terms; the parent maps it to the original file. */
 export interface HostFailure {
-  kind: 'throw' | 'timeout' | 'memory' | 'bad-return' | 'contract';
+  /** `host`: the host process itself died (a signal, an exit), which is not the reward's doing. */
+  kind: 'throw' | 'timeout' | 'memory' | 'bad-return' | 'contract' | 'host';
   message: string;
   env: number | null;
   /** V8 stack of a thrown error (frames in the reward script carry OpenRequest.scriptName). */
@@ -61,13 +67,34 @@ export interface HostFailure {
   entry?: string;
   /** 1-based index of the loop that was running (CompiledReward.loops), for time-outs. */
   loop?: number;
+  /** In a coverage-instrumented file: the statement that ran last (CompiledReward.statements), for a bad return. */
+  statement?: number;
   /** The sandbox cannot be used any more (time-out, memory). */
   fatal?: boolean;
   /** Where in the reward file, for hosts that locate failures themselves (the Python interpreter does). */
   line?: number;
   column?: number;
 }
-export type HostReply = { id: number } & ({ ok: true; values?: number[] } | { ok: false; failure: HostFailure });
+/**
+ * What a coverage-instrumented sandbox counted, per env and statement (index env × statements + statement): the
+ * calls in which the statement ran, those of them that returned more than 0, and the sum of those returns.
+ */
+export interface CoverageCounts {
+  statements: number;
+  runs: Float64Array;
+  paidRuns: Float64Array;
+  paidSum: Float64Array;
+}
+/** Per call of a coverage-instrumented step: the last statement that ran (the one that produced the value) and, for dense/sparse files, each part. */
+export interface StepDetail {
+  last: number[];
+  dense?: number[];
+  sparse?: number[];
+}
+export type HostReply = { id: number } & (
+  | { ok: true; values?: number[]; detail?: StepDetail; coverage?: CoverageCounts }
+  | { ok: false; failure: HostFailure }
+);
 
 /** Steps in a row whose slowest call must exceed the per-call CPU limit before the run fails. */
 export const SLOW_STEPS_TO_FAIL = 3;

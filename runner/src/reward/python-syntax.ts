@@ -226,7 +226,15 @@ export function compilePythonReward(file: string, source: string): CompiledRewar
       functions.set(name, { at: nodeAt(def.childForFieldName('name')!), params: parameterList(def) });
     }
     const contract = checkContract(file, functions, 'define');
-    return { file, language: 'python', js: source, map: { version: '3', sources: [], names: [], mappings: '' } as never, ...contract, loops: [] };
+    return {
+      file,
+      language: 'python',
+      js: source,
+      map: { version: '3', sources: [], names: [], mappings: '' } as never,
+      ...contract,
+      loops: [],
+      statements: [],
+    };
   } finally {
     tree.delete();
   }

@@ -4,12 +4,22 @@
 // security boundary — its global object has only the JavaScript built-ins, no require/process/timers.
 // It speaks protocol.ts's request/reply protocol, as the Python host does.
 import ivm from 'isolated-vm';
-import { type HostFailure, type HostReply, type HostRequest, type OpenRequest, type PackedStep, type RewardLimits, SLOW_STEPS_TO_FAIL } from './protocol';
+import {
+  type CoverageCounts,
+  type HostFailure,
+  type HostReply,
+  type HostRequest,
+  type OpenRequest,
+  type PackedStep,
+  type RewardLimits,
+  SLOW_STEPS_TO_FAIL,
+  type StepDetail,
+} from './protocol';
 
 // Runs inside the isolate before the reward script, so it captures the built-ins before reward code can
 // replace them. Per env it keeps the episode state: previous nearest blocks, the position history and
 // GLOBAL_DATA. One `step` call handles every env of a batch and returns one reward each, or a failure.
-const DRIVER = String.raw`(function (loopMarker, errorChars) {
+const DRIVER = String.raw`(function (loopMarker, errorChars, coverageMarker, statements) {
   'use strict';
   const parse = JSON.parse, stringify = JSON.stringify, isFinite = Number.isFinite, now = Date.now, sign = Math.sign;
   const g = globalThis;
@@ -22,6 +32,33 @@ const DRIVER = String.raw`(function (loopMarker, errorChars) {
   const names = [];
   let call = null;
   let entry = 'reward_function';
+  // Coverage (probes only): which statements ran in the current call, counted per env when it returns.
+  const ran = new Int32Array(statements).fill(-1);
+  const touched = [];
+  let callNumber = 0, lastStatement = -1, partDense = 0, partSparse = 0;
+  const counts = { runs: [], paidRuns: [], paidSum: [] };
+  if (statements > 0) {
+    Object.defineProperty(g, coverageMarker, {
+      value: (k) => {
+        if (ran[k] !== callNumber) { ran[k] = callNumber; touched[touched.length] = k; }
+        lastStatement = k;
+      },
+      writable: false, enumerable: false, configurable: false,
+    });
+  }
+  const countCall = (e, r) => {
+    if (counts.runs[e] === undefined) {
+      counts.runs[e] = new Float64Array(statements);
+      counts.paidRuns[e] = new Float64Array(statements);
+      counts.paidSum[e] = new Float64Array(statements);
+    }
+    const runs = counts.runs[e], paidRuns = counts.paidRuns[e], paidSum = counts.paidSum[e];
+    for (let i = 0; i < touched.length; i++) {
+      const k = touched[i];
+      runs[k]++;
+      if (r > 0) { paidRuns[k]++; paidSum[k] += r; }
+    }
+  };
   class BadReturn { constructor(fn, value) { this.fn = fn; this.value = value; } }
   const describe = (v) => {
     if (typeof v === 'number' || v === undefined || v === null || typeof v === 'boolean') return String(v);
@@ -65,6 +102,8 @@ const DRIVER = String.raw`(function (loopMarker, errorChars) {
           const dv = checked('dense', d(o.nearest, s.previous, o.inventory_change, o.health, s.positions, s.data, o.damage_dealt, o.kill_entity));
           api.currentEntry = 'sparse';
           const sv = checked('sparse', sp(o.nearest, s.previous, o.inventory_change, o.health, s.positions, s.data, o.damage_dealt, o.kill_entity));
+          partDense = dv;
+          partSparse = sv;
           return sign(sv) * sparseWeight + sign(dv) * denseWeight;
         };
       }
@@ -80,13 +119,15 @@ const DRIVER = String.raw`(function (loopMarker, errorChars) {
     },
     // Layout per env: nNearest, (nameId, distance, yaw, pitch)*, nInventory, (nameId, delta)*, health,
     // x, y, z, yaw, pitch, damage_dealt, nKill, (nameId, count)*.
-    step(newNames, data, count) {
+    step(newNames, data, count, envs) {
       for (let i = 0; i < newNames.length; i++) names[names.length] = newNames[i];
       const out = new Array(count);
+      const detail = statements > 0 ? { last: new Array(count), dense: entry === 'dense' ? new Array(count) : undefined, sparse: entry === 'dense' ? new Array(count) : undefined } : undefined;
       // The slowest call by wall clock; the host decides with the isolate's CPU time whether it was a time-out.
       const slowest = { ms: -1, env: -1, entry: entry, loop: 0 };
       let p = 0;
-      for (let e = 0; e < count; e++) {
+      for (let k = 0; k < count; k++) {
+        const e = envs ? envs[k] : k;
         const s = states[e];
         if (s === undefined) return { kind: 'contract', env: e, message: 'no episode has begun for env ' + e + ' (call beginEpisodes first)' };
         const nearest = {};
@@ -104,22 +145,36 @@ const DRIVER = String.raw`(function (loopMarker, errorChars) {
         api.currentEnv = e;
         api.currentEntry = entry;
         g[loopMarker] = 0;
+        if (detail) { callNumber++; touched.length = 0; lastStatement = -1; }
         const t0 = now();
         let r;
         try {
           r = call(o, s);
         } catch (err) {
-          if (err instanceof BadReturn) return { kind: 'bad-return', env: e, entry: err.fn, message: err.fn + ' must return a finite number, got ' + describe(err.value) };
+          if (err instanceof BadReturn) return { kind: 'bad-return', env: e, entry: err.fn, statement: statements > 0 ? lastStatement : undefined, message: err.fn + ' must return a finite number, got ' + describe(err.value) };
           return { kind: 'throw', env: e, message: errorText(err), stack: stackFrames(err) };
         }
         const took = now() - t0;
         if (took > slowest.ms) { slowest.ms = took; slowest.env = e; slowest.entry = api.currentEntry; slowest.loop = g[loopMarker]; }
-        if (typeof r !== 'number' || !isFinite(r)) return { kind: 'bad-return', env: e, entry, message: 'reward must be a finite number, got ' + describe(r) };
+        if (typeof r !== 'number' || !isFinite(r)) return { kind: 'bad-return', env: e, entry, statement: statements > 0 ? lastStatement : undefined, message: 'reward must be a finite number, got ' + describe(r) };
         s.previous = o.nearest;
-        out[e] = r;
+        out[k] = r;
+        if (detail) {
+          countCall(e, r);
+          detail.last[k] = lastStatement;
+          if (detail.dense) { detail.dense[k] = partDense; detail.sparse[k] = partSparse; }
+        }
       }
       api.currentEnv = -1;
-      return { values: out, slowest };
+      return { values: out, slowest, detail };
+    },
+    coverage() {
+      const flat = (per) => {
+        const all = new Float64Array(per.length * statements);
+        for (let e = 0; e < per.length; e++) if (per[e]) all.set(per[e], e * statements);
+        return all;
+      };
+      return { statements, runs: flat(counts.runs), paidRuns: flat(counts.paidRuns), paidSum: flat(counts.paidSum) };
     },
   };
   return api;
@@ -128,7 +183,7 @@ const DRIVER = String.raw`(function (loopMarker, errorChars) {
 class Sandbox {
   private readonly isolate: ivm.Isolate;
   private readonly api: ivm.Reference<Record<string, unknown>>;
-  private readonly stepFn: ivm.Reference<(newNames: string[], data: Float64Array, count: number) => unknown>;
+  private readonly stepFn: ivm.Reference<(newNames: string[], data: Float64Array, count: number, envs: number[] | undefined) => unknown>;
   private readonly beginFn: ivm.Reference<(json: string) => void>;
   private readonly context: ivm.Context;
   /** What the sandbox was doing, for the message of a time limit that fires. */
@@ -142,10 +197,14 @@ class Sandbox {
     this.isolate = new ivm.Isolate({ memoryLimit: limits.memoryMb });
     const context = (this.context = this.isolate.createContextSync());
     const driver = this.isolate.compileScriptSync(DRIVER, { filename: 'rewardsmith-driver.js' }).runSync(context, { reference: true }) as ivm.Reference<
-      (marker: string, chars: number) => unknown
+      (marker: string, chars: number, coverageMarker: string, statements: number) => unknown
     >;
-    this.api = driver.applySync(undefined, [req.loopMarker, limits.errorChars], { result: { reference: true } }) as ivm.Reference<Record<string, unknown>>;
-    this.stepFn = this.api.getSync('step', { reference: true }) as ivm.Reference<(newNames: string[], data: Float64Array, count: number) => unknown>;
+    this.api = driver.applySync(undefined, [req.loopMarker, limits.errorChars, req.coverageMarker, req.coverage], {
+      result: { reference: true },
+    }) as ivm.Reference<Record<string, unknown>>;
+    this.stepFn = this.api.getSync('step', { reference: true }) as ivm.Reference<
+      (newNames: string[], data: Float64Array, count: number, envs: number[] | undefined) => unknown
+    >;
     this.beginFn = this.api.getSync('begin', { reference: true }) as ivm.Reference<(json: string) => void>;
   }
 
@@ -171,7 +230,7 @@ class Sandbox {
     return this.req.limits.callWallMs * Math.max(1, count) + this.req.limits.stepSlackMs;
   }
 
-  step({ newNames, data, count }: PackedStep): { values: number[] } | { failure: HostFailure } {
+  step({ newNames, data, count, envs }: PackedStep): { values: number[]; detail?: StepDetail } | { failure: HostFailure } {
     // A call that never returns runs into the step's wall-clock budget, loose enough that a loaded
     // machine's scheduling stalls do not end a healthy run.
     this.phase = 'step';
@@ -179,11 +238,11 @@ class Sandbox {
     const { callCpuMs } = this.req.limits;
     const cpuBefore = this.isolate.cpuTime;
     const wallBefore = performance.now();
-    const result = this.stepFn.applySync(undefined, [newNames, data, count], {
+    const result = this.stepFn.applySync(undefined, [newNames, data, count, envs], {
       arguments: { copy: true },
       timeout: this.stepBudgetMs(count),
       result: { copy: true },
-    }) as { values: number[]; slowest: { ms: number; env: number; entry: string; loop: number } } | HostFailure;
+    }) as { values: number[]; slowest: { ms: number; env: number; entry: string; loop: number }; detail?: StepDetail } | HostFailure;
     if (!('values' in result)) return { failure: result };
     // A call that returned but took longer than the limit is a time-out only if the isolate really spent
     // that long computing: wall time alone also counts the moments the OS ran something else.
@@ -202,7 +261,13 @@ class Sandbox {
       const message = `exceeded ${callCpuMs} ms per call in ${SLOW_STEPS_TO_FAIL} steps in a row (the last took ${Math.round(slowest.ms)} ms)`;
       return { failure: { kind: 'timeout', message, env: slowest.env, entry: slowest.entry, loop: slowest.loop || undefined, fatal: true } };
     }
-    return { values: result.values };
+    return { values: result.values, detail: result.detail };
+  }
+
+  /** The coverage counts so far (instrumented files only). */
+  coverage(): CoverageCounts {
+    const fn = this.api.getSync('coverage', { reference: true }) as ivm.Reference<() => CoverageCounts>;
+    return fn.applySync(undefined, [], { timeout: 10_000, result: { copy: true } }) as CoverageCounts;
   }
 
   /** Which env, exported function and loop were running when the isolate was cut off (valid after a time-out). */
@@ -289,9 +354,11 @@ function serve(): void {
       } else if (msg.op === 'begin') {
         sandbox.begin(msg.json);
         reply({ id: msg.id, ok: true });
+      } else if (msg.op === 'coverage') {
+        reply({ id: msg.id, ok: true, coverage: sandbox.coverage() });
       } else if (msg.op === 'step') {
         const r = sandbox.step(msg);
-        if ('values' in r) reply({ id: msg.id, ok: true, values: r.values });
+        if ('values' in r) reply({ id: msg.id, ok: true, values: r.values, detail: r.detail });
         else reply({ id: msg.id, ok: false, failure: r.failure });
       } else {
         reply({ id: msg.id, ok: false, failure: { kind: 'contract', message: `the TypeScript sandbox does not run ${msg.op}`, env: null, fatal: true } });

@@ -2,9 +2,20 @@
 // The same declarations parse `rewardsmith train`'s flags and check a configuration file (YAML or JSON,
 // `--config FILE`, the flags override it); the effective configuration is stored in the run folder
 // (`config.json`) so that `--resume` continues with exactly the options the run started with.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { applyOptionsFile, parseCommandArgs, UsageError, type CommandSpec, type IntOption, type NumberOption, type ParsedArgs } from '../args';
+import { writeAtomic } from '../files';
+import {
+  applyOptionsFile,
+  checkValue,
+  parseCommandArgs,
+  UsageError,
+  type CommandSpec,
+  type IntOption,
+  type NumberOption,
+  type OptionSpec,
+  type ParsedArgs,
+} from '../args';
 import { RUN_FILES, RunRecordError } from '../records';
 import { DEFAULT_HYPERPARAMETERS, type PpoHyperparameters } from '../ppo/ppo';
 import { BACKEND_CHOICES, type BackendChoice } from '../ppo/backend';
@@ -55,7 +66,13 @@ DIR/summary.json, DIR/metrics.ndjson (+ metrics.csv), DIR/eval/, DIR/config.json
     steps: { type: 'int', min: 1, max: 1e10, default: DEFAULT_STEPS, description: 'training frames (env steps summed over envs)' },
     seed: { type: 'int', min: 0, max: 2 ** 31 - 1, default: 0, description: 'run seed' },
     envs: { type: 'int', min: 1, max: MAX_ENVS, default: DEFAULT_ENVS, description: 'parallel environments, one policy batch' },
-    backend: { type: 'string', choices: BACKEND_CHOICES, default: 'auto', description: 'TensorFlow.js backend; auto tries gpu, node, wasm, cpu' },
+    backend: {
+      type: 'string',
+      choices: BACKEND_CHOICES,
+      default: 'auto',
+      description:
+        'network engine: auto tries TensorFlow.js on gpu (tfjs-node-gpu), node (tfjs-node), then js (fused plain JS); wasm and cpu are TensorFlow.js without a native package',
+    },
     init: { type: 'string', valueName: 'CHECKPOINT', description: 'start from this policy and keep a KL term to it' },
     'eval-episodes': {
       type: 'int',
@@ -75,13 +92,17 @@ DIR/summary.json, DIR/metrics.ndjson (+ metrics.csv), DIR/eval/, DIR/config.json
     },
     resume: { type: 'string', valueName: 'DIR', description: 'continue the run in DIR from its last checkpoint, with its stored configuration' },
     overwrite: { type: 'boolean', description: 'replace a run already in DIR (default: refuse)' },
+    'no-check': {
+      type: 'boolean',
+      description: 'train without checking the reward first (lint and probes on the task’s probe bank refuse a reward with errors)',
+    },
     events: { type: 'string', choices: ['ndjson'], description: 'print one JSON event per line on stdout instead of the progress bar' },
   },
   epilog: `examples:
   rewardsmith train r.reward.ts --task approach-tree --out runs/a
   rewardsmith train r.reward.ts --config train.yaml --out runs/b --seed 2
   rewardsmith train --resume runs/a`,
-} satisfies CommandSpec<Record<string, import('../args').OptionSpec>>;
+} satisfies CommandSpec<Record<string, OptionSpec>>;
 
 /** Options a configuration file may set (what shapes a run; not where it goes or how it reports). */
 const CONFIG_KEYS = [
@@ -122,6 +143,8 @@ export interface TrainInvocation {
   resume: boolean;
   overwrite: boolean;
   events: boolean;
+  /** Check the reward (lint and probes) before training; `--no-check` turns it off. */
+  check: boolean;
   config: TrainConfig;
   /** Options the user set for this invocation (flags or file), which a resume must not silently drop. */
   explicit: ReadonlySet<string>;
@@ -165,7 +188,9 @@ export function parseTrainArgs(argv: readonly string[]): TrainInvocation {
   let configFile: string | null = null;
   if (values.config) {
     configFile = path.resolve(values.config);
-    for (const key of Object.keys(applyOptionsFile(TRAIN_SPEC, parsed, values.config, CONFIG_KEYS))) explicit.add(key);
+    const stored = storedConfigOptions(values.config);
+    const fromFile = stored ? applyStoredOptions(parsed, values.config, stored) : applyOptionsFile(TRAIN_SPEC, parsed, values.config, CONFIG_KEYS);
+    for (const key of Object.keys(fromFile)) explicit.add(key);
   }
   const out = values.resume ?? values.out;
   if (!out) throw new UsageError('--out DIR is required');
@@ -195,9 +220,53 @@ export function parseTrainArgs(argv: readonly string[]): TrainInvocation {
     resume: values.resume !== undefined,
     overwrite: values.overwrite,
     events: values.events === 'ndjson',
+    check: !values['no-check'],
     config,
     explicit,
   };
+}
+
+/**
+ * A run's own `config.json` given as `--config`: its stored configuration (camelCase, nulls for unset options)
+ * as the options that produce it, so that `train R --config runs/a/config.json --out runs/b` trains runs/a
+ * again. Null when the file is not such a configuration (then it is read as an options file).
+ */
+function storedConfigOptions(file: string): Record<string, unknown> | null {
+  let parsed: unknown;
+  try {
+    parsed = /\.json$/i.test(file) ? JSON.parse(readFileSync(file, 'utf8')) : null;
+  } catch {
+    return null; // the options-file reader reports it with its location
+  }
+  const c = parsed as Partial<TrainConfig> | null;
+  if (!c || typeof c !== 'object' || Array.isArray(c) || !c.hyperparameters || typeof c.hyperparameters !== 'object') return null;
+  const h = c.hyperparameters as Partial<PpoHyperparameters>;
+  const options: Record<string, unknown> = {
+    task: c.task,
+    steps: c.steps,
+    seed: c.seed,
+    envs: c.envs,
+    backend: c.backend,
+    init: c.init,
+    'eval-episodes': c.evalEpisodes,
+    workers: c.workers,
+    'rollout-steps': c.rolloutSteps,
+    'checkpoint-every': c.checkpointEvery,
+    'return-norm': h.normaliseReturns === undefined ? undefined : h.normaliseReturns ? 'on' : 'off',
+    ...Object.fromEntries(Object.entries(HYPERPARAMETER_OPTIONS).map(([flag, o]) => [flag, h[o.key]])),
+  };
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined && v !== null));
+}
+
+/** Fills the options the user did not give from a stored configuration, each checked with its flag's spec. */
+function applyStoredOptions(parsed: ParsedArgs<typeof TRAIN_SPEC.options>, file: string, stored: Record<string, unknown>): Record<string, unknown> {
+  const options = TRAIN_SPEC.options as Record<string, OptionSpec>;
+  for (const [key, value] of Object.entries(stored)) {
+    const why = checkValue(options[key]!, value);
+    if (why) throw new UsageError(`${file}: ${key} ${why}`);
+    if (!parsed.given.has(key as keyof typeof TRAIN_SPEC.options & string)) (parsed.values as Record<string, unknown>)[key] = value;
+  }
+  return stored;
 }
 
 /** A resumed run keeps what it started with; an option given again must agree, except where it cannot change the result. */
@@ -264,5 +333,5 @@ export function readStoredConfig(runDir: string): TrainConfig | null {
 }
 
 export function writeStoredConfig(runDir: string, config: TrainConfig): void {
-  writeFileSync(path.join(runDir, RUN_FILES.config), JSON.stringify(config, null, 2) + '\n');
+  writeAtomic(path.join(runDir, RUN_FILES.config), JSON.stringify(config, null, 2) + '\n');
 }

@@ -1,8 +1,9 @@
 // Evaluation on held-out worlds: run a policy for K episodes on seeds disjoint from training, with the
 // reward in its sandbox (so records carry the rewards the agent saw), and write the run's evaluation records
 // in the analyzer's format (last 32 steps, final state, full path).
-import { mkdirSync, writeFileSync } from 'node:fs';
+
 import path from 'node:path';
+import { makeFolder, writeAtomic } from '../files';
 import type { TaskSpec } from '../tasks';
 import type { StepObservation } from '../schema';
 import type { VecEnv } from '../env/types';
@@ -134,9 +135,9 @@ export function summarise(episodes: EpisodeRecord[]): EvalSummary {
 
 /** Writes eval/episodes.ndjson (every episode) and eval/failed_episodes.json (the failed ones). */
 export function writeEvalRecords(runDir: string, episodes: EpisodeRecord[]): void {
-  mkdirSync(path.join(runDir, path.dirname(RUN_FILES.episodes)), { recursive: true });
-  writeFileSync(path.join(runDir, RUN_FILES.episodes), episodes.map((e) => JSON.stringify(e)).join('\n') + (episodes.length ? '\n' : ''));
-  writeFileSync(
+  makeFolder(path.join(runDir, path.dirname(RUN_FILES.episodes)));
+  writeAtomic(path.join(runDir, RUN_FILES.episodes), episodes.map((e) => JSON.stringify(e)).join('\n') + (episodes.length ? '\n' : ''));
+  writeAtomic(
     path.join(runDir, RUN_FILES.failedEpisodes),
     JSON.stringify(
       episodes.filter((e) => !e.success),

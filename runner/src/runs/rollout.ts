@@ -3,16 +3,17 @@
 // rates with their Wilson 95 % intervals over the finished episodes, wall_seconds, observed: steps each name was
 // visible, throughput) and one EpisodeRecord per finished episode in DIR/eval/episodes.ndjson. It is also the
 // whole-process throughput benchmark of the simulator.
-import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { cpus } from 'node:os';
+import { appendNoFollow, makeFolder, writeAtomic } from '../files';
 import { CommandError, didYouMean, parseCommandArgs, runCommand, UsageError } from '../args';
 import { GAME_FACTS } from '../schema';
 import { MAX_ENVS } from './config';
 import { resolveTask } from '../tasks';
 import { RUN_FILES, rateRecord, type RateRecord } from '../records';
 import { formatRate } from '../stats';
-import { nextEpisodeSeed } from '../seeds';
+import { Mulberry32, nextEpisodeSeed } from '../seeds';
 import { EpisodeRecorder } from './recorder';
 import { createEnv } from '../env/index';
 import { defaultWorkers } from '../env/sim/vec';
@@ -71,19 +72,14 @@ interface BatchPolicy {
   dispose?(): void;
 }
 
-/** Seeded uniform random actions (mulberry32), so a random rollout is reproducible from --seed. */
+/** Seeded uniform random actions (the one PRNG, seeds.ts), so a random rollout is reproducible from --seed. */
 function randomPolicy(seed: number): BatchPolicy {
-  let s = seed | 0;
+  const random = new Mulberry32(seed);
   const n = GAME_FACTS.actions.length;
   return {
     act(_features, numEnvs) {
       const out = new Int32Array(numEnvs);
-      for (let i = 0; i < numEnvs; i++) {
-        s = (s + 0x6d2b79f5) | 0;
-        let t = Math.imul(s ^ (s >>> 15), 1 | s);
-        t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-        out[i] = Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
-      }
+      for (let i = 0; i < numEnvs; i++) out[i] = Math.floor(random.next() * n);
       return out;
     },
   };
@@ -91,7 +87,7 @@ function randomPolicy(seed: number): BatchPolicy {
 
 /** A trained checkpoint (the trainer's loader in runner/src/ppo owns the format); actions sampled, seeded. */
 async function checkpointPolicy(dir: string, featureSize: number, seed: number): Promise<BatchPolicy & { dispose(): void }> {
-  const { loadPolicy } = await import('../ppo/policy');
+  const { loadPolicy } = await import('../ppo/learner');
   const policy = await loadPolicy(dir, { seed });
   if (policy.featureSize !== featureSize) {
     policy.dispose();
@@ -159,7 +155,7 @@ async function rollout(argv: string[]): Promise<number> {
     cpu_seconds: Math.round((cpu.user + cpu.system) / 1000) / 1000,
     machine: `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}`,
   };
-  writeFileSync(path.join(out, RUN_FILES.summary), JSON.stringify(result, null, 2) + '\n');
+  writeAtomic(path.join(out, RUN_FILES.summary), JSON.stringify(result, null, 2) + '\n');
   process.stdout.write(
     `${task.id} (${backend}, ${policyArg}): ${result.env_steps} steps, ${outcomeText(result)}; ` +
       `${result.wall_seconds} s (${result.steps_per_second} steps/s) → ${path.join(out, RUN_FILES.summary)}\n`,
@@ -188,9 +184,9 @@ async function runRollout(
   out: string,
 ): Promise<RolloutCore> {
   const n = env.numEnvs;
-  mkdirSync(path.join(out, path.dirname(RUN_FILES.episodes)), { recursive: true });
+  makeFolder(path.join(out, path.dirname(RUN_FILES.episodes)));
   const episodesFile = path.join(out, RUN_FILES.episodes);
-  writeFileSync(episodesFile, '');
+  writeAtomic(episodesFile, '');
   const seeds = Array.from({ length: n }, (_, i) => (seed + i) >>> 0);
   let { features, obs } = await env.reset(seeds);
   const recorder = new EpisodeRecorder();
@@ -227,13 +223,13 @@ async function runRollout(
         deathCauses[cause] = (deathCauses[cause] ?? 0) + 1;
       }
       lines.push(JSON.stringify(record));
-      if (lines.length >= 64) appendFileSync(episodesFile, lines.splice(0).join('\n') + '\n');
+      if (lines.length >= 64) appendNoFollow(episodesFile, lines.splice(0).join('\n') + '\n');
       // The env has auto-reset onto the next seed of its stream.
       recorder.begin(i, nextEpisodeSeed(recorder.seedOf(i), i), -1, r.resetObs[i]!);
     }
     envSteps += n;
   }
-  if (lines.length > 0) appendFileSync(episodesFile, lines.join('\n') + '\n');
+  if (lines.length > 0) appendNoFollow(episodesFile, lines.join('\n') + '\n');
   const success = rateRecord(successes, episodes),
     death = rateRecord(deaths, episodes);
   return {

@@ -3,20 +3,20 @@
 // checkpoint (policy, optimizer, random streams, env seeds, metrics position: enough to resume after a
 // SIGKILL with no metric line lost or repeated), the evaluation records and summary.json.
 import { createHash } from 'node:crypto';
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
-import * as tf from '@tensorflow/tfjs-core';
+import { appendNoFollow, writeAtomic } from '../files';
 import { GAME_FACTS, type StepObservation } from '../schema';
 import { resolveTask, type TaskSpec } from '../tasks';
 import { createEnv } from '../env/index';
 import { nextEpisodeSeed } from '../seeds';
 import type { VecEnv } from '../env/types';
 import { RewardError, RewardSandbox } from '../reward/index';
-import { terminalText } from '../args';
 import { makeEvent, type ProgressEvent, type RunnerEvent } from '../events';
-import { metricsCsv, RUN_FILES, rewardCopyName, runRewardCopy, type EpisodeRecord, type RateRecord, type RunSummary, type UpdateMetrics } from '../records';
-import { formatRateShort } from '../stats';
-import { CommandError, noteRunFolder, parseCommandArgs, runCommand, UsageError } from '../args';
+import { checkpointHeldOut, metricsCsv, readSummary, RUN_FILES, rewardCopyName, runRewardCopy } from '../records';
+import type { EpisodeRecord, RateRecord, RunSummary, UpdateMetrics } from '../records';
+import { compareRates, formatDifference, formatRate, formatRateShort } from '../stats';
+import { CommandError, noteRunFolder, parseCommandArgs, requireExisting, runCommand, terminalText, UsageError } from '../args';
 import { ensureBackend, BACKEND_CHOICES, type BackendChoice } from '../ppo/backend';
 import {
   DEFAULT_CHECKPOINT_EVERY,
@@ -28,13 +28,16 @@ import {
   writeStoredConfig,
   type TrainConfig,
 } from './config';
-import { ActorCritic, Rng, float32Bytes, readFloat32, resolveCheckpointDir, sampleActions } from '../ppo/policy';
-import { DEFAULT_HYPERPARAMETERS, ReturnNormaliser, RolloutBuffer, ppoUpdate, type PpoHyperparameters } from '../ppo/ppo';
+import { Rng, resolveCheckpointDir, sampleActions, savePolicy, type PolicyNetwork } from '../ppo/policy';
+import { DEFAULT_HYPERPARAMETERS, explainedVariance, ReturnNormaliser, RolloutBuffer, type PpoHyperparameters } from '../ppo/ppo';
+import { createLearner, engineOf, loadNetwork, newNetwork, restoreOptimizer, saveOptimizer, type Learner } from '../ppo/learner';
+import { measured, measuredAsync, type PhaseProfile } from '../ppo/profile';
 import { DEFAULT_EVAL_EPISODES, evaluate, summarise, trainingStreamSeed, writeEvalRecords, type EvalSummary } from './evaluate';
 import { EpisodeRecorder } from './recorder';
+import { progressBar, stageProgressText } from './progress';
 import { generalisationGap, TrainingSuccess, type TrainingSuccessState } from './training-success';
 
-export { loadPolicy, type LoadedPolicy } from '../ppo/policy';
+export { loadPolicy, type LoadedPolicy } from '../ppo/learner';
 
 export { DEFAULT_CHECKPOINT_EVERY, DEFAULT_ENVS, DEFAULT_ROLLOUT_STEPS, DEFAULT_STEPS } from './config';
 // Training episodes whose mean return makes up the return curve (success: training-success.ts).
@@ -55,7 +58,7 @@ export interface TrainOptions {
   out: string;
   /** Parallel environments (one policy batch). Default 32. */
   envs?: number;
-  /** TensorFlow.js backend. Default auto. */
+  /** Network engine (TensorFlow.js backend or the fused JS network). Default auto. */
   backend?: BackendChoice;
   /** Start from this checkpoint's policy and add the KL term to it (the paper's frozen initial policy). */
   init?: string;
@@ -87,7 +90,15 @@ export interface TrainOptions {
    * analyzer sits above runs/, so the command line passes it in.
    */
   liveAnalysis?: LiveAnalysis;
+  /** Charged with each phase of the training loop's time (the bench's profile). */
+  profile?: PhaseProfile;
 }
+
+/**
+ * The check a reward passes before anything is trained or written (lint and probes, which sit above runs/: the
+ * command line passes it in): the diagnostics to print, one per line, and how many are errors.
+ */
+export type RewardGate = (rewardFile: string, task: TaskSpec) => Promise<{ report: string[]; errors: number }>;
 
 export type LiveAnalysis = (window: EpisodeRecord[], at: { frames: number; totalFrames: number; task: TaskSpec; rewardFile: string }) => Promise<RunnerEvent[]>;
 
@@ -199,17 +210,12 @@ function checkMetricsAgainstCheckpoint(metricsFile: string, state: TrainState): 
   });
 }
 
-async function writeCheckpoint(runDir: string, task: string, net: ActorCritic, optimizer: tf.Optimizer, state: TrainState): Promise<void> {
+async function writeCheckpoint(runDir: string, task: string, learner: Learner, state: TrainState): Promise<void> {
   const tmp = path.join(runDir, CHECKPOINT_TMP);
   rmSync(tmp, { recursive: true, force: true });
-  net.save(tmp, task);
-  const named = await optimizer.getWeights();
-  const parts = named.map((w) => w.tensor.dataSync() as Float32Array);
-  const all = new Float32Array(parts.reduce((s, p) => s + p.length, 0));
-  parts.reduce((o, p) => (all.set(p, o), o + p.length), 0);
-  writeFileSync(path.join(tmp, 'optimizer.bin'), float32Bytes(all));
-  writeFileSync(path.join(tmp, 'optimizer.json'), JSON.stringify(named.map((w) => ({ name: w.name, shape: w.tensor.shape }))) + '\n');
-  writeFileSync(path.join(tmp, 'state.json'), JSON.stringify(state) + '\n');
+  savePolicy(learner.net, tmp, task);
+  await saveOptimizer(tmp, learner);
+  writeAtomic(path.join(tmp, 'state.json'), JSON.stringify(state) + '\n');
   const current = path.join(runDir, RUN_FILES.checkpoint),
     old = path.join(runDir, CHECKPOINT_OLD);
   rmSync(old, { recursive: true, force: true });
@@ -218,30 +224,17 @@ async function writeCheckpoint(runDir: string, task: string, net: ActorCritic, o
   rmSync(old, { recursive: true, force: true });
 }
 
-async function restoreOptimizer(dir: string, optimizer: tf.Optimizer): Promise<void> {
-  const layout = JSON.parse(readFileSync(path.join(dir, 'optimizer.json'), 'utf8')) as { name: string; shape: number[] }[];
-  const values = readFloat32(path.join(dir, 'optimizer.bin'));
-  let o = 0;
-  const named = layout.map(({ name, shape }) => {
-    const size = shape.reduce((a, b) => a * b, 1);
-    const tensor = tf.tensor(values.slice(o, o + size), shape);
-    o += size;
-    return { name, tensor };
-  });
-  await optimizer.setWeights(named);
-}
-
 /** Keeps the first `lines` lines of metrics.ndjson: updates after the checkpoint are redone on resume. */
 function truncateMetrics(file: string, lines: number): void {
   if (!existsSync(file)) {
-    writeFileSync(file, '');
+    writeAtomic(file, '');
     return;
   }
   const kept = readFileSync(file, 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '')
     .slice(0, lines);
-  writeFileSync(file, kept.map((l) => l + '\n').join(''));
+  writeAtomic(file, kept.map((l) => l + '\n').join(''));
 }
 
 /**
@@ -327,7 +320,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
     };
     state.trainingSeeds.push(...state.envSeeds);
     mkdirSync(runDir, { recursive: true });
-    copyFileSync(options.rewardFile, rewardCopy);
+    writeAtomic(rewardCopy, readFileSync(options.rewardFile));
     writeStoredConfig(
       runDir,
       options.config ?? {
@@ -374,9 +367,10 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
   const successCurve = new TrainingSuccess(n, undefined, state.successCurve);
   let env: VecEnv | null = null;
   let sandbox: RewardSandbox | null = null;
-  let net: ActorCritic | null = null;
-  let initNet: ActorCritic | null = null;
-  let optimizer: tf.Optimizer | null = null;
+  let learner: Learner | null = null;
+  let initNet: PolicyNetwork | null = null;
+  const engine = engineOf(backend);
+  const profile = options.profile;
   // The reward sandbox unrefs its host process, so awaiting its exit alone would let Node quit mid-run.
   const keepAlive = setInterval(() => {}, 1 << 30);
   try {
@@ -384,15 +378,11 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
     sandbox = await RewardSandbox.open(rewardCopy, n, { attack: task.attack, episodeSteps: task.maxSteps });
     env = await createEnv({ task, numEnvs: n, seed: state.seed, workers: options.workers });
     const config = { featureSize: env.featureSize, numActions: GAME_FACTS.actions.length, hidden: [64, 64] };
-    optimizer = tf.train.adam(hp.learningRate);
-    if (previous) {
-      net = ActorCritic.load(previous.dir).net;
-      await restoreOptimizer(previous.dir, optimizer);
-    } else {
-      net = new ActorCritic(config, new Rng(state.seed ^ 0x1417));
-    }
+    const net = previous ? loadNetwork(previous.dir, engine).net : newNetwork(engine, config, new Rng(state.seed ^ 0x1417));
+    learner = createLearner(engine, net, hp.learningRate);
+    if (previous) await restoreOptimizer(previous.dir, learner);
     if (state.init) {
-      const loaded = ActorCritic.load(resolveCheckpointDir(state.init));
+      const loaded = loadNetwork(resolveCheckpointDir(state.init), engine);
       if (loaded.file.featureSize !== env.featureSize) {
         throw new Error(`--init ${state.init} was trained with ${loaded.file.featureSize} features (${loaded.file.task}); ${task.id} has ${env.featureSize}`);
       }
@@ -423,18 +413,21 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
       const updateStart = Date.now();
       const steps = Math.min(state.rolloutSteps, Math.ceil((state.totalFrames - state.frames) / n));
       const finished: { ret: number; success: boolean }[] = [];
-      let evaluated = net.evaluate(features, n);
+      let evaluated = measured(profile, 'act: policy forward', () => net.evaluate(features, n));
       for (let t = 0; t < steps; t++) {
         const { probs, values } = evaluated;
-        const actions = sampleActions(probs, n, config.numActions, rng);
         const row = t * n;
-        buffer.features.set(features, row * env.featureSize);
-        for (let i = 0; i < n; i++) {
-          buffer.actions[row + i] = actions[i]!;
-          buffer.logProbs[row + i] = Math.log(Math.max(probs[i * config.numActions + actions[i]!]!, 1e-8));
-          buffer.values[row + i] = values[i]!;
-        }
-        const res = await env.step(actions);
+        const actions = measured(profile, 'act: sample + buffer', () => {
+          const actions = sampleActions(probs, n, config.numActions, rng);
+          buffer.features.set(features, row * env!.featureSize);
+          for (let i = 0; i < n; i++) {
+            buffer.actions[row + i] = actions[i]!;
+            buffer.logProbs[row + i] = Math.log(Math.max(probs[i * config.numActions + actions[i]!]!, 1e-8));
+            buffer.values[row + i] = values[i]!;
+          }
+          return actions;
+        });
+        const res = await measuredAsync(profile, 'env step (wait for workers)', () => env!.step(actions));
         const doneEnvs: number[] = [],
           firstObs: StepObservation[] = [];
         res.info.forEach((info, i) => {
@@ -449,8 +442,8 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
         });
         rewardsPending.catch(() => {});
         features = res.features;
-        evaluated = net.evaluate(features, n);
-        const rewards = await rewardsPending;
+        evaluated = measured(profile, 'act: policy forward', () => net.evaluate(features, n));
+        const rewards = await measuredAsync(profile, 'reward (wait for sandbox)', () => rewardsPending);
         for (let i = 0; i < n; i++) {
           buffer.rewards[row + i] = rewards[i]!;
           buffer.dones[row + i] = res.info[i]!.done ? 1 : 0;
@@ -477,8 +470,11 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
         finished.map((e) => e.ret),
         hp.returnMomentum,
       );
-      buffer.computeAdvantages(evaluated.values, hp.normaliseReturns ? normaliser.scale : 1, hp.gamma, hp.lambda);
-      const stats = ppoUpdate(net, optimizer, buffer, hp, rng, { initNet, valueOnly: initNet !== null && state.update < hp.valuePretrainUpdates });
+      measured(profile, 'GAE', () => buffer.computeAdvantages(evaluated.values, hp.normaliseReturns ? normaliser.scale : 1, hp.gamma, hp.lambda));
+      const valueOnly = initNet !== null && state.update < hp.valuePretrainUpdates;
+      // How much of the returns' variance the value function explains, before the update changes it.
+      const explained = explainedVariance(buffer);
+      const stats = measured(profile, 'PPO update', () => learner!.update(buffer, hp, rng, { initNet, valueOnly, profile }));
       state.update++;
       state.episodes += finished.length;
       state.recent = [...state.recent, ...finished].slice(-CURVE_WINDOW);
@@ -487,6 +483,10 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
       const successRate = success.rate;
       const fps = (steps * n) / Math.max(1e-3, (Date.now() - updateStart) / 1000);
       state.wallSeconds = wallBefore + (Date.now() - segmentStart) / 1000;
+      // From the first update on: the episodes that ended in it, and the partial returns of those still running
+      // (a long-episode task may finish none for many updates; the curves say which is which).
+      const finishedReturn = finished.length ? finished.reduce((s, e) => s + e.ret, 0) / finished.length : null;
+      const unfinishedReturn = episodeReturn.reduce((s, r) => s + r, 0) / n;
       const metrics: UpdateMetrics = {
         update: state.update,
         frames: state.frames,
@@ -495,15 +495,22 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
         success_rate: successRate,
         success,
         episodes: state.episodes,
+        finished_episodes: finished.length,
+        finished_return: finishedReturn,
+        unfinished_return: unfinishedReturn,
         policy_loss: stats.policyLoss,
         value_loss: stats.valueLoss,
         entropy: stats.entropy,
         kl: stats.kl,
+        approx_kl: stats.approxKl,
+        clip_fraction: stats.clipFraction,
+        explained_variance: Number.isFinite(explained) ? explained : null,
+        learning_rate: hp.learningRate,
         wall_seconds: state.wallSeconds,
       };
-      appendFileSync(metricsFile, JSON.stringify(metrics) + '\n');
+      appendNoFollow(metricsFile, JSON.stringify(metrics) + '\n');
       state.metricsLines = state.update;
-      state.lastStats = { ...stats, fps };
+      state.lastStats = { policyLoss: stats.policyLoss, valueLoss: stats.valueLoss, entropy: stats.entropy, kl: stats.kl, fps };
       emit(makeEvent({ type: 'progress', ...metrics, total_frames: state.totalFrames }));
       if (options.liveAnalysis && state.update % LIVE_ANALYSIS_EVERY === 0 && state.frames < state.totalFrames && liveWindow.some((e) => !e.success)) {
         for (const e of await options.liveAnalysis([...liveWindow], {
@@ -519,8 +526,10 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
         state.normaliser = { runningAbsReturn: normaliser.runningAbsReturn, initialised: normaliser.initialised };
         state.trainingSeeds = [...trainingSeeds];
         state.successCurve = successCurve.state();
-        await writeCheckpoint(runDir, task.id, net, optimizer, state);
-        writeMetricsCsv(metricsFile, path.join(runDir, RUN_FILES.metricsCsv));
+        await measuredAsync(profile, 'checkpoint + metrics', async () => {
+          await writeCheckpoint(runDir, task.id, learner!, state);
+          writeMetricsCsv(metricsFile, path.join(runDir, RUN_FILES.metricsCsv));
+        });
       }
     }
     await env.close();
@@ -581,7 +590,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
       generalisation_gap: gap,
     };
     const summaryFile = path.join(runDir, RUN_FILES.summary);
-    writeFileSync(summaryFile, JSON.stringify(summary, null, 2) + '\n');
+    writeAtomic(summaryFile, JSON.stringify(summary, null, 2) + '\n');
     emit(makeEvent({ type: 'finished', ok: true, run_dir: runDir, summary: summaryFile }));
     return summary;
   } catch (caught) {
@@ -599,9 +608,9 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
   } finally {
     await env?.close();
     await sandbox?.close();
-    net?.dispose();
+    learner?.net.dispose();
+    learner?.dispose();
     initNet?.dispose();
-    optimizer?.dispose();
     clearInterval(keepAlive);
   }
 }
@@ -616,7 +625,7 @@ function writeMetricsCsv(metricsFile: string, csvFile: string): void {
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as UpdateMetrics);
-  writeFileSync(csvFile, metricsCsv(lines));
+  writeAtomic(csvFile, metricsCsv(lines));
 }
 
 // ---- command line ----
@@ -635,7 +644,7 @@ DIR/eval/. The reward (for the recorded per-step rewards) defaults to the run's 
     reward: { type: 'string', valueName: 'FILE', description: "reward file (default: the run's copy)" },
     seed: { type: 'int', min: 0, max: 2 ** 31 - 1, description: "evaluation seed (default: the run's seed)" },
     envs: { type: 'int', min: 1, max: MAX_ENVS, default: EVAL_ENVS, description: 'environments stepped in a batch' },
-    backend: { type: 'string', choices: BACKEND_CHOICES, default: 'auto', description: 'TensorFlow.js backend' },
+    backend: { type: 'string', choices: BACKEND_CHOICES, default: 'auto', description: 'network engine (see train --help)' },
     workers: { type: 'int', min: 0, max: 256, description: 'env worker threads' },
     events: { type: 'string', choices: ['ndjson'], description: 'print one JSON event per line on stdout instead of the progress bar' },
   },
@@ -674,7 +683,18 @@ class Reporter {
 
   private bar(e: ProgressEvent): void {
     const fraction = Math.min(1, e.frames / e.total_frames);
-    const text = `${bar(fraction)} ${(fraction * 100).toFixed(0).padStart(3)}%  ${e.frames.toLocaleString('en-US')}/${e.total_frames.toLocaleString('en-US')} frames  ${Math.round(e.fps)} fps  return ${e.mean_return.toFixed(2)}  success ${e.success_rate === null ? `— (no window of started episodes has ended)` : `${(e.success_rate * 100).toFixed(0)}% [${(e.success.ci95[0] * 100).toFixed(0)}–${(e.success.ci95[1] * 100).toFixed(0)}] of ${e.success.n}`}`;
+    // Returns from the first update: of the episodes that ended in it, else the partial return of those running.
+    const ret =
+      typeof e.finished_return === 'number'
+        ? `return ${e.finished_return.toFixed(2)} (${e.finished_episodes} ended)`
+        : `${e.episodes === 0 ? 'no episode finished yet' : 'none ended in this update'}, return so far ${(e.unfinished_return ?? 0).toFixed(2)}`;
+    const success =
+      e.success_rate !== null
+        ? `${(e.success_rate * 100).toFixed(0)}% [${(e.success.ci95[0] * 100).toFixed(0)}–${(e.success.ci95[1] * 100).toFixed(0)}] of ${e.success.n}`
+        : e.episodes === 0
+          ? '—'
+          : `— (${e.episodes} finished; no window of started episodes has ended)`;
+    const text = `${progressBar(fraction)} ${(fraction * 100).toFixed(0).padStart(3)}%  ${e.frames.toLocaleString('en-US')}/${e.total_frames.toLocaleString('en-US')} frames  ${Math.round(e.fps)} fps  ${ret}  success ${success}`;
     if (this.tty) {
       const now = Date.now();
       if (now - this.lastDraw < 100 && fraction < 1) return;
@@ -714,22 +734,9 @@ class Reporter {
   }
 }
 
-function bar(fraction: number, width = 24): string {
-  const full = Math.round(fraction * width);
-  return `[${'#'.repeat(full)}${'.'.repeat(width - full)}]`;
-}
-
-const clock = (seconds: number) => {
-  const s = Math.max(0, Math.round(seconds));
-  return s >= 3600
-    ? `${Math.floor(s / 3600)}:${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`
-    : `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
-};
-
 /** "[#####...] evaluating 37/100 episodes  0:21 elapsed, ETA 0:36" (ETA from the pace of the episodes done). */
 export function evalProgressText(done: number, total: number, elapsedSeconds: number): string {
-  const eta = done >= total ? 'done' : `ETA ${clock((elapsedSeconds / done) * (total - done))}`;
-  return `${bar(done / total)} evaluating ${done}/${total} episodes  ${clock(elapsedSeconds)} elapsed, ${eta}`;
+  return stageProgressText('evaluating', done, total, 'episodes', elapsedSeconds);
 }
 
 /**
@@ -761,22 +768,65 @@ export function resultTable(rows: { task: string; reward: string; summary: RunSu
   ].join('\n');
 }
 
-/** A reward error as the user needs it: file:line:column, kind and message (the rest: the common format). */
-function asCommandError(err: unknown, reporter: Reporter): unknown {
+/**
+ * "warning: held-out success … is below its starting policy's …" when a fine-tuned run is worse than the checkpoint
+ * it started from (its own held-out evaluation) by the decision rule (one-sided 5 %); null otherwise or unknown.
+ */
+export function belowStartingPolicy(summary: RunSummary, init: string): string | null {
+  const start = checkpointHeldOut(init);
+  if (!start || !summary.eval?.success || summary.eval.episodes === 0) return null;
+  const difference = compareRates(summary.eval.success, start);
+  if (difference.verdict !== 'worse') return null;
+  return `warning: held-out success ${formatRate(summary.eval.success)} is below its starting policy's ${formatRate(start)} (${init}): ${formatDifference(difference)}; fine-tuning on this reward lost ground.`;
+}
+
+/**
+ * A reward error as the user needs it: file:line:column, kind and message (the rest: the common format). A
+ * sandbox host that died (kind `host`) is not the reward's fault: `again` says how to carry on.
+ */
+function asCommandError(err: unknown, reporter: Reporter, again: string): unknown {
   reporter.clear();
   if (err instanceof RewardError)
     return new CommandError(
-      `reward error (${err.kind}) at ${err.file}:${err.line}:${err.column}: ${terminalText(err.detail)}${err.env === null ? '' : ` (env ${err.env})`}`,
+      `reward error (${err.kind}) at ${err.file}:${err.line}:${err.column}: ${terminalText(err.detail)}${err.env === null ? '' : ` (env ${err.env})`}` +
+        (err.kind === 'host' ? `; the reward is not at fault: ${again}` : ''),
     );
   return err;
 }
 
-export async function trainCommand(argv: string[], hooks: { liveAnalysis?: LiveAnalysis } = {}): Promise<number> {
+/**
+ * The summary of a run whose training and evaluation have both finished (its checkpoint counts every frame and
+ * summary.json is written); null for a run with anything left to do. `--resume` on it has nothing to resume.
+ */
+export function finishedRun(runDir: string): RunSummary | null {
+  const checkpoint = readCheckpoint(runDir);
+  if (!checkpoint || checkpoint.state.frames < checkpoint.state.totalFrames) return null;
+  const summary = readSummary(runDir);
+  return summary?.train && summary.eval && summary.env_steps >= checkpoint.state.totalFrames ? summary : null;
+}
+
+export async function trainCommand(argv: string[], hooks: { liveAnalysis?: LiveAnalysis; gate?: RewardGate } = {}): Promise<number> {
   let reporter = new Reporter(false);
   return runCommand('train', async () => {
     const inv = parseTrainArgs(argv);
     reporter = new Reporter(inv.events);
     const c = inv.config;
+    const finished = inv.resume ? finishedRun(inv.out) : null;
+    if (finished) {
+      // Resuming it would only evaluate the policy again and overwrite its results: say so instead.
+      const message =
+        `${path.resolve(inv.out)} has finished: ${finished.train.frames.toLocaleString('en-US')} of ${finished.train.frames.toLocaleString('en-US')} frames trained ` +
+        `and ${finished.eval.episodes} held-out episodes evaluated; nothing to resume. Evaluate it again with ` +
+        `\`rewardsmith eval ${inv.out} --episodes N --out DIR\`, or train longer in a new run (--init ${path.join(inv.out, RUN_FILES.checkpoint)}).`;
+      reporter.emit(makeEvent({ type: 'log', level: 'info', message }));
+      reporter.emit(makeEvent({ type: 'finished', ok: true, run_dir: path.resolve(inv.out), summary: path.join(path.resolve(inv.out), RUN_FILES.summary) }));
+      if (!reporter.events) {
+        const reward = finished.reward_file ? path.basename(finished.reward_file) : '-';
+        process.stdout.write(`${resultTable([{ task: finished.task, reward, summary: finished }])}\n`);
+      }
+      return 0;
+    }
+    if (hooks.gate && inv.check && !inv.resume && inv.rewardFile && existsSync(inv.rewardFile)) await checkBeforeTraining(hooks.gate, inv.rewardFile, c.task);
     try {
       const summary = await train({
         rewardFile: inv.rewardFile,
@@ -802,14 +852,104 @@ export async function trainCommand(argv: string[], hooks: { liveAnalysis?: LiveA
       });
       if (!reporter.events) {
         const reward = summary.reward_file ? path.basename(summary.reward_file) : '-';
-        process.stdout.write(`\n${resultTable([{ task: summary.task, reward, summary }])}\n\nrun folder: ${path.resolve(inv.out)}\n`);
+        const below = c.init ? belowStartingPolicy(summary, c.init) : null;
+        process.stdout.write(
+          `\n${resultTable([{ task: summary.task, reward, summary }])}\n${below ? `\n${below}\n` : ''}\nrun folder: ${path.resolve(inv.out)}\n`,
+        );
       }
       noteRunFolder(inv.out, reporter.events);
       return 0;
     } catch (err) {
-      throw asCommandError(err, reporter);
+      throw asCommandError(err, reporter, 'the same command with --resume continues from the last checkpoint');
     }
   });
+}
+
+/** Seeds a checkpoint must not be evaluated on: its run's training worlds and its initial policy's demonstration worlds. */
+function seenSeeds(loaded: ReturnType<typeof loadNetwork>, state: TrainState | null): Set<number> {
+  return new Set([...(state?.trainingSeeds ?? []), ...(loaded.file.worldSeeds ?? [])]);
+}
+
+/** The held-out evaluation of a loaded policy (what `eval` and `evaluateCheckpoint` share). */
+function evaluatePolicy(
+  loaded: ReturnType<typeof loadNetwork>,
+  state: TrainState | null,
+  o: {
+    task: TaskSpec;
+    episodes: number;
+    envs: number;
+    seed: number;
+    sandbox: RewardSandbox | null;
+    excludeSeeds?: Iterable<number>;
+    workers?: number;
+    emit?: (e: RunnerEvent) => void;
+    onEpisode?: (done: number, total: number) => void;
+  },
+) {
+  const rng = new Rng(o.seed ^ 0xe7a1);
+  const trainingSeeds = seenSeeds(loaded, state);
+  for (const s of o.excludeSeeds ?? []) trainingSeeds.add(s);
+  return evaluate({
+    task: o.task,
+    episodes: o.episodes,
+    numEnvs: o.envs,
+    seed: o.seed,
+    sandbox: o.sandbox,
+    emit: o.emit,
+    onEpisode: o.onEpisode,
+    trainingSeeds,
+    workers: o.workers,
+    act: (f, k) => sampleActions(loaded.net.evaluate(f, k).probs, k, loaded.file.numActions, rng),
+  });
+}
+
+/**
+ * Evaluates a trained run's policy (with the run's reward copy) on `episodes` more held-out worlds from the
+ * evaluation stream of `seed`, never on a world it trained on or one in `excludeSeeds` (e.g. the worlds of its
+ * earlier evaluations), and writes the episode records to `out`. The improvement loop's extra evaluations.
+ */
+export async function evaluateCheckpoint(o: {
+  runDir: string;
+  task: TaskSpec;
+  episodes: number;
+  seed: number;
+  excludeSeeds: Iterable<number>;
+  out: string;
+  backend?: BackendChoice;
+}): Promise<{ summary: EvalSummary; episodes: EpisodeRecord[] }> {
+  const backend = await ensureBackend(o.backend ?? 'auto');
+  const dir = resolveCheckpointDir(o.runDir);
+  const loaded = loadNetwork(dir, engineOf(backend));
+  const stateFile = path.join(dir, 'state.json');
+  const state = existsSync(stateFile) ? (JSON.parse(readFileSync(stateFile, 'utf8')) as TrainState) : null;
+  const envs = Math.min(EVAL_ENVS, o.episodes);
+  let sandbox: RewardSandbox | null = null;
+  try {
+    sandbox = await RewardSandbox.open(runRewardCopy(o.runDir), envs, { attack: o.task.attack, episodeSteps: o.task.maxSteps });
+    const result = await evaluatePolicy(loaded, state, { task: o.task, episodes: o.episodes, envs, seed: o.seed, sandbox, excludeSeeds: o.excludeSeeds });
+    mkdirSync(o.out, { recursive: true });
+    writeEvalRecords(o.out, result.episodes);
+    return { summary: result.summary, episodes: result.episodes };
+  } finally {
+    await sandbox?.close();
+    loaded.net.dispose();
+  }
+}
+
+/**
+ * Refuses a reward the check finds errors in, before the run folder exists (exit 1, the diagnostics on stderr);
+ * warnings are printed and training goes on.
+ */
+async function checkBeforeTraining(gate: RewardGate, rewardFile: string, taskName: string): Promise<void> {
+  const { report, errors } = await gate(rewardFile, resolveTask(taskName));
+  for (const line of report) process.stderr.write(`${line}\n`);
+  if (errors > 0) {
+    // The first located error travels in the message too: a sweep or loop job reports only this line.
+    const first = report.find((line) => /:\d+:\d+.*\berror\b/.test(line));
+    throw new CommandError(
+      `${rewardFile}: ${errors} error(s) found before training (above${first ? `; the first: ${first.trim()}` : ''}), so nothing was trained or written; fix them, or pass --no-check to train anyway`,
+    );
+  }
 }
 
 export async function evalCommand(argv: string[]): Promise<number> {
@@ -820,14 +960,14 @@ async function evalMain(argv: string[]): Promise<number> {
   const { values: v, positionals } = parseCommandArgs(EVAL_SPEC, argv);
   const reporter = new Reporter(v.events === 'ndjson');
   if (!v.out) throw new UsageError('--out DIR is required');
-  const checkpoint = positionals[0]!;
+  const checkpoint = requireExisting(positionals[0]!, 'checkpoint or run folder');
   let sandbox: RewardSandbox | null = null;
-  let net: ActorCritic | null = null;
+  let net: PolicyNetwork | null = null;
   const keepAlive = setInterval(() => {}, 1 << 30);
   try {
     const dir = resolveCheckpointDir(checkpoint);
     const backend = await ensureBackend(v.backend as BackendChoice);
-    const loaded = ActorCritic.load(dir);
+    const loaded = loadNetwork(dir, engineOf(backend));
     net = loaded.net;
     const state = existsSync(path.join(dir, 'state.json')) ? (JSON.parse(readFileSync(path.join(dir, 'state.json'), 'utf8')) as TrainState) : null;
     const task = resolveTask(v.task ?? state?.taskFile ?? loaded.file.task);
@@ -858,20 +998,16 @@ async function evalMain(argv: string[]): Promise<number> {
       }),
     );
     sandbox = hasReward ? await RewardSandbox.open(rewardFile, numEnvs, { attack: task.attack, episodeSteps: task.maxSteps }) : null;
-    const rng = new Rng(seed ^ 0xe7a1);
-    const policy = net;
     reporter.evalProgress(0, episodes);
-    const result = await evaluate({
+    const result = await evaluatePolicy(loaded, state, {
       task,
       episodes,
-      numEnvs,
+      envs: numEnvs,
       seed,
       sandbox,
       emit: reporter.emit,
       onEpisode: reporter.evalProgress,
-      trainingSeeds: new Set([...(state?.trainingSeeds ?? []), ...(loaded.file.worldSeeds ?? [])]),
       workers: v.workers,
-      act: (f, k) => sampleActions(policy.evaluate(f, k).probs, k, loaded.file.numActions, rng),
     });
     writeEvalRecords(runDir, result.episodes);
     const trainSuccess = new TrainingSuccess(state?.numEnvs ?? 1, undefined, state?.successCurve).estimate();
@@ -899,7 +1035,7 @@ async function evalMain(argv: string[]): Promise<number> {
       generalisation_gap: gap,
     };
     const summaryFile = path.join(runDir, RUN_FILES.summary);
-    writeFileSync(summaryFile, JSON.stringify(summary, null, 2) + '\n');
+    writeAtomic(summaryFile, JSON.stringify(summary, null, 2) + '\n');
     reporter.emit(evalEvent(result.summary, gap));
     reporter.emit(makeEvent({ type: 'finished', ok: true, run_dir: runDir, summary: summaryFile }));
     if (!reporter.events)
@@ -914,7 +1050,7 @@ async function evalMain(argv: string[]): Promise<number> {
     reporter.emit(
       makeEvent({ type: 'finished', ok: false, run_dir: path.resolve(v.out), summary: null, error: err instanceof Error ? err.message : String(err) }),
     );
-    throw asCommandError(err, reporter);
+    throw asCommandError(err, reporter, 'run the evaluation again');
   } finally {
     await sandbox?.close();
     net?.dispose();

@@ -5,7 +5,7 @@
 // ends; a window is reported only once every episode that started in it has ended. Whether an episode is
 // in the window then depends on when it started (on earlier episodes), never on its own length or outcome.
 import type { GeneralisationGap, RateRecord, TrainingSuccessRecord } from '../records';
-import { formatRate, intervalsDisjoint, wilson } from '../stats';
+import { compareRates, formatDifference, formatRate, wilson } from '../stats';
 
 /** Episodes behind one estimate: about the most recent this many complete starts. */
 export const TRAINING_SUCCESS_WINDOW = 100;
@@ -99,15 +99,18 @@ export class TrainingSuccess {
 }
 
 /**
- * The warning when training and held-out success differ beyond both 95 % intervals: the policy does not do on
- * new worlds what it did on its training worlds (or the training figure is not comparable). Null otherwise.
+ * The warning when training and held-out success differ: the 95 % interval of their difference (Newcombe's,
+ * two-sided, stats.ts `compareRates`) excludes 0, so the policy does not do on new worlds what it did on its
+ * training worlds (or the training figure is not comparable). Null otherwise.
  */
 export function generalisationGap(train: RateRecord, heldOut: RateRecord): GeneralisationGap | null {
-  if (train.n === 0 || heldOut.n === 0 || !intervalsDisjoint(train, heldOut)) return null;
-  const direction = train.rate! > heldOut.rate! ? 'lower' : 'higher';
+  if (train.n === 0 || heldOut.n === 0) return null;
+  const difference = compareRates(heldOut, train, 0.025);
+  if (difference.verdict === 'no difference') return null;
+  const direction = difference.verdict === 'worse' ? 'lower' : 'higher';
   return {
     train: { count: train.count, n: train.n, rate: train.rate, ci95: train.ci95 },
     held_out: heldOut,
-    message: `Generalisation gap: held-out success ${formatRate(heldOut)} is ${direction} than training success ${formatRate(train)}; the 95 % intervals do not overlap.`,
+    message: `Generalisation gap: held-out success ${formatRate(heldOut)} is ${direction} than training success ${formatRate(train)}: ${formatDifference(difference)}.`,
   };
 }

@@ -6,9 +6,10 @@
 // from its folder. That makes both engines resumable the same way: a job that outlived an interrupted sweep is
 // found again by its id (a pid, or a Slurm job id) and waited for instead of started twice.
 import { execFile, spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { openForAppend, writeAtomic } from '../files';
 import { pathToFileURL } from 'node:url';
 import { parseEvent } from '../events';
 import { RUN_FILES, type SweepRunState } from '../records';
@@ -243,7 +244,7 @@ export abstract class Engine {
         if (signal?.aborted) return cancelled(null);
         rmSync(path.join(job.runDir, JOB_FILES.exit), { force: true });
         const script = path.join(job.runDir, JOB_FILES.script);
-        writeFileSync(script, jobScript(job, this.runner), { mode: 0o755 });
+        writeAtomic(script, jobScript(job, this.runner), { mode: 0o755 });
         jobId = await this.submit(job, script);
         // Recorded before the first poll: a sweep killed right now finds the job again instead of submitting twice.
         hooks.onState?.('queued', jobId);
@@ -299,7 +300,7 @@ export class LocalEngine extends Engine {
   }
 
   protected async submit(job: TrainJob, script: string): Promise<string> {
-    const log = openSync(path.join(job.runDir, JOB_FILES.log), 'a');
+    const log = openForAppend(path.join(job.runDir, JOB_FILES.log));
     try {
       // Its own process group: Ctrl-C on the sweep cancels it explicitly, and a sweep killed outright
       // leaves it running to be found again (by pid) when the sweep is started again.

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { readSummary as readRunSummary, SWEEP_FILES, type RunSummary, type SweepResults, type SweepRewardResult, type SweepRunResult } from '../records';
-import { bootstrapMean } from '../stats';
+import { bootstrapMean, compareOverSeeds, DECISION_ALPHA, formatDifference, formatRateShort, levelText, percent, rateOverSeeds, type Counts } from '../stats';
 import { diamond, escapeXml as esc, svgDocument } from '../svg';
 import type { JobState } from './engine';
 
@@ -49,10 +49,15 @@ export function sweepResults(
       message: r.message,
     };
   });
+  const successes = new Map<string, Counts[]>();
   const rewards: SweepRewardResult[] = rewardOrder.map(({ name, file }) => {
     const done = runResults.filter((r) => r.reward === name && r.success && r.success.n > 0);
     if (done.length === 0) return { reward: name, reward_file: file, seeds: 0, episodes: 0, mean_success: null, ci95: null, mean_deaths: null, rank: null };
-    const success = bootstrapMean(done.map((r) => outcomes(r.success!.count, r.success!.n)));
+    successes.set(
+      name,
+      done.map((r) => r.success!),
+    );
+    const success = rateOverSeeds(done.map((r) => r.success!));
     const deaths = bootstrapMean(done.map((r) => outcomes(r.deaths!.count, r.deaths!.n)));
     return {
       reward: name,
@@ -65,42 +70,52 @@ export function sweepResults(
       rank: null,
     };
   });
-  for (const r of rewards) {
-    if (r.mean_success === null) continue;
-    r.rank = 1 + rewards.filter((o) => o.mean_success !== null && o.mean_success > r.mean_success!).length;
-  }
+  // Ranked by the decision rule, not by the means alone: in order of mean success, a reward takes its position as
+  // its rank when some reward above it is shown better than it (one-sided 5 %), and shares the rank of the reward
+  // just above otherwise. Every reward shows its difference to the leader (the best mean).
+  const measured = rewards.filter((r) => r.mean_success !== null).sort((a, b) => b.mean_success! - a.mean_success!);
+  const leader = measured[0];
+  measured.forEach((r, position) => {
+    const mine = successes.get(r.reward)!;
+    const above = measured.slice(0, position);
+    const behind = above.some((o) => compareOverSeeds(successes.get(o.reward)!, mine).verdict === 'better');
+    r.rank = position === 0 || behind ? position + 1 : above[position - 1]!.rank;
+    r.versus_leader = r === leader ? null : compareOverSeeds(mine, successes.get(leader!.reward)!);
+  });
   return { version: 1, ...meta, runs: runResults, rewards };
 }
-
-const pct = (x: number) => (100 * x).toFixed(1);
 
 /** The Markdown table beside results.json. */
 export function resultsMarkdown(r: SweepResults): string {
   const lines = [
     `# Sweep: ${r.task}, ${r.steps.toLocaleString('en-US')} frames per run, seeds ${r.seeds.join(', ')} (${r.engine})`,
     '',
-    '| rank | reward | mean held-out success % | 95 % CI (bootstrap over seeds × episodes) | seeds | episodes | mean deaths % |',
-    '|---:|---|---:|---|---:|---:|---:|',
+    `| rank | reward | mean held-out success % | 95 % CI | difference to the leader [${levelText(1 - 2 * DECISION_ALPHA)} CI] | seeds | episodes | mean deaths % |`,
+    '|---:|---|---:|---|---|---:|---:|---:|',
   ];
-  const ranked = [...r.rewards].sort((a, b) => (a.rank ?? Infinity) - (b.rank ?? Infinity));
+  const ranked = [...r.rewards].sort((a, b) => (a.rank ?? Infinity) - (b.rank ?? Infinity) || (b.mean_success ?? 0) - (a.mean_success ?? 0));
   for (const w of ranked) {
     lines.push(
       w.mean_success === null
-        ? `| — | ${w.reward} | — | — (no completed run) | 0 | 0 | — |`
-        : `| ${w.rank} | ${w.reward} | ${pct(w.mean_success)} | [${pct(w.ci95![0])}, ${pct(w.ci95![1])}] | ${w.seeds} | ${w.episodes} | ${pct(w.mean_deaths!)} |`,
+        ? `| — | ${w.reward} | — | — (no completed run) | — | 0 | 0 | — |`
+        : `| ${w.rank} | ${w.reward} | ${percent(w.mean_success)} | [${percent(w.ci95![0])}, ${percent(w.ci95![1])}] | ${w.versus_leader ? formatDifference(w.versus_leader).replace(/ \(.*\)$/, '') : 'leader'} | ${w.seeds} | ${w.episodes} | ${percent(w.mean_deaths!)} |`,
     );
   }
+  lines.push(
+    '',
+    'Success: the mean over seeds; 95 % CI: Wilson over the episodes of one seed, else a bootstrap over seeds × episodes (never narrower than Wilson over all episodes). ' +
+      'Rank: in order of mean success, a reward shares the rank of the one above it unless a reward above it is shown better by a one-sided test at 5 % on the difference (Newcombe over one seed each, else the bootstrap).',
+  );
   lines.push(
     '',
     '| reward | seed | state | job | held-out success % [95 % Wilson CI] (n) | deaths % | wall s | run folder |',
     '|---|---:|---|---|---|---:|---:|---|',
   );
   for (const run of r.runs) {
-    const success =
-      run.success?.rate != null ? `${pct(run.success.rate)} [${pct(run.success.ci95[0])}, ${pct(run.success.ci95[1])}] (n=${run.success.n})` : '—';
+    const success = run.success ? formatRateShort(run.success) : '—';
     const state = run.message && run.state !== 'completed' ? `${run.state}: ${run.message.replace(/\|/g, '\\|').slice(0, 120)}` : run.state;
     lines.push(
-      `| ${run.reward} | ${run.seed} | ${state} | ${run.job_id ?? '—'} | ${success} | ${run.deaths?.rate != null ? pct(run.deaths.rate) : '—'} | ${run.wall_seconds === null ? '—' : run.wall_seconds.toFixed(0)} | ${run.run_dir} |`,
+      `| ${run.reward} | ${run.seed} | ${state} | ${run.job_id ?? '—'} | ${success} | ${run.deaths?.rate != null ? percent(run.deaths.rate) : '—'} | ${run.wall_seconds === null ? '—' : run.wall_seconds.toFixed(0)} | ${run.run_dir} |`,
     );
   }
   lines.push('', `Sweep wall time: ${r.wall_seconds.toFixed(0)} s.`);
@@ -128,7 +143,7 @@ export function resultsSvg(r: SweepResults): string {
     );
   }
   parts.push(
-    `<text x="${labelWidth + plotWidth / 2}" y="${height - 8}" text-anchor="middle">held-out success % (bar: 95 % CI, bootstrap over seeds × episodes; ◆ mean; ● one seed)</text>`,
+    `<text x="${labelWidth + plotWidth / 2}" y="${height - 8}" text-anchor="middle">held-out success % (bar: 95 % CI over seeds × episodes; ◆ mean; ● one seed)</text>`,
   );
   r.rewards.forEach((w, i) => {
     const cy = top + rowHeight * i + rowHeight / 2;
@@ -140,10 +155,10 @@ export function resultsSvg(r: SweepResults): string {
     parts.push(`<rect x="${x(w.ci95[0])}" y="${cy - 5}" width="${Math.max(1, x(w.ci95[1]) - x(w.ci95[0]))}" height="10" fill="#9ecae1"/>`);
     for (const run of r.runs.filter((run) => run.reward === w.reward && run.success?.rate != null)) {
       parts.push(
-        `<circle cx="${x(run.success!.rate!)}" cy="${cy}" r="3" fill="#333" fill-opacity="0.6"><title>seed ${run.seed}: ${pct(run.success!.rate!)} % of ${run.success!.n}</title></circle>`,
+        `<circle cx="${x(run.success!.rate!)}" cy="${cy}" r="3" fill="#333" fill-opacity="0.6"><title>seed ${run.seed}: ${percent(run.success!.rate!)} % of ${run.success!.n}</title></circle>`,
       );
     }
-    parts.push(diamond(x(w.mean_success), cy, 6, 7, 'fill="#08519c"', `mean ${pct(w.mean_success)} % [${pct(w.ci95[0])}, ${pct(w.ci95[1])}]`));
+    parts.push(diamond(x(w.mean_success), cy, 6, 7, 'fill="#08519c"', `mean ${percent(w.mean_success)} % [${percent(w.ci95[0])}, ${percent(w.ci95[1])}]`));
   });
   return svgDocument(width, height, parts);
 }

@@ -3,11 +3,13 @@
 // so the same command run again resumes: completed runs are kept, jobs still queued or running (the sweep was
 // killed, not the jobs) are waited for, and failed or cancelled runs start again (from their checkpoint).
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CommandError, PROCESS_IO, UsageError, parseCommandArgs, runCommand, type CommandIo } from '../args';
 import { makeEvent, type RunnerEvent, type SweepRunEvent } from '../events';
+import { writeAtomic } from '../files';
 import { resolveTask, TaskFileError } from '../tasks';
+import { BACKEND_CHOICES } from '../ppo/backend';
 import { type Engine, LocalEngine, SlurmEngine, SlurmError, defaultRunnerCommand, type JobState, type TrainJob } from './engine';
 import { SWEEP_FILES, readSummary, resultsMarkdown, resultsSvg, sweepResults, type RunRecord, type SweepResults } from './results';
 
@@ -25,7 +27,7 @@ export const SWEEP_SPEC = {
     envs: { type: 'int', description: 'parallel environments per run (train --envs)', valueName: 'E', min: 1 },
     'eval-episodes': { type: 'int', description: 'held-out episodes per run (train --eval-episodes)', valueName: 'E', min: 1 },
     workers: { type: 'int', description: 'env worker threads per run (train --workers)', valueName: 'W', min: 0 },
-    backend: { type: 'string', description: 'TensorFlow.js backend per run (train --backend)', choices: ['auto', 'gpu', 'node', 'wasm', 'cpu'] },
+    backend: { type: 'string', description: 'network engine per run (train --backend)', choices: BACKEND_CHOICES },
     parallel: { type: 'int', description: 'local: runs at once (default: one per core)', valueName: 'N', min: 1 },
     partition: { type: 'string', description: 'slurm: partition (sbatch --partition)', valueName: 'P' },
     time: { type: 'string', description: 'slurm: time limit per run (sbatch --time, e.g. 30:00)', valueName: 'LIMIT' },
@@ -63,11 +65,6 @@ interface SweepState {
 
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
-function writeAtomic(file: string, text: string): void {
-  writeFileSync(file + '.tmp', text);
-  renameSync(file + '.tmp', file);
-}
-
 /** `approach-tree.dense.reward.ts` → `approach-tree.dense`; a repeated name gets `-2`, `-3`. */
 function rewardNames(files: string[]): string[] {
   const seen = new Map<string, number>();
@@ -97,6 +94,11 @@ export interface SweepOptions {
   signal?: AbortSignal;
 }
 
+/** The sweep's copy of a reward, in its own language: `DIR/rewards/<name>.reward.ts` or `.reward.py`. */
+function rewardCopyIn(dir: string, r: { name: string; file: string }): string {
+  return path.join(dir, 'rewards', `${r.name}.reward.${/\.py$/i.test(r.file) ? 'py' : 'ts'}`);
+}
+
 /** Runs (or resumes) a sweep and writes its results; returns them. */
 export async function sweep(o: SweepOptions): Promise<SweepResults> {
   const start = Date.now();
@@ -106,8 +108,6 @@ export async function sweep(o: SweepOptions): Promise<SweepResults> {
   mkdirSync(path.join(dir, 'rewards'), { recursive: true });
   const names = rewardNames(o.rewards);
   const rewards = o.rewards.map((file, i) => ({ name: names[i]!, file: path.resolve(file), sha256: sha256(file) }));
-  /** The sweep's copy of a reward, in its own language: `rewards/<name>.reward.ts` or `.reward.py`. */
-  const copyOf = (r: { name: string; file: string }) => path.join(dir, 'rewards', `${r.name}.reward.${/\.py$/i.test(r.file) ? 'py' : 'ts'}`);
   const stateFile = path.join(dir, SWEEP_FILES.state);
   let state: SweepState = { version: 1, task: task.id, steps: o.steps, seeds: o.seeds, init: o.init ? path.resolve(o.init) : null, rewards, runs: {} };
   if (existsSync(stateFile)) {
@@ -122,7 +122,7 @@ export async function sweep(o: SweepOptions): Promise<SweepResults> {
       const was = earlier.rewards.find((e) => e.name === r.name)!;
       if (was.sha256 !== r.sha256)
         throw new CommandError(
-          `${r.file} changed since this sweep started; its runs trained the earlier text (kept in ${copyOf(r)}): restore it, or start a new sweep with another --out`,
+          `${r.file} changed since this sweep started; its runs trained the earlier text (kept in ${rewardCopyIn(dir, r)}): restore it, or start a new sweep with another --out`,
         );
     }
     state = { ...state, runs: earlier.runs };
@@ -130,8 +130,8 @@ export async function sweep(o: SweepOptions): Promise<SweepResults> {
   }
   // The runs train these copies: on a cluster only DIR needs to be shared, and editing a file mid-sweep changes nothing.
   for (const r of rewards) {
-    const copy = copyOf(r);
-    if (!existsSync(copy)) copyFileSync(r.file, copy);
+    const copy = rewardCopyIn(dir, r);
+    if (!existsSync(copy)) writeAtomic(copy, readFileSync(r.file));
   }
   const save = () => writeAtomic(stateFile, JSON.stringify(state, null, 2) + '\n');
   save();
@@ -142,7 +142,7 @@ export async function sweep(o: SweepOptions): Promise<SweepResults> {
       reward: r.name,
       rewardOriginal: r.file,
       runDir: path.join(dir, 'runs', r.name, `seed-${seed}`),
-      rewardFile: copyOf(r),
+      rewardFile: rewardCopyIn(dir, r),
       task: taskArg,
       seed,
       steps: o.steps,
@@ -293,7 +293,7 @@ export async function sweepCommand(argv: string[], io: CommandIo = PROCESS_IO): 
         resolveTask(v.task);
       } catch (err) {
         if (err instanceof TaskFileError) throw new CommandError(err.message);
-        throw new UsageError((err as Error).message);
+        throw err;
       }
       const local = v.engine === 'local';
       for (const name of ['partition', 'time', 'cpus-per-task', 'gpus', 'sbatch-arg'] as const) {

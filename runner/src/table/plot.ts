@@ -1,5 +1,5 @@
 // The table's plot as a self-contained SVG (no network, no plotting runtime): per task, one bar per method
-// at the mean held-out success with its bootstrap 95 % interval as a whisker, and the paper's published
+// at the mean held-out success with its 95 % interval as a whisker, and the paper's published
 // figure for the same method as a hollow diamond beside it.
 import type { BootstrapEstimate } from '../stats';
 import { diamond, escapeXml as esc, svgDocument, whisker } from '../svg';
@@ -65,6 +65,8 @@ export function renderPlot(rows: readonly PlotRow[], title: string): string {
     lx += 150;
   }
   parts.push(`${diamond(lx + 6, ly - 4, 6, 6, PAPER_MARK)}<text x="${lx + 16}" y="${ly}">paper (MineDojo)</text>`);
-  parts.push(`<text x="${left}" y="${ly + 22}" fill="#555">bars: mean over seeds; whiskers: bootstrap 95 % interval over seeds and episodes</text>`);
+  parts.push(
+    `<text x="${left}" y="${ly + 22}" fill="#555">bars: mean over seeds; whiskers: 95 % interval (Wilson over one seed, else bootstrap over seeds and episodes)</text>`,
+  );
   return svgDocument(width, height, parts);
 }

@@ -5,12 +5,25 @@
 // bootstrap 95 % interval over seeds and episodes, beside the paper's published figures. Every cell is its own
 // run folder, so an interrupted table resumes where it stopped (finished cells are kept, a training run
 // continues from its checkpoint).
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { writeAtomic } from '../files';
 import { resolveTask } from '../tasks';
 import { RUN_FILES, type RunSummary } from '../records';
-import { bootstrapMean, wilson, type BootstrapEstimate, type RateEstimate } from '../stats';
+import {
+  compareOverSeeds,
+  compareRates,
+  DECISION_ALPHA,
+  formatDifference,
+  levelText,
+  percent,
+  rateOverSeeds,
+  wilson,
+  type BootstrapEstimate,
+  type RateComparison,
+  type RateEstimate,
+} from '../stats';
 import { CommandError, parseCommandArgs, runCommand, UsageError, type CommandSpec, type OptionSpec } from '../args';
 import { BACKEND_CHOICES, type BackendChoice } from '../ppo/backend';
 import { train, DEFAULT_STEPS, DEFAULT_ENVS } from '../runs/train';
@@ -99,9 +112,55 @@ export interface TableRow {
   cells: CellResult[];
 }
 
+/** The table's comparisons: each fine-tuning against the other and against the foundation it started from. */
+export const COMPARISONS: readonly [Method, Method][] = [
+  ['dense', 'sparse'],
+  ['dense', 'foundation'],
+  ['sparse', 'foundation'],
+];
+
+/** a − b of one task, over all seeds or on one seed, by the decision rule (one-sided 5 %). */
+export interface TableComparison {
+  task: string;
+  seed: number | 'all';
+  a: Method;
+  b: Method;
+  comparison: RateComparison;
+}
+
+/** Every comparison of every task: over all seeds (bootstrap over seeds × episodes) when there are several, and per seed (Newcombe). */
+export function tableComparisons(cells: readonly CellResult[]): TableComparison[] {
+  const out: TableComparison[] = [];
+  const counts = (cs: CellResult[]) => cs.map((c) => ({ count: c.successes, n: c.episodes }));
+  for (const task of [...new Set(cells.map((c) => c.task))]) {
+    const mine = cells.filter((c) => c.task === task);
+    const seeds = [...new Set(mine.map((c) => c.seed))];
+    for (const [a, b] of COMPARISONS) {
+      const of = (m: Method, seed?: number) => mine.filter((c) => c.method === m && (seed === undefined || c.seed === seed));
+      if (of(a).length === 0 || of(b).length === 0) continue;
+      if (seeds.length > 1) out.push({ task, seed: 'all', a, b, comparison: compareOverSeeds(counts(of(a)), counts(of(b))) });
+      for (const seed of seeds) {
+        const [x, y] = [of(a, seed)[0], of(b, seed)[0]];
+        if (x && y) out.push({ task, seed, a, b, comparison: compareRates(counts([x])[0]!, counts([y])[0]!) });
+      }
+    }
+  }
+  return out;
+}
+
+/** "+20.0 pts [+13.3, +27.7]: better", "−11.0 pts [−19.6, −2.3]: below the foundation". */
+function comparisonCell(c: TableComparison | undefined): string {
+  if (!c) return '—';
+  const difference = formatDifference(c.comparison).replace(/ \(.*\)$/, '');
+  const verdict = c.comparison.verdict;
+  if (verdict === 'worse' && c.b === 'foundation') return `${difference}: below the foundation`;
+  return `${difference}: ${verdict === 'better' ? 'better' : verdict === 'worse' ? 'worse' : 'no difference shown'}`;
+}
+
 export interface TableResult {
   rows: TableRow[];
   cells: CellResult[];
+  comparisons: TableComparison[];
   config: TableConfig & { tasks: string[]; seeds: number[] };
   machine: string;
   wallSeconds: number;
@@ -163,7 +222,7 @@ export async function runTable(options: TableOptions): Promise<TableResult> {
           `resuming it with ${changed.map((k) => `${k} ${config[k]}`).join(', ')} would mix budgets — use the same options or another --out`,
       );
     }
-  } else writeFileSync(configFile, JSON.stringify(config, null, 2) + '\n');
+  } else writeAtomic(configFile, JSON.stringify(config, null, 2) + '\n');
 
   const cells: CellResult[] = [];
   for (const task of tasks) {
@@ -187,8 +246,9 @@ export async function runTable(options: TableOptions): Promise<TableResult> {
           })
         ).summary;
       }
-      cells.push(cellResult(task, seed, 'foundation', foundation, reusedFoundation));
-      log(`${task} seed ${seed}: foundation ${fmt(cells[cells.length - 1]!)}`);
+      const foundationCell = cellResult(task, seed, 'foundation', foundation, reusedFoundation);
+      cells.push(foundationCell);
+      log(`${task} seed ${seed}: foundation ${fmt(foundationCell)}`);
       for (const kind of ['sparse', 'dense'] as const) {
         const dir = cellDir(out, task, seed, kind);
         let summary = readSummary(dir);
@@ -212,8 +272,12 @@ export async function runTable(options: TableOptions): Promise<TableResult> {
             overwrite: !resume,
           });
         }
-        cells.push(cellResult(task, seed, kind, summary!, reused));
-        log(`${task} seed ${seed}: foundation + ${kind} ${fmt(cells[cells.length - 1]!)}`);
+        const cell = cellResult(task, seed, kind, summary!, reused);
+        cells.push(cell);
+        const below = compareRates({ count: cell.successes, n: cell.episodes }, { count: foundationCell.successes, n: foundationCell.episodes });
+        log(
+          `${task} seed ${seed}: foundation + ${kind} ${fmt(cell)}${below.verdict === 'worse' ? `; below its foundation's ${percent(foundationCell.rate.rate)} % (${formatDifference(below)})` : ''}`,
+        );
       }
     }
   }
@@ -221,9 +285,8 @@ export async function runTable(options: TableOptions): Promise<TableResult> {
   const rows: TableRow[] = tasks.flatMap((task) =>
     METHODS.map((method) => {
       const mine = cells.filter((c) => c.task === task && c.method === method);
-      const groups = mine.map((c) => Array.from({ length: c.episodes }, (_, i) => (i < c.successes ? 1 : 0)));
       const paper = method === 'foundation' ? null : (PAPER_FIGURES[task]?.[method] ?? null);
-      return { task, method, estimate: bootstrapMean(groups), paper, cells: mine };
+      return { task, method, estimate: rateOverSeeds(mine.map((c) => ({ count: c.successes, n: c.episodes }))), paper, cells: mine };
     }),
   );
   const wallSeconds = (Date.now() - start) / 1000;
@@ -236,31 +299,31 @@ export async function runTable(options: TableOptions): Promise<TableResult> {
   const result: TableResult = {
     rows,
     cells,
+    comparisons: tableComparisons(cells),
     config: { ...config, tasks, seeds },
     machine: machineDescription(),
     wallSeconds,
     cellSeconds: cells.reduce((s, c) => s + c.wallSeconds, 0),
     files,
   };
-  writeFileSync(files.markdown, tableMarkdown(result) + '\n');
-  writeFileSync(files.csv, tableCsv(result));
-  writeFileSync(
+  writeAtomic(files.markdown, tableMarkdown(result) + '\n');
+  writeAtomic(files.csv, tableCsv(result));
+  writeAtomic(
     files.svg,
     renderPlot(
       rows,
       `Held-out success, ${seeds.length} seed${seeds.length === 1 ? '' : 's'} × ${config.evalEpisodes} episodes, ${config.steps.toLocaleString('en-US')} frames`,
     ),
   );
-  writeFileSync(files.json, JSON.stringify({ ...result, rows: rows.map(({ cells: _c, ...r }) => r) }, null, 2) + '\n');
+  writeAtomic(files.json, JSON.stringify({ ...result, rows: rows.map(({ cells: _c, ...r }) => r) }, null, 2) + '\n');
   return result;
 }
 
-const pct = (x: number) => (100 * x).toFixed(1);
-const fmt = (c: CellResult) => `${pct(c.rate.rate)} % of ${c.episodes} held-out episodes (95 % CI ${pct(c.rate.ci95[0])}–${pct(c.rate.ci95[1])} %)`;
-/** "37.0 [28.1, 46.0]" (mean and bootstrap 95 % interval, in %). */
+const fmt = (c: CellResult) => `${percent(c.rate.rate)} % of ${c.episodes} held-out episodes (95 % CI ${percent(c.rate.ci95[0])}–${percent(c.rate.ci95[1])} %)`;
+/** "37.0 [28.1, 46.0]" (mean and 95 % interval, in %). */
 export function formatEstimate(e: BootstrapEstimate): string {
   if (e.n === 0) return '—';
-  return `${pct(e.mean)} [${pct(e.ci95[0])}, ${pct(e.ci95[1])}]`;
+  return `${percent(e.mean)} [${percent(e.ci95[0])}, ${percent(e.ci95[1])}]`;
 }
 
 /** The Markdown table: one row per task, the three methods and the paper's figures as columns. */
@@ -278,7 +341,7 @@ export function tableMarkdown(r: TableResult): string {
   const { steps, demos, evalEpisodes, seeds } = r.config;
   lines.push(
     '',
-    `Held-out success % — mean over ${seeds.length === 1 ? 'seed' : 'seeds'} ${seeds.join(', ')} with a bootstrap 95 % interval over seeds and episodes ` +
+    `Held-out success % — mean over ${seeds.length === 1 ? 'seed' : 'seeds'} ${seeds.join(', ')} with a 95 % interval (Wilson over one seed's episodes; over several, a bootstrap over seeds and episodes, never narrower than Wilson over all of them) ` +
       `(${evalEpisodes} held-out worlds per seed and method); foundation = behaviour cloning from ${demos} scripted demonstrations; ` +
       `fine-tuning: PPO for ${steps.toLocaleString('en-US')} frames from the foundation with the KL term to it (weight 0.125), 2 value pre-training updates ` +
       `and return normalisation. Paper: Auto MC-Reward (CVPR 2024), Table 1, MineDojo.`,
@@ -287,7 +350,29 @@ export function tableMarkdown(r: TableResult): string {
         ? ` (${formatSeconds(r.wallSeconds)} for this invocation, which resumed cells measured earlier).`
         : `, ${formatSeconds(r.wallSeconds)} for this invocation.`),
   );
-  const perSeed = r.cells.map((c) => `${c.task} ${METHOD_LABELS[c.method]} seed ${c.seed}: ${c.successes}/${c.episodes}`);
+  const comparisons = r.comparisons ?? tableComparisons(r.cells);
+  if (comparisons.length > 0) {
+    const find = (task: string, seed: number | 'all', [a, b]: readonly [Method, Method]) =>
+      comparisons.find((c) => c.task === task && c.seed === seed && c.a === a && c.b === b);
+    lines.push(
+      '',
+      `Differences of held-out success, points, with their ${levelText(1 - 2 * DECISION_ALPHA)} interval: "better" (or "worse", "below the foundation") is a one-sided test at 5 % ` +
+        `(Newcombe's interval on one seed; over all seeds a bootstrap over seeds × episodes, never narrower than Newcombe's over all episodes).`,
+      '',
+      `| task | seed | ${COMPARISONS.map(([a, b]) => `${a} − ${b}`).join(' | ')} |`,
+      `|---|---|${COMPARISONS.map(() => '---').join('|')}|`,
+    );
+    for (const task of tasks)
+      for (const seed of ['all' as const, ...seeds])
+        if (COMPARISONS.some((p) => find(task, seed, p)))
+          lines.push(`| ${task} | ${seed} | ${COMPARISONS.map((p) => comparisonCell(find(task, seed, p))).join(' | ')} |`);
+  }
+  const foundationOf = (c: CellResult) => r.cells.find((f) => f.task === c.task && f.seed === c.seed && f.method === 'foundation');
+  const perSeed = r.cells.map((c) => {
+    const f = c.method === 'foundation' ? undefined : foundationOf(c);
+    const below = f && compareRates({ count: c.successes, n: c.episodes }, { count: f.successes, n: f.episodes }).verdict === 'worse';
+    return `${c.task} ${METHOD_LABELS[c.method]} seed ${c.seed}: ${c.successes}/${c.episodes}${below ? ` (below its foundation's ${f.successes}/${f.episodes})` : ''}`;
+  });
   lines.push('', `Per seed: ${perSeed.join('; ')}.`);
   return lines.join('\n');
 }
@@ -346,7 +431,7 @@ export function updateReadme(file: string, r: TableResult, command: string): voi
   // linked: the README ships in the .vsix, and vsce refuses relative links and images without a repository URL.
   const svgCopy = path.join(path.dirname(path.resolve(file)), 'docs', 'table.svg');
   mkdirSync(path.dirname(svgCopy), { recursive: true });
-  copyFileSync(r.files.svg, svgCopy);
+  writeAtomic(svgCopy, readFileSync(r.files.svg));
   const svgLink = path
     .relative(path.dirname(path.resolve(file)), svgCopy)
     .split(path.sep)
@@ -362,7 +447,7 @@ export function updateReadme(file: string, r: TableResult, command: string): voi
     '',
     README_END,
   ].join('\n');
-  writeFileSync(file, text.slice(0, a) + block + text.slice(b + README_END.length));
+  writeAtomic(file, text.slice(0, a) + block + text.slice(b + README_END.length));
 }
 
 // ---- command line ----
@@ -379,7 +464,7 @@ const TABLE_SPEC = {
     demos: { type: 'int', min: 1, default: DEFAULT_DEMOS, description: 'demonstration episodes per foundation', valueName: 'N' },
     'eval-episodes': { type: 'int', min: 1, default: DEFAULT_EVAL_EPISODES, description: 'held-out episodes per seed and method', valueName: 'K' },
     envs: { type: 'int', min: 1, default: DEFAULT_ENVS, description: 'parallel training environments', valueName: 'K' },
-    backend: { type: 'string', choices: BACKEND_CHOICES, default: 'auto', description: 'TensorFlow.js backend' },
+    backend: { type: 'string', choices: BACKEND_CHOICES, default: 'auto', description: 'network engine (see train --help)' },
     readme: { type: 'string', description: 'also replace the results block of this README', valueName: 'FILE' },
   },
 } as const satisfies CommandSpec<Record<string, OptionSpec>>;
@@ -406,7 +491,8 @@ export async function tableCommand(argv: string[]): Promise<number> {
       try {
         resolveTask(t);
       } catch (err) {
-        throw new UsageError(`--tasks: ${err instanceof Error ? err.message : String(err)}`);
+        if (err instanceof UsageError) throw new UsageError(`--tasks: ${err.message}`);
+        throw err;
       }
     }
     if (v.readme && !existsSync(v.readme)) throw new UsageError(`--readme ${v.readme}: no such file`);

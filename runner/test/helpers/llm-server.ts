@@ -1,7 +1,7 @@
 // A local OpenAI-compatible HTTP server that answers `/v1/chat/completions` from a script: the only test
 // double the project allows (tests reach it through the real `openai` client). It records every request so
-// tests can assert what the roles were asked, and can inject 429/500, unparsable bodies, delays and a body
-// dripped byte by byte after prompt headers.
+// tests can assert what the roles were asked, and can inject 429/500, unparsable bodies, delays, a body
+// dripped byte by byte after prompt headers, and a JSON body that never ends.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -29,7 +29,11 @@ export type ScriptedReply =
   /** Wait, then send `reply` (a delay past the client's timeout makes a timeout). */
   | { delayMs: number; reply: ScriptedReply }
   /** 200 and the headers at once, then `reply`'s body one byte every `everyMs` (a server that never finishes). */
-  | { dripEveryMs: number; reply: ScriptedReply };
+  | { dripEveryMs: number; reply: ScriptedReply }
+  /** 200, then a JSON answer whose content never ends, as fast as the client reads it, up to `ceilingBytes`
+   * (then the server waits, so a client that reads without limit ends at its deadline, not out of memory).
+   * `content-length` is declared when given. The bytes written until the client hung up go to `bodyBytesSent`. */
+  | { endlessBody: { ceilingBytes: number; declaredLength?: number } };
 
 export type Script = ScriptedReply[] | ((request: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>);
 
@@ -37,6 +41,8 @@ export interface LlmTestServer {
   /** Base URL for the openai client / OPENAI_BASE_URL, ending in `/v1`. */
   baseUrl: string;
   requests: RecordedRequest[];
+  /** For each `endlessBody` reply, the bytes of body written before the client closed the connection. */
+  bodyBytesSent: number[];
   /** Replies not yet served, for a list script. */
   remaining(): number;
   close(): Promise<void>;
@@ -77,6 +83,7 @@ function completionBody(reply: ScriptedReply, request: RecordedRequest): string 
 
 export async function startLlmServer(script: Script): Promise<LlmTestServer> {
   const requests: RecordedRequest[] = [];
+  const bodyBytesSent: number[] = [];
   const queue = Array.isArray(script) ? [...script] : null;
   const sockets = new Set<import('node:net').Socket>();
 
@@ -101,6 +108,27 @@ export async function startLlmServer(script: Script): Promise<LlmTestServer> {
         }
       }, reply.dripEveryMs);
       res.on('close', () => clearInterval(timer));
+      return;
+    }
+    if ('endlessBody' in reply) {
+      const { ceilingBytes, declaredLength } = reply.endlessBody;
+      res.writeHead(200, { 'content-type': 'application/json', ...(declaredLength === undefined ? {} : { 'content-length': String(declaredLength) }) });
+      const chunk = Buffer.alloc(64 * 1024, 'a');
+      let sent = 0;
+      res.on('close', () => bodyBytesSent.push(sent));
+      const prefix = Buffer.from(`{"id":"chatcmpl-endless","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"`);
+      let more = res.write(prefix);
+      sent += prefix.length;
+      // Writes only as fast as the client reads (each 'drain'), so `sent` is what the client took in plus the socket buffers.
+      const pump = () => {
+        while (!res.destroyed && sent < ceilingBytes) {
+          more = res.write(chunk);
+          sent += chunk.length;
+          if (!more) return void res.once('drain', pump);
+        }
+      };
+      if (more) pump();
+      else res.once('drain', pump);
       return;
     }
     if ('rawBody' in reply) {
@@ -155,6 +183,7 @@ export async function startLlmServer(script: Script): Promise<LlmTestServer> {
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    bodyBytesSent,
     remaining: () => queue?.length ?? 0,
     close: () =>
       new Promise<void>((resolve) => {

@@ -23,7 +23,7 @@ import {
 } from './registry';
 import type { SimWorld } from './world';
 import { chunkKey, chunkKeyX, chunkKeyZ } from './worldgen';
-import { CREATURE_CHUNK_RADIUS, chunkCreatures, type MobSpawn } from './worldgen';
+import { CREATURE_CHUNK_RADIUS, chunkCreatures, type UNDERGROUND_MONSTERS, type MobSpawn } from './worldgen';
 import type { ViewEntity } from './observe';
 import type { PlayerRules } from './rules';
 import type { WorldOptions } from '../../tasks';
@@ -74,7 +74,7 @@ const MONSTER_CAP = 70,
   DESPAWN_NEAR = 32,
   DESPAWN_CHANCE = 1 / 800;
 /** BiomeDefaultFeatures.monsters (plains): spider 100, zombie 95, skeleton 100, creeper 100, in groups of 4. */
-const MONSTER_WEIGHTS: readonly { type: string; weight: number }[] = [
+const MONSTER_WEIGHTS: readonly { type: (typeof UNDERGROUND_MONSTERS)[number]; weight: number }[] = [
   { type: 'spider', weight: 100 },
   { type: 'zombie', weight: 95 },
   { type: 'skeleton', weight: 100 },

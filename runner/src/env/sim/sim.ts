@@ -7,7 +7,7 @@ import type { StepInfo, StepObservation } from '../types';
 import { FIRE_BLOCKS, WATER_BLOCK, mcData, nameIndex, stateSolid as solidTable, stateToBlock as toBlockTable, S } from './registry';
 import { SimWorld, blockOfState } from './world';
 import { spawnPoint } from './worldgen';
-import { hash32 } from '../../seeds';
+import { Mulberry32, hash32 } from '../../seeds';
 import {
   CreatureChunks,
   PANIC_TICKS,
@@ -63,15 +63,8 @@ const TOOL_ATTACK: Readonly<Record<string, { damage: number; cooldown: number }>
 // engine serves every environment in the process.
 let physicsEngine: ReturnType<typeof Physics> | null = null;
 
-/** Deterministic per-episode random numbers (mulberry32). */
-class Rng {
-  constructor(private s: number) {}
-  next(): number {
-    this.s = (this.s + 0x6d2b79f5) | 0;
-    let t = Math.imul(this.s ^ (this.s >>> 15), 1 | this.s);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
+/** Deterministic per-episode random numbers (the one PRNG, seeds.ts). */
+class Rng extends Mulberry32 {
   int(min: number, max: number): number {
     return min + Math.floor(this.next() * (max - min + 1));
   }

@@ -8,9 +8,9 @@
 // `generateChunk(kind, seed, cx, cz)` fills one chunk column of block state ids for the stored height band,
 // and `blockStateAt(kind, seed, x, y, z)` answers any single coordinate (outside the band it returns the
 // band's fill: stone below/above underground, air above plains).
-import { LAVA_BLOCK, MOB_MAX_HEALTH, S, WATER_BLOCK, stateToBlock, type PlainsMob } from './registry';
+import { LAVA_BLOCK, MOB_MAX_HEALTH, PLAINS_MOBS, S, WATER_BLOCK, stateToBlock, type PlainsMob } from './registry';
 import { VANILLA_WORLD, type WorldKind, type WorldOptions } from '../../tasks';
-import { hash32 } from '../../seeds';
+import { Mulberry32, hash32 } from '../../seeds';
 
 /** The height band each world kind stores: y in [minY, minY + height). */
 export const WORLD_BANDS: Readonly<Record<WorldKind, { minY: number; height: number; below: number; above: number }>> = {
@@ -27,18 +27,10 @@ export const cellIndex = (lx: number, yy: number, lz: number) => (yy * 16 + lz) 
 /** Uniform in [0, 1). */
 export const rand01 = (a: number, b = 0, c = 0, d = 0) => hash32(a, b, c, d) / 4294967296;
 
-/** A random stream (mulberry32) with java.util.Random's call shapes, so feature code reads like the game's. */
-export class Stream {
-  constructor(private s: number) {}
+/** The one PRNG (seeds.ts) with java.util.Random's call shapes, so feature code reads like the game's. */
+export class Stream extends Mulberry32 {
   nextFloat(): number {
     return this.nextUint32() / 4294967296;
-  }
-  /** The next draw as a 32-bit integer: nextInt(2^k) is its top k bits (u / 2^32 · 2^k is exact), no float needed. */
-  nextUint32(): number {
-    this.s = (this.s + 0x6d2b79f5) | 0;
-    let t = Math.imul(this.s ^ (this.s >>> 15), 1 | this.s);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return (t ^ (t >>> 14)) >>> 0;
   }
   nextDouble(): number {
     return this.nextFloat();
@@ -46,10 +38,6 @@ export class Stream {
   /** Uniform integer in [0, n); n ≤ 0 gives 0. */
   nextInt(n: number): number {
     return n <= 0 ? 0 : Math.floor(this.nextFloat() * n);
-  }
-  /** Advances the stream past `n` draws without computing them (each draw adds the same constant to the state). */
-  skip(n: number): void {
-    this.s = (this.s + Math.imul(n, 0x6d2b79f5)) | 0;
   }
   /** A seed for a child stream (the game's `random.nextLong()` seeding a sub-feature). */
   nextSeed(): number {
@@ -1281,6 +1269,74 @@ export function blockStateAt(kind: WorldKind, seed: number, x: number, y: number
   if (y >= band.minY + band.height) return band.above;
   const chunk = generateChunk(kind, seed, Math.floor(x / 16), Math.floor(z / 16), undefined, options);
   return chunk[cellIndex(x - Math.floor(x / 16) * 16, y - band.minY, z - Math.floor(z / 16) * 16)]!;
+}
+
+// ---- what a world can hold ----
+
+/** The monsters that spawn underground (BiomeDefaultFeatures.monsters of the overworld; mobs.ts weighs them). */
+export const UNDERGROUND_MONSTERS = ['spider', 'zombie', 'skeleton', 'creeper'] as const;
+
+/**
+ * Every block and mob a world of each kind can hold: what the generator places (worldgen.test.ts checks
+ * generated chunks against it), what its fluids make (obsidian and cobblestone where lava meets water) and
+ * what spawns in it. A task's success rule may name more (approach-tree counts birch logs, as vanilla's
+ * logs tag does), but plains here grow oak only (README, "The simulated world"): the analyzer proposes only
+ * target names the task's world can hold.
+ */
+export const WORLD_CONTENTS: Readonly<Record<WorldKind, { blocks: readonly string[]; mobs: readonly string[] }>> = {
+  plains: {
+    blocks: [
+      'air',
+      'grass_block',
+      'dirt',
+      'stone',
+      'grass',
+      'tall_grass',
+      'dandelion',
+      'poppy',
+      'orange_tulip',
+      'red_tulip',
+      'pink_tulip',
+      'white_tulip',
+      'azure_bluet',
+      'oxeye_daisy',
+      'cornflower',
+      'oak_log',
+      'oak_leaves',
+      'bee_nest',
+    ],
+    mobs: PLAINS_MOBS,
+  },
+  underground: {
+    blocks: [
+      'air',
+      'cave_air',
+      'stone',
+      'granite',
+      'diorite',
+      'andesite',
+      'dirt',
+      'gravel',
+      'bedrock',
+      'coal_ore',
+      'iron_ore',
+      'gold_ore',
+      'redstone_ore',
+      'lapis_ore',
+      'diamond_ore',
+      'lava',
+      'water',
+      'obsidian',
+      'cobblestone',
+    ],
+    mobs: UNDERGROUND_MONSTERS,
+  },
+};
+
+/** Whether a world of this kind can hold a block or mob of this name. */
+export function worldCanHold(kind: WorldKind, name: string): boolean {
+  const contents = WORLD_CONTENTS[kind];
+  return contents.blocks.includes(name) || contents.mobs.includes(name);
 }
 
 // ---- spawns ----

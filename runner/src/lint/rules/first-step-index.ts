@@ -1,14 +1,16 @@
-// `past_agent_positions[past_agent_positions.length - 2]` (or `[1]`, or `.at(-2)`) is undefined on the first
-// step of an episode, when the list holds only the current position; reading `[0]` of it then throws.
+// `past_agent_positions[past_agent_positions.length - 3]` (or `[2]`, or `.at(-3)`) is undefined on the first
+// call of an episode, when the list holds the start and the current position only (FIRST_CALL_HISTORY); reading
+// `[0]` of it then throws. The length may come through a name (`const n = past_agent_positions.length`).
 import ts from 'typescript';
+import { FIRST_CALL_HISTORY } from '../../schema';
 import { alwaysExits, numericValue, skipParens, type LintContext } from '../context';
 import { defineRule, type RuleMeta } from '../rule';
 
 const meta = {
   id: 'first-step-index',
   severity: 'error',
-  description: 'an earlier entry of past_agent_positions read without a length guard (undefined on the first step)',
-  docs: 'On the first step of an episode `past_agent_positions` holds one entry (the current position), so `past_agent_positions[past_agent_positions.length - 2]` is undefined and reading from it throws in the sandbox. Guard it: `if (past_agent_positions.length < 2) return 0;` first, or `past_agent_positions.length >= 2 && …`.',
+  description: `an entry of past_agent_positions older than the start position read without a length guard (undefined on the first step)`,
+  docs: `On the first step of an episode \`past_agent_positions\` holds ${FIRST_CALL_HISTORY} entries (the start position and the current one), so \`past_agent_positions[past_agent_positions.length - 3]\` (or \`[2]\`, \`.at(-3)\`) is undefined and reading from it throws in the sandbox; \`length - 2\` is the start position and always there. Guard deeper reads: \`if (past_agent_positions.length < 3) return 0;\` first, or \`past_agent_positions.length >= 3 && …\`.`,
   fixable: false,
 } as const satisfies RuleMeta;
 
@@ -25,12 +27,12 @@ export const firstStepIndex = defineRule({
       const i = numericValue(node.arguments[0]);
       back = i !== undefined && i < 0 ? -i : undefined;
     }
-    if (!list || back === undefined || back < 2 || !isPositions(list, ctx)) return;
+    if (!list || back === undefined || back <= FIRST_CALL_HISTORY || !isPositions(list, ctx)) return;
     if (guarded(node, ctx) || !readFromUnchecked(node as ts.Expression, ctx)) return;
     ctx.report(
       meta,
       node,
-      `${ctx.snap.userTextOf(node)} is undefined on the first step of an episode (past_agent_positions then holds only the current position); check past_agent_positions.length >= ${back} first.`,
+      `${ctx.snap.userTextOf(node)} is undefined on the first step of an episode (past_agent_positions then holds ${FIRST_CALL_HISTORY} entries: the start position and the current one); check past_agent_positions.length >= ${back} first.`,
     );
   },
 });
@@ -40,21 +42,30 @@ function isPositions(e: ts.Expression, ctx: LintContext): boolean {
   return ts.isIdentifier(e) && e.text === 'past_agent_positions' && ctx.isParameterRef(e);
 }
 
-/** How many entries from the end an index reads (`length - 2` → 2, `1` → 2), or undefined. */
+/** `past_agent_positions.length`, written out or through a const that holds it. */
+function isLength(e: ts.Expression, list: ts.Expression, ctx: LintContext): boolean {
+  e = skipParens(e);
+  if (ts.isPropertyAccessExpression(e)) return e.name.text === 'length' && skipParens(e.expression).getText(ctx.sf) === skipParens(list).getText(ctx.sf);
+  const init = ts.isIdentifier(e) ? constInitializer(e, ctx) : undefined;
+  return init !== undefined && isLength(init, list, ctx);
+}
+
+/** The initializer of the `const` an identifier names, if it is one. */
+function constInitializer(id: ts.Identifier, ctx: LintContext): ts.Expression | undefined {
+  const decl = ctx.checker.getSymbolAtLocation(id)?.valueDeclaration;
+  if (!decl || !ts.isVariableDeclaration(decl) || !decl.initializer) return undefined;
+  const list = decl.parent;
+  return ts.isVariableDeclarationList(list) && list.flags & ts.NodeFlags.Const ? decl.initializer : undefined;
+}
+
+/** How many entries from the end an index reads (`length - 3` → 3, `n - 3` with n the length → 3, `2` → 3), or undefined. */
 function stepsBack(index: ts.Expression, list: ts.Expression, ctx: LintContext): number | undefined {
   const literal = numericValue(index);
   if (literal !== undefined) return Number.isInteger(literal) && literal >= 1 ? literal + 1 : undefined;
   const e = skipParens(index);
   if (ts.isBinaryExpression(e) && e.operatorToken.kind === ts.SyntaxKind.MinusToken) {
     const k = numericValue(e.right);
-    const left = skipParens(e.left);
-    if (
-      k !== undefined &&
-      ts.isPropertyAccessExpression(left) &&
-      left.name.text === 'length' &&
-      skipParens(left.expression).getText(ctx.sf) === skipParens(list).getText(ctx.sf)
-    )
-      return k;
+    if (k !== undefined && isLength(e.left, list, ctx)) return k;
   }
   return undefined;
 }
@@ -87,7 +98,21 @@ function readFromUnchecked(node: ts.Expression, ctx: LintContext): boolean {
   return unchecked;
 }
 
-const mentionsLength = (n: ts.Node, ctx: LintContext): boolean => /past_agent_positions\s*\.\s*length/.test(n.getText(ctx.sf));
+/** Whether a condition mentions the history's length: `past_agent_positions.length`, or a const holding it. */
+function mentionsLength(n: ts.Node, ctx: LintContext): boolean {
+  let found = false;
+  const visit = (c: ts.Node) => {
+    if (found) return;
+    if (ts.isPropertyAccessExpression(c) && c.name.text === 'length' && /^past_agent_positions$/.test(skipParens(c.expression).getText(ctx.sf))) found = true;
+    else if (ts.isIdentifier(c) && !(ts.isPropertyAccessExpression(c.parent) && c.parent.name === c)) {
+      const init = constInitializer(c, ctx);
+      if (init && ts.isPropertyAccessExpression(skipParens(init)) && mentionsLength(init, ctx)) found = true;
+    }
+    if (!found) ts.forEachChild(c, visit);
+  };
+  visit(n);
+  return found;
+}
 
 /** A condition on past_agent_positions.length decides whether `node` runs: around it, or as an early exit before it. */
 function guarded(node: ts.Node, ctx: LintContext): boolean {

@@ -1,0 +1,396 @@
+// What a replay on the probe bank shows about a reward, as located findings with their evidence: failures at
+// run time, rewards that differ on the same observations, names the task never shows, code that never runs, a
+// reward that never varies, sparse and dense parts that do not do what their names say, and incentives: a failure
+// mode that earns more per episode than succeeding does, at the statement that pays it.
+//
+// To add a property: write a function (replay, context) → ProbeFinding[] below, add it to PROPERTIES, and give
+// the probe corpus (runner/test/fixtures/probe/) a reward that shows it (`// expect-probe: <code>` on the line).
+import ts from 'typescript';
+import type { StatementLocation } from '../reward/index';
+import { SCALE_RULE } from '../schema';
+import type { TaskSpec } from '../tasks';
+import { BEHAVIOURS, WORLD_SCAN_RADIUS, type Behaviour, type ProbeBank } from './bank';
+import type { EpisodeTrace, Replay } from './replay';
+
+export interface ProbeFinding {
+  /** 1-based, in the reward file. */
+  line: number;
+  column: number;
+  endLine: number;
+  endColumn: number;
+  severity: 'error' | 'warning' | 'information';
+  /** `probe-<property>`. */
+  code: string;
+  message: string;
+}
+
+export interface PropertyContext {
+  task: TaskSpec;
+  bank: ProbeBank;
+  /** The reward file's text. */
+  source: string;
+}
+
+type Property = (replay: Replay, ctx: PropertyContext) => ProbeFinding[];
+
+const percent = (x: number) => `${Math.round(x * 100)} %`;
+const count = (n: number) => Math.round(n).toLocaleString('en-US');
+/** A return in a message: 3 significant digits, thousands separated. */
+const amount = (x: number) => (Math.abs(x) >= 100 ? count(x) : Number(x.toPrecision(3)).toString());
+
+function at(loc: { line: number; column: number; endLine?: number; endColumn?: number }): Pick<ProbeFinding, 'line' | 'column' | 'endLine' | 'endColumn'> {
+  return { line: loc.line, column: loc.column, endLine: loc.endLine ?? loc.line, endColumn: loc.endColumn ?? loc.column + 1 };
+}
+
+/** Where a statement is, cut to its first line (a diagnostic on a whole if-block would underline the block). */
+function statementAt(s: StatementLocation, source: string): Pick<ProbeFinding, 'line' | 'column' | 'endLine' | 'endColumn'> {
+  const lineText = source.split('\n')[s.line - 1] ?? '';
+  const endColumn = s.endLine === s.line ? s.endColumn : lineText.length + 1;
+  return { line: s.line, column: s.column, endLine: s.line, endColumn: Math.max(endColumn, s.column + 1) };
+}
+
+const describeEpisode = (bank: ProbeBank, episode: number) => {
+  const e = bank.episodes[episode]!;
+  return `${BEHAVIOURS[e.behaviour]} (probe episode ${episode + 1} of ${bank.episodes.length}, world ${e.seed})`;
+};
+
+/** Exceptions, non-numbers, non-finite values and time limits, at the step and line where they happen. */
+const failures: Property = (replay, { bank }) => {
+  const f = replay.failure;
+  if (!f) return [];
+  const e = f.error;
+  const where =
+    f.episode === null ? (f.step === 0 ? 'when the file was loaded' : `at step ${f.step}`) : `at step ${f.step} of ${describeEpisode(bank, f.episode)}`;
+  // A sandbox host that could not start or died of something else is not the reward's doing: said, not held against it.
+  if (e.kind === 'host') return [{ ...at(e), severity: 'warning', code: 'probe-not-run', message: `the probes could not run: ${e.detail}` }];
+  const code = {
+    throw: 'probe-throws',
+    'bad-return': 'probe-bad-return',
+    timeout: 'probe-timeout',
+    memory: 'probe-memory',
+    compile: 'probe-throws',
+    contract: 'probe-throws',
+  }[e.kind];
+  return [{ ...at(e), severity: 'error', code, message: `${e.detail} ${where}: training would stop here.` }];
+};
+
+/** Same observations, same rewards: the repeated episodes must give what their first replay gave. */
+const determinism: Property = (replay, { bank, source }) => {
+  for (const again of replay.repeats) {
+    const first = replay.traces[again.episode]!;
+    for (let t = 0; t < Math.min(first.values.length, again.values.length); t++) {
+      if (Object.is(first.values[t], again.values[t])) continue;
+      const s = replay.compiled.statements[again.last[t]!];
+      const where = s ? statementAt(s, source) : at(replay.compiled.entries.reward_function ?? replay.compiled.entries.dense ?? { line: 1, column: 1 });
+      return [
+        {
+          ...where,
+          severity: 'warning',
+          code: 'probe-nondeterministic',
+          message: `the same observations give different rewards: replaying ${describeEpisode(bank, again.episode)} twice side by side gives ${amount(first.values[t]!)} and ${amount(again.values[t]!)} at step ${t + 1}. A reward that depends on more than its parameters and GLOBAL_DATA (Math.random, the clock, variables outside the function, shared by every episode) cannot be learned.`,
+        },
+      ];
+    }
+  }
+  return [];
+};
+
+/** The dictionary parameters whose keys a task's observations show, and which of the bank's name sets holds them. */
+const NAMED_PARAMETERS: Record<string, keyof ProbeBank['names']> = {
+  current_nearest_blocks: 'nearby',
+  previous_nearest_blocks: 'nearby',
+  kill_entity: 'mob',
+};
+
+/** `current_nearest_blocks['cow']`, `.cow`, `'cow' in current_nearest_blocks`: the name, its parameter and where. */
+function namesRead(source: string): { name: string; parameter: string; line: number; column: number; endColumn: number }[] {
+  const sf = ts.createSourceFile('reward.ts', source, ts.ScriptTarget.ES2022, true);
+  const out: ReturnType<typeof namesRead> = [];
+  const add = (literal: ts.Node, name: string, parameter: ts.Expression) => {
+    if (!ts.isIdentifier(parameter) || !(parameter.text in NAMED_PARAMETERS)) return;
+    const start = sf.getLineAndCharacterOfPosition(literal.getStart(sf));
+    const end = sf.getLineAndCharacterOfPosition(literal.getEnd());
+    out.push({
+      name,
+      parameter: parameter.text,
+      line: start.line + 1,
+      column: start.character + 1,
+      endColumn: (end.line === start.line ? end.character : start.character + name.length) + 1,
+    });
+  };
+  const visit = (n: ts.Node) => {
+    if (ts.isElementAccessExpression(n) && ts.isStringLiteralLike(n.argumentExpression)) add(n.argumentExpression, n.argumentExpression.text, n.expression);
+    else if (ts.isPropertyAccessExpression(n) && n.name.text !== 'length') add(n.name, n.name.text, n.expression);
+    else if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.InKeyword && ts.isStringLiteralLike(n.left)) add(n.left, n.left.text, n.right);
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+  return out;
+}
+
+/** A name the code reads that no observation of the task's bank ever holds. */
+const absentNames: Property = (_replay, { task, bank, source }) => {
+  const findings: ProbeFinding[] = [];
+  for (const read of namesRead(source)) {
+    const kind = NAMED_PARAMETERS[read.parameter]!;
+    if (kind === 'mob' && !task.attack) continue; // kill_entity is not passed at all; the contract check says so
+    const seen = bank.names[kind];
+    // The task's own target names are observable by definition, however rarely the bank's worlds show one.
+    const targets = task.success.kind === 'near' ? task.success.names : [task.success.mob];
+    // A name the task's worlds hold near where episodes start (lava in a cave) may matter although no probe saw it.
+    if (seen.includes(read.name) || targets.includes(read.name) || (kind === 'nearby' && bank.worldNames.includes(read.name))) continue;
+    const shown = seen.length > 12 ? `${seen.slice(0, 12).join(', ')}, …` : seen.join(', ') || 'none';
+    findings.push({
+      ...at({ line: read.line, column: read.column, endColumn: read.endColumn }),
+      severity: 'warning',
+      code: 'probe-absent-name',
+      message: `'${read.name}' never occurs in ${read.parameter} on any of the ${bank.episodes.length} probe episodes of ${task.id} (${countSteps(bank)} steps; names seen: ${shown}), nor in their worlds within ${WORLD_SCAN_RADIUS} m of the start, so what depends on it never happens.`,
+    });
+  }
+  return findings;
+};
+
+const countSteps = (bank: ProbeBank) => count(bank.episodes.reduce((n, e) => n + e.obs.length - 1, 0));
+
+/** How often statement `k` ran over the bank's episodes. */
+function ranAnywhere(replay: Replay, bank: ProbeBank, k: number): number {
+  const cov = replay.coverage!;
+  let n = 0;
+  for (let env = 0; env < bank.episodes.length; env++) n += cov.runs[env * cov.statements + k]!;
+  return n;
+}
+
+/** Statements that run on no probe episode (the outermost of each such region), as information. */
+const neverRun: Property = (replay, { bank, source }) => {
+  const cov = replay.coverage;
+  if (!cov) return [];
+  const n = cov.statements;
+  const ran = new Float64Array(n);
+  for (let env = 0; env < bank.episodes.length; env++) for (let k = 0; k < n; k++) ran[k] += cov.runs[env * n + k]!;
+  const findings: ProbeFinding[] = [];
+  let coveredUntil = { line: 0, column: 0 };
+  replay.compiled.statements.forEach((s, k) => {
+    if (ran[k]! > 0) return;
+    const inside = s.line < coveredUntil.line || (s.line === coveredUntil.line && s.column < coveredUntil.column);
+    if (inside) return;
+    coveredUntil = { line: s.endLine, column: s.endColumn };
+    findings.push({
+      ...statementAt(s, source),
+      severity: 'information',
+      code: 'probe-never-runs',
+      message: `never runs on any of the ${bank.episodes.length} probe episodes of ${bank.task} (${countSteps(bank)} steps: successes, a random policy and ${Object.keys(BEHAVIOURS).length - 2} failure modes).`,
+    });
+  });
+  return findings;
+};
+
+/** A reward that returns one value on every probe call gives the agent nothing to learn from. */
+const constant: Property = (replay, { bank, source }) => {
+  const all = replay.traces.flatMap((t) => Array.from(t.values));
+  if (all.length === 0 || replay.failure || replay.compiled.exportsKind === 'dense_sparse') return [];
+  if (all.some((v) => v !== all[0])) return [];
+  // The branch that would have paid something else is the first statement that never ran; without one, the
+  // statement that returned the value most often.
+  const lasts = new Map<number, number>();
+  for (const t of replay.traces) for (const k of t.last) lasts.set(k, (lasts.get(k) ?? 0) + 1);
+  const [top] = [...lasts.entries()].sort((a, b) => b[1] - a[1]);
+  const never = replay.coverage ? replay.compiled.statements.findIndex((_, k) => ranAnywhere(replay, bank, k) === 0) : -1;
+  const s = replay.compiled.statements[never >= 0 ? never : (top?.[0] ?? -1)];
+  return [
+    {
+      ...(s ? statementAt(s, source) : at(replay.compiled.entries.reward_function ?? { line: 1, column: 1 })),
+      severity: 'warning',
+      code: 'probe-constant',
+      message: `returns ${amount(all[0]!)} on every one of the ${count(all.length)} probe calls (${bank.episodes.filter((e) => e.behaviour === 'teacher').length} successful episodes among them)${never >= 0 ? '; this never runs' : ''}: the agent gets nothing to learn from.`,
+    },
+  ];
+};
+
+/** Sparse pays at success and rarely else; dense varies. */
+const sparseDense: Property = (replay, { bank }) => {
+  const { entries } = replay.compiled;
+  if (replay.compiled.exportsKind !== 'dense_sparse' || replay.failure || !entries.sparse || !entries.dense) return [];
+  const findings: ProbeFinding[] = [];
+  const successes = replay.traces.filter((t) => bank.episodes[t.episode]!.behaviour === 'teacher');
+  const failing = replay.traces.filter((t) => !bank.episodes[t.episode]!.success);
+  if (successes.length > 0 && successes.every((t) => t.sparse!.every((v) => v <= 0)))
+    findings.push({
+      ...at(entries.sparse),
+      severity: 'warning',
+      code: 'probe-sparse-never-pays',
+      message: `sparse is never positive on any of the ${successes.length} successful probe episodes of ${bank.task}: the success it should mark goes unpaid.`,
+    });
+  const failingSteps = failing.reduce((n, t) => n + t.sparse!.length, 0);
+  const failingPaid = failing.reduce((n, t) => n + t.sparse!.filter((v) => v > 0).length, 0);
+  if (failingSteps > 0 && failingPaid / failingSteps > 0.5)
+    findings.push({
+      ...at(entries.sparse),
+      severity: 'warning',
+      code: 'probe-sparse-dense',
+      message: `sparse is positive on ${percent(failingPaid / failingSteps)} of the ${count(failingSteps)} steps of failing probe episodes: a sparse term pays for milestones, not for most steps (move it to dense).`,
+    });
+  const dense = replay.traces.flatMap((t) => Array.from(t.dense!));
+  if (dense.length > 0 && dense.every((v) => v === dense[0]))
+    findings.push({
+      ...at(entries.dense),
+      severity: 'warning',
+      code: 'probe-dense-constant',
+      message: `dense returns ${amount(dense[0]!)} on every one of the ${count(dense.length)} probe calls: it shapes nothing.`,
+    });
+  return findings;
+};
+
+/** What a behaviour earns per episode of the task's length, from its probe episodes. */
+interface Earnings {
+  behaviour: Behaviour;
+  /** Per full episode: what the recorded probe earned plus, for an episode the probe cut, its steady rate times the steps left. */
+  perEpisode: number;
+  /** What the steady rate alone earns over a whole episode. */
+  steadyPerEpisode: number;
+  /** Share of its recorded steps that paid more than 0. */
+  paidShare: number;
+  probeSteps: number;
+  episodes: number;
+}
+
+/**
+ * A failure mode's earnings: a probe episode that ended (death) counts as it is; one the probe cut counts what it
+ * earned plus its steady rate over the rest of the task's episode. The steady rate is what the repeat of its
+ * second half paid per call (see EpisodeTrace.recorded), the smaller of the repeat's two halves.
+ */
+function earnings(behaviour: Behaviour, traces: EpisodeTrace[], bank: ProbeBank): Earnings {
+  let total = 0,
+    steady = 0,
+    paid = 0,
+    steps = 0;
+  const sum = (v: Float64Array) => v.reduce((a, b) => a + b, 0);
+  for (const t of traces) {
+    const recorded = t.values.subarray(0, t.recorded);
+    const repeat = t.values.subarray(t.recorded);
+    steps += recorded.length;
+    paid += recorded.filter((x) => x > 0).length;
+    const half = Math.floor(repeat.length / 2);
+    const rate = half > 0 ? Math.max(0, Math.min(sum(repeat.subarray(0, half)) / half, sum(repeat.subarray(half)) / (repeat.length - half))) : 0;
+    total += sum(recorded) + rate * Math.max(0, bank.maxSteps - recorded.length);
+    steady += rate * bank.maxSteps;
+  }
+  const n = Math.max(1, traces.length);
+  return { behaviour, perEpisode: total / n, steadyPerEpisode: steady / n, paidShare: paid / Math.max(1, steps), probeSteps: steps, episodes: traces.length };
+}
+
+/**
+ * The statement that pays a behaviour: among those that ran in calls earning at least half its pay, the one that
+ * ran most exclusively in paid calls; of equals, the one that runs least over the whole bank (the term, not the
+ * `return` every call passes).
+ */
+function payingStatement(replay: Replay, envs: number[], bank: ProbeBank, within?: { line: number; endLine: number }): number | undefined {
+  const cov = replay.coverage;
+  if (!cov) return undefined;
+  const n = cov.statements;
+  let totalPaid = 0;
+  for (const env of envs) for (const v of replay.traces[env]!.values) if (v > 0) totalPaid += v;
+  let best: { k: number; precision: number; everywhere: number } | undefined;
+  for (let k = 0; k < n; k++) {
+    let runs = 0,
+      paidRuns = 0,
+      paidSum = 0,
+      everywhere = 0;
+    for (const env of envs) {
+      runs += cov.runs[env * n + k]!;
+      paidRuns += cov.paidRuns[env * n + k]!;
+      paidSum += cov.paidSum[env * n + k]!;
+    }
+    if (runs === 0 || paidSum < 0.5 * totalPaid) continue;
+    const s = replay.compiled.statements[k]!;
+    if (within && (s.line < within.line || s.endLine > within.endLine)) continue;
+    for (let env = 0; env < bank.episodes.length; env++) everywhere += cov.runs[env * n + k]!;
+    const precision = paidRuns / runs;
+    // Of statements that run together (a straight-line body), the last: the one nearest the value returned.
+    if (!best || precision > best.precision + 1e-9 || (Math.abs(precision - best.precision) <= 1e-9 && everywhere <= best.everywhere))
+      best = { k, precision, everywhere };
+  }
+  return best?.k;
+}
+
+/** The lines of the top-level function `name` (1-based), from the file's syntax tree. */
+function functionLines(source: string, name: string): { line: number; endLine: number } | undefined {
+  const sf = ts.createSourceFile('reward.ts', source, ts.ScriptTarget.ES2022, true);
+  for (const s of sf.statements) {
+    const fn =
+      ts.isFunctionDeclaration(s) && s.name?.text === name
+        ? s
+        : ts.isVariableStatement(s)
+          ? s.declarationList.declarations.find((d) => ts.isIdentifier(d.name) && d.name.text === name)
+          : undefined;
+    if (!fn) continue;
+    return { line: sf.getLineAndCharacterOfPosition(fn.getStart(sf)).line + 1, endLine: sf.getLineAndCharacterOfPosition(fn.getEnd()).line + 1 };
+  }
+  return undefined;
+}
+
+/** In a dense/sparse file, the function whose part paid a behaviour most (the runtime adds their signs, weighted). */
+function payingPart(replay: Replay, traces: EpisodeTrace[], source: string): { line: number; endLine: number } | undefined {
+  if (replay.compiled.exportsKind !== 'dense_sparse') return undefined;
+  let dense = 0,
+    sparse = 0;
+  for (const t of traces)
+    for (let i = 0; i < t.values.length; i++) {
+      if (t.dense![i]! > 0) dense += SCALE_RULE.denseWeight;
+      if (t.sparse![i]! > 0) sparse += SCALE_RULE.sparseWeight;
+    }
+  return functionLines(source, sparse > dense ? 'sparse' : 'dense');
+}
+
+/** How much more than success a failure mode must earn to be called out (noise in a cut probe's extrapolation). */
+const INCENTIVE_MARGIN = 1.1;
+
+/** Failure modes that earn more per episode than the teacher's successes, at the statement that pays them. */
+const incentives: Property = (replay, { bank, source }) => {
+  if (replay.failure) return [];
+  const byBehaviour = new Map<Behaviour, EpisodeTrace[]>();
+  for (const t of replay.traces) {
+    const e = bank.episodes[t.episode]!;
+    if (e.success && e.behaviour !== 'teacher') continue; // a failure mode that happened to succeed is not one
+    byBehaviour.set(e.behaviour, [...(byBehaviour.get(e.behaviour) ?? []), t]);
+  }
+  const successes = byBehaviour.get('teacher') ?? [];
+  if (successes.length === 0) return [];
+  const successReturn = successes.reduce((a, t) => a + t.values.reduce((x, y) => x + y, 0), 0) / successes.length;
+  const paying = new Map<number, Earnings[]>();
+  for (const [behaviour, traces] of byBehaviour) {
+    if (behaviour === 'teacher' || behaviour === 'random') continue;
+    const e = earnings(behaviour, traces, bank);
+    // What it earns steadily, not once (a new closest distance), must beat success: a one-off payment depends on
+    // how far the world put the target, a steady one grows with the episode.
+    if (e.steadyPerEpisode <= 0 || e.steadyPerEpisode <= Math.max(0, successReturn) * INCENTIVE_MARGIN || e.perEpisode <= successReturn) continue;
+    const k = payingStatement(
+      replay,
+      traces.map((t) => t.episode),
+      bank,
+      payingPart(replay, traces, source),
+    );
+    paying.set(k ?? -1, [...(paying.get(k ?? -1) ?? []), e]);
+  }
+  const findings: ProbeFinding[] = [];
+  for (const [k, list] of paying) {
+    list.sort((a, b) => b.perEpisode - a.perEpisode);
+    const [worst, ...others] = list;
+    const s = replay.compiled.statements[k];
+    const length = `${count(bank.maxSteps)}-step episode`;
+    const also = others.length ? `; also ${others.map((o) => `${BEHAVIOURS[o.behaviour]} (${amount(o.perEpisode)})`).join(', ')}` : '';
+    const how = ` (probes: ${worst!.episodes} episodes of ${count(worst!.probeSteps / worst!.episodes)} steps, the rest at the rate a repeat of their second half paid)`;
+    findings.push({
+      ...(s ? statementAt(s, source) : at(replay.compiled.entries.reward_function ?? replay.compiled.entries.dense ?? { line: 1, column: 1 })),
+      severity: 'warning',
+      code: 'probe-incentive',
+      message: `${BEHAVIOURS[worst!.behaviour]} is paid on ${percent(worst!.paidShare)} of its steps: ${amount(worst!.perEpisode)} per ${length}; a successful episode earns ${amount(successReturn)} (mean of ${successes.length})${how}${also}. The agent learns to do this instead of the task.`,
+    });
+  }
+  return findings;
+};
+
+export const PROPERTIES: readonly Property[] = [failures, determinism, absentNames, constant, sparseDense, incentives, neverRun];
+
+export function checkProperties(replay: Replay, ctx: PropertyContext): ProbeFinding[] {
+  return PROPERTIES.flatMap((p) => p(replay, ctx)).sort((a, b) => a.line - b.line || a.column - b.column);
+}

@@ -1,0 +1,104 @@
+// Rebuilding while a training runs: build.mjs replaces each output in dist/ through a temporary file and a
+// rename, so a running process keeps the files it started with. A sandbox host started from dist/ (it has
+// dist/native/isolated_vm.node mapped) keeps answering steps while `node build.mjs` runs beside it.
+import assert from 'node:assert/strict';
+import { execFile, fork, type ChildProcess } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { promisify } from 'node:util';
+import { compileRewardFile, REWARD_LIMITS } from '../src/reward';
+import { LOOP_MARKER } from '../src/reward/compile';
+import type { HostReply, HostRequest } from '../src/reward/protocol';
+import { SCALE_RULE } from '../src/schema';
+
+const root = path.join(__dirname, '..', '..');
+const dist = path.join(root, 'dist');
+const addon = path.join(dist, 'native', 'isolated_vm.node');
+const run = promisify(execFile);
+const build = () => run(process.execPath, [path.join(root, 'build.mjs')], { cwd: root, maxBuffer: 16 * 2 ** 20 });
+
+/** The bundled sandbox host, driven over its IPC protocol as RewardSandbox drives it. */
+function startHost(): { child: ChildProcess; call: (req: Record<string, unknown>) => Promise<HostReply> } {
+  const child = fork(path.join(dist, 'sandbox-host.js'), [], {
+    execArgv: ['--no-node-snapshot'],
+    serialization: 'advanced',
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
+  let nextId = 1;
+  let died: Error | undefined;
+  const waiting = new Map<number, { resolve: (r: HostReply) => void; reject: (e: Error) => void }>();
+  child.on('message', (r: HostReply) => waiting.get(r.id)?.resolve(r));
+  child.on('exit', (code, signal) => {
+    died = new Error(`the sandbox host died (${signal ?? `code ${code}`})`);
+    for (const w of waiting.values()) w.reject(died);
+  });
+  const call = (req: Record<string, unknown>) =>
+    new Promise<HostReply>((resolve, reject) => {
+      if (died) return reject(died);
+      const id = nextId++;
+      waiting.set(id, { resolve, reject });
+      child.send({ ...req, id } as HostRequest, (err) => err && reject(died ?? err));
+    });
+  return { child, call };
+}
+
+test('a rebuild replaces dist/ files by rename: a sandbox host running from dist/ keeps its addon and keeps stepping', { timeout: 300_000 }, async () => {
+  if (!existsSync(path.join(dist, 'sandbox-host.js')) || !existsSync(addon)) await build();
+  const compiled = compileRewardFile(path.join(__dirname, 'fixtures', 'rewards', 'counter.reward.ts'));
+  const { child, call } = startHost();
+  try {
+    const open = await call({
+      op: 'open',
+      js: compiled.js,
+      exportsKind: compiled.exportsKind,
+      attack: false,
+      limits: REWARD_LIMITS,
+      loopMarker: LOOP_MARKER,
+      scriptName: 'rewardsmith-reward.js',
+      sparseWeight: SCALE_RULE.sparseWeight,
+      denseWeight: SCALE_RULE.denseWeight,
+    });
+    assert.equal(open.ok, true, JSON.stringify(open));
+    const obs = (k: number) => ({
+      nearest: { stone: [k, 0, 0.3] },
+      inventory_change: {},
+      health: 10,
+      position: [k, 11, 0.5, 0, 0],
+      damage_dealt: 0,
+      kill_entity: {},
+    });
+    assert.equal((await call({ op: 'begin', json: JSON.stringify({ envs: [0], obs: [obs(0)] }) })).ok, true);
+    // Names are sent once; afterwards a step is the packed numbers (see ObservationEncoder).
+    const packed = (k: number, first: boolean) => ({
+      op: 'step',
+      newNames: first ? ['stone'] : [],
+      data: Float64Array.from([1, 0, k, 0, 0.3, 0, 10, k, 11, 0.5, 0, 0, 0, 0]),
+      count: 1,
+    });
+    let k = 1;
+    const first = await call(packed(k, true));
+    // Compared field by field: a reply may carry more (a probe's coverage detail, undefined here).
+    const fields = (r: HostReply) => ({ id: r.id, ok: r.ok, values: r.ok ? r.values : undefined });
+    assert.deepEqual(fields(first), { id: 3, ok: true, values: [1] });
+    const inodes = (files: string[]) => files.map((f) => statSync(f).ino);
+    const watched = [addon, path.join(dist, 'sandbox-host.js'), path.join(dist, 'cli.js')];
+    const before = inodes(watched);
+    // The host steps the whole time the build runs (each step runs the addon's code).
+    let building = true;
+    const rebuilt = build().finally(() => (building = false));
+    while (building) {
+      k++;
+      const r = await call(packed(k, false));
+      assert.deepEqual(fields(r), { id: r.id, ok: true, values: [k] }, `step ${k} during the rebuild`);
+    }
+    await rebuilt;
+    const after = inodes(watched);
+    for (let i = 0; i < watched.length; i++) assert.notEqual(after[i], before[i], `${path.relative(root, watched[i]!)} was rewritten in place, not replaced`);
+    const last = await call(packed(k + 1, false));
+    assert.equal(last.ok, true);
+    assert.ok(k > 2, `the host stepped ${k} times during the rebuild`);
+  } finally {
+    child.kill('SIGKILL');
+  }
+});

@@ -1,0 +1,79 @@
+// Files written into folders that may be someone else's (a run folder a colleague sent, a sweep on a shared
+// disk): no write goes through a symbolic link placed there. The commands are run as a user runs them, on a
+// folder prepared with links that lead out of it; the link targets must be untouched and the command must say
+// which link it refused.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { appendNoFollow, makeFolder, writeAtomic } from '../src/files';
+import { RUN_FILES } from '../src/records';
+import { tempDir } from './helpers/tmp';
+
+const ROOT = path.join(__dirname, '..', '..');
+const cli = (...args: string[]) =>
+  spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'runner/src/cli.ts'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+
+/** A folder with a file outside the run to be protected. */
+function victim(dir: string): string {
+  const file = path.join(dir, 'victim.txt');
+  writeFileSync(file, 'precious\n');
+  return file;
+}
+
+test('analyze refuses to write suggestions.json through a link that leads out of the run folder', () => {
+  const dir = tempDir('rewardsmith-files-');
+  const run = path.join(dir, 'run');
+  cpSync(path.join(__dirname, 'fixtures/runs/lava-deaths'), run, { recursive: true });
+  const target = victim(dir);
+  symlinkSync(target, path.join(run, RUN_FILES.suggestions));
+  const r = cli('analyze', run);
+  assert.equal(r.status, 1, r.stdout);
+  assert.match(
+    r.stderr,
+    /^rewardsmith analyze: .*suggestions\.json is a symbolic link \(to .*victim\.txt\); refusing to write through it, nothing was written/m,
+  );
+  assert.equal(readFileSync(target, 'utf8'), 'precious\n');
+});
+
+test("rollout refuses an eval/ folder that is a link out of the run folder, writing nothing into the link's target", () => {
+  const dir = tempDir('rewardsmith-files-');
+  const out = path.join(dir, 'run');
+  const elsewhere = path.join(dir, 'elsewhere');
+  mkdirSync(out);
+  mkdirSync(elsewhere);
+  symlinkSync(elsewhere, path.join(out, 'eval'));
+  const r = cli('rollout', '--task', 'approach-tree', '--policy', 'random', '--steps', '20', '--envs', '2', '--out', out);
+  assert.equal(r.status, 1, r.stdout);
+  assert.match(r.stderr, /eval is a symbolic link \(to .*elsewhere\); refusing to write through it/);
+  assert.deepEqual(readdirSync(elsewhere), []);
+});
+
+test("writeAtomic, appendNoFollow and makeFolder: links refused, a killed write's leftover replaced, permissions kept", () => {
+  const dir = tempDir('rewardsmith-files-');
+  const target = victim(dir);
+  const link = path.join(dir, 'out.json');
+  symlinkSync(target, link);
+  assert.throws(() => writeAtomic(link, '{}'), { name: 'UnsafePathError', message: /out\.json is a symbolic link/ });
+  assert.throws(() => appendNoFollow(link, 'x'), { name: 'UnsafePathError' });
+  assert.throws(() => makeFolder(link), { name: 'UnsafePathError' });
+  // A dangling link where the temporary file goes: O_EXCL refuses it rather than creating its target.
+  const file = path.join(dir, 'state.json');
+  const nowhere = path.join(dir, 'created-through-link');
+  symlinkSync(nowhere, `${file}.tmp`);
+  assert.throws(() => writeAtomic(file, '{}'), { name: 'UnsafePathError', message: /state\.json\.tmp is a symbolic link/ });
+  assert.ok(!existsSync(nowhere));
+  assert.equal(readFileSync(target, 'utf8'), 'precious\n');
+  // A plain leftover is a write that was killed: replaced.
+  const other = path.join(dir, 'results.json');
+  writeFileSync(`${other}.tmp`, 'half');
+  writeAtomic(other, 'whole');
+  assert.equal(readFileSync(other, 'utf8'), 'whole');
+  assert.ok(!existsSync(`${other}.tmp`));
+  // An existing file keeps its permissions across the replace.
+  const script = path.join(dir, 'job.sh');
+  writeAtomic(script, '#!/bin/sh\n', { mode: 0o755 });
+  writeAtomic(script, '#!/bin/sh\ntrue\n');
+  assert.equal(lstatSync(script).mode & 0o777, 0o755);
+});

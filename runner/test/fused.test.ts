@@ -1,0 +1,205 @@
+// The fused plain-JS network (runner/src/ppo/fused.ts) against the TensorFlow.js reference it replaces: the same
+// initial weights from a seed, the PPO loss and its gradient (TensorFlow.js's autodiff and finite differences),
+// Adam, and checkpoints that each engine resumes from the other's. Minibatches are real approach-tree features.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as tf from '@tensorflow/tfjs-core';
+import { selectBackend } from '../src/ppo/backend';
+import { FusedActorCritic, lossWorkspace, ppoLossAndGradient, type LossOptions } from '../src/ppo/fused';
+import { createLearner, loadNetwork, restoreOptimizer, saveOptimizer } from '../src/ppo/learner';
+import { ActorCritic, Rng, sampleActions, savePolicy } from '../src/ppo/policy';
+import { DEFAULT_HYPERPARAMETERS, forEachMinibatch, RolloutBuffer, tfjsPpoLoss, type Minibatch, type PpoHyperparameters } from '../src/ppo/ppo';
+import { createEnv } from '../src/env/index';
+import { resolveTask } from '../src/tasks';
+import { GAME_FACTS } from '../src/schema';
+import { tempDir } from './helpers/tmp';
+
+const ENVS = 8,
+  STEPS = 32;
+
+/** A filled rollout buffer from real approach-tree worlds, actions from `net`, advantages from made-up rewards. */
+async function realBuffer(net: FusedActorCritic, seed: number): Promise<RolloutBuffer> {
+  const env = await createEnv({ task: resolveTask('approach-tree'), numEnvs: ENVS, seed, workers: 0 });
+  const rng = new Rng(seed);
+  const buffer = new RolloutBuffer(STEPS, ENVS, env.featureSize);
+  try {
+    let { features } = await env.reset(Array.from({ length: ENVS }, (_, i) => seed * 100 + i));
+    for (let t = 0; t < STEPS; t++) {
+      const { probs, values } = net.evaluate(features, ENVS);
+      const actions = sampleActions(probs, ENVS, net.config.numActions, rng);
+      buffer.features.set(features, t * ENVS * env.featureSize);
+      for (let i = 0; i < ENVS; i++) {
+        const k = t * ENVS + i;
+        buffer.actions[k] = actions[i]!;
+        // The data's policy differs from the current one, so that ratios spread past the clip range.
+        buffer.logProbs[k] = Math.log(probs[i * net.config.numActions + actions[i]!]!) + (rng.next() - 0.5) * 0.8;
+        buffer.values[k] = values[i]!;
+      }
+      const res = await env.step(actions);
+      for (let i = 0; i < ENVS; i++) {
+        buffer.rewards[t * ENVS + i] = rng.normal();
+        buffer.dones[t * ENVS + i] = res.info[i]!.done ? 1 : 0;
+      }
+      buffer.length = t + 1;
+      features = res.features;
+    }
+  } finally {
+    await env.close();
+  }
+  buffer.computeAdvantages(new Float32Array(ENVS), 1, 0.99, 0.95);
+  return buffer;
+}
+
+function oneMinibatch(buffer: RolloutBuffer, hp: PpoHyperparameters): Minibatch {
+  let mb: Minibatch | null = null;
+  forEachMinibatch(buffer, { ...hp, epochs: 1, minibatches: 1 }, new Rng(3), (m) => (mb ??= m));
+  return mb!;
+}
+
+/** The tfjs copy of a fused network (same weights). */
+function tfjsCopy(net: FusedActorCritic): ActorCritic {
+  const copy = new ActorCritic(net.config, new Rng(0));
+  copy.setWeights(net.weights());
+  return copy;
+}
+
+const config = (featureSize: number) => ({ featureSize, numActions: GAME_FACTS.actions.length, hidden: [64, 64] });
+
+test('one seed gives the same initial weights on both engines, and the same weights.bin layout', async () => {
+  await selectBackend('cpu');
+  const fused = new FusedActorCritic(config(639), new Rng(0x1417));
+  const ref = new ActorCritic(config(639), new Rng(0x1417));
+  assert.deepEqual(fused.shapes, ref.shapes);
+  assert.deepEqual(fused.weights(), ref.weights());
+  ref.dispose();
+});
+
+for (const [name, withInit, valueOnly] of [
+  ['from scratch', false, false],
+  ['with the KL term to an --init policy', true, false],
+  ['during value pre-training', true, true],
+] as const) {
+  test(`the PPO loss gradient matches TensorFlow.js's autodiff (${name})`, async () => {
+    await selectBackend('cpu');
+    const hp = DEFAULT_HYPERPARAMETERS;
+    const net = new FusedActorCritic(config(639), new Rng(11));
+    const buffer = await realBuffer(net, 21);
+    // Train-like weights: the policy head away from its near-zero start, so every term has a gradient.
+    for (const p of net.params) for (let i = 0; i < p.length; i++) p[i] = p[i]! + (Math.sin(i * 12.9898) * 0.05) / Math.sqrt(1 + (i % 7));
+    const initNet = withInit ? new FusedActorCritic(config(639), new Rng(12)) : null;
+    const mb = oneMinibatch(buffer, hp);
+    const opts: LossOptions = { hp, initNet, policyWeight: valueOnly ? 0 : 1 };
+    const ws = lossWorkspace(net, mb.size);
+    const terms = ppoLossAndGradient(net, mb, opts, ws);
+    assert.ok(terms.clipFraction > 0.05 && terms.clipFraction < 0.95, `clip fraction ${terms.clipFraction}: both sides of the clip are exercised`);
+
+    const ref = tfjsCopy(net);
+    const refInit = initNet ? tfjsCopy(initNet) : null;
+    const { grads, refTerms } = tf.tidy(() => {
+      const initLogp = refInit ? tf.logSoftmax(refInit.forward(tf.tensor2d(mb.x, [mb.size, 639])).logits) : null;
+      let kept: tf.Scalar[] = [];
+      const { grads } = tf.variableGrads(() => {
+        const { total, terms } = tfjsPpoLoss(ref, mb, hp, { initLogp, policyWeight: opts.policyWeight });
+        kept = terms;
+        return total;
+      }, ref.variables);
+      return { grads: ref.variables.map((v) => grads[v.name]!.dataSync() as Float32Array), refTerms: kept.map((t) => t.dataSync()[0]!) };
+    });
+    const ours = [terms.policyLoss, terms.valueLoss, terms.entropy, terms.kl, terms.approxKl, terms.clipFraction];
+    ours.forEach((v, i) => assert.ok(Math.abs(v - refTerms[i]!) <= 1e-5 * Math.max(1, Math.abs(v)), `loss term ${i}: ${v} vs ${refTerms[i]}`));
+    let maxDiff = 0,
+      maxAbs = 0;
+    grads.forEach((g, k) => {
+      for (let i = 0; i < g.length; i++) {
+        maxDiff = Math.max(maxDiff, Math.abs(g[i]! - ws.grads[k]![i]!));
+        maxAbs = Math.max(maxAbs, Math.abs(g[i]!));
+      }
+    });
+    assert.ok(maxAbs > 1e-3, 'the gradient is not trivially zero');
+    assert.ok(maxDiff <= 1e-4 * maxAbs, `largest difference ${maxDiff} against a largest gradient of ${maxAbs}`);
+    if (valueOnly) {
+      const policyParams = net.policyLayers.length * 2;
+      assert.ok(
+        ws.grads.slice(0, policyParams).every((g) => g.every((v) => v === 0)),
+        'value pre-training leaves the policy untouched',
+      );
+    }
+    ref.dispose();
+    refInit?.dispose();
+  });
+}
+
+test('the PPO loss gradient matches finite differences of the loss', async () => {
+  const hp = DEFAULT_HYPERPARAMETERS;
+  const net = new FusedActorCritic(config(639), new Rng(31));
+  const buffer = await realBuffer(net, 32);
+  const initNet = new FusedActorCritic(config(639), new Rng(33));
+  const mb = oneMinibatch(buffer, hp);
+  const opts: LossOptions = { hp, initNet, policyWeight: 1 };
+  const ws = lossWorkspace(net, mb.size);
+  const total = () => {
+    const t = ppoLossAndGradient(net, mb, opts, ws);
+    return hp.valueCoef * t.valueLoss + t.policyLoss - hp.entropyCoef * t.entropy + hp.klCoef * t.kl;
+  };
+  total();
+  const analytic = ws.grads.map((g) => Float64Array.from(g));
+  const rng = new Rng(34);
+  let checked = 0;
+  for (let k = 0; k < net.params.length; k++) {
+    const p = net.params[k]!;
+    // The largest-gradient entry of each variable and a few random ones.
+    let best = 0;
+    for (let i = 1; i < p.length; i++) if (Math.abs(analytic[k]![i]!) > Math.abs(analytic[k]![best]!)) best = i;
+    for (const i of [best, Math.floor(rng.next() * p.length), Math.floor(rng.next() * p.length)]) {
+      const h = 1e-3,
+        saved = p[i]!;
+      p[i] = saved + h;
+      const up = total();
+      p[i] = saved - h;
+      const down = total();
+      p[i] = saved;
+      const numeric = (up - down) / (Math.fround(saved + h) - Math.fround(saved - h));
+      const a = analytic[k]![i]!;
+      assert.ok(Math.abs(numeric - a) <= 2e-3 * Math.max(Math.abs(a), 1e-2), `variable ${k}[${i}]: analytic ${a}, numeric ${numeric}`);
+      checked++;
+    }
+  }
+  assert.equal(checked, net.params.length * 3);
+});
+
+test('a checkpoint resumes on the other engine: weights.bin and Adam state carry over both ways', async () => {
+  await selectBackend('cpu');
+  const hp = { ...DEFAULT_HYPERPARAMETERS, epochs: 1, minibatches: 2 };
+  const start = new FusedActorCritic(config(639), new Rng(41));
+  const buffer = await realBuffer(start, 42);
+  // Reference: two updates on TensorFlow.js. Then one update on each engine, checkpoint, and the second on the other.
+  const run = (engine: 'tfjs' | 'js') => {
+    const net = engine === 'js' ? new FusedActorCritic(start.config, new Rng(0)) : new ActorCritic(start.config, new Rng(0));
+    net.setWeights(start.weights());
+    return createLearner(engine, net, hp.learningRate);
+  };
+  const reference = run('tfjs');
+  reference.update(buffer, hp, new Rng(1), { initNet: null, valueOnly: false });
+  reference.update(buffer, hp, new Rng(2), { initNet: null, valueOnly: false });
+  const expected = reference.net.weights();
+  for (const [first, second] of [
+    ['tfjs', 'js'],
+    ['js', 'tfjs'],
+  ] as const) {
+    const a = run(first);
+    a.update(buffer, hp, new Rng(1), { initNet: null, valueOnly: false });
+    const dir = tempDir('rewardsmith-fused-');
+    savePolicy(a.net, dir, 'approach-tree');
+    await saveOptimizer(dir, a);
+    const b = createLearner(second, loadNetwork(dir, second).net, hp.learningRate);
+    await restoreOptimizer(dir, b);
+    b.update(buffer, hp, new Rng(2), { initNet: null, valueOnly: false });
+    const got = b.net.weights();
+    let maxDiff = 0;
+    for (let i = 0; i < got.length; i++) maxDiff = Math.max(maxDiff, Math.abs(got[i]! - expected[i]!));
+    // Adam's first steps move every weight by about the learning rate (1e-3): a lost moment or step count shows.
+    assert.ok(maxDiff < 2e-5, `${first} → ${second}: largest weight difference ${maxDiff} from two TensorFlow.js updates`);
+    a.dispose();
+    b.dispose();
+  }
+});

@@ -1,0 +1,93 @@
+// Reward probes end to end: real simulator episodes (the probe bank), the reward replayed on them in the real
+// sandbox, and what a user sees: warnings at the line that pays a failure mode, quiet on a well-shaped reward,
+// errors where training would stop, and `train` refusing a reward with errors before it writes anything.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { checkReward } from '../src/lint/check';
+import { BEHAVIOURS, probeBank, probeReward } from '../src/probe/index';
+import { resolveTask } from '../src/tasks';
+import { parseTrainArgs } from '../src/runs/config';
+import { tempDir } from './helpers/tmp';
+
+const ROOT = path.join(__dirname, '..', '..');
+const FIXTURES = path.join(__dirname, 'fixtures', 'probe');
+const fixture = (name: string) => path.join(FIXTURES, name);
+const CLI = path.join(ROOT, 'runner', 'src', 'cli.ts');
+const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
+
+/** The lines a fixture marks with `// expect-probe: <code>`, as `line code`. */
+function expected(file: string): string[] {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .flatMap((text, i) => [...text.matchAll(/expect-probe: ([\w-]+)/g)].map((m) => `${i + 1} ${m[1]}`));
+}
+
+describe('probe bank', () => {
+  it('holds successful teacher episodes and every failure mode of the task, on real observations', () => {
+    const bank = probeBank(resolveTask('approach-cow'));
+    const teacher = bank.episodes.filter((e) => e.behaviour === 'teacher');
+    assert.ok(teacher.length >= 1 && teacher.every((e) => e.success), 'no successful teacher episode');
+    for (const b of Object.keys(BEHAVIOURS).filter((b) => b !== 'hazard'))
+      assert.ok(
+        bank.episodes.some((e) => e.behaviour === b),
+        `no ${b} episode`,
+      );
+    assert.ok(bank.names.nearby.includes('cow') && !bank.names.nearby.includes('diamond_ore'));
+    // Turning in place changes the yaw and nothing else.
+    const turn = bank.episodes.find((e) => e.behaviour === 'turn')!;
+    assert.notEqual(turn.obs[5]!.position[3], turn.obs[1]!.position[3]);
+    assert.equal(turn.obs[5]!.position[0], turn.obs[1]!.position[0]);
+  });
+});
+
+describe('probe findings', () => {
+  it('the paper-shaped cow reward that pays every step of movement gets an incentive warning at its paying line', async () => {
+    const file = fixture('cow-pays-movement.reward.ts');
+    const { findings } = await probeReward(file, resolveTask('approach-cow'));
+    const incentive = findings.filter((f) => f.code === 'probe-incentive');
+    assert.deepEqual(
+      incentive.map((f) => `${f.line} ${f.code}`),
+      expected(file),
+    );
+    assert.match(incentive[0]!.message, /turning in place is paid on 100 % of its steps: \d+ per 2,000-step episode; a successful episode earns [\d.]+/);
+  });
+  it('a well-shaped dense approach reward (new closest distance, success) gets no warning', async () => {
+    const { findings } = await probeReward(fixture('cow-approach-shaped.reward.ts'), resolveTask('approach-cow'));
+    assert.deepEqual(
+      findings.filter((f) => f.severity !== 'information').map((f) => f.message),
+      [],
+    );
+  });
+});
+
+describe('train refuses a reward with errors', () => {
+  it("refuses the 'magma' reward naming line 4, writing nothing to the run folder", () => {
+    const out = path.join(tempDir('rewardsmith-gate-'), 'run');
+    const r = cli('train', fixture('magma.reward.ts'), '--task', 'explore-diamond', '--out', out);
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stderr, /magma\.reward\.ts:4:\d+: error unknown-name/);
+    assert.match(r.stderr, /magma\.reward\.ts:4:\d+: warning probe-absent-name: 'magma' never occurs/);
+    assert.match(r.stderr, /nothing was trained or written.*--no-check/);
+    assert.equal(existsSync(out), false);
+  });
+  it('--no-check turns the check off', () => {
+    assert.equal(parseTrainArgs(['r.reward.ts', '--task', 'approach-cow', '--out', 'x']).check, true);
+    assert.equal(parseTrainArgs(['r.reward.ts', '--task', 'approach-cow', '--out', 'x', '--no-check']).check, false);
+  });
+});
+
+describe('lint runs the probes', () => {
+  it('by default, with the probe diagnostics under their own source; --no-probe skips them', async () => {
+    const file = fixture('cow-pays-movement.reward.ts');
+    const text = readFileSync(file, 'utf8');
+    const task = resolveTask('approach-cow');
+    const probed = await checkReward(file, text, task);
+    assert.ok(probed.diagnostics.some((d) => d.source === 'rewardsmith-probe' && d.code === 'probe-incentive'));
+    const r = cli('lint', '--no-probe', file);
+    assert.equal(r.status, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, /probe-/);
+  });
+});
