@@ -80,7 +80,7 @@ const CASES: Record<string, [string[], number, RegExp][]> = {
   ],
   lsp: [[[], 2, /choose a transport/]],
   critique: [
-    [['x.py'], 2, /Python rewards are not supported yet/],
+    [['x.lua'], 2, /Lua rewards are not supported yet/],
     [['nope.reward.ts'], 2, /nope\.reward\.ts: no such file/],
     [['ok.reward.ts', '--task', 'aproach-tree'], 2, /No LLM configured/],
   ],
