@@ -98,6 +98,7 @@ describe('design → lint → critic pipeline', () => {
       '# task: approach-tree',
     );
     const pyFence = (code: string) => 'Here is the reward.\n```python\n' + code + '```\nDone.';
+    await server.close();
     server = await startLlmServer((req) => {
       if (/reward designer/.test(req.system)) {
         if (/Static checker diagnostics/.test(req.lastUser)) return pyFence(PY);
