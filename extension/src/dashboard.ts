@@ -1,68 +1,12 @@
 // The run dashboard's host side: one webview panel (strict CSP with a nonce; chart.js is inside the bundled
 // dist/dashboard.js), fed with the live run's events and the workspace's past runs read from their records.
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RunnerEvent } from '../../runner/src/events';
-import { readEpisodes, readMetrics, readSummary, RUN_FILES, type PlaybackRecord, type UpdateMetrics } from '../../runner/src/records';
-import type { DashboardMessage, FailedPath, PastRun, WebviewMessage } from './dashboard/protocol';
-
-const MAX_PAST_RUNS = 8;
-const MAX_CURVE_POINTS = 200;
-const MAX_FAILED_PATHS = 20;
-
-/** Past runs under `root` (folders holding a summary.json, up to 3 levels deep: loops nest iterations), newest first. */
-export function readPastRuns(root: string): PastRun[] {
-  const found: { dir: string; mtime: number }[] = [];
-  const walk = (dir: string, depth: number) => {
-    let entries: string[];
-    try {
-      entries = readdirSync(dir);
-    } catch {
-      return;
-    }
-    if (entries.includes(RUN_FILES.summary)) found.push({ dir, mtime: statSync(path.join(dir, RUN_FILES.summary)).mtimeMs });
-    if (depth < 3)
-      for (const e of entries)
-        if (!e.startsWith('.') && statSync(path.join(dir, e), { throwIfNoEntry: false })?.isDirectory()) walk(path.join(dir, e), depth + 1);
-  };
-  walk(root, 0);
-  found.sort((a, b) => b.mtime - a.mtime);
-  const runs: PastRun[] = [];
-  for (const { dir } of found.slice(0, MAX_PAST_RUNS)) {
-    try {
-      const summary = readSummary(dir);
-      // A rollout's summary has no training or evaluation to show (the table reads both).
-      if (summary?.train && summary.eval)
-        runs.push({ name: path.relative(root, dir) || path.basename(dir), dir, summary, metrics: curvePoints(dir), failed: readFailed(dir) });
-    } catch {
-      // A run being written or a malformed summary: skip it rather than break the dashboard.
-    }
-  }
-  return runs;
-}
-
-function curvePoints(dir: string): UpdateMetrics[] {
-  const all = readMetrics(dir);
-  const step = Math.ceil(all.length / MAX_CURVE_POINTS);
-  return step <= 1 ? all : all.filter((_, i) => i % step === 0 || i === all.length - 1);
-}
-
-function readFailed(dir: string): FailedPath[] {
-  const recorded = existsSync(path.join(dir, RUN_FILES.episodes)) || existsSync(path.join(dir, RUN_FILES.failedEpisodes));
-  return (recorded ? readEpisodes(dir) : [])
-    .filter((e) => !e.success)
-    .slice(0, MAX_FAILED_PATHS)
-    .map((e) => ({
-      episode: e.episode,
-      steps: e.steps,
-      died: e.died,
-      death_cause: e.deathCause,
-      path: e.path.map(([x, , z]) => [x, z] as [number, number]),
-      playable: e.actions !== undefined,
-    }));
-}
+import type { PlaybackRecord } from '../../runner/src/records';
+import type { DashboardMessage, WebviewMessage } from './dashboard/protocol';
+import { readPastRuns } from './dashboard/past-runs';
 
 export class Dashboard {
   private panel: vscode.WebviewPanel | undefined;
@@ -99,7 +43,7 @@ export class Dashboard {
     );
     panel.webview.html = this.html(panel.webview, vscode.Uri.joinPath(dist, 'dashboard.js'));
     panel.webview.onDidReceiveMessage((m: WebviewMessage) => {
-      if (m?.type === 'play') return void this.play(m.dir, m.episode);
+      if (m?.type === 'play') return void this.play(m.dir, m.episode, m.step);
       if (m?.type !== 'ready') return;
       this.sendPastRuns();
       if (this.live) {
@@ -135,13 +79,17 @@ export class Dashboard {
     this.post({ type: 'past-runs', runs });
   }
 
-  /** Plays an episode of a past run the webview was sent (any other folder is refused). */
-  private async play(dir: string, episode: number): Promise<void> {
+  /**
+   * Plays an episode of a past run the webview was sent (any other folder is refused), from `step` when a
+   * finding's evidence cites one.
+   */
+  private async play(dir: string, episode: number, step?: number): Promise<void> {
     const run = path.basename(String(dir));
     if (!this.pastDirs.has(dir) || !Number.isInteger(episode) || episode < 0 || !this.playback) return;
+    const from = Number.isInteger(step) && step! >= 0 ? { step: step! } : {};
     this.post({ type: 'playback-loading', run, episode });
     try {
-      this.post({ type: 'playback', run, record: await this.playback(dir, episode) });
+      this.post({ type: 'playback', run, record: await this.playback(dir, episode), ...from });
     } catch (err) {
       this.post({ type: 'playback-error', run, episode, message: (err as Error).message });
     }
@@ -213,8 +161,10 @@ export class Dashboard {
   <h2 id="map-title">Failed episodes</h2>
   <canvas id="map"></canvas>
   <div id="map-legend"></div>
+  <h2 id="findings-title">Findings</h2>
+  <div id="findings"><p class="muted">The analyzer's findings on the latest run, with the episodes they cite, show here.</p></div>
   <h2 id="playback-title">Episode playback</h2>
-  <div id="playback"><p class="muted">Press ▶ beside a failed episode of a past run to watch what the agent saw.</p></div>
+  <div id="playback"><p class="muted">Press ▶ beside a failed episode of a past run, or beside the evidence of a finding, to watch what the agent saw.</p></div>
   <h2>Past runs in this workspace</h2>
   <div id="past"><p class="muted">Loading…</p></div>
   <script nonce="${nonce}" src="${webview.asWebviewUri(script)}"></script>

@@ -58,7 +58,7 @@ export function registerTraining(s: Services): void {
     lensChanged.fire();
   };
 
-  async function train(uri?: vscode.Uri): Promise<void> {
+  async function train(uri?: vscode.Uri, options: { noCheck?: boolean } = {}): Promise<void> {
     if (training) {
       void vscode.window.showInformationMessage('A training run is already in progress; stop it from its notification first.');
       return;
@@ -68,18 +68,7 @@ export function registerTraining(s: Services): void {
     const task = await taskFor(document);
     if (!task) return;
     const outDir = newRunDir(s, document, 'train');
-    const args = [
-      'train',
-      document.uri.fsPath,
-      '--task',
-      task,
-      ...trainingBudgetArgs(),
-      '--out',
-      outDir,
-      '--events',
-      'ndjson',
-      ...(vscode.workspace.getConfiguration('rewardsmith.training').get<string[]>('extraArgs') ?? []),
-    ];
+    const args = trainArgs(document, task, outDir, options.noCheck);
     s.runtimeErrors.delete(document.uri);
     setTraining(true);
     const label = `${path.basename(document.uri.fsPath)} on ${task}`;
@@ -156,6 +145,12 @@ export function registerTraining(s: Services): void {
         );
         return;
       }
+      if (result.finished?.check_errors) {
+        status.text = '$(error) Rewardsmith: not trained (errors found before training)';
+        dashboard.event(result.finished);
+        if (await offerTrainAnyway(document, result.finished.check_errors)) setImmediate(() => void train(document.uri, { noCheck: true }));
+        return;
+      }
       if (!result.finished?.ok || result.code !== 0) {
         status.text = '$(error) Rewardsmith: training failed';
         const reason = failureReason(result);
@@ -188,7 +183,7 @@ export function registerTraining(s: Services): void {
   }
 
   context.subscriptions.push(
-    vscode.commands.registerCommand('rewardsmith.train', train),
+    vscode.commands.registerCommand('rewardsmith.train', (uri?: vscode.Uri) => train(uri)),
     vscode.commands.registerCommand('rewardsmith.analyzeRun', analyzeRun),
     vscode.commands.registerCommand('rewardsmith.showDashboard', () => dashboard.show()),
     vscode.commands.registerCommand('rewardsmith.stopTraining', () =>
@@ -237,6 +232,37 @@ async function analyze(s: Services, runDir: string, document: vscode.TextDocumen
       .showInformationMessage(`The analyzer has ${found.length} suggestion${found.length === 1 ? '' : 's'} for ${path.basename(document.uri.fsPath)}.`, 'Show')
       .then((c) => c && vscode.commands.executeCommand('rewardsmith.suggestions.focus'));
   }
+}
+
+/** The runner's `train` command line for a reward document, with the workspace's budget and extra arguments. */
+function trainArgs(document: vscode.TextDocument, task: string, outDir: string, noCheck = false): string[] {
+  return [
+    'train',
+    document.uri.fsPath,
+    '--task',
+    task,
+    ...trainingBudgetArgs(),
+    '--out',
+    outDir,
+    '--events',
+    'ndjson',
+    ...(vscode.workspace.getConfiguration('rewardsmith.training').get<string[]>('extraArgs') ?? []),
+    ...(noCheck ? ['--no-check'] : []),
+  ];
+}
+
+/**
+ * A reward the check before training refused (nothing was written; its errors are already in Problems): whether the
+ * user chose to train anyway.
+ */
+async function offerTrainAnyway(document: vscode.TextDocument, errors: number): Promise<boolean> {
+  const choice = await vscode.window.showErrorMessage(
+    `Not trained: the check before training found ${errors} error(s) in ${path.basename(document.uri.fsPath)}; fix them (see Problems) or train anyway.`,
+    'Show Problems',
+    'Train anyway',
+  );
+  if (choice === 'Show Problems') void vscode.commands.executeCommand('workbench.actions.view.problems');
+  return choice === 'Train anyway';
 }
 
 /** The run's suggestions.json through the runner's checked reader: a malformed file is reported as the CLI reports it. */

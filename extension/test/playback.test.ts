@@ -1,17 +1,21 @@
 // The dashboard's playback comes from the CLI as a child process (`rewardsmith playback --format json`, as
 // the extension host runs it); what arrives is checked before it reaches the webview. Here: a real rollout
-// recorded by the CLI, played back by the CLI, read by the extension's checker; and damaged output refused.
+// recorded by the CLI, played back by the CLI, read by the extension's checker; and damaged output refused. Then
+// the webview: an evaluated, analysed run read as the host reads past runs; ▶ on a failed episode and on a
+// finding's evidence ask the host to play it, and the answer plays (from the cited step).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { pathToFileURL } from 'node:url';
-import { readEpisodes, readSummary, type PlaybackRecord } from '../../runner/src/records';
 import { parsePlaybackRecord, PLAYBACK_LIMITS } from '../src/core';
-import type { PastRun } from '../src/dashboard/protocol';
+import { readPastRuns } from '../src/dashboard/past-runs';
+import { watchedPage, withChromium } from '../../runner/test/helpers/chromium';
+import { recordPlaybackRun } from '../../runner/test/helpers/playback-run';
+import { writeDashboardPage } from './helpers/dashboard-page';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dir = mkdtempSync(path.join(tmpdir(), 'rewardsmith-dashboard-playback-'));
@@ -26,7 +30,6 @@ function cli(...args: string[]) {
   });
 }
 
-let recorded: PlaybackRecord | undefined;
 const RUN = path.join(dir, 'run');
 
 test('a rollout recorded by the CLI plays back as a record the dashboard accepts', { timeout: 300_000 }, () => {
@@ -36,7 +39,6 @@ test('a rollout recorded by the CLI plays back as a record the dashboard accepts
   const played = cli('playback', RUN, '--episode', '0', '--format', 'json', '--max-frames', '40');
   assert.equal(played.status, 0, played.stderr);
   const record = parsePlaybackRecord(played.stdout);
-  recorded = record;
   assert.equal(record.episode, 0);
   assert.equal(record.rows.length, record.frame_count);
   assert.ok(record.frame_count >= 2 && record.frame_count <= 41);
@@ -52,118 +54,70 @@ test('a rollout recorded by the CLI plays back as a record the dashboard accepts
   assert.throws(() => parsePlaybackRecord(JSON.stringify({ ...record, width: 1e6 })), /frame size/);
 });
 
-const CHROMIUM = '/usr/bin/chromium';
+const EVALUATED = path.join(dir, 'runs', 'evaluated');
 
-test('the dashboard webview: ▶ beside a failed episode asks the host to play it; the playback it gets plays', { timeout: 300_000 }, async (t) => {
-  if (!recorded) return t.skip('needs the recorded rollout of the test above');
-  if (!existsSync(CHROMIUM)) {
-    if (process.env.CI) assert.fail(`${CHROMIUM} is missing`);
-    return t.skip(`${CHROMIUM} not installed`);
-  }
-  // The webview bundle as the build makes it (browser, iife), in a page with the dashboard's elements and a
-  // stand-in for VS Code's webview API that keeps what the webview posts.
-  const esbuild = await import('esbuild');
-  const bundle = path.join(dir, 'dashboard.js');
-  await esbuild.build({
-    entryPoints: [path.join(ROOT, 'extension/src/dashboard/main.ts')],
-    bundle: true,
-    platform: 'browser',
-    format: 'iife',
-    target: 'es2022',
-    outfile: bundle,
-    logLevel: 'error',
-  });
-  const ids = ['live-label', 'live-status', 'live-result', 'success-note', 'eval', 'map-title', 'map-legend', 'playback', 'past'];
-  const canvases = ['return', 'success', 'fps', 'entropy', 'approx-kl', 'clip-fraction', 'value-loss', 'explained-variance', 'learning-rate'];
-  const page = path.join(dir, 'dashboard.html');
-  writeFileSync(
-    page,
-    `<!doctype html><html><body>${ids.map((id) => `<div id="${id}"></div>`).join('')}
-${canvases.map((c) => `<canvas id="chart-${c}"></canvas>`).join('')}<canvas id="map"></canvas>
-<script>window.sent = []; window.acquireVsCodeApi = () => ({ postMessage: (m) => window.sent.push(m) });</script>
-<script src="dashboard.js"></script></body></html>`,
+test("the dashboard webview: ▶ beside a failed episode, or beside a finding's evidence, plays it there (at the cited step)", {
+  timeout: 300_000,
+}, async (t) => {
+  // An evaluated run with the analyzer's findings, read as the extension host reads past runs.
+  mkdirSync(EVALUATED, { recursive: true });
+  await recordPlaybackRun(EVALUATED);
+  const analyzed = cli('analyze', EVALUATED);
+  assert.equal(analyzed.status, 0, analyzed.stderr);
+  const runs = readPastRuns(dir);
+  assert.deepEqual(
+    runs.map((r) => r.dir),
+    [EVALUATED],
+    'the rollout (no training, no evaluation) is not listed',
   );
-  // A rollout has no training: the past-run table's training and evaluation figures are given here.
-  const failed = readEpisodes(RUN).filter((e) => !e.success);
-  const summary = {
-    ...readSummary(RUN)!,
-    reward_file: null,
-    reward_sha256: null,
-    wall_seconds: 1,
-    backend: 'cpu',
-    train: {
-      updates: 0,
-      frames: 0,
-      mean_return: 0,
-      success_rate: null,
-      success: { count: 0, n: 0, rate: null, ci95: [0, 1] as [number, number], started_from_frame: 0, started_to_frame: 0, mean_return: null },
-      entropy: 0,
-      fps: 0,
-    },
-    eval: {
-      episodes: 4,
-      success_rate: 0,
-      death_rate: 0,
-      success: { count: 0, n: 4, rate: 0, ci95: [0, 0.49] as [number, number] },
-      death: { count: 0, n: 4, rate: 0, ci95: [0, 0.49] as [number, number] },
-      death_causes: {},
-      avg_steps: 150,
-      avg_distance_moved: 1,
-    },
-    generalisation_gap: null,
-  };
-  const past: PastRun = {
-    name: 'run',
-    dir: RUN,
-    summary,
-    metrics: [],
-    failed: failed.map((e) => ({
-      episode: e.episode,
-      steps: e.steps,
-      died: e.died,
-      death_cause: e.deathCause,
-      path: e.path.map(([x, , z]) => [x, z] as [number, number]),
-      playable: e.actions !== undefined,
-    })),
-  };
-  const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--allow-file-access-from-files'],
-  });
-  try {
-    const tab = await browser.newPage({ viewport: { width: 900, height: 1200 } });
-    const problems: string[] = [];
-    tab.on('pageerror', (e) => problems.push(e.message));
-    tab.on('console', (m) => {
-      if (m.type() === 'error') problems.push(m.text());
-    });
-    await tab.goto(pathToFileURL(page).href);
-    await tab.evaluate((runs) => window.postMessage({ type: 'past-runs', runs }, '*'), [past]);
-    const play = tab.locator('#map-legend button', { hasText: 'play' }).first();
-    await play.click();
-    const sent = await tab.evaluate(() => (window as unknown as { sent: unknown[] }).sent);
-    const ask = sent.find((m) => (m as { type: string }).type === 'play') as { dir: string; episode: number };
-    assert.deepEqual(ask, { type: 'play', dir: RUN, episode: failed[0]!.episode });
-    // The host's answer: what `rewardsmith playback --format json` printed for that episode.
-    const answer = cli('playback', RUN, '--episode', String(ask.episode), '--format', 'json', '--max-frames', '40');
-    const record = parsePlaybackRecord(answer.stdout);
-    await tab.evaluate((r) => window.postMessage({ type: 'playback', run: 'run', record: r }, '*'), record);
-    await tab.waitForFunction(() => /^step 0 of \d+ · start/.test(document.querySelector('#playback .muted')?.textContent ?? ''));
-    const pixels = () =>
-      tab.evaluate(() => {
-        const c = document.querySelector('#playback canvas.frame') as HTMLCanvasElement;
-        return c.toDataURL();
+  const [past] = runs;
+  const finding = past!.findings.find((f) => f.evidence.some((e) => e.steps && e.playable));
+  assert.ok(finding, `a finding cites a playable episode's steps: ${JSON.stringify(past!.findings)}`);
+  const cited = finding.evidence.find((e) => e.steps && e.playable)!;
+  const page = await writeDashboardPage(dir);
+  await withChromium(
+    t,
+    async (browser) => {
+      const { page: tab, problems } = await watchedPage(browser, { viewport: { width: 900, height: 1400 } });
+      await tab.goto(pathToFileURL(page).href);
+      await tab.evaluate((runs) => window.postMessage({ type: 'past-runs', runs }, '*'), runs);
+      const sent = () => tab.evaluate(() => (window as unknown as { sent: { type: string }[] }).sent.filter((m) => m.type === 'play'));
+      // What the host answers: `rewardsmith playback --format json` for the episode asked for.
+      const answer = (episode: number) =>
+        parsePlaybackRecord(cli('playback', EVALUATED, '--episode', String(episode), '--format', 'json', '--max-frames', '40').stdout);
+      const readout = () => tab.locator('#playback .muted').first().textContent();
+
+      await tab.locator('#map-legend button', { hasText: 'play' }).first().click();
+      const failed = past!.failed[0]!;
+      assert.deepEqual((await sent())[0], { type: 'play', dir: EVALUATED, episode: failed.episode });
+      const record = answer(failed.episode);
+      await tab.evaluate((r) => window.postMessage({ type: 'playback', run: 'evaluated', record: r }, '*'), record);
+      await tab.waitForFunction(() => /^step 0 of \d+ · start/.test(document.querySelector('#playback .muted')?.textContent ?? ''));
+      const pixels = () => tab.evaluate(() => (document.querySelector('#playback canvas.frame') as HTMLCanvasElement).toDataURL());
+      const first = await pixels();
+      await tab.locator('#playback input[type=range]').fill(String(record.frame_count - 1));
+      assert.match((await readout()) ?? '', new RegExp(`^step ${record.rows[record.rows.length - 1]!.step} of ${record.steps} · `));
+      assert.notEqual(await pixels(), first, 'the frame follows the slider');
+
+      // A finding's evidence: its episode, opened at the first step it cites, the finding's note marked.
+      assert.match((await tab.locator('#findings-title').textContent()) ?? '', new RegExp(`^Findings on runs/evaluated: ${past!.findings.length}$`));
+      const label = `▶ episode ${cited.episode}, steps ${cited.steps![0]}–${cited.steps![1]}`;
+      await tab.locator('#findings li', { hasText: finding.id }).locator('button', { hasText: label }).first().click();
+      assert.deepEqual((await sent())[1], { type: 'play', dir: EVALUATED, episode: cited.episode, step: cited.steps![0] });
+      const evidence = answer(cited.episode);
+      await tab.evaluate(({ r, step }) => window.postMessage({ type: 'playback', run: 'evaluated', record: r, step }, '*'), {
+        r: evidence,
+        step: cited.steps![0],
       });
-    const first = await pixels();
-    const slider = tab.locator('#playback input[type=range]');
-    await slider.fill(String(record.frame_count - 1));
-    const readout = await tab.locator('#playback .muted').first().textContent();
-    assert.match(readout ?? '', new RegExp(`^step ${record.rows[record.rows.length - 1]!.step} of ${record.steps} · `));
-    assert.notEqual(await pixels(), first, 'the frame follows the slider');
-    assert.deepEqual(problems, []);
-  } finally {
-    await browser.close();
-  }
+      const shown = evidence.rows.find((row) => row.step >= cited.steps![0])!;
+      await tab.waitForFunction((s) => new RegExp(`^step ${s} of `).test(document.querySelector('#playback .muted')?.textContent ?? ''), shown.step);
+      assert.match((await readout()) ?? '', new RegExp(`^step ${shown.step} of ${evidence.steps} · `));
+      assert.match((await tab.locator('#playback .pb-note.active').allTextContents()).join(' | '), new RegExp(finding.id));
+      const artifacts = process.env.REWARDSMITH_TEST_ARTIFACTS ?? dir;
+      mkdirSync(artifacts, { recursive: true });
+      await tab.screenshot({ path: path.join(artifacts, 'dashboard-finding-playback.png'), fullPage: true });
+      assert.deepEqual(problems, []);
+    },
+    { files: true },
+  );
 });

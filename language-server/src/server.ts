@@ -38,13 +38,8 @@ import {
   type LlmSettings,
 } from './lsp_ext';
 import { lintSnapshot, lintText, loadPythonParser, pythonParserReady, type RewardDiagnostic, type Severity } from '../../runner/src/lint/rules';
-import { probeDiagnostic, taskOfReward } from '../../runner/src/lint/check';
-import { probeReward } from '../../runner/src/probe/index';
-import { taskFromHeader } from '../../runner/src/tasks';
+import { EditorProbes, PROBE_IDLE_MS } from './probes';
 import { pythonCompletionsAt, pythonHoverAt } from './python-editor';
-
-/** The pause in typing after which the probes run (they also run on save; never per keystroke). */
-const PROBE_IDLE_MS = 1000;
 
 const SEVERITY: Record<Severity, DiagnosticSeverity> = {
   error: DiagnosticSeverity.Error,
@@ -103,11 +98,17 @@ export function startServer(given?: Connection): Promise<number> {
   const documents = new TextDocuments(TextDocument);
   const projects = new Map<string, RewardProject>();
   const lintResults = new Map<string, RewardDiagnostic[]>();
-  const probeResults = new Map<string, RewardDiagnostic[]>();
   const criticFindings = new Map<string, AnchoredFinding[]>();
   const criticCache = new Map<string, CritiqueResult & { status: 'ok' }>();
   const suggestions = new Map<string, Map<string, AnalyzerSuggestion>>();
   let apiKey: string | null = null;
+  const probes = new EditorProbes({
+    connection,
+    documents,
+    filePathOf,
+    defaultTask: async () => (await settings()).defaultTask,
+    publish: (uri) => publish(uri),
+  });
   let canReadConfiguration = false;
   const pending = new Set<string>();
   let lintTimer: NodeJS.Timeout | undefined;
@@ -132,7 +133,7 @@ export function startServer(given?: Connection): Promise<number> {
   function publish(uri: string): void {
     const doc = documents.get(uri);
     const diagnostics: Diagnostic[] = (lintResults.get(uri) ?? []).map(toDiagnostic);
-    for (const d of probeResults.get(uri) ?? [])
+    for (const d of probes.diagnostics(uri))
       diagnostics.push({ range: d.range, severity: SEVERITY[d.severity], code: d.code, source: DIAGNOSTIC_SOURCE.probe, message: d.message });
     for (const { finding } of criticFindings.get(uri) ?? []) {
       diagnostics.push({ range: finding.range, severity: SEVERITY[finding.severity], source: DIAGNOSTIC_SOURCE.critic, message: finding.message });
@@ -261,53 +262,9 @@ export function startServer(given?: Connection): Promise<number> {
     else reanchorCritic(doc);
   }
 
-  // The probes run off the request path: the replay is in the sandbox's own process, and a bank recorded for
-  // the first time yields to the event loop between slices, so hover and completion answer meanwhile. One probe
-  // per document at a time; an edit during it asks for one more after it.
-  const probeTimers = new Map<string, NodeJS.Timeout>();
-  const probing = new Set<string>();
-  const probeAgain = new Set<string>();
-
-  function scheduleProbe(uri: string, delayMs: number): void {
-    clearTimeout(probeTimers.get(uri));
-    const timer = setTimeout(() => {
-      probeTimers.delete(uri);
-      void probeNow(uri);
-    }, delayMs);
-    timer.unref?.();
-    probeTimers.set(uri, timer);
-  }
-
-  async function probeNow(uri: string): Promise<void> {
-    const doc = documents.get(uri);
-    if (!doc) return;
-    if (probing.has(uri)) {
-      probeAgain.add(uri);
-      return;
-    }
-    probing.add(uri);
-    const text = doc.getText();
-    const file = filePathOf(uri);
-    try {
-      // The file's `// task:` header, else the editor's default task; a reward with neither is not probed.
-      const defaultTask = taskFromHeader(text) ? undefined : (await settings()).defaultTask;
-      const task = taskOfReward(file, text, defaultTask);
-      const result = task ? await probeReward(file, task, { source: text }) : null;
-      // Findings of text that has changed since would sit on the wrong lines: the next probe replaces them.
-      if (documents.get(uri)?.getText() === text) {
-        probeResults.set(uri, result ? result.findings.map(probeDiagnostic) : []);
-        publish(uri);
-      }
-    } catch (err) {
-      connection.console.error(`probe ${uri}: ${(err as Error).message}`);
-    } finally {
-      probing.delete(uri);
-      if (probeAgain.delete(uri)) scheduleProbe(uri, 0);
-    }
-  }
-
   connection.onInitialize((params) => {
     canReadConfiguration = !!params.capabilities.workspace?.configuration;
+    probes.canRefreshLenses = !!params.capabilities.workspace?.codeLens?.refreshSupport;
     return {
       capabilities: {
         textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, save: { includeText: false } },
@@ -315,32 +272,36 @@ export function startServer(given?: Connection): Promise<number> {
         completionProvider: { triggerCharacters: ['"', "'", '.', '`'] },
         codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
         executeCommandProvider: { commands: Object.values(SERVER_COMMANDS) },
+        codeLensProvider: { resolveProvider: false },
       },
       serverInfo: { name: 'rewardsmith', version: '0.1.0' },
     };
   });
 
+  connection.onCodeLens((params) => {
+    handled++;
+    return probes.lenses(params.textDocument.uri);
+  });
+
   documents.onDidOpen((e) => {
     if (!isReward(e.document.uri)) return;
     schedule(e.document.uri);
-    scheduleProbe(e.document.uri, PROBE_IDLE_MS);
+    probes.opened(e.document.uri);
   });
   documents.onDidSave((e) => {
-    if (isReward(e.document.uri)) scheduleProbe(e.document.uri, 0);
+    if (isReward(e.document.uri)) probes.schedule(e.document.uri, 0);
   });
   documents.onDidChangeContent((e) => {
     if (!isReward(e.document.uri)) return;
     schedule(e.document.uri);
-    scheduleProbe(e.document.uri, PROBE_IDLE_MS);
+    probes.schedule(e.document.uri, PROBE_IDLE_MS);
   });
   documents.onDidClose((e) => {
     pending.delete(e.document.uri);
     projects.get(e.document.uri)?.dispose();
     projects.delete(e.document.uri);
     lintResults.delete(e.document.uri);
-    probeResults.delete(e.document.uri);
-    clearTimeout(probeTimers.get(e.document.uri));
-    probeTimers.delete(e.document.uri);
+    probes.closed(e.document.uri);
     criticFindings.delete(e.document.uri);
     void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
   });

@@ -412,5 +412,15 @@ describe('language server over stdio', () => {
     const paying = source.split('\n').findIndex((l) => l.includes('expect-probe: probe-incentive'));
     assert.equal(incentive.range.start.line, paying);
     assert.match(typeof incentive.message === 'string' ? incentive.message : incentive.message.value, /turning in place is paid on 100 % of its steps/);
+    // The reward profile: above the paying line, how often it ran and its share of the pay on successes and failure modes.
+    const lenses = (await client.sendRequest('textDocument/codeLens', { textDocument: { uri: probedUri } })) as {
+      range: { start: { line: number } };
+      command?: { title: string };
+    }[];
+    const atPaying = lenses.find((l) => l.range.start.line === paying);
+    assert.match(
+      atPaying?.command?.title ?? '',
+      /^probe profile: successes: ran \d+ % of calls, \d+ % of pay · failure modes: ran \d+ % of calls, 100 % of pay$/,
+    );
   });
 });

@@ -2,11 +2,14 @@
 // explore-diamond, seeds 7, 8, 9, the paper's 256,000 frames, 100 held-out worlds per seed and method.
 // `npm run bench table`; BENCH_TABLE_TASKS / BENCH_TABLE_SEEDS (comma-separated), BENCH_TABLE_STEPS,
 // BENCH_TABLE_EVAL and BENCH_TABLE_OUT (a folder: an interrupted bench resumes there) narrow or move it.
+// The cells run as local jobs, one at a time unless BENCH_TABLE_PARALLEL says more (one at a time: each cell's
+// wall time is its own, comparable with the figures measured before the table ran its cells as jobs).
 import { mkdtempSync } from 'node:fs';
 import os, { loadavg } from 'node:os';
 import path from 'node:path';
 import { runTable, tableMarkdown, TABLE_TASKS, DEFAULT_SEEDS } from '../src/table/table';
-import { DEFAULT_STEPS } from '../src/runs/train';
+import { DEFAULT_STEPS } from '../src/runs/config';
+import { LocalEngine } from '../src/sweep/engine';
 
 const list = (v: string | undefined) =>
   v
@@ -25,7 +28,8 @@ export async function run(): Promise<void> {
       `seeds ${seeds.join(', ')}, ${steps.toLocaleString('en-US')} frames, ${evalEpisodes} held-out episodes per seed and method; runs in ${out}; ` +
       `load average at start ${loadavg()[0]!.toFixed(1)} (other work on the machine slows every figure)`,
   );
-  const result = await runTable({ out, tasks, seeds, steps, evalEpisodes, log: (line) => console.log(`  ${line}`) });
+  const engine = new LocalEngine({ parallel: Number(process.env.BENCH_TABLE_PARALLEL ?? 1) });
+  const result = await runTable({ out, tasks, seeds, steps, evalEpisodes, engine, log: (line) => console.log(`  ${line}`) });
   console.log('\n' + tableMarkdown(result));
   console.log(`load average at end ${loadavg()[0]!.toFixed(1)}`);
 }

@@ -32,7 +32,7 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
   lint: { summary: 'lint reward files against the observation schema', load: async () => (await import('./lint/cli')).lintCommand },
   lsp: { summary: 'start the language server (--stdio)', load: async () => lspCommand },
   critique: { summary: 'ask the LLM critic to review a reward file', load: async () => (await import('./llm/critique')).critiqueCommand },
-  design: { summary: 'write a reward file for a task with the LLM designer', load: async () => (await import('./llm/loop')).designCommand },
+  design: { summary: 'write a reward file for a task with the LLM designer', load: async () => (await import('./llm/design-command')).designCommand },
   analyze: { summary: "analyse a run's failed episodes and suggest patches", load: async () => (await import('./analyze/analyze')).analyzeCommand },
   apply: {
     summary: "apply one of the analyzer's patches to your reward file (shows the diff first)",
@@ -47,7 +47,7 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
     load: async () => (await import('./playback/command')).playbackCommand,
   },
   sweep: { summary: 'train every reward × seed locally or on Slurm and rank the rewards', load: async () => (await import('./sweep/sweep')).sweepCommand },
-  loop: { summary: 'run design → critic → train → analyze for N iterations', load: async () => (await import('./llm/loop')).loopCommand },
+  loop: { summary: 'run design → critic → train → analyze for N iterations', load: async () => (await import('./llm/loop-command')).loopCommand },
 };
 
 const LSP_SPEC = {

@@ -119,6 +119,8 @@ export interface FinishedEvent extends EventBase {
   /** Path of summary.json when the run produced one. */
   summary: string | null;
   error?: string;
+  /** Set when the pre-training check refused the reward: how many errors it found (nothing was written). */
+  check_errors?: number;
 }
 
 export type RunnerEvent =

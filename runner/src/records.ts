@@ -5,17 +5,17 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { wilson, type RateComparison } from './stats';
-import type { AgentPosition, DeathCause, NearestBlocks } from './schema';
+import type { DeathCause, NearestBlocks, RecordedObservation } from './schema';
 
-/** One step of a recorded episode, in the analyzer's format (the paper's trajectory fields). */
-export interface RecordedStep {
+/**
+ * One step of a recorded episode, in the analyzer's format (the paper's trajectory fields): its number, action
+ * and reward, and every field of the step's observation (schema STEP_OBSERVATION_FIELDS; records written before
+ * `damage_dealt` and `kill_entity` were kept lack them).
+ */
+export interface RecordedStep extends RecordedObservation {
   step: number;
   action: string;
   reward: number;
-  position: AgentPosition;
-  inventory_change: Record<string, number>;
-  nearest: NearestBlocks;
-  health: number;
 }
 
 /** An evaluation episode, as stored in `DIR/eval/episodes.ndjson` (one per line). */
@@ -609,6 +609,11 @@ function checkEpisode(e: unknown, where: string): EpisodeRecord {
   ep.lastSteps!.forEach((s, i) => {
     if (typeof s?.step !== 'number' || typeof s.reward !== 'number' || !Array.isArray(s.position) || s.position.length < 5 || typeof s.nearest !== 'object') {
       throw new RunRecordError(`${where}: lastSteps[${i}] lacks step, reward, position [x, y, z, yaw, pitch] or nearest`);
+    }
+    // Absent in records written before they were kept; when present, what the analyzer's replay hands the reward.
+    const counts = (d: unknown) => !!d && typeof d === 'object' && !Array.isArray(d) && Object.values(d).every((v) => typeof v === 'number');
+    if ((s.damage_dealt !== undefined && typeof s.damage_dealt !== 'number') || (s.kill_entity !== undefined && !counts(s.kill_entity))) {
+      throw new RunRecordError(`${where}: lastSteps[${i}] has a damage_dealt that is not a number or a kill_entity that is not counts by mob name`);
     }
   });
   return ep as EpisodeRecord;

@@ -69,6 +69,38 @@ export interface StepObservation {
   kill_entity: Record<string, number>;
 }
 
+/**
+ * Every field of a StepObservation, the one list of them outside the sandbox's wire format: the episode
+ * recorder keeps each of them for every recorded step, and the analyzer's replay hands each back to the reward
+ * (`stepObservationOf`). `unobserved` is a field's value where nothing of it happened (no damage dealt, no
+ * kill; always so outside attack tasks): a recorded step that lacks the field, written before it was kept,
+ * reads as that. A field added to StepObservation must be added here (the type says so).
+ */
+export const STEP_OBSERVATION_FIELDS = {
+  nearest: {},
+  inventory_change: {},
+  health: {},
+  position: {},
+  damage_dealt: { unobserved: 0 },
+  kill_entity: { unobserved: {} },
+} as const satisfies { readonly [K in keyof StepObservation]: { readonly unobserved?: StepObservation[K] } };
+
+type Fields = typeof STEP_OBSERVATION_FIELDS;
+/** The fields a recorded step may lack: those with an `unobserved` value. */
+type LaterRecordedField = { [K in keyof Fields]: Fields[K] extends { unobserved: unknown } ? K : never }[keyof Fields];
+/** A StepObservation as an episode record holds it (records written before a field was kept lack it). */
+export type RecordedObservation = Omit<StepObservation, LaterRecordedField> & Partial<Pick<StepObservation, LaterRecordedField>>;
+
+/** The observation fields of a recorded step, each of them (a field the record lacks reads as unobserved). */
+export function stepObservationOf(recorded: RecordedObservation): StepObservation {
+  const out: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(STEP_OBSERVATION_FIELDS) as [keyof StepObservation, { unobserved?: unknown }][]) {
+    const value = recorded[name];
+    out[name] = value !== undefined ? value : structuredClone(field.unobserved);
+  }
+  return out as unknown as StepObservation;
+}
+
 export type DeathCause = 'lava' | 'fire' | 'fall' | 'drowning' | 'mob' | 'other';
 
 export type ParameterName =

@@ -2,21 +2,19 @@
 // by runner/test/fixtures/runs/generate.ts): it must name the cause with evidence, and every patch it proposes
 // must apply with GNU patch and with the extension's applier, lint clean, and compile in the reward runtime.
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { analyzeRun, type Analysis, type Suggestion } from '../src/analyze/analyze';
 import { liveAnalysis } from '../src/analyze/live';
-import { findFailures } from '../src/analyze/findings';
 import { resolveTask } from '../src/tasks';
 import { patchReward, PatchUnavailable, type PatchRequest } from '../src/analyze/patches';
 import { parseEvent, type SuggestionEvent } from '../src/events';
 import { RUN_FILES } from '../src/records';
 import { compileRewardFile, RewardSandbox } from '../src/reward/index';
 import type { EpisodeRecord } from '../src/records';
-import { lintText } from '../src/lint/rules';
-import { applyUnifiedDiff } from '../src/diff';
+import { applyWithPatch, lintProblems } from './helpers/patch-check';
 import { tempDir } from './helpers/tmp';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -29,26 +27,6 @@ function runCopy(name: string): string {
   const dir = path.join(tmp, `${name}-${Math.random().toString(36).slice(2, 8)}`);
   cpSync(path.join(FIXTURES, name), dir, { recursive: true });
   return dir;
-}
-
-function lintProblems(file: string, text: string): string[] {
-  return lintText(file, text)
-    .filter((d) => d.severity === 'error' || d.severity === 'warning')
-    .map((d) => `${d.range.start.line + 1}: ${d.code} ${d.message}`);
-}
-
-/** Applies the diff with GNU patch in a scratch folder and checks it against the extension's applier; returns the patched text. */
-function applyWithPatch(rewardFile: string, diff: string): string {
-  const text = readFileSync(rewardFile, 'utf8');
-  const name = /^\+\+\+ b\/(.+)$/m.exec(diff)![1]!;
-  const dir = mkdtempSync(path.join(tmp, 'patch-'));
-  writeFileSync(path.join(dir, name), text);
-  writeFileSync(path.join(dir, 'change.diff'), diff);
-  // --fuzz=0: the hunks must match exactly, context included.
-  execFileSync('patch', ['-p1', '--fuzz=0', '--no-backup-if-mismatch', '-i', 'change.diff'], { cwd: dir, stdio: 'pipe' });
-  const patched = readFileSync(path.join(dir, name), 'utf8');
-  assert.equal(applyUnifiedDiff(text, diff), patched, 'the extension applies the diff to the same text');
-  return patched;
 }
 
 /** Every suggestion with a diff: applies exactly, lints clean, compiles under the reward runtime's contract check. */
@@ -262,58 +240,6 @@ describe('analyze: recorded runs with known failure causes', () => {
     assert.equal(written.explained_episodes, a.explained_episodes);
   });
 
-  test('failed episodes whose last steps look like an honest approach but that earned more than the successes: gamed', () => {
-    // Measured on seed 7 from the foundation: 34 of 60 failed episodes walked ~290 m, had the log in view and were
-    // closing in at walking pace in their last 32 steps, and earned 100–184 against the successes' mean of 55:
-    // the weak reward pays each approach again after turning away. Nothing in the last steps shows it; the return does.
-    const approach = (episode: number, success: boolean, ret: number): EpisodeRecord => {
-      const steps = success ? 300 : 2000;
-      const lastSteps = Array.from({ length: 32 }, (_, i) => ({
-        step: steps - 31 + i,
-        action: 'forward',
-        reward: 0.1,
-        position: [i * 0.2, 64, 0, 0, 0] as [number, number, number, number, number],
-        inventory_change: {},
-        nearest: { oak_log: [success ? 7 - i * 0.2 : 20 - i * 0.2, 0, 0] as [number, number, number] },
-        health: 10,
-      }));
-      const path: [number, number, number][] = Array.from({ length: steps + 1 }, (_, i) => [Math.sin(i / 40) * 20, 64, (i % 400) * 0.1]);
-      const last = lastSteps[lastSteps.length - 1]!;
-      return {
-        episode,
-        seed: 1000 + episode,
-        success,
-        steps,
-        died: false,
-        deathCause: null,
-        truncated: !success,
-        return: ret,
-        distanceMoved: 50,
-        lastSteps,
-        final: { health: 10, inventory: {}, nearest: last.nearest, blockUnderFoot: 'grass_block', died: false },
-        path,
-      };
-    };
-    const episodes = [
-      approach(0, true, 40),
-      approach(1, true, 55),
-      approach(2, true, 70),
-      approach(3, false, 160),
-      approach(4, false, 140),
-      approach(5, false, 30),
-    ];
-    const findings = findFailures(episodes, resolveTask('approach-tree'), true, { names: new Set(['oak_log']) });
-    const gamed = findings.find((f) => f.id === 'reward-gamed');
-    assert.ok(gamed, findings.map((f) => f.id).join(', '));
-    assert.deepEqual(gamed.episodeIds, [3, 4], 'the two failures that out-earned the successes, not the one that earned less');
-    assert.match(
-      gamed.message,
-      /Failing pays more than succeeding: mean return 110 over 3 failed episodes, 55 over 3 successful ones; 2 failed episodes earned more than the successful mean/,
-    );
-    assert.match(gamed.evidence[0]!.note, /^return 160 over 2000 steps without success, above the 55 mean of the 3 successful episodes; walked \d+ m/);
-    assert.equal(gamed.patch?.kind, 'approach-record');
-  });
-
   test('the same reward in the dense/sparse layout gets the same two patches, lint-clean', () => {
     const file = path.join(__dirname, 'fixtures/rewards/weak-approach-tree.dense-sparse.reward.ts');
     const text = readFileSync(file, 'utf8');
@@ -343,18 +269,6 @@ function readEpisodesOf(dir: string): EpisodeRecord[] {
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l) as EpisodeRecord);
 }
-
-/** A reward whose dense term is a `let` variable rather than a function. */
-const VARIABLE_DENSE_REWARD = [
-  '// task: approach-tree',
-  'export function reward_function(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA) {',
-  '  let dense = 0;',
-  "  const log = current_nearest_blocks['oak_log'];",
-  '  if (log !== undefined) dense = 1;',
-  '  const sparse = log !== undefined && log[0] < 1 ? 1 : 0;',
-  '  return Math.sign(sparse) * 1 + Math.sign(dense) * 0.1;',
-  '}',
-].join('\n');
 
 describe('analyze: patches on every bundled reward', () => {
   const requests: PatchRequest[] = [
@@ -388,30 +302,6 @@ describe('analyze: patches on every bundled reward', () => {
       }
     }
     assert.ok(made >= files.length * 4, `${made} patches made`);
-  });
-
-  test('a reward whose dense term is a variable gets the penalty assigned before the return', () => {
-    const file = path.join(tmp, 'variable.reward.ts');
-    const text = VARIABLE_DENSE_REWARD; // and no newline at the end, which the diff must say
-    writeFileSync(file, text);
-    const p = patchReward(file, text, { kind: 'hazard-penalty', names: ['lava'], distance: 5, why: 'lava.' });
-    assert.match(p.patched, /if \(lava_in_view !== undefined && lava_in_view\[0\] < LAVA_PENALTY_DISTANCE\) dense = -1;\n  return Math\.sign\(sparse\)/);
-    assert.match(p.diff, /^ \}\n\\ No newline at end of file\n$/m);
-    assert.equal(applyWithPatch(file, p.diff), p.patched);
-    assert.deepEqual(lintProblems(file, p.patched), lintProblems(file, text));
-  });
-
-  test('a reward whose dense term is a variable gets the exploration bonus just before the return', () => {
-    const file = path.join(tmp, 'variable-explore.reward.ts');
-    const text = VARIABLE_DENSE_REWARD + '\n';
-    writeFileSync(file, text);
-    const p = patchReward(file, text, { kind: 'exploration-bonus', cellSize: 4, targets: ['oak_log', 'birch_log'], why: 'explore.' });
-    assert.match(p.patched, /GLOBAL_DATA\.visited_cells\.add\(cell_key\);\n +dense = 1;\n +\}\n +\}\n  return Math\.sign\(sparse\)/);
-    assert.equal(applyWithPatch(file, p.diff), p.patched);
-    compileRewardFile(file, p.patched);
-    assert.deepEqual(lintProblems(file, p.patched), lintProblems(file, text));
-    // Applied twice, the second analysis finds the bonus already there.
-    assert.throws(() => patchReward(file, p.patched, { kind: 'exploration-bonus', cellSize: 4, targets: ['oak_log'], why: 'again.' }), /already pays/);
   });
 
   test('a reward file that does not parse gets no patch, and the reason says where it is broken', () => {

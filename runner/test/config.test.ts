@@ -75,12 +75,29 @@ test('a configuration file error names the file, line, field and reason', () => 
   );
 });
 
-test('--resume restores the stored configuration (eval episodes included) and refuses a conflicting one', () => {
+test('--resume restores the stored configuration (eval episodes and envs included) and refuses a conflicting one', () => {
   const run = mkdtempSync(path.join(dir, 'run-'));
-  const first = parseTrainArgs(['r.reward.ts', '--task', 'approach-tree', '--out', run, '--eval-episodes', '7', '--envs', '4', '--steps', '512']);
+  const first = parseTrainArgs([
+    'r.reward.ts',
+    '--task',
+    'approach-tree',
+    '--out',
+    run,
+    '--eval-episodes',
+    '7',
+    '--eval-envs',
+    '7',
+    '--envs',
+    '4',
+    '--steps',
+    '512',
+  ]);
   writeStoredConfig(run, first.config);
   const resumed = parseTrainArgs(['--resume', run]);
   assert.equal(resumed.config.evalEpisodes, 7);
+  // The table's cells evaluate every episode at once (--eval-envs 100); a resumed cell must too.
+  assert.equal(resumed.config.evalEnvs, 7);
+  assert.equal(parseTrainArgs(['--resume', run, '--eval-envs', '2']).config.evalEnvs, 2);
   assert.equal(resumed.config.envs, 4);
   assert.equal(resumed.config.steps, 512);
   assert.equal(parseTrainArgs(['--resume', run, '--eval-episodes', '3']).config.evalEpisodes, 3);

@@ -89,6 +89,11 @@ describe('design → lint → critic pipeline', () => {
     for (const r of server.requests.filter((r) => /review reward functions/.test(r.system))) assert.ok(!r.lastUser.includes("'magma'"));
     const fixCritique = server.requests.find((r) => /reviewer's critique/.test(r.lastUser))!;
     assert.match(fixCritique.lastUser, /Penalise lost health more clearly\.\n\n- line 40 \(warning\): x/);
+    // What the probes measured (the example pays a failure mode more than success) reaches the critic and, with
+    // its critique, the designer.
+    const measured = /Replayed on real episodes of the task[^\n]*\n- line 33 \(warning\): [^\n]* is paid on \d+ % of its steps/;
+    assert.match(server.requests.filter((r) => /review reward functions/.test(r.system))[0]!.lastUser, measured);
+    assert.match(fixCritique.lastUser, measured);
     for (const n of [1, 2, 3]) assert.ok(existsSync(path.join(dir, `draft-${n}.reward.ts`)));
   });
 

@@ -54,6 +54,19 @@ describe('probe findings', () => {
     );
     assert.match(incentive[0]!.message, /turning in place is paid on 100 % of its steps: \d+ per 2,000-step episode; a successful episode earns [\d.]+/);
   });
+  it('an input the reward reads but whose value never changes the result is found by replaying it swapped, at the line that reads it', async () => {
+    const file = fixture('corpus/bug-progress-clamped.reward.ts');
+    const { findings } = await probeReward(file, resolveTask('approach-cow'));
+    const unused = findings.filter((f) => f.code === 'probe-input-unused');
+    assert.deepEqual(
+      unused.map((f) => `${f.line} ${f.code}`),
+      expected(file),
+    );
+    assert.match(
+      unused[0]!.message,
+      /^previous_nearest_blocks is read here but its value never changes the reward: .* same reward on all [\d,]+ calls, although it differed on [\d,]+ of them/,
+    );
+  });
   it('a well-shaped dense approach reward (new closest distance, success) gets no warning', async () => {
     const { findings } = await probeReward(fixture('cow-approach-shaped.reward.ts'), resolveTask('approach-cow'));
     assert.deepEqual(
@@ -66,8 +79,17 @@ describe('probe findings', () => {
 describe('train refuses a reward with errors', () => {
   it("refuses the 'magma' reward naming line 4, writing nothing to the run folder", () => {
     const out = path.join(tempDir('rewardsmith-gate-'), 'run');
-    const r = cli('train', fixture('magma.reward.ts'), '--task', 'explore-diamond', '--out', out);
+    const r = cli('train', fixture('magma.reward.ts'), '--task', 'explore-diamond', '--out', out, '--events', 'ndjson');
     assert.equal(r.status, 1, r.stderr);
+    // An editor tells the refusal from a failed run by its typed field (VS Code offers "Train anyway").
+    const finished = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .find((e) => e.type === 'finished');
+    assert.equal(finished?.ok, false);
+    assert.equal(finished?.check_errors, 1);
+    assert.match(finished?.error, /error\(s\) found before training/);
     assert.match(r.stderr, /magma\.reward\.ts:4:\d+: error unknown-name/);
     assert.match(r.stderr, /magma\.reward\.ts:4:\d+: warning probe-absent-name: 'magma' never occurs/);
     assert.match(r.stderr, /nothing was trained or written.*--no-check/);

@@ -19,12 +19,13 @@ const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx
 const json = <T>(file: string) => JSON.parse(readFileSync(file, 'utf8')) as T;
 
 test('the scripted teacher reaches a tree, a cow and diamond ore in its demonstrations', () => {
-  // Underground the teacher reaches diamond ore in two of three (on the third world it runs out of its 60,000
-  // steps); no start is where lava runs onto it at once (on the first world it did, within 41 steps).
+  // Underground the teacher reaches diamond ore on the first two worlds (140 and 163 steps; on the third it runs out
+  // of its 60,000 steps, which took this test ~4 of its 4.5 minutes, so it stops at two); no start is where lava runs
+  // onto it at once (on the first world it did, within 41 steps).
   for (const [task, episodes, minWins] of [
     ['approach-tree', 4, 3],
     ['approach-cow', 4, 3],
-    ['explore-diamond', 3, 2],
+    ['explore-diamond', 2, 2],
   ] as const) {
     const d = recordDemonstrations(resolveTask(task), episodes, 3, 0);
     const wins = d.episodes.filter((e) => e.success).length;

@@ -6,7 +6,7 @@
 // (REWARDSMITH_TEST_ARTIFACTS, else a temp dir).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { writeReport } from '../src/report/report';
@@ -15,8 +15,8 @@ import { episodeRewards, RUN_FILES, type SuggestionRecord } from '../src/records
 import { REPORT_PLAYBACK } from '../src/report/playback';
 import { recordPlaybackRun } from './helpers/playback-run';
 import { tempDir } from './helpers/tmp';
+import { watchedPage, withChromium } from './helpers/chromium';
 
-const CHROMIUM = '/usr/bin/chromium';
 const HOSTILE = '<img src=x onerror="window.__pwned=1">';
 
 test('the report plays episodes offline: frames drawn, scrubber and play move them, notes jump, timeline = recorded rewards, GIF downloads', {
@@ -48,33 +48,8 @@ test('the report plays episodes offline: frames drawn, scrubber and play move th
   assert.match(html, /&lt;img src=x onerror=&quot;window\.__pwned=1&quot;&gt;/);
   assert.doesNotMatch(html, /(src|href)=["']?(https?:)?\/\//i);
 
-  if (!existsSync(CHROMIUM)) {
-    if (process.env.CI) assert.fail(`${CHROMIUM} is missing: .ci/run installs Debian's chromium`);
-    t.skip(`${CHROMIUM} not installed (apt-get install chromium)`);
-    return;
-  }
-  const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
-  try {
-    const page = await browser.newPage({ viewport: { width: 1200, height: 1400 }, acceptDownloads: true });
-    const problems: string[] = [];
-    const requests: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-    await page.route('**/*', (route) => {
-      const url = route.request().url();
-      if (!url.startsWith('file:')) {
-        requests.push(url);
-        return route.abort();
-      }
-      return route.continue();
-    });
+  await withChromium(t, async (browser) => {
+    const { page, problems, requests } = await watchedPage(browser, { viewport: { width: 1200, height: 1400 }, acceptDownloads: true, warnings: true });
     await page.goto(pathToFileURL(file).href);
     const player = page.locator(`#run-0-playback-${target.episode}`);
     await player.locator('canvas').scrollIntoViewIfNeeded();
@@ -150,7 +125,5 @@ test('the report plays episodes offline: frames drawn, scrubber and play move th
     assert.ok(statSync(shot).size > 10_000);
     assert.deepEqual(problems, []);
     assert.deepEqual(requests, []);
-  } finally {
-    await browser.close();
-  }
+  });
 });

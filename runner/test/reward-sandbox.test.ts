@@ -8,7 +8,17 @@ import path from 'node:path';
 import { combineScaled, SCALE_RULE } from '../src/schema';
 import { BUILTIN_TASKS, type TaskSpec } from '../src/tasks';
 import type { StepObservation } from '../src/schema';
-import { compileRewardFile, RewardError, RewardSandbox, REWARD_LIMITS, watchdog, historyMb, type RewardErrorKind, type SandboxOptions } from '../src/reward';
+import {
+  compileRewardFile,
+  endWarmHosts,
+  RewardError,
+  RewardSandbox,
+  REWARD_LIMITS,
+  watchdog,
+  historyMb,
+  type RewardErrorKind,
+  type SandboxOptions,
+} from '../src/reward';
 import { scriptedTrajectory } from './fixtures/rewards/trajectory';
 
 const FIXTURES = path.join(__dirname, 'fixtures', 'rewards');
@@ -499,4 +509,27 @@ test('a call written to a host that has just died rejects with the cause instead
   } finally {
     await sandbox.close();
   }
+});
+
+test('a warm host serves the next sandbox (no new process); a host whose reward timed out is never reused', async () => {
+  const first = await RewardSandbox.open(fixture('counter.reward.ts'), 1, { warmHost: true });
+  const pid = first.hostPid;
+  await first.beginEpisodes([0], [obs(0)]);
+  assert.deepEqual([...(await first.step([obs(1)]))], [1]);
+  await first.close();
+  // The same process, with a fresh isolate: the new sandbox's episodes start from nothing.
+  const second = await RewardSandbox.open(fixture('counter.reward.ts'), 1, { warmHost: true });
+  assert.equal(second.hostPid, pid);
+  await second.beginEpisodes([0], [obs(0)]);
+  assert.deepEqual([...(await second.step([obs(1)]))], [1]);
+  await second.close();
+  const stuck = await RewardSandbox.open(fixture('infinite-loop.reward.ts'), 1, { warmHost: true, limits: { callWallMs: 100 } });
+  assert.equal(stuck.hostPid, pid);
+  await stuck.beginEpisodes([0], [obs(0)]);
+  await assert.rejects(stuck.step([obs(1)]), (e: unknown) => e instanceof RewardError && e.kind === 'timeout');
+  await stuck.close();
+  const after = await RewardSandbox.open(fixture('counter.reward.ts'), 1, { warmHost: true });
+  assert.notEqual(after.hostPid, pid);
+  await after.close();
+  await endWarmHosts();
 });

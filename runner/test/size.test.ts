@@ -18,16 +18,13 @@ const LONG_FUNCTIONS: Record<string, number> = {
   'language-server/src/server.ts:startServer': 430,
   'runner/src/runs/train.ts:train': 373,
   'extension/src/training.ts:registerTraining': 182,
-  'runner/src/sweep/sweep.ts:sweep': 175,
   'runner/src/env/sim/observe.ts:tracePlane': 173,
 };
 
 /** Files over the limit today → lines. The world generator may stay larger: it reads as a list of features. */
 const LARGE_FILES: Record<string, number> = {
   'runner/src/env/sim/worldgen.ts': 1445,
-  'runner/src/llm/loop.ts': 1078,
   'runner/src/runs/train.ts': 1059,
-  'runner/src/analyze/findings.ts': 859,
 };
 
 /** Files that may hold a mulberry32 step besides seeds.ts, the one PRNG. */

@@ -89,6 +89,9 @@ function startLive(label: string): void {
   liveFailed = [];
   byId('live-label').textContent = label;
   byId('live-status').textContent = 'starting…';
+  // The previous run's verdict (a failure, a refusal) is not this run's.
+  byId('live-result').textContent = '';
+  byId('live-result').className = '';
   byId('success-note').textContent = '';
   byId('eval').replaceChildren(textEl('p', 'Evaluation runs after training.', 'muted'));
   redrawCharts();
@@ -244,6 +247,38 @@ function showPastRuns(runs: PastRun[]): void {
   }
   redrawCharts();
   drawMap();
+  showFindings(runs[0]);
+}
+
+// --- the analyzer's findings ------------------------------------------------------------------------------
+/** The latest past run's findings, each with the episodes it cites: ▶ plays one there, at the first step cited. */
+function showFindings(run: PastRun | undefined): void {
+  const box = byId('findings');
+  byId('findings-title').textContent = run ? `Findings on ${run.name}: ${run.findings.length}` : 'Findings';
+  if (!run || run.findings.length === 0) {
+    box.replaceChildren(textEl('p', run ? 'The analyzer has no findings on this run (run `rewardsmith analyze` on it).' : 'No past run yet.', 'muted'));
+    return;
+  }
+  const list = document.createElement('ul');
+  for (const f of run.findings) {
+    const item = textEl('li', '');
+    item.append(textEl('strong', f.id), document.createTextNode(`: ${f.message}`));
+    const cited = document.createElement('ul');
+    for (const e of f.evidence) {
+      const where = `episode ${e.episode}${e.steps ? `, steps ${e.steps[0]}–${e.steps[1]}` : ''}`;
+      const line = textEl('li', '', 'evidence');
+      if (e.playable) {
+        const play = textEl('button', `▶ ${where}`);
+        play.addEventListener('click', () => vscode.postMessage({ type: 'play', dir: run.dir, episode: e.episode, ...(e.steps ? { step: e.steps[0] } : {}) }));
+        line.append(play);
+      } else line.append(textEl('span', where, 'muted'));
+      line.append(document.createTextNode(` ${e.note}`));
+      cited.append(line);
+    }
+    item.append(cited);
+    list.append(item);
+  }
+  box.replaceChildren(list);
 }
 
 // --- map of failed episodes -------------------------------------------------------------------------------
@@ -324,8 +359,10 @@ window.addEventListener('message', (ev: MessageEvent<DashboardMessage>) => {
   else if (m.type === 'event') onEvent(m.event);
   else if (m.type === 'past-runs') showPastRuns(m.runs);
   else if (m.type === 'playback-loading') showPlaybackText(byId('playback'), `Re-simulating episode ${m.episode} of ${m.run}…`);
-  else if (m.type === 'playback') showPlayback(byId('playback'), m.run, m.record);
-  else if (m.type === 'playback-error') showPlaybackText(byId('playback'), `No playback of episode ${m.episode} of ${m.run}: ${m.message}`);
+  else if (m.type === 'playback') {
+    showPlayback(byId('playback'), m.run, m.record, m.step);
+    byId('playback-title').scrollIntoView({ block: 'start' });
+  } else if (m.type === 'playback-error') showPlaybackText(byId('playback'), `No playback of episode ${m.episode} of ${m.run}: ${m.message}`);
   else if (m.type === 'loop-results') {
     // The runner's own table, as text: every candidate, its difference to the reward in force, the decision and why.
     byId('loop-label').textContent = m.label;

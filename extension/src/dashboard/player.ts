@@ -24,8 +24,8 @@ export function showPlaybackText(box: HTMLElement, text: string): void {
   box.replaceChildren(el('p', text, 'muted'));
 }
 
-/** Replaces the player's contents with this episode's playback. */
-export function showPlayback(box: HTMLElement, run: string, r: PlaybackRecord): void {
+/** Replaces the player's contents with this episode's playback, shown at `startStep` (a finding's evidence) or the start. */
+export function showPlayback(box: HTMLElement, run: string, r: PlaybackRecord, startStep = 0): void {
   if (timer !== undefined) clearInterval(timer);
   timer = undefined;
   const title = el(
@@ -55,12 +55,7 @@ export function showPlayback(box: HTMLElement, run: string, r: PlaybackRecord): 
     item.append(jump, el('span', ` ${n.suggestion}: ${n.note}`));
     jump.addEventListener('click', () => {
       stop();
-      show(
-        Math.max(
-          0,
-          r.rows.findIndex((row) => row.step >= from),
-        ),
-      );
+      show(frameAt(r, from));
     });
     notes.append(item);
     return { item, from, to };
@@ -107,7 +102,13 @@ export function showPlayback(box: HTMLElement, run: string, r: PlaybackRecord): 
   });
   sprite.addEventListener('load', () => show(Number(slider.value)));
   sprite.src = `data:image/png;base64,${r.frames_png}`;
-  show(0);
+  show(frameAt(r, startStep));
+}
+
+/** The first frame showing `step` or a later one (frames are every `every` steps); the last frame past the end. */
+export function frameAt(r: Pick<PlaybackRecord, 'rows'>, step: number): number {
+  const k = r.rows.findIndex((row) => row.step >= step);
+  return k < 0 ? r.rows.length - 1 : k;
 }
 
 /** Three strips (reward with its terms, target distance, health) over the frames, notes shaded, a cursor at frame k. */

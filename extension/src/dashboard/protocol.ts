@@ -15,6 +15,14 @@ export interface FailedPath {
   playable: boolean;
 }
 
+/** One of the analyzer's findings on a run, with the episodes (and steps) it cites as evidence. */
+export interface FindingEvidence {
+  id: string;
+  /** The message's first line. */
+  message: string;
+  evidence: { episode: number; steps?: [number, number]; note: string; playable: boolean }[];
+}
+
 export interface PastRun {
   /** Folder name, shown as the run's label. */
   name: string;
@@ -22,6 +30,8 @@ export interface PastRun {
   summary: RunSummary;
   metrics: UpdateMetrics[];
   failed: FailedPath[];
+  /** The analyzer's findings (suggestions.json), when the run was analysed. */
+  findings: FindingEvidence[];
 }
 
 export type DashboardMessage =
@@ -31,10 +41,11 @@ export type DashboardMessage =
   | { type: 'past-runs'; runs: PastRun[] }
   /** An episode's playback is being re-simulated, has arrived, or could not be had. */
   | { type: 'playback-loading'; run: string; episode: number }
-  | { type: 'playback'; run: string; record: PlaybackRecord }
+  /** `step`: open it at that step (a finding's evidence), else at the start. */
+  | { type: 'playback'; run: string; record: PlaybackRecord; step?: number }
   | { type: 'playback-error'; run: string; episode: number; message: string }
   /** An improvement loop's iteration table (its results.txt, as the CLI prints it). */
   | { type: 'loop-results'; label: string; table: string };
 
 /** Messages from the webview to the host. */
-export type WebviewMessage = { type: 'ready' } | { type: 'play'; dir: string; episode: number };
+export type WebviewMessage = { type: 'ready' } | { type: 'play'; dir: string; episode: number; step?: number };

@@ -1,20 +1,10 @@
 // Re-runs a reward file in its sandbox on the recorded observations of failed episodes (their last steps), so
 // the analyzer can say where the reward's sign points away from success with the reward as it is now (the
 // file the user edits, or a patched candidate), not only as it was when the episodes were recorded.
-import { splitScaled } from '../schema';
-import type { EpisodeRecord, RecordedStep } from '../records';
-import type { StepObservation } from '../env/types';
+import { splitScaled, stepObservationOf } from '../schema';
+import type { EpisodeRecord } from '../records';
 import { RewardError, RewardSandbox } from '../reward/index';
-import type { RerunStep } from './findings';
-
-const observation = (s: RecordedStep): StepObservation => ({
-  nearest: s.nearest,
-  inventory_change: s.inventory_change,
-  health: s.health,
-  position: s.position,
-  damage_dealt: 0,
-  kill_entity: {},
-});
+import type { RerunStep } from './finding';
 
 /** The dense term's sign recovered from a combined reward `sign(sparse) * 1 + sign(dense) * 0.1`. */
 export function denseSign(reward: number): number {
@@ -34,10 +24,10 @@ export async function rerunReward(file: string, episodes: EpisodeRecord[], attac
     for (const ep of episodes) {
       const steps = ep.lastSteps;
       if (steps.length < 2) continue;
-      await sandbox.beginEpisodes([0], [observation(steps[0]!)]);
+      await sandbox.beginEpisodes([0], [stepObservationOf(steps[0]!)]);
       const values: RerunStep[] = [];
       for (const s of steps.slice(1)) {
-        const reward = (await sandbox.step([observation(s)]))[0]!;
+        const reward = (await sandbox.step([stepObservationOf(s)]))[0]!;
         values.push({ step: s.step, reward, dense: denseSign(reward) });
       }
       out.set(ep.episode, values);

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { terminalText } from '../args';
 import { probeReward, type ProbeFinding } from '../probe/index';
+import { endWarmHosts } from '../reward/index';
 import { BUILTIN_TASKS, resolveTask, taskFromHeader, type TaskSpec } from '../tasks';
 import { isPythonFile, lintText, loadPythonParser } from './rules';
 import type { RewardDiagnostic } from './rule';
@@ -83,6 +84,7 @@ export async function checkReward(file: string, text: string, task: TaskSpec | u
 export async function trainGate(rewardFile: string, task: TaskSpec): Promise<{ report: string[]; errors: number }> {
   const text = readFileSync(rewardFile, 'utf8');
   const { diagnostics, errors, notProbed } = await checkReward(rewardFile, text, task);
+  await endWarmHosts(); // training probes nothing more: the probes' warm host would only idle through it
   const shown = diagnostics.filter((d) => d.severity === 'error' || d.severity === 'warning');
   const report = shown.map((d) => formatDiagnostic(rewardFile, d, terminalText));
   if (notProbed) report.push(terminalText(`${rewardFile}: not probed: ${notProbed}`));

@@ -43,6 +43,8 @@ export interface CritiqueOptions {
   log?: LlmLog;
   /** Static diagnostics already known for this source. */
   staticFindings?: StaticFinding[];
+  /** What the probes measured replaying this source on real episodes of the task (warnings). */
+  probeFindings?: StaticFinding[];
   signal?: AbortSignal;
 }
 
@@ -99,7 +101,13 @@ export function parseCritique(text: string, lineCount: number): Validation<Omit<
   return { ok: true, value: { reasoning, success, critique, findings } };
 }
 
-export function critiquePrompt(opts: Pick<CritiqueOptions, 'file' | 'source' | 'task' | 'staticFindings'>) {
+/** Probe findings as the critic and the designer read them: measured, with their evidence. */
+export function probeFindingsText(findings: StaticFinding[]): string {
+  if (findings.length === 0) return '';
+  return `\nReplayed on real episodes of the task (the probes: successes and failure modes from the simulator), the reward showed these; each was measured, not guessed, so weigh them:\n${findings.map((d) => `- line ${d.line} (${d.severity}): ${d.message}`).join('\n')}\n`;
+}
+
+export function critiquePrompt(opts: Pick<CritiqueOptions, 'file' | 'source' | 'task' | 'staticFindings' | 'probeFindings'>) {
   const statics = opts.staticFindings ?? [];
   return [
     { role: 'system' as const, content: renderTemplate('critic-system', {}) },
@@ -110,9 +118,10 @@ export function critiquePrompt(opts: Pick<CritiqueOptions, 'file' | 'source' | '
         file: opts.file,
         reward_code_numbered: numberedSource(opts.source),
         static_findings:
-          statics.length === 0
+          (statics.length === 0
             ? ''
-            : `\nThe static checker already reports these (no need to repeat them):\n${statics.map((d) => `- line ${d.line} (${d.severity}): ${d.message}`).join('\n')}\n`,
+            : `\nThe static checker already reports these (no need to repeat them):\n${statics.map((d) => `- line ${d.line} (${d.severity}): ${d.message}`).join('\n')}\n`) +
+          probeFindingsText(opts.probeFindings ?? []),
       }),
     },
   ];

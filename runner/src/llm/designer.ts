@@ -1,14 +1,18 @@
 // The reward designer (LLM) and the review pipeline every candidate goes through before any training:
-// static checks first (the language server's linter plus the runtime's contract check; a file with errors
-// goes back to the designer with the diagnostics and is never trained), then the LLM critic, up to 3 rounds.
+// static checks first (the language server's linter plus the runtime's contract check), then the probes (the
+// reward replayed on the task's probe bank); a file with errors goes back to the designer with the diagnostics
+// and is never trained. Then the LLM critic, up to 3 rounds, told what the probes measured (their warnings),
+// which also go back to the designer with the critique.
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeAtomic } from '../files';
 import { lintText } from '../lint/rules';
+import { probeDiagnostic } from '../lint/check';
+import { probeReward } from '../probe/index';
 import { compileRewardFile, RewardError } from '../reward/compile';
 import { taskFromHeader, withTaskHeader, type TaskSpec } from '../tasks';
 import { chatValidated, type ChatMessage, type LlmConfig, type LlmLog, type Validation } from './client';
-import { critiqueReward, type CritiqueResult } from './critic';
+import { critiqueReward, probeFindingsText, type CritiqueResult } from './critic';
 import { contextText, renderTemplate, type RewardLanguage } from './prompts';
 import { compilePythonReward, isPythonFile, loadPythonParser } from '../reward/python-syntax';
 
@@ -127,6 +131,18 @@ export function staticCheck(file: string, source: string): StaticDiagnostic[] {
   return diagnostics;
 }
 
+/**
+ * The probes' errors and warnings for a draft that passed the static checks (the reward replayed on the task's
+ * probe bank): errors go back to the designer as static errors do, warnings to the critic and with its critique.
+ */
+async function probeCheck(file: string, source: string, task: TaskSpec): Promise<StaticDiagnostic[]> {
+  const { findings } = await probeReward(file, task, { source });
+  return findings
+    .filter((f) => f.severity === 'error' || f.severity === 'warning')
+    .map(probeDiagnostic)
+    .map((d) => ({ line: d.range.start.line + 1, column: d.range.start.character + 1, severity: d.severity, code: d.code, message: d.message }));
+}
+
 export function diagnosticsText(diagnostics: StaticDiagnostic[]): string {
   return diagnostics.map((d) => `- line ${d.line}, column ${d.column} (${d.severity}, ${d.code}): ${d.message}`).join('\n');
 }
@@ -192,7 +208,9 @@ export async function designAndReview(opts: ReviewOptions): Promise<ReviewedRewa
     const draft = steps.length + 1;
     const file = path.join(opts.dir, `draft-${draft}.reward.${extension}`);
     writeAtomic(file, source);
-    const diagnostics = staticCheck(file, source);
+    const statics = staticCheck(file, source);
+    const probed = statics.some((d) => d.severity === 'error') ? [] : await probeCheck(file, source, opts.task);
+    const diagnostics = [...statics, ...probed];
     const step: ReviewStep = {
       draft,
       request: origin,
@@ -228,15 +246,24 @@ export async function designAndReview(opts: ReviewOptions): Promise<ReviewedRewa
       llm: opts.llm,
       log: opts.log,
       signal: opts.signal,
-      staticFindings: step.warnings.map((w) => ({ line: w.line, severity: w.severity, message: w.message })),
+      staticFindings: step.warnings.filter((w) => !isProbe(w)).map((w) => ({ line: w.line, severity: w.severity, message: w.message })),
+      probeFindings: step.warnings.filter(isProbe).map((w) => ({ line: w.line, severity: w.severity, message: w.message })),
     });
     writeAtomic(path.join(opts.dir, `draft-${draft}.critique.json`), JSON.stringify(step.critique, null, 2) + '\n');
     if (step.critique.success) return { source, criticPassed: true, steps, failure: null };
     if (criticRounds >= limits.criticRounds) return { source, criticPassed: false, steps, failure: null };
     const findings = step.critique.findings.map((f) => `- line ${f.line}${f.endLine ? `-${f.endLine}` : ''} (${f.severity}): ${f.message}`).join('\n');
-    request = { kind: 'fix-critique', previous: source, critique: [step.critique.critique ?? step.critique.reasoning, findings].filter(Boolean).join('\n\n') };
+    // The probes' warnings go back with the critique: what the reward was measured to do.
+    const measured = probeFindingsText(step.warnings.filter(isProbe)).trim();
+    request = {
+      kind: 'fix-critique',
+      previous: source,
+      critique: [step.critique.critique ?? step.critique.reasoning, findings, measured].filter(Boolean).join('\n\n'),
+    };
   }
 }
+
+const isProbe = (d: StaticDiagnostic) => d.code.startsWith('probe-');
 
 /**
  * Suggestion ids the designer says it applied (`// Applied suggestions: S1, P2`: S = the LLM analyzer's,

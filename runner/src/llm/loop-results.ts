@@ -8,7 +8,7 @@ import { rateRecord, type RateRecord, type RunSummary } from '../records';
 import { readStoredConfig, type TrainConfig } from '../runs/config';
 import { formatDifference, type RateComparison } from '../stats';
 import { appliedSuggestions } from './designer';
-import type { CandidateResult, IterationResult, LoopResult, LoopStart, SuggestionOutcome } from './loop';
+import type { CandidateResult, IterationResult, LoopResult, LoopStart, SuggestionOutcome } from './loop-types';
 
 /** Held-out success of a run with its interval (runs written before the summary carried one are recomputed). */
 export function heldOut(s: RunSummary): RateRecord {

@@ -1,14 +1,12 @@
-// The improvement loop (the paper's Algorithm 1) and the `design` / `loop` commands. Each iteration:
-// design (K candidates) → static checks → critic → train → evaluate → keep the best candidate → analyze
-// (programmatic + LLM) → the next iteration's design prompt. Every step's result is a file in the experiment
-// folder, written once it is complete, so an interrupted loop resumes where it stopped and the user can read
-// every reward, critique, run and analysis afterwards.
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+// The improvement loop (the paper's Algorithm 1). Each iteration: design (K candidates) → static checks → critic
+// → train → evaluate → keep the best candidate → analyze (programmatic + LLM) → the next iteration's design
+// prompt. Every step's result is a file in the experiment folder, written once it is complete (`cached`), so an
+// interrupted loop resumes where it stopped and the user can read every reward, critique, run and analysis
+// afterwards. Its options and records are declared in loop-types.ts, its table in loop-results.ts, its
+// command in loop-command.ts.
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseCommandArgs, PROCESS_IO, reportCommandError, terminalText, UsageError, type CommandIo, type ParsedArgs } from '../args';
-import { BACKEND_CHOICES } from '../ppo/backend';
-import { MAX_ENVS } from '../runs/config';
-import { makeEvent, type RunnerEvent } from '../events';
+import { makeEvent } from '../events';
 import { writeAtomic } from '../files';
 import {
   checkpointHeldOut,
@@ -19,22 +17,31 @@ import {
   requireTrainingSummary,
   RUN_FILES,
   RunRecordError,
-  type RateRecord,
   type RunSummary,
 } from '../records';
 import type { RewardError } from '../reward/compile';
-import { resolveTask, type TaskSpec } from '../tasks';
 import { analyzeWithLlm, statisticsText, type LlmAnalysis, type ProgrammaticFinding } from './analyzer';
-import { LlmNotConfiguredError, LLM_LOG_FILE, resolveLlmConfig, isLlmConfigured, type LlmConfig, type LlmLog } from './client';
+import { resolveLlmConfig, type LlmLog } from './client';
 import { designAndReview, type DesignRequest, type ReviewedReward } from './designer';
 import { analyzeRun, readAnalysis, type Analysis, type Suggestion } from '../analyze/analyze';
 import { patchReward, PatchUnavailable, type PatchRequest } from '../analyze/patches';
-import { compareRates, DECISION_ALPHA, formatDifference, type RateComparison } from '../stats';
+import { compareRates, DECISION_ALPHA, formatDifference } from '../stats';
 import { hash32 } from '../seeds';
-import type { TrainOutcome, TrainStepOptions } from './train-step';
+import type { TrainOutcome } from './train-step';
 import { bestMeasured, candidateSuccess, heldOut, rateText, resultsTable, runConfig, suggestionOutcomes } from './loop-results';
-import { LocalEngine, SlurmEngine, type Engine } from '../sweep/engine';
 import { runsSavedByProbes, screenReward } from './screen';
+import type {
+  CandidateResult,
+  DecisionLook,
+  ExtraEvaluation,
+  IterationDecision,
+  IterationResult,
+  LoopOptions,
+  LoopResult,
+  LoopStart,
+  RunSteps,
+  SuggestionRecord,
+} from './loop-types';
 
 /** Candidates one after another, or all at once when an engine trains them as separate jobs. */
 const eachCandidate = async <T>(n: number, parallel: boolean, f: (k: number) => Promise<T>): Promise<T[]> => {
@@ -47,58 +54,7 @@ const eachCandidate = async <T>(n: number, parallel: boolean, f: (k: number) => 
 /** Designer fixes of run-time reward errors per candidate (each goes through the review again). */
 const MAX_EXECUTION_FIXES = 2;
 
-export interface LoopOptions {
-  task: TaskSpec;
-  iterations: number;
-  out: string;
-  /** Rewards sampled per iteration; the best by evaluation success is kept. */
-  candidates: number;
-  /** Training budget per candidate, environment frames. */
-  steps: number;
-  seed: number;
-  /** A reward file to start from instead of the designer's first design. */
-  startReward?: string;
-  /** Extra `train` options passed through (envs, eval episodes, backend; init: start every candidate from this checkpoint). */
-  train?: { envs?: number; evalEpisodes?: number; backend?: string; init?: string; engine?: Engine; taskArg?: string };
-  /**
-   * Without `train.init`: build the task's foundation policy once in DIR/foundation (`pretrain` with these
-   * demonstrations, resumable) and fine-tune every candidate from it. Absent: candidates train from scratch.
-   */
-  foundation?: { demos?: number };
-  llm?: Partial<LlmConfig>;
-  /**
-   * No LLM: each iteration's candidates are sets of the analyzer's patches to the current reward; the best is
-   * kept only when the loop's decision rule (`DECISION_LOOKS`) shows it better than the reward in force.
-   */
-  noLlm?: boolean;
-  emit?: (event: RunnerEvent) => void;
-  /** Human-readable progress lines. */
-  say?: (line: string) => void;
-  /** How candidates are trained and evaluated again (tests script outcomes here); the real train and evaluation by default. */
-  runSteps?: RunSteps;
-}
-
-/** A trained run's policy evaluated on more held-out worlds (the decision's extra looks). */
-export interface ExtraEvaluation {
-  runDir: string;
-  task: TaskSpec;
-  episodes: number;
-  /** Seed of the evaluation stream; both rewards of a look share it. */
-  seed: number;
-  /** Worlds not to evaluate on: both runs' training worlds and every world evaluated before. */
-  excludeSeeds: number[];
-  /** Folder for the episode records. */
-  out: string;
-  backend?: string;
-}
-
-/** Training one candidate and evaluating a trained policy again: the loop's two contacts with the training code. */
-export interface RunSteps {
-  train(o: TrainStepOptions): Promise<TrainOutcome>;
-  evaluate(o: ExtraEvaluation): Promise<{ success: RateRecord; death: RateRecord; seeds: number[] }>;
-}
-
-// Loaded on first use: `rewardsmith design` shares this module and must not pay for TensorFlow.
+// Loaded on first use: training pulls in TensorFlow, which a loop that fails its checks never needs.
 const REAL_STEPS: RunSteps = {
   train: async (o) => (await import('./train-step')).trainReward(o),
   evaluate: async (o) => {
@@ -118,113 +74,6 @@ const REAL_STEPS: RunSteps = {
 export const DECISION_LOOKS = 3;
 // Salt of the extra looks' evaluation streams (a look's seed: hash32(run seed, iteration, look, salt)).
 const LOOK_SALT = 0x100c5;
-
-export interface CandidateResult {
-  candidate: number;
-  /** Reward file trained on (relative to the experiment folder), or null when no candidate became trainable. */
-  reward: string | null;
-  criticPassed: boolean;
-  executionFixes: number;
-  run: string | null;
-  summary: RunSummary | null;
-  failure: string | null;
-  /** No-LLM loop: the analyzer suggestions (ids in the previous run's suggestions.json) this candidate applies. */
-  applied?: string[];
-  /** Held-out success over every episode it was evaluated on: its run's evaluation, plus a decision's extra looks. */
-  success?: RateRecord | null;
-  /** Its difference to the reward in force (candidate − current) by the decision rule; null without one (iteration 1). */
-  versus_current?: RateComparison | null;
-  /** Its difference to the starting policy when it is worse than it by the same rule (a fine-tuning that lost ground). */
-  below_start?: RateComparison | null;
-  /** "kept", "not better: difference …", "not kept: candidate 2 did better", "failed: …". */
-  decision?: string;
-}
-
-/** One look of a decision: both rewards' held-out success so far and their difference. */
-export interface DecisionLook {
-  candidate: RateRecord;
-  current: RateRecord;
-  comparison: RateComparison;
-}
-
-/** How the no-LLM loop decided whether an iteration's best candidate replaces the reward in force. */
-export interface IterationDecision {
-  candidate: number;
-  /** The reward in force: the iteration that trained it and its run. */
-  current: { iteration: number; reward: string; run: string };
-  /** One-sided significance of each look (5 % / (looks × candidates)). */
-  alpha_per_look: number;
-  looks: DecisionLook[];
-  kept: boolean;
-  reason: string;
-}
-
-export interface SuggestionRecord {
-  id: string;
-  source: 'llm' | 'analyzer';
-  message: string;
-  line?: number;
-  endLine?: number;
-  diff?: string;
-}
-
-export interface SuggestionOutcome extends SuggestionRecord {
-  /** The iteration whose analysis made it, and the run analysed. */
-  iteration: number;
-  analysed_run: string | null;
-  /** Every later candidate that applied it, with its measured success, its difference to the reward in force and whether it was kept. */
-  applied_in: { iteration: number; candidate: number; success: RateRecord | null; versus_current: RateComparison | null; kept: boolean }[];
-  /** Some candidate applied it; false: none did; null: no later candidate said what it applied. */
-  applied: boolean | null;
-  /** A candidate that applied it was kept as better than the reward in force; null if not applied. */
-  helped: boolean | null;
-}
-
-export interface IterationResult {
-  iteration: number;
-  chosen: number | null;
-  reward: string | null;
-  /** Held-out success of the iteration's reward (its evaluation), with count, episodes and Wilson 95 % interval. */
-  success_rate: number | null;
-  success?: RateRecord | null;
-  death_rate: number | null;
-  avg_steps: number | null;
-  critic_passed: boolean;
-  /** No-LLM loop: the kept reward is the previous one (no candidate was shown better than it). */
-  kept_previous?: boolean;
-  /** No-LLM loop: how the best candidate was compared with the reward in force (null in iteration 1). */
-  decision?: IterationDecision | null;
-  /** The run of the reward in force after this iteration (the one its analysis is of). */
-  run?: string | null;
-  candidates: CandidateResult[];
-  analysis: { llm: LlmAnalysis | null; findings: ProgrammaticFinding[]; suggestions: SuggestionRecord[] } | null;
-}
-
-/** The policy every candidate starts from, with the fine-tuning setup `train --init` applies to it. */
-export interface LoopStart {
-  /** foundation: the task's behaviour-cloned policy the loop built; init: a checkpoint the user gave; scratch: none. */
-  kind: 'foundation' | 'init' | 'scratch';
-  /** The checkpoint folder (absolute), null from scratch. */
-  checkpoint: string | null;
-  /** Its held-out success where it has an evaluation (a foundation always has one). */
-  held_out: RateRecord | null;
-  /** Demonstration episodes behind a foundation the loop built. */
-  demos: number | null;
-  /** What fine-tuning from it adds (the paper's setup): KL weight to it, value pre-training updates, return normalisation. */
-  fine_tuning: { kl_coef: number; value_pretrain_updates: number; return_norm: boolean } | null;
-}
-
-export interface LoopResult {
-  /** Run with `--no-llm`: no critic reviewed any candidate (each iteration's critic_passed is then false). */
-  no_llm: boolean;
-  start?: LoopStart;
-  iterations: IterationResult[];
-  suggestion_outcomes: SuggestionOutcome[];
-  /** The best reward measured in the whole loop (highest held-out success), kept or not. */
-  best?: { iteration: number; candidate: number; reward: string; success: RateRecord; kept: boolean; decision: string } | null;
-  /** Candidates the probe screen refused before training (see screen.ts): training runs saved. */
-  runs_saved_by_probes?: number;
-}
 
 const json = (value: unknown) => JSON.stringify(value, null, 2) + '\n';
 
@@ -342,7 +191,7 @@ function seedsSeen(runDir: string): number[] {
 }
 
 /** A condition the user must act on (settings changed, nothing trainable); reported without a stack. */
-class LoopError extends Error {}
+export class LoopError extends Error {}
 
 /** The subfolder of the experiment that holds the foundation policy the loop builds. */
 export const FOUNDATION_DIR = 'foundation';
@@ -384,7 +233,7 @@ class Loop {
       return { kind: 'init', checkpoint, held_out: checkpointHeldOut(checkpoint), demos: null, fine_tuning: null };
     }
     if (!o.foundation) return { kind: 'scratch', checkpoint: null, held_out: null, demos: null, fine_tuning: null };
-    // Loaded on first use: `rewardsmith design` shares this module and must not pay for TensorFlow.
+    // Loaded on first use: pretraining pulls in TensorFlow, which a loop from a checkpoint never needs.
     const { pretrain, PRETRAIN_FILE, DEFAULT_DEMOS } = await import('../pretrain/pretrain');
     const dir = path.join(o.out, FOUNDATION_DIR);
     const demos = o.foundation.demos ?? DEFAULT_DEMOS;
@@ -432,7 +281,6 @@ class Loop {
 
   private say(line: string): void {
     this.o.say?.(line);
-    this.o.emit?.(makeEvent({ type: 'log', level: 'info', message: line }));
   }
 
   private rel(p: string): string {
@@ -870,197 +718,4 @@ class Loop {
     writeAtomic(path.join(o.out, LOOP_FILES.table), resultsTable(loopResult, o.out) + '\n');
     return loopResult;
   }
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Commands.
-
-/**
- * What these commands print carries the models' words (critiques, analyses, error text from the server),
- * so all of it goes through terminalText; ndjson events stay valid JSON (their controls are escaped).
- */
-function safeIo(io: CommandIo): CommandIo {
-  return { stdout: (t) => io.stdout(terminalText(t)), stderr: (t) => io.stderr(terminalText(t)) };
-}
-
-/** Runs a design/loop body in the one error format, with a `finished` event either way. */
-async function runLoopCommand(
-  command: 'design' | 'loop',
-  io: CommandIo,
-  emit: ((e: RunnerEvent) => void) | undefined,
-  body: () => Promise<{ out: string; summary: string | null }>,
-): Promise<number> {
-  try {
-    const { out, summary } = await body();
-    emit?.(makeEvent({ type: 'finished', ok: true, run_dir: out, summary }));
-    return 0;
-  } catch (err) {
-    const code = reportCommandError(command, err, io);
-    if (code !== 0) emit?.(makeEvent({ type: 'finished', ok: false, run_dir: '', summary: null, error: err instanceof Error ? err.message : String(err) }));
-    return code;
-  }
-}
-
-export const DESIGN_SPEC = {
-  command: 'design',
-  summary: `Asks the LLM designer for a reward file for task T (a built-in id or a task file), checks it with the
-linter (errors go back to the designer) and the LLM critic (up to 3 rounds), and writes it to FILE.
-The drafts, critiques and LLM calls are kept in FILE's folder under .rewardsmith-design/<name>/.
-LLM: OPENAI_API_KEY, OPENAI_BASE_URL, REWARDSMITH_MODEL.`,
-  options: {
-    task: { type: 'string', valueName: 'TASK', description: 'built-in task id or a task file' },
-    out: { type: 'string', valueName: 'FILE', description: 'reward file to write' },
-    language: { type: 'string', choices: ['ts', 'py'], description: "the reward's language (default: py when FILE ends in .py, else ts)" },
-    events: { type: 'string', choices: ['ndjson'], description: 'print one JSON event per line on stdout' },
-  },
-} as const;
-
-export async function designCommand(argv: string[], terminal: CommandIo = PROCESS_IO): Promise<number> {
-  const io = safeIo(terminal);
-  let values: ParsedArgs<typeof DESIGN_SPEC.options>['values'];
-  try {
-    ({ values } = parseCommandArgs(DESIGN_SPEC, argv));
-  } catch (err) {
-    return reportCommandError('design', err, io);
-  }
-  const emit = values.events === 'ndjson' ? (e: RunnerEvent) => io.stdout(JSON.stringify(e) + '\n') : undefined;
-  const say = (line: string) => (emit ? emit(makeEvent({ type: 'log', level: 'info', message: line })) : io.stderr(line + '\n'));
-  return runLoopCommand('design', io, emit, async () => {
-    if (!values.task || !values.out) throw new UsageError('--task and --out are required');
-    const task = resolveTask(values.task);
-    if (!isLlmConfigured(resolveLlmConfig())) throw new LlmNotConfiguredError();
-    const out = path.resolve(values.out);
-    const workDir = path.join(path.dirname(out), '.rewardsmith-design', path.basename(out).replace(/\.reward\.(ts|js|py)$/, ''));
-    const language = (values.language ?? (/\.py$/i.test(out) ? 'py' : 'ts')) === 'py' ? 'python' : 'typescript';
-    if ((language === 'python') !== /\.py$/i.test(out))
-      throw new UsageError(`--out ${values.out} does not end in .${language === 'python' ? 'py' : 'ts'}, the extension of --language ${values.language}`);
-    rmSync(workDir, { recursive: true, force: true });
-    say(`designing a reward for ${task.id}`);
-    const reviewed = await designAndReview({ task, request: { kind: 'initial' }, dir: workDir, log: { dir: workDir }, language });
-    writeAtomic(path.join(workDir, 'review.json'), json(reviewed));
-    for (const s of reviewed.steps) {
-      if (s.errors.length > 0) say(`draft ${s.draft}: ${s.errors.length} static error(s), sent back to the designer`);
-      else if (s.critique) say(`draft ${s.draft}: critic ${s.critique.success ? 'passed' : `failed: ${s.critique.critique?.split('\n')[0] ?? ''}`}`);
-    }
-    if (reviewed.source === null) throw new LoopError(reviewed.failure ?? 'the designer produced no usable reward');
-    writeAtomic(out, reviewed.source);
-    say(`wrote ${out}${reviewed.criticPassed ? '' : ' (the critic still had objections after 3 rounds; see the review in ' + workDir + ')'}`);
-    return { out, summary: null };
-  });
-}
-
-export const LOOP_SPEC = {
-  command: 'loop',
-  summary: `Runs design → lint → critic → train → evaluate → analyze N times (the paper's Algorithm 1). Every
-iteration's reward files, critiques, run and analysis stay in DIR; running the same command again resumes an
-interrupted loop. --candidates K samples K rewards per iteration and keeps the best by evaluation success.
---engine local|slurm trains each iteration's candidates at once, as \`rewardsmith train\` processes or Slurm jobs
-(see \`rewardsmith sweep --help\` for the cluster options).
---reward FILE starts from your reward instead of a fresh design. At the end, prints a table of iterations.
---no-llm (with --reward) needs no LLM: each iteration trains K sets of the analyzer's patches to the current
-reward, every candidate from the same starting policy, and keeps the best only if its held-out success is
-better than the current reward's by a one-sided test at 5 % (Newcombe's interval of the difference); a close
-call evaluates both on up to twice as many fresh held-out worlds first. The table shows every candidate, its
-difference to the reward in force, the decision and why, and the best reward measured (kept or not).
-Every candidate starts from the task's foundation policy, as in the paper: the loop builds it once in
-DIR/foundation (\`rewardsmith pretrain\` with --demos demonstrations, evaluated on held-out worlds) and fine-tunes
-from it as \`train --init\` does (KL term to it, value pre-training, return normalisation). --init CHECKPOINT
-starts from your policy instead; --from-scratch from none.
-LLM: OPENAI_API_KEY, OPENAI_BASE_URL, REWARDSMITH_MODEL; every call is logged to DIR/${LLM_LOG_FILE}.`,
-  options: {
-    task: { type: 'string', valueName: 'TASK', description: 'built-in task id or a task file' },
-    iterations: { type: 'int', min: 1, max: 1000, description: 'iterations of the loop' },
-    out: { type: 'string', valueName: 'DIR', description: 'experiment folder' },
-    candidates: { type: 'int', min: 1, max: 64, default: 1, description: 'rewards sampled per iteration' },
-    steps: { type: 'int', min: 1, max: 1e10, default: 256_000, description: 'training frames per candidate' },
-    reward: { type: 'string', valueName: 'FILE', description: 'start from this reward instead of a fresh design' },
-    seed: { type: 'int', min: 0, max: 2 ** 31 - 1, default: 0, description: 'run seed' },
-    envs: { type: 'int', min: 1, max: MAX_ENVS, description: 'parallel environments of each training run' },
-    'eval-episodes': { type: 'int', min: 1, max: 100_000, description: 'held-out evaluation episodes of each run' },
-    backend: { type: 'string', choices: BACKEND_CHOICES, description: 'network engine (see train --help)' },
-    init: { type: 'string', valueName: 'CHECKPOINT', description: "start every candidate from this policy instead of the task's foundation" },
-    'from-scratch': { type: 'boolean', description: "train every candidate from scratch instead of the task's foundation policy" },
-    demos: { type: 'int', min: 1, max: 10_000, valueName: 'N', description: 'demonstrations behind the foundation the loop builds (default: as pretrain)' },
-    'no-llm': { type: 'boolean', description: "improve --reward with the analyzer's patches, without an LLM" },
-    engine: { type: 'string', choices: ['local', 'slurm'], description: "train each iteration's candidates at once, as processes or Slurm jobs" },
-    events: { type: 'string', choices: ['ndjson'], description: 'print one JSON event per line on stdout' },
-  },
-} as const;
-
-/** `--engine local|slurm`: candidates train as parallel `train` jobs (Slurm with its defaults; `sweep` has the options). */
-async function loopEngine(name: string): Promise<Engine> {
-  if (name === 'local') return new LocalEngine();
-  if (name !== 'slurm') throw new UsageError(`--engine must be local or slurm, not "${name}"`);
-  await SlurmEngine.check().catch((err: Error) => {
-    throw new LoopError(err.message);
-  });
-  return new SlurmEngine();
-}
-
-export async function loopCommand(argv: string[], terminal: CommandIo = PROCESS_IO): Promise<number> {
-  const io = safeIo(terminal);
-  let values: ParsedArgs<typeof LOOP_SPEC.options>['values'];
-  try {
-    ({ values } = parseCommandArgs(LOOP_SPEC, argv));
-  } catch (err) {
-    return reportCommandError('loop', err, io);
-  }
-  const emit = values.events === 'ndjson' ? (e: RunnerEvent) => io.stdout(JSON.stringify(e) + '\n') : undefined;
-  // With --events, stdout carries only events; people read stderr.
-  const say = (line: string) => (emit ? io.stderr(line + '\n') : io.stdout(line + '\n'));
-  return runLoopCommand('loop', io, emit, async () => {
-    if (!values.task || !values.out || !values.iterations) throw new UsageError('--task, --iterations and --out are required');
-    const task = resolveTask(values.task);
-    const noLlm = values['no-llm'] === true;
-    if (noLlm && !values.reward) throw new UsageError('--no-llm improves a reward you give: pass --reward FILE');
-    if (!noLlm && !isLlmConfigured(resolveLlmConfig())) throw new LlmNotConfiguredError();
-    if (values.reward && !existsSync(values.reward)) throw new UsageError(`--reward ${values.reward}: no such file`);
-    const fromScratch = values['from-scratch'] === true;
-    if (fromScratch && values.init) throw new UsageError('--init and --from-scratch exclude each other: start from your policy, or from none');
-    if (values.demos !== undefined && (fromScratch || values.init))
-      throw new UsageError(`--demos sizes the foundation the loop builds, which ${fromScratch ? '--from-scratch' : '--init'} replaces`);
-    if (values.init && !existsSync(values.init)) throw new UsageError(`--init ${values.init}: no such checkpoint`);
-    const out = path.resolve(values.out);
-    const options: LoopOptions = {
-      task,
-      iterations: values.iterations,
-      out,
-      candidates: values.candidates,
-      steps: values.steps,
-      seed: values.seed,
-      startReward: values.reward ? path.resolve(values.reward) : undefined,
-      noLlm,
-      ...(fromScratch || values.init ? {} : { foundation: { demos: values.demos } }),
-      train: {
-        envs: values.envs,
-        evalEpisodes: values['eval-episodes'],
-        backend: values.backend,
-        init: values.init,
-        ...(values.engine === undefined
-          ? {}
-          : { engine: await loopEngine(values.engine), taskArg: existsSync(values.task) ? path.resolve(values.task) : values.task }),
-      },
-      emit,
-      say,
-    };
-    emit?.(
-      makeEvent({
-        type: 'started',
-        command: 'loop',
-        task: task.id,
-        reward_file: options.startReward ?? null,
-        run_dir: out,
-        backend: values.backend ?? 'auto',
-        env: 'sim',
-        total_frames: options.steps * options.iterations * options.candidates,
-        num_envs: options.train?.envs ?? 0,
-        resumed_from_frames: 0,
-      }),
-    );
-    const result = await runLoop(options);
-    say('\n' + resultsTable(result, out) + `\n\nExperiment folder: ${out}`);
-    const last = result.iterations[result.iterations.length - 1]!;
-    const lastChosen = last.candidates.find((c) => c.candidate === last.chosen);
-    return { out, summary: lastChosen?.run ? path.join(out, lastChosen.run, RUN_FILES.summary) : null };
-  });
 }

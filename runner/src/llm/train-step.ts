@@ -10,7 +10,7 @@ import type { BackendChoice } from '../ppo/backend';
 import { RUN_FILES } from '../records';
 import { RewardError, type RewardErrorKind } from '../reward/compile';
 import type { TaskSpec } from '../tasks';
-import type { Engine } from '../sweep/engine';
+import { trainJob, type Engine } from '../sweep/engine';
 
 export type TrainOutcome = { ok: true } | { ok: false; error: ReturnType<RewardError['toJSON']> };
 
@@ -33,33 +33,13 @@ export interface TrainStepOptions {
 }
 
 export async function trainReward(o: TrainStepOptions): Promise<TrainOutcome> {
+  if (o.engine) return trainAsJob(o, o.engine);
   // Interrupted after the run finished but before the loop recorded it: the run is complete.
   if (existsSync(path.join(o.out, RUN_FILES.summary))) return { ok: true };
   const resume = existsSync(path.join(o.out, RUN_FILES.checkpoint));
   // A run killed before its first checkpoint has nothing to continue from; start it again.
   if (!resume && existsSync(o.out)) rmSync(o.out, { recursive: true, force: true });
   const emit = o.emit;
-  if (o.engine) {
-    const result = await o.engine.run({
-      name: path.basename(path.dirname(path.dirname(o.out))) + '/' + path.basename(path.dirname(o.out)),
-      runDir: o.out,
-      rewardFile: o.rewardFile,
-      task: o.taskArg ?? o.task.id,
-      seed: o.seed,
-      steps: o.steps,
-      init: o.init,
-      envs: o.envs,
-      evalEpisodes: o.evalEpisodes,
-      backend: o.backend,
-    });
-    if (result.state === 'completed') return { ok: true };
-    const e = result.rewardError;
-    if (e?.kind === 'host') throw hostDied(o.rewardFile, `${e.file}:${e.line}:${e.column}: ${e.message}`);
-    if (e) return { ok: false, error: { ...e, kind: e.kind as RewardErrorKind, env: null } };
-    throw new Error(
-      `training ${o.rewardFile} on ${o.engine.kind} ${result.state}: ${result.message ?? 'no reason given'} (log: ${path.join(o.out, 'job.log')})`,
-    );
-  }
   try {
     await train({
       rewardFile: o.rewardFile,
@@ -94,6 +74,29 @@ export async function trainReward(o: TrainStepOptions): Promise<TrainOutcome> {
     if (err instanceof RewardError) return { ok: false, error: err.toJSON() };
     throw err;
   }
+}
+
+/** The candidate as a `train` job on the engine, which resumes it as it resumes every job (a job a killed loop left running is waited for). */
+async function trainAsJob(o: TrainStepOptions, engine: Engine): Promise<TrainOutcome> {
+  const result = await engine.run(
+    trainJob({
+      name: path.basename(path.dirname(path.dirname(o.out))) + '/' + path.basename(path.dirname(o.out)),
+      runDir: o.out,
+      rewardFile: o.rewardFile,
+      task: o.taskArg ?? o.task.id,
+      seed: o.seed,
+      steps: o.steps,
+      init: o.init,
+      envs: o.envs,
+      evalEpisodes: o.evalEpisodes,
+      backend: o.backend,
+    }),
+  );
+  if (result.state === 'completed') return { ok: true };
+  const e = result.rewardError;
+  if (e?.kind === 'host') throw hostDied(o.rewardFile, `${e.file}:${e.line}:${e.column}: ${e.message}`);
+  if (e) return { ok: false, error: { ...e, kind: e.kind as RewardErrorKind, env: null } };
+  throw new Error(`training ${o.rewardFile} on ${engine.kind} ${result.state}: ${result.message ?? 'no reason given'} (log: ${path.join(o.out, 'job.log')})`);
 }
 
 /** A sandbox host that died is not the reward's fault: the loop stops (and resumes when run again) instead of asking the designer for a fix. */

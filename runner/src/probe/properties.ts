@@ -389,7 +389,44 @@ const incentives: Property = (replay, { bank, source }) => {
   return findings;
 };
 
-export const PROPERTIES: readonly Property[] = [failures, determinism, absentNames, constant, sparseDense, incentives, neverRun];
+/**
+ * An input the reward reads whose value never changes the result: the episodes replayed with that parameter taken
+ * from another probe episode (replay.ts, swapPlan) give the same reward on every call, although the input differed.
+ * What the code computes from it is lost (multiplied by 0, clamped away, overwritten, compared with itself).
+ */
+const inputsUnused: Property = (replay, { bank }) => {
+  const first = replay.traces[0]?.values[0];
+  const constantReward = replay.traces.every((t) => t.values.every((v) => v === first)); // the constant property says it
+  if (replay.failure || constantReward) return [];
+  const findings: ProbeFinding[] = [];
+  for (const [parameter, read] of replay.reads) {
+    const swaps = replay.swaps.filter((w) => w.parameter === parameter);
+    const differing = swaps.reduce((n, w) => n + w.differing, 0);
+    if (swaps.length === 0 || differing === 0) continue; // the bank never shows it varying: nothing was tested
+    const changed = swaps.some((w) => {
+      const own = replay.traces[w.episode]!.values;
+      return w.values.some((v, t) => !Object.is(v, own[t]));
+    });
+    if (changed) continue;
+    const calls = swaps.reduce((n, w) => n + w.values.length, 0);
+    const episodes = swaps
+      .map(
+        (w) =>
+          `${BEHAVIOURS[bank.episodes[w.episode]!.behaviour]} with ${w.donor === w.episode ? 'its own one step apart' : `that of ${BEHAVIOURS[bank.episodes[w.donor]!.behaviour]}`}`,
+      )
+      .join('; ');
+    const also = read.lines.length > 1 ? ` (read on lines ${read.lines.join(', ')})` : '';
+    findings.push({
+      ...at({ line: read.line, column: read.column, endColumn: read.endColumn }),
+      severity: 'warning',
+      code: 'probe-input-unused',
+      message: `${parameter} is read here${also} but its value never changes the reward: replaying probe episodes with it taken from another episode (${episodes}) gives the same reward on all ${count(calls)} calls, although it differed on ${count(differing)} of them. What the code computes from it is lost (multiplied by 0, clamped away, overwritten or compared with itself).`,
+    });
+  }
+  return findings;
+};
+
+export const PROPERTIES: readonly Property[] = [failures, determinism, absentNames, constant, sparseDense, incentives, inputsUnused, neverRun];
 
 export function checkProperties(replay: Replay, ctx: PropertyContext): ProbeFinding[] {
   return PROPERTIES.flatMap((p) => p(replay, ctx)).sort((a, b) => a.line - b.line || a.column - b.column);

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import path from 'node:path';
-import { SCALE_RULE, type StepObservation } from '../schema';
+import { SCALE_RULE, type ParameterName, type StepObservation } from '../schema';
 import { compileRewardFile, COVERAGE_MARKER, LOOP_MARKER, RewardError, SourcePositions, type CompiledReward } from './compile';
 import { compilePythonReward, isPythonFile, loadPythonParser } from './python-syntax';
 import type { CoverageCounts, HostCommand, HostFailure, HostReply, HostRequest, PackedStep, RewardLimits, StepDetail } from './protocol';
@@ -50,6 +50,23 @@ export interface SandboxOptions {
   source?: string;
   /** Count each statement's runs per call (probes; see CompiledReward.statements). Training runs without. */
   coverage?: boolean;
+  /**
+   * Start in a warm host if one is idle, and leave the host warm for the next sandbox when this one closes healthy
+   * (the probes: the editor and `lint` open one sandbox per file; a host's start is most of a short replay).
+   */
+  warmHost?: boolean;
+}
+
+/**
+ * Probes: an env whose `parameter` is, on every call, what the `donor` env's call of the same step receives (the
+ * donor's last, when its episode has ended), while everything else is its own episode's; a donor that is the env
+ * itself means its own episode one step apart (current and previous nearest blocks trade places, every other input
+ * is the previous call's). Such an env's failures do not stop the replay: its value is NaN. Steps must list the
+ * donor before the env.
+ */
+export interface InputSwap {
+  parameter: ParameterName;
+  donor: number;
 }
 
 /** Heap an entry of `past_agent_positions` takes in the isolate: 112 bytes measured (an array of 5 doubles), rounded up. */
@@ -135,7 +152,7 @@ function bundleHostFromSources(name: HostName): string {
   const source = path.join(__dirname, `${name}.ts`);
   // The host's own sources: a change to any of them makes a new bundle.
   const hash = createHash('sha256');
-  for (const f of [source, path.join(__dirname, 'protocol.ts'), path.join(__dirname, 'python-driver.ts')]) hash.update(readFileSync(f));
+  for (const f of [source, ...['protocol.ts', 'python-driver.ts', '../files.ts'].map((f) => path.join(__dirname, f))]) hash.update(readFileSync(f));
   // Inside the repository's node_modules so that the bundle resolves isolated-vm and pyodide from there.
   const out = path.resolve(__dirname, '../../../node_modules/.cache/rewardsmith', `${name}-${hash.digest('hex').slice(0, 16)}.js`);
   if (!existsSync(out)) {
@@ -157,6 +174,79 @@ function bundleHostFromSources(name: HostName): string {
   return out;
 }
 
+/**
+ * Sandbox hosts kept warm between sandboxes (see SandboxOptions.warmHost): a started host whose isolate is gone,
+ * waiting for its next `open`. Unreferenced, so they never keep this process alive; they end with it.
+ */
+const warmHosts: ChildProcess[] = [];
+/** More than one would only hold memory: probes open their sandboxes one after another. */
+const MAX_WARM_HOSTS = 1;
+
+function forkHost(name: HostName): ChildProcess {
+  const host = hostCommand(name);
+  return fork(host.modulePath, [], {
+    execArgv: host.execArgv,
+    serialization: 'advanced',
+    // The host never writes to stdout (the CLI's stdout may carry the ndjson event stream).
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    env: process.versions.electron ? { ...process.env, ELECTRON_RUN_AS_NODE: '1' } : process.env,
+  });
+}
+
+/** Keeps `child` warm, or ends it when enough are. */
+function keepWarm(child: ChildProcess): void {
+  if (warmHosts.length >= MAX_WARM_HOSTS || child.exitCode !== null || child.signalCode !== null) {
+    child.kill('SIGKILL');
+    return;
+  }
+  child.unref();
+  child.channel?.unref();
+  (child.stderr as Socket | null)?.unref();
+  child.stderr?.resume(); // its stderr is read by the next sandbox; meanwhile it must not fill up
+  const gone = () => {
+    const i = warmHosts.indexOf(child);
+    if (i >= 0) warmHosts.splice(i, 1);
+  };
+  child.once('close', gone);
+  child.once('error', gone);
+  warmHosts.push(child);
+}
+
+function takeWarmHost(): ChildProcess | undefined {
+  for (let child = warmHosts.shift(); child; child = warmHosts.shift()) {
+    child.removeAllListeners('close');
+    child.removeAllListeners('error');
+    if (child.exitCode === null && child.signalCode === null && child.connected) return child;
+  }
+  return undefined;
+}
+
+/**
+ * Starts a sandbox host now and keeps it warm, unless one is: the next sandbox opened with `warmHost` (a probe)
+ * does not wait for a host to start. The language server calls this when it first sees a reward file.
+ */
+export function prewarmSandboxHost(): void {
+  if (warmHosts.length === 0) keepWarm(forkHost('sandbox-host'));
+}
+
+/** Ends the warm hosts (before a long run that will not probe again; benchmarks of a cold start). */
+export async function endWarmHosts(): Promise<void> {
+  await Promise.all(
+    warmHosts.splice(0).map((child) => {
+      if (child.exitCode !== null || child.signalCode !== null) return undefined;
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.ref();
+      child.kill('SIGKILL');
+      return exited;
+    }),
+  );
+}
+
+/** Process ids of the warm hosts (CPU accounting in benchmarks: they are not reaped children). */
+export function warmHostPids(): number[] {
+  return warmHosts.flatMap((c) => (c.pid === undefined ? [] : [c.pid]));
+}
+
 export class RewardSandbox {
   private nextId = 1;
   private pending = new Map<number, { resolve: (r: HostReply) => void; reject: (e: Error) => void; timer: Watchdog }>();
@@ -166,35 +256,49 @@ export class RewardSandbox {
   private readonly positions: SourcePositions;
   private readonly encoder = new ObservationEncoder();
 
+  private readonly listeners: {
+    stderr: (d: Buffer) => void;
+    message: (r: HostReply) => void;
+    error: (err: Error) => void;
+    close: (code: number | null, signal: NodeJS.Signals | null) => void;
+  };
+
   private constructor(
     readonly compiled: CompiledReward,
     readonly numEnvs: number,
     private readonly limits: RewardLimits,
     private readonly child: ChildProcess,
+    private readonly warm: boolean,
   ) {
     this.positions = new SourcePositions(compiled);
     // An idle sandbox does not keep the process alive; a pending request does, through its watchdog timer.
     child.unref();
     child.channel?.unref();
     (child.stderr as Socket | null)?.unref();
-    child.stderr?.on('data', (d: Buffer) => {
-      this.stderrTail = (this.stderrTail + d.toString()).slice(-2000);
-    });
-    child.on('message', (r: HostReply) => {
-      const p = this.pending.get(r.id);
-      if (!p) return;
-      this.pending.delete(r.id);
-      p.timer.clear();
-      p.resolve(r);
-    });
-    // Sending to a host that has just died fails with EPIPE (or a closed channel) before its exit is known;
-    // unhandled, that error would end this process. The pending call is answered when the exit comes. A host
-    // that could not be started at all has no exit to wait for.
-    child.on('error', (err) => {
-      if (child.pid === undefined) this.fail({ kind: 'host', message: `the sandbox host could not be started: ${err.message}`, env: null });
-    });
-    // 'close' rather than 'exit': it comes after the host's stderr is read to the end, which says whether V8 ran out of memory.
-    child.on('close', (code, signal) => this.fail(hostDeath(code, signal, this.stderrTail, limits.memoryMb)));
+    this.listeners = {
+      stderr: (d) => {
+        this.stderrTail = (this.stderrTail + d.toString()).slice(-2000);
+      },
+      message: (r) => {
+        const p = this.pending.get(r.id);
+        if (!p) return;
+        this.pending.delete(r.id);
+        p.timer.clear();
+        p.resolve(r);
+      },
+      // Sending to a host that has just died fails with EPIPE (or a closed channel) before its exit is known;
+      // unhandled, that error would end this process. The pending call is answered when the exit comes. A host
+      // that could not be started at all has no exit to wait for.
+      error: (err) => {
+        if (child.pid === undefined) this.fail({ kind: 'host', message: `the sandbox host could not be started: ${err.message}`, env: null });
+      },
+      // 'close' rather than 'exit': it comes after the host's stderr is read to the end, which says whether V8 ran out of memory.
+      close: (code, signal) => this.fail(hostDeath(code, signal, this.stderrTail, limits.memoryMb)),
+    };
+    child.stderr?.on('data', this.listeners.stderr);
+    child.on('message', this.listeners.message);
+    child.on('error', this.listeners.error);
+    child.on('close', this.listeners.close);
   }
 
   /** The sandbox cannot run any more: every pending call, and every later one, fails with the first cause. */
@@ -222,15 +326,9 @@ export class RewardSandbox {
     }
     const limits: RewardLimits = { ...REWARD_LIMITS, ...opts.limits };
     if (opts.episodeSteps !== undefined) limits.memoryMb += historyMb(numEnvs, opts.episodeSteps) * (python ? PYTHON_HISTORY_FACTOR : 1);
-    const host = hostCommand(python ? 'python-host' : 'sandbox-host');
-    const child = fork(host.modulePath, [], {
-      execArgv: host.execArgv,
-      serialization: 'advanced',
-      // The host never writes to stdout (the CLI's stdout may carry the ndjson event stream).
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-      env: process.versions.electron ? { ...process.env, ELECTRON_RUN_AS_NODE: '1' } : process.env,
-    });
-    const sandbox = new RewardSandbox(compiled, numEnvs, limits, child);
+    // Warm hosts are TypeScript hosts (the probes'); a Python sandbox starts its own host.
+    const child = python ? forkHost('python-host') : (opts.warmHost && takeWarmHost()) || forkHost('sandbox-host');
+    const sandbox = new RewardSandbox(compiled, numEnvs, limits, child, !python && (opts.warmHost ?? false));
     const weights = { sparseWeight: SCALE_RULE.sparseWeight, denseWeight: SCALE_RULE.denseWeight };
     try {
       if (python) {
@@ -263,11 +361,15 @@ export class RewardSandbox {
    * Starts episodes for these envs with their first observation: GLOBAL_DATA = {}, previous nearest blocks =
    * that observation's, past_agent_positions = [its position].
    */
-  async beginEpisodes(envs: number[], firstObs: StepObservation[]): Promise<void> {
+  async beginEpisodes(envs: number[], firstObs: StepObservation[], swaps?: (InputSwap | null)[]): Promise<void> {
     if (envs.length !== firstObs.length) throw new Error(`beginEpisodes: ${envs.length} envs but ${firstObs.length} observations`);
     for (const e of envs) if (!Number.isInteger(e) || e < 0 || e >= this.numEnvs) throw new Error(`beginEpisodes: env ${e} is not in 0..${this.numEnvs - 1}`);
+    swaps?.forEach((w, i) => {
+      if (w && w.donor !== envs[i] && !envs.slice(0, i).includes(w.donor))
+        throw new Error(`beginEpisodes: the donor env ${w.donor} of env ${envs[i]} must begin before it`);
+    });
     if (envs.length === 0) return;
-    await this.request({ op: 'begin', json: JSON.stringify({ envs, obs: firstObs }) }, HOST_GRACE_MS * 2);
+    await this.request({ op: 'begin', json: JSON.stringify({ envs, obs: firstObs, ...(swaps ? { swaps } : {}) }) }, HOST_GRACE_MS * 2);
   }
 
   /**
@@ -306,8 +408,21 @@ export class RewardSandbox {
   }
 
   async close(): Promise<void> {
+    const healthy = this.dead === null && this.pending.size === 0;
     this.dead ??= new Error('the reward sandbox is closed');
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    if (this.warm && healthy) {
+      // The host drops the isolate (and the reward's heap with it) and waits warm for the next sandbox.
+      const dropped = await this.requestRaw({ op: 'dispose' }, HOST_GRACE_MS).then(
+        (r) => r.ok,
+        () => false,
+      );
+      this.child.stderr?.off('data', this.listeners.stderr);
+      this.child.off('message', this.listeners.message);
+      this.child.off('error', this.listeners.error);
+      this.child.off('close', this.listeners.close);
+      if (dropped) return keepWarm(this.child);
+    }
     const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
     this.child.ref(); // keep the process alive until the host is gone
     this.child.kill('SIGKILL');
@@ -316,6 +431,10 @@ export class RewardSandbox {
 
   private request(req: HostCommand, limitMs: number): Promise<HostReply & { ok: true }> {
     if (this.dead) return Promise.reject(this.dead);
+    return this.requestRaw(req, limitMs);
+  }
+
+  private requestRaw(req: HostCommand, limitMs: number): Promise<HostReply & { ok: true }> {
     const id = this.nextId++;
     return new Promise<HostReply>((resolve, reject) => {
       // The host enforces the limits itself; this only catches a host that stopped answering.

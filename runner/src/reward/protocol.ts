@@ -52,7 +52,14 @@ export interface PythonOpenRequest {
   sparseWeight: number;
   denseWeight: number;
 }
-export type HostCommand = OpenRequest | PythonOpenRequest | { op: 'begin'; json: string } | ({ op: 'step' } & PackedStep) | { op: 'coverage' };
+/** `dispose`: drop the isolate; the TypeScript host waits, warm, for its next `open`. */
+export type HostCommand =
+  | OpenRequest
+  | PythonOpenRequest
+  | { op: 'begin'; json: string }
+  | ({ op: 'step' } & PackedStep)
+  | { op: 'coverage' }
+  | { op: 'dispose' };
 export type HostRequest = { id: number } & HostCommand;
 
 /** A failure inside the sandbox, in compiled-JS terms; the parent maps it to the original file. */

@@ -84,6 +84,29 @@ const DRIVER = String.raw`(function (loopMarker, errorChars, coverageMarker, sta
       return cap(frames < 0 ? stack : stack.slice(frames + 1));
     } catch (x) { return ''; }
   };
+  // Probes ("does this input change the result?"): the call's arguments with one parameter taken from the donor
+  // env's current call, copied so that the reward cannot change the donor's own episode. The positions history
+  // is the donor's positions, one per step, kept by this env.
+  const copyNearest = (d) => { const c = {}; for (const k in d) c[k] = d[k].slice(); return c; };
+  const copyCounts = (d) => { const c = {}; for (const k in d) c[k] = d[k]; return c; };
+  // A donor that is the env itself means its own episode one step apart: current and previous nearest blocks
+  // trade places, the other inputs are the previous call's.
+  const swapped = (o, s, e) => {
+    const w = s.swap, self = w.donor === e, d = self ? s.prior : states[w.donor].last;
+    const so = { nearest: o.nearest, inventory_change: o.inventory_change, health: o.health, position: o.position, damage_dealt: o.damage_dealt, kill_entity: o.kill_entity };
+    w.positions[w.positions.length] = d.position.slice();
+    w.state = { previous: s.previous, positions: s.positions, data: s.data };
+    switch (w.parameter) {
+      case 'current_nearest_blocks': so.nearest = copyNearest(self ? s.callPrevious : d.nearest); break;
+      case 'previous_nearest_blocks': w.state.previous = copyNearest(self ? o.nearest : states[w.donor].callPrevious); break;
+      case 'inventory_change': so.inventory_change = copyCounts(d.inventory_change); break;
+      case 'health': so.health = d.health; break;
+      case 'past_agent_positions': w.state.positions = w.positions; break;
+      case 'damage_dealt': so.damage_dealt = d.damage_dealt; break;
+      case 'kill_entity': so.kill_entity = copyCounts(d.kill_entity); break;
+    }
+    return so;
+  };
   const api = {
     currentEnv: -1,
     currentEntry: 'reward_function',
@@ -114,7 +137,11 @@ const DRIVER = String.raw`(function (loopMarker, errorChars, coverageMarker, sta
       const m = parse(json);
       for (let i = 0; i < m.envs.length; i++) {
         const o = m.obs[i];
-        states[m.envs[i]] = { previous: o.nearest, positions: [o.position], data: {} };
+        const s = { previous: o.nearest, positions: [o.position], data: {}, last: o, prior: o, callPrevious: o.nearest, swap: undefined };
+        states[m.envs[i]] = s;
+        // Probes: this env's parameter comes from the donor env's episode (begun before it, in this call or earlier).
+        const swap = m.swaps && m.swaps[i];
+        if (swap) s.swap = { parameter: swap.parameter, donor: swap.donor, positions: [states[swap.donor].last.position.slice()] };
       }
     },
     // Layout per env: nNearest, (nameId, distance, yaw, pitch)*, nInventory, (nameId, delta)*, health,
@@ -142,6 +169,9 @@ const DRIVER = String.raw`(function (loopMarker, errorChars, coverageMarker, sta
         for (let n = data[p++]; n > 0; n--, p += 2) kill_entity[names[data[p]]] = data[p + 1];
         const o = { nearest, inventory_change, health, position, damage_dealt, kill_entity };
         s.positions[s.positions.length] = o.position;
+        s.prior = s.last;
+        s.last = o;
+        s.callPrevious = s.previous;
         api.currentEnv = e;
         api.currentEntry = entry;
         g[loopMarker] = 0;
@@ -149,14 +179,16 @@ const DRIVER = String.raw`(function (loopMarker, errorChars, coverageMarker, sta
         const t0 = now();
         let r;
         try {
-          r = call(o, s);
+          r = s.swap ? call(swapped(o, s, e), s.swap.state) : call(o, s);
         } catch (err) {
-          if (err instanceof BadReturn) return { kind: 'bad-return', env: e, entry: err.fn, statement: statements > 0 ? lastStatement : undefined, message: err.fn + ' must return a finite number, got ' + describe(err.value) };
-          return { kind: 'throw', env: e, message: errorText(err), stack: stackFrames(err) };
+          if (s.swap) r = NaN; // a swapped input that makes the reward fail changed its result; the replay goes on
+          else if (err instanceof BadReturn) return { kind: 'bad-return', env: e, entry: err.fn, statement: statements > 0 ? lastStatement : undefined, message: err.fn + ' must return a finite number, got ' + describe(err.value) };
+          else return { kind: 'throw', env: e, message: errorText(err), stack: stackFrames(err) };
         }
         const took = now() - t0;
         if (took > slowest.ms) { slowest.ms = took; slowest.env = e; slowest.entry = api.currentEntry; slowest.loop = g[loopMarker]; }
-        if (typeof r !== 'number' || !isFinite(r)) return { kind: 'bad-return', env: e, entry, statement: statements > 0 ? lastStatement : undefined, message: 'reward must be a finite number, got ' + describe(r) };
+        if (s.swap && (typeof r !== 'number' || !isFinite(r))) r = NaN;
+        else if (typeof r !== 'number' || !isFinite(r)) return { kind: 'bad-return', env: e, entry, statement: statements > 0 ? lastStatement : undefined, message: 'reward must be a finite number, got ' + describe(r) };
         s.previous = o.nearest;
         out[k] = r;
         if (detail) {
@@ -348,6 +380,10 @@ function serve(): void {
         sandbox = null;
         sandbox = new Sandbox(msg);
         sandbox.runFile();
+        reply({ id: msg.id, ok: true });
+      } else if (msg.op === 'dispose') {
+        sandbox?.dispose();
+        sandbox = null;
         reply({ id: msg.id, ok: true });
       } else if (!sandbox || sandbox.disposed) {
         reply({ id: msg.id, ok: false, failure: { kind: 'memory', message: `exceeded ${limits?.memoryMb} MB heap`, env: null, fatal: true } });

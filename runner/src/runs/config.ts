@@ -81,6 +81,12 @@ DIR/summary.json, DIR/metrics.ndjson (+ metrics.csv), DIR/eval/, DIR/config.json
       default: DEFAULT_EVAL_EPISODES,
       description: 'held-out evaluation episodes after training (0 skips)',
     },
+    'eval-envs': {
+      type: 'int',
+      min: 1,
+      max: MAX_ENVS,
+      description: 'parallel environments of the held-out evaluation (default: --envs, at most 25; every episode at once suits long episodes)',
+    },
     workers: { type: 'int', min: 0, max: 256, description: 'env worker threads (default: one per core)' },
     'rollout-steps': { type: 'int', min: 1, max: 100_000, default: DEFAULT_ROLLOUT_STEPS, description: 'steps per env per PPO update' },
     'checkpoint-every': { type: 'int', min: 1, max: 1_000_000, default: DEFAULT_CHECKPOINT_EVERY, description: 'updates between checkpoints' },
@@ -113,6 +119,7 @@ const CONFIG_KEYS = [
   'backend',
   'init',
   'eval-episodes',
+  'eval-envs',
   'workers',
   'rollout-steps',
   'checkpoint-every',
@@ -129,6 +136,8 @@ export interface TrainConfig {
   backend: BackendChoice;
   init: string | null;
   evalEpisodes: number;
+  /** Environments of the held-out evaluation; null or absent (runs from before the option): the default. */
+  evalEnvs?: number | null;
   workers: number | null;
   rolloutSteps: number;
   checkpointEvery: number;
@@ -166,6 +175,7 @@ function configFrom(values: TrainValues, configFile: string | null): Omit<TrainC
     backend: values.backend as BackendChoice,
     init: values.init ? path.resolve(values.init) : null,
     evalEpisodes: values['eval-episodes'],
+    evalEnvs: values['eval-envs'] ?? null,
     workers: values.workers ?? null,
     rolloutSteps: values['rollout-steps'],
     checkpointEvery: values['checkpoint-every'],
@@ -249,6 +259,7 @@ function storedConfigOptions(file: string): Record<string, unknown> | null {
     backend: c.backend,
     init: c.init,
     'eval-episodes': c.evalEpisodes,
+    'eval-envs': c.evalEnvs,
     workers: c.workers,
     'rollout-steps': c.rolloutSteps,
     'checkpoint-every': c.checkpointEvery,
@@ -273,7 +284,7 @@ function applyStoredOptions(parsed: ParsedArgs<typeof TRAIN_SPEC.options>, file:
 function mergeResumed(stored: TrainConfig, now: ReturnType<typeof configFrom>, explicit: ReadonlySet<string>): TrainConfig {
   // Where and how fast it runs may change between segments; the rest shaped the run and may not. (The task
   // is checked against the checkpoint by the trainer, which resolves a task file to its id.)
-  const free = new Set(['backend', 'workers', 'eval-episodes']);
+  const free = new Set(['backend', 'workers', 'eval-episodes', 'eval-envs']);
   const merged: TrainConfig = { ...stored, hyperparameters: { ...stored.hyperparameters } };
   const asStored: Record<string, unknown> = {
     steps: stored.steps,
@@ -306,6 +317,7 @@ function mergeResumed(stored: TrainConfig, now: ReturnType<typeof configFrom>, e
   if (explicit.has('backend')) merged.backend = now.backend;
   if (explicit.has('workers')) merged.workers = now.workers;
   if (explicit.has('eval-episodes')) merged.evalEpisodes = now.evalEpisodes;
+  if (explicit.has('eval-envs')) merged.evalEnvs = now.evalEnvs;
   return merged;
 }
 

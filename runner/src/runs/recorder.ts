@@ -1,6 +1,6 @@
 // The one episode recorder: every episode a run records (held-out evaluation, training's live analysis,
 // rollout) goes through it, so eval/episodes.ndjson has one format whoever wrote it.
-import { GAME_FACTS, type StepObservation } from '../schema';
+import { GAME_FACTS, stepObservationOf, type StepObservation } from '../schema';
 import type { StepInfo } from '../env/types';
 import { STEP_CODES, type EpisodeRecord, type RecordedStep } from '../records';
 
@@ -67,15 +67,8 @@ export class EpisodeRecorder {
     run.actions += STEP_CODES[action]!;
     if (this.rewardExports) this.recordReward(run, reward);
     run.path.push([obs.position[0], obs.position[1], obs.position[2]]);
-    run.steps.push({
-      step: info.step,
-      action: GAME_FACTS.actions[action]!,
-      reward,
-      position: obs.position,
-      inventory_change: obs.inventory_change,
-      nearest: obs.nearest,
-      health: obs.health,
-    });
+    // Every field of the observation, so that the analyzer's replay hands the reward what the agent's reward saw.
+    run.steps.push({ step: info.step, action: GAME_FACTS.actions[action]!, reward, ...stepObservationOf(obs) });
     if (run.steps.length > LAST_STEPS) run.steps.shift();
   }
 

@@ -538,7 +538,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
     // Held-out evaluation with the same reward sandbox (fresh episodes).
     const evalEpisodes = options.evalEpisodes ?? DEFAULT_EVAL_EPISODES;
     if (evalEpisodes > 0) options.onEvalEpisode?.(0, evalEpisodes);
-    const evalEnvs = Math.max(1, Math.min(options.evalEnvs ?? Math.min(n, EVAL_ENVS), evalEpisodes));
+    const evalEnvs = Math.max(1, Math.min(options.evalEnvs ?? options.config?.evalEnvs ?? Math.min(n, EVAL_ENVS), evalEpisodes));
     await sandbox.close();
     sandbox = null;
     let result: Awaited<ReturnType<typeof evaluate>> | null = null;
@@ -826,7 +826,8 @@ export async function trainCommand(argv: string[], hooks: { liveAnalysis?: LiveA
       }
       return 0;
     }
-    if (hooks.gate && inv.check && !inv.resume && inv.rewardFile && existsSync(inv.rewardFile)) await checkBeforeTraining(hooks.gate, inv.rewardFile, c.task);
+    if (hooks.gate && inv.check && !inv.resume && inv.rewardFile && existsSync(inv.rewardFile))
+      await checkBeforeTraining(hooks.gate, inv.rewardFile, c.task, reporter, inv.out);
     try {
       const summary = await train({
         rewardFile: inv.rewardFile,
@@ -937,18 +938,17 @@ export async function evaluateCheckpoint(o: {
 }
 
 /**
- * Refuses a reward the check finds errors in, before the run folder exists (exit 1, the diagnostics on stderr);
- * warnings are printed and training goes on.
+ * Refuses a reward the check finds errors in, before the run folder exists (exit 1, the diagnostics on stderr, the
+ * first error in the message for a sweep job's one line, a `finished` event with check_errors for an editor).
  */
-async function checkBeforeTraining(gate: RewardGate, rewardFile: string, taskName: string): Promise<void> {
+async function checkBeforeTraining(gate: RewardGate, rewardFile: string, taskName: string, reporter: Reporter, out: string): Promise<void> {
   const { report, errors } = await gate(rewardFile, resolveTask(taskName));
   for (const line of report) process.stderr.write(`${line}\n`);
   if (errors > 0) {
-    // The first located error travels in the message too: a sweep or loop job reports only this line.
     const first = report.find((line) => /:\d+:\d+.*\berror\b/.test(line));
-    throw new CommandError(
-      `${rewardFile}: ${errors} error(s) found before training (above${first ? `; the first: ${first.trim()}` : ''}), so nothing was trained or written; fix them, or pass --no-check to train anyway`,
-    );
+    const message = `${rewardFile}: ${errors} error(s) found before training (above${first ? `; the first: ${first.trim()}` : ''}), so nothing was trained or written; fix them, or pass --no-check to train anyway`;
+    reporter.emit(makeEvent({ type: 'finished', ok: false, run_dir: path.resolve(out), summary: null, error: message, check_errors: errors }));
+    throw new CommandError(message);
   }
 }
 

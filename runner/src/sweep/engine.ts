@@ -1,10 +1,15 @@
-// Where training runs execute: `local` (a pool of `rewardsmith train` child processes, bounded by the cores)
-// or `slurm` (one `sbatch` job per run on an existing cluster). Both run the same job script, written into
-// the run folder: it calls the CLI's `train` (never an in-process import, so a run is the same program on a
-// laptop and on a compute node), sends its output to `job.log` and, when train exits, writes `job-exit.json`
-// with the exit code and the times. The engines only start, watch and cancel; what a run produced is read
-// from its folder. That makes both engines resumable the same way: a job that outlived an interrupted sweep is
-// found again by its id (a pid, or a Slurm job id) and waited for instead of started twice.
+// Where jobs execute: `local` (a pool of child processes, bounded by the cores) or `slurm` (one `sbatch` job
+// per run on an existing cluster). A job is one `rewardsmith` command in its own folder (`train` for sweep,
+// loop and table, `pretrain` for the table's foundations), run through the CLI, never an in-process import, so
+// a run is the same program on a laptop and on a compute node. Both engines run the same job script, written
+// into the run folder: it runs the command (continuing from the folder's checkpoint where the command can),
+// sends its output to `job.log` and, when the command exits, writes `job-exit.json` with the exit code and the
+// times. The engines only start, watch and cancel; what a run produced is read from its folder.
+//
+// The one resume logic of sweep, table and loop lives here (`Engine.run`): a folder whose job an interrupted
+// command left queued or running (its id is in `job.json`: a pid, or a Slurm job id) is waited for instead of
+// started twice; a folder whose command finished (summary.json, and no failed exit recorded) is kept as it is;
+// anything else starts (again), from its checkpoint where there is one.
 import { execFile, spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -14,11 +19,24 @@ import { pathToFileURL } from 'node:url';
 import { parseEvent } from '../events';
 import { RUN_FILES, type SweepRunState } from '../records';
 
-/** One training run: the arguments of `rewardsmith train`. */
-export interface TrainJob {
+/** One job: a `rewardsmith` command that writes into its own folder. */
+export interface Job {
   /** Name shown in progress and used for the Slurm job name, e.g. `tree-dense/seed-0`. */
   name: string;
-  /** The run folder (`train --out`); the job script, `job.log` and `job-exit.json` live in it too. */
+  /** The command's output folder; the job script, `job.log`, `job.json` and `job-exit.json` live in it too. */
+  runDir: string;
+  /** The CLI arguments of a fresh start, the command first (`['train', REWARD, '--out', DIR, …]`). */
+  start: string[];
+  /** The CLI arguments that continue from the folder's checkpoint, for a command that can (`train --resume`). */
+  resume?: string[];
+  /** Frames the command trains, for progress (from the folder's metrics.ndjson); absent: no frame progress. */
+  frames?: number;
+}
+
+/** One training run: the arguments of `rewardsmith train`. */
+export interface TrainJob {
+  name: string;
+  /** The run folder (`train --out`). */
   runDir: string;
   rewardFile: string;
   /** Built-in task id or task file path. */
@@ -28,7 +46,21 @@ export interface TrainJob {
   init?: string;
   envs?: number;
   evalEpisodes?: number;
+  /** Environments of the held-out evaluation (train --eval-envs). */
+  evalEnvs?: number;
   workers?: number;
+  backend?: string;
+}
+
+/** One foundation policy: the arguments of `rewardsmith pretrain`. */
+export interface PretrainJob {
+  name: string;
+  /** The checkpoint folder (`pretrain --out`). */
+  runDir: string;
+  task: string;
+  seed: number;
+  demos: number;
+  evalEpisodes?: number;
   backend?: string;
 }
 
@@ -46,16 +78,16 @@ export interface JobExit {
 export interface JobResult {
   state: 'completed' | 'failed' | 'cancelled';
   jobId: string | null;
+  /** The folder's command had finished before this call: nothing ran. */
+  kept: boolean;
   exit: JobExit | null;
-  /** Why it failed (train's own error, a reward error, or the scheduler's verdict). */
+  /** Why it failed (the command's own error, a reward error, or the scheduler's verdict). */
   message: string | null;
   /** A reward error reported by train, when that is why it failed. */
   rewardError: { file: string; line: number; column: number; kind: string; message: string } | null;
 }
 
 export interface JobHooks {
-  /** A job id left by an interrupted sweep: waited for if it is still queued or running. */
-  attach?: string | null;
   /** Called on every state change (with the job id once there is one). */
   onState?: (state: JobState, jobId: string | null) => void;
   /** Called while running with the frames trained so far (from the run's metrics.ndjson). */
@@ -64,7 +96,7 @@ export interface JobHooks {
   signal?: AbortSignal;
 }
 
-export const JOB_FILES = { script: 'job.sh', log: 'job.log', exit: 'job-exit.json' } as const;
+export const JOB_FILES = { script: 'job.sh', log: 'job.log', exit: 'job-exit.json', record: 'job.json' } as const;
 
 /** How a job invokes the CLI: the Node runtime and the CLI script (a `.ts` source file runs through tsx). */
 export interface RunnerCommand {
@@ -94,44 +126,77 @@ const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 function runOptions(job: TrainJob): string[] {
   const args = ['--events', 'ndjson'];
   if (job.evalEpisodes !== undefined) args.push('--eval-episodes', String(job.evalEpisodes));
+  if (job.evalEnvs !== undefined) args.push('--eval-envs', String(job.evalEnvs));
   if (job.workers !== undefined) args.push('--workers', String(job.workers));
   if (job.backend !== undefined) args.push('--backend', job.backend);
   return args;
 }
 
-/** The `train` arguments of a fresh start. */
-function freshArgs(job: TrainJob): string[] {
-  const args = [job.rewardFile, '--task', job.task, '--seed', String(job.seed), '--steps', String(job.steps), '--out', job.runDir, '--overwrite'];
-  if (job.init) args.push('--init', job.init);
-  if (job.envs !== undefined) args.push('--envs', String(job.envs));
-  return [...args, ...runOptions(job)];
+/** A `rewardsmith train` job: a fresh start, or `--resume` where a killed or cancelled attempt left a checkpoint. */
+export function trainJob(job: TrainJob): Job {
+  const start = ['train', job.rewardFile, '--task', job.task, '--seed', String(job.seed), '--steps', String(job.steps), '--out', job.runDir, '--overwrite'];
+  if (job.init) start.push('--init', job.init);
+  if (job.envs !== undefined) start.push('--envs', String(job.envs));
+  return {
+    name: job.name,
+    runDir: job.runDir,
+    start: [...start, ...runOptions(job)],
+    resume: ['train', '--resume', job.runDir, ...runOptions(job)],
+    frames: job.steps,
+  };
+}
+
+/** A `rewardsmith pretrain` job (no resume: an interrupted one starts over; it is short). */
+export function pretrainJob(job: PretrainJob): Job {
+  const start = ['pretrain', '--task', job.task, '--seed', String(job.seed), '--demos', String(job.demos), '--out', job.runDir, '--overwrite'];
+  if (job.evalEpisodes !== undefined) start.push('--eval-episodes', String(job.evalEpisodes));
+  if (job.backend !== undefined) start.push('--backend', job.backend);
+  return { name: job.name, runDir: job.runDir, start };
 }
 
 /**
- * The job script: runs train (continuing from the run's checkpoint when a killed or cancelled attempt left
- * one, else starting over) and records the exit in job-exit.json (written via a rename: it exists only
- * complete). The same script runs under `bash` locally and under `sbatch` on a cluster.
+ * The job script: runs the command (continuing from the folder's checkpoint when a killed or cancelled attempt
+ * left one and the command can, else starting over) and records the exit in job-exit.json (written via a
+ * rename: it exists only complete). The same script runs under `bash` locally and under `sbatch` on a cluster.
  */
-export function jobScript(job: TrainJob, runner: RunnerCommand): string {
+export function jobScript(job: Job, runner: RunnerCommand): string {
   const node = [shellQuote(runner.node), ...(runner.cli.endsWith('.ts') ? ['--import', shellQuote(tsxLoader(runner.cli))] : []), shellQuote(runner.cli)].join(
     ' ',
   );
-  const dir = shellQuote(job.runDir);
-  return `#!/bin/bash
-# Written by rewardsmith sweep: one training run (${job.name}).
-started=$(date +%s.%N)
-cd ${dir} || exit 1
-rm -f ${JOB_FILES.exit}
-if [ -f ${shellQuote(path.join(RUN_FILES.checkpoint, 'state.json'))} ]; then
-  ${node} train --resume ${dir} ${runOptions(job).map(shellQuote).join(' ')}
+  const command = (args: string[]) => `${node} ${args.map(shellQuote).join(' ')}`;
+  const run = job.resume
+    ? `if [ -f ${shellQuote(path.join(RUN_FILES.checkpoint, 'state.json'))} ]; then
+  ${command(job.resume)}
 else
-  ${node} train ${freshArgs(job).map(shellQuote).join(' ')}
-fi
+  ${command(job.start)}
+fi`
+    : command(job.start);
+  return `#!/bin/bash
+# Written by rewardsmith: one job (${job.name}).
+started=$(date +%s.%N)
+cd ${shellQuote(job.runDir)} || exit 1
+rm -f ${JOB_FILES.exit}
+${run}
 code=$?
 printf '{"exit_code":%d,"started":%s,"ended":%s,"host":"%s"}\\n' "$code" "$started" "$(date +%s.%N)" "$(hostname)" > ${JOB_FILES.exit}.tmp
 mv ${JOB_FILES.exit}.tmp ${JOB_FILES.exit}
 exit $code
 `;
+}
+
+/** `job.json`: which engine took the folder's job last, and its id (a pid or a Slurm job id). */
+interface JobRecord {
+  engine: 'local' | 'slurm';
+  job_id: string;
+}
+
+function readRecord(runDir: string): JobRecord | null {
+  try {
+    const r = JSON.parse(readFileSync(path.join(runDir, JOB_FILES.record), 'utf8')) as JobRecord;
+    return typeof r.job_id === 'string' && (r.engine === 'local' || r.engine === 'slurm') ? r : null;
+  } catch {
+    return null;
+  }
 }
 
 function readExit(runDir: string): JobExit | null {
@@ -192,10 +257,10 @@ export abstract class Engine {
   protected abstract readonly capacity: number;
   protected abstract readonly pollMs: number;
   /** Starts the job script; returns the job id. */
-  protected abstract submit(job: TrainJob, script: string): Promise<string>;
+  protected abstract submit(job: Job, script: string): Promise<string>;
   /** 'queued' / 'running' while the scheduler has the job, null once it has left. */
-  protected abstract status(jobId: string): Promise<'queued' | 'running' | null>;
-  protected abstract cancel(jobId: string): Promise<void>;
+  protected abstract status(jobId: string, job: Job): Promise<'queued' | 'running' | null>;
+  protected abstract cancel(jobId: string, job: Job): Promise<void>;
   /** The scheduler's verdict on a job that ended without job-exit.json (e.g. CANCELLED, TIMEOUT). */
   protected async verdict(_jobId: string): Promise<string | null> {
     return null;
@@ -224,66 +289,80 @@ export abstract class Engine {
     this.waiting.shift()?.();
   }
 
-  /** Trains one job to its end (or until aborted); several may run at once up to the engine's capacity. */
-  async run(job: TrainJob, hooks: JobHooks = {}): Promise<JobResult> {
+  /**
+   * Runs one job to its end (or until aborted); several may run at once up to the engine's capacity. Resumes:
+   * a job an interrupted command left running is waited for, a finished folder is kept (see the file's head).
+   */
+  async run(job: Job, hooks: JobHooks = {}): Promise<JobResult> {
     const { signal } = hooks;
-    const cancelled = (jobId: string | null): JobResult => ({ state: 'cancelled', jobId, exit: null, message: 'cancelled', rewardError: null });
+    const result = (state: JobResult['state'], jobId: string | null, rest: Partial<JobResult> = {}): JobResult => {
+      hooks.onState?.(state, jobId);
+      return { state, jobId, kept: false, exit: null, message: state === 'cancelled' ? 'cancelled' : null, rewardError: null, ...rest };
+    };
     mkdirSync(job.runDir, { recursive: true });
-    let jobId: string | null = null;
-    if (hooks.attach && (await this.status(hooks.attach)) !== null) jobId = hooks.attach;
-    // The run finished while no sweep was watching (killed after the job ended, or before it recorded the end).
+    const record = readRecord(job.runDir);
+    let jobId = record?.engine === this.kind && (await this.status(record.job_id, job)) !== null ? record.job_id : null;
+    // The command finished while nobody watched (killed after the job ended), or an earlier invocation kept it.
     const finished = readExit(job.runDir);
-    if (jobId === null && finished?.exit_code === 0 && existsSync(path.join(job.runDir, RUN_FILES.summary))) {
-      hooks.onState?.('completed', hooks.attach ?? null);
-      return { state: 'completed', jobId: hooks.attach ?? null, exit: finished, message: null, rewardError: null };
-    }
+    if (jobId === null && (finished === null || finished.exit_code === 0) && existsSync(path.join(job.runDir, RUN_FILES.summary)))
+      return result('completed', record?.job_id ?? null, { kept: true, exit: finished });
     if (jobId === null) hooks.onState?.('pending', null);
-    if (!(await this.slot(signal))) return cancelled(jobId);
+    if (!(await this.slot(signal))) return result('cancelled', jobId);
     try {
       if (jobId === null) {
-        if (signal?.aborted) return cancelled(null);
+        if (signal?.aborted) return result('cancelled', null);
         rmSync(path.join(job.runDir, JOB_FILES.exit), { force: true });
         const script = path.join(job.runDir, JOB_FILES.script);
         writeAtomic(script, jobScript(job, this.runner), { mode: 0o755 });
         jobId = await this.submit(job, script);
-        // Recorded before the first poll: a sweep killed right now finds the job again instead of submitting twice.
+        // Recorded before the first poll: a command killed right now finds the job again instead of starting it twice.
+        writeAtomic(path.join(job.runDir, JOB_FILES.record), JSON.stringify({ engine: this.kind, job_id: jobId } satisfies JobRecord) + '\n');
         hooks.onState?.('queued', jobId);
       }
-      let last: JobState | null = hooks.attach === jobId ? null : 'queued';
-      let lastFrames = -1;
-      for (;;) {
-        if (signal?.aborted) {
-          await this.cancel(jobId);
-          hooks.onState?.('cancelled', jobId);
-          return cancelled(jobId);
-        }
-        const s = await this.status(jobId);
-        if (s === null) break;
-        if (s !== last) hooks.onState?.((last = s), jobId);
-        const frames = s === 'running' ? framesSoFar(job.runDir) : null;
-        if (frames !== null && frames !== lastFrames) hooks.onProgress?.((lastFrames = frames));
-        await sleep(this.pollMs, signal);
+      const ended = await this.watch(job, jobId, jobId === record?.job_id ? null : 'queued', hooks);
+      if (!ended) {
+        await this.cancel(jobId, job);
+        return result('cancelled', jobId);
       }
-      // The scheduler let go of the job: job-exit.json says how train ended (shared file systems can lag a little).
-      let exit = readExit(job.runDir);
-      for (let i = 0; exit === null && i < 10; i++) {
-        await sleep(300);
-        exit = readExit(job.runDir);
-      }
-      const summary = existsSync(path.join(job.runDir, RUN_FILES.summary));
-      if (exit?.exit_code === 0 && summary) {
-        hooks.onState?.('completed', jobId);
-        return { state: 'completed', jobId, exit, message: null, rewardError: null };
-      }
-      const found = failureFromLog(job.runDir);
-      const verdict = exit ? null : await this.verdict(jobId);
-      const message =
-        found.message ?? (exit ? `train exited with code ${exit.exit_code}` : `the job ended without finishing train${verdict ? ` (${verdict})` : ''}`);
-      hooks.onState?.('failed', jobId);
-      return { state: 'failed', jobId, exit, message: verdict && found.message ? `${found.message} (${verdict})` : message, rewardError: found.rewardError };
+      return await this.outcome(job, jobId, result);
     } finally {
       this.release();
     }
+  }
+
+  /** Polls the job until the scheduler lets go of it (true) or the signal aborts (false). */
+  private async watch(job: Job, jobId: string, seen: JobState | null, hooks: JobHooks): Promise<boolean> {
+    let last = seen;
+    let lastFrames = -1;
+    for (;;) {
+      if (hooks.signal?.aborted) return false;
+      const s = await this.status(jobId, job);
+      if (s === null) return true;
+      if (s !== last) hooks.onState?.((last = s), jobId);
+      const frames = s === 'running' && job.frames !== undefined ? framesSoFar(job.runDir) : null;
+      if (frames !== null && frames !== lastFrames) hooks.onProgress?.((lastFrames = frames));
+      await sleep(this.pollMs, hooks.signal);
+    }
+  }
+
+  /** How a job the scheduler let go of ended: job-exit.json says how the command ended (shared file systems can lag a little). */
+  private async outcome(
+    job: Job,
+    jobId: string,
+    result: (state: JobResult['state'], jobId: string | null, rest?: Partial<JobResult>) => JobResult,
+  ): Promise<JobResult> {
+    let exit = readExit(job.runDir);
+    for (let i = 0; exit === null && i < 10; i++) {
+      await sleep(300);
+      exit = readExit(job.runDir);
+    }
+    if (exit?.exit_code === 0 && existsSync(path.join(job.runDir, RUN_FILES.summary))) return result('completed', jobId, { exit });
+    const found = failureFromLog(job.runDir);
+    const verdict = exit ? null : await this.verdict(jobId);
+    const command = job.start[0];
+    const message =
+      found.message ?? (exit ? `${command} exited with code ${exit.exit_code}` : `the job ended without finishing ${command}${verdict ? ` (${verdict})` : ''}`);
+    return result('failed', jobId, { exit, message: verdict && found.message ? `${found.message} (${verdict})` : message, rewardError: found.rewardError });
   }
 }
 
@@ -299,7 +378,7 @@ export class LocalEngine extends Engine {
     this.pollMs = opts.pollMs ?? 500;
   }
 
-  protected async submit(job: TrainJob, script: string): Promise<string> {
+  protected async submit(job: Job, script: string): Promise<string> {
     const log = openForAppend(path.join(job.runDir, JOB_FILES.log));
     try {
       // Its own process group: Ctrl-C on the sweep cancels it explicitly, and a sweep killed outright
@@ -314,13 +393,13 @@ export class LocalEngine extends Engine {
     }
   }
 
-  protected async status(jobId: string): Promise<'running' | null> {
+  protected async status(jobId: string, job: Job): Promise<'running' | null> {
     const pid = Number(jobId);
     if (!Number.isInteger(pid) || pid <= 0) return null;
     try {
-      // A pid from an earlier sweep may since belong to another program: it must be our job script.
+      // A pid from an earlier invocation may since belong to another program: it must be this folder's job script.
       const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (!cmdline.includes(JOB_FILES.script)) return null;
+      if (!cmdline.split('\0').includes(path.join(job.runDir, JOB_FILES.script))) return null;
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z') ? null : 'running';
     } catch {
@@ -328,13 +407,13 @@ export class LocalEngine extends Engine {
     }
   }
 
-  protected async cancel(jobId: string): Promise<void> {
+  protected async cancel(jobId: string, job: Job): Promise<void> {
     try {
       process.kill(-Number(jobId), 'SIGTERM');
     } catch {
       /* already gone */
     }
-    for (let i = 0; i < 50 && (await this.status(jobId)) !== null; i++) await sleep(100);
+    for (let i = 0; i < 50 && (await this.status(jobId, job)) !== null; i++) await sleep(100);
   }
 }
 
@@ -393,7 +472,7 @@ export class SlurmEngine extends Engine {
   }
 
   /** The sbatch arguments for a job (without the script). */
-  sbatchArgs(job: TrainJob): string[] {
+  sbatchArgs(job: Job): string[] {
     const o = this.o;
     const args = [
       '--parsable',
@@ -410,7 +489,7 @@ export class SlurmEngine extends Engine {
     return args;
   }
 
-  protected async submit(job: TrainJob, script: string): Promise<string> {
+  protected async submit(job: Job, script: string): Promise<string> {
     const r = await command('sbatch', [...this.sbatchArgs(job), script]);
     const id = r.stdout.trim().split(';')[0] ?? '';
     if (r.code !== 0 || !/^\d+(_\d+)?$/.test(id)) throw new SlurmError(`sbatch refused ${job.name}: ${(r.stderr || r.stdout).trim() || `exit ${r.code}`}`);

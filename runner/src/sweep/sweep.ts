@@ -10,7 +10,8 @@ import { makeEvent, type RunnerEvent, type SweepRunEvent } from '../events';
 import { writeAtomic } from '../files';
 import { resolveTask, TaskFileError } from '../tasks';
 import { BACKEND_CHOICES } from '../ppo/backend';
-import { type Engine, LocalEngine, SlurmEngine, SlurmError, defaultRunnerCommand, type JobState, type TrainJob } from './engine';
+import { type Engine, trainJob, type JobState, type TrainJob } from './engine';
+import { cancellableOnSignal, ENGINE_OPTIONS, engineFromOptions } from './engine-options';
 import { SWEEP_FILES, readSummary, resultsMarkdown, resultsSvg, sweepResults, type RunRecord, type SweepResults } from './results';
 
 export const SWEEP_SPEC = {
@@ -22,29 +23,12 @@ export const SWEEP_SPEC = {
     seeds: { type: 'int', description: 'seeds per reward (0 … N-1)', valueName: 'N', min: 1, default: 3 },
     steps: { type: 'int', description: 'training frames per run', valueName: 'S', min: 1, default: 256_000 },
     init: { type: 'string', description: 'start every run from this checkpoint (KL to it, as train --init)', valueName: 'DIR' },
-    engine: { type: 'string', description: 'where runs execute', choices: ['local', 'slurm'], default: 'local' },
     out: { type: 'string', description: 'sweep folder (run folders, results.json/.md/.svg); the same folder resumes', valueName: 'DIR' },
     envs: { type: 'int', description: 'parallel environments per run (train --envs)', valueName: 'E', min: 1 },
     'eval-episodes': { type: 'int', description: 'held-out episodes per run (train --eval-episodes)', valueName: 'E', min: 1 },
     workers: { type: 'int', description: 'env worker threads per run (train --workers)', valueName: 'W', min: 0 },
     backend: { type: 'string', description: 'network engine per run (train --backend)', choices: BACKEND_CHOICES },
-    parallel: { type: 'int', description: 'local: runs at once (default: one per core)', valueName: 'N', min: 1 },
-    partition: { type: 'string', description: 'slurm: partition (sbatch --partition)', valueName: 'P' },
-    time: { type: 'string', description: 'slurm: time limit per run (sbatch --time, e.g. 30:00)', valueName: 'LIMIT' },
-    'cpus-per-task': { type: 'int', description: 'slurm: CPUs per run', valueName: 'C', min: 1 },
-    gpus: { type: 'int', description: 'slurm: GPUs per run (--gres=gpu:N)', valueName: 'N', min: 1 },
-    'sbatch-arg': {
-      type: 'list',
-      description: 'slurm: more sbatch arguments, e.g. --sbatch-arg=--account=rl (use the = form for values that start with --)',
-      valueName: 'ARG...',
-    },
-    node: {
-      type: 'string',
-      description: 'Node.js 20 executable the jobs run (default: this one; on a cluster: the path on the compute nodes)',
-      valueName: 'PATH',
-    },
-    cli: { type: 'string', description: "rewardsmith CLI script the jobs run (default: this installation's)", valueName: 'PATH' },
-    poll: { type: 'number', description: 'seconds between status polls (default 0.5 local, 2 slurm)', valueName: 'S', min: 0.05 },
+    ...ENGINE_OPTIONS,
     events: { type: 'string', description: 'print progress as ndjson events on stdout', choices: ['ndjson'] },
   },
   epilog: `Runs go to DIR/runs/<reward>/seed-<n>/ (a train run folder plus job.sh, job.log, job-exit.json). On Slurm,
@@ -64,6 +48,11 @@ interface SweepState {
 }
 
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+
+/** The sweep's copy of a reward, in its own language: `DIR/rewards/<name>.reward.ts` or `.reward.py`. */
+function rewardCopyIn(dir: string, r: { name: string; file: string }): string {
+  return path.join(dir, 'rewards', `${r.name}.reward.${/\.py$/i.test(r.file) ? 'py' : 'ts'}`);
+}
 
 /** `approach-tree.dense.reward.ts` → `approach-tree.dense`; a repeated name gets `-2`, `-3`. */
 function rewardNames(files: string[]): string[] {
@@ -94,22 +83,18 @@ export interface SweepOptions {
   signal?: AbortSignal;
 }
 
-/** The sweep's copy of a reward, in its own language: `DIR/rewards/<name>.reward.ts` or `.reward.py`. */
-function rewardCopyIn(dir: string, r: { name: string; file: string }): string {
-  return path.join(dir, 'rewards', `${r.name}.reward.${/\.py$/i.test(r.file) ? 'py' : 'ts'}`);
-}
+type SweepJob = TrainJob & { reward: string; rewardOriginal: string };
 
-/** Runs (or resumes) a sweep and writes its results; returns them. */
-export async function sweep(o: SweepOptions): Promise<SweepResults> {
-  const start = Date.now();
-  const dir = path.resolve(o.out);
-  const task = resolveTask(o.task);
-  const taskArg = existsSync(o.task) ? path.resolve(o.task) : o.task;
+/**
+ * DIR/sweep.json and DIR/rewards/: a new sweep's settings and reward copies, or an earlier sweep's, which must
+ * match (same task, budget, seeds, start and reward files, unchanged since).
+ */
+function openSweep(o: SweepOptions, dir: string, taskId: string): { state: SweepState; save: () => void } {
   mkdirSync(path.join(dir, 'rewards'), { recursive: true });
   const names = rewardNames(o.rewards);
   const rewards = o.rewards.map((file, i) => ({ name: names[i]!, file: path.resolve(file), sha256: sha256(file) }));
   const stateFile = path.join(dir, SWEEP_FILES.state);
-  let state: SweepState = { version: 1, task: task.id, steps: o.steps, seeds: o.seeds, init: o.init ? path.resolve(o.init) : null, rewards, runs: {} };
+  let state: SweepState = { version: 1, task: taskId, steps: o.steps, seeds: o.seeds, init: o.init ? path.resolve(o.init) : null, rewards, runs: {} };
   if (existsSync(stateFile)) {
     const earlier = JSON.parse(readFileSync(stateFile, 'utf8')) as SweepState;
     const differs = (['task', 'steps', 'seeds', 'init'] as const).filter((k) => earlier[k] !== state[k]);
@@ -135,27 +120,47 @@ export async function sweep(o: SweepOptions): Promise<SweepResults> {
   }
   const save = () => writeAtomic(stateFile, JSON.stringify(state, null, 2) + '\n');
   save();
+  return { state, save };
+}
 
-  const jobs = rewards.flatMap((r) =>
-    Array.from({ length: o.seeds }, (_, seed): TrainJob & { reward: string; rewardOriginal: string } => ({
-      name: `${r.name}/seed-${seed}`,
-      reward: r.name,
-      rewardOriginal: r.file,
-      runDir: path.join(dir, 'runs', r.name, `seed-${seed}`),
-      rewardFile: rewardCopyIn(dir, r),
-      task: taskArg,
-      seed,
-      steps: o.steps,
-      init: state.init ?? undefined,
-      ...o.train,
-    })),
+/** Every reward × seed as a train job on the reward's copy. */
+function sweepJobs(o: SweepOptions, dir: string, state: SweepState): SweepJob[] {
+  const taskArg = existsSync(o.task) ? path.resolve(o.task) : o.task;
+  return state.rewards.flatMap((r) =>
+    Array.from(
+      { length: o.seeds },
+      (_, seed): SweepJob => ({
+        name: `${r.name}/seed-${seed}`,
+        reward: r.name,
+        rewardOriginal: r.file,
+        runDir: path.join(dir, 'runs', r.name, `seed-${seed}`),
+        rewardFile: rewardCopyIn(dir, r),
+        task: taskArg,
+        seed,
+        steps: o.steps,
+        init: state.init ?? undefined,
+        ...o.train,
+      }),
+    ),
   );
-  const records = new Map<string, RunRecord>(
-    jobs.map((j) => {
-      const prev = state.runs[j.name];
-      return [
-        j.name,
-        {
+}
+
+/** What the sweep keeps about its runs while they train: sweep.json's records, the events and progress lines. */
+class SweepProgress {
+  private done = 0;
+  readonly records: Map<string, RunRecord>;
+
+  constructor(
+    private readonly o: SweepOptions,
+    private readonly state: SweepState,
+    private readonly save: () => void,
+    private readonly total: number,
+    jobs: SweepJob[],
+  ) {
+    this.records = new Map(
+      jobs.map((j) => {
+        const prev = state.runs[j.name];
+        const record: RunRecord = {
           reward: j.reward,
           rewardFile: j.rewardOriginal,
           seed: j.seed,
@@ -164,34 +169,16 @@ export async function sweep(o: SweepOptions): Promise<SweepResults> {
           state: prev?.state ?? 'pending',
           wallSeconds: prev?.wallSeconds ?? null,
           message: prev?.message ?? null,
-        },
-      ];
-    }),
-  );
-  const meta = () => ({
-    task: task.id,
-    steps: o.steps,
-    seeds: Array.from({ length: o.seeds }, (_, i) => i),
-    engine: o.engine.kind,
-    wall_seconds: (Date.now() - start) / 1000,
-  });
-  const writeResults = (): SweepResults => {
-    const results = sweepResults(
-      dir,
-      meta(),
-      [...records.values()],
-      rewards.map((r) => ({ name: r.name, file: r.file })),
+        };
+        return [j.name, record];
+      }),
     );
-    writeAtomic(path.join(dir, SWEEP_FILES.results), JSON.stringify(results, null, 2) + '\n');
-    writeAtomic(path.join(dir, SWEEP_FILES.table), resultsMarkdown(results));
-    writeAtomic(path.join(dir, SWEEP_FILES.plot), resultsSvg(results));
-    return results;
-  };
+  }
 
-  let done = 0;
-  const report = (job: (typeof jobs)[number], frames: number, extra: Partial<SweepRunEvent> = {}) => {
-    const r = records.get(job.name)!;
-    o.emit?.(
+  /** A `sweep_run` event of the job's current record. */
+  report(job: SweepJob, frames: number, extra: Partial<SweepRunEvent> = {}): void {
+    const r = this.records.get(job.name)!;
+    this.o.emit?.(
       makeEvent({
         type: 'sweep_run',
         run: job.name,
@@ -205,13 +192,75 @@ export async function sweep(o: SweepOptions): Promise<SweepResults> {
         ...extra,
       }),
     );
-  };
-  const update = (job: (typeof jobs)[number], patch: Partial<RunRecord>) => {
-    const r = Object.assign(records.get(job.name)!, patch);
-    state.runs[job.name] = { engine: o.engine.kind, jobId: r.jobId, state: r.state, wallSeconds: r.wallSeconds, message: r.message };
-    save();
-  };
+  }
 
+  update(job: SweepJob, patch: Partial<RunRecord>): void {
+    const r = Object.assign(this.records.get(job.name)!, patch);
+    this.state.runs[job.name] = { engine: this.o.engine.kind, jobId: r.jobId, state: r.state, wallSeconds: r.wallSeconds, message: r.message };
+    this.save();
+  }
+
+  /** Trains one run on the engine (or keeps it: the engine resumes), recording each state. */
+  async run(job: SweepJob): Promise<void> {
+    const { o } = this;
+    let lastQuarter = -1;
+    const result = await o.engine.run(trainJob(job), {
+      signal: o.signal,
+      onState: (s, jobId) => {
+        this.update(job, { state: s, jobId, message: null });
+        const where = jobId ? ` (${o.engine.kind === 'slurm' ? 'job' : 'pid'} ${jobId})` : '';
+        if (s === 'queued' || s === 'running') o.say?.(`        ${job.name}: ${s}${where}`);
+        if (s !== 'completed' && s !== 'failed') this.report(job, 0);
+      },
+      onProgress: (frames) => {
+        this.report(job, frames);
+        const quarter = Math.floor((4 * frames) / job.steps);
+        if (quarter !== lastQuarter && quarter < 4)
+          o.say?.(`        ${job.name}: ${frames.toLocaleString('en-US')}/${job.steps.toLocaleString('en-US')} frames`);
+        lastQuarter = quarter;
+      },
+    });
+    const wallSeconds = result.exit ? result.exit.ended - result.exit.started : (this.records.get(job.name)!.wallSeconds ?? null);
+    this.update(job, { state: result.state, jobId: result.jobId, wallSeconds, message: result.message });
+    if (result.state === 'cancelled') return;
+    this.done++;
+    const s = result.state === 'completed' ? readSummary(job.runDir) : null;
+    const success = s ? { count: s.eval.success.count, n: s.eval.success.n } : undefined;
+    const how = result.kept
+      ? 'kept (completed earlier)'
+      : `${result.state}${success ? `, held-out success ${success.count}/${success.n}` : ''}${wallSeconds !== null ? ` in ${wallSeconds.toFixed(0)} s` : ''}${result.message ? `: ${result.message}` : ''}`;
+    o.say?.(`[${this.done}/${this.total}] ${job.name}: ${how}`);
+    this.report(job, s?.env_steps ?? 0, { ...(success ? { success } : {}), ...(result.message ? { message: result.message } : {}) });
+  }
+}
+
+/** Runs (or resumes) a sweep and writes its results; returns them. */
+export async function sweep(o: SweepOptions): Promise<SweepResults> {
+  const start = Date.now();
+  const dir = path.resolve(o.out);
+  const task = resolveTask(o.task);
+  const { state, save } = openSweep(o, dir, task.id);
+  const jobs = sweepJobs(o, dir, state);
+  const progress = new SweepProgress(o, state, save, jobs.length, jobs);
+  const writeResults = (): SweepResults => {
+    const meta = {
+      task: task.id,
+      steps: o.steps,
+      seeds: Array.from({ length: o.seeds }, (_, i) => i),
+      engine: o.engine.kind,
+      wall_seconds: (Date.now() - start) / 1000,
+    };
+    const results = sweepResults(
+      dir,
+      meta,
+      [...progress.records.values()],
+      state.rewards.map((r) => ({ name: r.name, file: r.file })),
+    );
+    writeAtomic(path.join(dir, SWEEP_FILES.results), JSON.stringify(results, null, 2) + '\n');
+    writeAtomic(path.join(dir, SWEEP_FILES.table), resultsMarkdown(results));
+    writeAtomic(path.join(dir, SWEEP_FILES.plot), resultsSvg(results));
+    return results;
+  };
   o.emit?.(
     makeEvent({
       type: 'started',
@@ -226,50 +275,13 @@ export async function sweep(o: SweepOptions): Promise<SweepResults> {
       resumed_from_frames: 0,
     }),
   );
-  o.say?.(`sweep: ${rewards.length} reward(s) × ${o.seeds} seed(s) = ${jobs.length} runs of ${o.steps.toLocaleString('en-US')} frames on ${o.engine.kind}`);
+  o.say?.(
+    `sweep: ${state.rewards.length} reward(s) × ${o.seeds} seed(s) = ${jobs.length} runs of ${o.steps.toLocaleString('en-US')} frames on ${o.engine.kind}`,
+  );
   writeResults();
-
   await Promise.all(
     jobs.map(async (job) => {
-      const prev = records.get(job.name)!;
-      const summary = prev.state === 'completed' ? readSummary(job.runDir) : null;
-      if (summary) {
-        done++;
-        o.say?.(`[${done}/${jobs.length}] ${job.name}: kept (completed earlier)`);
-        report(job, job.steps, { success: { count: summary.eval.success.count, n: summary.eval.success.n } });
-        return;
-      }
-      const attach = state.runs[job.name]?.engine === o.engine.kind ? prev.jobId : null;
-      let lastQuarter = -1;
-      const result = await o.engine.run(job, {
-        attach,
-        signal: o.signal,
-        onState: (s, jobId) => {
-          update(job, { state: s, jobId, message: null });
-          if (s === 'queued' || s === 'running')
-            o.say?.(
-              `        ${job.name}: ${s}${jobId ? ` (${o.engine.kind === 'slurm' ? 'job' : 'pid'} ${jobId})` : ''}${attach && jobId === attach ? ', from the earlier sweep' : ''}`,
-            );
-          if (s !== 'completed' && s !== 'failed') report(job, 0);
-        },
-        onProgress: (frames) => {
-          report(job, frames);
-          const quarter = Math.floor((4 * frames) / job.steps);
-          if (quarter !== lastQuarter && quarter < 4)
-            o.say?.(`        ${job.name}: ${frames.toLocaleString('en-US')}/${job.steps.toLocaleString('en-US')} frames`);
-          lastQuarter = quarter;
-        },
-      });
-      const wallSeconds = result.exit ? result.exit.ended - result.exit.started : null;
-      update(job, { state: result.state, jobId: result.jobId, wallSeconds, message: result.message });
-      if (result.state === 'cancelled') return;
-      done++;
-      const s = result.state === 'completed' ? readSummary(job.runDir) : null;
-      const success = s ? { count: s.eval.success.count, n: s.eval.success.n } : undefined;
-      o.say?.(
-        `[${done}/${jobs.length}] ${job.name}: ${result.state}${success ? `, held-out success ${success.count}/${success.n}` : ''}${wallSeconds !== null ? ` in ${wallSeconds.toFixed(0)} s` : ''}${result.message ? `: ${result.message}` : ''}`,
-      );
-      report(job, s?.env_steps ?? 0, { ...(success ? { success } : {}), ...(result.message ? { message: result.message } : {}) });
+      await progress.run(job);
       writeResults();
     }),
   );
@@ -295,49 +307,12 @@ export async function sweepCommand(argv: string[], io: CommandIo = PROCESS_IO): 
         if (err instanceof TaskFileError) throw new CommandError(err.message);
         throw err;
       }
-      const local = v.engine === 'local';
-      for (const name of ['partition', 'time', 'cpus-per-task', 'gpus', 'sbatch-arg'] as const) {
-        if (local && (name === 'sbatch-arg' ? v[name].length > 0 : v[name] !== undefined))
-          throw new UsageError(`--${name} is a Slurm option; add --engine slurm`);
-      }
-      if (!local && v.parallel !== undefined) throw new UsageError('--parallel is for --engine local (Slurm schedules the jobs itself)');
-      const defaults = defaultRunnerCommand();
-      const runner = { node: v.node ? path.resolve(v.node) : defaults.node, cli: v.cli ? path.resolve(v.cli) : defaults.cli };
-      // On a cluster these are paths on the compute nodes, which this machine may not have; locally they must exist.
-      if (local) for (const name of ['node', 'cli'] as const) if (v[name] && !existsSync(v[name])) throw new UsageError(`--${name}: ${v[name]}: no such file`);
-      const pollMs = v.poll === undefined ? undefined : v.poll * 1000;
-      let engine: Engine;
-      if (local) engine = new LocalEngine({ parallel: v.parallel, pollMs, runner });
-      else {
-        await SlurmEngine.check();
-        engine = new SlurmEngine({
-          partition: v.partition,
-          time: v.time,
-          cpusPerTask: v['cpus-per-task'],
-          gpus: v.gpus,
-          extra: v['sbatch-arg'],
-          pollMs,
-          runner,
-        });
-      }
+      const engine = (await engineFromOptions(v))!;
       out = path.resolve(v.out);
-      const controller = new AbortController();
       const say = (line: string) => io.stderr(line + '\n');
-      const onSignal = () => {
-        if (controller.signal.aborted) return;
-        say(
-          local
-            ? 'sweep: stopping the runs (run the same command again to resume)'
-            : 'sweep: cancelling the Slurm jobs (scancel; run the same command again to resume)',
-        );
-        controller.abort();
-      };
-      process.on('SIGINT', onSignal);
-      process.on('SIGTERM', onSignal);
-      let results: SweepResults;
-      try {
-        results = await sweep({
-          task: v.task,
+      const { value: results, interrupted } = await cancellableOnSignal('sweep', engine, say, (signal) =>
+        sweep({
+          task: v.task!,
           rewards: v.rewards,
           seeds: v.seeds,
           steps: v.steps,
@@ -346,19 +321,13 @@ export async function sweepCommand(argv: string[], io: CommandIo = PROCESS_IO): 
           engine,
           emit,
           say,
-          signal: controller.signal,
+          signal,
           train: { envs: v.envs, evalEpisodes: v['eval-episodes'], workers: v.workers, backend: v.backend },
-        });
-      } catch (err) {
-        if (err instanceof SlurmError) throw new CommandError(err.message);
-        throw err;
-      } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-      }
+        }),
+      );
       const table = readFileSync(path.join(out, SWEEP_FILES.table), 'utf8');
       if (!emit) io.stdout(table + `\nresults: ${path.join(out, SWEEP_FILES.results)} (plot: ${SWEEP_FILES.plot})\n`);
-      if (controller.signal.aborted) {
+      if (interrupted) {
         emit?.(makeEvent({ type: 'finished', ok: false, run_dir: out, summary: path.join(out, SWEEP_FILES.results), error: 'cancelled' }));
         return 130;
       }

@@ -2,9 +2,10 @@
 // behaviour-clones a foundation policy (`pretrain`), fine-tunes it with PPO + the paper's KL term on the
 // bundled sparse reward and on the bundled dense reward (`train --init`), and evaluates all three on held-out
 // worlds. Results go to table.md / table.csv / table.svg / table.json with the mean over seeds and a
-// bootstrap 95 % interval over seeds and episodes, beside the paper's published figures. Every cell is its own
-// run folder, so an interrupted table resumes where it stopped (finished cells are kept, a training run
-// continues from its checkpoint).
+// bootstrap 95 % interval over seeds and episodes, beside the paper's published figures. Every cell is a job on
+// the sweep's engine (local processes or Slurm jobs) in its own run folder, so an interrupted table resumes
+// where it stopped, as a sweep does: finished cells are kept, jobs still running are waited for, a training run
+// continues from its checkpoint.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,9 +27,11 @@ import {
 } from '../stats';
 import { CommandError, parseCommandArgs, runCommand, UsageError, type CommandSpec, type OptionSpec } from '../args';
 import { BACKEND_CHOICES, type BackendChoice } from '../ppo/backend';
-import { train, DEFAULT_STEPS, DEFAULT_ENVS } from '../runs/train';
+import { DEFAULT_ENVS, DEFAULT_STEPS } from '../runs/config';
 import { DEFAULT_EVAL_EPISODES } from '../runs/evaluate';
-import { pretrain, DEFAULT_DEMOS, PRETRAIN_FILE } from '../pretrain/pretrain';
+import { DEFAULT_DEMOS } from '../pretrain/pretrain';
+import { pretrainJob, trainJob, type Engine, type Job, type JobResult } from '../sweep/engine';
+import { cancellableOnSignal, ENGINE_OPTIONS, engineFromOptions } from '../sweep/engine-options';
 import { renderPlot } from './plot';
 
 export const TABLE_TASKS = ['approach-tree', 'approach-cow', 'explore-diamond'] as const;
@@ -80,6 +83,10 @@ export interface TableOptions {
   envs?: number;
   backend?: BackendChoice;
   workers?: number;
+  /** Where the cells run (`pretrain` and `train` jobs). */
+  engine: Engine;
+  /** Aborting cancels the cells' jobs; the same table run again resumes them. */
+  signal?: AbortSignal;
   /** Progress lines (one per cell). */
   log?: (line: string) => void;
 }
@@ -191,13 +198,8 @@ export function machineDescription(): string {
   return `${os.cpus().length} × ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
 }
 
-/** Runs (or resumes) every cell of the table and writes its files. */
-export async function runTable(options: TableOptions): Promise<TableResult> {
-  const start = Date.now();
-  const out = path.resolve(options.out);
-  const tasks = options.tasks ?? [...TABLE_TASKS];
-  const seeds = options.seeds ?? DEFAULT_SEEDS;
-  const log = options.log ?? (() => {});
+/** The bundled rewards of every task, and DIR/table-config.json: a resumed table must use the same budgets. */
+function openTable(out: string, tasks: string[], config: TableConfig): void {
   for (const t of tasks) {
     resolveTask(t);
     for (const kind of ['sparse', 'dense'] as const) {
@@ -205,12 +207,6 @@ export async function runTable(options: TableOptions): Promise<TableResult> {
         throw new CommandError(`no bundled ${kind} reward for ${t} (expected ${path.relative(process.cwd(), bundledReward(t, kind))})`);
     }
   }
-  const config: TableConfig = {
-    steps: options.steps ?? DEFAULT_STEPS,
-    demos: options.demos ?? DEFAULT_DEMOS,
-    evalEpisodes: options.evalEpisodes ?? DEFAULT_EVAL_EPISODES,
-    envs: options.envs ?? DEFAULT_ENVS,
-  };
   mkdirSync(out, { recursive: true });
   const configFile = path.join(out, 'table-config.json');
   if (existsSync(configFile)) {
@@ -223,64 +219,85 @@ export async function runTable(options: TableOptions): Promise<TableResult> {
       );
     }
   } else writeAtomic(configFile, JSON.stringify(config, null, 2) + '\n');
+}
 
-  const cells: CellResult[] = [];
-  for (const task of tasks) {
-    for (const seed of seeds) {
-      const foundationDir = cellDir(out, task, seed, 'foundation');
-      let foundation = existsSync(path.join(foundationDir, PRETRAIN_FILE)) ? readSummary(foundationDir) : null;
-      const reusedFoundation = foundation !== null;
-      if (!foundation) {
-        log(`${task} seed ${seed}: foundation (${config.demos} demonstrations, behaviour cloning, ${config.evalEpisodes} held-out episodes)`);
-        foundation = (
-          await pretrain({
-            task,
-            out: foundationDir,
-            demos: config.demos,
-            seed,
-            evalEpisodes: config.evalEpisodes,
-            evalEnvs: EVAL_ENVS,
-            backend: options.backend,
-            workers: options.workers,
-            overwrite: true,
-          })
-        ).summary;
-      }
-      const foundationCell = cellResult(task, seed, 'foundation', foundation, reusedFoundation);
-      cells.push(foundationCell);
-      log(`${task} seed ${seed}: foundation ${fmt(foundationCell)}`);
-      for (const kind of ['sparse', 'dense'] as const) {
-        const dir = cellDir(out, task, seed, kind);
-        let summary = readSummary(dir);
-        const reused = summary !== null && summary.env_steps >= config.steps;
-        if (!reused) {
-          const resume = existsSync(path.join(dir, RUN_FILES.checkpoint, 'state.json'));
-          log(`${task} seed ${seed}: foundation + ${kind} (${config.steps.toLocaleString('en-US')} frames${resume ? ', resuming' : ''})`);
-          summary = await train({
-            rewardFile: bundledReward(task, kind),
-            task,
-            out: dir,
-            steps: config.steps,
-            seed,
-            envs: config.envs,
-            init: foundationDir,
-            evalEpisodes: config.evalEpisodes,
-            evalEnvs: EVAL_ENVS,
-            backend: options.backend,
-            workers: options.workers,
-            resume,
-            overwrite: !resume,
-          });
-        }
-        const cell = cellResult(task, seed, kind, summary!, reused);
-        cells.push(cell);
-        const below = compareRates({ count: cell.successes, n: cell.episodes }, { count: foundationCell.successes, n: foundationCell.episodes });
-        log(
-          `${task} seed ${seed}: foundation + ${kind} ${fmt(cell)}${below.verdict === 'worse' ? `; below its foundation's ${percent(foundationCell.rate.rate)} % (${formatDifference(below)})` : ''}`,
-        );
-      }
-    }
-  }
+/** A table that could not be completed: the cells that failed, each with its reason. */
+export class TableIncomplete extends CommandError {}
+
+/**
+ * One task and seed: the foundation job, then its two fine-tunings at once (the engine bounds how many jobs
+ * run). A finished cell is kept, a running one waited for (the engine's resume).
+ */
+async function tableSeed(o: TableOptions, out: string, config: TableConfig, task: string, seed: number, failed: string[]): Promise<CellResult[]> {
+  const log = o.log ?? (() => {});
+  const where = (jobId: string | null) => (jobId ? ` (${o.engine.kind === 'slurm' ? 'job' : 'pid'} ${jobId})` : '');
+  const run = async (job: Job, what: string): Promise<{ result: JobResult; summary: RunSummary | null }> => {
+    const result = await o.engine.run(job, {
+      signal: o.signal,
+      onState: (s, jobId) => s === 'queued' && log(`${task} seed ${seed}: ${what}${where(jobId)}`),
+    });
+    const summary = result.state === 'completed' ? readSummary(job.runDir) : null;
+    if (result.state === 'failed' || (result.state === 'completed' && !summary))
+      failed.push(`${job.name}: ${result.message ?? 'no summary.json'} (log: ${path.join(job.runDir, 'job.log')})`);
+    return { result, summary };
+  };
+  const foundationDir = cellDir(out, task, seed, 'foundation');
+  const common = { task, seed, evalEpisodes: config.evalEpisodes, backend: o.backend };
+  const f = await run(
+    pretrainJob({ ...common, name: `${task}/seed-${seed}/foundation`, runDir: foundationDir, demos: config.demos }),
+    `foundation (${config.demos} demonstrations, behaviour cloning, ${config.evalEpisodes} held-out episodes)`,
+  );
+  if (!f.summary) return [];
+  const foundation = cellResult(task, seed, 'foundation', f.summary, f.result.kept);
+  log(`${task} seed ${seed}: foundation ${fmt(foundation)}`);
+  const fineTuned = await Promise.all(
+    (['sparse', 'dense'] as const).map(async (kind) => {
+      const dir = cellDir(out, task, seed, kind);
+      const resume = existsSync(path.join(dir, RUN_FILES.checkpoint, 'state.json'));
+      const job = trainJob({
+        ...common,
+        name: `${task}/seed-${seed}/${kind}`,
+        runDir: dir,
+        rewardFile: bundledReward(task, kind),
+        steps: config.steps,
+        envs: config.envs,
+        init: foundationDir,
+        evalEnvs: EVAL_ENVS,
+        workers: o.workers,
+      });
+      const { result, summary } = await run(job, `foundation + ${kind} (${config.steps.toLocaleString('en-US')} frames${resume ? ', resuming' : ''})`);
+      if (!summary) return null;
+      const cell = cellResult(task, seed, kind, summary, result.kept);
+      const below = compareRates({ count: cell.successes, n: cell.episodes }, { count: foundation.successes, n: foundation.episodes });
+      log(
+        `${task} seed ${seed}: foundation + ${kind} ${fmt(cell)}${below.verdict === 'worse' ? `; below its foundation's ${percent(foundation.rate.rate)} % (${formatDifference(below)})` : ''}`,
+      );
+      return cell;
+    }),
+  );
+  return [foundation, ...fineTuned.filter((c): c is CellResult => c !== null)];
+}
+
+/** Runs (or resumes) every cell of the table on the engine and writes its files. */
+export async function runTable(options: TableOptions): Promise<TableResult> {
+  const start = Date.now();
+  const out = path.resolve(options.out);
+  const tasks = options.tasks ?? [...TABLE_TASKS];
+  const seeds = options.seeds ?? DEFAULT_SEEDS;
+  const config: TableConfig = {
+    steps: options.steps ?? DEFAULT_STEPS,
+    demos: options.demos ?? DEFAULT_DEMOS,
+    evalEpisodes: options.evalEpisodes ?? DEFAULT_EVAL_EPISODES,
+    envs: options.envs ?? DEFAULT_ENVS,
+  };
+  openTable(out, tasks, config);
+  const failed: string[] = [];
+  const perSeed = await Promise.all(tasks.flatMap((task) => seeds.map((seed) => tableSeed(options, out, config, task, seed, failed))));
+  if (options.signal?.aborted) throw new TableIncomplete('interrupted: run the same command again to resume', 130);
+  if (failed.length > 0)
+    throw new TableIncomplete(`${failed.length} cell(s) did not complete (${failed.join('; ')}); run the same command again to retry them`);
+  // In the table's order (task, seed, method), whatever order the jobs ended in.
+  const cells = perSeed.flat();
 
   const rows: TableRow[] = tasks.flatMap((task) =>
     METHODS.map((method) => {
@@ -466,7 +483,11 @@ const TABLE_SPEC = {
     envs: { type: 'int', min: 1, default: DEFAULT_ENVS, description: 'parallel training environments', valueName: 'K' },
     backend: { type: 'string', choices: BACKEND_CHOICES, default: 'auto', description: 'network engine (see train --help)' },
     readme: { type: 'string', description: 'also replace the results block of this README', valueName: 'FILE' },
+    ...ENGINE_OPTIONS,
   },
+  epilog: `Each cell is a job: \`rewardsmith pretrain\` for a foundation, \`rewardsmith train --init\` for a fine-tuning, as local
+processes (--parallel at once) or Slurm jobs (--engine slurm; DIR on a file system the compute nodes share; the
+Slurm options as for \`sweep\`). Ctrl-C stops the jobs; running the same command again resumes.`,
 } as const satisfies CommandSpec<Record<string, OptionSpec>>;
 
 const splitList = (values: string[]) =>
@@ -496,17 +517,23 @@ export async function tableCommand(argv: string[]): Promise<number> {
       }
     }
     if (v.readme && !existsSync(v.readme)) throw new UsageError(`--readme ${v.readme}: no such file`);
-    const result = await runTable({
-      out: v.out,
-      tasks,
-      seeds,
-      steps: v.steps,
-      demos: v.demos,
-      evalEpisodes: v['eval-episodes'],
-      envs: v.envs,
-      backend: v.backend as BackendChoice,
-      log: (line) => process.stderr.write(line + '\n'),
-    });
+    const engine = (await engineFromOptions(v))!;
+    const log = (line: string) => process.stderr.write(line + '\n');
+    const { value: result } = await cancellableOnSignal('table', engine, log, (signal) =>
+      runTable({
+        out: v.out!,
+        tasks,
+        seeds,
+        steps: v.steps,
+        demos: v.demos,
+        evalEpisodes: v['eval-episodes'],
+        envs: v.envs,
+        backend: v.backend as BackendChoice,
+        engine,
+        signal,
+        log,
+      }),
+    );
     process.stdout.write(tableMarkdown(result) + '\n\n' + `table: ${result.files.markdown}, ${result.files.csv}, ${result.files.svg}\n`);
     if (v.readme) {
       updateReadme(v.readme, result, `rewardsmith table ${argv.join(' ')}`);

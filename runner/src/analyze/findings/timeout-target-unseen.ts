@@ -1,0 +1,112 @@
+// Time-outs that never had the target in view at the end: the agent does not search. The patch pays the first
+// visit to each cell until a target is first seen.
+import type { EpisodeRecord } from '../../records';
+import type { TaskSpec } from '../../tasks';
+import { defineFinding, fmt, KEEP_EVIDENCE, nearestOf, pct, plural, targetNames, type EpisodeEvidence, type FindingOf } from '../finding';
+import {
+  addConstant,
+  cellBonusLines,
+  definePatch,
+  ensureParameters,
+  insertAtTop,
+  PatchUnavailable,
+  yieldDense,
+  type DenseTerm,
+  type Edit,
+  type RewardSource,
+} from '../patch';
+
+/** While none of `targets` is in view, pay the first visit to each cell. */
+export interface ExplorationBonusRequest {
+  kind: 'exploration-bonus';
+  cellSize: number;
+  targets: string[];
+  why: string;
+}
+
+function timeoutFinding(failed: EpisodeRecord[], task: TaskSpec | undefined): FindingOf<'timeout-target-unseen', ExplorationBonusRequest> | undefined {
+  const targets = targetNames(task);
+  if (targets.length === 0) return undefined;
+  const evidence: EpisodeEvidence[] = [];
+  let affected = 0;
+  let cellsTotal = 0;
+  for (const ep of failed) {
+    if (!ep.truncated || ep.died) continue;
+    if (ep.lastSteps.some((s) => nearestOf(s.nearest, targets)) || nearestOf(ep.final.nearest, targets)) continue;
+    affected++;
+    const cells = new Set(ep.path.map((q) => `${Math.floor(q[0] / 4)},${Math.floor(q[2] / 4)}`));
+    cellsTotal += cells.size;
+    const first = ep.lastSteps[0]?.step ?? 1;
+    evidence.push({
+      episode: ep.episode,
+      seed: ep.seed,
+      steps: [first, ep.steps],
+      note: `timed out after ${ep.steps} steps; no ${targets.join('/')} in view in the last ${ep.lastSteps.length} steps; ${fmt(ep.distanceMoved)} m from the start, ${cells.size} distinct 4 m cells visited`,
+    });
+  }
+  if (affected === 0) return undefined;
+  const share = affected / failed.length;
+  const meanCells = cellsTotal / affected;
+  return {
+    id: 'timeout-target-unseen',
+    kind: 'timeout-target-unseen',
+    share,
+    message: `${plural(affected, 'failed episode')} of ${failed.length} (${pct(share)}) ran out of time without the target (${targets.join('/')}) in view at the end; they visited ${fmt(meanCells, 0)} distinct 4 m cells on average.`,
+    suggestion:
+      'The agent does not search: when the target is not in view, pay the first visit to each cell (a Set of visited cells in GLOBAL_DATA), so that covering new ground is rewarded and revisiting is not.',
+    evidence: evidence.slice(0, KEEP_EVIDENCE),
+    episodeIds: evidence.map((e) => e.episode),
+    patch: {
+      kind: 'exploration-bonus',
+      cellSize: 4,
+      targets,
+      why: `${pct(share)} of failed episodes timed out without ever seeing the target; the first visit to each cell pays when nothing else does.`,
+    },
+  };
+}
+
+function addExplorationBonus(src: RewardSource, term: DenseTerm, req: ExplorationBonusRequest, edits: Edit[]): void {
+  const bodyText = (term.kind === 'function' ? term.fn.body : term.before.parent).getText(src.sf);
+  if (/GLOBAL_DATA/.test(bodyText) && /new Set\(/.test(bodyText)) throw new PatchUnavailable('the dense term already pays for visiting new cells');
+  if (req.targets.length === 0) throw new PatchUnavailable('the task names no target to search for');
+  ensureParameters(src, term, ['current_nearest_blocks', 'past_agent_positions', 'GLOBAL_DATA'], edits);
+  const cellSize = addConstant(src, 'CELL_SIZE', req.cellSize, 'metres: the first visit to each cell of this size pays (added by the analyzer)');
+  let visible: string;
+  if (req.targets.length === 1) visible = `current_nearest_blocks[${src.quote(req.targets[0]!)}] !== undefined`;
+  else {
+    const names = src.fresh('TARGET_NAMES');
+    src.constants.push(`const ${names} = [${req.targets.map((t) => src.quote(t)).join(', ')}]; // the task's targets (added by the analyzer)`);
+    const each = src.fresh('target');
+    visible = `${names}.some((${each}) => current_nearest_blocks[${each}] !== undefined)`;
+  }
+  // Searching pays only until a target is first seen this episode: after that, wandering to new cells would
+  // pay more than walking up to the target.
+  const seen = src.fresh('target_seen');
+  // At the top of a dense function, so that every path sees it (it only returns when a new cell is entered);
+  // for a dense variable, just before the final return, so that it overrides what was computed the same way.
+  insertAtTop(
+    src,
+    term,
+    [
+      `// Analyzer: ${req.why}`,
+      `if (${visible}) GLOBAL_DATA.${seen} = true; // searching is over once a target was seen`,
+      `else if (!(${src.quote(seen)} in GLOBAL_DATA)) {`,
+      ...cellBonusLines(src, cellSize, [yieldDense(term, 1)]).map((l) => `\t${l}`),
+      '}',
+    ],
+    edits,
+  );
+}
+
+export const explorationBonus = definePatch<ExplorationBonusRequest>({ kind: 'exploration-bonus', write: addExplorationBonus });
+
+export const timeoutTargetUnseen = defineFinding({
+  meta: {
+    id: 'timeout-target-unseen',
+    kinds: ['timeout-target-unseen'],
+    description: "time-outs without the task's target in view in the last recorded steps",
+    needs: ['failed'],
+  },
+  find: (ctx) => timeoutFinding(ctx.failed, ctx.task),
+  patch: explorationBonus,
+});
