@@ -11,10 +11,15 @@
 // Every output is written to a temporary file beside it and renamed over the old one, never rewritten in
 // place: a training that is running keeps the files it started with (its sandbox host has the native addon
 // mapped; truncating that file under it ended the host with SIGBUS).
+// The VS Code client is thin: no game data (it lists tasks from runner/src/task-list.ts, which holds none) and
+// its whitespace and syntax minified (identifiers kept, for readable stack traces), so it loads fast on
+// activation; extension/test/bundle.test.ts builds it with EXTENSION_BUILD and holds it under 1 MB.
+// `import`ing this file builds nothing: it builds when run (`node build.mjs`).
 import * as esbuild from 'esbuild';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const watch = process.argv.includes('--watch');
 const require = createRequire(import.meta.url);
@@ -24,7 +29,6 @@ const external = ['vscode', '@tensorflow/tfjs-node', '@tensorflow/tfjs-node-gpu'
 
 // Node entry points: [source, output name]. Workers are separate bundles because they are loaded by path.
 const nodeEntries = {
-  extension: 'extension/src/extension.ts',
   server: 'language-server/src/server.ts',
   cli: 'runner/src/cli.ts',
   'sandbox-host': 'runner/src/reward/sandbox-host.ts',
@@ -83,7 +87,22 @@ const writeOutputsAtomically = {
 const pick = (entries) => Object.fromEntries(Object.entries(entries).filter(([, src]) => existsSync(src)));
 
 const common = { bundle: true, sourcemap: true, logLevel: 'warning', outdir: 'dist', legalComments: 'none', write: false };
+
+/** The VS Code client: its own build, so that it alone is minified (its source map keeps the sources). */
+export const EXTENSION_BUILD = {
+  ...common,
+  entryPoints: pick({ extension: 'extension/src/extension.ts' }),
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  external,
+  minifyWhitespace: true,
+  minifySyntax: true,
+  plugins: [minecraftDataOneVersion, writeOutputsAtomically],
+};
+
 const builds = [
+  EXTENSION_BUILD,
   {
     ...common,
     entryPoints: pick(nodeEntries),
@@ -131,9 +150,11 @@ function copyRuntimeFiles() {
   writeAtomic(path.join(TS_PLUGIN.dir, 'package.json'), `${JSON.stringify({ name: TS_PLUGIN.name, version, private: true, main: 'index.js' }, null, 2)}\n`);
 }
 
-copyRuntimeFiles();
-if (watch) {
-  for (const b of builds) await (await esbuild.context(b)).watch();
-} else {
-  await Promise.all(builds.map((b) => esbuild.build(b)));
+if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  copyRuntimeFiles();
+  if (watch) {
+    for (const b of builds) await (await esbuild.context(b)).watch();
+  } else {
+    await Promise.all(builds.map((b) => esbuild.build(b)));
+  }
 }

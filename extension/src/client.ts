@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import type * as vscode from 'vscode';
 import { LanguageClient, State, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
-import { setLlmApiKeyNotification } from '../../language-server/src/lsp_ext';
+import { setLlmApiKeyNotification } from '../../protocol/src/lsp';
 import { API_KEY_SECRET } from './runner';
 import type { Suggestions } from './suggestions';
 import { REWARD_SELECTOR } from './workspace';

@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { critiqueRequest, setLlmApiKeyNotification, type AnalyzerSuggestion } from '../../language-server/src/lsp_ext';
+import { critiqueRequest, setLlmApiKeyNotification, type AnalyzerSuggestion } from '../../protocol/src/lsp';
 import { trainingSuccessText } from './core';
 import { readLoopTable } from './loop-results';
 import { API_KEY_SECRET, failureReason } from './runner';
@@ -29,7 +29,7 @@ export function registerLlmCommands(s: Services): void {
     const client = s.client();
     if (!document || !client) return;
     if (!(await requireLlm())) return;
-    const { taskFromHeader } = await import('../../runner/src/tasks');
+    const { taskFromHeader } = await import('../../runner/src/task-list');
     const task = taskFromHeader(document.getText()) ?? (vscode.workspace.getConfiguration('rewardsmith').get<string>('defaultTask') || undefined);
     const result = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Critic reviewing ${path.basename(document.uri.fsPath)}…` },

@@ -4,7 +4,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { setSuggestionsNotification, suggestionResolvedNotification, type AnalyzerSuggestion } from '../../language-server/src/lsp_ext';
+import { setSuggestionsNotification, suggestionResolvedNotification, type AnalyzerSuggestion } from '../../protocol/src/lsp';
 import type { SuggestionEvent } from '../../runner/src/events';
 import { applyUnifiedDiff, PatchError } from '../../runner/src/diff';
 import { patchTarget, PatchTargetError } from '../../runner/src/records';

@@ -34,7 +34,7 @@ export function registerSweep(context: vscode.ExtensionContext, runner: Runner, 
     }
     await vscode.workspace.saveAll(false);
     // Loaded on demand: the task module pulls in minecraft-data, which activation should not pay for.
-    const { BUILTIN_TASKS, taskFromHeader } = await import('../../runner/src/tasks');
+    const { BUILTIN_TASKS, taskFromHeader } = await import('../../runner/src/task-list');
     const headers = new Set(picked.map((u) => taskFromHeader(readFileSync(u.fsPath, 'utf8'))).filter((t): t is string => Boolean(t)));
     if (headers.size > 1) {
       void vscode.window.showErrorMessage(`The selected rewards are for different tasks (${[...headers].join(', ')}); a sweep compares rewards on one task.`);

@@ -2,11 +2,11 @@
 // cancellable notification, the status-bar item and the dashboard, then the analyzer's suggestions on the file.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { AnalyzerSuggestion } from '../../language-server/src/lsp_ext';
+import type { AnalyzerSuggestion } from '../../protocol/src/lsp';
 import { makeEvent, type RunnerEvent } from '../../runner/src/events';
 import { readSuggestions, RunRecordError, type SuggestionsRecord } from '../../runner/src/records';
 import { rateText, rewardEntryLine, trainingSuccessText } from './core';
-import { failureReason } from './runner';
+import { failureReason, type RunResult } from './runner';
 import { toAnalyzerSuggestion } from './suggestions';
 import {
   isRewardFile,
@@ -21,36 +21,13 @@ import {
 } from './workspace';
 
 export function registerTraining(s: Services): void {
-  const { context, output, runner, suggestions, dashboard } = s;
+  const { context, runner, dashboard } = s;
   const status = vscode.window.createStatusBarItem('rewardsmith.status', vscode.StatusBarAlignment.Left, 10);
   status.name = 'Rewardsmith training';
   status.command = 'rewardsmith.showDashboard';
   context.subscriptions.push(status);
   let training = false;
-
-  const lensChanged = new vscode.EventEmitter<void>();
-  context.subscriptions.push(
-    vscode.languages.registerCodeLensProvider(REWARD_SELECTOR, {
-      onDidChangeCodeLenses: lensChanged.event,
-      provideCodeLenses(document) {
-        const line = rewardEntryLine(document.getText());
-        if (line === undefined) return [];
-        const range = new vscode.Range(line, 0, line, 0);
-        const iterations = vscode.workspace.getConfiguration('rewardsmith.improve').get<number>('iterations') ?? 3;
-        return [
-          new vscode.CodeLens(range, {
-            title: training ? '$(sync~spin) Training…' : '▶ Train on this reward',
-            command: training ? 'rewardsmith.showDashboard' : 'rewardsmith.train',
-            arguments: [document.uri],
-          }),
-          new vscode.CodeLens(range, { title: 'Critique', command: 'rewardsmith.critique', arguments: [document.uri] }),
-          new vscode.CodeLens(range, { title: `Improve (${iterations} iterations)`, command: 'rewardsmith.improve', arguments: [document.uri] }),
-          new vscode.CodeLens(range, { title: 'Improve (no LLM)', command: 'rewardsmith.improveNoLlm', arguments: [document.uri] }),
-        ];
-      },
-    }),
-    vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('rewardsmith') && lensChanged.fire()),
-  );
+  const lensChanged = registerCodeLens(context, () => training);
 
   const setTraining = (on: boolean) => {
     training = on;
@@ -76,92 +53,17 @@ export function registerTraining(s: Services): void {
     dashboard.startLive(label);
     status.text = `$(sync~spin) Rewardsmith: starting ${task}`;
     status.show();
-    let last: Extract<RunnerEvent, { type: 'progress' }> | undefined;
-    let evalResult: Extract<RunnerEvent, { type: 'eval' }> | undefined;
-    const streamed: AnalyzerSuggestion[] = [];
-    // Provisional suggestions from training episodes, shown as code actions while training runs (latest per id);
-    // the analysis after held-out evaluation replaces them.
-    const provisional = new Map<string, AnalyzerSuggestion>();
-    const stop = new vscode.CancellationTokenSource();
-    let warned = false;
-    let applyAfterStop: string | undefined;
+    const run = new LiveRun(s, document, status);
     try {
       const result = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `Training on ${label}`, cancellable: true },
-        (progress, token) =>
-          runner.run(
-            args,
-            workspaceDir(document),
-            (e) => {
-              if (e.type === 'suggestion' && e.provisional) {
-                provisional.set(e.id, toAnalyzerSuggestion(e));
-                suggestions.set(document.uri, [...provisional.values()], { provisional: true, failed: e.failed_episodes ?? 0 });
-                if (e.early_warning && !warned) {
-                  warned = true;
-                  void vscode.window
-                    .showWarningMessage(`Early warning: ${e.message.split('\n')[0]}`, ...(e.diff ? ['Stop and apply'] : []), 'Keep training')
-                    .then((c) => {
-                      if (c !== 'Stop and apply') return;
-                      applyAfterStop = e.id;
-                      stop.cancel();
-                    });
-                }
-                return;
-              }
-              dashboard.event(e);
-              if (e.type === 'progress') {
-                const increment = last ? ((e.frames - last.frames) / e.total_frames) * 100 : (e.frames / e.total_frames) * 100;
-                last = e;
-                progress.report({
-                  increment,
-                  message: `${e.frames.toLocaleString()} / ${e.total_frames.toLocaleString()} frames · ${trainingSuccessText(e.success)}`,
-                });
-                status.text = `$(sync~spin) ${e.frames.toLocaleString()} / ${e.total_frames.toLocaleString()} frames · ${trainingSuccessText(e.success)}`;
-              } else if (e.type === 'eval') {
-                evalResult = e;
-                progress.report({ message: `evaluated: held-out success ${rateText(e.success.rate, e.success.ci95, e.success.n)}` });
-                if (e.generalisation_gap) void vscode.window.showWarningMessage(e.generalisation_gap.message);
-              } else if (e.type === 'started') {
-                progress.report({ message: `started on ${e.env}, backend ${e.backend}` });
-              } else if (e.type === 'reward_error') {
-                showRewardError(s, e);
-              } else if (e.type === 'suggestion') {
-                streamed.push(toAnalyzerSuggestion(e));
-              }
-            },
-            linkedToken(token, stop),
-          ),
+        (progress, token) => runner.run(args, workspaceDir(document), (e) => run.event(e, progress), linkedToken(token, run.stop)),
       );
       dashboard.sendPastRuns();
-      if (applyAfterStop) {
-        status.text = `$(debug-stop) Rewardsmith: stopped at ${last?.frames.toLocaleString() ?? 0} frames to apply a suggestion`;
-        await suggestions.preview(document.uri.toString(), applyAfterStop);
-        return;
-      }
-      if (result.cancelled) {
-        status.text = `$(debug-stop) Rewardsmith: stopped at ${last?.frames.toLocaleString() ?? 0} frames`;
-        void vscode.window.showInformationMessage(
-          `Training stopped; the checkpoint is kept in ${outDir} (resume with \`rewardsmith train … --resume ${outDir}\`).`,
-        );
-        return;
-      }
-      if (result.finished?.check_errors) {
-        status.text = '$(error) Rewardsmith: not trained (errors found before training)';
-        dashboard.event(result.finished);
-        if (await offerTrainAnyway(document, result.finished.check_errors)) setImmediate(() => void train(document.uri, { noCheck: true }));
-        return;
-      }
-      if (!result.finished?.ok || result.code !== 0) {
-        status.text = '$(error) Rewardsmith: training failed';
-        const reason = failureReason(result);
-        if (!result.finished) dashboard.event(makeEvent({ type: 'finished', ok: false, run_dir: outDir, summary: null, error: reason }));
-        void vscode.window.showErrorMessage(`Training failed: ${reason}`, 'Show log').then((c) => c && output.show());
-        return;
-      }
-      status.text = `$(check) Rewardsmith: ${evalResult ? `held-out success ${rateText(evalResult.success.rate, evalResult.success.ci95, evalResult.success.n)}` : last ? trainingSuccessText(last.success) : 'done'} · ${last?.frames.toLocaleString() ?? '?'} frames`;
-      await analyze(s, outDir, document, streamed);
+      // "Train anyway" starts the next run once this one has let go of the training flag.
+      await showOutcome(s, run, result, outDir, () => setImmediate(() => void train(document.uri, { noCheck: true })));
     } finally {
-      stop.dispose();
+      run.stop.dispose();
       setTraining(false);
     }
   }
@@ -196,6 +98,128 @@ export function registerTraining(s: Services): void {
   status.text = '$(beaker) Rewardsmith';
   status.tooltip = 'Show the run dashboard';
   if (vscode.window.activeTextEditor && isRewardFile(vscode.window.activeTextEditor.document.uri)) status.show();
+}
+
+/** The CodeLens over `reward_function`: Train (or Training… while a run goes on), Critique, Improve. */
+function registerCodeLens(context: vscode.ExtensionContext, training: () => boolean): vscode.EventEmitter<void> {
+  const lensChanged = new vscode.EventEmitter<void>();
+  context.subscriptions.push(
+    vscode.languages.registerCodeLensProvider(REWARD_SELECTOR, {
+      onDidChangeCodeLenses: lensChanged.event,
+      provideCodeLenses(document) {
+        const line = rewardEntryLine(document.getText());
+        if (line === undefined) return [];
+        const range = new vscode.Range(line, 0, line, 0);
+        const iterations = vscode.workspace.getConfiguration('rewardsmith.improve').get<number>('iterations') ?? 3;
+        return [
+          new vscode.CodeLens(range, {
+            title: training() ? '$(sync~spin) Training…' : '▶ Train on this reward',
+            command: training() ? 'rewardsmith.showDashboard' : 'rewardsmith.train',
+            arguments: [document.uri],
+          }),
+          new vscode.CodeLens(range, { title: 'Critique', command: 'rewardsmith.critique', arguments: [document.uri] }),
+          new vscode.CodeLens(range, { title: `Improve (${iterations} iterations)`, command: 'rewardsmith.improve', arguments: [document.uri] }),
+          new vscode.CodeLens(range, { title: 'Improve (no LLM)', command: 'rewardsmith.improveNoLlm', arguments: [document.uri] }),
+        ];
+      },
+    }),
+    vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('rewardsmith') && lensChanged.fire()),
+  );
+  return lensChanged;
+}
+
+/** One training run as the editor follows it: its events shown as they come, and what they said for the end. */
+class LiveRun {
+  last: Extract<RunnerEvent, { type: 'progress' }> | undefined;
+  evalResult: Extract<RunnerEvent, { type: 'eval' }> | undefined;
+  /** Suggestions of the analysis after held-out evaluation. */
+  readonly streamed: AnalyzerSuggestion[] = [];
+  /** Provisional suggestions from training episodes, shown as code actions while training runs (latest per id);
+   * the analysis after held-out evaluation replaces them. */
+  private readonly provisional = new Map<string, AnalyzerSuggestion>();
+  private warned = false;
+  /** The suggestion whose early warning the user answered with "Stop and apply". */
+  applyAfterStop: string | undefined;
+  readonly stop = new vscode.CancellationTokenSource();
+
+  constructor(
+    private readonly s: Services,
+    readonly document: vscode.TextDocument,
+    readonly status: vscode.StatusBarItem,
+  ) {}
+
+  event(e: RunnerEvent, progress: vscode.Progress<{ message?: string; increment?: number }>): void {
+    const { s, document, status } = this;
+    if (e.type === 'suggestion' && e.provisional) {
+      this.provisional.set(e.id, toAnalyzerSuggestion(e));
+      s.suggestions.set(document.uri, [...this.provisional.values()], { provisional: true, failed: e.failed_episodes ?? 0 });
+      if (e.early_warning && !this.warned) {
+        this.warned = true;
+        void vscode.window
+          .showWarningMessage(`Early warning: ${e.message.split('\n')[0]}`, ...(e.diff ? ['Stop and apply'] : []), 'Keep training')
+          .then((c) => {
+            if (c !== 'Stop and apply') return;
+            this.applyAfterStop = e.id;
+            this.stop.cancel();
+          });
+      }
+      return;
+    }
+    s.dashboard.event(e);
+    if (e.type === 'progress') {
+      const last = this.last;
+      const increment = last ? ((e.frames - last.frames) / e.total_frames) * 100 : (e.frames / e.total_frames) * 100;
+      this.last = e;
+      progress.report({
+        increment,
+        message: `${e.frames.toLocaleString()} / ${e.total_frames.toLocaleString()} frames · ${trainingSuccessText(e.success)}`,
+      });
+      status.text = `$(sync~spin) ${e.frames.toLocaleString()} / ${e.total_frames.toLocaleString()} frames · ${trainingSuccessText(e.success)}`;
+    } else if (e.type === 'eval') {
+      this.evalResult = e;
+      progress.report({ message: `evaluated: held-out success ${rateText(e.success.rate, e.success.ci95, e.success.n)}` });
+      if (e.generalisation_gap) void vscode.window.showWarningMessage(e.generalisation_gap.message);
+    } else if (e.type === 'started') {
+      progress.report({ message: `started on ${e.env}, backend ${e.backend}` });
+    } else if (e.type === 'reward_error') {
+      showRewardError(s, e);
+    } else if (e.type === 'suggestion') {
+      this.streamed.push(toAnalyzerSuggestion(e));
+    }
+  }
+}
+
+/** How a run ended, told in the status bar and a message: stopped, refused by the check, failed, or done (then analysed). */
+async function showOutcome(s: Services, run: LiveRun, result: RunResult, outDir: string, trainAnyway: () => void): Promise<void> {
+  const { document, status, last, evalResult } = run;
+  if (run.applyAfterStop) {
+    status.text = `$(debug-stop) Rewardsmith: stopped at ${last?.frames.toLocaleString() ?? 0} frames to apply a suggestion`;
+    await s.suggestions.preview(document.uri.toString(), run.applyAfterStop);
+    return;
+  }
+  if (result.cancelled) {
+    status.text = `$(debug-stop) Rewardsmith: stopped at ${last?.frames.toLocaleString() ?? 0} frames`;
+    void vscode.window.showInformationMessage(
+      `Training stopped; the checkpoint is kept in ${outDir} (resume with \`rewardsmith train … --resume ${outDir}\`).`,
+    );
+    return;
+  }
+  if (result.finished?.check_errors) {
+    // Refused before training (nothing written): the errors are the check's, already in Problems.
+    status.text = '$(error) Rewardsmith: not trained (errors found before training)';
+    s.dashboard.event(result.finished);
+    if (await offerTrainAnyway(document, result.finished.check_errors)) trainAnyway();
+    return;
+  }
+  if (!result.finished?.ok || result.code !== 0) {
+    status.text = '$(error) Rewardsmith: training failed';
+    const reason = failureReason(result);
+    if (!result.finished) s.dashboard.event(makeEvent({ type: 'finished', ok: false, run_dir: outDir, summary: null, error: reason }));
+    void vscode.window.showErrorMessage(`Training failed: ${reason}`, 'Show log').then((c) => c && s.output.show());
+    return;
+  }
+  status.text = `$(check) Rewardsmith: ${evalResult ? `held-out success ${rateText(evalResult.success.rate, evalResult.success.ci95, evalResult.success.n)}` : last ? trainingSuccessText(last.success) : 'done'} · ${last?.frames.toLocaleString() ?? '?'} frames`;
+  await analyze(s, outDir, document, run.streamed);
 }
 
 /** Cancelled when either the notification's Cancel or our own source (Stop and apply) fires. */

@@ -50,7 +50,7 @@ export async function rewardDocument(uri?: vscode.Uri): Promise<vscode.TextDocum
 /** The task: the file's `// task: <id>` header, else the setting, else the user's pick. */
 export async function taskFor(document?: vscode.TextDocument): Promise<string | undefined> {
   // Loaded on demand: the task module pulls in minecraft-data, which activation should not pay for.
-  const { BUILTIN_TASKS, taskFromHeader } = await import('../../runner/src/tasks');
+  const { BUILTIN_TASKS, taskFromHeader } = await import('../../runner/src/task-list');
   const fromHeader = document && taskFromHeader(document.getText());
   if (fromHeader) return fromHeader;
   const fromSetting = vscode.workspace.getConfiguration('rewardsmith').get<string>('defaultTask');

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { makeEvent, type RunnerEvent } from '../../runner/src/events';
 import { applyUnifiedDiff, PatchError } from '../../runner/src/diff';
-import { taskFromHeader } from '../../runner/src/tasks';
+import { taskFromHeader } from '../../runner/src/task-list';
 import { NdjsonEventReader, rewardEntryLine } from '../src/core';
 
 const fixture = (name: string) => readFileSync(new URL(`fixtures/${name}`, import.meta.url), 'utf8');

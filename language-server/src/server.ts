@@ -36,7 +36,7 @@ import {
   type CritiqueFinding,
   type CritiqueResult,
   type LlmSettings,
-} from './lsp_ext';
+} from '../../protocol/src/lsp';
 import { lintSnapshot, lintText, loadPythonParser, pythonParserReady, type RewardDiagnostic, type Severity } from '../../runner/src/lint/rules';
 import { EditorProbes, PROBE_IDLE_MS } from './probes';
 import { pythonCompletionsAt, pythonHoverAt } from './python-editor';

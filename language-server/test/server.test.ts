@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
 import type { CodeAction, CompletionItem, Diagnostic, Hover, PublishDiagnosticsParams, TextEdit, WorkspaceEdit } from 'vscode-languageserver-protocol';
 import { startLlmServer, type LlmTestServer } from '../../runner/test/helpers/llm-server';
-import { critiqueRequest, setSuggestionsNotification, suggestionResolvedNotification, SERVER_COMMANDS, type CritiqueResult } from '../src/lsp_ext';
+import { critiqueRequest, setSuggestionsNotification, suggestionResolvedNotification, SERVER_COMMANDS, type CritiqueResult } from '../../protocol/src/lsp';
 
 const root = path.join(__dirname, '..', '..');
 const buggyPath = path.join(__dirname, 'fixtures', 'buggy', 'paper-explore-diamond-printed.reward.ts');

@@ -15,11 +15,15 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
     // The analyzer and the reward check (lint, probes) sit above runs/: the dispatcher hands them to training, the
     // check for before anything trains, the analyzer for the suggestions streamed while it runs.
     load: async () => {
-      const [{ trainCommand }, { liveAnalysis }, { trainGate }] = await Promise.all([import('./runs/train'), import('./analyze/live'), import('./lint/check')]);
+      const [{ trainCommand }, { liveAnalysis }, { trainGate }] = await Promise.all([
+        import('./runs/train-command'),
+        import('./analyze/live'),
+        import('./lint/check'),
+      ]);
       return (argv: string[]) => trainCommand(argv, { liveAnalysis, gate: trainGate });
     },
   },
-  eval: { summary: 'evaluate a checkpoint on held-out worlds', load: async () => (await import('./runs/train')).evalCommand },
+  eval: { summary: 'evaluate a checkpoint on held-out worlds', load: async () => (await import('./runs/eval-command')).evalCommand },
   pretrain: {
     summary: "behaviour-clone a foundation policy from a scripted teacher's demonstrations",
     load: async () => (await import('./pretrain/pretrain')).pretrainCommand,

@@ -1,5 +1,5 @@
 // The layer diagram of ARCHITECTURE.md, enforced: reads the imports (static, `export … from`, `import()`,
-// `require()`) of every source file under runner/, language-server/ and extension/ and checks which module
+// `require()`) of every source file under protocol/, runner/, language-server/ and extension/ and checks which module
 // may import which. A module is a top-level folder, or a direct child (file or folder) of a `src/`.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,7 +9,7 @@ import path from 'node:path';
 import ts from 'typescript';
 
 const ROOT = path.join(__dirname, '..', '..');
-const TOP = ['runner', 'language-server', 'extension'] as const;
+const TOP = ['protocol', 'runner', 'language-server', 'extension'] as const;
 
 /**
  * runner/src's layers, top to bottom: a module imports only modules of lower layers, never one of its own
@@ -32,15 +32,15 @@ const RUNNER_LAYERS: readonly (readonly string[])[] = [
   ['files'],
   ['args', 'stats', 'diff', 'svg'],
   ['seeds'],
-  ['schema'],
+  ['schema', 'task-list'],
 ];
 
 /** The only runner and language-server modules the VS Code extension may import: the shared protocols. */
 const EXTENSION_MAY_IMPORT = new Set([
-  'language-server/src/lsp_ext', // custom LSP requests and notifications
+  'protocol/src/lsp', // custom LSP requests and notifications, shared with the language server
   'runner/src/events', // the runner's stdout event stream
   'runner/src/records', // the files a run writes
-  'runner/src/tasks', // the built-in task list for the task picker and the `// task:` header
+  'runner/src/task-list', // the built-in task list for the task picker and the `// task:` header (no game data)
   'runner/src/diff', // the unified diffs that analyzer suggestions carry
   'runner/src/stats', // the one format of rates and of differences between them (records already build on it)
 ]);
@@ -143,8 +143,13 @@ describe('layers', () => {
     }
   });
 
+  it('the protocol is neutral: it imports nothing of the runner, the language server or the extension', () => {
+    const bad = moduleEdges((e) => topOf(e.fromModule) === 'protocol' && topOf(e.toModule) !== 'protocol').map(describeEdge);
+    assert.deepEqual(bad, []);
+  });
+
   it('the runner never imports the language server or the extension', () => {
-    const bad = moduleEdges((e) => topOf(e.fromModule) === 'runner' && topOf(e.toModule) !== 'runner').map(describeEdge);
+    const bad = moduleEdges((e) => topOf(e.fromModule) === 'runner' && ['language-server', 'extension'].includes(topOf(e.toModule))).map(describeEdge);
     assert.deepEqual(bad, []);
   });
 

@@ -9,22 +9,19 @@ import path from 'node:path';
 import ts from 'typescript';
 
 const ROOT = path.join(__dirname, '..', '..');
-const PRODUCT = ['runner/src', 'language-server/src', 'extension/src'];
+const PRODUCT = ['protocol', 'runner/src', 'language-server/src', 'extension/src'];
 const MAX_FUNCTION_LINES = 150;
 const MAX_FILE_LINES = 800;
 
 /** Functions over the limit today, `file:name` → lines. Shrink the number when one shrinks; remove it when it fits. */
 const LONG_FUNCTIONS: Record<string, number> = {
-  'language-server/src/server.ts:startServer': 430,
-  'runner/src/runs/train.ts:train': 373,
-  'extension/src/training.ts:registerTraining': 182,
+  'language-server/src/server.ts:startServer': 396,
   'runner/src/env/sim/observe.ts:tracePlane': 173,
 };
 
 /** Files over the limit today → lines. The world generator may stay larger: it reads as a list of features. */
 const LARGE_FILES: Record<string, number> = {
   'runner/src/env/sim/worldgen.ts': 1445,
-  'runner/src/runs/train.ts': 1059,
 };
 
 /** Files that may hold a mulberry32 step besides seeds.ts, the one PRNG. */

@@ -76,7 +76,7 @@ export interface FindingContext {
 export interface FindingMeta<K extends string> {
   /** The file's name: what it looks for. */
   id: string;
-  /** The kinds of finding it reports (one detector may report several, never and always positive say). */
+  /** The kinds of finding it reports (one detector may report several: reward-sign reports never and always positive). */
   kinds: readonly K[];
   /** What it finds, in one line. */
   description: string;

@@ -23,13 +23,14 @@ export interface RewardPatch {
   patched: string;
 }
 
-/** The writer of each request kind (several findings may ask for the same one). */
-const WRITERS: ReadonlyMap<string, PatchWriter> = new Map(
-  FINDINGS.flatMap((rule): [string, PatchWriter][] => (rule.patch ? [[rule.patch.kind, rule.patch]] : [])),
-);
-
-/** The request kinds the findings register writers for. */
-export const PATCH_KINDS: readonly string[] = [...WRITERS.keys()];
+/** The writer of each request kind: several findings may ask for the same one, but a kind has one writer. */
+const WRITERS = new Map<string, PatchWriter>();
+for (const rule of FINDINGS) {
+  const writer: PatchWriter | undefined = rule.patch;
+  if (!writer) continue;
+  if (WRITERS.has(writer.kind) && WRITERS.get(writer.kind) !== writer) throw new Error(`two patch writers for ${writer.kind} (${rule.meta.id} has its own)`);
+  WRITERS.set(writer.kind, writer);
+}
 
 /** Builds the edits for one request (every patch needs the dense term, so a file without one has no patches). */
 function editsFor(src: RewardSource, req: PatchRequest): Edit[] {

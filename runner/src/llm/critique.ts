@@ -7,41 +7,11 @@ import { terminalJson, terminalText } from '../args';
 import { LlmError, LlmNotConfiguredError, isLlmConfigured, resolveLlmConfig, type LlmConfig, type LlmLog } from './client';
 import { critiqueReward } from './critic';
 import { resolveTask, taskFromHeader, type TaskSpec } from '../tasks';
-import type { LspRange, RewardDiagnostic } from '../lint/rules';
+import type { CritiqueFinding, CritiqueResult } from '../../../protocol/src/lsp';
+import type { RewardDiagnostic } from '../lint/rules';
 import { lintText } from '../lint/rules';
 import { CommandError, parseCommandArgs, runCommand } from '../args';
 import { readRewardFile, UnreadableRewardFile } from '../reward/compile';
-
-/** One critic finding as published; lines are LSP's 0-based. */
-export interface CritiqueFinding {
-  range: LspRange;
-  severity: 'error' | 'warning' | 'information';
-  message: string;
-}
-
-export type CritiqueResult =
-  | {
-      status: 'ok';
-      /** The paper's critic verdict. */
-      success: boolean;
-      reasoning: string;
-      critique: string | null;
-      findings: CritiqueFinding[];
-      /** True when served from the content-hash cache without calling the LLM. */
-      cached: boolean;
-      model: string;
-    }
-  | {
-      status: 'error';
-      /** Why no review came back, written for the user (e.g. "No LLM configured: set OPENAI_API_KEY …"). */
-      message: string;
-      /** `not-configured`: no key/base URL; `llm`: the LLM failed after retries (timeout, 429/5xx, malformed answer);
-       * `bad-task`: the task id/file named by the request or the `// task:` header cannot be loaded;
-       * `no-document`: the server does not have the document open. */
-      kind: 'not-configured' | 'llm' | 'bad-task' | 'no-document';
-    };
-
-export type CritiqueOutcome = CritiqueResult;
 
 export interface CritiqueFileOptions {
   file: string;
@@ -64,7 +34,7 @@ export function findingRange(lines: string[], line: number, endLine: number | un
   return { start: { line: first, character: indent }, end: { line: last, character: (lines[last] ?? '').length } };
 }
 
-export async function critiqueFile(opts: CritiqueFileOptions): Promise<CritiqueOutcome> {
+export async function critiqueFile(opts: CritiqueFileOptions): Promise<CritiqueResult> {
   const llm = resolveLlmConfig(opts.llm);
   if (!isLlmConfigured(llm)) return { status: 'error', kind: 'not-configured', message: new LlmNotConfiguredError().message };
   const taskName = opts.task || taskFromHeader(opts.source) || opts.defaultTask || undefined;

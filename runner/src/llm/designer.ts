@@ -1,8 +1,8 @@
 // The reward designer (LLM) and the review pipeline every candidate goes through before any training:
-// static checks first (the language server's linter plus the runtime's contract check), then the probes (the
-// reward replayed on the task's probe bank); a file with errors goes back to the designer with the diagnostics
-// and is never trained. Then the LLM critic, up to 3 rounds, told what the probes measured (their warnings),
-// which also go back to the designer with the critique.
+// static checks first (the language server's linter plus the runtime's contract check; a file with errors goes
+// back to the designer with the diagnostics and is never trained), then the LLM critic, up to 3 rounds, told what
+// the probes measured (their warnings: the reward replayed on the task's probe bank), which also go back to the
+// designer with the critique.
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeAtomic } from '../files';
@@ -132,13 +132,14 @@ export function staticCheck(file: string, source: string): StaticDiagnostic[] {
 }
 
 /**
- * The probes' errors and warnings for a draft that passed the static checks (the reward replayed on the task's
- * probe bank): errors go back to the designer as static errors do, warnings to the critic and with its critique.
+ * The probes' warnings for a draft that passed the static checks (the reward replayed on the task's probe bank):
+ * they go to the critic and, with its critique, back to the designer. The probes' errors are the loop's screen's:
+ * a reward that fails on a probe goes back to the designer as a run-time error would (screen.ts), not trained.
  */
-async function probeCheck(file: string, source: string, task: TaskSpec): Promise<StaticDiagnostic[]> {
+async function probeWarnings(file: string, source: string, task: TaskSpec): Promise<StaticDiagnostic[]> {
   const { findings } = await probeReward(file, task, { source });
   return findings
-    .filter((f) => f.severity === 'error' || f.severity === 'warning')
+    .filter((f) => f.severity === 'warning')
     .map(probeDiagnostic)
     .map((d) => ({ line: d.range.start.line + 1, column: d.range.start.character + 1, severity: d.severity, code: d.code, message: d.message }));
 }
@@ -209,7 +210,7 @@ export async function designAndReview(opts: ReviewOptions): Promise<ReviewedRewa
     const file = path.join(opts.dir, `draft-${draft}.reward.${extension}`);
     writeAtomic(file, source);
     const statics = staticCheck(file, source);
-    const probed = statics.some((d) => d.severity === 'error') ? [] : await probeCheck(file, source, opts.task);
+    const probed = statics.some((d) => d.severity === 'error') ? [] : await probeWarnings(file, source, opts.task);
     const diagnostics = [...statics, ...probed];
     const step: ReviewStep = {
       draft,

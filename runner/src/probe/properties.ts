@@ -415,7 +415,8 @@ const inputsUnused: Property = (replay, { bank }) => {
           `${BEHAVIOURS[bank.episodes[w.episode]!.behaviour]} with ${w.donor === w.episode ? 'its own one step apart' : `that of ${BEHAVIOURS[bank.episodes[w.donor]!.behaviour]}`}`,
       )
       .join('; ');
-    const also = read.lines.length > 1 ? ` (read on lines ${read.lines.join(', ')})` : '';
+    const lines = read.lines.length > 8 ? `${read.lines.slice(0, 8).join(', ')} and ${read.lines.length - 8} more` : read.lines.join(', ');
+    const also = read.lines.length > 1 ? ` (read on lines ${lines})` : '';
     findings.push({
       ...at({ line: read.line, column: read.column, endColumn: read.endColumn }),
       severity: 'warning',

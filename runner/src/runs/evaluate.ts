@@ -2,6 +2,7 @@
 // reward in its sandbox (so records carry the rewards the agent saw), and write the run's evaluation records
 // in the analyzer's format (last 32 steps, final state, full path).
 
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { makeFolder, writeAtomic } from '../files';
 import type { TaskSpec } from '../tasks';
@@ -9,12 +10,18 @@ import type { StepObservation } from '../schema';
 import type { VecEnv } from '../env/types';
 import { createEnv } from '../env/index';
 import { hash32, nextEpisodeSeed } from '../seeds';
-import { RUN_FILES, rateRecord, type EpisodeRecord, type RunSummary } from '../records';
+import { RUN_FILES, rateRecord, runRewardCopy, type EpisodeRecord, type GeneralisationGap, type RunSummary } from '../records';
 import { EpisodeRecorder } from './recorder';
 import { makeEvent, type RunnerEvent } from '../events';
-import type { RewardSandbox } from '../reward/index';
+import { RewardSandbox } from '../reward/index';
+import { ensureBackend, type BackendChoice } from '../ppo/backend';
+import { engineOf, loadNetwork } from '../ppo/learner';
+import { resolveCheckpointDir, Rng, sampleActions, type PolicyNetwork } from '../ppo/policy';
+import { checkpointState, type TrainState } from './run-folder';
 
 export const DEFAULT_EVAL_EPISODES = 100;
+// Evaluation batch: enough envs to keep the workers busy, few enough that little runs past the last episode.
+export const EVAL_ENVS = 25;
 // Salt of the evaluation seed streams; training streams use the run seed directly (see train.ts).
 const EVAL_SALT = 0x0e7a1;
 
@@ -145,4 +152,84 @@ export function writeEvalRecords(runDir: string, episodes: EpisodeRecord[]): voi
       1,
     ) + '\n',
   );
+}
+
+/** A policy's actions in evaluation: sampled from its probabilities with the evaluation stream of `seed`. */
+export function sampledActions(net: PolicyNetwork, numActions: number, seed: number): EvaluateOptions['act'] {
+  const rng = new Rng(seed ^ 0xe7a1);
+  return (features, numEnvs) => sampleActions(net.evaluate(features, numEnvs).probs, numEnvs, numActions, rng);
+}
+
+/** Seeds a checkpoint must not be evaluated on: its run's training worlds and its initial policy's demonstration worlds. */
+function seenSeeds(loaded: ReturnType<typeof loadNetwork>, state: TrainState | null): Set<number> {
+  return new Set([...(state?.trainingSeeds ?? []), ...(loaded.file.worldSeeds ?? [])]);
+}
+
+/** The held-out evaluation of a loaded checkpoint (what `eval` and `evaluateCheckpoint` share). */
+export function evaluatePolicy(
+  loaded: ReturnType<typeof loadNetwork>,
+  state: TrainState | null,
+  o: {
+    task: TaskSpec;
+    episodes: number;
+    envs: number;
+    seed: number;
+    sandbox: RewardSandbox | null;
+    excludeSeeds?: Iterable<number>;
+    workers?: number;
+    emit?: (e: RunnerEvent) => void;
+    onEpisode?: (done: number, total: number) => void;
+  },
+) {
+  const trainingSeeds = seenSeeds(loaded, state);
+  for (const s of o.excludeSeeds ?? []) trainingSeeds.add(s);
+  return evaluate({
+    task: o.task,
+    episodes: o.episodes,
+    numEnvs: o.envs,
+    seed: o.seed,
+    sandbox: o.sandbox,
+    emit: o.emit,
+    onEpisode: o.onEpisode,
+    trainingSeeds,
+    workers: o.workers,
+    act: sampledActions(loaded.net, loaded.file.numActions, o.seed),
+  });
+}
+
+/**
+ * Evaluates a trained run's policy (with the run's reward copy) on `episodes` more held-out worlds from the
+ * evaluation stream of `seed`, never on a world it trained on or one in `excludeSeeds` (e.g. the worlds of its
+ * earlier evaluations), and writes the episode records to `out`. The improvement loop's extra evaluations.
+ */
+export async function evaluateCheckpoint(o: {
+  runDir: string;
+  task: TaskSpec;
+  episodes: number;
+  seed: number;
+  excludeSeeds: Iterable<number>;
+  out: string;
+  backend?: BackendChoice;
+}): Promise<{ summary: EvalSummary; episodes: EpisodeRecord[] }> {
+  const backend = await ensureBackend(o.backend ?? 'auto');
+  const dir = resolveCheckpointDir(o.runDir);
+  const loaded = loadNetwork(dir, engineOf(backend));
+  const state = checkpointState(dir);
+  const envs = Math.min(EVAL_ENVS, o.episodes);
+  let sandbox: RewardSandbox | null = null;
+  try {
+    sandbox = await RewardSandbox.open(runRewardCopy(o.runDir), envs, { attack: o.task.attack, episodeSteps: o.task.maxSteps });
+    const result = await evaluatePolicy(loaded, state, { task: o.task, episodes: o.episodes, envs, seed: o.seed, sandbox, excludeSeeds: o.excludeSeeds });
+    mkdirSync(o.out, { recursive: true });
+    writeEvalRecords(o.out, result.episodes);
+    return { summary: result.summary, episodes: result.episodes };
+  } finally {
+    await sandbox?.close();
+    loaded.net.dispose();
+  }
+}
+
+/** The `eval` event: summary.json's `eval` and its generalisation gap. */
+export function evalEvent(e: EvalSummary, gap: GeneralisationGap | null): RunnerEvent {
+  return makeEvent({ type: 'eval', ...e, generalisation_gap: gap });
 }

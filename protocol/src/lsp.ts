@@ -1,9 +1,10 @@
 // Rewardsmith's extensions to the Language Server Protocol, shared by the server and any client (the VS Code
-// extension imports this module; a Neovim/Helix user can send the same JSON). Everything here is plain
-// protocol data: no VS Code types, no server internals. Keep it stable: add fields, never rename them.
+// extension imports this module; a Neovim/Helix user can send the same JSON). It belongs to neither side: the
+// language server, the extension and the runner's critic (which builds the critique result) import it, and
+// it imports nothing of theirs. Everything here is plain protocol data: no VS Code types, no server
+// internals. Keep it stable: add fields, never rename them.
 import { NotificationType, RequestType } from 'vscode-languageserver-protocol';
 import type { Range, TextDocumentIdentifier } from 'vscode-languageserver-protocol';
-import type { CritiqueFinding, CritiqueResult } from '../../runner/src/llm/critique';
 
 /** `source` of the diagnostics each producer publishes; clients can filter or style by it. */
 export const DIAGNOSTIC_SOURCE = {
@@ -29,8 +30,35 @@ export interface CritiqueParams {
   force?: boolean;
 }
 
-/** The review (or why none came back) and its line-anchored findings: what `critiqueFile` returns. */
-export type { CritiqueFinding, CritiqueResult };
+/** One critic finding as published; lines are LSP's 0-based. */
+export interface CritiqueFinding {
+  range: Range;
+  severity: 'error' | 'warning' | 'information';
+  message: string;
+}
+
+/** The review (or why none came back) and its line-anchored findings. */
+export type CritiqueResult =
+  | {
+      status: 'ok';
+      /** The paper's critic verdict. */
+      success: boolean;
+      reasoning: string;
+      critique: string | null;
+      findings: CritiqueFinding[];
+      /** True when served from the content-hash cache without calling the LLM. */
+      cached: boolean;
+      model: string;
+    }
+  | {
+      status: 'error';
+      /** Why no review came back, written for the user (e.g. "No LLM configured: set OPENAI_API_KEY …"). */
+      message: string;
+      /** `not-configured`: no key/base URL; `llm`: the LLM failed after retries (timeout, 429/5xx, malformed answer);
+       * `bad-task`: the task id/file named by the request or the `// task:` header cannot be loaded;
+       * `no-document`: the server does not have the document open. */
+      kind: 'not-configured' | 'llm' | 'bad-task' | 'no-document';
+    };
 
 export const critiqueRequest = new RequestType<CritiqueParams, CritiqueResult, void>('rewardsmith/critique');
 

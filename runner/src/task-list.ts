@@ -1,0 +1,152 @@
+// The built-in tasks (the paper's) and the `// task: <id>` header a reward file names its task with: plain
+// data and text, no game data and no file reading, so the VS Code client lists tasks without bundling the
+// game (tasks.ts, which reads and checks user task files against the game's names, re-exports all of it).
+export type WorldKind = 'plains' | 'underground';
+
+/**
+ * Density multipliers for an easier (or harder) world than vanilla 1.16.5; 1 everywhere is vanilla, the
+ * default. A task file sets them under `worldOptions` for a quick demo; figures measured on such a world
+ * are not comparable with vanilla ones.
+ */
+export interface WorldOptions {
+  /** Trees per plains chunk, × vanilla's 0.05. */
+  treeDensity: number;
+  /** Passive-animal groups per plains chunk, × vanilla's. */
+  animalDensity: number;
+  /** Ore veins per chunk (every ore), × vanilla's attempts. */
+  oreDensity: number;
+  /** Hostile mobs around the agent underground, × vanilla's mob cap (0: none). */
+  hostileDensity: number;
+}
+export const VANILLA_WORLD: Readonly<WorldOptions> = Object.freeze({ treeDensity: 1, animalDensity: 1, oreDensity: 1, hostileDensity: 1 });
+
+export type SuccessCriterion =
+  /** One of `names` is visible and nearer than `distance` metres. */
+  | { kind: 'near'; names: string[]; distance: number }
+  /** The agent killed `count` of `mob`. */
+  | { kind: 'kill'; mob: string; count: number };
+
+export interface TaskDescription {
+  objective: string;
+  initial_status: string;
+  success_criteria: string;
+  procedure: string;
+}
+
+export interface TaskSpec {
+  id: string;
+  world: WorldKind;
+  /** Density multipliers; absent means vanilla. */
+  worldOptions?: Partial<WorldOptions>;
+  /** Feet height at the start: 'surface' spawns on the ground; a number spawns at that y underground. */
+  startY: 'surface' | number;
+  /** Starting inventory, item name → count; the first entry is held. */
+  inventory: Record<string, number>;
+  success: SuccessCriterion;
+  maxSteps: number;
+  /** Attack tasks pass `damage_dealt` and `kill_entity` to the reward. */
+  attack: boolean;
+  description: TaskDescription;
+  /** The task file it was read from (absolute), for a task that is not built in: run records keep it. */
+  file?: string;
+}
+
+const approach = (mob: string): TaskSpec => ({
+  id: `approach-${mob}`,
+  world: 'plains',
+  startY: 'surface',
+  inventory: {},
+  success: { kind: 'near', names: [mob], distance: 2 },
+  maxSteps: 2000,
+  attack: false,
+  description: {
+    objective: `Approach a ${mob}.`,
+    initial_status: 'The agent stands on the ground in a plains biome with an empty inventory.',
+    success_criteria: `A ${mob} is in the field of view and less than 2 metres away.`,
+    procedure: `Find a ${mob} and walk up to it.`,
+  },
+});
+
+export const BUILTIN_TASKS: Readonly<Record<string, TaskSpec>> = Object.fromEntries(
+  [
+    {
+      id: 'explore-diamond',
+      world: 'underground',
+      startY: 11,
+      inventory: { iron_pickaxe: 1 },
+      success: { kind: 'near', names: ['diamond_ore'], distance: 2 },
+      maxSteps: 60000,
+      attack: false,
+      description: {
+        objective: 'Find diamond ore.',
+        initial_status: 'The agent is underground at y = 11, holding an iron pickaxe.',
+        success_criteria: 'Diamond ore is in the field of view and less than 2 metres away.',
+        procedure: 'Explore the underground, digging through stone where needed, until diamond ore is close.',
+      },
+    },
+    {
+      id: 'approach-tree',
+      world: 'plains',
+      startY: 'surface',
+      inventory: {},
+      success: { kind: 'near', names: ['oak_log', 'birch_log'], distance: 1 },
+      maxSteps: 2000,
+      attack: false,
+      description: {
+        objective: 'Approach a tree.',
+        initial_status: 'The agent stands on the ground in a plains biome with an empty inventory.',
+        success_criteria: 'A log is in the field of view and less than 1 metre away.',
+        procedure: 'Find a tree and walk up to its trunk.',
+      },
+    },
+    approach('cow'),
+    approach('pig'),
+    approach('sheep'),
+    approach('chicken'),
+    {
+      id: 'attack-cow',
+      world: 'plains',
+      startY: 'surface',
+      inventory: {},
+      success: { kind: 'kill', mob: 'cow', count: 1 },
+      maxSteps: 4000,
+      attack: true,
+      description: {
+        objective: 'Kill a cow.',
+        initial_status: 'The agent stands on the ground in a plains biome with an empty inventory.',
+        success_criteria: 'The agent has killed a cow.',
+        procedure: 'Find a cow, get within reach and attack it until it dies.',
+      },
+    },
+  ].map((t) => [t.id, t as TaskSpec]),
+);
+
+/** `// task: <id or task file>` in a reward file's leading comments (before the first line of code). */
+/** `// task: <id>` in TypeScript, `# task: <id>` in Python. */
+const TASK_HEADER = /^\s*(?:\/\/|#)\s*task\s*:\s*([A-Za-z0-9_./-]+)\s*$/;
+
+/** 0-based line of the task header, or -1 when the leading comments have none. */
+function taskHeaderLine(lines: string[]): number {
+  for (let i = 0; i < lines.length; i++) {
+    if (TASK_HEADER.test(lines[i]!)) return i;
+    const trimmed = lines[i]!.trim();
+    if (trimmed !== '' && !trimmed.startsWith('//') && !trimmed.startsWith('/*') && !trimmed.startsWith('*') && !trimmed.startsWith('#')) return -1;
+  }
+  return -1;
+}
+
+/** The task a reward file names in its `// task: <id>` header line, or undefined. */
+export function taskFromHeader(text: string): string | undefined {
+  const lines = text.split(/\r?\n/);
+  const at = taskHeaderLine(lines);
+  return at < 0 ? undefined : TASK_HEADER.exec(lines[at]!)![1];
+}
+
+/** The reward file with its header naming `taskId`: the existing header line rewritten, else one added on top. */
+export function withTaskHeader(text: string, taskId: string, comment: '//' | '#' = '//'): string {
+  const lines = text.split('\n');
+  const at = taskHeaderLine(lines.map((l) => l.replace(/\r$/, '')));
+  if (at < 0) return `${comment} task: ${taskId}\n${text}`;
+  lines[at] = lines[at]!.replace(/((?:\/\/|#)\s*task\s*:\s*)[A-Za-z0-9_./-]+/, `$1${taskId}`);
+  return lines.join('\n');
+}
