@@ -23,7 +23,7 @@ import {
 } from '../records';
 import { resolveTask, type TaskSpec } from '../tasks';
 import { findFailures, type EpisodeEvidence, type Finding, type FindingKind, type RewardFacts } from './findings';
-import { denseLines, patchReward, PatchUnavailable, type PatchRequest } from './patches';
+import { denseLines, patchReward, PatchUnavailable, preparePatches, type PatchRequest } from './patches';
 import { rerunReward } from './rerun';
 
 /** A suggestion as the analyzer builds it: suggestions.json's record, with the analyzer's own types. */
@@ -127,6 +127,7 @@ export async function analyzeRun(runDir: string, opts: { rewardFile?: string; ta
   const task = resolved.task;
   const file = rewardFileFor(runDir, summary, opts.rewardFile);
   const reward = file ? { file, text: readFileSync(file, 'utf8') } : undefined;
+  if (file) await preparePatches(file);
   const failed = episodes.filter((e) => !e.success);
   const deathCauses: Record<string, number> = {};
   for (const e of episodes) if (e.died) deathCauses[e.deathCause ?? 'other'] = (deathCauses[e.deathCause ?? 'other'] ?? 0) + 1;
