@@ -15,7 +15,7 @@ const MAX_FILE_LINES = 800;
 
 /** Functions over the limit today, `file:name` → lines. Shrink the number when one shrinks; remove it when it fits. */
 const LONG_FUNCTIONS: Record<string, number> = {
-  'language-server/src/server.ts:startServer': 396,
+  'language-server/src/server.ts:startServer': 165,
   'runner/src/env/sim/observe.ts:tracePlane': 173,
 };
 
