@@ -35,6 +35,8 @@ function filePathOf(uri: string): string {
   return path.join(path.sep, '__unsaved__', REWARD_FILE_PATTERN.test(name) ? name : `${name}.reward.ts`);
 }
 
+const isReward = (uri: string) => REWARD_FILE_PATTERN.test(uri.replace(/[?#].*$/, ''));
+
 export function startServer(given?: Connection): Promise<number> {
   const connection = given ?? createConnection(ProposedFeatures.all);
   const documents = new TextDocuments(TextDocument);
@@ -63,8 +65,6 @@ export function startServer(given?: Connection): Promise<number> {
     publish: (uri) => publish(uri),
   });
   const lintResults = linter.results;
-
-  const isReward = (uri: string) => REWARD_FILE_PATTERN.test(uri.replace(/[?#].*$/, ''));
 
   function publish(uri: string): void {
     const doc = documents.get(uri);
