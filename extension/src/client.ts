@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import type * as vscode from 'vscode';
 import { LanguageClient, State, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
-import { setLlmApiKeyNotification } from '../../protocol/src/lsp';
+import { setLlmApiKeyNotification, type RewardsmithInitializationOptions } from '../../protocol/src/lsp';
 import { API_KEY_SECRET } from './runner';
 import type { Suggestions } from './suggestions';
 import { REWARD_SELECTOR } from './workspace';
@@ -27,6 +27,8 @@ export async function startLanguageClient(
   const clientOptions: LanguageClientOptions = {
     documentSelector: REWARD_SELECTOR,
     synchronize: { configurationSection: 'rewardsmith' },
+    // The dashboard plays a probe finding's episode: the server may offer that code action.
+    initializationOptions: { playProbeEpisode: true } satisfies RewardsmithInitializationOptions,
   };
   const client = new LanguageClient('rewardsmith', 'Rewardsmith Language Server', serverOptions, clientOptions);
   try {

@@ -23,6 +23,8 @@ export class Dashboard {
     private readonly runsRoot: () => string | undefined,
     /** Re-simulates an episode (the CLI's `playback --format json` as a child process). */
     private readonly playback?: (dir: string, episode: number) => Promise<PlaybackRecord>,
+    /** Re-simulates a probe episode of a reward file's task with its rewards (`playback FILE --probe N`). */
+    private readonly probePlayback?: (rewardFile: string, probe: number) => Promise<PlaybackRecord>,
   ) {}
 
   show(preserveFocus = false): void {
@@ -51,6 +53,8 @@ export class Dashboard {
         for (const event of this.live.events) this.post({ type: 'event', event });
       }
       if (this.loop) this.post({ type: 'loop-results', ...this.loop });
+      // A playback asked for before the panel was ready (a probe finding's code action opens the panel).
+      if (this.lastPlayback) this.post(this.lastPlayback);
     });
     panel.onDidDispose(() => (this.panel = undefined));
     this.panel = panel;
@@ -94,6 +98,24 @@ export class Dashboard {
       this.post({ type: 'playback-error', run, episode, message: (err as Error).message });
     }
   }
+
+  /** Plays probe episode `probe` (1-based) of a reward file's task with that file's rewards, opening the panel. */
+  async playProbe(rewardFile: string, probe: number): Promise<void> {
+    if (!this.probePlayback || !Number.isInteger(probe) || probe < 1) return;
+    const run = path.basename(rewardFile);
+    this.show(true);
+    this.lastPlayback = undefined;
+    this.post({ type: 'playback-loading', run, episode: probe });
+    try {
+      this.lastPlayback = { type: 'playback', run, record: await this.probePlayback(rewardFile, probe) };
+    } catch (err) {
+      this.lastPlayback = { type: 'playback-error', run, episode: probe, message: (err as Error).message };
+    }
+    this.post(this.lastPlayback);
+  }
+
+  /** The last probe playback, sent again when the webview (re)loads. */
+  private lastPlayback: DashboardMessage | undefined;
 
   private post(message: DashboardMessage): void {
     void this.panel?.webview.postMessage(message);

@@ -6,6 +6,7 @@
 // (llm-commands.ts) and sweeps (sweep.ts).
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
+import { CLIENT_COMMANDS } from '../../protocol/src/lsp';
 import { startLanguageClient } from './client';
 import { Dashboard } from './dashboard';
 import { registerLlmCommands } from './llm-commands';
@@ -28,12 +29,24 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     output,
     runner,
     suggestions,
-    dashboard: new Dashboard(context.extensionUri, runsRootOf, (dir, episode) => runner.playback(dir, episode)),
+    dashboard: new Dashboard(
+      context.extensionUri,
+      runsRootOf,
+      (dir, episode) => runner.playback(dir, episode),
+      (file, probe) => runner.playbackProbe(file, probe),
+    ),
     runtimeErrors,
     client: () => client,
     runsRoot: runsRootOf,
   };
   registerSuggestionsView(context, suggestions);
+  // A probe finding's code action (the language server offers it): its probe episode, played in the dashboard.
+  context.subscriptions.push(
+    vscode.commands.registerCommand(CLIENT_COMMANDS.playProbeEpisode, (arg: { uri?: string; episode?: number } | undefined) => {
+      if (typeof arg?.uri !== 'string' || typeof arg.episode !== 'number') return;
+      return services.dashboard.playProbe(vscode.Uri.parse(arg.uri).fsPath, arg.episode);
+    }),
+  );
   client = await startLanguageClient(context, suggestions, output);
   registerTraining(services);
   registerLlmCommands(services);

@@ -68,8 +68,16 @@ export class Runner {
    * child is killed after `timeoutMs` or past PLAYBACK_LIMITS.chars of output; its error line is the rejection.
    */
   playback(dir: string, episode: number, timeoutMs = 120_000): Promise<PlaybackRecord> {
+    return this.runPlayback(['playback', dir, '--episode', String(episode), '--format', 'json'], timeoutMs);
+  }
+
+  /** `rewardsmith playback FILE --probe N --format json`: probe episode N of the file's task with its rewards. */
+  playbackProbe(rewardFile: string, probe: number, timeoutMs = 120_000): Promise<PlaybackRecord> {
+    return this.runPlayback(['playback', rewardFile, '--probe', String(probe), '--format', 'json'], timeoutMs);
+  }
+
+  private runPlayback(args: string[], timeoutMs: number): Promise<PlaybackRecord> {
     const { node, cli } = this.cli();
-    const args = ['playback', dir, '--episode', String(episode), '--format', 'json'];
     this.output.appendLine(`$ rewardsmith ${args.join(' ')}`);
     return new Promise((resolve, reject) => {
       const child = spawn(node, [cli, ...args], { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });

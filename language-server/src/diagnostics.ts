@@ -4,6 +4,7 @@ import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver/node'
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { RewardDiagnostic, Severity } from '../../runner/src/lint/rules';
 import { DIAGNOSTIC_SOURCE, type AnalyzerSuggestion, type CritiqueFinding } from '../../protocol/src/lsp';
+import { probeEpisodeData } from './probes';
 
 const SEVERITY: Record<Severity, DiagnosticSeverity> = {
   error: DiagnosticSeverity.Error,
@@ -24,7 +25,14 @@ export function documentDiagnostics(
     message: d.message,
   }));
   for (const d of found.probe)
-    diagnostics.push({ range: d.range, severity: SEVERITY[d.severity], code: d.code, source: DIAGNOSTIC_SOURCE.probe, message: d.message });
+    diagnostics.push({
+      range: d.range,
+      severity: SEVERITY[d.severity],
+      code: d.code,
+      source: DIAGNOSTIC_SOURCE.probe,
+      message: d.message,
+      ...probeEpisodeData(d),
+    });
   for (const finding of found.critic) {
     diagnostics.push({ range: finding.range, severity: SEVERITY[finding.severity], source: DIAGNOSTIC_SOURCE.critic, message: finding.message });
   }

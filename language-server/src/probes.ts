@@ -3,7 +3,8 @@
 // sandbox's own process, and a bank recorded for the first time yields to the event loop between slices, so hover
 // and completion answer meanwhile. One probe per document at a time; an edit during it asks for one more after
 // it. Keeps each document's findings (published as diagnostics by the server) and its reward profile (CodeLens).
-import type { CodeLens, Connection } from 'vscode-languageserver/node';
+import { CodeActionKind, type CodeAction, type CodeLens, type Connection, type Diagnostic, type InitializeParams } from 'vscode-languageserver/node';
+import { CLIENT_COMMANDS, DIAGNOSTIC_SOURCE, type RewardsmithInitializationOptions } from '../../protocol/src/lsp';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { TextDocuments } from 'vscode-languageserver/node';
 import { probeDiagnostic, taskOfReward } from '../../runner/src/lint/check';
@@ -25,6 +26,11 @@ export interface EditorProbeHost {
   publish(uri: string): void;
 }
 
+/** A finding a probe episode shows carries it on its LSP diagnostic (`data.probeEpisode`, 1-based), for codeActions. */
+export function probeEpisodeData(d: RewardDiagnostic): Pick<Diagnostic, 'data'> {
+  return d.probeEpisode === undefined ? {} : { data: { probeEpisode: d.probeEpisode } };
+}
+
 export class EditorProbes {
   private readonly findings = new Map<string, RewardDiagnostic[]>();
   /** Each document's reward profile, with the text it was probed on (a lens on changed text would sit on the wrong line). */
@@ -34,8 +40,33 @@ export class EditorProbes {
   private readonly again = new Set<string>();
   /** The client re-asks for CodeLenses when told (workspace/codeLens/refresh). */
   canRefreshLenses = false;
+  /** The client runs CLIENT_COMMANDS.playProbeEpisode (said in its initializationOptions). */
+  clientPlaysEpisodes = false;
 
   constructor(private readonly host: EditorProbeHost) {}
+
+  /** What the client said at `initialize`: whether it refreshes CodeLenses and plays probe episodes. */
+  initialize(params: InitializeParams): void {
+    this.canRefreshLenses = !!params.capabilities.workspace?.codeLens?.refreshSupport;
+    this.clientPlaysEpisodes = (params.initializationOptions as RewardsmithInitializationOptions | undefined)?.playProbeEpisode === true;
+  }
+
+  /** For each finding a probe episode shows, a client that can play it (VS Code: in its dashboard) gets the action. */
+  codeActions(uri: string, diagnostics: Diagnostic[]): CodeAction[] {
+    if (!this.clientPlaysEpisodes) return [];
+    return diagnostics.flatMap((diag) => {
+      const episode = (diag.data as { probeEpisode?: unknown } | undefined)?.probeEpisode;
+      if (diag.source !== DIAGNOSTIC_SOURCE.probe || !Number.isInteger(episode)) return [];
+      return [
+        {
+          title: `Watch probe episode ${episode} with this reward`,
+          kind: CodeActionKind.QuickFix,
+          diagnostics: [diag],
+          command: { title: 'Watch probe episode', command: CLIENT_COMMANDS.playProbeEpisode, arguments: [{ uri, episode }] },
+        },
+      ];
+    });
+  }
 
   /** A reward document opened: the first probe of the session does not wait for a sandbox host to start. */
   opened(uri: string): void {

@@ -79,7 +79,7 @@ export function startServer(given?: Connection): Promise<number> {
 
   connection.onInitialize((params) => {
     canReadConfiguration = !!params.capabilities.workspace?.configuration;
-    probes.canRefreshLenses = !!params.capabilities.workspace?.codeLens?.refreshSupport;
+    probes.initialize(params);
     return {
       capabilities: {
         textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, save: { includeText: false } },
@@ -121,7 +121,11 @@ export function startServer(given?: Connection): Promise<number> {
   connection.onCodeAction((params) => {
     linter.touched();
     const doc = documents.get(params.textDocument.uri);
-    return doc ? codeActions(doc, params.context.diagnostics, lintResults.get(doc.uri) ?? [], suggestions.get(doc.uri)) : [];
+    if (!doc) return [];
+    return [
+      ...codeActions(doc, params.context.diagnostics, lintResults.get(doc.uri) ?? [], suggestions.get(doc.uri)),
+      ...probes.codeActions(doc.uri, params.context.diagnostics),
+    ];
   });
 
   connection.onExecuteCommand((params) => {

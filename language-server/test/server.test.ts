@@ -11,7 +11,14 @@ import { pathToFileURL } from 'node:url';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
 import type { CodeAction, CompletionItem, Diagnostic, Hover, PublishDiagnosticsParams, TextEdit, WorkspaceEdit } from 'vscode-languageserver-protocol';
 import { startLlmServer, type LlmTestServer } from '../../runner/test/helpers/llm-server';
-import { critiqueRequest, setSuggestionsNotification, suggestionResolvedNotification, SERVER_COMMANDS, type CritiqueResult } from '../../protocol/src/lsp';
+import {
+  CLIENT_COMMANDS,
+  critiqueRequest,
+  setSuggestionsNotification,
+  suggestionResolvedNotification,
+  SERVER_COMMANDS,
+  type CritiqueResult,
+} from '../../protocol/src/lsp';
 
 const root = path.join(__dirname, '..', '..');
 const buggyPath = path.join(__dirname, 'fixtures', 'buggy', 'paper-explore-diamond-printed.reward.ts');
@@ -130,6 +137,8 @@ describe('language server over stdio', () => {
       processId: process.pid,
       rootUri: pathToFileURL(root).href,
       capabilities: { workspace: { configuration: true } },
+      // As VS Code's client says: it plays a probe finding's episode (a code action the server then offers).
+      initializationOptions: { playProbeEpisode: true },
     })) as { capabilities: Record<string, unknown> };
     assert.ok(init.capabilities.hoverProvider && init.capabilities.codeActionProvider && init.capabilities.completionProvider);
     await client.sendNotification('initialized', {});
@@ -421,6 +430,18 @@ describe('language server over stdio', () => {
     assert.match(
       atPaying?.command?.title ?? '',
       /^probe profile: successes: ran \d+ % of calls, \d+ % of pay · failure modes: ran \d+ % of calls, 100 % of pay$/,
+    );
+    // The probe episode that shows it: a code action asks the client to play it (the dashboard does).
+    const episode = (incentive.data as { probeEpisode?: number } | undefined)?.probeEpisode;
+    assert.ok(Number.isInteger(episode) && episode! >= 1, JSON.stringify(incentive.data));
+    const actions = (await client.sendRequest('textDocument/codeAction', {
+      textDocument: { uri: probedUri },
+      range: incentive.range,
+      context: { diagnostics: [incentive] },
+    })) as CodeAction[];
+    assert.deepEqual(
+      actions.map((a) => [a.title, a.command?.command, a.command?.arguments]),
+      [[`Watch probe episode ${episode} with this reward`, CLIENT_COMMANDS.playProbeEpisode, [{ uri: probedUri, episode }]]],
     );
   });
 });

@@ -101,6 +101,19 @@ export const suggestionResolvedNotification = new NotificationType<{ textDocumen
  * Commands the server executes (advertised in `executeCommandProvider`; vscode-languageclient registers them
  * as VS Code commands, so the extension must not register the same names). Arguments: one object.
  */
+/**
+ * Commands the client runs (offered in code actions only to a client that says in its initializationOptions
+ * that it has them): `{ uri: string, episode: number }` plays probe episode `episode` (1-based) of the file's
+ * task with the file's rewards (`rewardsmith playback FILE --probe N`).
+ */
+export const CLIENT_COMMANDS = { playProbeEpisode: 'rewardsmith.playProbeEpisode' } as const;
+
+/** What a client tells the server at `initialize`. */
+export interface RewardsmithInitializationOptions {
+  /** The client runs CLIENT_COMMANDS.playProbeEpisode (VS Code's extension plays it in its dashboard). */
+  playProbeEpisode?: boolean;
+}
+
 export const SERVER_COMMANDS = {
   /** `{ uri: string, id: string }`: forget an analyzer suggestion and republish. */
   dismissSuggestion: 'rewardsmith.server.dismissSuggestion',

@@ -62,7 +62,12 @@ const STEP_CODE_INDEX = new Map([...STEP_CODES].map((c, i) => [c, i]));
 /** The episode's action indexes, one per step; null for records without them (written before playback). */
 export function episodeActions(ep: EpisodeRecord): number[] | null {
   if (ep.actions === undefined) return null;
-  return [...ep.actions].map((c) => STEP_CODE_INDEX.get(c)!);
+  return decodeStepCodes(ep.actions);
+}
+
+/** STEP_CODES characters back to their indexes (a character that is none gives -1). */
+export function decodeStepCodes(codes: string): number[] {
+  return [...codes].map((c) => STEP_CODE_INDEX.get(c) ?? -1);
 }
 
 /** The episode's reward at each step; null for records without them. */
@@ -124,6 +129,19 @@ export interface PlaybackRecord {
   remarks: string[];
   /** Whether re-simulating reproduced every recorded position and the outcome. */
   reproduced: boolean;
+  /** For a probe episode (`playback REWARD --probe N`): which, of how many in the task's bank, and whose rewards. */
+  probe?: ProbeOrigin;
+}
+
+export interface ProbeOrigin {
+  /** 1-based, as the probes' findings number them. */
+  number: number;
+  of: number;
+  behaviour: string;
+  /** The behaviour in words ("standing still"). */
+  description: string;
+  /** The reward file whose per-step rewards the timeline shows. */
+  reward_file: string;
 }
 
 /** A rate over episodes with its Wilson 95 % interval (stats.ts `wilson`); rate null when n = 0 (no estimate). */

@@ -86,6 +86,9 @@ const CASES: Record<string, [string[], number, RegExp][]> = {
     [['nope'], 2, /nope: no such run folder/],
     [['empty', '--out', 'x.png'], 2, /--out x\.png: playback writes an animated GIF/],
     [['empty'], 1, /no evaluation episodes/],
+    [['nope.reward.ts', '--probe', '1'], 2, /nope\.reward\.ts: no such reward file/],
+    [['ok.reward.ts', '--probe', '1', '--task', 'aproach-tree'], 2, DID_YOU_MEAN_TASK],
+    [['empty', '--task', 'approach-tree'], 2, /--task goes with --probe/],
   ],
   sweep: [[['--task', 'aproach-tree', '--rewards', 'ok.reward.ts', '--out', 's'], 2, DID_YOU_MEAN_TASK]],
   loop: [

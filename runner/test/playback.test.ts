@@ -1,10 +1,11 @@
 // Episode playback: an evaluation recorded as a run records it (the episode recorder, the reward in its
 // sandbox) is re-simulated from its seed and actions. Re-simulating must land on the recorded positions and
 // final position, the timeline must carry the recorded rewards (and their dense and sparse terms), the frames
-// must show the world, old records must still read, and `rewardsmith playback` writes a GIF or JSON.
+// must show the world, old records must still read, and `rewardsmith playback` writes a GIF or JSON. A
+// mineflayer run is refused with the reason, by the command and in the report.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { episodeActions, episodeRewards, readEpisodes, RunRecordError, RUN_FILES, STEP_CODES, type PlaybackRecord } from '../src/records';
 import { resolveTask, BUILTIN_TASKS } from '../src/tasks';
@@ -13,6 +14,7 @@ import { playbackCommand } from '../src/playback/command';
 import { FRAME_HEIGHT, FRAME_PALETTE, FRAME_WIDTH, SKY_INDEX } from '../src/env/sim/frame';
 import { SCALE_RULE } from '../src/schema';
 import { playbackSection } from '../src/report/playback';
+import { writeReport } from '../src/report/report';
 import { PLAYBACK_TASK_FILE, recordPlaybackRun } from './helpers/playback-run';
 import { tempDir } from './helpers/tmp';
 
@@ -192,4 +194,21 @@ test("the analyzer's notes on an episode: its own steps kept, malformed steps fr
     { suggestion: 'crafted', steps: null, note: '42' },
   ]);
   assert.deepEqual(notesFor(5, suggestions), []);
+});
+
+test('a mineflayer run (a real rollout on the embedded flying-squid) is not re-simulated: playback and the report say why, nothing breaks', async () => {
+  // runner/test/fixtures/runs/mineflayer-rollout: `rollout --env mineflayer`; its records carry actions like any.
+  const dir = path.join(tempDir('rewardsmith-playback-mineflayer-'), 'run');
+  cpSync(path.join(FIXTURES, 'mineflayer-rollout'), dir, { recursive: true });
+  assert.ok(readEpisodes(dir).every((e) => e.actions !== undefined));
+  const why =
+    /the run used the mineflayer backend: its episodes were played on a Minecraft server, whose world the simulator does not re-create, so they cannot be re-simulated/;
+  const a = io();
+  assert.equal(await playbackCommand([dir, '--episode', '0', '--format', 'json'], a.io), 1);
+  assert.match(a.out.stderr, new RegExp(`^rewardsmith playback: ${dir}: ${why.source} \\(playback covers simulator runs\\)\\n$`));
+  assert.equal(a.out.stdout, '');
+  const { file } = await writeReport([dir]);
+  const page = readFileSync(file, 'utf8');
+  assert.match(page, new RegExp(`<h3>Episode playback</h3><p class=muted>No playback: ${why.source}`));
+  assert.match(page, /<dt>rollout<\/dt><dd>45 steps on mineflayer, no training<\/dd>/);
 });

@@ -28,10 +28,10 @@ export function showPlaybackText(box: HTMLElement, text: string): void {
 export function showPlayback(box: HTMLElement, run: string, r: PlaybackRecord, startStep = 0): void {
   if (timer !== undefined) clearInterval(timer);
   timer = undefined;
-  const title = el(
-    'p',
-    `${run}: episode ${r.episode} · seed ${r.seed} · ${r.outcome} · ${r.steps} steps${r.every > 1 ? ` · one frame every ${r.every} steps` : ''}`,
-  );
+  const which = r.probe
+    ? `probe episode ${r.probe.number} of ${r.probe.of} (${r.probe.description}) · world ${r.seed}`
+    : `episode ${r.episode} · seed ${r.seed}`;
+  const title = el('p', `${run}: ${which} · ${r.outcome} · ${r.steps} steps${r.every > 1 ? ` · one frame every ${r.every} steps` : ''}`);
   const frame = el('canvas', undefined, 'frame');
   frame.width = r.width;
   frame.height = r.height;
@@ -66,7 +66,8 @@ export function showPlayback(box: HTMLElement, run: string, r: PlaybackRecord, s
     controls,
     readout,
     timeline,
-    ...(r.notes.length ? [notes] : [el('p', 'The analyzer cites no steps of this episode.', 'muted')]),
+    // A probe episode is the probes' evidence, not the analyzer's: it has no notes to miss.
+    ...(r.notes.length ? [notes] : r.probe ? [] : [el('p', 'The analyzer cites no steps of this episode.', 'muted')]),
     ...r.remarks.map((t) => el('p', t, 'muted')),
   );
 

@@ -38,6 +38,7 @@ export function probeDiagnostic(f: ProbeFinding): RewardDiagnostic {
     message: f.message,
     source: 'rewardsmith-probe',
     fixes: [],
+    ...(f.episode === undefined ? {} : { probeEpisode: f.episode + 1 }),
   };
 }
 
@@ -98,4 +99,14 @@ export function formatDiagnostic(
   clean: (text: string) => string = (t) => t,
 ): string {
   return `${file}:${d.range.start.line + 1}:${d.range.start.character + 1}: ${d.severity} ${d.code}: ${clean(d.message)}`;
+}
+
+/** For a probe finding a probe episode shows: the command that plays that episode with the file's rewards. */
+export function playProbeCommand(file: string, d: Pick<RewardDiagnostic, 'probeEpisode'>): string | undefined {
+  return d.probeEpisode === undefined ? undefined : `rewardsmith playback ${shellWord(file)} --probe ${d.probeEpisode}`;
+}
+
+/** A path as one shell word: quoted when it holds anything but plain path characters. */
+function shellWord(s: string): string {
+  return /^[\w./@%+=:,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }

@@ -3,7 +3,7 @@
 // sandbox, within a time budget. Loaded lazily by runner/src/cli.ts.
 import { parseCommandArgs, runCommand, terminalJson, terminalText } from '../args';
 import { readRewardFile, UnreadableRewardFile } from '../reward/compile';
-import { checkReward, formatDiagnostic, taskOfReward } from './check';
+import { checkReward, formatDiagnostic, playProbeCommand, taskOfReward } from './check';
 import { unanalysableDiagnostic, type RewardDiagnostic } from './rules';
 
 export const LINT_SPEC = {
@@ -13,7 +13,9 @@ them: each file runs on its task's probe bank (recorded simulator episodes of su
 turning in place, …) in the real sandbox, reporting run-time errors, names the task never shows, and failure modes the reward
 pays more than success (TypeScript and JavaScript rewards only). The task is --task or the file's \`// task:\` header (\`# task:\`
 in Python); a file without one is not probed.
---format json prints one JSON array of {file, range, severity, code, message, source} with 0-based lines (LSP's).
+A finding a probe episode shows is followed by the command that plays it (\`rewardsmith playback FILE --probe N\`).
+--format json prints one JSON array of {file, range, severity, code, message, source[, probe_episode]} with
+0-based lines (LSP's).
 Exit code 0: no error; 1: an error in some file; 2: a file could not be read (the others are still linted).`,
   positionals: 'FILE...',
   minPositionals: 1,
@@ -41,6 +43,8 @@ export interface LintJsonDiagnostic {
   code: string;
   message: string;
   source: RewardDiagnostic['source'];
+  /** The probe episode that shows a probe finding, 1-based: `rewardsmith playback FILE --probe N` plays it. */
+  probe_episode?: number;
 }
 
 export async function lintCommand(argv: string[]): Promise<number> {
@@ -73,11 +77,24 @@ export async function lintCommand(argv: string[]): Promise<number> {
       } catch (err) {
         found = [unanalysableDiagnostic(text, 0, `Rewardsmith could not check this file: ${(err as Error).message}`)];
       }
-      for (const d of found) all.push({ file, range: d.range, severity: d.severity, code: d.code, message: d.message, source: d.source });
+      for (const d of found)
+        all.push({
+          file,
+          range: d.range,
+          severity: d.severity,
+          code: d.code,
+          message: d.message,
+          source: d.source,
+          ...(d.probeEpisode === undefined ? {} : { probe_episode: d.probeEpisode }),
+        });
     }
     if (values.format === 'json') process.stdout.write(terminalJson(all) + '\n');
     else {
-      for (const d of all) process.stdout.write(formatDiagnostic(d.file, d, terminalText) + '\n');
+      for (const d of all) {
+        process.stdout.write(formatDiagnostic(d.file, d, terminalText) + '\n');
+        const watch = playProbeCommand(d.file, { probeEpisode: d.probe_episode });
+        if (watch) process.stdout.write(`  watch it: ${terminalText(watch)}\n`);
+      }
       const errors = all.filter((d) => d.severity === 'error').length;
       const linted = files.length - unreadable.length;
       const skipped = unreadable.length ? ` (${unreadable.length} not linted: ${unreadable.join(', ')})` : '';

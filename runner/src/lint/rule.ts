@@ -32,6 +32,8 @@ export interface RewardDiagnostic {
   /** `rewardsmith-probe` for what the probes found by running the reward, `rewardsmith` for the rest. */
   source: 'rewardsmith' | 'rewardsmith-probe';
   fixes: Fix[];
+  /** For a probe finding: the probe episode that shows it, 1-based (`rewardsmith playback FILE --probe N` plays it). */
+  probeEpisode?: number;
 }
 
 export interface RuleMeta<Id extends string = string> {

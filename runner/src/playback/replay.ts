@@ -5,7 +5,7 @@
 // and per reward (runs/recorder.ts): the frames are rendered here, after the fact.
 import { SimEnv } from '../env/sim/sim';
 import { FRAME_HEIGHT, FRAME_PALETTE, FRAME_WIDTH, renderFrame } from '../env/sim/frame';
-import { episodeActions, episodeRewards, type EpisodeRecord, type PlaybackNote, type PlaybackRow, type SuggestionRecord } from '../records';
+import { episodeActions, episodeRewards, type EpisodeRecord, type PlaybackNote, type PlaybackRow, type ProbeOrigin, type SuggestionRecord } from '../records';
 import { GAME_FACTS, splitScaled, type StepObservation } from '../schema';
 import type { TaskSpec } from '../tasks';
 
@@ -32,6 +32,8 @@ export interface Playback {
   remarks: string[];
   /** Whether re-simulating reproduced every recorded position and the outcome. */
   reproduced: boolean;
+  /** A probe episode's origin (probe.ts); absent for a run's episode. */
+  probe?: ProbeOrigin;
 }
 
 /** Why an episode cannot be played back (a user-facing sentence). */
@@ -69,22 +71,50 @@ function targetDistance(obs: StepObservation, names: readonly string[]): number 
   return Number.isFinite(best) ? best : null;
 }
 
+/** Options of a replay: frames at most (`frames: false` skips them: the timeline alone) and the analyzer's notes. */
+export interface ReplayOptions {
+  maxFrames?: number;
+  frames?: boolean;
+  suggestions?: readonly Pick<SuggestionRecord, 'id' | 'episodes'>[];
+}
+
 /**
- * Re-simulates a recorded episode of `task` and renders its frames (`frames: false` skips them: the timeline
- * alone). The record must carry its actions (records written since playback exists do).
+ * Re-simulates a recorded episode of `task` and renders its frames. The record must carry its actions (records
+ * written since playback exists do).
  */
-export function replayEpisode(
-  task: TaskSpec,
-  ep: EpisodeRecord,
-  opts: { maxFrames?: number; frames?: boolean; suggestions?: readonly Pick<SuggestionRecord, 'id' | 'episodes'>[] } = {},
-): Playback {
+export function replayEpisode(task: TaskSpec, ep: EpisodeRecord, opts: ReplayOptions = {}): Playback {
   const actions = episodeActions(ep);
   if (!actions)
     throw new PlaybackError(`episode ${ep.episode} has no recorded actions (recorded before playback existed): evaluate the run again to record them`);
-  const bad = actions.findIndex((a) => a >= GAME_FACTS.actions.length);
-  if (bad >= 0) throw new PlaybackError(`episode ${ep.episode}: step ${bad + 1} has no action ${actions[bad]} (the game has ${GAME_FACTS.actions.length})`);
   const rewards = episodeRewards(ep);
-  const split = ep.reward_exports === 'dense_sparse';
+  const playback = replayActions(
+    task,
+    { episode: ep.episode, seed: ep.seed, actions, rewards, split: ep.reward_exports === 'dense_sparse', path: ep.path, success: ep.success, died: ep.died },
+    opts,
+  );
+  if (!rewards) playback.remarks.push('The record has no per-step rewards (a rollout, or a record from before playback).');
+  return { ...playback, steps: ep.steps, outcome: outcomeOf(ep), notes: notesFor(ep.episode, opts.suggestions ?? []) };
+}
+
+/** What a replay starts from: a world seed and the actions taken in it, with what was recorded to check against. */
+export interface ReplaySource {
+  episode: number;
+  seed: number;
+  actions: number[];
+  /** The reward of each step (null: none recorded); `split`: a dense/sparse file's (the scale rule's terms). */
+  rewards: readonly number[] | null;
+  split: boolean;
+  /** The recorded position after each step (path[0]: the start). */
+  path: readonly (readonly number[])[];
+  success: boolean;
+  died: boolean;
+}
+
+/** Re-simulates `src.actions` on the world of `src.seed` (the simulator is deterministic), frames and timeline. */
+export function replayActions(task: TaskSpec, src: ReplaySource, opts: ReplayOptions = {}): Playback {
+  const { actions, rewards, split } = src;
+  const bad = actions.findIndex((a) => !(a >= 0 && a < GAME_FACTS.actions.length));
+  if (bad >= 0) throw new PlaybackError(`episode ${src.episode}: step ${bad + 1} has no action ${actions[bad]} (the game has ${GAME_FACTS.actions.length})`);
   const every = Math.max(1, Math.ceil(actions.length / Math.max(1, opts.maxFrames ?? MAX_FRAMES)));
   const names = targetNames(task);
   const env = new SimEnv(task);
@@ -99,7 +129,7 @@ export function replayEpisode(
     renderFrame(env.world, { x: e.pos.x, y: e.pos.y, z: e.pos.z, yaw: e.yaw, pitch: e.pitch }, env.mobs, frame);
     frames.push(frame);
   };
-  let obs = env.reset(ep.seed, features, 0);
+  let obs = env.reset(src.seed, features, 0);
   rows.push({ step: 0, action: null, reward: null, dense: null, sparse: null, target: targetDistance(obs, names), health: obs.health, position: xyz(obs) });
   draw();
   let firstDivergence = -1;
@@ -111,7 +141,7 @@ export function replayEpisode(
     const res = env.step(actions[i]!, features, 0);
     obs = res.obs;
     last = res.info;
-    const recorded = ep.path[i + 1];
+    const recorded = src.path[i + 1];
     if (firstDivergence < 0 && (!recorded || recorded.some((v, k) => v !== obs.position[k]))) firstDivergence = i + 1;
     const r = rewards?.[i] ?? 0;
     reward += r;
@@ -124,9 +154,9 @@ export function replayEpisode(
     rows.push({
       step: i + 1,
       action: GAME_FACTS.actions[actions[i]!]!,
-      reward: rewards ? round6(reward) : null,
-      dense: rewards && split ? round6(dense) : null,
-      sparse: rewards && split ? round6(sparse) : null,
+      reward: rewards && i < rewards.length ? round6(reward) : null,
+      dense: rewards && split && i < rewards.length ? round6(dense) : null,
+      sparse: rewards && split && i < rewards.length ? round6(sparse) : null,
       target: targetDistance(obs, names),
       health: obs.health,
       position: xyz(obs),
@@ -139,26 +169,25 @@ export function replayEpisode(
     remarks.push(
       `${actions.length.toLocaleString('en-US')} steps: one frame every ${every} steps (at most ${opts.maxFrames ?? MAX_FRAMES} frames); rewards are summed over the steps between frames.`,
     );
-  if (!rewards) remarks.push('The record has no per-step rewards (a rollout, or a record from before playback).');
-  const outcomeMatches = last.success === ep.success && last.died === ep.died;
+  const outcomeMatches = last.success === src.success && last.died === src.died;
   if (firstDivergence >= 0)
     remarks.push(
       `Re-simulating does not follow the record from step ${firstDivergence} on (the simulator changed since the run?): the frames show what the agent would see now.`,
     );
   else if (!outcomeMatches) remarks.push('Re-simulating reproduced the path but not the outcome (the simulator changed since the run?).');
   return {
-    episode: ep.episode,
-    seed: ep.seed,
+    episode: src.episode,
+    seed: src.seed,
     task: task.id,
-    steps: ep.steps,
-    outcome: outcomeOf(ep),
+    steps: actions.length,
+    outcome: src.success ? 'succeeded' : src.died ? 'died' : 'failed',
     width: FRAME_WIDTH,
     height: FRAME_HEIGHT,
     palette: FRAME_PALETTE,
     every,
     frames,
     rows,
-    notes: notesFor(ep.episode, opts.suggestions ?? []),
+    notes: [],
     remarks,
     reproduced: firstDivergence < 0 && outcomeMatches,
   };

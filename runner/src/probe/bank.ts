@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { cacheDir, writeAtomic } from '../files';
+import { STEP_CODES } from '../records';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { GAME_FACTS, type StepObservation } from '../schema';
 import { hash32 } from '../seeds';
@@ -16,7 +17,7 @@ import { Demonstrator } from '../pretrain/demonstrator';
 import { blockNames, stateToBlock } from '../env/sim/registry';
 
 /** Bumped whenever what a bank holds or how it is recorded changes: older cached banks are then regenerated. */
-const BANK_VERSION = 2;
+const BANK_VERSION = 3;
 
 /** The behaviours of a bank. `teacher` episodes are the successful ones; every other behaviour is a failure mode. */
 export const BEHAVIOURS = {
@@ -51,6 +52,8 @@ export interface ProbeEpisode {
   seed: number;
   /** obs[0] is the observation the episode begins with; obs[t] the one after step t (what the reward's call t sees). */
   obs: StepObservation[];
+  /** Step t's action, one STEP_CODES character each (records.ts): with the seed, what playback re-simulates. */
+  actions: string;
   success: boolean;
   died: boolean;
 }
@@ -184,17 +187,20 @@ function* playEpisode(task: TaskSpec, behaviour: Behaviour, seed: number, limit:
   const { policy, teacher } = policyOf(behaviour, task, random);
   teacher?.reset(env);
   const obs: StepObservation[] = [first];
+  let actions = '';
   let success = false;
   let died = false;
   for (let step = 1; step <= Math.min(limit, task.maxSteps); step++) {
-    const r = env.step(policy(env, obs[obs.length - 1]!, step), features, 0);
+    const action = policy(env, obs[obs.length - 1]!, step);
+    const r = env.step(action, features, 0);
     obs.push(r.obs);
+    actions += STEP_CODES[action]!;
     success = r.info.success;
     died = r.info.died;
     if (r.info.done) break;
     yield;
   }
-  return { behaviour, seed, obs, success, died };
+  return { behaviour, seed, obs, actions, success, died };
 }
 
 /** Adds the names of every block within WORLD_SCAN_RADIUS of the agent and of every mob of the world to `names`. */

@@ -22,6 +22,8 @@ export interface ProbeFinding {
   /** `probe-<property>`. */
   code: string;
   message: string;
+  /** The probe episode that shows it (index into the bank's episodes), for playback. */
+  episode?: number;
 }
 
 export interface PropertyContext {
@@ -71,7 +73,9 @@ const failures: Property = (replay, { bank }) => {
     compile: 'probe-throws',
     contract: 'probe-throws',
   }[e.kind];
-  return [{ ...at(e), severity: 'error', code, message: `${e.detail} ${where}: training would stop here.` }];
+  return [
+    { ...at(e), severity: 'error', code, message: `${e.detail} ${where}: training would stop here.`, ...(f.episode === null ? {} : { episode: f.episode }) },
+  ];
 };
 
 /** Same observations, same rewards: the repeated episodes must give what their first replay gave. */
@@ -87,6 +91,7 @@ const determinism: Property = (replay, { bank, source }) => {
           ...where,
           severity: 'warning',
           code: 'probe-nondeterministic',
+          episode: again.episode,
           message: `the same observations give different rewards: replaying ${describeEpisode(bank, again.episode)} twice side by side gives ${amount(first.values[t]!)} and ${amount(again.values[t]!)} at step ${t + 1}. A reward that depends on more than its parameters and GLOBAL_DATA (Math.random, the clock, variables outside the function, shared by every episode) cannot be learned.`,
         },
       ];
@@ -251,6 +256,8 @@ interface Earnings {
   paidShare: number;
   probeSteps: number;
   episodes: number;
+  /** Its first probe episode (index into the bank). */
+  first: number;
 }
 
 /**
@@ -275,7 +282,15 @@ function earnings(behaviour: Behaviour, traces: EpisodeTrace[], bank: ProbeBank)
     steady += rate * bank.maxSteps;
   }
   const n = Math.max(1, traces.length);
-  return { behaviour, perEpisode: total / n, steadyPerEpisode: steady / n, paidShare: paid / Math.max(1, steps), probeSteps: steps, episodes: traces.length };
+  return {
+    behaviour,
+    perEpisode: total / n,
+    steadyPerEpisode: steady / n,
+    paidShare: paid / Math.max(1, steps),
+    probeSteps: steps,
+    episodes: traces.length,
+    first: traces[0]?.episode ?? -1,
+  };
 }
 
 /**
@@ -383,6 +398,7 @@ const incentives: Property = (replay, { bank, source }) => {
       ...(s ? statementAt(s, source) : at(replay.compiled.entries.reward_function ?? replay.compiled.entries.dense ?? { line: 1, column: 1 })),
       severity: 'warning',
       code: 'probe-incentive',
+      ...(worst!.first >= 0 ? { episode: worst!.first } : {}),
       message: `${BEHAVIOURS[worst!.behaviour]} is paid on ${percent(worst!.paidShare)} of its steps: ${amount(worst!.perEpisode)} per ${length}; a successful episode earns ${amount(successReturn)} (mean of ${successes.length})${how}${also}. The agent learns to do this instead of the task.`,
     });
   }

@@ -186,7 +186,12 @@ function runSection(r: RunData, i: number): Html {
   const failed = r.episodes.filter((e) => !e.success);
   const facts = s
     ? html`<dl><dt>task</dt><dd>${s.task}</dd><dt>reward</dt><dd>${s.reward_file ?? '—'}</dd><dt>seed</dt><dd>${s.seed}</dd>
-<dt>training</dt><dd>${s.train.frames.toLocaleString('en-US')} frames, ${s.train.updates} updates, ${s.wall_seconds.toFixed(0)} s, backend ${s.backend}</dd></dl>`
+${
+  // A rollout's summary (rewardsmith rollout, on the simulator or a Minecraft server) has no training.
+  s.train
+    ? html`<dt>training</dt><dd>${s.train.frames.toLocaleString('en-US')} frames, ${s.train.updates} updates, ${s.wall_seconds.toFixed(0)} s, backend ${s.backend}</dd>`
+    : html`<dt>rollout</dt><dd>${(s.env_steps ?? 0).toLocaleString('en-US')} steps on ${s.env ?? 'sim'}, no training</dd>`
+}</dl>`
     : html`<p class=muted>No summary.json: training has not finished.</p>`;
   const maps =
     failed.length === 0
