@@ -24,13 +24,15 @@ import { fileURLToPath } from 'node:url';
 const watch = process.argv.includes('--watch');
 const require = createRequire(import.meta.url);
 const GAME_VERSION = '1.16.5';
-const external = ['vscode', '@tensorflow/tfjs-node', '@tensorflow/tfjs-node-gpu', 'mineflayer', 'flying-squid', 'esbuild', 'playwright-core'];
+// pyodide loads its interpreter (pyodide.asm.wasm, python_stdlib.zip) from its own package folder.
+const external = ['vscode', '@tensorflow/tfjs-node', '@tensorflow/tfjs-node-gpu', 'mineflayer', 'flying-squid', 'esbuild', 'playwright-core', 'pyodide'];
 
 // Node entry points: [source, output name]. Workers are separate bundles because they are loaded by path.
 const nodeEntries = {
   server: 'language-server/src/server.ts',
   cli: 'runner/src/cli.ts',
   'sandbox-host': 'runner/src/reward/sandbox-host.ts',
+  'python-host': 'runner/src/reward/python-host.ts',
   'env-worker': 'runner/src/env/worker.ts',
 };
 const browserEntries = {
@@ -141,6 +143,9 @@ function copyRuntimeFiles() {
   for (const f of readdirSync(wasmDir).filter((f) => f.endsWith('.wasm'))) copyAtomic(path.join(wasmDir, f), path.join('dist', f));
   copyAtomic(path.join(path.dirname(require.resolve('chart.js')), 'chart.umd.min.js'), path.join('dist', 'chart.umd.min.js'));
   copyAtomic(require.resolve('gifenc'), path.join('dist', 'gifenc.js'));
+  // The Python parser's WebAssembly (runner/src/reward/python-syntax.ts looks beside the bundle first).
+  copyAtomic(require.resolve('web-tree-sitter/web-tree-sitter.wasm'), path.join('dist', 'web-tree-sitter.wasm'));
+  copyAtomic(require.resolve('tree-sitter-python/tree-sitter-python.wasm'), path.join('dist', 'tree-sitter-python.wasm'));
   const version = JSON.parse(readFileSync('package.json', 'utf8')).version;
   writeAtomic(path.join(TS_PLUGIN.dir, 'package.json'), `${JSON.stringify({ name: TS_PLUGIN.name, version, private: true, main: 'index.js' }, null, 2)}\n`);
 }

@@ -27,7 +27,7 @@ export function registerSweep(context: vscode.ExtensionContext, runner: Runner, 
   const sweepRewards = async (clicked?: vscode.Uri, selected?: vscode.Uri[]) => {
     const picked = (
       selected?.length ? selected : clicked ? [clicked] : vscode.window.activeTextEditor ? [vscode.window.activeTextEditor.document.uri] : []
-    ).filter((u) => /\.reward\.[tj]s$/.test(u.path));
+    ).filter((u) => /\.reward\.(ts|js|py)$/.test(u.path));
     if (picked.length === 0) {
       void vscode.window.showErrorMessage('Select one or more reward files (*.reward.ts) in the Explorer, then "Sweep rewards…".');
       return;

@@ -11,8 +11,9 @@ import type { Suggestions } from './suggestions';
 export const REWARD_SELECTOR = [
   { scheme: 'file', pattern: '**/*.reward.ts' },
   { scheme: 'file', pattern: '**/*.reward.js' },
+  { scheme: 'file', pattern: '**/*.reward.py' },
 ];
-export const isRewardFile = (uri: vscode.Uri) => /\.reward\.[tj]s$/.test(uri.path);
+export const isRewardFile = (uri: vscode.Uri) => /\.reward\.(ts|js|py)$/.test(uri.path);
 
 /** Created once by `activate` and handed to each part that registers commands. */
 export interface Services {
@@ -76,7 +77,7 @@ export const workspaceDir = (document?: vscode.TextDocument) =>
 /** A fresh run folder for `document`: `<runs>/<stem>-<kind>-<yyyymmdd-hhmmss>`. */
 export function newRunDir(s: Services, document: vscode.TextDocument, kind: string): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-  const stem = path.basename(document.uri.fsPath).replace(/\.reward\.[tj]s$/, '');
+  const stem = path.basename(document.uri.fsPath).replace(/\.reward\.(ts|js|py)$/, '');
   return path.join(s.runsRoot() ?? path.join(workspaceDir(document), 'runs'), `${stem}-${kind}-${stamp}`);
 }
 

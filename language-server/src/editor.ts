@@ -6,7 +6,7 @@ import { NEAREST_ENTRY, loadSchema, suggestNames } from '../../runner/src/schema
 import { schemaParameter, type Snapshot } from '../../runner/src/lint/analysis';
 import { schemaFacts, type DictKeys, type Field } from '../../runner/src/lint/rules';
 
-const KEY_DOCS: Record<DictKeys, string> = {
+export const KEY_DOCS: Record<DictKeys, string> = {
   nearby: `[distance m, yaw rad, pitch rad] (${NEAREST_ENTRY.map((f) => f.name).join(', ')}) of the nearest visible one; absent when none is visible`,
   item: 'change of its count since the previous step; absent when unchanged',
   mob: 'how many were killed this step',
@@ -40,7 +40,7 @@ function fieldMarkdown(label: string, f: Field): string {
   return `**${label}** \`number\` — ${f.range.min.toFixed(2).replace(/\.00$/, '')}..${f.range.max.toFixed(2).replace(/\.00$/, '')} ${f.range.unit}\n\n${f.doc}`;
 }
 
-function nameMarkdown(name: string, keys: DictKeys, dictText: string): string {
+export function nameMarkdown(name: string, keys: DictKeys, dictText: string): string {
   const schema = loadSchema();
   const kinds = schema.kindsOf(name);
   const display = schema.displayName(name);

@@ -3,7 +3,17 @@
 import type { Connection, TextDocuments } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { RewardProject } from '../../runner/src/lint/analysis';
-import { lintSnapshot, type RewardDiagnostic } from '../../runner/src/lint/rules';
+import { lintSnapshot, lintText, loadPythonParser, pythonParserReady, type RewardDiagnostic } from '../../runner/src/lint/rules';
+
+/** Python reward files (`*.reward.py`), linted through tree-sitter-python rather than a TypeScript project. */
+export const isPythonReward = (uri: string) => /\.reward\.py$/.test(uri.replace(/[?#].*$/, ''));
+
+/** Whether the Python parser (WebAssembly, loaded once, in the background) is there; if not, `then` runs once it is. */
+export function pythonReady(then: () => void): boolean {
+  if (pythonParserReady()) return true;
+  void loadPythonParser().then(then);
+  return false;
+}
 
 /**
  * Edits closer together than this are a storm (a paste replayed keystroke by keystroke, a formatter, a client
@@ -62,8 +72,9 @@ export class DocumentLinter {
   private lintNow(uri: string): void {
     const doc = this.host.documents.get(uri);
     if (!doc) return;
+    if (isPythonReward(uri) && !pythonReady(() => this.schedule(uri))) return;
     try {
-      this.results.set(uri, lintSnapshot(this.projectFor(doc).snapshot()));
+      this.results.set(uri, isPythonReward(uri) ? lintText(this.host.filePathOf(uri), doc.getText()) : lintSnapshot(this.projectFor(doc).snapshot()));
     } catch (err) {
       // A checker crash must not take the server down; say so on the first line instead.
       this.results.set(uri, [

@@ -24,8 +24,9 @@ import {
 import { codeActions } from './code-actions';
 import { EditorCritic } from './critic';
 import { documentDiagnostics } from './diagnostics';
-import { DocumentLinter } from './lint-scheduler';
+import { DocumentLinter, isPythonReward, pythonReady } from './lint-scheduler';
 import { EditorProbes, PROBE_IDLE_MS } from './probes';
+import { pythonCompletionsAt, pythonHoverAt } from './python-editor';
 
 function filePathOf(uri: string): string {
   if (uri.startsWith('file:')) return fileURLToPath(uri);
@@ -33,6 +34,8 @@ function filePathOf(uri: string): string {
   const name = decodeURIComponent(uri.replace(/^[a-z-]+:/i, '')).replace(/[^\w.-]+/g, '_');
   return path.join(path.sep, '__unsaved__', REWARD_FILE_PATTERN.test(name) ? name : `${name}.reward.ts`);
 }
+
+const isReward = (uri: string) => REWARD_FILE_PATTERN.test(uri.replace(/[?#].*$/, ''));
 
 export function startServer(given?: Connection): Promise<number> {
   const connection = given ?? createConnection(ProposedFeatures.all);
@@ -62,8 +65,6 @@ export function startServer(given?: Connection): Promise<number> {
     publish: (uri) => publish(uri),
   });
   const lintResults = linter.results;
-
-  const isReward = (uri: string) => REWARD_FILE_PATTERN.test(uri.replace(/[?#].*$/, ''));
 
   function publish(uri: string): void {
     const doc = documents.get(uri);
@@ -141,6 +142,7 @@ export function startServer(given?: Connection): Promise<number> {
     if (!doc || !isReward(doc.uri)) return null;
     // A file the checker cannot analyse (nested too deep) has no hover; nothing here may take the server down.
     try {
+      if (isPythonReward(doc.uri)) return pythonReady(() => linter.schedule(doc.uri)) ? (pythonHoverAt(doc.getText(), params.position) ?? null) : null;
       const project = linter.projectFor(doc);
       if (project.unanalysable) return null;
       const snap = project.snapshot();
@@ -156,6 +158,7 @@ export function startServer(given?: Connection): Promise<number> {
     const doc = documents.get(params.textDocument.uri);
     if (!doc || !isReward(doc.uri)) return [];
     try {
+      if (isPythonReward(doc.uri)) return pythonReady(() => linter.schedule(doc.uri)) ? pythonCompletionsAt(doc.getText(), params.position) : [];
       const project = linter.projectFor(doc);
       if (project.unanalysable) return [];
       const snap = project.snapshot();

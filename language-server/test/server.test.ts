@@ -225,6 +225,44 @@ describe('language server over stdio', () => {
     await edit([{ range: { start: { line, character: 4 }, end: { line: line + 1, character: 4 } }, newText: '' }]);
   });
 
+  test('a Python reward (*.reward.py): diagnostics, quick fix, hover and completion from the schema', async () => {
+    const pyPath = path.join(__dirname, '..', '..', 'runner', 'test', 'fixtures', 'rewards', 'python', 'paper', 'algorithm-1-explore-diamond.reward.py');
+    const pyUri = pathToFileURL(pyPath).href;
+    let pyText = readFileSync(pyPath, 'utf8');
+    const pyDiagnostics = () => published.get(pyUri)?.diagnostics ?? [];
+    await client.sendNotification('textDocument/didOpen', { textDocument: { uri: pyUri, languageId: 'python', version: 1, text: pyText } });
+    await until(() => pyDiagnostics().length > 0, 'Python diagnostics on open', 60_000);
+    const magmaLine = pyText.split('\n').findIndex((l) => l.includes('# flaw: magma'));
+    assert.deepEqual(
+      pyDiagnostics().map((d) => `${d.range.start.line}:${d.code}`),
+      [`${magmaLine}:unknown-name`],
+    );
+    const magma = pyDiagnostics()[0]!;
+    const [fix] = (await client.sendRequest('textDocument/codeAction', {
+      textDocument: { uri: pyUri },
+      range: magma.range,
+      context: { diagnostics: [magma] },
+    })) as CodeAction[];
+    assert.equal(fix!.title, "Change 'magma' to 'lava'");
+    pyText = applyEdits(pyText, (fix!.edit as WorkspaceEdit).changes![pyUri]!);
+    await client.sendNotification('textDocument/didChange', { textDocument: { uri: pyUri, version: 2 }, contentChanges: [{ text: pyText }] });
+    await until(() => published.get(pyUri)?.version === 2, 'Python diagnostics after the fix');
+    assert.deepEqual(pyDiagnostics(), []);
+    const lines = pyText.split('\n');
+    const hover = (await client.sendRequest('textDocument/hover', {
+      textDocument: { uri: pyUri },
+      position: { line: magmaLine, character: lines[magmaLine]!.indexOf('"lava"') + 2 },
+    })) as Hover | null;
+    assert.match((hover!.contents as { value: string }).value, /\*\*lava\*\* — Lava \(block\)/);
+    const character = lines[magmaLine]!.indexOf('"lava"') + 3;
+    const items = (await client.sendRequest('textDocument/completion', {
+      textDocument: { uri: pyUri },
+      position: { line: magmaLine, character },
+    })) as CompletionItem[];
+    assert.ok(items.some((i) => i.label === 'diamond_ore') && !items.some((i) => i.label === 'diamond'), 'nearest-block names, not items');
+    await client.sendNotification('textDocument/didClose', { textDocument: { uri: pyUri } });
+  });
+
   test('critique: findings published as reward-critic diagnostics, cached by content, cleared when their lines change', async () => {
     const result = (await client.sendRequest(critiqueRequest, { textDocument: { uri } })) as CritiqueResult;
     assert.equal(result.status, 'ok');

@@ -1,5 +1,5 @@
-// Reward calls per second through the sandbox (child host + isolated-vm isolate), for each bundled example
-// reward: 64 envs stepped in batches, on scripted observation sequences of the reward's own task (the same
+// Reward calls per second through the sandbox (child host + isolated-vm isolate, or Pyodide for the Python
+// twins `*.reward.py`), for each bundled example reward: 64 envs stepped in batches, on scripted observation sequences of the reward's own task (the same
 // generator the tests use). Counts everything the trainer pays per step: packing the observations into numbers, IPC to
 // the host, the isolate call with episode state, and the Float64Array back. Besides wall-clock calls/s it
 // reports calls per CPU-second (trainer process + sandbox host, from process.cpuUsage and /proc), which
@@ -20,8 +20,11 @@ const ROUNDS = 3; // timed passes over the trajectories; the best is reported (t
 export async function run(): Promise<void> {
   const dir = path.join(__dirname, '..', 'rewards');
   const files = readdirSync(dir)
-    .filter((f) => f.endsWith('.reward.ts'))
+    .filter((f) => /\.reward\.(ts|py)$/.test(f))
+    // BENCH_REWARD=approach-cow.dense benches that reward's TypeScript and Python versions only.
+    .filter((f) => !process.env.BENCH_REWARD || f.startsWith(process.env.BENCH_REWARD))
     .sort();
+  const perCpuOf = new Map<string, number>();
   console.log(
     `method: ${NUM_ENVS} envs batched per step, ${ROUNDS} × ${STEPS} steps after ${WARMUP_STEPS} warm-up steps, best round; time = step() round trip (packing the observations, IPC to the host, the isolate calls, rewards back)`,
   );
@@ -30,7 +33,7 @@ export async function run(): Promise<void> {
   console.log('|---|---:|---:|---:|---:|');
   for (const f of files) {
     const file = path.join(dir, f);
-    const id = /^\/\/ task: (\S+)/m.exec(readFileSync(file, 'utf8'))?.[1];
+    const id = /^(?:\/\/|#) task: (\S+)/m.exec(readFileSync(file, 'utf8'))?.[1];
     const task = id ? BUILTIN_TASKS[id] : undefined;
     if (!task) throw new Error(`${f}: no known // task: header`);
     const target = task.success.kind === 'near' ? task.success.names[0]! : task.success.mob;
@@ -57,10 +60,19 @@ export async function run(): Promise<void> {
       const usPerStep = (best / STEPS) * 1e6;
       const jsonBytes = JSON.stringify(stepObs(STEPS / 2)).length;
       const perCpu = bestCpu > 0 ? Math.round((NUM_ENVS * STEPS) / bestCpu).toLocaleString('en-US') : 'n/a';
+      perCpuOf.set(f, (NUM_ENVS * STEPS) / bestCpu);
       console.log(`| ${f} | ${Math.round(callsPerSec).toLocaleString('en-US')} | ${usPerStep.toFixed(0)} | ${perCpu} | ${(jsonBytes / 1024).toFixed(1)} KiB |`);
     } finally {
       await sandbox.close();
     }
+  }
+  // Python against TypeScript, the same reward written twice: what a training run pays for the language.
+  for (const [f, py] of perCpuOf) {
+    const ts = perCpuOf.get(f.replace(/\.py$/, '.ts'));
+    if (f.endsWith('.py') && ts)
+      console.log(
+        `\n${f}: TypeScript costs ${(ts / py).toFixed(2)}× fewer CPU-seconds per call than Python (${Math.round(ts).toLocaleString('en-US')} vs ${Math.round(py).toLocaleString('en-US')} calls per CPU-second)`,
+      );
   }
 }
 

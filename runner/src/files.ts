@@ -5,7 +5,14 @@
 // O_NOFOLLOW. Whole files are replaced atomically (temporary file, then rename), so a file that exists is
 // complete and a crash never leaves one half written.
 import { closeSync, constants, fchmodSync, lstatSync, mkdirSync, openSync, readlinkSync, renameSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+
+/** Rewardsmith's cache folder `name`: $XDG_CACHE_HOME/rewardsmith/NAME (default ~/.cache), for what is costly to make again. */
+export function cacheDir(name: string): string {
+  const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
+  return path.join(base, 'rewardsmith', name);
+}
 
 /** A write refused because the path is a symbolic link or something else that is not a plain file. */
 export class UnsafePathError extends Error {

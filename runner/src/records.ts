@@ -318,16 +318,29 @@ export const RUN_FILES = {
   failedEpisodes: 'eval/failed_episodes.json',
   suggestions: 'suggestions.json',
   rewardCopy: 'reward.ts',
+  /** The copy when the run trained a Python reward. */
+  pythonRewardCopy: 'reward.py',
 } as const;
 
-/** The extensions a reward file may have: the runner compiles and runs only these (reward/compile.ts). */
-export const REWARD_FILE_EXTENSIONS: readonly string[] = ['.ts', '.js', '.mts', '.cts', '.mjs', '.cjs'];
+/** The extensions a reward file may have: the runner compiles and runs only these (reward/compile.ts; Python in Pyodide). */
+export const REWARD_FILE_EXTENSIONS: readonly string[] = ['.ts', '.js', '.mts', '.cts', '.mjs', '.cjs', '.py'];
 /** How the editor and the language server recognise a reward file by its name. */
-export const REWARD_FILE_PATTERN = /\.reward\.(ts|js)$/;
+export const REWARD_FILE_PATTERN = /\.reward\.(ts|js|py)$/;
 
 /** The content hash a run records for its reward (`reward_sha256`), as hex. */
 export function sha256Hex(content: string | Uint8Array): string {
   return createHash('sha256').update(content).digest('hex');
+}
+
+/** The name of a run's copy of `rewardFile`: reward.py for a Python reward, else reward.ts. */
+export function rewardCopyName(rewardFile: string): string {
+  return /\.py$/i.test(rewardFile) ? RUN_FILES.pythonRewardCopy : RUN_FILES.rewardCopy;
+}
+
+/** The reward copy a run folder holds: reward.py when it trained a Python reward, else reward.ts (which may not exist). */
+export function runRewardCopy(runDir: string): string {
+  const python = path.join(runDir, RUN_FILES.pythonRewardCopy);
+  return existsSync(python) ? python : path.join(runDir, RUN_FILES.rewardCopy);
 }
 
 /** Columns of metrics.csv, in the order of UpdateMetrics. */
@@ -692,15 +705,15 @@ export interface PatchTarget {
 /**
  * The one rule for which file a suggestion's patch may change (`apply` and the editor's Apply both use it). A
  * run folder is untrusted input (a colleague's, a shared disk's), so a path it records is never written on
- * its word alone: the file must be named as a reward file (`*.reward.ts`/`.js`, the link resolved too) and
+ * its word alone: the file must be named as a reward file (`*.reward.ts`/`.js`/`.py`, the link resolved too) and
  * its content must have the sha256 the run recorded for the reward it trained on. (A forged hash can match a
  * file whose content is public, such as an installed package's `index.js`: the name rule keeps those out.)
- * A file the user names needs no such proof, only to be a reward module (.ts or .js).
+ * A file the user names needs no such proof, only to be a reward module (.ts, .js or .py).
  */
 export function patchTarget(source: { named: string } | { runDir: string }): PatchTarget {
   const isRewardModule = (file: string) => REWARD_FILE_EXTENSIONS.includes(path.extname(file).toLowerCase());
   if ('named' in source) {
-    if (!isRewardModule(source.named)) throw new PatchTargetError(`${source.named} is not a reward file (.ts or .js); nothing was changed`);
+    if (!isRewardModule(source.named)) throw new PatchTargetError(`${source.named} is not a reward file (.ts, .js or .py); nothing was changed`);
     return { file: source.named, chosenBy: 'named' };
   }
   const { runDir } = source;
@@ -719,7 +732,7 @@ export function patchTarget(source: { named: string } | { runDir: string }): Pat
   }
   if (!REWARD_FILE_PATTERN.test(recorded) || !REWARD_FILE_PATTERN.test(real))
     throw new PatchTargetError(
-      `${recorded}${real !== path.resolve(recorded) ? ` (a link to ${real})` : ''}, named by ${summaryFile}, is not a reward file (*.reward.ts or *.reward.js); nothing was changed. Name the file to patch: --to FILE`,
+      `${recorded}${real !== path.resolve(recorded) ? ` (a link to ${real})` : ''}, named by ${summaryFile}, is not a reward file (*.reward.ts, *.reward.js or *.reward.py); nothing was changed. Name the file to patch: --to FILE`,
     );
   const expected = summary!.reward_sha256;
   if (typeof expected !== 'string' || !/^[0-9a-f]{64}$/.test(expected))

@@ -122,14 +122,15 @@ export const BUILTIN_TASKS: Readonly<Record<string, TaskSpec>> = Object.fromEntr
 );
 
 /** `// task: <id or task file>` in a reward file's leading comments (before the first line of code). */
-const TASK_HEADER = /^\s*\/\/\s*task\s*:\s*([A-Za-z0-9_./-]+)\s*$/;
+/** `// task: <id>` in TypeScript, `# task: <id>` in Python. */
+const TASK_HEADER = /^\s*(?:\/\/|#)\s*task\s*:\s*([A-Za-z0-9_./-]+)\s*$/;
 
 /** 0-based line of the task header, or -1 when the leading comments have none. */
 function taskHeaderLine(lines: string[]): number {
   for (let i = 0; i < lines.length; i++) {
     if (TASK_HEADER.test(lines[i]!)) return i;
     const trimmed = lines[i]!.trim();
-    if (trimmed !== '' && !trimmed.startsWith('//') && !trimmed.startsWith('/*') && !trimmed.startsWith('*')) return -1;
+    if (trimmed !== '' && !trimmed.startsWith('//') && !trimmed.startsWith('/*') && !trimmed.startsWith('*') && !trimmed.startsWith('#')) return -1;
   }
   return -1;
 }
@@ -142,10 +143,10 @@ export function taskFromHeader(text: string): string | undefined {
 }
 
 /** The reward file with its header naming `taskId`: the existing header line rewritten, else one added on top. */
-export function withTaskHeader(text: string, taskId: string): string {
+export function withTaskHeader(text: string, taskId: string, comment: '//' | '#' = '//'): string {
   const lines = text.split('\n');
   const at = taskHeaderLine(lines.map((l) => l.replace(/\r$/, '')));
-  if (at < 0) return `// task: ${taskId}\n${text}`;
-  lines[at] = lines[at]!.replace(/(\/\/\s*task\s*:\s*)[A-Za-z0-9_./-]+/, `$1${taskId}`);
+  if (at < 0) return `${comment} task: ${taskId}\n${text}`;
+  lines[at] = lines[at]!.replace(/((?:\/\/|#)\s*task\s*:\s*)[A-Za-z0-9_./-]+/, `$1${taskId}`);
   return lines.join('\n');
 }

@@ -127,7 +127,7 @@ test("apply never patches a file the records name unless it is the run's reward 
   assert.equal(forged.status, 1, forged.stdout);
   assert.match(
     forged.stderr,
-    /^rewardsmith apply: .*\.bashrc, named by .*summary\.json, is not a reward file \(\*\.reward\.ts or \*\.reward\.js\); nothing was changed/,
+    /^rewardsmith apply: .*\.bashrc, named by .*summary\.json, is not a reward file \(\*\.reward\.ts, \*\.reward\.js or \*\.reward\.py\); nothing was changed/,
   );
   assert.equal(forged.stdout, '', 'nothing announced');
   assert.equal(readFileSync(bashrc, 'utf8'), bashrcText, 'nothing is written');
@@ -183,7 +183,7 @@ test('apply --to FILE patches the file the user names, and says so first', async
   writeFileSync(notes, original);
   const notReward = cli(run, '--suggestion', 'death-lava', '--to', notes);
   assert.equal(notReward.status, 1);
-  assert.match(notReward.stderr, /notes\.txt is not a reward file \(\.ts or \.js\)/);
+  assert.match(notReward.stderr, /notes\.txt is not a reward file \(\.ts, \.js or \.py\)/);
 });
 
 test("apply's temporary file is created exclusively: a link placed at <reward>.rewardsmith-apply.tmp is refused, not written through", async () => {

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { compileRewardFile, REWARD_LIMITS } from '../src/reward';
 import { LOOP_MARKER } from '../src/reward/compile';
-import type { HostReply, HostRequest } from '../src/reward/sandbox-host';
+import type { HostReply, HostRequest } from '../src/reward/protocol';
 import { SCALE_RULE } from '../src/schema';
 
 const root = path.join(__dirname, '..', '..');

@@ -41,20 +41,22 @@ test('lsp: a bad --socket value is a usage error, not a stack trace; --help exit
   assert.match(help.out, /^usage: rewardsmith lsp/);
 });
 
-test('lint: a missing file is named once and not counted as linted; a .py file is "not supported yet"', () => {
+test('lint: a missing file is named once and not counted as linted; a .py file is linted as Python, a .lua file is "not supported yet"', () => {
   writeFileSync(path.join(dir, 'ok.reward.ts'), 'export function reward_function(): number {\n  return 0;\n}\n');
   const r = cli('lint', 'nope.reward.ts', 'ok.reward.ts');
   assert.equal(r.code, 2);
   assert.equal(r.err, 'rewardsmith lint: nope.reward.ts: no such file\n');
   assert.match(r.out, /1 of 2 file\(s\) linted \(1 not linted: nope.reward.ts\)/);
-  writeFileSync(path.join(dir, 'x.py'), 'def reward_function():\n    return 0\n');
+  writeFileSync(path.join(dir, 'x.py'), 'def reward_function(current_nearest_blocks):\n    return np.sign(1)\n');
   const py = cli('lint', 'x.py');
-  assert.equal(py.code, 2);
-  assert.match(py.err, /^rewardsmith lint: x.py: Python rewards are not supported yet; write the reward in TypeScript/);
+  assert.equal(py.code, 1);
+  assert.match(py.out, /^x\.py:1:5: error reward-contract: reward_function takes 6 or 8 parameters/m);
+  assert.match(py.out, /^x\.py:2:12: error undefined-name: 'np' is not defined/m);
   noStack(py.err);
-  const crit = cli('critique', 'x.py');
+  writeFileSync(path.join(dir, 'x.lua'), 'return 0\n');
+  const crit = cli('critique', 'x.lua');
   assert.equal(crit.code, 2);
-  assert.match(crit.err, /^rewardsmith critique: x.py: Python rewards are not supported yet/);
+  assert.match(crit.err, /^rewardsmith critique: x.lua: Lua rewards are not supported yet/);
 });
 
 test('rollout: a misspelt policy gets a did-you-mean', () => {

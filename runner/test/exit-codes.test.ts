@@ -9,30 +9,12 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startLlmServer } from './helpers/llm-server';
+import { cliAll } from './helpers/cli-all';
 import { tempDir } from './helpers/tmp';
 
 const ROOT = path.join(__dirname, '..', '..');
 const TSX = pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
 const dir = tempDir('rewardsmith-exit-');
-
-interface Result {
-  code: number;
-  out: string;
-  err: string;
-}
-
-/** Runs each `rewardsmith ARGS…` in `dir`, all in one process (helpers/cli-cases.ts); async so an LLM test server in this process can answer. */
-async function cliAll(cases: { args: string[]; env?: Record<string, string | null> }[]): Promise<Result[]> {
-  const { spawn } = await import('node:child_process');
-  const child = spawn(process.execPath, ['--import', TSX, path.join(__dirname, 'helpers', 'cli-cases.ts')], { cwd: dir, stdio: ['pipe', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout.on('data', (d) => (out += String(d)));
-  child.stdin.end(JSON.stringify(cases));
-  const timer = setTimeout(() => child.kill(), 300_000);
-  await new Promise((resolve) => child.on('close', resolve));
-  clearTimeout(timer);
-  return JSON.parse(out) as Result[];
-}
 
 /** The command names `rewardsmith --help` lists. */
 function commandNames(): string[] {
@@ -80,7 +62,7 @@ const CASES: Record<string, [string[], number, RegExp][]> = {
   ],
   lsp: [[[], 2, /choose a transport/]],
   critique: [
-    [['x.py'], 2, /Python rewards are not supported yet/],
+    [['x.lua'], 2, /Lua rewards are not supported yet/],
     [['nope.reward.ts'], 2, /nope\.reward\.ts: no such file/],
     [['ok.reward.ts', '--task', 'aproach-tree'], 2, /No LLM configured/],
   ],
@@ -112,6 +94,11 @@ const CASES: Record<string, [string[], number, RegExp][]> = {
   loop: [
     [['--task', 'aproach-tree', '--iterations', '1', '--out', 'l'], 2, DID_YOU_MEAN_TASK],
     [['--task', 'approach-tree', '--iterations', '1', '--out', 'l'], 2, /No LLM configured/],
+    [
+      ['--task', 'approach-tree', '--iterations', '1', '--out', 'l', '--reward', 'ok.reward.ts', '--language', 'py', '--no-llm'],
+      2,
+      /ok\.reward\.ts is not in --language py/,
+    ],
   ],
 };
 
@@ -125,7 +112,10 @@ test('every command has exit-code cases: --help 0, an unknown option 2, its usag
     ...CASES[command]!.map(([args, code, message]) => ({ what: `${command} ${args.join(' ')}`, args: [command, ...args], code, message })),
   ]);
   cases.push({ what: 'trian', args: ['trian'], code: 2, message: /unknown command "trian" \(did you mean train\?\)/ });
-  const results = await cliAll(cases.map((c) => ({ args: c.args, env: NO_LLM })));
+  const results = await cliAll(
+    dir,
+    cases.map((c) => ({ args: c.args, env: NO_LLM })),
+  );
   const seen = new Set<number>();
   cases.forEach((c, i) => {
     const r = results[i]!;
@@ -143,7 +133,7 @@ test('an LLM that fails is a failure (1) in critique and design alike; no LLM co
   const server = await startLlmServer(() => ({ status: 401, message: 'bad key' }));
   t.after(() => server.close());
   const env = { OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'test' };
-  const [critique, design] = await cliAll([
+  const [critique, design] = await cliAll(dir, [
     { args: ['critique', 'ok.reward.ts', '--task', 'approach-tree'], env },
     { args: ['design', '--task', 'approach-tree', '--out', 'd.reward.ts'], env },
   ]);

@@ -97,6 +97,37 @@ describe('design → lint → critic pipeline', () => {
     for (const n of [1, 2, 3]) assert.ok(existsSync(path.join(dir, `draft-${n}.reward.ts`)));
   });
 
+  it('--language py: the designer is asked for Python, its "magma" draft goes back with the Python lint, the clean one is reviewed', async () => {
+    const PY = readFileSync(path.join(__dirname, '..', 'rewards', 'approach-cow.dense.reward.py'), 'utf8').replace(
+      '# task: approach-cow',
+      '# task: approach-tree',
+    );
+    const pyFence = (code: string) => 'Here is the reward.\n```python\n' + code + '```\nDone.';
+    await server.close();
+    server = await startLlmServer((req) => {
+      if (/reward designer/.test(req.system)) {
+        if (/Static checker diagnostics/.test(req.lastUser)) return pyFence(PY);
+        return pyFence(PY.replace('now = current_nearest_blocks.get("cow")', 'now = current_nearest_blocks.get("magma")'));
+      }
+      return JSON.stringify({ reasoning: 'good', success: true, critique: null, findings: [] });
+    });
+    const dir = tempDir('design-py-');
+    const reviewed = await designAndReview({ task: TREE, request: { kind: 'initial' }, dir, llm: llm(server), language: 'python' });
+    assert.equal(reviewed.source, PY);
+    assert.deepEqual(
+      reviewed.steps.map((s) => [s.file, s.errors.map((e) => e.code)]),
+      [
+        ['draft-1.reward.py', ['unknown-name']],
+        ['draft-2.reward.py', []],
+      ],
+    );
+    const designer = server.requests.find((r) => /reward designer/.test(r.system))!;
+    assert.match(designer.system, /```python \.\.\. ```\) containing the whole reward file, in Python 3/);
+    assert.match(designer.lastUser, /The file is Python 3 \(the paper's format\) and defines one function[\s\S]*def reward_function\(current_nearest_blocks/);
+    const critic = server.requests.find((r) => /review reward functions/.test(r.system))!;
+    assert.match(critic.lastUser, /The file is Python 3/);
+  });
+
   it("reviews the user's own file first, and has the designer fix only what the checks reject", async () => {
     await server.close();
     server = await startLlmServer((req) =>

@@ -15,6 +15,7 @@ import {
   readSummary,
   runTaskRef,
   RUN_FILES,
+  runRewardCopy,
   RunRecordError,
   type RunSummary,
   type SuggestionRecord,
@@ -22,7 +23,7 @@ import {
 } from '../records';
 import { resolveTask, type TaskSpec } from '../tasks';
 import { findFailures, type EpisodeEvidence, type Finding, type FindingKind, type RewardFacts } from './findings';
-import { denseLines, patchReward, PatchUnavailable, type PatchRequest } from './patches';
+import { denseLines, patchReward, PatchUnavailable, preparePatches, type PatchRequest } from './patches';
 import { rerunReward } from './rerun';
 
 /** A suggestion as the analyzer builds it: suggestions.json's record, with the analyzer's own types. */
@@ -59,7 +60,7 @@ function rewardFileFor(runDir: string, summary: RunSummary | undefined, given: s
     if (!existsSync(given)) throw new RunRecordError(`${given}: reward file not found`);
     return given;
   }
-  const copy = path.join(runDir, RUN_FILES.rewardCopy);
+  const copy = runRewardCopy(runDir);
   if (existsSync(copy)) return copy;
   if (summary?.reward_file && existsSync(summary.reward_file)) return summary.reward_file;
   return undefined;
@@ -68,7 +69,7 @@ function rewardFileFor(runDir: string, summary: RunSummary | undefined, given: s
 /** Whether `text` is the reward the run's episodes were recorded with (its summary's hash, else its copy). */
 function isRecordedReward(runDir: string, summary: RunSummary | undefined, text: string): boolean {
   if (summary?.reward_sha256) return createHash('sha256').update(text).digest('hex') === summary.reward_sha256;
-  const copy = path.join(runDir, RUN_FILES.rewardCopy);
+  const copy = runRewardCopy(runDir);
   return !existsSync(copy) || readFileSync(copy, 'utf8') === text;
 }
 
@@ -126,12 +127,13 @@ export async function analyzeRun(runDir: string, opts: { rewardFile?: string; ta
   const task = resolved.task;
   const file = rewardFileFor(runDir, summary, opts.rewardFile);
   const reward = file ? { file, text: readFileSync(file, 'utf8') } : undefined;
+  if (file) await preparePatches(file);
   const failed = episodes.filter((e) => !e.success);
   const deathCauses: Record<string, number> = {};
   for (const e of episodes) if (e.died) deathCauses[e.deathCause ?? 'other'] = (deathCauses[e.deathCause ?? 'other'] ?? 0) + 1;
   const main = Object.entries(deathCauses).sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
   // A rollout without a reward (a random policy, say) records zeros; the reward's sign then means nothing.
-  const rewarded = !summary || !!summary.reward_file || existsSync(path.join(runDir, RUN_FILES.rewardCopy));
+  const rewarded = !summary || !!summary.reward_file || existsSync(runRewardCopy(runDir));
   let facts: RewardFacts | undefined;
   let rerunError: string | undefined;
   if (reward && rewarded) {
@@ -235,7 +237,7 @@ with evidence and patches to the reward file, and prints a summary.`,
     reward: {
       type: 'string',
       valueName: 'FILE',
-      description: `reward file to patch (default: RUN_DIR/${RUN_FILES.rewardCopy}, else the summary's reward_file)`,
+      description: `reward file to patch (default: RUN_DIR/${RUN_FILES.rewardCopy} or ${RUN_FILES.pythonRewardCopy}, else the summary's reward_file)`,
     },
     events: { type: 'string', choices: ['ndjson'], description: 'stream suggestion events on stdout (the summary goes to stderr)' },
   },

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { CommandError, didYouMean, parseCommandArgs, requireExisting, runCommand, terminalText, UsageError } from '../args';
 import { applyUnifiedDiff, PatchError, unifiedDiff } from '../diff';
 import { writeAtomic } from '../files';
-import { patchTarget, PatchTargetError, readSuggestions, RUN_FILES, type PatchTarget } from '../records';
+import { patchTarget, PatchTargetError, readSuggestions, RUN_FILES, runRewardCopy, type PatchTarget } from '../records';
 
 export const APPLY_SPEC = {
   command: 'apply',
@@ -103,7 +103,7 @@ export function applySuggestions(runDir: string, ids: readonly string[], opts: A
   const current = readFileSync(file, 'utf8');
   // A patch written against the run's copy of the reward fits only that text; only the run's own copy is read
   // as that base (suggestions.json's rewardFile is a record too, so no other path it names is opened).
-  const runCopy = path.join(runDir, RUN_FILES.rewardCopy);
+  const runCopy = runRewardCopy(runDir);
   const baseIsRunCopy = analysis.rewardFile !== null && path.resolve(analysis.rewardFile) === path.resolve(runCopy);
   if (baseIsRunCopy && existsSync(runCopy) && current !== readFileSync(runCopy, 'utf8')) {
     throw new CommandError(

@@ -9,6 +9,7 @@ import type { TaskSpec } from '../tasks';
 import { namesRead, toSuggestion } from './analyze';
 import { findFailures, type RerunStep } from './findings';
 import { denseSign } from './rerun';
+import { preparePatches } from './patches';
 
 /** Early warnings fire only in the first part of a run, where stopping saves the most. */
 const EARLY_FRACTION = 0.5;
@@ -23,6 +24,7 @@ export async function liveAnalysis(
   if (failed.length === 0) return [];
   // The patches target the file the user edits (the run trains a copy of it).
   const reward = existsSync(at.rewardFile) ? { file: at.rewardFile, text: readFileSync(at.rewardFile, 'utf8') } : undefined;
+  if (reward) await preparePatches(reward.file);
   // The recorded rewards are the reward's own output on these steps: its dense sign without a second sandbox.
   // The findings say so ('recorded'): nothing is re-run here, unlike the analysis after evaluation.
   const rerun = new Map<number, RerunStep[]>(

@@ -5,6 +5,7 @@
 // patches.ts applies the edits and checks the result.
 import ts from 'typescript';
 import { parameterNames, SCALE_RULE, type ParameterName } from '../schema';
+import type { PythonDenseTerm, PythonSource } from './python-patch';
 
 /** What every patch request has: its kind (the writer that handles it) and why, which the patch's comment quotes. */
 export interface PatchRequestBase {
@@ -20,6 +21,8 @@ export interface PatchWriter<R extends PatchRequestBase = PatchRequestBase> {
    * insertion point; new constants go to `src.constants`). Throws PatchUnavailable when the file has no place for it.
    */
   write(src: RewardSource, term: DenseTerm, req: R, edits: Edit[]): void;
+  /** The same for a Python reward (python-patch.ts); a writer without it offers no patch to Python files. */
+  python?(src: PythonSource, term: PythonDenseTerm, req: R, edits: Edit[]): void;
 }
 
 /** Keeps the writer's request type, so patches.ts derives `PatchRequest` from the writers. */

@@ -2,13 +2,15 @@
 // the finding that asks for it, under findings/; patch.ts says what they share) places its edits with the
 // TypeScript AST, the edits are applied as text so the user's formatting and comments survive, and the result
 // is checked: it must parse and must not add a single lint diagnostic. The output is a unified diff against
-// the user's file.
+// the user's file. A Python reward gets the writer's `python` hook instead (python-patch.ts), checked the same way.
 import path from 'node:path';
 import ts from 'typescript';
 import { unifiedDiff } from '../diff';
 import { lintText } from '../lint/rules';
 import { FINDINGS, type Finding } from './findings';
 import { PatchUnavailable, RewardSource, type Edit, type PatchWriter } from './patch';
+import { patchPythonReward, pythonDenseLines } from './python-patch';
+import { isPythonFile, loadPythonParser } from '../reward/python-syntax';
 
 export { PatchUnavailable };
 
@@ -30,6 +32,11 @@ for (const rule of FINDINGS) {
   if (!writer) continue;
   if (WRITERS.has(writer.kind) && WRITERS.get(writer.kind) !== writer) throw new Error(`two patch writers for ${writer.kind} (${rule.meta.id} has its own)`);
   WRITERS.set(writer.kind, writer);
+}
+
+/** Readies the patch writers for `fileName`: a Python reward's need the Python parser, loaded once (asynchronously). */
+export async function preparePatches(fileName: string): Promise<void> {
+  if (isPythonFile(fileName)) await loadPythonParser();
 }
 
 /** Builds the edits for one request (every patch needs the dense term, so a file without one has no patches). */
@@ -73,6 +80,14 @@ function lintKeys(fileName: string, text: string, original: boolean): Map<string
   return counts;
 }
 
+/** Refuses a patch that adds a lint error or warning the original file did not have (positions aside). */
+function refuseAddedLint(fileName: string, text: string, patched: string): void {
+  const before = lintKeys(fileName, text, true);
+  const after = lintKeys(fileName, patched, false);
+  const added = [...after].filter(([k, n]) => n > (before.get(k) ?? 0)).map(([k]) => k);
+  if (added.length > 0) throw new PatchUnavailable(`the patch would add lint diagnostics: ${added.join('; ')}`);
+}
+
 /** Syntax errors the parser recorded (the compiler keeps them on the source file; there is no public getter). */
 function parseErrorsOf(sf: ts.SourceFile): ts.DiagnosticWithLocation[] {
   return (sf as unknown as { parseDiagnostics?: ts.DiagnosticWithLocation[] }).parseDiagnostics ?? [];
@@ -83,6 +98,12 @@ function parseErrorsOf(sf: ts.SourceFile): ts.DiagnosticWithLocation[] {
  * when the patched file would not parse or would add a lint error or warning.
  */
 export function patchReward(fileName: string, text: string, req: PatchRequest): RewardPatch {
+  if (isPythonFile(fileName)) {
+    const python = WRITERS.get(req.kind)?.python;
+    if (!python)
+      throw new PatchUnavailable(`the ${req.kind} patch is written for TypeScript rewards only so far; apply the suggestion to the Python file by hand`);
+    return patchPythonReward(fileName, text, req, python, refuseAddedLint);
+  }
   const src = new RewardSource(fileName, text);
   const broken = parseErrorsOf(src.sf)[0];
   if (broken) {
@@ -98,10 +119,7 @@ export function patchReward(fileName: string, text: string, req: PatchRequest): 
   const parseErrors = parseErrorsOf(ts.createSourceFile(fileName, patched, ts.ScriptTarget.ES2022, false, ts.ScriptKind.TS));
   if (parseErrors.length > 0)
     throw new PatchUnavailable(`internal error: the patched file does not parse (${ts.flattenDiagnosticMessageText(parseErrors[0]!.messageText, ' ')})`);
-  const before = lintKeys(fileName, text, true);
-  const after = lintKeys(fileName, patched, false);
-  const added = [...after].filter(([k, n]) => n > (before.get(k) ?? 0)).map(([k]) => k);
-  if (added.length > 0) throw new PatchUnavailable(`the patch would add lint diagnostics: ${added.join('; ')}`);
+  refuseAddedLint(fileName, text, patched);
   const name = path.basename(fileName);
   const diff = unifiedDiff(text, patched, name);
   return { diff: diff.text, lines: diff.oldRange, patched };
@@ -109,6 +127,7 @@ export function patchReward(fileName: string, text: string, req: PatchRequest): 
 
 /** 1-based line range of the dense term (the function, or the reward function holding a dense variable), for anchoring advice. */
 export function denseLines(fileName: string, text: string): [number, number] | undefined {
+  if (isPythonFile(fileName)) return pythonDenseLines(text);
   try {
     const src = new RewardSource(fileName, text);
     const term = src.denseTerm();

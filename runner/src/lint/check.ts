@@ -7,7 +7,7 @@ import { terminalText } from '../args';
 import { probeReward, type ProbeFinding } from '../probe/index';
 import { endWarmHosts } from '../reward/index';
 import { BUILTIN_TASKS, resolveTask, taskFromHeader, type TaskSpec } from '../tasks';
-import { lintText } from './rules';
+import { isPythonFile, lintText, loadPythonParser } from './rules';
 import type { RewardDiagnostic } from './rule';
 
 export interface RewardCheck {
@@ -16,6 +16,8 @@ export interface RewardCheck {
   warnings: number;
   /** Whether the probes ran (not when asked not to, or when the time budget ran out first). */
   probed: boolean;
+  /** Why a file the probes were asked for was not probed (a Python reward). */
+  notProbed?: string;
   /** Wall time of the probes, ms (0 when they did not run). */
   probeMs: number;
 }
@@ -53,13 +55,16 @@ export function taskOfReward(file: string, text: string, explicit?: string): Tas
 
 /** Lints `file` and, unless told not to (or given no task), probes it on the task's bank. */
 export async function checkReward(file: string, text: string, task: TaskSpec | undefined, options: CheckOptions = {}): Promise<RewardCheck> {
+  if (isPythonFile(file)) await loadPythonParser();
   const diagnostics = lintText(file, options.source ?? text);
   let probed = false;
   let probeMs = 0;
+  let notProbed: string | undefined;
   if (task && options.probe !== false) {
     const result = await probeReward(file, task, { source: options.source ?? text });
     diagnostics.push(...result.findings.map(probeDiagnostic));
-    probed = true;
+    probed = result.notProbed === undefined;
+    notProbed = result.notProbed;
     probeMs = result.ms;
   }
   diagnostics.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
@@ -68,6 +73,7 @@ export async function checkReward(file: string, text: string, task: TaskSpec | u
     errors: diagnostics.filter((d) => d.severity === 'error').length,
     warnings: diagnostics.filter((d) => d.severity === 'warning').length,
     probed,
+    ...(notProbed ? { notProbed } : {}),
     probeMs,
   };
 }
@@ -78,10 +84,12 @@ export async function checkReward(file: string, text: string, task: TaskSpec | u
  */
 export async function trainGate(rewardFile: string, task: TaskSpec): Promise<{ report: string[]; errors: number }> {
   const text = readFileSync(rewardFile, 'utf8');
-  const { diagnostics, errors } = await checkReward(rewardFile, text, task);
+  const { diagnostics, errors, notProbed } = await checkReward(rewardFile, text, task);
   await endWarmHosts(); // training probes nothing more: the probes' warm host would only idle through it
   const shown = diagnostics.filter((d) => d.severity === 'error' || d.severity === 'warning');
-  return { report: shown.map((d) => formatDiagnostic(rewardFile, d, terminalText)), errors };
+  const report = shown.map((d) => formatDiagnostic(rewardFile, d, terminalText));
+  if (notProbed) report.push(terminalText(`${rewardFile}: not probed: ${notProbed}`));
+  return { report, errors };
 }
 
 /** `file:line:col: severity code: message`, one line per diagnostic (the lint CLI's format). */

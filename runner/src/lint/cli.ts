@@ -8,10 +8,11 @@ import { unanalysableDiagnostic, type RewardDiagnostic } from './rules';
 
 export const LINT_SPEC = {
   command: 'lint',
-  summary: `Checks reward files against the observation schema and TypeScript, then probes them: each file runs on its
-task's probe bank (recorded simulator episodes of success and of failure modes: standing still, turning in place,
-…) in the real sandbox, reporting run-time errors, names the task never shows, and failure modes the reward pays
-more than success. The task is --task or the file's \`// task:\` header; a file without one is not probed.
+  summary: `Checks reward files (TypeScript, or Python: *.reward.py) against the observation schema and TypeScript, then probes
+them: each file runs on its task's probe bank (recorded simulator episodes of success and of failure modes: standing still,
+turning in place, …) in the real sandbox, reporting run-time errors, names the task never shows, and failure modes the reward
+pays more than success (TypeScript and JavaScript rewards only). The task is --task or the file's \`// task:\` header (\`# task:\`
+in Python); a file without one is not probed.
 A finding a probe episode shows is followed by the command that plays it (\`rewardsmith playback FILE --probe N\`).
 --format json prints one JSON array of {file, range, severity, code, message, source[, probe_episode]} with
 0-based lines (LSP's).
@@ -70,7 +71,9 @@ export async function lintCommand(argv: string[]): Promise<number> {
         const inBudget = performance.now() - started < values['probe-budget'] * 1000;
         if (!values['no-probe'] && (!task || !inBudget))
           notProbed.push(`${file} (${task ? 'the probe budget ran out' : 'no task: add a `// task:` header or pass --task'})`);
-        found = (await checkReward(file, text, task, { probe: inBudget })).diagnostics;
+        const check = await checkReward(file, text, task, { probe: inBudget });
+        if (check.notProbed) notProbed.push(`${file} (${check.notProbed})`);
+        found = check.diagnostics;
       } catch (err) {
         found = [unanalysableDiagnostic(text, 0, `Rewardsmith could not check this file: ${(err as Error).message}`)];
       }

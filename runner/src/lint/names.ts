@@ -6,6 +6,8 @@ import ts from 'typescript';
 import { suggestNames, type NameKind } from '../schema';
 import { OBJECT_METHODS, PYTHON_DICT_METHODS, skipParens, stringKey, type DictKeys, type LintContext } from './context';
 import type { Fix } from './rule';
+import { keyUses, type PythonLintContext } from './python';
+import type { PythonNode } from '../reward/python-syntax';
 
 export interface BadName {
   keyNode: ts.Node;
@@ -106,8 +108,37 @@ function literalValuesOf(ctx: LintContext, id: ts.Identifier): ts.Expression[] {
   return ts.isArrayLiteralExpression(source) ? source.elements.filter((e) => stringKey(e) !== undefined) : [];
 }
 
+/** A bad name in a Python file: the same judgement, at a string literal of the tree-sitter tree. */
+export interface PythonBadName extends Omit<BadName, 'keyNode'> {
+  keyNode: PythonNode;
+}
+
+/** Every bad name used as a key of an observation dict in a Python file (`d["magma"]`, `d.get(…)`, `… in d`). */
+export function pythonBadNames(ctx: PythonLintContext): PythonBadName[] {
+  return ctx.memo('bad-names', () => {
+    const out: PythonBadName[] = [];
+    for (const u of keyUses(ctx)) {
+      const keys = ctx.dictKeys(u.dict);
+      if (!keys) continue;
+      const valid = ctx.schema.namesFor(keys);
+      if (valid.has(u.key)) continue;
+      const suggestions = suggestNames(u.key, valid);
+      const didYouMean = suggestions.length ? ` Did you mean ${suggestions.map((s) => `'${s}'`).join(', ')}?` : '';
+      const quote = u.keyNode.text.slice(-1);
+      const fixes: Fix[] = suggestions.map((s, i) => ({
+        title: `Change '${u.key}' to '${s}'`,
+        edits: [ctx.replace(u.keyNode, `${quote}${s}${quote}`)],
+        preferred: i === 0,
+      }));
+      out.push({ keyNode: u.keyNode, name: u.key, keys, dictText: u.dict.text, kinds: ctx.schema.kindsOf(u.key), didYouMean, fixes });
+    }
+    renameEverywhere(out);
+    return out;
+  });
+}
+
 /** A wrong name is usually written more than once: each rename fix renames every occurrence. */
-function renameEverywhere(bad: BadName[]): void {
+function renameEverywhere(bad: Pick<BadName, 'keys' | 'name' | 'fixes'>[]): void {
   const groups = new Map<string, Fix[][]>();
   for (const b of bad) {
     const key = `${b.keys}:${b.name}`;

@@ -2,6 +2,7 @@
 // one-line description, docs), its messages, and the check with its fixes side by side; rules.ts lists them.
 import type ts from 'typescript';
 import type { LintContext } from './context';
+import type { PythonLintContext } from './python';
 
 export type Severity = 'error' | 'warning' | 'information' | 'hint';
 
@@ -48,13 +49,21 @@ export interface RuleMeta<Id extends string = string> {
 }
 
 /**
- * A rule: `node` is called for every node of the file in document order (one shared walk), `end` once after
- * the walk, in registry order. Report through `ctx.report(rule.meta, …)`.
+ * A rule: on TypeScript files `node` is called for every node of the file in document order (one shared
+ * walk), `end` once after the walk, in registry order; on Python files `python` is called once with the
+ * file's tree (python.ts). The hooks a rule has say which languages it serves. Report through
+ * `ctx.report(rule.meta, …)`.
  */
 export interface LintRule<Id extends string = string> {
   meta: RuleMeta<Id>;
   node?(node: ts.Node, ctx: LintContext): void;
   end?(ctx: LintContext): void;
+  python?(ctx: PythonLintContext): void;
+}
+
+/** The languages a rule serves (from its hooks). */
+export function ruleLanguages(rule: LintRule): ('typescript' | 'python')[] {
+  return [...(rule.node || rule.end ? (['typescript'] as const) : []), ...(rule.python ? (['python'] as const) : [])];
 }
 
 /** Keeps the rule's literal id in its type, so the registry derives `RuleId` from the rules themselves. */

@@ -32,13 +32,25 @@ import { memoryWriteThenCompare } from './rules/memory-write-then-compare';
 import { rewardReturn } from './rules/reward-return';
 import { unitMismatch } from './rules/unit-mismatch';
 import { unreachableCode } from './rules/unreachable-code';
+import { keyError } from './rules/key-error';
+import { pythonSyntax } from './rules/python-syntax';
+import { sandboxRefused } from './rules/sandbox-refused';
+import { undefinedName } from './rules/undefined-name';
+import { isPythonFile } from '../reward/python-syntax';
+import { lintPythonText } from './python';
 
 export type { Fix, LspRange, RewardDiagnostic, RuleMeta, Severity, TextEdit } from './rule';
+export { ruleLanguages } from './rule';
+export { isPythonFile, loadPythonParser, pythonParserReady } from '../reward/python-syntax';
 export type { DictKeys, Field } from './context';
 
-/** Every rule, in the order their `node` and `end` hooks run. TypeScript's own errors come last: they are
- * dropped where a rule already explains the spot. */
+/** Every rule, in the order their hooks run. TypeScript's own errors come last: they are dropped where a
+ * rule already explains the spot. Rules with a `python` hook serve Python files (python.ts). */
 export const RULES = [
+  pythonSyntax,
+  sandboxRefused,
+  undefinedName,
+  keyError,
   unknownName,
   wrongKindName,
   inventoryBlockDrop,
@@ -113,8 +125,12 @@ function lintChecked(snap: Snapshot, schema: ObservationSchema): RewardDiagnosti
   return out.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
 }
 
-/** Lint one file's text headless (a fresh project; the language server keeps projects per open file). */
+/**
+ * Lint one file's text headless (a fresh project; the language server keeps projects per open file). A
+ * Python file (`*.py`) needs the Python parser loaded first (`await loadPythonParser()`).
+ */
 export function lintText(fileName: string, text: string): RewardDiagnostic[] {
+  if (isPythonFile(fileName)) return lintPythonText(fileName, text, loadSchema(), RULES);
   let project: RewardProject;
   try {
     project = new RewardProject(fileName, text);

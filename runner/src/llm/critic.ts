@@ -3,7 +3,7 @@
 // repaired (a fenced block, "true" as a string, an unknown severity, a line past the end) is repaired, and an
 // unusable answer is asked for again with the reason.
 import { chatValidated, extractJsonObject, type LlmConfig, type LlmLog, type Validation } from './client';
-import { contextText, numberedSource, renderTemplate } from './prompts';
+import { contextText, languageOf, numberedSource, renderTemplate } from './prompts';
 import type { TaskSpec } from '../tasks';
 
 export type FindingSeverity = 'error' | 'warning' | 'information';
@@ -114,7 +114,7 @@ export function critiquePrompt(opts: Pick<CritiqueOptions, 'file' | 'source' | '
     {
       role: 'user' as const,
       content: renderTemplate('critic', {
-        context: contextText(opts.task, opts.source),
+        context: contextText(opts.task, opts.source, languageOf(opts.file)),
         file: opts.file,
         reward_code_numbered: numberedSource(opts.source),
         static_findings:

@@ -17,6 +17,7 @@ LLM: OPENAI_API_KEY, OPENAI_BASE_URL, REWARDSMITH_MODEL.`,
   options: {
     task: { type: 'string', valueName: 'TASK', description: 'built-in task id or a task file' },
     out: { type: 'string', valueName: 'FILE', description: 'reward file to write' },
+    language: { type: 'string', choices: ['ts', 'py'], description: "the reward's language (default: py when FILE ends in .py, else ts)" },
     events: EVENTS_OPTION,
   },
 } as const;
@@ -27,10 +28,13 @@ export function designCommand(argv: string[], terminal: CommandIo = PROCESS_IO):
     const task = resolveTask(values.task);
     if (!isLlmConfigured(resolveLlmConfig())) throw new LlmNotConfiguredError();
     const out = path.resolve(values.out);
-    const workDir = path.join(path.dirname(out), '.rewardsmith-design', path.basename(out).replace(/\.reward\.(ts|js)$/, ''));
+    const workDir = path.join(path.dirname(out), '.rewardsmith-design', path.basename(out).replace(/\.reward\.(ts|js|py)$/, ''));
+    const language = (values.language ?? (/\.py$/i.test(out) ? 'py' : 'ts')) === 'py' ? 'python' : 'typescript';
+    if ((language === 'python') !== /\.py$/i.test(out))
+      throw new UsageError(`--out ${values.out} does not end in .${language === 'python' ? 'py' : 'ts'}, the extension of --language ${values.language}`);
     rmSync(workDir, { recursive: true, force: true });
     progress(`designing a reward for ${task.id}`);
-    const reviewed = await designAndReview({ task, request: { kind: 'initial' }, dir: workDir, log: { dir: workDir } });
+    const reviewed = await designAndReview({ task, request: { kind: 'initial' }, dir: workDir, log: { dir: workDir }, language });
     writeAtomic(path.join(workDir, 'review.json'), JSON.stringify(reviewed, null, 2) + '\n');
     for (const s of reviewed.steps) {
       if (s.errors.length > 0) progress(`draft ${s.draft}: ${s.errors.length} static error(s), sent back to the designer`);

@@ -13,7 +13,8 @@ import { compileRewardFile, RewardError } from '../reward/compile';
 import { taskFromHeader, withTaskHeader, type TaskSpec } from '../tasks';
 import { chatValidated, type ChatMessage, type LlmConfig, type LlmLog, type Validation } from './client';
 import { critiqueReward, probeFindingsText, type CritiqueResult } from './critic';
-import { contextText, renderTemplate } from './prompts';
+import { contextText, renderTemplate, type RewardLanguage } from './prompts';
+import { compilePythonReward, isPythonFile, loadPythonParser } from '../reward/python-syntax';
 
 /** What the designer is asked to do: the paper's prompt variants, plus fixing static-check errors. */
 export type DesignRequest =
@@ -23,8 +24,13 @@ export type DesignRequest =
   | { kind: 'fix-lint'; previous: string; diagnostics: string }
   | { kind: 'fix-error'; previous: string; error: string };
 
-export function designerPrompt(task: TaskSpec, request: DesignRequest): ChatMessage[] {
-  const context = contextText(task);
+const FENCES: Record<RewardLanguage, { fence: string; name: string; extension: string }> = {
+  typescript: { fence: 'ts', name: 'TypeScript', extension: 'ts' },
+  python: { fence: 'python', name: "Python 3 (the paper's format)", extension: 'py' },
+};
+
+export function designerPrompt(task: TaskSpec, request: DesignRequest, language: RewardLanguage = 'typescript'): ChatMessage[] {
+  const context = contextText(task, undefined, language);
   let user: string;
   switch (request.kind) {
     case 'initial':
@@ -50,7 +56,7 @@ export function designerPrompt(task: TaskSpec, request: DesignRequest): ChatMess
       break;
   }
   return [
-    { role: 'system', content: renderTemplate('designer-system', {}) },
+    { role: 'system', content: renderTemplate('designer-system', { fence: FENCES[language].fence, language: FENCES[language].name }) },
     { role: 'user', content: user },
   ];
 }
@@ -59,15 +65,15 @@ export function designerPrompt(task: TaskSpec, request: DesignRequest): ChatMess
  * The one fenced code block of a designer answer, with a `// task: <id>` header line ensured (the editor and
  * CLI find the task by it). Zero blocks, several blocks or an empty block are rejected with the reason.
  */
-export function extractRewardCode(text: string, task: TaskSpec): Validation<string> {
+export function extractRewardCode(text: string, task: TaskSpec, language: RewardLanguage = 'typescript'): Validation<string> {
+  const fence = '```' + FENCES[language].fence;
   const blocks = [...text.matchAll(/```[\w+-]*[^\S\n]*\n([\s\S]*?)```/g)].map((m) => m[1]!);
-  if (blocks.length === 0) return { ok: false, problem: 'the answer has no fenced code block; put the whole reward file in one ```ts block' };
-  if (blocks.length > 1)
-    return { ok: false, problem: `the answer has ${blocks.length} code blocks; put the whole reward file in exactly one ` + '```ts block' };
+  if (blocks.length === 0) return { ok: false, problem: `the answer has no fenced code block; put the whole reward file in one ${fence} block` };
+  if (blocks.length > 1) return { ok: false, problem: `the answer has ${blocks.length} code blocks; put the whole reward file in exactly one ${fence} block` };
   let code = blocks[0]!.replace(/\r\n?/g, '\n').trimEnd();
   if (!/\S/.test(code)) return { ok: false, problem: 'the code block is empty' };
   // The header names the task the file is for; the designer may omit it or copy another task's.
-  if (taskFromHeader(code) !== task.id) code = withTaskHeader(code, task.id);
+  if (taskFromHeader(code) !== task.id) code = withTaskHeader(code, task.id, language === 'python' ? '#' : '//');
   return { ok: true, value: code + '\n' };
 }
 
@@ -77,11 +83,14 @@ export interface DesignOptions {
   llm?: Partial<LlmConfig>;
   log?: LlmLog;
   signal?: AbortSignal;
+  /** The language the designer writes (default TypeScript). */
+  language?: RewardLanguage;
 }
 
 /** One designer call: returns the whole reward file. Throws LlmNotConfiguredError / LlmError. */
 export async function designReward(opts: DesignOptions): Promise<{ source: string; model: string }> {
-  const answer = await chatValidated(designerPrompt(opts.task, opts.request), (text) => extractRewardCode(text, opts.task), {
+  const language = opts.language ?? 'typescript';
+  const answer = await chatValidated(designerPrompt(opts.task, opts.request, language), (text) => extractRewardCode(text, opts.task, language), {
     role: 'designer',
     llm: opts.llm,
     log: opts.log,
@@ -113,7 +122,8 @@ export function staticCheck(file: string, source: string): StaticDiagnostic[] {
   }));
   if (diagnostics.some((d) => d.severity === 'error')) return diagnostics;
   try {
-    compileRewardFile(file, source);
+    if (isPythonFile(file)) compilePythonReward(file, source);
+    else compileRewardFile(file, source);
   } catch (err) {
     if (!(err instanceof RewardError)) throw err;
     diagnostics.push({ line: err.line, column: err.column, severity: 'error', code: `reward-${err.kind}`, message: err.detail });
@@ -184,6 +194,8 @@ export interface ReviewOptions extends Omit<DesignOptions, 'request'> {
  */
 export async function designAndReview(opts: ReviewOptions): Promise<ReviewedReward> {
   const limits = { ...REVIEW_LIMITS, ...opts.limits };
+  const extension = FENCES[opts.language ?? 'typescript'].extension;
+  if (extension === 'py') await loadPythonParser();
   mkdirSync(opts.dir, { recursive: true });
   const steps: ReviewStep[] = [];
   let request = opts.request;
@@ -195,7 +207,7 @@ export async function designAndReview(opts: ReviewOptions): Promise<ReviewedRewa
     const source = given ?? (await designReward({ ...opts, request })).source;
     given = undefined;
     const draft = steps.length + 1;
-    const file = path.join(opts.dir, `draft-${draft}.reward.ts`);
+    const file = path.join(opts.dir, `draft-${draft}.reward.${extension}`);
     writeAtomic(file, source);
     const statics = staticCheck(file, source);
     const probed = statics.some((d) => d.severity === 'error') ? [] : await probeWarnings(file, source, opts.task);

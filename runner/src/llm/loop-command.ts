@@ -12,6 +12,7 @@ import { ENGINE_CHOICE, ENGINE_SETTINGS, engineFromOptions } from '../sweep/engi
 import { LlmNotConfiguredError, LLM_LOG_FILE, resolveLlmConfig, isLlmConfigured } from './client';
 import { EVENTS_OPTION, runLlmCommand } from './command';
 import { runLoop } from './loop';
+import { languageOf } from './prompts';
 import { resultsTable } from './loop-results';
 import type { LoopOptions } from './loop-types';
 
@@ -40,6 +41,7 @@ LLM: OPENAI_API_KEY, OPENAI_BASE_URL, REWARDSMITH_MODEL; every call is logged to
     candidates: { type: 'int', min: 1, max: 64, default: 1, description: 'rewards sampled per iteration' },
     steps: { type: 'int', min: 1, max: 1e10, default: 256_000, description: 'training frames per candidate' },
     reward: { type: 'string', valueName: 'FILE', description: 'start from this reward instead of a fresh design' },
+    language: { type: 'string', choices: ['ts', 'py'], description: "the rewards' language (default: --reward's, else ts)" },
     seed: { type: 'int', min: 0, max: 2 ** 31 - 1, default: 0, description: 'run seed' },
     envs: { type: 'int', min: 1, max: MAX_ENVS, description: 'parallel environments of each training run' },
     'eval-episodes': { type: 'int', min: 1, max: 100_000, description: 'held-out evaluation episodes of each run' },
@@ -65,6 +67,8 @@ export function loopCommand(argv: string[], terminal: CommandIo = PROCESS_IO): P
     if (noLlm && !values.reward) throw new UsageError('--no-llm improves a reward you give: pass --reward FILE');
     if (!noLlm && !isLlmConfigured(resolveLlmConfig())) throw new LlmNotConfiguredError();
     if (values.reward && !existsSync(values.reward)) throw new UsageError(`--reward ${values.reward}: no such file`);
+    const language = values.language ? (values.language === 'py' ? 'python' : 'typescript') : languageOf(values.reward);
+    if (values.reward && language !== languageOf(values.reward)) throw new UsageError(`--reward ${values.reward} is not in --language ${values.language}`);
     const fromScratch = values['from-scratch'] === true;
     if (fromScratch && values.init) throw new UsageError('--init and --from-scratch exclude each other: start from your policy, or from none');
     if (values.demos !== undefined && (fromScratch || values.init))
@@ -80,6 +84,7 @@ export function loopCommand(argv: string[], terminal: CommandIo = PROCESS_IO): P
       steps: values.steps,
       seed: values.seed,
       startReward: values.reward ? path.resolve(values.reward) : undefined,
+      language,
       noLlm,
       ...(fromScratch || values.init ? {} : { foundation: { demos: values.demos } }),
       train: {

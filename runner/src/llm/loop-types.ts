@@ -8,6 +8,7 @@ import type { Engine } from '../sweep/engine';
 import type { TaskSpec } from '../tasks';
 import type { LlmAnalysis, ProgrammaticFinding } from './analyzer';
 import type { LlmConfig } from './client';
+import type { RewardLanguage } from './prompts';
 import type { TrainOutcome, TrainStepOptions } from './train-step';
 
 export interface LoopOptions {
@@ -21,6 +22,8 @@ export interface LoopOptions {
   seed: number;
   /** A reward file to start from instead of the designer's first design. */
   startReward?: string;
+  /** The rewards' language (the designer writes it, the loop's reward files have its extension): default the start reward's. */
+  language?: RewardLanguage;
   /** Extra `train` options passed through (envs, eval episodes, backend; init: start every candidate from this checkpoint). */
   train?: { envs?: number; evalEpisodes?: number; backend?: string; init?: string; engine?: Engine; taskArg?: string };
   /**

@@ -24,12 +24,13 @@ import { analyzeWithLlm, statisticsText, type LlmAnalysis, type ProgrammaticFind
 import { resolveLlmConfig, type LlmLog } from './client';
 import { designAndReview, type DesignRequest, type ReviewedReward } from './designer';
 import { analyzeRun, readAnalysis, type Analysis, type Suggestion } from '../analyze/analyze';
-import { patchReward, PatchUnavailable, type PatchRequest } from '../analyze/patches';
+import { patchReward, PatchUnavailable, preparePatches, type PatchRequest } from '../analyze/patches';
 import { compareRates, DECISION_ALPHA, formatDifference } from '../stats';
 import { hash32 } from '../seeds';
 import type { TrainOutcome } from './train-step';
 import { bestMeasured, candidateSuccess, heldOut, rateText, resultsTable, runConfig, suggestionOutcomes } from './loop-results';
 import { runsSavedByProbes, screenReward } from './screen';
+import { languageOf, type RewardLanguage } from './prompts';
 import type {
   CandidateResult,
   DecisionLook,
@@ -212,8 +213,13 @@ class Loop {
   private readonly log: LlmLog;
   /** The starting policy, prepared when the first candidate is about to train (a loop that fails before never builds it). */
   private startPromise: Promise<LoopStart> | undefined;
+  private readonly language: RewardLanguage;
+  /** The name of every reward file the loop writes: `<task>.reward.ts`, or `.py` for Python rewards. */
+  private readonly rewardName: string;
   constructor(private readonly o: LoopOptions) {
     this.log = { dir: o.out };
+    this.language = o.language ?? languageOf(o.startReward);
+    this.rewardName = `${o.task.id}.reward.${this.language === 'python' ? 'py' : 'ts'}`;
   }
 
   /**
@@ -297,7 +303,7 @@ class Loop {
       const attemptDir = path.join(dir, `attempt-${attempt}`);
       const reviewed = await cached<ReviewedReward>(
         path.join(attemptDir, 'review.json'),
-        () => designAndReview({ task: this.o.task, request, firstDraft: draft, dir: attemptDir, llm: this.o.llm, log: this.log }),
+        () => designAndReview({ task: this.o.task, request, firstDraft: draft, dir: attemptDir, llm: this.o.llm, log: this.log, language: this.language }),
         (r) => r.source !== null,
       );
       draft = undefined;
@@ -316,7 +322,7 @@ class Loop {
         return { candidate: k, reward: null, criticPassed: false, executionFixes: attempt - 1, run: null, summary: null, failure: reviewed.failure };
       }
       criticPassed = reviewed.criticPassed;
-      const rewardFile = path.join(attemptDir, `${this.o.task.id}.reward.ts`);
+      const rewardFile = path.join(attemptDir, this.rewardName);
       if (!existsSync(rewardFile)) writeAtomic(rewardFile, reviewed.source);
       const runDir = path.join(attemptDir, 'run');
       // The probes' findings go back to the designer as a run-time error would, without a training run.
@@ -429,7 +435,7 @@ class Loop {
     patched?: { file: string; text: string },
   ): Promise<CandidateResult> {
     const attemptDir = path.join(iterDir, `candidate-${k}`, 'attempt-1');
-    const rewardFile = path.join(attemptDir, `${this.o.task.id}.reward.ts`);
+    const rewardFile = path.join(attemptDir, this.rewardName);
     if (!existsSync(rewardFile)) writeAtomic(rewardFile, source);
     const refused = patched && (await screenReward(rewardFile, this.o.task, patched));
     if (refused) {
@@ -483,7 +489,7 @@ class Loop {
     ): IterationResult => ({
       iteration: i,
       chosen: chosen?.candidate ?? null,
-      reward: chosen ? this.rel(path.join(iterDir, `${o.task.id}.reward.ts`)) : null,
+      reward: chosen ? this.rel(path.join(iterDir, this.rewardName)) : null,
       success_rate: chosen?.summary?.eval.success_rate ?? null,
       success: chosen?.summary ? heldOut(chosen.summary) : null,
       death_rate: chosen?.summary?.eval.death_rate ?? null,
@@ -500,7 +506,7 @@ class Loop {
       const c = await this.trainCandidate(iterDir, 1, readFileSync(o.startReward!, 'utf8'), []);
       if (!c.summary) return result(null, [c], false, null, null);
       c.decision = 'kept (the starting reward)';
-      writeAtomic(path.join(iterDir, `${o.task.id}.reward.ts`), readFileSync(path.join(o.out, c.reward!), 'utf8'));
+      writeAtomic(path.join(iterDir, this.rewardName), readFileSync(path.join(o.out, c.reward!), 'utf8'));
       return result(c, [c], false, await this.analyze(iterDir, c), null);
     }
     // The reward in force: the latest iteration that kept a new one (an iteration that kept the previous one has chosen 0).
@@ -512,6 +518,7 @@ class Loop {
     if (!analysis) throw new RunRecordError(`${path.join(o.out, current.run!, RUN_FILES.suggestions)}: the run has not been analysed`);
     const suggestions = analysis.suggestions as Suggestion[];
     const tried = new Set(done.flatMap((it) => it.candidates.map((c) => (c.applied ?? []).join('+'))));
+    await preparePatches(currentFile);
     const sets = patchSets(currentFile, currentText, suggestions, o.candidates, tried);
     this.say(
       `iteration ${i}: ${sets.length} patch set(s) from ${suggestions.filter((s) => s.patch).length} patchable finding(s) of ${this.rel(path.join(o.out, current.run!, RUN_FILES.suggestions))}`,
@@ -544,13 +551,13 @@ class Loop {
       this.say(
         `iteration ${i}: ${decision ? decision.reason : candidates.length === 0 ? 'no untried patch set left' : 'no candidate could be trained'}; keeping the reward in force (${this.rel(currentFile)})`,
       );
-      writeAtomic(path.join(iterDir, `${o.task.id}.reward.ts`), currentText);
+      writeAtomic(path.join(iterDir, this.rewardName), currentText);
       // The current reward's run stays the one analysed; its suggestions.json is in its run folder.
       const kept = { ...current, candidate: 0 };
       return { ...result(kept, candidates, true, prev.analysis, decision), chosen: 0 };
     }
     this.say(`iteration ${i}: candidate ${best!.candidate} ${decision.reason}`);
-    writeAtomic(path.join(iterDir, `${o.task.id}.reward.ts`), readFileSync(path.join(o.out, best!.reward!), 'utf8'));
+    writeAtomic(path.join(iterDir, this.rewardName), readFileSync(path.join(o.out, best!.reward!), 'utf8'));
     return result(best, candidates, false, await this.analyze(iterDir, best!), decision);
   }
 
@@ -667,13 +674,13 @@ class Loop {
           let chosen: CandidateResult | null = null;
           for (const c of candidates) if (c.summary && (!chosen || better(c.summary, chosen.summary!))) chosen = c;
           if (chosen && o.candidates > 1) this.say(`iteration ${i}: keeping candidate ${chosen.candidate} (best evaluation success)`);
-          if (chosen) writeAtomic(path.join(iterDir, `${o.task.id}.reward.ts`), readFileSync(path.join(o.out, chosen.reward!), 'utf8'));
+          if (chosen) writeAtomic(path.join(iterDir, this.rewardName), readFileSync(path.join(o.out, chosen.reward!), 'utf8'));
           const analysis = chosen ? await this.analyze(iterDir, chosen) : null;
           const annotated = chosen ? designedCandidates(candidates, chosen, prev, await this.startPolicy()) : candidates;
           return {
             iteration: i,
             chosen: chosen?.candidate ?? null,
-            reward: chosen ? this.rel(path.join(iterDir, `${o.task.id}.reward.ts`)) : null,
+            reward: chosen ? this.rel(path.join(iterDir, this.rewardName)) : null,
             success_rate: chosen?.summary?.eval.success_rate ?? null,
             success: chosen?.summary ? heldOut(chosen.summary) : null,
             death_rate: chosen?.summary?.eval.death_rate ?? null,

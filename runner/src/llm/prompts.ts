@@ -77,8 +77,27 @@ export function rewardSignature(attack: boolean): string {
   return `export function reward_function(${parameterNames(attack).join(', ')})`;
 }
 
-export function rewardContractText(attack: boolean): string {
+/** The reward languages the designer writes and the critic reviews. */
+export type RewardLanguage = 'typescript' | 'python';
+
+/** The language of a reward file by its name (`*.py`: Python). */
+export function languageOf(file: string | undefined): RewardLanguage {
+  return file && /\.py$/i.test(file) ? 'python' : 'typescript';
+}
+
+export function rewardContractText(attack: boolean, language: RewardLanguage = 'typescript'): string {
   const values = SCALE_RULE.allowedValues.map(String).join(', ');
+  const params = parameterNames(attack).join(', ');
+  if (language === 'python')
+    return [
+      `- The file is Python 3 (the paper's format) and defines one function at its top level with exactly this signature:`,
+      `  \`def reward_function(${params}):\``,
+      '- It computes a dense value (shaping, every step) and a sparse value (rare events: success, damage, death), typically in helper functions named `dense` and `sparse`, and returns exactly',
+      `  \`${SCALE_RULE.expression.replace(/Math\.sign/g, 'np.sign')}\``,
+      `  Only the signs of dense and sparse count: sparse weighs ${SCALE_RULE.sparseWeight}, dense ${SCALE_RULE.denseWeight}, so the reward is one of ${values}.`,
+      '- It returns a finite number (not None, not a bool) for every possible input, including the first step of an episode (empty `previous_nearest_blocks`, a single entry in `past_agent_positions`); the dicts hold only the names seen this step, so read them with `.get(name)` or test `name in d` first.',
+      `- Only \`import math\` and \`import numpy as np\` (a shim: sign, clip, sqrt, abs, mean, linalg.norm, …); no open, eval, exec, getattr or other modules: it runs in a sandbox limited to ${REWARD_LIMITS.callCpuMs} ms per call and ${REWARD_LIMITS.memoryMb} MB of memory. Use \`GLOBAL_DATA\` (a dict) for anything that must be remembered between steps.`,
+    ].join('\n');
   return [
     `- The file is TypeScript (plain JavaScript syntax is fine) and exports one function with exactly this signature, parameters unannotated (they get their types from the inputs above):`,
     `  \`${rewardSignature(attack)} { ... }\``,
@@ -115,7 +134,7 @@ export function namesText(task: TaskSpec | undefined): string {
  * The shared context block every role gets: task, game facts, inputs, names, contract. Without a task (a
  * critique of a file with no task header) the attack parameters are included when the source uses them.
  */
-export function contextText(task: TaskSpec | undefined, source?: string): string {
+export function contextText(task: TaskSpec | undefined, source?: string, language: RewardLanguage = 'typescript'): string {
   const attack = task?.attack ?? /\b(damage_dealt|kill_entity)\b/.test(source ?? '');
   return renderTemplate('context', {
     task_description: task ? taskDescriptionText(task) : 'No task was specified: judge the reward function on its own terms and the facts below.',
@@ -124,7 +143,7 @@ export function contextText(task: TaskSpec | undefined, source?: string): string
     nearest_entry: entryText(NEAREST_ENTRY),
     position_entry: entryText(POSITION_ENTRY),
     names: namesText(task),
-    reward_contract: rewardContractText(attack),
+    reward_contract: rewardContractText(attack, language),
   });
 }
 

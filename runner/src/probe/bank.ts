@@ -5,9 +5,8 @@
 // it). Seeded and deterministic: generated once per task (built-in or a user task file) and cached on disk.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { writeAtomic } from '../files';
+import { cacheDir, writeAtomic } from '../files';
 import { STEP_CODES } from '../records';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { GAME_FACTS, type StepObservation } from '../schema';
@@ -286,8 +285,7 @@ function* bankRecording(task: TaskSpec): Generator<void, ProbeBank> {
 
 /** Where banks are cached: $XDG_CACHE_HOME/rewardsmith/probe-banks (default ~/.cache). */
 export function bankCacheDir(): string {
-  const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
-  return path.join(base, 'rewardsmith', 'probe-banks');
+  return cacheDir('probe-banks');
 }
 
 /** The cache file of a task's bank: keyed by everything about the task that shapes its episodes. */

@@ -39,11 +39,16 @@ export interface EntryLocation {
   column: number;
 }
 
+export type RewardLanguage = 'typescript' | 'python';
+
 export interface CompiledReward {
   file: string;
-  /** CommonJS JavaScript (`exports.reward_function = ...`) without a sourceMappingURL comment. */
+  /** TypeScript (and JavaScript) files compile to JavaScript; Python files run as they are (python-host.ts). */
+  language: RewardLanguage;
+  /** What the sandbox runs: CommonJS JavaScript (`exports.reward_function = ...`) without a sourceMappingURL
+   * comment, or the Python file's text. */
   js: string;
-  /** Maps `js` back to the original file. */
+  /** Maps `js` back to the original file (empty for Python, whose errors are located by the interpreter). */
   map: RawSourceMap;
   exportsKind: RewardExportsKind;
   /** The file's exported functions and where they are declared. */
@@ -240,75 +245,102 @@ function compileChecked(file: string, source: string, options: CompileOptions): 
   if (syntaxError) fail('compile', syntaxError.start ?? 0, ts.flattenDiagnosticMessageText(syntaxError.messageText, '\n'));
 
   // The contract, read from the syntax tree: which functions are exported and with which parameters.
-  const exported = new Map<string, { node: ts.Node; params: ts.NodeArray<ts.ParameterDeclaration> }>();
+  const exported = new Map<string, ContractFunction>();
   for (const stmt of sourceFile.statements) {
     if (ts.isImportDeclaration(stmt) && !stmt.importClause?.isTypeOnly) {
       fail('contract', stmt, 'reward files run in a sandbox without modules: remove the import and write the code in this file');
     }
     if (ts.isImportEqualsDeclaration(stmt)) fail('contract', stmt, 'reward files run in a sandbox without modules: remove the import');
     if (!hasExportModifier(stmt)) continue;
+    const parameters = (params: ts.NodeArray<ts.ParameterDeclaration>) =>
+      params.map((p) => ({ name: ts.isIdentifier(p.name) && !p.dotDotDotToken ? p.name.text : null, at: at(p) }));
     if (ts.isFunctionDeclaration(stmt) && stmt.name) {
-      exported.set(stmt.name.text, { node: stmt.name, params: stmt.parameters });
+      exported.set(stmt.name.text, { at: at(stmt.name), params: parameters(stmt.parameters) });
     } else if (ts.isVariableStatement(stmt)) {
       for (const decl of stmt.declarationList.declarations) {
         const init = decl.initializer;
         if (ts.isIdentifier(decl.name) && init && (ts.isArrowFunction(init) || ts.isFunctionExpression(init))) {
-          exported.set(decl.name.text, { node: decl.name, params: init.parameters });
+          exported.set(decl.name.text, { at: at(decl.name), params: parameters(init.parameters) });
         }
       }
     }
   }
+  const contract = checkContract(file, exported, 'export');
+  const js = out.outputText.replace(/\n\/\/# sourceMappingURL=.*\s*$/, '\n');
+  const map = JSON.parse(out.sourceMapText!) as RawSourceMap;
+  return { file, language: 'typescript', js, map, ...contract, loops, statements };
+}
 
-  const checkParameters = (name: string, params: ts.NodeArray<ts.ParameterDeclaration>, allowed: string[][]) => {
+/** A reward function the file defines at its top level: where, and its parameters (null: not a plain name). */
+export interface ContractFunction {
+  at: EntryLocation;
+  params: { name: string | null; at: EntryLocation }[];
+}
+
+/**
+ * The reward contract, one check for both languages: the file defines `reward_function` with the paper's
+ * parameters in the paper's order (attack tasks add `damage_dealt, kill_entity`), or `dense` and `sparse`,
+ * each taking a leading part of that parameter list. `verb` is how the file offers a function ("export" in
+ * TypeScript, "define" in Python). Throws a located 'contract' RewardError.
+ */
+export function checkContract(
+  file: string,
+  functions: ReadonlyMap<string, ContractFunction>,
+  verb: 'export' | 'define',
+): Pick<CompiledReward, 'exportsKind' | 'entries' | 'attack'> {
+  const fail = (at: EntryLocation, message: string): never => {
+    throw new RewardError('contract', file, at.line, at.column, message);
+  };
+  const checkParameters = (name: string, fn: ContractFunction, allowed: string[][]) => {
     const expected = allowed[allowed.length - 1]!;
     // Messages list the attack parameters only to files that declare more than the basic ones.
-    const shown = (params.length > BASIC_PARAMETERS.length ? ALL_PARAMETERS : BASIC_PARAMETERS).join(', ');
-    params.forEach((p, i) => {
-      if (!ts.isIdentifier(p.name) || p.dotDotDotToken) {
-        fail('contract', p, `${name}: parameter ${i + 1} must be a plain name (${expected[i] ?? 'none'}), not a pattern or rest parameter`);
-      }
-      const got = (p.name as ts.Identifier).text;
-      if (i >= expected.length) fail('contract', p, `${name}: unexpected parameter ${i + 1} "${got}"; the reward takes (${shown})`);
-      if (got !== expected[i]) {
-        fail('contract', p, `${name}: parameter ${i + 1} is "${got}" but must be "${expected[i]}"; the parameters are (${shown}) in this order`);
-      }
+    const shown = (fn.params.length > BASIC_PARAMETERS.length ? ALL_PARAMETERS : BASIC_PARAMETERS).join(', ');
+    fn.params.forEach((p, i) => {
+      if (p.name === null) fail(p.at, `${name}: parameter ${i + 1} must be a plain name (${expected[i] ?? 'none'}), not a pattern or rest parameter`);
+      if (i >= expected.length) fail(p.at, `${name}: unexpected parameter ${i + 1} "${p.name}"; the reward takes (${shown})`);
+      if (p.name !== expected[i])
+        fail(p.at, `${name}: parameter ${i + 1} is "${p.name}" but must be "${expected[i]}"; the parameters are (${shown}) in this order`);
     });
-    if (!allowed.some((a) => a.length === params.length)) {
+    if (!allowed.some((a) => a.length === fn.params.length)) {
       const lengths = allowed.map((a) => a.length).join(' or ');
-      fail('contract', exported.get(name)!.node, `${name} takes ${lengths} parameters (${shown}), got ${params.length}`);
+      fail(fn.at, `${name} takes ${lengths} parameters (${shown}), got ${fn.params.length}`);
     }
   };
 
-  const reward = exported.get('reward_function');
-  const dense = exported.get('dense');
-  const sparse = exported.get('sparse');
+  const reward = functions.get('reward_function');
+  const dense = functions.get('dense');
+  const sparse = functions.get('sparse');
   let exportsKind: RewardExportsKind;
   if (reward) {
-    if (dense || sparse) fail('contract', (dense ?? sparse)!.node, 'export either reward_function or dense and sparse, not both');
-    checkParameters('reward_function', reward.params, [BASIC_PARAMETERS, ALL_PARAMETERS]);
+    if (dense || sparse) fail((dense ?? sparse)!.at, `${verb} either reward_function or dense and sparse, not both`);
+    checkParameters('reward_function', reward, [BASIC_PARAMETERS, ALL_PARAMETERS]);
     exportsKind = 'reward_function';
   } else if (dense || sparse) {
-    if (!dense) fail('contract', sparse!.node, 'the file exports sparse but no dense; export both (the runtime combines them with the scale rule)');
-    if (!sparse) fail('contract', dense!.node, 'the file exports dense but no sparse; export both (the runtime combines them with the scale rule)');
+    const plural = verb === 'export' ? 'exports' : 'defines';
+    if (!dense) fail(sparse!.at, `the file ${plural} sparse but no dense; ${verb} both (the runtime combines them with the scale rule)`);
+    if (!sparse) fail(dense!.at, `the file ${plural} dense but no sparse; ${verb} both (the runtime combines them with the scale rule)`);
     // dense and sparse may take any leading part of the parameter list.
     const prefixes = ALL_PARAMETERS.map((_, i) => ALL_PARAMETERS.slice(0, i + 1));
-    checkParameters('dense', dense!.params, [[], ...prefixes]);
-    checkParameters('sparse', sparse!.params, [[], ...prefixes]);
+    checkParameters('dense', dense!, [[], ...prefixes]);
+    checkParameters('sparse', sparse!, [[], ...prefixes]);
     exportsKind = 'dense_sparse';
   } else {
-    return fail('contract', 0, `a reward file must export function reward_function(${BASIC_PARAMETERS.join(', ')}), or functions dense and sparse`);
+    return verb === 'export'
+      ? fail({ line: 1, column: 1 }, `a reward file must export function reward_function(${BASIC_PARAMETERS.join(', ')}), or functions dense and sparse`)
+      : fail(
+          { line: 1, column: 1 },
+          `a reward file must define reward_function(${BASIC_PARAMETERS.join(', ')}) at its top level, or functions dense and sparse`,
+        );
   }
 
   const entries: Record<string, EntryLocation> = {};
   let attack = false;
-  for (const [name, { node, params }] of exported) {
+  for (const [name, fn] of functions) {
     if (name !== 'reward_function' && name !== 'dense' && name !== 'sparse') continue;
-    entries[name] = at(node);
-    if (params.length > BASIC_PARAMETERS.length) attack = true;
+    entries[name] = fn.at;
+    if (fn.params.length > BASIC_PARAMETERS.length) attack = true;
   }
-  const js = out.outputText.replace(/\n\/\/# sourceMappingURL=.*\s*$/, '\n');
-  const map = JSON.parse(out.sourceMapText!) as RawSourceMap;
-  return { file, js, map, exportsKind, entries, attack, loops, statements };
+  return { exportsKind, entries, attack };
 }
 
 function scriptKind(file: string): ts.ScriptKind {
@@ -346,20 +378,20 @@ export class SourcePositions {
   }
 }
 
-const OTHER_LANGUAGES: Readonly<Record<string, string>> = { '.py': 'Python', '.lua': 'Lua', '.rs': 'Rust', '.java': 'Java', '.cpp': 'C++', '.c': 'C' };
+const OTHER_LANGUAGES: Readonly<Record<string, string>> = { '.lua': 'Lua', '.rs': 'Rust', '.java': 'Java', '.cpp': 'C++', '.c': 'C' };
 
 /**
  * Reads a reward file named on the command line, or says plainly what is wrong with the name: a missing
- * file, a folder, a language the runner does not run (`.py`: "Python rewards are not supported yet").
+ * file, a folder, a language the runner does not run (`.lua`: "Lua rewards are not supported yet").
  */
 export function readRewardFile(file: string): string {
   const ext = /\.[^./\\]+$/.exec(file)?.[0].toLowerCase() ?? '';
   const language = OTHER_LANGUAGES[ext];
   if (language)
     throw new UnreadableRewardFile(
-      `${file}: ${language} rewards are not supported yet; write the reward in TypeScript (*.reward.ts) or JavaScript (*.reward.js)`,
+      `${file}: ${language} rewards are not supported yet; write the reward in TypeScript (*.reward.ts), JavaScript (*.reward.js) or Python (*.reward.py)`,
     );
-  if (!REWARD_FILE_EXTENSIONS.includes(ext)) throw new UnreadableRewardFile(`${file}: not a reward file (expected a .ts or .js file)`);
+  if (!REWARD_FILE_EXTENSIONS.includes(ext)) throw new UnreadableRewardFile(`${file}: not a reward file (expected a .ts, .js or .py file)`);
   try {
     return readFileSync(file, 'utf8');
   } catch (err) {

@@ -1,6 +1,7 @@
 // The reward runtime the trainer, the evaluator and the editor call: compile a reward file, open a sandbox
-// for it (an isolated-vm isolate in a child process, see sandbox-host.ts), begin episodes and step all
-// environments in one boundary crossing per step. Every failure is a RewardError located in the original file.
+// for it (TypeScript: an isolated-vm isolate in a child process, see sandbox-host.ts; Python: Pyodide in a
+// child process, see python-host.ts), begin episodes and step all environments in one boundary crossing per
+// step. The language is the file's extension. Every failure is a RewardError located in the original file.
 import { fork, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync } from 'node:fs';
@@ -8,12 +9,13 @@ import type { Socket } from 'node:net';
 import path from 'node:path';
 import { SCALE_RULE, type ParameterName, type StepObservation } from '../schema';
 import { compileRewardFile, COVERAGE_MARKER, LOOP_MARKER, RewardError, SourcePositions, type CompiledReward } from './compile';
-import type { CoverageCounts, HostCommand, HostFailure, HostReply, HostRequest, PackedStep, RewardLimits, StepDetail } from './sandbox-host';
+import { compilePythonReward, isPythonFile, loadPythonParser } from './python-syntax';
+import type { CoverageCounts, HostCommand, HostFailure, HostReply, HostRequest, PackedStep, RewardLimits, StepDetail } from './protocol';
 
 // The reward script's name inside the isolate; stack frames carrying it are mapped to the reward file.
 const REWARD_SCRIPT_NAME = 'rewardsmith-reward.js';
 
-export { compileRewardFile, RewardError, SourcePositions };
+export { compileRewardFile, isPythonFile, loadPythonParser, RewardError, SourcePositions };
 export type { CompiledReward, EntryLocation, RewardErrorKind, RewardExportsKind, StatementLocation } from './compile';
 export type { CoverageCounts, RewardLimits, StepDetail };
 
@@ -116,31 +118,43 @@ export function watchdog(limitMs: number, expire: () => void): Watchdog {
 }
 // Host start-up (Node and isolated-vm) plus creating the isolate and running the file's top level.
 const OPEN_TIMEOUT_MS = 30_000;
+/** Pyodide loads in ~3.4 s on an idle machine and took 22 s at a load average of 4 on 2 cores. */
+const PYTHON_OPEN_TIMEOUT_MS = 120_000;
+
+/** Heap of the Python host's own JavaScript (the interpreter's memory is WebAssembly, capped by the host). */
+const PYTHON_HOST_HEAP_MB = 512;
+
+/** A Python list of 5 floats takes ~2× what the isolate's array does (list 96 B + 5 floats of 24 B, rounded up). */
+const PYTHON_HISTORY_FACTOR = 2;
+
+type HostName = 'sandbox-host' | 'python-host';
 
 /**
- * How to start the host: the bundled dist/sandbox-host.js next to a bundle; from sources (tests, tsx), the
- * TS host bundled once with esbuild into node_modules/.cache (keyed by its content), which starts several
- * times faster than the TS file under tsx.
+ * How to start a host: the bundled dist/<name>.js next to a bundle; from sources (tests, tsx), the TS host
+ * bundled once with esbuild into node_modules/.cache (keyed by its content), which starts several times
+ * faster than the TS file under tsx.
  */
-function hostCommand(): { modulePath: string; execArgv: string[] } {
+function hostCommand(name: HostName): { modulePath: string; execArgv: string[] } {
   // isolated-vm asks for --no-node-snapshot on Node 20+.
-  const execArgv = ['--no-node-snapshot'];
+  const execArgv = name === 'sandbox-host' ? ['--no-node-snapshot'] : [`--max-old-space-size=${PYTHON_HOST_HEAP_MB}`];
   if (!__filename.endsWith('.ts')) {
-    const bundled = path.join(__dirname, 'sandbox-host.js');
+    const bundled = path.join(__dirname, `${name}.js`);
     if (!existsSync(bundled)) throw new Error(`the reward sandbox host ${bundled} is missing; run \`npm run build\``);
     return { modulePath: bundled, execArgv };
   }
-  hostFromSources ??= bundleHostFromSources();
-  return { modulePath: hostFromSources, execArgv };
+  hostsFromSources[name] ??= bundleHostFromSources(name);
+  return { modulePath: hostsFromSources[name]!, execArgv };
 }
 
-let hostFromSources: string | undefined;
+const hostsFromSources: Partial<Record<HostName, string>> = {};
 
-function bundleHostFromSources(): string {
-  const source = path.join(__dirname, 'sandbox-host.ts');
-  const hash = createHash('sha256').update(readFileSync(source)).digest('hex').slice(0, 16);
-  // Inside the repository's node_modules so that the bundle resolves isolated-vm from there.
-  const out = path.resolve(__dirname, '../../../node_modules/.cache/rewardsmith', `sandbox-host-${hash}.js`);
+function bundleHostFromSources(name: HostName): string {
+  const source = path.join(__dirname, `${name}.ts`);
+  // The host's own sources: a change to any of them makes a new bundle.
+  const hash = createHash('sha256');
+  for (const f of [source, ...['protocol.ts', 'python-driver.ts', '../files.ts'].map((f) => path.join(__dirname, f))]) hash.update(readFileSync(f));
+  // Inside the repository's node_modules so that the bundle resolves isolated-vm and pyodide from there.
+  const out = path.resolve(__dirname, '../../../node_modules/.cache/rewardsmith', `${name}-${hash.digest('hex').slice(0, 16)}.js`);
   if (!existsSync(out)) {
     // esbuild is a dev dependency, as is tsx, which running from sources already needs.
     const esbuild = require('esbuild') as typeof import('esbuild');
@@ -151,7 +165,7 @@ function bundleHostFromSources(): string {
       platform: 'node',
       target: 'node20',
       format: 'cjs',
-      external: ['isolated-vm'],
+      external: ['isolated-vm', 'pyodide'],
       outfile: tmp,
       logLevel: 'error',
     });
@@ -168,8 +182,8 @@ const warmHosts: ChildProcess[] = [];
 /** More than one would only hold memory: probes open their sandboxes one after another. */
 const MAX_WARM_HOSTS = 1;
 
-function forkHost(): ChildProcess {
-  const host = hostCommand();
+function forkHost(name: HostName): ChildProcess {
+  const host = hostCommand(name);
   return fork(host.modulePath, [], {
     execArgv: host.execArgv,
     serialization: 'advanced',
@@ -212,7 +226,7 @@ function takeWarmHost(): ChildProcess | undefined {
  * does not wait for a host to start. The language server calls this when it first sees a reward file.
  */
 export function prewarmSandboxHost(): void {
-  if (warmHosts.length === 0) keepWarm(forkHost());
+  if (warmHosts.length === 0) keepWarm(forkHost('sandbox-host'));
 }
 
 /** Ends the warm hosts (before a long run that will not probe again; benchmarks of a cold start). */
@@ -299,33 +313,43 @@ export class RewardSandbox {
 
   /** Compiles `file`, starts a host and runs the file's top level. Rejects with a located RewardError. */
   static async open(file: string, numEnvs: number, opts: SandboxOptions = {}): Promise<RewardSandbox> {
-    const compiled = compileRewardFile(file, opts.source, { coverage: opts.coverage });
+    const python = isPythonFile(file);
+    if (python && opts.coverage) throw new Error('RewardSandbox.open: coverage (the probes) is not available for Python rewards');
+    if (python) await loadPythonParser();
+    const compiled = python
+      ? compilePythonReward(file, opts.source ?? readFileSync(file, 'utf8'))
+      : compileRewardFile(file, opts.source, { coverage: opts.coverage });
     const attack = opts.attack ?? compiled.attack;
     if (compiled.attack && !attack) {
       const where = compiled.entries.reward_function ?? compiled.entries.dense ?? { line: 1, column: 1 };
       throw new RewardError('contract', file, where.line, where.column, 'the reward takes damage_dealt and kill_entity, which only attack tasks pass');
     }
     const limits: RewardLimits = { ...REWARD_LIMITS, ...opts.limits };
-    if (opts.episodeSteps !== undefined) limits.memoryMb += historyMb(numEnvs, opts.episodeSteps);
-    const child = (opts.warmHost && takeWarmHost()) || forkHost();
-    const sandbox = new RewardSandbox(compiled, numEnvs, limits, child, opts.warmHost ?? false);
+    if (opts.episodeSteps !== undefined) limits.memoryMb += historyMb(numEnvs, opts.episodeSteps) * (python ? PYTHON_HISTORY_FACTOR : 1);
+    // Warm hosts are TypeScript hosts (the probes'); a Python sandbox starts its own host.
+    const child = python ? forkHost('python-host') : (opts.warmHost && takeWarmHost()) || forkHost('sandbox-host');
+    const sandbox = new RewardSandbox(compiled, numEnvs, limits, child, !python && (opts.warmHost ?? false));
+    const weights = { sparseWeight: SCALE_RULE.sparseWeight, denseWeight: SCALE_RULE.denseWeight };
     try {
-      await sandbox.request(
-        {
-          op: 'open',
-          js: compiled.js,
-          exportsKind: compiled.exportsKind,
-          attack,
-          limits,
-          loopMarker: LOOP_MARKER,
-          scriptName: REWARD_SCRIPT_NAME,
-          sparseWeight: SCALE_RULE.sparseWeight,
-          denseWeight: SCALE_RULE.denseWeight,
-          coverage: compiled.statements.length,
-          coverageMarker: COVERAGE_MARKER,
-        },
-        OPEN_TIMEOUT_MS + limits.topLevelMs,
-      );
+      if (python) {
+        await sandbox.request({ op: 'open-python', file, source: compiled.js, attack, limits, ...weights }, PYTHON_OPEN_TIMEOUT_MS + limits.topLevelMs);
+      } else {
+        await sandbox.request(
+          {
+            op: 'open',
+            js: compiled.js,
+            exportsKind: compiled.exportsKind,
+            attack,
+            limits,
+            loopMarker: LOOP_MARKER,
+            scriptName: REWARD_SCRIPT_NAME,
+            ...weights,
+            coverage: compiled.statements.length,
+            coverageMarker: COVERAGE_MARKER,
+          },
+          OPEN_TIMEOUT_MS + limits.topLevelMs,
+        );
+      }
     } catch (err) {
       await sandbox.close();
       throw err;
@@ -444,7 +468,8 @@ export class RewardSandbox {
   private locate(f: HostFailure): RewardError {
     const { file, entries, loops } = this.compiled;
     const declared = entries[f.entry ?? ''] ?? (f.entry === undefined && f.kind === 'timeout' ? undefined : (entries.reward_function ?? entries.dense));
-    const at = (f.stack && this.positions.fromStack(f.stack.slice(0, this.limits.errorChars), REWARD_SCRIPT_NAME)) ||
+    const at = (f.line ? { line: f.line, column: f.column ?? 1 } : undefined) ||
+      (f.stack && this.positions.fromStack(f.stack.slice(0, this.limits.errorChars), REWARD_SCRIPT_NAME)) ||
       (f.loop ? loops[f.loop - 1] : undefined) ||
       (f.statement !== undefined && f.statement >= 0 ? this.compiled.statements[f.statement] : undefined) ||
       declared || { line: 1, column: 1 };

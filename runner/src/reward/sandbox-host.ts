@@ -2,90 +2,19 @@
 // separate process so that nothing the reward does (an allocation that outruns the isolate's heap check,
 // a crash in the native addon) can take down the trainer or the editor; the isolate itself is the
 // security boundary — its global object has only the JavaScript built-ins, no require/process/timers.
-// Protocol: the parent sends HostRequest messages over the IPC channel (advanced serialization) and gets
-// exactly one HostReply per request, in order.
+// It speaks protocol.ts's request/reply protocol, as the Python host does.
 import ivm from 'isolated-vm';
-
-/** The sandbox's limits (REWARD_LIMITS in index.ts documents each). */
-export interface RewardLimits {
-  callCpuMs: number;
-  callWallMs: number;
-  stepSlackMs: number;
-  topLevelMs: number;
-  memoryMb: number;
-  /** Longest error message or stack that leaves the sandbox; the rest is cut, saying how much. */
-  errorChars: number;
-}
-
-export interface OpenRequest {
-  op: 'open';
-  js: string;
-  exportsKind: 'reward_function' | 'dense_sparse';
-  attack: boolean;
-  limits: RewardLimits;
-  /** Global the compiled code sets to the loop it is in (see LOOP_MARKER in compile.ts). */
-  loopMarker: string;
-  /** Script name of the reward code in V8 stack traces (the parent maps those frames to the original file). */
-  scriptName: string;
-  /** The scale rule's weights (from the schema), for dense/sparse files. */
-  sparseWeight: number;
-  denseWeight: number;
-  /** Statements of a coverage-instrumented file (0: not instrumented), and the global its marks call. */
-  coverage: number;
-  coverageMarker: string;
-}
-/**
- * A step's observations, packed (see encodeObservations in index.ts): names that are new since the last step
- * (the isolate keeps the table) and one Float64Array of numbers — much cheaper than JSON in and out.
- */
-export interface PackedStep {
-  newNames: string[];
-  data: Float64Array;
-  count: number;
-  /** The envs these observations are for, in order (absent: envs 0..count-1). Probes step episodes of unequal length. */
-  envs?: number[];
-}
-/** `dispose`: drop the isolate; the host waits, warm, for its next `open`. */
-export type HostCommand = OpenRequest | { op: 'begin'; json: string } | ({ op: 'step' } & PackedStep) | { op: 'coverage' } | { op: 'dispose' };
-export type HostRequest = { id: number } & HostCommand;
-
-/** A failure inside the sandbox, in compiled-JS terms; the parent maps it to the original file. */
-export interface HostFailure {
-  /** `host`: the host process itself died (a signal, an exit), which is not the reward's doing. */
-  kind: 'throw' | 'timeout' | 'memory' | 'bad-return' | 'contract' | 'host';
-  message: string;
-  env: number | null;
-  /** V8 stack of a thrown error (frames in the reward script carry OpenRequest.scriptName). */
-  stack?: string;
-  /** The exported function that was running, for failures without a stack. */
-  entry?: string;
-  /** 1-based index of the loop that was running (CompiledReward.loops), for time-outs. */
-  loop?: number;
-  /** In a coverage-instrumented file: the statement that ran last (CompiledReward.statements), for a bad return. */
-  statement?: number;
-  /** The sandbox cannot be used any more (time-out, memory). */
-  fatal?: boolean;
-}
-/**
- * What a coverage-instrumented sandbox counted, per env and statement (index env × statements + statement): the
- * calls in which the statement ran, those of them that returned more than 0, and the sum of those returns.
- */
-export interface CoverageCounts {
-  statements: number;
-  runs: Float64Array;
-  paidRuns: Float64Array;
-  paidSum: Float64Array;
-}
-/** Per call of a coverage-instrumented step: the last statement that ran (the one that produced the value) and, for dense/sparse files, each part. */
-export interface StepDetail {
-  last: number[];
-  dense?: number[];
-  sparse?: number[];
-}
-export type HostReply = { id: number } & (
-  | { ok: true; values?: number[]; detail?: StepDetail; coverage?: CoverageCounts }
-  | { ok: false; failure: HostFailure }
-);
+import {
+  type CoverageCounts,
+  type HostFailure,
+  type HostReply,
+  type HostRequest,
+  type OpenRequest,
+  type PackedStep,
+  type RewardLimits,
+  SLOW_STEPS_TO_FAIL,
+  type StepDetail,
+} from './protocol';
 
 // Runs inside the isolate before the reward script, so it captures the built-ins before reward code can
 // replace them. Per env it keeps the episode state: previous nearest blocks, the position history and
@@ -283,9 +212,6 @@ const DRIVER = String.raw`(function (loopMarker, errorChars, coverageMarker, sta
   return api;
 })`;
 
-/** Steps in a row whose slowest call must exceed the per-call CPU limit before the run fails. */
-export const SLOW_STEPS_TO_FAIL = 3;
-
 class Sandbox {
   private readonly isolate: ivm.Isolate;
   private readonly api: ivm.Reference<Record<string, unknown>>;
@@ -466,10 +392,12 @@ function serve(): void {
         reply({ id: msg.id, ok: true });
       } else if (msg.op === 'coverage') {
         reply({ id: msg.id, ok: true, coverage: sandbox.coverage() });
-      } else {
+      } else if (msg.op === 'step') {
         const r = sandbox.step(msg);
         if ('values' in r) reply({ id: msg.id, ok: true, values: r.values, detail: r.detail });
         else reply({ id: msg.id, ok: false, failure: r.failure });
+      } else {
+        reply({ id: msg.id, ok: false, failure: { kind: 'contract', message: `the TypeScript sandbox does not run ${msg.op}`, env: null, fatal: true } });
       }
     } catch (err) {
       reply({ id: msg.id, ok: false, failure: failureOf(err, sandbox, limits!) });

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { noteRunFolder, parseCommandArgs, requireExisting, runCommand, UsageError } from '../args';
 import { makeEvent } from '../events';
 import { writeAtomic } from '../files';
-import { RUN_FILES, type RunSummary } from '../records';
+import { RUN_FILES, runRewardCopy, type RunSummary } from '../records';
 import { RewardError, RewardSandbox } from '../reward/index';
 import { resolveTask } from '../tasks';
 import { BACKEND_CHOICES, ensureBackend, type BackendChoice } from '../ppo/backend';
@@ -56,7 +56,7 @@ async function evalMain(argv: string[]): Promise<number> {
     net = loaded.net;
     const state = checkpointState(dir);
     const task = resolveTask(v.task ?? state?.taskFile ?? loaded.file.task);
-    const runCopy = path.join(dir, '..', RUN_FILES.rewardCopy);
+    const runCopy = runRewardCopy(path.join(dir, '..'));
     const rewardFile = v.reward ?? (existsSync(runCopy) ? runCopy : state?.rewardFile);
     if (v.reward !== undefined && !existsSync(v.reward)) throw new UsageError(`--reward ${v.reward}: no such file`);
     // A checkpoint from `pretrain` has no reward: its evaluation counts successes and records no rewards.

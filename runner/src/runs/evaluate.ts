@@ -10,7 +10,7 @@ import type { StepObservation } from '../schema';
 import type { VecEnv } from '../env/types';
 import { createEnv } from '../env/index';
 import { hash32, nextEpisodeSeed } from '../seeds';
-import { RUN_FILES, rateRecord, type EpisodeRecord, type GeneralisationGap, type RunSummary } from '../records';
+import { RUN_FILES, rateRecord, runRewardCopy, type EpisodeRecord, type GeneralisationGap, type RunSummary } from '../records';
 import { EpisodeRecorder } from './recorder';
 import { makeEvent, type RunnerEvent } from '../events';
 import { RewardSandbox } from '../reward/index';
@@ -218,7 +218,7 @@ export async function evaluateCheckpoint(o: {
   const envs = Math.min(EVAL_ENVS, o.episodes);
   let sandbox: RewardSandbox | null = null;
   try {
-    sandbox = await RewardSandbox.open(path.join(o.runDir, RUN_FILES.rewardCopy), envs, { attack: o.task.attack, episodeSteps: o.task.maxSteps });
+    sandbox = await RewardSandbox.open(runRewardCopy(o.runDir), envs, { attack: o.task.attack, episodeSteps: o.task.maxSteps });
     const result = await evaluatePolicy(loaded, state, { task: o.task, episodes: o.episodes, envs, seed: o.seed, sandbox, excludeSeeds: o.excludeSeeds });
     mkdirSync(o.out, { recursive: true });
     writeEvalRecords(o.out, result.episodes);

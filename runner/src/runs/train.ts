@@ -11,7 +11,7 @@ import { createEnv } from '../env/index';
 import type { VecEnv } from '../env/types';
 import { RewardError, RewardSandbox } from '../reward/index';
 import { makeEvent, type RunnerEvent } from '../events';
-import { RUN_FILES, type EpisodeRecord, type RunSummary, type UpdateMetrics } from '../records';
+import { RUN_FILES, rewardCopyName, runRewardCopy, type EpisodeRecord, type RunSummary, type UpdateMetrics } from '../records';
 import { ensureBackend, type BackendChoice } from '../ppo/backend';
 import { DEFAULT_CHECKPOINT_EVERY, DEFAULT_ENVS, DEFAULT_ROLLOUT_STEPS, DEFAULT_STEPS, writeStoredConfig, type TrainConfig } from './config';
 import { Rng, resolveCheckpointDir, type PolicyNetwork } from '../ppo/policy';
@@ -286,7 +286,7 @@ function openRun(
     }
     clearRun(runDir);
   }
-  const rewardCopy = path.join(runDir, RUN_FILES.rewardCopy);
+  const rewardCopy = previous || !options.rewardFile ? runRewardCopy(runDir) : path.join(runDir, rewardCopyName(options.rewardFile));
   if (previous) {
     checkMetricsAgainstCheckpoint(path.join(runDir, RUN_FILES.metrics), previous.state);
     const state = previous.state;

@@ -49,14 +49,19 @@ interface SweepState {
 
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
+/** The sweep's copy of a reward, in its own language: `DIR/rewards/<name>.reward.ts` or `.reward.py`. */
+function rewardCopyIn(dir: string, r: { name: string; file: string }): string {
+  return path.join(dir, 'rewards', `${r.name}.reward.${/\.py$/i.test(r.file) ? 'py' : 'ts'}`);
+}
+
 /** `approach-tree.dense.reward.ts` → `approach-tree.dense`; a repeated name gets `-2`, `-3`. */
 function rewardNames(files: string[]): string[] {
   const seen = new Map<string, number>();
   return files.map((f) => {
     const base = path
       .basename(f)
-      .replace(/\.reward\.(ts|js)$/, '')
-      .replace(/\.(ts|js)$/, '')
+      .replace(/\.reward\.(ts|js|py)$/, '')
+      .replace(/\.(ts|js|py)$/, '')
       .replace(/[^\w.-]+/g, '_');
     const k = (seen.get(base) ?? 0) + 1;
     seen.set(base, k);
@@ -102,7 +107,7 @@ function openSweep(o: SweepOptions, dir: string, taskId: string): { state: Sweep
       const was = earlier.rewards.find((e) => e.name === r.name)!;
       if (was.sha256 !== r.sha256)
         throw new CommandError(
-          `${r.file} changed since this sweep started; its runs trained the earlier text (kept in ${path.join(dir, 'rewards', `${r.name}.reward.ts`)}): restore it, or start a new sweep with another --out`,
+          `${r.file} changed since this sweep started; its runs trained the earlier text (kept in ${rewardCopyIn(dir, r)}): restore it, or start a new sweep with another --out`,
         );
     }
     state = { ...state, runs: earlier.runs };
@@ -110,7 +115,7 @@ function openSweep(o: SweepOptions, dir: string, taskId: string): { state: Sweep
   }
   // The runs train these copies: on a cluster only DIR needs to be shared, and editing a file mid-sweep changes nothing.
   for (const r of rewards) {
-    const copy = path.join(dir, 'rewards', `${r.name}.reward.ts`);
+    const copy = rewardCopyIn(dir, r);
     if (!existsSync(copy)) writeAtomic(copy, readFileSync(r.file));
   }
   const save = () => writeAtomic(stateFile, JSON.stringify(state, null, 2) + '\n');
@@ -129,7 +134,7 @@ function sweepJobs(o: SweepOptions, dir: string, state: SweepState): SweepJob[] 
         reward: r.name,
         rewardOriginal: r.file,
         runDir: path.join(dir, 'runs', r.name, `seed-${seed}`),
-        rewardFile: path.join(dir, 'rewards', `${r.name}.reward.ts`),
+        rewardFile: rewardCopyIn(dir, r),
         task: taskArg,
         seed,
         steps: o.steps,

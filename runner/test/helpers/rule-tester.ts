@@ -1,13 +1,18 @@
 // RuleTester for the reward lint rules (ESLint's pattern): each rule's test file, beside the rule, lists code
 // the rule must stay quiet on and code it must flag, with the message and the preferred fix's result.
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import { lintText, type RewardDiagnostic, type TextEdit } from '../../src/lint/rules';
+import { before, describe, it } from 'node:test';
+import { lintText, loadPythonParser, type RewardDiagnostic, type TextEdit } from '../../src/lint/rules';
 import type { LintRule } from '../../src/lint/rule';
 
 /** A reward file around `body`, with the contract's six parameters; the body starts on line 2. */
 export function reward(body: string): string {
   return `export function reward_function(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA) {\n${body}\n}\n`;
+}
+
+/** A Python reward file around `body` (indented by the caller), with the contract's six parameters; the body starts on line 2. */
+export function pyReward(body: string): string {
+  return `def reward_function(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA):\n${body}\n`;
 }
 
 export interface InvalidCase {
@@ -28,10 +33,16 @@ export function applyEdits(text: string, edits: TextEdit[]): string {
   return text;
 }
 
-export function testRule(rule: LintRule, cases: { valid: { name: string; code: string }[]; invalid: InvalidCase[] }): void {
-  const fileName = (name: string) => `${name.replace(/\W+/g, '-')}.reward.ts`;
+/** `language: 'python'` lints the cases as `*.reward.py` files (the rule's `python` hook). */
+export function testRule(
+  rule: LintRule,
+  cases: { valid: { name: string; code: string }[]; invalid: InvalidCase[] },
+  language: 'typescript' | 'python' = 'typescript',
+): void {
+  const fileName = (name: string) => `${name.replace(/\W+/g, '-')}.reward.${language === 'python' ? 'py' : 'ts'}`;
   const of = (ds: RewardDiagnostic[]) => ds.filter((d) => d.code === rule.meta.id);
-  describe(`lint rule ${rule.meta.id}`, () => {
+  describe(`lint rule ${rule.meta.id}${language === 'python' ? ' (Python)' : ''}`, () => {
+    if (language === 'python') before(() => loadPythonParser());
     it('has its metadata', () => {
       assert.ok(rule.meta.description.length > 0 && rule.meta.docs.length > 0);
     });

@@ -18,6 +18,7 @@ import {
   type FindingOf,
 } from '../finding';
 import { addConstant, definePatch, ensureParameters, insertAtTop, yieldDense } from '../patch';
+import * as py from '../python-patch';
 
 /** Dense −1 while one of `names` is in view closer than `distance` m. */
 export interface HazardPenaltyRequest {
@@ -191,6 +192,27 @@ export const hazardPenalty = definePatch<HazardPenaltyRequest>({
       );
     }
     insertAtTop(src, term, lines, edits);
+  },
+  python(src, term, req, edits) {
+    py.ensureParameters(term, ['current_nearest_blocks'], edits);
+    const label = req.label ?? (req.names.length === 1 ? req.names[0]! : 'hazard');
+    const limit = py.addConstant(
+      src,
+      `${label.toUpperCase()}_PENALTY_DISTANCE`,
+      req.distance,
+      `metres: ${req.names.join('/')} in view closer than this costs (added by the analyzer)`,
+    );
+    const entry = src.fresh(`${label.toLowerCase()}_in_view`);
+    const test = [`if ${entry} is not None and ${entry}[0] < ${limit}:`, `\t${py.yieldDense(term, -1)}`];
+    if (req.names.length === 1) {
+      py.insertAtTop(src, term, [`# Analyzer: ${req.why}`, `${entry} = current_nearest_blocks.get(${src.quote(req.names[0]!)})`, ...test], edits);
+      return;
+    }
+    const names = src.fresh(`${label.toUpperCase()}_NAMES`);
+    const each = src.fresh(label.toLowerCase());
+    src.constants.push(`${names} = [${req.names.map((x) => src.quote(x)).join(', ')}]  # hazards seen before deaths (added by the analyzer)`);
+    const loop = [`for ${each} in ${names}:`, `\t${entry} = current_nearest_blocks.get(${each})`, ...test.map((l) => `\t${l}`)];
+    py.insertAtTop(src, term, [`# Analyzer: ${req.why}`, ...loop], edits);
   },
 });
 

@@ -4,6 +4,7 @@ import { GAME_FACTS } from '../../schema';
 import type { EpisodeRecord } from '../../records';
 import { defineFinding, EXTREME_PITCH_DEG, fmt, KEEP_EVIDENCE, pct, plural, runs, within, type EpisodeEvidence, type FindingOf } from '../finding';
 import { addConstant, definePatch, ensureParameters, insertAtTop, yieldDense } from '../patch';
+import * as py from '../python-patch';
 
 /** Dense −1 while |pitch| is beyond `degrees`. */
 export interface PitchLimitRequest {
@@ -76,6 +77,11 @@ export const pitchLimit = definePatch<PitchLimitRequest>({
       ],
       edits,
     );
+  },
+  python(src, term, req, edits) {
+    py.ensureParameters(term, ['past_agent_positions'], edits);
+    const limit = py.addConstant(src, 'PITCH_LIMIT_DEGREES', req.degrees, 'looking further up or down than this costs (added by the analyzer)');
+    py.insertAtTop(src, term, [`# Analyzer: ${req.why}`, `if abs(past_agent_positions[-1][4]) > ${limit}:`, `\t${py.yieldDense(term, -1)}`], edits);
   },
 });
 

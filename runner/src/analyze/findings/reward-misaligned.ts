@@ -17,6 +17,9 @@ import {
   type RewardFacts,
 } from '../finding';
 import { definePatch, nearestTargetHelper, PatchUnavailable, type Edit, type RewardSource } from '../patch';
+import * as py from '../python-patch';
+import { pythonString } from '../../lint/python';
+import { walk, type PythonNode } from '../../reward/python-syntax';
 
 /**
  * The reward reads only some of the names the task's success counts (`known`): every read of one of them from a
@@ -125,7 +128,55 @@ function widenTargetNames(src: RewardSource, req: TargetNamesRequest, edits: Edi
   edits.push({ start: at, end: at, text: src.indentAt(at) + comment });
 }
 
-export const targetNamesPatch = definePatch<TargetNamesRequest>({ kind: 'target-names', write: (src, _term, req, edits) => widenTargetNames(src, req, edits) });
+/** widenTargetNames in Python: every `D["name"]`, `D.get("name")` and `"name" in D` for a nearest-blocks dict D and a name in `known`, rewritten over all targets. */
+function pythonTargetNames(src: py.PythonSource, _term: py.PythonDenseTerm, req: TargetNamesRequest, edits: Edit[]): void {
+  if (req.targets.every((t) => req.known.includes(t))) throw new PatchUnavailable('the reward already reads every name the task counts');
+  const known = new Set(req.known);
+  const dictOf = (n: PythonNode | null | undefined) => (n?.type === 'identifier' && py.NEAREST_DICTS.has(n.text) ? n.text : undefined);
+  const keyOf = (n: PythonNode | null | undefined) => {
+    const key = pythonString(n);
+    return key !== undefined && known.has(key) ? key : undefined;
+  };
+  const found: { node: PythonNode; rewrite: (call: string) => string }[] = [];
+  for (const n of walk(src.root)) {
+    if (n.type === 'subscript' && dictOf(n.childForFieldName('value')) && keyOf(n.childForFieldName('subscript'))) {
+      if (n.parent?.type === 'assignment' && n.parent.childForFieldName('left')?.id === n.id) continue;
+      found.push({ node: n, rewrite: (call) => call });
+    } else if (n.type === 'call') {
+      const fn = n.childForFieldName('function');
+      const args = n.childForFieldName('arguments')?.namedChildren ?? [];
+      if (fn?.type !== 'attribute' || fn.childForFieldName('attribute')?.text !== 'get' || !dictOf(fn.childForFieldName('object')) || !keyOf(args[0])) continue;
+      const fallback = args[1]?.text;
+      found.push({ node: n, rewrite: (call) => (fallback === undefined ? call : `(${call} or ${fallback})`) });
+    } else if (n.type === 'comparison_operator' && n.namedChildren.length === 2 && keyOf(n.namedChildren[0]) && dictOf(n.namedChildren[1])) {
+      const negated = n.children.some((c) => c?.type === 'not in');
+      if (!negated && !n.children.some((c) => c?.type === 'in')) continue;
+      found.push({ node: n, rewrite: (call) => `(${call} is ${negated ? '' : 'not '}None)` });
+    }
+  }
+  if (found.length === 0)
+    throw new PatchUnavailable(
+      `the reward reads ${req.known.join('/')} in a way the analyzer cannot rewrite (not as current_nearest_blocks[…], .get(…) or "…" in …)`,
+    );
+  const fn = py.nearestTargetHelper(src, req.targets);
+  for (const f of found) {
+    const dict =
+      f.node.type === 'comparison_operator'
+        ? f.node.namedChildren[1]!
+        : f.node.type === 'subscript'
+          ? f.node.childForFieldName('value')!
+          : f.node.childForFieldName('function')!.childForFieldName('object')!;
+    edits.push({ start: f.node.startIndex, end: f.node.endIndex, text: f.rewrite(`${fn}(${dict.text})`) });
+  }
+  const row = found[0]!.node.startPosition.row;
+  edits.push({ start: src.lineStart(row), end: src.lineStart(row), text: `${src.indentOf(row)}# Analyzer: ${req.why}${src.eol}` });
+}
+
+export const targetNamesPatch = definePatch<TargetNamesRequest>({
+  kind: 'target-names',
+  write: (src, _term, req, edits) => widenTargetNames(src, req, edits),
+  python: pythonTargetNames,
+});
 
 export const rewardMisaligned = defineFinding({
   meta: {

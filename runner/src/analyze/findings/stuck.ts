@@ -17,6 +17,7 @@ import {
   type FindingOf,
 } from '../finding';
 import { addConstant, definePatch, ensureParameters, insertAtTop, yieldDense } from '../patch';
+import * as py from '../python-patch';
 
 /** Dense −1 when the agent moved less than `radius` m over the last `window` steps. */
 export interface StuckPenaltyRequest {
@@ -110,6 +111,25 @@ export const stuckPenalty = definePatch<StuckPenaltyRequest>({
         `\tconst [${x1}, , ${z1}] = past_agent_positions[past_agent_positions.length - 1];`,
         `\tif (Math.hypot(${x1} - ${x0}, ${z1} - ${z0}) < ${radius}) ${yieldDense(term, -1)}`,
         '}',
+      ],
+      edits,
+    );
+  },
+  python(src, term, req, edits) {
+    py.ensureParameters(term, ['past_agent_positions'], edits);
+    const window = py.addConstant(src, 'STUCK_WINDOW_STEPS', req.window, 'steps over which the agent must move (added by the analyzer)');
+    const radius = py.addConstant(src, 'STUCK_RADIUS', req.radius, 'metres: moving less than this over the window costs (added by the analyzer)');
+    const [then, now] = ['stuck_then', 'stuck_now'].map((n) => src.fresh(n));
+    py.insertAtTop(
+      src,
+      term,
+      [
+        `# Analyzer: ${req.why}`,
+        `if len(past_agent_positions) > ${window}:`,
+        `\t${then} = past_agent_positions[-1 - ${window}]`,
+        `\t${now} = past_agent_positions[-1]`,
+        `\tif ((${now}[0] - ${then}[0]) ** 2 + (${now}[2] - ${then}[2]) ** 2) ** 0.5 < ${radius}:`,
+        `\t\t${py.yieldDense(term, -1)}`,
       ],
       edits,
     );

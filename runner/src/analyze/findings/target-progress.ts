@@ -30,6 +30,7 @@ import {
   type Edit,
   type RewardSource,
 } from '../patch';
+import * as py from '../python-patch';
 
 /**
  * While a target is in view, pay only a new closest distance (by `step` m) this episode and make every other
@@ -158,7 +159,39 @@ function addApproachRecord(src: RewardSource, term: DenseTerm, req: ApproachReco
   );
 }
 
-export const approachRecord = definePatch<ApproachRecordRequest>({ kind: 'approach-record', write: addApproachRecord });
+/** addApproachRecord in Python. */
+function pythonApproachRecord(src: py.PythonSource, term: py.PythonDenseTerm, req: ApproachRecordRequest, edits: Edit[]): void {
+  if (req.targets.length === 0) throw new PatchUnavailable('the task names no target to approach');
+  py.ensureParameters(term, ['current_nearest_blocks', 'previous_nearest_blocks', 'GLOBAL_DATA'], edits);
+  const fn = py.nearestTargetHelper(src, req.targets);
+  const step = py.addConstant(src, 'APPROACH_STEP', req.step, 'metres: a new closest distance by at least this pays (added by the analyzer)');
+  const key = src.quote(src.fresh('closest_target'));
+  const [now, before] = ['target_now', 'target_before'].map((n) => src.fresh(n));
+  const pay = (v: number) => py.yieldDense(term, v);
+  py.insertAtTop(
+    src,
+    term,
+    [
+      `# Analyzer: ${req.why}`,
+      `${now} = ${fn}(current_nearest_blocks)`,
+      `${before} = ${fn}(previous_nearest_blocks)`,
+      `if ${now} is None and ${before} is not None:`,
+      `\t${pay(-1)}  # lost sight of the target`,
+      `if ${now} is not None:`,
+      `\tif ${key} not in GLOBAL_DATA:`,
+      `\t\tGLOBAL_DATA[${key}] = ${now}[0]`,
+      `\t\t${pay(1)}  # first sight of a target this episode`,
+      `\telif ${now}[0] < GLOBAL_DATA[${key}] - ${step}:`,
+      `\t\tGLOBAL_DATA[${key}] = ${now}[0]`,
+      `\t\t${pay(1)}  # closer than ever before this episode`,
+      // No penalty for the other steps in view (addApproachRecord says why: the agent learns to look away).
+      `\t${pay(0)}  # no new progress: nothing to earn by approaching again`,
+    ],
+    edits,
+  );
+}
+
+export const approachRecord = definePatch<ApproachRecordRequest>({ kind: 'approach-record', write: addApproachRecord, python: pythonApproachRecord });
 
 export const targetProgress = defineFinding({
   meta: {

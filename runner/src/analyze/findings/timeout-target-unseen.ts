@@ -15,6 +15,7 @@ import {
   type Edit,
   type RewardSource,
 } from '../patch';
+import * as py from '../python-patch';
 
 /** While none of `targets` is in view, pay the first visit to each cell. */
 export interface ExplorationBonusRequest {
@@ -98,7 +99,29 @@ function addExplorationBonus(src: RewardSource, term: DenseTerm, req: Exploratio
   );
 }
 
-export const explorationBonus = definePatch<ExplorationBonusRequest>({ kind: 'exploration-bonus', write: addExplorationBonus });
+/** addExplorationBonus in Python. */
+function pythonExplorationBonus(src: py.PythonSource, term: py.PythonDenseTerm, req: ExplorationBonusRequest, edits: Edit[]): void {
+  const body = term.kind === 'function' ? term.def.text : term.before.parent!.text;
+  if (/GLOBAL_DATA/.test(body) && /\bset\(\)/.test(body)) throw new PatchUnavailable('the dense term already pays for visiting new cells');
+  if (req.targets.length === 0) throw new PatchUnavailable('the task names no target to search for');
+  py.ensureParameters(term, ['current_nearest_blocks', 'past_agent_positions', 'GLOBAL_DATA'], edits);
+  const cellSize = py.addConstant(src, 'CELL_SIZE', req.cellSize, 'metres: the first visit to each cell of this size pays (added by the analyzer)');
+  let visible: string;
+  if (req.targets.length === 1) visible = `current_nearest_blocks.get(${src.quote(req.targets[0]!)}) is not None`;
+  else {
+    const names = src.fresh('TARGET_NAMES');
+    src.constants.push(`${names} = [${req.targets.map((t) => src.quote(t)).join(', ')}]  # the task's targets (added by the analyzer)`);
+    const each = src.fresh('target');
+    visible = `any(current_nearest_blocks.get(${each}) is not None for ${each} in ${names})`;
+  }
+  // Searching pays only until a target is first seen this episode (as in TypeScript, above).
+  const seen = src.quote(src.fresh('target_seen'));
+  const search = py.cellBonusLines(src, cellSize, [py.yieldDense(term, 1)]).map((l) => `\t${l}`);
+  const lines = [`if ${visible}:`, `\tGLOBAL_DATA[${seen}] = True  # searching is over once a target was seen`, `elif ${seen} not in GLOBAL_DATA:`, ...search];
+  py.insertAtTop(src, term, [`# Analyzer: ${req.why}`, ...lines], edits);
+}
+
+export const explorationBonus = definePatch<ExplorationBonusRequest>({ kind: 'exploration-bonus', write: addExplorationBonus, python: pythonExplorationBonus });
 
 export const timeoutTargetUnseen = defineFinding({
   meta: {

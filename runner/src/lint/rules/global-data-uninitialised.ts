@@ -6,6 +6,7 @@ import ts from 'typescript';
 import { schemaParameter } from '../analysis';
 import { OBJECT_METHODS, PYTHON_DICT_METHODS, isFunctionLike, parentSkippingParens, skipParens, stringKey, type LintContext } from '../context';
 import { defineRule, type Fix, type RuleMeta } from '../rule';
+import { isAssignmentTarget, keyUses, type PythonLintContext } from '../python';
 
 const meta = {
   id: 'global-data-uninitialised',
@@ -24,6 +25,7 @@ export const globalDataUninitialised = defineRule({
     if ((ts.isElementAccessExpression(node) || ts.isPropertyAccessExpression(node)) && ctx.isGlobalData(node.expression)) accessesOf(ctx).push(node);
   },
   end: (ctx) => globalData(ctx, accessesOf(ctx)),
+  python: pythonGlobalData,
 });
 
 function globalKey(access: ts.Expression): string | undefined {
@@ -243,4 +245,37 @@ function initialValue(ctx: LintContext, read: ts.Expression, method: string | un
   const p = parentSkippingParens(read);
   if (ts.isElementAccessExpression(p) && skipParens(p.expression) === read) return '{}';
   return '0';
+}
+
+/**
+ * Python: `GLOBAL_DATA["k"]` read (or `+=`) before any `GLOBAL_DATA["k"] = …` earlier in the file, with no
+ * `"k" in GLOBAL_DATA` test or `.get`/`.setdefault` of it before: a KeyError on the first step of every episode.
+ */
+function pythonGlobalData(ctx: PythonLintContext): void {
+  const seen = new Set<string>();
+  for (const u of keyUses(ctx)) {
+    if (u.dict.type !== 'identifier' || u.dict.text !== 'GLOBAL_DATA') continue;
+    if (u.how !== 'subscript' || isAssignmentTarget(u.node)) {
+      seen.add(u.key);
+      continue;
+    }
+    if (seen.has(u.key)) continue;
+    seen.add(u.key); // one report per key: the first read
+    const compound = u.node.parent?.type === 'augmented_assignment' && u.node.parent.childForFieldName('left')?.id === u.node.id;
+    const fixes: Fix[] = compound
+      ? []
+      : [
+          {
+            title: `Read it with GLOBAL_DATA.get(${u.keyNode.text}, 0)`,
+            edits: [ctx.replace(u.node, `GLOBAL_DATA.get(${u.keyNode.text}, 0)`)],
+            preferred: true,
+          },
+        ];
+    ctx.report(
+      meta,
+      u.node,
+      `GLOBAL_DATA[${u.keyNode.text}] is ${compound ? 'updated' : 'read'} before anything stores it: GLOBAL_DATA starts empty every episode, so the first step raises KeyError. Store it first (GLOBAL_DATA.setdefault(${u.keyNode.text}, 0)) or read it with a default.`,
+      fixes,
+    );
+  }
 }

@@ -1,4 +1,4 @@
-import { reward, testRule } from '../../../test/helpers/rule-tester';
+import { pyReward, reward, testRule } from '../../../test/helpers/rule-tester';
 import { rewardContract } from './reward-contract';
 
 const CONTRACT = 'current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA';
@@ -110,3 +110,23 @@ testRule(rewardContract, {
     },
   ],
 });
+
+testRule(
+  rewardContract,
+  {
+    valid: [{ name: 'the paper signature', code: pyReward('    return 0') }],
+    invalid: [
+      {
+        name: 'wrong order',
+        code: 'def reward_function(current_nearest_blocks, health):\n    return 0\n',
+        errors: [{ line: 1, message: /parameter 2 is "health" but must be "previous_nearest_blocks"/ }],
+      },
+      {
+        name: 'no reward_function',
+        code: 'def reward(current_nearest_blocks):\n    return 0\n',
+        errors: [{ line: 1, message: /must define reward_function/ }],
+      },
+    ],
+  },
+  'python',
+);

@@ -2,7 +2,9 @@
 // with the contract's parameters and imports no modules. Lint and training agree because this is the
 // runtime's own check.
 import ts from 'typescript';
-import { RewardError, compileRewardFile } from '../../reward/compile';
+import { RewardError, checkContract, compileRewardFile, type ContractFunction } from '../../reward/compile';
+import { firstSyntaxError, nodeAt, parameterList, topLevelFunctions } from '../../reward/python-syntax';
+import type { PythonLintContext } from '../python';
 import { parameterNames } from '../../schema';
 import { BUILTIN_TASKS, taskFromHeader } from '../../tasks';
 import { skipParens, type LintContext } from '../context';
@@ -22,6 +24,7 @@ const contractCache = new Map<string, { key: string; error: { line: number; colu
 
 export const rewardContract = defineRule({
   meta,
+  python: pythonContract,
   end: (ctx) => {
     const checked = parameters(ctx);
     contract(ctx, checked);
@@ -235,4 +238,19 @@ function contract(ctx: LintContext, parametersReported: Set<string>): void {
   const word = /^[\w$]+/.exec(ctx.snap.lineText(start.line).slice(start.character))?.[0] ?? '';
   const range = { start, end: { line: start.line, character: start.character + Math.max(word.length, 1) } };
   ctx.push({ range, severity: meta.severity, code: meta.id, source: 'rewardsmith', message: cached.error.message, fixes: [] });
+}
+
+/** Python: the runtime's contract check (one checkContract for both languages) on the file's top-level functions. */
+function pythonContract(ctx: PythonLintContext): void {
+  if (firstSyntaxError(ctx.root)) return; // python-syntax reports it; the contract once it parses
+  const functions = new Map<string, ContractFunction>();
+  for (const [name, def] of topLevelFunctions(ctx.root)) functions.set(name, { at: nodeAt(def.childForFieldName('name')!), params: parameterList(def) });
+  try {
+    checkContract(ctx.fileName, functions, 'define');
+  } catch (err) {
+    if (!(err instanceof RewardError)) throw err;
+    const start = { line: err.line - 1, character: err.column - 1 };
+    const word = /^\w+/.exec(ctx.text.split('\n')[start.line]?.slice(start.character) ?? '')?.[0] ?? '';
+    ctx.report(meta, { start, end: { line: start.line, character: start.character + Math.max(word.length, 1) } }, err.detail);
+  }
 }

@@ -1,4 +1,4 @@
-import { reward, testRule } from '../../../test/helpers/rule-tester';
+import { pyReward, reward, testRule } from '../../../test/helpers/rule-tester';
 import { rewardReturn } from './reward-return';
 
 const PARAMS = 'current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA';
@@ -35,3 +35,35 @@ testRule(rewardReturn, {
     },
   ],
 });
+
+testRule(
+  rewardReturn,
+  {
+    valid: [
+      {
+        name: 'every path returns',
+        code: pyReward('    if health > 5:\n        return 1\n    elif health > 2:\n        return 0\n    else:\n        return -1'),
+      },
+      { name: 'nested helpers return for themselves', code: pyReward('    def dense():\n        return 1\n    return dense()') },
+    ],
+    invalid: [
+      {
+        name: 'falls off the end',
+        code: pyReward('    if health > 5:\n        return 1.0'),
+        errors: [{ line: 1, message: /reward_function can reach its end without a return/ }],
+      },
+      {
+        name: 'a bare return',
+        code: pyReward('    if health <= 0:\n        return\n    return 1'),
+        errors: [{ line: 3, message: /bare return makes reward_function return None/ }],
+      },
+      {
+        name: 'a bool',
+        code: pyReward('    return health > 5'),
+        errors: [{ line: 2, message: /returns a bool/ }],
+        output: pyReward('    return float(health > 5)'),
+      },
+    ],
+  },
+  'python',
+);

@@ -4,6 +4,8 @@
 import ts from 'typescript';
 import { alwaysExits, type LintContext } from '../context';
 import { defineRule, type RuleMeta } from '../rule';
+import type { PythonLintContext } from '../python';
+import type { PythonNode } from '../../reward/python-syntax';
 
 const meta = {
   id: 'reward-return',
@@ -17,6 +19,7 @@ const ENTRY_NAMES = new Set(['reward_function', 'dense', 'sparse']);
 
 export const rewardReturn = defineRule({
   meta,
+  python: pythonReturns,
   end(ctx) {
     for (const stmt of ctx.sf.statements) {
       const fn = exportedFunction(stmt);
@@ -118,4 +121,58 @@ function hasNestedReturn(fn: ts.FunctionLikeDeclaration): boolean {
   };
   if (fn.body) ts.forEachChild(fn.body, (c) => visit(c, ts.isFunctionLike(c)));
   return found;
+}
+
+/** Whether a Python block cannot fall off its end (every path returns or raises). */
+function pythonAlwaysExits(block: PythonNode | null | undefined): boolean {
+  const last = block?.namedChildren.filter((s) => s && s.type !== 'comment').at(-1);
+  if (!last) return false;
+  if (last.type === 'return_statement' || last.type === 'raise_statement') return true;
+  if (last.type === 'if_statement') {
+    const branches = [
+      last.childForFieldName('consequence'),
+      ...last.childrenForFieldName('alternative').map((a) => a?.childForFieldName('consequence') ?? a?.childForFieldName('body')),
+    ];
+    const hasElse = last.childrenForFieldName('alternative').some((a) => a?.type === 'else_clause');
+    return hasElse && branches.every((b) => pythonAlwaysExits(b));
+  }
+  if (last.type === 'while_statement') return last.childForFieldName('condition')?.text === 'True' && !last.descendantsOfType('break_statement').length;
+  if (last.type === 'try_statement') {
+    const handlers = last.namedChildren.filter((c) => c?.type === 'except_clause');
+    return (
+      pythonAlwaysExits(last.childForFieldName('body')) && handlers.every((h) => pythonAlwaysExits(h!.namedChildren.filter((c) => c?.type === 'block').at(-1)))
+    );
+  }
+  return false;
+}
+
+/** Python: reward_function, dense or sparse (top level or nested) that can return None or a bool. */
+function pythonReturns(ctx: PythonLintContext): void {
+  for (const fn of ctx.ofType('function_definition')) {
+    const name = fn.childForFieldName('name');
+    if (!name || !ENTRY_NAMES.has(name.text)) continue;
+    const body = fn.childForFieldName('body');
+    // Returns of this function, not of functions nested in it.
+    const returns =
+      body?.descendantsOfType('return_statement').filter((r) => {
+        for (let p = r?.parent; p; p = p.parent) if (p.type === 'function_definition' || p.type === 'lambda') return p.id === fn.id;
+        return false;
+      }) ?? [];
+    for (const r of returns) {
+      const value = r!.namedChildren[0];
+      if (!value) ctx.report(meta, r!, `This bare return makes ${name.text} return None; the runtime needs a number on every step.`);
+      else if (
+        value.type === 'comparison_operator' ||
+        value.type === 'boolean_operator' ||
+        value.type === 'not_operator' ||
+        value.type === 'true' ||
+        value.type === 'false'
+      )
+        ctx.report(meta, value, `${name.text} returns a bool here; the runtime needs a number (write float(...) or 1 if ... else 0).`, [
+          { title: 'Return it as a number', edits: [ctx.replace(value, `float(${value.text})`)], preferred: true },
+        ]);
+    }
+    if (!pythonAlwaysExits(body))
+      ctx.report(meta, name, `${name.text} can reach its end without a return: Python returns None there, which the runtime refuses (the run stops).`);
+  }
 }

@@ -1,7 +1,7 @@
 // A dict key that is not a Minecraft name at all (`cnb['magma']`): the entry is never there, so the term it
 // feeds is silently zero. Did-you-mean fixes from the schema's names and aliases.
 import type { DictKeys } from '../context';
-import { badNames } from '../names';
+import { badNames, pythonBadNames } from '../names';
 import { defineRule, type RuleMeta } from '../rule';
 
 const KIND_PLURALS: Record<DictKeys, string> = { nearby: 'block and mob names', item: 'item names', mob: 'mob names' };
@@ -23,6 +23,11 @@ export const unknownName = defineRule({
   meta,
   end(ctx) {
     for (const b of badNames(ctx)) {
+      if (b.kinds.length === 0) ctx.report(meta, b.keyNode, messages.unknown(b.name, ctx.schema.gameVersion, b.dictText, b.keys, b.didYouMean), b.fixes);
+    }
+  },
+  python(ctx) {
+    for (const b of pythonBadNames(ctx)) {
       if (b.kinds.length === 0) ctx.report(meta, b.keyNode, messages.unknown(b.name, ctx.schema.gameVersion, b.dictText, b.keys, b.didYouMean), b.fixes);
     }
   },

@@ -1,4 +1,4 @@
-import { reward, testRule } from '../../../test/helpers/rule-tester';
+import { pyReward, reward, testRule } from '../../../test/helpers/rule-tester';
 import { unreachableCode } from './unreachable-code';
 
 // The paper's printed approach-cow shape: the final combination sits inside `dense`, after its return.
@@ -34,3 +34,18 @@ testRule(unreachableCode, {
     { name: 'code after a throw', code: reward(`  throw new Error('todo');\n  return 0;`), errors: [{ line: 3, message: /after the `throw` on line 2/ }] },
   ],
 });
+
+testRule(
+  unreachableCode,
+  {
+    valid: [{ name: 'returns in branches', code: pyReward('    if health < 5:\n        return -1\n    return 0') }],
+    invalid: [
+      {
+        name: 'after a return',
+        code: pyReward('    return 0\n    GLOBAL_DATA["x"] = 1'),
+        errors: [{ line: 3, message: /Unreachable: this comes after a return/ }],
+      },
+    ],
+  },
+  'python',
+);

@@ -3,6 +3,7 @@
 // `Math.sign(sparse) + Math.sign(dense) * 0.1` combination, so reward_function itself returns undefined.
 import ts from 'typescript';
 import { alwaysExits, isFunctionLike, type LintContext } from '../context';
+import type { PythonLintContext } from '../python';
 import { defineRule, type RuleMeta } from '../rule';
 
 const meta = {
@@ -15,6 +16,7 @@ const meta = {
 
 export const unreachableCode = defineRule({
   meta,
+  python: pythonUnreachable,
   node(node, ctx) {
     if (!ts.isBlock(node) && !ts.isSourceFile(node) && !ts.isCaseClause(node) && !ts.isDefaultClause(node)) return;
     const statements = node.statements;
@@ -67,4 +69,14 @@ function exitKeyword(s: ts.Statement): string {
   if (ts.isBreakStatement(s)) return 'break';
   if (ts.isContinueStatement(s)) return 'continue';
   return 'return';
+}
+
+/** Python: the first statement after a return, raise, continue or break in the same block. */
+function pythonUnreachable(ctx: PythonLintContext): void {
+  for (const block of ctx.ofType('block', 'module')) {
+    const statements = block.namedChildren.filter((s) => s && s.type !== 'comment');
+    const end = statements.findIndex((s) => ['return_statement', 'raise_statement', 'continue_statement', 'break_statement'].includes(s!.type));
+    const first = end >= 0 ? statements[end + 1] : undefined;
+    if (first) ctx.report(meta, first, `Unreachable: this comes after a ${statements[end]!.type.replace('_statement', '')} and never runs.`);
+  }
 }

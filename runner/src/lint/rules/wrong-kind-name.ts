@@ -1,7 +1,7 @@
 // A real Minecraft name of the wrong kind for its dict (`inventory_change['diamond_ore']`,
 // `current_nearest_blocks['diamond']`): the dict never has it, so the term it feeds never fires.
 import type { DictKeys } from '../context';
-import { badNames } from '../names';
+import { badNames, pythonBadNames, type BadName } from '../names';
 import { defineRule, type RuleMeta } from '../rule';
 
 const KIND_WORDS: Record<DictKeys, string> = { nearby: 'a block or mob', item: 'an item', mob: 'a mob' };
@@ -22,16 +22,14 @@ const meta = {
 export const wrongKindName = defineRule({
   meta,
   end(ctx) {
-    for (const b of badNames(ctx)) {
-      if (b.kinds.length === 0) continue;
-      const what = b.kinds.includes('block')
-        ? b.keys === 'item'
-          ? 'a block that is never an item'
-          : 'a block'
-        : b.kinds.includes('item')
-          ? 'an item'
-          : 'a mob';
-      ctx.report(meta, b.keyNode, messages.wrongKind(b.name, what, b.keys, b.dictText, b.didYouMean), b.fixes);
-    }
+    for (const b of badNames(ctx)) if (b.kinds.length > 0) ctx.report(meta, b.keyNode, wrongKindMessage(b), b.fixes);
+  },
+  python(ctx) {
+    for (const b of pythonBadNames(ctx)) if (b.kinds.length > 0) ctx.report(meta, b.keyNode, wrongKindMessage(b), b.fixes);
   },
 });
+
+function wrongKindMessage(b: Pick<BadName, 'kinds' | 'keys' | 'name' | 'dictText' | 'didYouMean'>): string {
+  const what = b.kinds.includes('block') ? (b.keys === 'item' ? 'a block that is never an item' : 'a block') : b.kinds.includes('item') ? 'an item' : 'a mob';
+  return messages.wrongKind(b.name, what, b.keys, b.dictText, b.didYouMean);
+}

@@ -1,0 +1,154 @@
+// The schema rules on Python reward files (`*.reward.py`): the tree-sitter-python tree of the file (the
+// runtime's parser, reward/python-syntax.ts), what the rules' `python` hooks share, and `lintPython`. A rule
+// serves Python when it has a `python` hook, TypeScript when it has `node`/`end` hooks (rule.ts); the schema
+// facts come from ../schema.ts for both.
+import { type PythonNode, parsePython, walk } from '../reward/python-syntax';
+
+export { parsePython, type PythonNode };
+import type { DictKeys } from './context';
+import type { Fix, LspRange, RewardDiagnostic, RuleMeta, TextEdit } from './rule';
+import type { ObservationSchema } from '../schema';
+
+/** The observation parameters that are dicts of names, and the kind of names each holds. */
+export const PYTHON_OBSERVATION_DICTS: Readonly<Record<string, DictKeys>> = {
+  current_nearest_blocks: 'nearby',
+  previous_nearest_blocks: 'nearby',
+  inventory_change: 'item',
+  kill_entity: 'mob',
+};
+
+export class PythonLintContext {
+  readonly out: RewardDiagnostic[] = [];
+  private readonly memos = new Map<string, unknown>();
+  /** Every node in document order (one walk shared by the rules). */
+  readonly nodes: PythonNode[];
+
+  constructor(
+    readonly fileName: string,
+    readonly text: string,
+    readonly root: PythonNode,
+    readonly schema: ObservationSchema,
+  ) {
+    this.nodes = [...walk(root)];
+  }
+
+  range(node: PythonNode): LspRange {
+    return {
+      start: { line: node.startPosition.row, character: node.startPosition.column },
+      end: { line: node.endPosition.row, character: node.endPosition.column },
+    };
+  }
+
+  replace(node: PythonNode, newText: string): TextEdit {
+    return { range: this.range(node), newText };
+  }
+
+  report(meta: RuleMeta, node: PythonNode | LspRange, message: string, fixes: Fix[] = []): void {
+    const range = 'type' in node ? this.range(node as PythonNode) : (node as LspRange);
+    this.out.push({ range, severity: meta.severity, code: meta.id, message, source: 'rewardsmith', fixes });
+  }
+
+  memo<T>(key: string, compute: () => T): T {
+    if (!this.memos.has(key)) this.memos.set(key, compute());
+    return this.memos.get(key) as T;
+  }
+
+  /** Nodes of these types, in document order. */
+  ofType(...types: string[]): PythonNode[] {
+    return this.nodes.filter((n) => types.includes(n.type));
+  }
+
+  /** The kind of names an expression holds when it is one of the observation dicts. */
+  dictKeys(node: PythonNode | null): DictKeys | undefined {
+    return node?.type === 'identifier' ? PYTHON_OBSERVATION_DICTS[node.text] : undefined;
+  }
+}
+
+/** The value of a plain string literal (no f-string, no escapes to decode), else undefined. */
+export function pythonString(node: PythonNode | null | undefined): string | undefined {
+  if (node?.type !== 'string') return undefined;
+  const start = node.children[0];
+  if (!start || /[fFbB]/.test(start.text)) return undefined;
+  const content = node.namedChildren.filter((c) => c?.type === 'string_content');
+  if (node.namedChildren.some((c) => c?.type === 'interpolation' || c?.type === 'escape_sequence')) return undefined;
+  return content.map((c) => c!.text).join('');
+}
+
+/** A number literal's value (with a leading minus), else undefined. */
+export function pythonNumber(node: PythonNode | null | undefined): number | undefined {
+  if (!node) return undefined;
+  if (node.type === 'parenthesized_expression') return pythonNumber(node.namedChildren[0]);
+  if (node.type === 'integer' || node.type === 'float') return Number(node.text.replace(/_/g, ''));
+  if (node.type === 'unary_operator' && node.children[0]?.type === '-') {
+    const v = pythonNumber(node.namedChildren[0]);
+    return v === undefined ? undefined : -v;
+  }
+  return undefined;
+}
+
+/** `d["k"]`, `d.get("k")`, `"k" in d`: the dict, the key node and how it is used. */
+export interface PythonKeyUse {
+  dict: PythonNode;
+  keyNode: PythonNode;
+  key: string;
+  how: 'subscript' | 'method' | 'in';
+  node: PythonNode;
+}
+
+/** Every string-keyed use of a dict in the file, in document order. */
+export function keyUses(ctx: PythonLintContext): PythonKeyUse[] {
+  return ctx.memo('key-uses', () => {
+    const out: PythonKeyUse[] = [];
+    for (const n of ctx.nodes) {
+      if (n.type === 'subscript') {
+        const dict = n.childForFieldName('value');
+        const keyNode = n.childForFieldName('subscript');
+        const key = pythonString(keyNode);
+        if (dict && keyNode && key !== undefined) out.push({ dict, keyNode, key, how: 'subscript', node: n });
+      } else if (n.type === 'call') {
+        const fn = n.childForFieldName('function');
+        const keyNode = n.childForFieldName('arguments')?.namedChildren[0];
+        const key = pythonString(keyNode);
+        if (fn?.type === 'attribute' && ['get', 'setdefault', 'pop'].includes(fn.childForFieldName('attribute')?.text ?? '') && keyNode && key !== undefined)
+          out.push({ dict: fn.childForFieldName('object')!, keyNode, key, how: 'method', node: n });
+      } else if (n.type === 'comparison_operator' && n.children.some((c) => c?.type === 'in' || c?.type === 'not in')) {
+        const [left, right] = [n.namedChildren[0], n.namedChildren[1]];
+        const key = pythonString(left);
+        if (left && right && key !== undefined) out.push({ dict: right, keyNode: left, key, how: 'in', node: n });
+      }
+    }
+    return out;
+  });
+}
+
+/** Whether `node` is the target of an assignment (`d["k"] = …`, not `+=`, which reads first). */
+export function isAssignmentTarget(node: PythonNode): boolean {
+  const parent = node.parent;
+  return parent?.type === 'assignment' && parent.childForFieldName('left')?.id === node.id;
+}
+
+/** The function definition a node is in, or null at the top level. */
+export function enclosingFunction(node: PythonNode): PythonNode | null {
+  for (let p = node.parent; p; p = p.parent) if (p.type === 'function_definition') return p;
+  return null;
+}
+
+/**
+ * Lints a Python reward file's text with every rule that has a `python` hook. The parser must be loaded
+ * (`loadPythonParser()`); the rules' order is the registry's.
+ */
+export function lintPythonText(
+  fileName: string,
+  text: string,
+  schema: ObservationSchema,
+  rules: readonly { python?: (ctx: PythonLintContext) => void }[],
+): RewardDiagnostic[] {
+  const tree = parsePython(text);
+  try {
+    const ctx = new PythonLintContext(fileName, text, tree.rootNode, schema);
+    for (const rule of rules) rule.python?.(ctx);
+    return ctx.out.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
+  } finally {
+    tree.delete();
+  }
+}

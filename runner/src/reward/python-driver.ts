@@ -1,0 +1,402 @@
+// The Python side of the Python reward sandbox (python-host.ts runs it in Pyodide before any reward code).
+// It checks and compiles the reward file, builds the reward's restricted world (a few builtins, `math`, a
+// small `numpy` shim, no way to import anything else), seals the interpreter (an audit hook that refuses
+// every audited operation once the file has run, the JavaScript bridge modules dropped) and then keeps the
+// per-env episode state and steps every env of a batch in one call, as the TypeScript driver does.
+//
+// Why each wall is there (an attacker's view):
+// - `import js`, `import os`, `__import__('os')`, `open`: the reward's builtins have no `open`, `eval`,
+//   `exec`, `compile`, `getattr`, `globals`, `vars`; its `__import__` hands out only the modules below.
+// - `().__class__.__base__.__subclasses__()`, `f.__globals__`, `gen.gi_frame.f_back.f_globals`: the file
+//   is refused before it runs when it names an attribute that starts with `_` or reaches frames, code or
+//   tracebacks (`gi_`, `f_`, `tb_`, `co_`, `cr_`, `ag_`, `mro`), and names starting with `__`.
+// - anything that slips past those: the audit hook refuses `open`, `import`, `compile`, `exec`, the frame
+//   and code attributes (`object.__getattr__`), `os.*`, `subprocess.*`, `socket.*`, `ctypes.*`, `gc.*` …
+//   every audit event, in fact, outside the driver's own error reporting.
+// - `except:` around an endless loop would swallow the time limit's KeyboardInterrupt: a bare `except:` is
+//   compiled as `except Exception:` (KeyboardInterrupt is not an Exception), and the reward's builtins have
+//   no BaseException or KeyboardInterrupt to name.
+// The source is a plain template string without backticks, dollar-braces or backslashes: the Python as it is.
+/**
+ * The builtins a Python reward has (python-driver.ts gives exactly these; `print` discards its output): no
+ * open, eval, exec, compile, getattr, globals, vars, input, exit, BaseException or KeyboardInterrupt.
+ */
+export const PYTHON_BUILTINS: readonly string[] = (
+  'abs all any bin bool bytearray bytes callable chr complex dict divmod enumerate filter float format frozenset hash ' +
+  'hex int isinstance issubclass iter len list map max min next object oct ord pow print range repr reversed round set ' +
+  'slice sorted str sum tuple type zip ArithmeticError AssertionError AttributeError Exception IndexError KeyError ' +
+  'LookupError NameError NotImplementedError OverflowError RecursionError RuntimeError StopIteration TypeError ' +
+  'ValueError ZeroDivisionError MemoryError True False None'
+).split(' ');
+
+export const PYTHON_DRIVER = `
+def make_driver(reward_file, error_chars, sparse_weight, dense_weight, call_limit_ms, builtin_names):
+    import ast, sys, math, time, types, builtins, json
+
+    perf = time.perf_counter
+    trusted = [True]
+    blocked_attr_prefixes = ('_', 'gi_', 'cr_', 'ag_', 'f_', 'tb_', 'co_')
+    blocked_attrs = {'mro'}
+
+    def cap(text):
+        text = str(text)
+        if len(text) <= error_chars:
+            return text
+        return text[:error_chars] + ' ... [' + str(len(text) - error_chars) + ' more characters cut]'
+
+    # --- the numpy shim: what reward code uses of numpy, on floats and lists of floats -----------------
+    def _flat(x):
+        if isinstance(x, (list, tuple)):
+            out = []
+            for v in x:
+                out.extend(_flat(v))
+            return out
+        return [x]
+
+    def _map(f, x):
+        if isinstance(x, (list, tuple)):
+            return [_map(f, v) for v in x]
+        return f(x)
+
+    def np_sign(x):
+        return _map(lambda v: (v > 0) - (v < 0) if v == v else v, x)
+
+    def np_clip(x, lo, hi):
+        return _map(lambda v: min(max(v, lo), hi), x)
+
+    def np_mean(x):
+        xs = _flat(x)
+        if not xs:
+            raise ValueError('mean of an empty sequence')
+        return sum(xs) / len(xs)
+
+    def np_norm(x):
+        return math.sqrt(sum(v * v for v in _flat(x)))
+
+    def np_array(x, dtype=None):
+        return list(x) if isinstance(x, (list, tuple)) else x
+
+    def np_min(x):
+        return min(_flat(x))
+
+    def np_max(x):
+        return max(_flat(x))
+
+    numpy = types.SimpleNamespace(
+        sign=np_sign, clip=np_clip, sqrt=lambda x: _map(math.sqrt, x), abs=lambda x: _map(abs, x),
+        exp=lambda x: _map(math.exp, x), log=lambda x: _map(math.log, x), floor=lambda x: _map(math.floor, x),
+        mean=np_mean, sum=lambda x: sum(_flat(x)), min=np_min, max=np_max, array=np_array,
+        linalg=types.SimpleNamespace(norm=np_norm), pi=math.pi, inf=math.inf, e=math.e,
+        float32=float, float64=float, int32=int, int64=int,
+    )
+
+    class Hint:
+        def __getitem__(self, item):
+            return self
+        def __call__(self, *args, **kwargs):
+            return self
+
+    typing = types.SimpleNamespace(**{n: Hint() for n in ('Any', 'Dict', 'List', 'Tuple', 'Optional', 'Union', 'Callable', 'Sequence', 'Mapping', 'Set', 'Iterable')})
+    modules = {'math': math, 'numpy': numpy, 'typing': typing}
+    # LLM-written rewards put "from __future__ import annotations" first; it only changes compilation.
+    allowed_modules = set(modules) | {'__future__'}
+
+    def reward_import(name, globals=None, locals=None, fromlist=(), level=0):
+        top = str(name).split('.')[0]
+        if level or top not in modules:
+            raise ImportError('the reward sandbox has no module ' + repr(str(name)) + '; available: math, numpy (a shim: sign, clip, sqrt, abs, exp, log, floor, mean, sum, min, max, array, linalg.norm), typing')
+        return modules[top]
+
+    reward_builtins = {n: getattr(builtins, n) for n in builtin_names if n != 'print'}
+    reward_builtins['print'] = lambda *args, **kwargs: None
+    reward_builtins['__import__'] = reward_import
+    reward_builtins['__build_class__'] = builtins.__build_class__
+
+    class Refused(Exception):
+        def __init__(self, node, message):
+            self.node = node
+            self.message = message
+
+    class Check(ast.NodeTransformer):
+        def visit_Attribute(self, node):
+            if node.attr.startswith(blocked_attr_prefixes) or node.attr in blocked_attrs:
+                raise Refused(node, 'the reward sandbox does not allow the attribute .' + node.attr + ' (attributes starting with _ and those of frames, code and tracebacks are closed)')
+            return self.generic_visit(node)
+
+        def visit_Name(self, node):
+            if node.id.startswith('__'):
+                raise Refused(node, 'the reward sandbox does not allow the name ' + node.id)
+            return node
+
+        def visit_Global(self, node):
+            for n in node.names:
+                if n.startswith('__'):
+                    raise Refused(node, 'the reward sandbox does not allow the name ' + n)
+            return node
+
+        def visit_MatchClass(self, node):
+            for a in node.kwd_attrs:
+                if a.startswith(blocked_attr_prefixes):
+                    raise Refused(node, 'the reward sandbox does not allow the attribute .' + a)
+            return self.generic_visit(node)
+
+        def visit_Import(self, node):
+            for a in node.names:
+                if a.name.split('.')[0] not in allowed_modules:
+                    raise Refused(node, 'the reward sandbox has no module ' + repr(a.name) + '; available: math, numpy (a shim), typing')
+            return node
+
+        def visit_ImportFrom(self, node):
+            if node.level or (node.module or '').split('.')[0] not in allowed_modules:
+                raise Refused(node, 'the reward sandbox has no module ' + repr(node.module or '.') + '; available: math, numpy (a shim), typing')
+            for a in node.names:
+                if a.name.startswith('_') and node.module != '__future__':
+                    raise Refused(node, 'the reward sandbox does not allow importing ' + a.name)
+            return node
+
+        def visit_ExceptHandler(self, node):
+            if node.type is None:
+                node.type = ast.copy_location(ast.Name(id='Exception', ctx=ast.Load()), node)
+            return self.generic_visit(node)
+
+    # --- locating errors in the reward file ------------------------------------------------------------
+    def where(err):
+        # Innermost frame of the reward file: its line and column (1-based), read with the audit hook open.
+        trusted[0] = True
+        try:
+            line = None
+            col = None
+            tb = err.__traceback__
+            while tb is not None:
+                code = tb.tb_frame.f_code
+                if code.co_filename == reward_file:
+                    line = tb.tb_lineno
+                    col = None
+                    try:
+                        positions = list(code.co_positions())
+                        index = tb.tb_lasti // 2
+                        if 0 <= index < len(positions) and positions[index][0] == line and positions[index][2] is not None:
+                            col = positions[index][2] + 1
+                    except Exception:
+                        col = None
+                tb = tb.tb_next
+            return line, col
+        finally:
+            trusted[0] = False
+
+    def failure(kind, err, env=None, entry=None, fatal=False, message=None):
+        line, col = where(err) if err is not None else (None, None)
+        if message is None:
+            try:
+                text = str(err)
+            except Exception:
+                text = 'an unprintable error'
+            message = type(err).__name__ + (': ' + text if text else '')
+        out = {'kind': kind, 'message': cap(message), 'env': env, 'fatal': fatal}
+        if line is not None:
+            out['line'] = line
+            out['column'] = col or 1
+        if entry is not None:
+            out['entry'] = entry
+        return out
+
+    def describe(v):
+        if v is None:
+            return 'None'
+        if isinstance(v, bool):
+            return 'the bool ' + str(v)
+        if isinstance(v, (int, float)):
+            return str(v)
+        if isinstance(v, str):
+            return 'the string ' + repr(v[:40] + ('...' if len(v) > 40 else ''))
+        return 'a value of type ' + type(v).__name__
+
+    class BadReturn(Exception):
+        pass
+
+    def checked(fn, v):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise BadReturn(fn + ' must return a finite number, got ' + describe(v))
+        return v
+
+    def sign(v):
+        return (v > 0) - (v < 0)
+
+    # --- the audit hook: once the file has run, every audited operation is refused ----------------------
+    def audit(event, args):
+        if trusted[0]:
+            return
+        # The one exec the driver itself does: the reward file's top level, once.
+        if event == 'exec' and 'ran' not in bound and args and args[0] is bound.get('code'):
+            bound['ran'] = True
+            return
+        raise RuntimeError('the reward sandbox does not allow ' + event)
+
+    states = {}
+    names = []
+    bound = {}
+    # The function running now ('dense' or 'sparse' in a dense/sparse file), for errors without a line.
+    current = ['reward_function']
+    # Reading the clock costs ~4.7 us in Pyodide, a quarter of a typical call: calls are timed one by one
+    # only after a step that took longer in all than one call may (a slow call shows in the step's total).
+    time_calls = [False]
+
+    def open_file(source, attack):
+        # Compiles and runs the file's top level. Returns None, or a failure dict.
+        try:
+            tree = ast.parse(source, reward_file)
+            tree = Check().visit(tree)
+            ast.fix_missing_locations(tree)
+            code = compile(tree, reward_file, 'exec', dont_inherit=True)
+        except SyntaxError as e:
+            col = e.offset or 1
+            return {'kind': 'compile', 'message': cap(type(e).__name__ + ': ' + str(e.msg)), 'env': None, 'line': e.lineno or 1, 'column': col}
+        except Refused as e:
+            return {'kind': 'contract', 'message': cap(e.message), 'env': None, 'line': getattr(e.node, 'lineno', 1), 'column': getattr(e.node, 'col_offset', 0) + 1}
+        except (RecursionError, MemoryError) as e:
+            return {'kind': 'compile', 'message': 'the file is nested too deeply for the compiler (' + type(e).__name__ + ')', 'env': None, 'line': 1, 'column': 1}
+        namespace = {'__builtins__': reward_builtins, '__name__': 'reward'}
+        bound['namespace'] = namespace
+        bound['code'] = code
+        bound['attack'] = attack
+        return None
+
+    def seal():
+        # Drops the JavaScript bridge from the import system and installs the audit hook; from here on the
+        # interpreter only runs the reward and this driver.
+        for name in list(sys.modules):
+            if name == 'js' or name.startswith(('pyodide', '_pyodide', 'js.', 'micropip')):
+                del sys.modules[name]
+        sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != 'JsFinder']
+        sys.addaudithook(audit)
+        trusted[0] = False
+
+    def run_top_level():
+        try:
+            exec(bound['code'], bound['namespace'])
+        except KeyboardInterrupt as e:
+            return failure('timeout', e, fatal=True, message='')
+        except MemoryError as e:
+            return failure('memory', e, fatal=True)
+        except BaseException as e:
+            return failure('throw', e)
+        ns = bound['namespace']
+        attack = bound['attack']
+        f = ns.get('reward_function')
+        if f is not None:
+            if not callable(f):
+                return {'kind': 'contract', 'message': 'reward_function is not a function when the file has run', 'env': None}
+            if attack:
+                bound['call'] = lambda nearest, inventory, health, damage, kills, s: f(nearest, s[0], inventory, health, s[1], s[2], damage, kills)
+            else:
+                bound['call'] = lambda nearest, inventory, health, damage, kills, s: f(nearest, s[0], inventory, health, s[1], s[2])
+            bound['entry'] = 'reward_function'
+            return None
+        d = ns.get('dense')
+        sp = ns.get('sparse')
+        if not callable(d) or not callable(sp):
+            return {'kind': 'contract', 'message': 'dense and sparse must be functions when the file has run', 'env': None}
+        trusted[0] = True
+        try:
+            nd = d.__code__.co_argcount
+            ns_ = sp.__code__.co_argcount
+        except AttributeError:
+            return {'kind': 'contract', 'message': 'dense and sparse must be plain functions (def)', 'env': None}
+        finally:
+            trusted[0] = False
+
+        def both(nearest, inventory, health, damage, kills, s):
+            args = (nearest, s[0], inventory, health, s[1], s[2], damage, kills)
+            current[0] = 'dense'
+            dv = checked('dense', d(*args[:nd]))
+            current[0] = 'sparse'
+            sv = checked('sparse', sp(*args[:ns_]))
+            return sign(sv) * sparse_weight + sign(dv) * dense_weight
+
+        bound['call'] = both
+        bound['entry'] = 'dense'
+        return None
+
+    def begin(text):
+        # JSON {envs, obs}: the first observation of each env's episode.
+        m = json.loads(text)
+        for e, o in zip(m['envs'], m['obs']):
+            states[e] = [o['nearest'], [o['position']], {}]
+
+    def step(new_names, data, count):
+        try:
+            return step_all(new_names, data, count)
+        except KeyboardInterrupt:
+            # The time limit fired between two reward calls (in the driver's own unpacking).
+            return {'kind': 'timeout', 'message': '', 'env': None, 'fatal': True}
+        except MemoryError:
+            return {'kind': 'memory', 'message': 'MemoryError', 'env': None, 'fatal': True}
+        except BaseException as err:
+            return {'kind': 'throw', 'message': cap('the sandbox driver failed: ' + type(err).__name__ + ': ' + str(err)), 'env': None, 'fatal': True}
+
+    def step_all(new_names, packed, count):
+        # new_names and packed arrive as JavaScript arrays (proxies); they become Python values here and
+        # never reach the reward.
+        names.extend(str(n) for n in new_names)
+        data = packed.to_py().tolist()
+        call = bound['call']
+        entry = bound['entry']
+        out = []
+        append = out.append
+        p = 0
+        slowest = -1.0
+        slowest_env = -1
+        timed = time_calls[0]
+        step_start = perf()
+        for e in range(count):
+            s = states.get(e)
+            if s is None:
+                return {'kind': 'contract', 'env': e, 'message': 'no episode has begun for env ' + str(e) + ' (call beginEpisodes first)'}
+            nearest = {}
+            n = int(data[p]); p += 1
+            for _ in range(n):
+                nearest[names[int(data[p])]] = [data[p + 1], data[p + 2], data[p + 3]]
+                p += 4
+            inventory_change = {}
+            n = int(data[p]); p += 1
+            for _ in range(n):
+                inventory_change[names[int(data[p])]] = int(data[p + 1])
+                p += 2
+            health = data[p]
+            position = data[p + 1:p + 6]
+            damage_dealt = data[p + 6]
+            p += 7
+            kill_entity = {}
+            n = int(data[p]); p += 1
+            for _ in range(n):
+                kill_entity[names[int(data[p])]] = int(data[p + 1])
+                p += 2
+            s[1].append(position)
+            current[0] = entry
+            if timed:
+                t0 = perf()
+            try:
+                r = call(nearest, inventory_change, health, damage_dealt, kill_entity, s)
+            except BadReturn as err:
+                return {'kind': 'bad-return', 'env': e, 'entry': current[0], 'message': str(err)}
+            except KeyboardInterrupt as err:
+                return failure('timeout', err, env=e, entry=current[0], fatal=True, message='')
+            except MemoryError as err:
+                return failure('memory', err, env=e, entry=current[0], fatal=True)
+            except BaseException as err:
+                return failure('throw', err, env=e, entry=current[0])
+            if timed:
+                took = perf() - t0
+                if took > slowest:
+                    slowest = took
+                    slowest_env = e
+            t = type(r)
+            if not ((t is float and r - r == 0.0) or t is int):
+                return {'kind': 'bad-return', 'env': e, 'entry': entry, 'message': 'reward must be a finite number, got ' + describe(r)}
+            s[0] = nearest
+            append(r)
+        time_calls[0] = (perf() - step_start) * 1000 > call_limit_ms
+        return {'values': out, 'slowest_ms': slowest * 1000, 'slowest_env': slowest_env, 'entry': entry}
+
+    return types.SimpleNamespace(open_file=open_file, seal=seal, run_top_level=run_top_level, begin=begin, step=step)
+`;
