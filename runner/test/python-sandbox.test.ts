@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { RewardError, RewardSandbox, type RewardErrorKind } from '../src/reward';
 import type { StepObservation } from '../src/schema';
+import { SLOW_STEPS_TO_FAIL } from '../src/reward/protocol';
 
 const FIXTURES = path.join(__dirname, 'fixtures', 'rewards', 'python');
 const fixture = (name: string) => path.join(FIXTURES, name);
@@ -122,14 +123,14 @@ test('hostile attempts at run time fail at their line, the sandbox stays usable,
     );
     // A call that returns, but computes for longer than 50 ms step after step, ends the run (fatal).
     let slow: RewardError | undefined;
-    for (let k = 0; k < 8 && !slow; k++) {
+    for (let k = 0; k < SLOW_STEPS_TO_FAIL + 5 && !slow; k++) {
       slow = await sandbox.step([obs({}), obs({ slow: [1, 0, 0] })]).then(
         () => undefined,
         (err: RewardError) => err,
       );
     }
-    assert.ok(slow, 'eight slow steps ran');
-    assertError(slow, 'timeout', /exceeded 50 ms per call in 3 steps in a row/, lineOf(file, 'def reward_function'));
+    assert.ok(slow, `${SLOW_STEPS_TO_FAIL + 5} slow steps ran`);
+    assertError(slow, 'timeout', /exceeded 50 ms per call in 10 steps in a row/, lineOf(file, 'def reward_function'));
     assert.equal(slow.env, 1);
   } finally {
     await sandbox.close();

@@ -104,4 +104,4 @@ export type HostReply = { id: number } & (
 );
 
 /** Steps in a row whose slowest call must exceed the per-call CPU limit before the run fails. */
-export const SLOW_STEPS_TO_FAIL = 3;
+export const SLOW_STEPS_TO_FAIL = 10;
