@@ -20,6 +20,7 @@ import {
   type SandboxOptions,
 } from '../src/reward';
 import { scriptedTrajectory } from './fixtures/rewards/trajectory';
+import { SLOW_STEPS_TO_FAIL } from '../src/reward/protocol';
 
 const FIXTURES = path.join(__dirname, 'fixtures', 'rewards');
 const EXAMPLES = path.join(__dirname, '..', 'rewards');
@@ -167,7 +168,8 @@ test('hostile and broken rewards are contained with the right error kind, at the
   await Promise.all(
     cases.map(async ([name, kind, message, marker]) => {
       const file = fixture(name);
-      const err = await failureOf(file);
+      // A slow reward fails only after SLOW_STEPS_TO_FAIL slow steps in a row.
+      const err = await failureOf(file, {}, 1, name === 'slow.reward.ts' ? SLOW_STEPS_TO_FAIL + 2 : 3);
       assertError(err, file, kind, message, marker === null ? undefined : lineOf(file, marker));
       if (name !== 'top-level-throw.reward.ts') assert.equal(err.env, 0);
     }),

@@ -479,8 +479,11 @@ export class RewardSandbox {
   }
 }
 
+/** The host's last words: its last line of stderr that says something (not a stack frame, not Node's version line). */
 function lastLine(text: string): string {
-  return text.trim().split('\n').pop() ?? '';
+  const lines = text.trim().split('\n');
+  const telling = lines.filter((l) => l.trim() && !/^\s+at /.test(l) && !/^Node\.js v\d/.test(l.trim()));
+  return (telling.pop() ?? lines.pop() ?? '').trim();
 }
 
 /** What each signal that ends a host usually means, for the message that names it. */
