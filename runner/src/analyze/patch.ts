@@ -64,19 +64,12 @@ export class RewardSource {
       ts.forEachChild(n, visit);
     };
     visit(this.sf);
-    const indents = text
-      .split(/\r?\n/)
-      .map((l) => /^( +|\t+)\S/.exec(l)?.[1])
-      .filter((s): s is string => !!s);
-    this.indentUnit = indents.length === 0 ? '  ' : indents[0]!.startsWith('\t') ? '\t' : ' '.repeat(Math.min(...indents.map((s) => s.length)));
-    this.eol = text.includes('\r\n') ? '\r\n' : '\n';
+    ({ indentUnit: this.indentUnit, eol: this.eol } = sourceLayout(text, '  '));
   }
 
   /** A string literal in the file's quote style. */
   quote(value: string): string {
-    const singles = (this.text.match(/'[^'\n]*'/g) ?? []).length;
-    const doubles = (this.text.match(/"[^"\n]*"/g) ?? []).length;
-    return singles >= doubles ? `'${value.replace(/[\\']/g, (c) => '\\' + c)}'` : JSON.stringify(value);
+    return quotedIn(this.text, value, 'single');
   }
 
   /** A name not used anywhere in the file (so an inserted declaration never shadows or collides). */
@@ -347,4 +340,22 @@ export function paysPositive(s: ts.Statement): boolean {
   };
   visit(s);
   return hit;
+}
+
+/** A source file's indentation unit (its smallest indent, or tabs; `fallback` when nothing is indented) and line ending. */
+export function sourceLayout(text: string, fallback: string): { indentUnit: string; eol: string } {
+  const indents = text
+    .split(/\r?\n/)
+    .map((l) => /^( +|\t+)\S/.exec(l)?.[1])
+    .filter((s): s is string => !!s);
+  const indentUnit = indents.length === 0 ? fallback : indents[0]!.startsWith('\t') ? '\t' : ' '.repeat(Math.min(...indents.map((s) => s.length)));
+  return { indentUnit, eol: text.includes('\r\n') ? '\r\n' : '\n' };
+}
+
+/** `value` as a string literal in the quote style `text` uses most (`onTie` when single and double are as common). */
+export function quotedIn(text: string, value: string, onTie: 'single' | 'double'): string {
+  const singles = (text.match(/'[^'\n]*'/g) ?? []).length;
+  const doubles = (text.match(/"[^"\n]*"/g) ?? []).length;
+  const single = singles > doubles || (singles === doubles && onTie === 'single');
+  return single ? `'${value.replace(/[\\']/g, (c) => '\\' + c)}'` : JSON.stringify(value);
 }

@@ -10,7 +10,7 @@ import { unifiedDiff } from '../diff';
 import { compilePythonReward, firstSyntaxError, parsePython, parameterList, walk, type PythonNode } from '../reward/python-syntax';
 import { RewardError } from '../reward/compile';
 import { parameterNames, SCALE_RULE, type ParameterName } from '../schema';
-import { PatchUnavailable, type Edit, type PatchRequestBase } from './patch';
+import { PatchUnavailable, quotedIn, sourceLayout, type Edit, type PatchRequestBase } from './patch';
 
 /** Where the dense signal is computed: a function whose return value is the dense term, or a variable set before the return. */
 export type PythonDenseTerm = { kind: 'function'; def: PythonNode; topLevel: boolean } | { kind: 'variable'; name: string; before: PythonNode };
@@ -49,19 +49,12 @@ export class PythonSource {
       if (n.type === 'string_content') this.names.add(n.text);
     }
     for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) this.lineStarts.push(i + 1);
-    const indents = text
-      .split(/\r?\n/)
-      .map((l) => /^( +|\t+)\S/.exec(l)?.[1])
-      .filter((s): s is string => !!s);
-    this.indentUnit = indents.length === 0 ? '    ' : indents[0]!.startsWith('\t') ? '\t' : ' '.repeat(Math.min(...indents.map((s) => s.length)));
-    this.eol = text.includes('\r\n') ? '\r\n' : '\n';
+    ({ indentUnit: this.indentUnit, eol: this.eol } = sourceLayout(text, '    '));
   }
 
   /** A string literal in the file's quote style (double quotes unless the file prefers single ones). */
   quote(value: string): string {
-    const singles = (this.text.match(/'[^'\n]*'/g) ?? []).length;
-    const doubles = (this.text.match(/"[^"\n]*"/g) ?? []).length;
-    return singles > doubles ? `'${value.replace(/[\\']/g, (c) => '\\' + c)}'` : JSON.stringify(value);
+    return quotedIn(this.text, value, 'double');
   }
 
   /** A name (or GLOBAL_DATA key) not used anywhere in the file. */
