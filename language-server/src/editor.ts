@@ -1,7 +1,9 @@
 // Hover and completion for reward files: schema meaning, type, range and units of parameters, entry elements
-// and names; Minecraft names inside dict accesses. Everything else falls back to TypeScript's own answers.
+// and names; Minecraft names inside dict accesses; the built-in tasks in a `// task:` header (TypeScript and
+// Python alike). Everything else falls back to TypeScript's own answers.
 import ts from 'typescript';
-import { CompletionItemKind, MarkupKind, type CompletionItem, type Hover } from 'vscode-languageserver-protocol';
+import { CompletionItemKind, MarkupKind, type CompletionItem, type Hover, type Position } from 'vscode-languageserver-protocol';
+import { BUILTIN_TASKS } from '../../runner/src/task-list';
 import { NEAREST_ENTRY, loadSchema, suggestNames } from '../../runner/src/schema';
 import { schemaParameter, type Snapshot } from '../../runner/src/lint/analysis';
 import { schemaFacts, type DictKeys, type Field } from '../../runner/src/lint/rules';
@@ -98,6 +100,34 @@ const TS_KINDS: Record<string, CompletionItemKind> = {
   [ts.ScriptElementKind.keyword]: CompletionItemKind.Keyword,
   [ts.ScriptElementKind.typeElement]: CompletionItemKind.Class,
 };
+
+/** Characters that ask for completion as they are typed: quotes and dots for names, ':' for the `// task:` header. */
+export const COMPLETION_TRIGGERS = ['"', "'", '.', '`', ':'];
+
+/**
+ * The built-in tasks, where a `// task:` (`# task:` in Python) header is being typed among the file's leading
+ * comments, from their definitions (task-list.ts); none for a ':' typed anywhere else (elsewhere a colon asks
+ * for nothing); undefined otherwise.
+ */
+export function taskHeaderCompletions(text: string, position: Position, trigger?: string): CompletionItem[] | undefined {
+  const lines = text.split(/\r?\n/);
+  const line = lines[position.line] ?? '';
+  const typed = /^(\s*(?:\/\/|#)\s*task\s*:)(\s*)[A-Za-z0-9_./-]*$/.exec(line.slice(0, position.character));
+  if (!typed || lines.slice(0, position.line).some((l) => !/^\s*(?:\/\/|\/\*|\*|#|$)/.test(l))) return trigger === ':' ? [] : undefined;
+  const start = typed[1]!.length + typed[2]!.length;
+  const end = start + /^[A-Za-z0-9_./-]*/.exec(line.slice(start))![0].length;
+  const range = { start: { line: position.line, character: start }, end: { line: position.line, character: end } };
+  return Object.values(BUILTIN_TASKS).map((t, i) => ({
+    label: t.id,
+    kind: CompletionItemKind.Value,
+    detail: t.description.objective,
+    documentation: { kind: MarkupKind.Markdown, value: `${t.description.success_criteria}\n\n${t.description.procedure} Episode limit: ${t.maxSteps} steps.` },
+    sortText: String(i).padStart(3, '0'),
+    filterText: t.id,
+    // Right after the colon (the trigger character) the id comes with its space.
+    textEdit: { range, newText: typed[2] === '' ? ` ${t.id}` : t.id },
+  }));
+}
 
 export function completionsAt(snap: Snapshot, userOffset: number): CompletionItem[] {
   const pos = snap.toVirtual(userOffset);

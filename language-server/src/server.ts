@@ -8,7 +8,7 @@ import path from 'node:path';
 import { CodeActionKind, ProposedFeatures, TextDocumentSyncKind, TextDocuments, createConnection, type Connection } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { REWARD_FILE_PATTERN } from '../../runner/src/lint/analysis';
-import { completionsAt, hoverAt } from './editor';
+import { COMPLETION_TRIGGERS, completionsAt, hoverAt, taskHeaderCompletions } from './editor';
 import { FramingCheck } from './framing';
 import {
   CONFIGURATION_SECTION,
@@ -84,7 +84,7 @@ export function startServer(given?: Connection): Promise<number> {
       capabilities: {
         textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, save: { includeText: false } },
         hoverProvider: true,
-        completionProvider: { triggerCharacters: ['"', "'", '.', '`'] },
+        completionProvider: { triggerCharacters: COMPLETION_TRIGGERS },
         codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
         executeCommandProvider: { commands: Object.values(SERVER_COMMANDS) },
         codeLensProvider: { resolveProvider: false },
@@ -103,9 +103,7 @@ export function startServer(given?: Connection): Promise<number> {
     linter.schedule(e.document.uri);
     probes.opened(e.document.uri);
   });
-  documents.onDidSave((e) => {
-    if (isReward(e.document.uri)) probes.schedule(e.document.uri, 0);
-  });
+  documents.onDidSave((e) => isReward(e.document.uri) && probes.schedule(e.document.uri, 0));
   documents.onDidChangeContent((e) => {
     if (!isReward(e.document.uri)) return;
     linter.schedule(e.document.uri);
@@ -158,6 +156,8 @@ export function startServer(given?: Connection): Promise<number> {
     const doc = documents.get(params.textDocument.uri);
     if (!doc || !isReward(doc.uri)) return [];
     try {
+      const tasks = taskHeaderCompletions(doc.getText(), params.position, params.context?.triggerCharacter);
+      if (tasks) return tasks;
       if (isPythonReward(doc.uri)) return pythonReady(() => linter.schedule(doc.uri)) ? pythonCompletionsAt(doc.getText(), params.position) : [];
       const project = linter.projectFor(doc);
       if (project.unanalysable) return [];

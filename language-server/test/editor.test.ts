@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RewardProject } from '../../runner/src/lint/analysis';
-import { completionsAt, hoverAt } from '../src/editor';
+import { completionsAt, hoverAt, taskHeaderCompletions } from '../src/editor';
+import { BUILTIN_TASKS } from '../../runner/src/task-list';
 
 const source = `export function reward_function(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA) {
   const cow = current_nearest_blocks['cow'];
@@ -39,4 +40,26 @@ test('completion: item names after inventory_change., block and mob names in nea
   const keys = completionsAt(snap, at("'cow'", 0, 2)).map((c) => c.label);
   assert.ok(keys.includes('cow') && keys.includes('lava') && keys.includes('diamond_ore'));
   assert.ok(!keys.includes('diamond'), 'diamond (the item) is never a nearest-blocks key');
+});
+
+test('completion: the built-in tasks in a `// task:` or `# task:` header among the leading comments, and nowhere else', () => {
+  const ts = '// Design thoughts\n// task: appr\nexport function reward_function() {}\n';
+  const items = taskHeaderCompletions(ts, { line: 1, character: '// task: appr'.length })!;
+  assert.deepEqual(
+    items.map((c) => c.label),
+    Object.keys(BUILTIN_TASKS),
+  );
+  const tree = items.find((c) => c.label === 'approach-tree')!;
+  assert.equal(tree.detail, 'Approach a tree.');
+  // The typed word is replaced; right after the colon the id comes with its space.
+  assert.deepEqual(tree.textEdit, { range: { start: { line: 1, character: 9 }, end: { line: 1, character: 13 } }, newText: 'approach-tree' });
+  const afterColon = taskHeaderCompletions('# task:', { line: 0, character: 7 })!;
+  assert.equal((afterColon[0]!.textEdit as { newText: string }).newText, ' explore-diamond');
+  assert.equal(taskHeaderCompletions('const x = 1;\n// task: a', { line: 1, character: 10 }), undefined, 'below the first line of code');
+  assert.equal(taskHeaderCompletions('const x = { task: a };', { line: 0, character: 19 }), undefined, 'not a comment');
+});
+
+test("completion: a ':' typed outside the task header asks for nothing (TypeScript's answers come on other triggers)", () => {
+  assert.deepEqual(taskHeaderCompletions('const x = { a: 1 };', { line: 0, character: 13 }, ':'), []);
+  assert.equal(taskHeaderCompletions('const x = { a: 1 };', { line: 0, character: 13 }), undefined);
 });

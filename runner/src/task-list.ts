@@ -1,6 +1,6 @@
 // The built-in tasks (the paper's) and the `// task: <id>` header a reward file names its task with: plain
 // data and text, no game data and no file reading, so the VS Code client lists tasks without bundling the
-// game (tasks.ts, which reads and checks user task files against the game's names, re-exports all of it).
+// game (tasks/, which reads and checks user task files against the game's names, re-exports all of it).
 export type WorldKind = 'plains' | 'underground';
 
 /**
@@ -20,6 +20,7 @@ export interface WorldOptions {
 }
 export const VANILLA_WORLD: Readonly<WorldOptions> = Object.freeze({ treeDensity: 1, animalDensity: 1, oreDensity: 1, hostileDensity: 1 });
 
+/** What counts as success, by rule: each `kind` is one rule of tasks/success.ts (its parsing, targets, teacher and check). */
 export type SuccessCriterion =
   /** One of `names` is visible and nearer than `distance` metres. */
   | { kind: 'near'; names: string[]; distance: number }
@@ -51,75 +52,123 @@ export interface TaskSpec {
   file?: string;
 }
 
-const approach = (mob: string): TaskSpec => ({
-  id: `approach-${mob}`,
-  world: 'plains',
-  startY: 'surface',
-  inventory: {},
-  success: { kind: 'near', names: [mob], distance: 2 },
-  maxSteps: 2000,
-  attack: false,
-  description: {
-    objective: `Approach a ${mob}.`,
-    initial_status: 'The agent stands on the ground in a plains biome with an empty inventory.',
-    success_criteria: `A ${mob} is in the field of view and less than 2 metres away.`,
-    procedure: `Find a ${mob} and walk up to it.`,
-  },
-});
+/**
+ * The built-in tasks, each declared once: everything else (the simulator's and mineflayer's success and
+ * termination, the scripted teacher, the probes, the analyzer, the LLM prompts, the editor's task picker and
+ * header completion) takes what it needs from these entries and from the success rule their `kind` names
+ * (tasks/success.ts). A task with an existing rule is one entry here and nothing else.
+ */
+const PLAINS_START = 'The agent stands on the ground in a plains biome with an empty inventory.';
 
-export const BUILTIN_TASKS: Readonly<Record<string, TaskSpec>> = Object.fromEntries(
-  [
-    {
-      id: 'explore-diamond',
-      world: 'underground',
-      startY: 11,
-      inventory: { iron_pickaxe: 1 },
-      success: { kind: 'near', names: ['diamond_ore'], distance: 2 },
-      maxSteps: 60000,
-      attack: false,
-      description: {
-        objective: 'Find diamond ore.',
-        initial_status: 'The agent is underground at y = 11, holding an iron pickaxe.',
-        success_criteria: 'Diamond ore is in the field of view and less than 2 metres away.',
-        procedure: 'Explore the underground, digging through stone where needed, until diamond ore is close.',
-      },
+const TASK_DEFINITIONS: readonly TaskSpec[] = [
+  {
+    id: 'explore-diamond',
+    world: 'underground',
+    startY: 11,
+    inventory: { iron_pickaxe: 1 },
+    success: { kind: 'near', names: ['diamond_ore'], distance: 2 },
+    maxSteps: 60000,
+    attack: false,
+    description: {
+      objective: 'Find diamond ore.',
+      initial_status: 'The agent is underground at y = 11, holding an iron pickaxe.',
+      success_criteria: 'Diamond ore is in the field of view and less than 2 metres away.',
+      procedure: 'Explore the underground, digging through stone where needed, until diamond ore is close.',
     },
-    {
-      id: 'approach-tree',
-      world: 'plains',
-      startY: 'surface',
-      inventory: {},
-      success: { kind: 'near', names: ['oak_log', 'birch_log'], distance: 1 },
-      maxSteps: 2000,
-      attack: false,
-      description: {
-        objective: 'Approach a tree.',
-        initial_status: 'The agent stands on the ground in a plains biome with an empty inventory.',
-        success_criteria: 'A log is in the field of view and less than 1 metre away.',
-        procedure: 'Find a tree and walk up to its trunk.',
-      },
+  },
+  {
+    id: 'approach-tree',
+    world: 'plains',
+    startY: 'surface',
+    inventory: {},
+    success: { kind: 'near', names: ['oak_log', 'birch_log'], distance: 1 },
+    maxSteps: 2000,
+    attack: false,
+    description: {
+      objective: 'Approach a tree.',
+      initial_status: PLAINS_START,
+      success_criteria: 'A log is in the field of view and less than 1 metre away.',
+      procedure: 'Find a tree and walk up to its trunk.',
     },
-    approach('cow'),
-    approach('pig'),
-    approach('sheep'),
-    approach('chicken'),
-    {
-      id: 'attack-cow',
-      world: 'plains',
-      startY: 'surface',
-      inventory: {},
-      success: { kind: 'kill', mob: 'cow', count: 1 },
-      maxSteps: 4000,
-      attack: true,
-      description: {
-        objective: 'Kill a cow.',
-        initial_status: 'The agent stands on the ground in a plains biome with an empty inventory.',
-        success_criteria: 'The agent has killed a cow.',
-        procedure: 'Find a cow, get within reach and attack it until it dies.',
-      },
+  },
+  {
+    id: 'approach-cow',
+    world: 'plains',
+    startY: 'surface',
+    inventory: {},
+    success: { kind: 'near', names: ['cow'], distance: 2 },
+    maxSteps: 2000,
+    attack: false,
+    description: {
+      objective: 'Approach a cow.',
+      initial_status: PLAINS_START,
+      success_criteria: 'A cow is in the field of view and less than 2 metres away.',
+      procedure: 'Find a cow and walk up to it.',
     },
-  ].map((t) => [t.id, t as TaskSpec]),
-);
+  },
+  {
+    id: 'approach-pig',
+    world: 'plains',
+    startY: 'surface',
+    inventory: {},
+    success: { kind: 'near', names: ['pig'], distance: 2 },
+    maxSteps: 2000,
+    attack: false,
+    description: {
+      objective: 'Approach a pig.',
+      initial_status: PLAINS_START,
+      success_criteria: 'A pig is in the field of view and less than 2 metres away.',
+      procedure: 'Find a pig and walk up to it.',
+    },
+  },
+  {
+    id: 'approach-sheep',
+    world: 'plains',
+    startY: 'surface',
+    inventory: {},
+    success: { kind: 'near', names: ['sheep'], distance: 2 },
+    maxSteps: 2000,
+    attack: false,
+    description: {
+      objective: 'Approach a sheep.',
+      initial_status: PLAINS_START,
+      success_criteria: 'A sheep is in the field of view and less than 2 metres away.',
+      procedure: 'Find a sheep and walk up to it.',
+    },
+  },
+  {
+    id: 'approach-chicken',
+    world: 'plains',
+    startY: 'surface',
+    inventory: {},
+    success: { kind: 'near', names: ['chicken'], distance: 2 },
+    maxSteps: 2000,
+    attack: false,
+    description: {
+      objective: 'Approach a chicken.',
+      initial_status: PLAINS_START,
+      success_criteria: 'A chicken is in the field of view and less than 2 metres away.',
+      procedure: 'Find a chicken and walk up to it.',
+    },
+  },
+  {
+    id: 'attack-cow',
+    world: 'plains',
+    startY: 'surface',
+    inventory: {},
+    success: { kind: 'kill', mob: 'cow', count: 1 },
+    maxSteps: 4000,
+    attack: true,
+    description: {
+      objective: 'Kill a cow.',
+      initial_status: PLAINS_START,
+      success_criteria: 'The agent has killed a cow.',
+      procedure: 'Find a cow, get within reach and attack it until it dies.',
+    },
+  },
+];
+
+export const BUILTIN_TASKS: Readonly<Record<string, TaskSpec>> = Object.fromEntries(TASK_DEFINITIONS.map((t) => [t.id, t]));
 
 /** `// task: <id or task file>` in a reward file's leading comments (before the first line of code). */
 /** `// task: <id>` in TypeScript, `# task: <id>` in Python. */

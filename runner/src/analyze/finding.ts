@@ -4,7 +4,7 @@
 // steps, the summaries their evidence quotes) is here, once.
 import { worldCanHold } from '../env/sim/worldgen';
 import { GAME_FACTS } from '../schema';
-import type { TaskSpec } from '../tasks';
+import { successTargets, type TaskSpec } from '../tasks';
 import type { EpisodeRecord, RecordedStep } from '../records';
 import type { PatchRequestBase, PatchWriter } from './patch';
 
@@ -134,7 +134,7 @@ export function nearestOf(nearest: Record<string, [number, number, number]>, nam
  */
 export function targetNames(task: TaskSpec | undefined): string[] {
   if (!task) return [];
-  const names = task.success.kind === 'near' ? task.success.names : [task.success.mob];
+  const names = successTargets(task);
   const held = names.filter((n) => worldCanHold(task.world, n));
   return held.length > 0 ? held : names;
 }

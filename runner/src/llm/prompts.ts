@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { NAME_ALIASES, NEAREST_ENTRY, PARAMETERS, POSITION_ENTRY, SCALE_RULE, gameFactsText, loadSchema, parameterNames, type Range } from '../schema';
 import { REWARD_LIMITS } from '../reward/index';
-import { taskDescriptionText, type TaskSpec } from '../tasks';
+import { successTargets, taskDescriptionText, type TaskSpec } from '../tasks';
 
 export const TEMPLATE_NAMES = [
   'context',
@@ -116,7 +116,7 @@ export function namesText(task: TaskSpec | undefined): string {
   const blocks = [...schema.blocks]
     .filter((n) => /(_ore|_log|_leaves)$|^(lava|water|stone|dirt|grass_block|sand|gravel|bedrock|cobblestone|obsidian|fire)$/.test(n))
     .sort();
-  const targets = !task ? [] : task.success.kind === 'near' ? task.success.names : [task.success.mob];
+  const targets = task ? successTargets(task) : [];
   // Only words that are no Minecraft name at all: `diamond` or `beef` are real items, the linter judges their use.
   const mistakes = Object.entries(NAME_ALIASES)
     .filter(([wrong]) => schema.kindsOf(wrong).length === 0)

@@ -7,7 +7,7 @@ import { SimEnv } from '../env/sim/sim';
 import { FRAME_HEIGHT, FRAME_PALETTE, FRAME_WIDTH, renderFrame } from '../env/sim/frame';
 import { episodeActions, episodeRewards, type EpisodeRecord, type PlaybackNote, type PlaybackRow, type ProbeOrigin, type SuggestionRecord } from '../records';
 import { GAME_FACTS, splitScaled, type StepObservation } from '../schema';
-import type { TaskSpec } from '../tasks';
+import { successTargets, type TaskSpec } from '../tasks';
 
 /** Frames kept per episode: a longer episode shows every k-th step (k = ⌈steps / MAX_FRAMES⌉), and says so. */
 export const MAX_FRAMES = 500;
@@ -59,8 +59,6 @@ export function notesFor(episode: number, suggestions: readonly Pick<SuggestionR
       .map((e) => ({ suggestion: String(s.id), steps: stepsOf(e.steps), note: String(e.note ?? '') })),
   );
 }
-
-const targetNames = (task: TaskSpec): string[] => (task.success.kind === 'near' ? task.success.names : [task.success.mob]);
 
 function targetDistance(obs: StepObservation, names: readonly string[]): number | null {
   let best = Infinity;
@@ -116,7 +114,7 @@ export function replayActions(task: TaskSpec, src: ReplaySource, opts: ReplayOpt
   const bad = actions.findIndex((a) => !(a >= 0 && a < GAME_FACTS.actions.length));
   if (bad >= 0) throw new PlaybackError(`episode ${src.episode}: step ${bad + 1} has no action ${actions[bad]} (the game has ${GAME_FACTS.actions.length})`);
   const every = Math.max(1, Math.ceil(actions.length / Math.max(1, opts.maxFrames ?? MAX_FRAMES)));
-  const names = targetNames(task);
+  const names = successTargets(task);
   const env = new SimEnv(task);
   const features = new Float32Array(env.featureSize);
   const drawFrames = opts.frames ?? true;

@@ -3,7 +3,7 @@
 // finding on the block grid, turning to face, digging what is in the way, attacking. Only the teacher reads
 // the world like this; the policy it teaches sees the env's generic features, nothing else.
 import { GAME_FACTS } from '../schema';
-import type { TaskSpec } from '../tasks';
+import { teacherGoal, type TaskSpec, type TeacherGoal } from '../tasks';
 import type { SimEnv } from '../env/sim/sim';
 import { LAVA_BLOCK, blockNames, stateSolid, stateToBlock } from '../env/sim/registry';
 import { DEG, EYE_HEIGHT, wrapAngle } from '../env/sim/observe';
@@ -38,6 +38,8 @@ export class Demonstrator {
   private sinceAttack = 100;
   private readonly ray = new LookRay();
   private readonly hit: BlockHit = { x: 0, y: 0, z: 0, t: 0 };
+  /** What the task's success rule sends the teacher for; `targetIds` are its names that are blocks. */
+  private readonly goal: TeacherGoal;
   private readonly targetIds: Set<number>;
   private readonly underground: boolean;
 
@@ -45,8 +47,8 @@ export class Demonstrator {
     readonly task: TaskSpec,
     private readonly random: () => number,
   ) {
-    const names = task.success.kind === 'near' ? task.success.names : [];
-    this.targetIds = new Set(names.map((n) => blockNames.indexOf(n)).filter((i) => i >= 0));
+    this.goal = teacherGoal(task);
+    this.targetIds = new Set(this.goal.names.map((n) => blockNames.indexOf(n)).filter((i) => i >= 0));
     this.underground = task.world === 'underground';
   }
 
@@ -111,9 +113,8 @@ export class Demonstrator {
 
   private findTarget(env: SimEnv): Target | null {
     const e = env.entity;
-    const s = this.task.success;
-    if (s.kind === 'kill' || (s.kind === 'near' && this.targetIds.size === 0)) {
-      const names = s.kind === 'kill' ? [s.mob] : s.names;
+    if (this.targetIds.size === 0) {
+      const names = this.goal.names;
       let best: SimEnv['mobs'][number] | null = null,
         bestD = Infinity;
       for (const m of env.mobs) {
@@ -406,7 +407,7 @@ export class Demonstrator {
     const [yaw, pitch] = this.lookAngles(env, m.x, m.y + m.height / 2, m.z);
     const turn = this.face(env, yaw, pitch, 14 * DEG, 18 * DEG);
     if (turn !== null) return turn;
-    if (this.task.success.kind === 'kill') {
+    if (this.goal.strike) {
       const d = Math.hypot(m.x - env.entity.pos.x, m.z - env.entity.pos.z);
       if (d < 2.6) {
         if (this.sinceAttack >= 12) {

@@ -11,7 +11,7 @@ import { STEP_CODES } from '../records';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { GAME_FACTS, type StepObservation } from '../schema';
 import { hash32 } from '../seeds';
-import type { TaskSpec } from '../tasks';
+import { successTargets, type TaskSpec } from '../tasks';
 import { SimEnv } from '../env/sim/sim';
 import { Demonstrator } from '../pretrain/demonstrator';
 import { blockNames, stateToBlock } from '../env/sim/registry';
@@ -78,15 +78,10 @@ export const WORLD_SCAN_RADIUS = 32;
 
 const A = Object.fromEntries(GAME_FACTS.actions.map((a, i) => [a, i])) as Record<(typeof GAME_FACTS.actions)[number], number>;
 
-/** What the task is after, as the reward sees it: the names of its success criterion. */
-function targetNames(task: TaskSpec): string[] {
-  return task.success.kind === 'near' ? task.success.names : [task.success.mob];
-}
-
 /** The nearest target entry of an observation, or undefined when none is in view. */
 function nearestTarget(task: TaskSpec, o: StepObservation): [number, number, number] | undefined {
   let best: [number, number, number] | undefined;
-  for (const n of targetNames(task)) {
+  for (const n of successTargets(task)) {
     const e = o.nearest[n];
     if (e && (!best || e[0] < best[0])) best = e;
   }

@@ -8,7 +8,7 @@
 import ts from 'typescript';
 import type { StatementLocation } from '../reward/index';
 import { SCALE_RULE } from '../schema';
-import type { TaskSpec } from '../tasks';
+import { successTargets, type TaskSpec } from '../tasks';
 import { BEHAVIOURS, WORLD_SCAN_RADIUS, type Behaviour, type ProbeBank } from './bank';
 import type { EpisodeTrace, Replay } from './replay';
 
@@ -141,7 +141,7 @@ const absentNames: Property = (_replay, { task, bank, source }) => {
     if (kind === 'mob' && !task.attack) continue; // kill_entity is not passed at all; the contract check says so
     const seen = bank.names[kind];
     // The task's own target names are observable by definition, however rarely the bank's worlds show one.
-    const targets = task.success.kind === 'near' ? task.success.names : [task.success.mob];
+    const targets = successTargets(task);
     // A name the task's worlds hold near where episodes start (lava in a cave) may matter although no probe saw it.
     if (seen.includes(read.name) || targets.includes(read.name) || (kind === 'nearby' && bank.worldNames.includes(read.name))) continue;
     const shown = seen.length > 12 ? `${seen.slice(0, 12).join(', ')}, …` : seen.join(', ') || 'none';

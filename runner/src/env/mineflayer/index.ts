@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { Vec3 } from 'vec3';
 import { Physics, type PhysicsEntity } from 'prismarine-physics';
 import { DEFAULT_GAME_VERSION } from '../../schema';
-import type { TaskSpec } from '../../tasks';
+import { successCheck, type StepProgress, type TaskSpec } from '../../tasks';
 import type { DeathCause, EnvOptions, StepInfo, StepObservation, VecEnv, VecStepResult } from '../types';
 import { BLOCK_COUNT, mcData, nameIndex } from '../sim/registry';
 import { DEG, ViewResult, nearestDict, observeView, round3, wrapAngle, type BlockAccess, type ViewEntity, type ViewPose } from '../sim/observe';
@@ -23,7 +23,6 @@ import {
   applyAction,
   blockUnderFoot,
   digTicksNeeded,
-  isSuccess,
   newPlayerEntity,
   placePlayer,
   targetBlock,
@@ -122,13 +121,15 @@ class MineflayerAgent {
   private readonly entity: PhysicsEntity;
   private readonly memory = new FeatureMemory();
   private readonly view = new ViewResult();
-  private readonly successIndices: number[];
+  /** The task's success rule, over this env's kills and view. */
+  private readonly succeeded: (p: StepProgress) => boolean;
+  private readonly progress: StepProgress;
   private steps = 0;
   private startY = 0;
   private startYaw = 0;
   private lastAction = -1;
   private prevInventory = new Map<string, number>();
-  private kills = new Map<string, number>();
+  private readonly kills = new Map<string, number>();
   private dig: { x: number; y: number; z: number; ticks: number; needed: number } | null = null;
   private readonly ray = new LookRay();
   private readonly hit: BlockHit = { x: 0, y: 0, z: 0, t: 0 };
@@ -157,7 +158,8 @@ class MineflayerAgent {
     readonly embedded: EmbeddedServer | null,
     private readonly timeoutMs: number,
   ) {
-    this.successIndices = task.success.kind === 'near' ? task.success.names.map(nameIndex) : [];
+    this.succeeded = successCheck(task, nameIndex);
+    this.progress = { kills: this.kills, dist: this.view.dist };
     this.username = `rewardsmith${index}`;
     this.entity = newPlayerEntity();
   }
@@ -382,7 +384,7 @@ class MineflayerAgent {
     const obs = this.observe(features, offset, change, damageDealt, killsStep);
     const died = bot.health <= 0;
     if (died && !deathCause) deathCause = this.entity.isInLava ? 'lava' : 'other';
-    const success = !died && isSuccess(this.task, this.kills, this.view, this.successIndices);
+    const success = !died && this.succeeded(this.progress);
     const truncated = !died && !success && this.steps >= this.task.maxSteps;
     const info: StepInfo = {
       step: this.steps,

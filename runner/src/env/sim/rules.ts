@@ -6,10 +6,9 @@
 import { Vec3 } from 'vec3';
 import type { PhysicsEntity } from 'prismarine-physics';
 import { GAME_FACTS } from '../../schema';
-import type { TaskSpec } from '../../tasks';
 import type { DeathCause } from '../types';
 import { LAVA_BLOCK, WATER_BLOCK, S, blockNames, mcData, stateToBlock as toBlockTable } from './registry';
-import { DEG, EYE_HEIGHT, type BlockAccess, type ViewResult } from './observe';
+import { DEG, EYE_HEIGHT, type BlockAccess } from './observe';
 
 // Module-local aliases: imported bindings compile to getter calls under tsx (see sim.ts).
 const stateToBlock = toBlockTable;
@@ -234,14 +233,6 @@ export class JumpPlace {
 export function blockUnderFoot(blocks: BlockAccess, e: PhysicsEntity): string {
   const p = e.pos;
   return blockNames[stateToBlock[blocks.stateAt(Math.floor(p.x), Math.floor(p.y - 0.05), Math.floor(p.z))]!]!;
-}
-
-/** Whether the episode has succeeded: enough kills, or a target within distance (`targets`: their name indices). */
-export function isSuccess(task: TaskSpec, kills: ReadonlyMap<string, number>, view: ViewResult, targets: readonly number[]): boolean {
-  const s = task.success;
-  if (s.kind === 'kill') return (kills.get(s.mob) ?? 0) >= s.count;
-  for (const i of targets) if (view.dist[i]! < s.distance) return true;
-  return false;
 }
 
 /**

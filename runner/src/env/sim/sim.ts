@@ -2,7 +2,7 @@
 // driven by prismarine-physics (one agent step = one game tick: walking moves ~0.2 m, a turn is 15°), the game
 // rules the tasks need, the mobs (mobs.ts: animals, monsters), tool wear, and the observation. `SimEnv.step` writes the reward's observation, the info and the policy features.
 import { Physics, type PhysicsEntity } from 'prismarine-physics';
-import type { TaskSpec } from '../../tasks';
+import { successCheck, type StepProgress, type TaskSpec } from '../../tasks';
 import type { StepInfo, StepObservation } from '../types';
 import { FIRE_BLOCKS, WATER_BLOCK, mcData, nameIndex, stateSolid as solidTable, stateToBlock as toBlockTable, S } from './registry';
 import { SimWorld, blockOfState } from './world';
@@ -32,7 +32,6 @@ import {
   applyAction as applyActionFn,
   blockUnderFoot,
   digTicksNeeded,
-  isSuccess,
   newPlayerEntity,
   placePlayer,
   targetBlock,
@@ -142,7 +141,9 @@ export class SimEnv {
   private readonly toolWear = new Map<string, number>();
   readonly view = new ViewResult();
   private readonly memory = new FeatureMemory();
-  private readonly successIndices: number[];
+  /** The task's success rule, over this env's kills and view. */
+  private readonly succeeded: (p: StepProgress) => boolean;
+  private readonly progress: StepProgress;
   /** Total steps this env has simulated (all episodes). */
   totalSteps = 0;
 
@@ -165,7 +166,8 @@ export class SimEnv {
       options: this.worldOptions,
       random: () => env.rng.next(),
     };
-    this.successIndices = task.success.kind === 'near' ? task.success.names.map(nameIndex) : [];
+    this.succeeded = successCheck(task, nameIndex);
+    this.progress = { kills: this.kills, dist: this.view.dist };
     this.entity = newPlayerEntity();
   }
 
@@ -226,7 +228,7 @@ export class SimEnv {
     this.lastAction = action;
     const obs = this.observe(features, offset);
     const died = this.rules.hp <= 0;
-    const success = !died && isSuccess(this.task, this.kills, this.view, this.successIndices);
+    const success = !died && this.succeeded(this.progress);
     const truncated = !died && !success && this.steps >= this.task.maxSteps;
     const info: StepInfo = {
       step: this.steps,

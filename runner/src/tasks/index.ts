@@ -1,12 +1,13 @@
 // Tasks: a built-in id or a user task file (JSON or YAML), resolved and checked against the game's names. A
 // task says where the agent starts, what counts as success, and how it is described to the LLM roles. The
 // built-in list and the `// task: <id>` header are task-list.ts's (data only, which the editor client bundles);
-// this module re-exports them, so the runner imports tasks from here.
+// this module re-exports them and the success rules (success.ts), so the runner imports tasks from here.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { checkValue, didYouMean, readSettingsFile, SettingsFileError, UsageError, type IntOption } from './args';
-import { loadSchema } from './schema';
-import { BUILTIN_TASKS, VANILLA_WORLD, type SuccessCriterion, type TaskDescription, type TaskSpec, type WorldKind, type WorldOptions } from './task-list';
+import { checkValue, didYouMean, readSettingsFile, SettingsFileError, UsageError, type IntOption } from '../args';
+import { loadSchema } from '../schema';
+import { attacksByDefault, parseSuccess } from './success';
+import { BUILTIN_TASKS, VANILLA_WORLD, type TaskDescription, type TaskSpec, type WorldKind, type WorldOptions } from '../task-list';
 
 export {
   BUILTIN_TASKS,
@@ -18,7 +19,8 @@ export {
   type TaskSpec,
   type WorldKind,
   type WorldOptions,
-} from './task-list';
+} from '../task-list';
+export { successCheck, successTargets, teacherGoal, SUCCESS_RULES, type StepProgress, type TeacherGoal } from './success';
 
 const WORLD_OPTION_MAX = 100;
 
@@ -73,7 +75,6 @@ const TASK_FIELDS = {
   // The player's main inventory: 36 slots (PlayerInventory.main = DefaultedList.ofSize(36)) of at most 64
   // (Item.Settings.maxCount default 64).
   itemCount: { type: 'int', min: 1, max: 36 * 64, description: 'item count' },
-  killCount: { type: 'int', min: 1, max: 10_000, description: 'kills' },
 } satisfies Record<string, IntOption>;
 
 /** Loads and validates a user task file. JSON is parsed as YAML (a superset) so both get positions. */
@@ -119,28 +120,7 @@ export function loadTaskFile(file: string): TaskSpec {
     check(['inventory', item], TASK_FIELDS.itemCount, count);
   }
   if (raw.attack !== undefined) check(['attack'], { type: 'boolean', description: '' }, raw.attack);
-  const success = (raw.success ?? base?.success) as Record<string, unknown> | undefined;
-  if (!success || typeof success !== 'object') return fail(['success'], 'must be {kind: near, names, distance} or {kind: kill, mob, count}');
-  let criterion: SuccessCriterion;
-  if (success.kind === 'near') {
-    const names = success.names;
-    if (!Array.isArray(names) || names.length === 0) return fail(['success', 'names'], 'must be a non-empty list of block or mob names');
-    names.forEach((n, i) => {
-      if (typeof n !== 'string' || !schema.nearby.has(n)) fail(['success', 'names', i], `"${String(n)}" is not a visible block or mob name`);
-    });
-    const distance = success.distance;
-    if (typeof distance !== 'number' || !Number.isFinite(distance) || distance <= 0 || distance > 64)
-      return fail(['success', 'distance'], `must be a distance in metres, above 0 and at most 64, got ${JSON.stringify(distance)}`);
-    criterion = { kind: 'near', names: names as string[], distance };
-  } else if (success.kind === 'kill') {
-    const mob = success.mob;
-    if (typeof mob !== 'string' || !schema.mobs.has(mob)) return fail(['success', 'mob'], `"${String(mob)}" is not a mob name`);
-    const count = success.count ?? 1;
-    check(['success', 'count'], TASK_FIELDS.killCount, count);
-    criterion = { kind: 'kill', mob, count: count as number };
-  } else {
-    return fail(['success', 'kind'], 'must be "near" or "kill"');
-  }
+  const criterion = parseSuccess(raw.success ?? base?.success, schema, fail);
   const worldOptions = raw.worldOptions === undefined ? base?.worldOptions : parseWorldOptions(raw.worldOptions, fail);
   const d = (raw.description ?? base?.description) as Record<string, unknown> | undefined;
   if (!d || typeof d !== 'object') return fail(['description'], 'must have objective, initial_status, success_criteria and procedure');
@@ -155,7 +135,7 @@ export function loadTaskFile(file: string): TaskSpec {
     success: criterion,
     maxSteps: maxSteps as number,
     ...(worldOptions ? { worldOptions } : {}),
-    attack: (raw.attack as boolean | undefined) ?? base?.attack ?? criterion.kind === 'kill',
+    attack: (raw.attack as boolean | undefined) ?? base?.attack ?? attacksByDefault(criterion),
     description: d as unknown as TaskDescription,
     file: path.resolve(file),
   };
