@@ -10,9 +10,9 @@ import { GAME_FACTS } from '../src/schema';
 import { BUILTIN_TASKS } from '../src/tasks';
 import { createEnv } from '../src/env/index';
 import { SimBatch, type SimVecEnv } from '../src/env/sim/vec';
-import { ViewResult, observeView } from '../src/env/sim/observe';
+import { ViewResult, observeView } from '../src/env/game/observe';
 import { SimWorld } from '../src/env/sim/world';
-import { generateChunk } from '../src/env/sim/worldgen';
+import { generateChunk } from '../src/env/game/worldgen';
 
 const TASKS = ['approach-tree', 'explore-diamond'];
 const ENVS = 64;

@@ -171,6 +171,17 @@ describe('layers', () => {
     assert.deepEqual(bad, []);
   });
 
+  it("the game's shared logic (env/game/) imports neither backend; the teacher and the probes read the simulated world only through env/privileged.ts", () => {
+    const backend = /^runner\/src\/env\/(sim|mineflayer)\//;
+    const game = EDGES.filter((e) => e.from.startsWith('runner/src/env/game/') && backend.test(e.to)).map(describeEdge);
+    assert.deepEqual(game, []);
+    const privileged = new Set(['runner/src/env/privileged.ts', 'runner/src/env/types.ts']);
+    const teacher = moduleEdges(
+      (e) => ['runner/src/pretrain', 'runner/src/probe'].includes(e.fromModule) && e.toModule === 'runner/src/env' && !privileged.has(e.to),
+    ).map(describeEdge);
+    assert.deepEqual(teacher, []);
+  });
+
   it('the extension talks to the server and the runner only through the shared protocol modules', () => {
     // The extension's tests may also use the runner's test helpers (headless Chromium, a recorded run).
     const testHelper = (e: ImportEdge) => e.from.startsWith('extension/test/') && e.to.startsWith('runner/test/helpers/');

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { Vec3 } from 'vec3';
 import { BUILTIN_TASKS } from '../src/tasks';
 import { GAME_FACTS } from '../src/schema';
-import { blockStateAt } from '../src/env/sim/worldgen';
-import { S, mcData } from '../src/env/sim/registry';
+import { blockStateAt } from '../src/env/game/worldgen';
+import { S, mcData } from '../src/env/game/registry';
 import { createMineflayerEnv, parseServerAddress, ServerConnectionError } from '../src/env/mineflayer/index';
 import { startEmbeddedServer } from '../src/env/mineflayer/server';
 

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BUILTIN_TASKS } from '../src/tasks';
-import { S, mobNameIndex, nameIndex } from '../src/env/sim/registry';
+import { S, mobNameIndex, nameIndex } from '../src/env/game/registry';
 import {
   DEG,
   EYE_HEIGHT,
@@ -16,7 +16,7 @@ import {
   type BlockAccess,
   type ColumnStore,
   type ViewEntity,
-} from '../src/env/sim/observe';
+} from '../src/env/game/observe';
 import { SimWorld } from '../src/env/sim/world';
 
 const GROUND = 63; // grass_block top layer; the agent's feet at y 64

@@ -13,9 +13,9 @@ import { BUILTIN_TASKS } from '../src/tasks';
 import { GAME_FACTS, loadSchema, type ActionName } from '../src/schema';
 import { SimEnv, makeMob } from '../src/env/sim/sim';
 import { SimWorld } from '../src/env/sim/world';
-import { mobSpawns } from '../src/env/sim/worldgen';
-import { mcData } from '../src/env/sim/registry';
-import { ViewResult, nearestDict, observeView, type BlockAccess, type ViewEntity, type ViewPose } from '../src/env/sim/observe';
+import { mobSpawns } from '../src/env/game/worldgen';
+import { mcData } from '../src/env/game/registry';
+import { ViewResult, nearestDict, observeView, type BlockAccess, type ViewEntity, type ViewPose } from '../src/env/game/observe';
 import { createMineflayerEnv, type MineflayerVecEnv } from '../src/env/mineflayer/index';
 import type { StepObservation } from '../src/schema';
 

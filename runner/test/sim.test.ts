@@ -8,10 +8,10 @@ import { BUILTIN_TASKS, type TaskSpec } from '../src/tasks';
 import { SimEnv, makeMob } from '../src/env/sim/sim';
 import { SimBatch, shardSizes } from '../src/env/sim/vec';
 import { createEnv } from '../src/env/index';
-import { S, mcData } from '../src/env/sim/registry';
-import { FEATURE_CLASSES, FEATURE_SPEC } from '../src/env/sim/features';
-import { LIDAR_COLUMNS } from '../src/env/sim/observe';
-import { LAVA_LEVEL, blockStateAt, generateChunk, spawnPoint, WORLD_BANDS } from '../src/env/sim/worldgen';
+import { S, mcData } from '../src/env/game/registry';
+import { FEATURE_CLASSES, FEATURE_SPEC } from '../src/env/game/features';
+import { LIDAR_COLUMNS } from '../src/env/game/observe';
+import { LAVA_LEVEL, blockStateAt, generateChunk, spawnPoint, WORLD_BANDS } from '../src/env/game/worldgen';
 import type { StepObservation } from '../src/schema';
 import type { StepInfo } from '../src/env/types';
 

@@ -6,8 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BUILTIN_TASKS, type TaskSpec } from '../src/tasks';
-import { S } from '../src/env/sim/registry';
-import { DEG, ViewResult, nearestDict, observeView, type ViewEntity, type ViewPose } from '../src/env/sim/observe';
+import { S } from '../src/env/game/registry';
+import { DEG, ViewResult, nearestDict, observeView, type ViewEntity, type ViewPose } from '../src/env/game/observe';
 import { SimEnv } from '../src/env/sim/sim';
 import type { SimWorld } from '../src/env/sim/world';
 import { referenceView } from './helpers/reference-view';

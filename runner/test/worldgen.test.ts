@@ -11,8 +11,8 @@ import { BUILTIN_TASKS, TaskFileError, VANILLA_WORLD, loadTaskFile, type TaskSpe
 import { SimEnv, makeMob } from '../src/env/sim/sim';
 import { SimBatch } from '../src/env/sim/vec';
 import { SimWorld } from '../src/env/sim/world';
-import { LAVA_BLOCK, S, mcData, stateToBlock, stateVisible } from '../src/env/sim/registry';
-import { HEIGHT_UNBOUNDED } from '../src/env/sim/observe';
+import { LAVA_BLOCK, S, mcData, stateToBlock, stateVisible } from '../src/env/game/registry';
+import { HEIGHT_UNBOUNDED } from '../src/env/game/observe';
 import { explosionDamage } from '../src/env/sim/mobs';
 import {
   CREATURE_SPAWN_PROBABILITY,
@@ -29,7 +29,7 @@ import {
   generateChunk,
   plainsTreesOfChunk,
   spawnPoint,
-} from '../src/env/sim/worldgen';
+} from '../src/env/game/worldgen';
 import { wilson } from '../src/stats';
 import { tempDir } from './helpers/tmp';
 

@@ -2,7 +2,7 @@
 // meta, its detector over a run's evaluation episodes and, where the fix is code, the patch it asks for;
 // findings.ts lists them. What several findings read in the episodes (the nearest of some names, runs of
 // steps, the summaries their evidence quotes) is here, once.
-import { worldCanHold } from '../env/sim/worldgen';
+import { worldCanHold } from '../env/game/worldgen';
 import { GAME_FACTS } from '../schema';
 import { successTargets, type TaskSpec } from '../tasks';
 import type { EpisodeRecord, RecordedStep } from '../records';

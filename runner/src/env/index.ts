@@ -1,14 +1,15 @@
 // Environment factory: the headless simulator (default) or the mineflayer backend on a real server.
 //
-// What both backends share (so that a policy or reward sees the same thing on either):
-// - sim/worldgen.ts: the world as a pure function of (kind, seed): `generateChunk(kind, seed, cx, cz)` fills a
+// What both backends share, in game/ (so that a policy or reward sees the same thing on either; the game rules of
+// game/rules.ts and the block and mob registry of game/registry.ts too):
+// - game/worldgen.ts: the world as a pure function of (kind, seed): `generateChunk(kind, seed, cx, cz)` fills a
 //   16×16 column of 1.16.5 block state ids over `WORLD_BANDS[kind]` (y in [minY, minY+height); `below` and
 //   `above` fill the rest), `blockStateAt` answers one coordinate, `spawnPoint` gives the agent's start
 //   (feet position, mineflayer yaw) and `mobSpawns(seed)` the plains animals.
-// - sim/observe.ts: `observeView(blocks, pose, entities, view)` over a `BlockAccess` (state id at x, y, z),
+// - game/observe.ts: `observeView(blocks, pose, entities, view)` over a `BlockAccess` (state id at x, y, z),
 //   `ViewEntity[]` and a `ViewPose` (feet, mineflayer yaw/pitch); `nearestDict(view)` is the reward's
 //   current_nearest_blocks.
-// - sim/features.ts: `FEATURE_SPEC` (the layout, the same for every task) + `writeFeatures` (with a
+// - game/features.ts: `FEATURE_SPEC` (the layout, the same for every task) + `writeFeatures` (with a
 //   `FeatureMemory` per episode) the policy features: LiDAR grid, nearest visible thing per class, inventory,
 //   status, motion, last action.
 // - ../seeds.ts: `nextEpisodeSeed(seed, envIndex)`, the per-env stream of episode seeds.

@@ -1,13 +1,24 @@
 // The scripted teacher behind `rewardsmith pretrain`: a planner with full access to the simulated world (block
 // states, mob positions, the agent's exact pose) that solves a task with the agent's own 14 actions — path
 // finding on the block grid, turning to face, digging what is in the way, attacking. Only the teacher reads
-// the world like this; the policy it teaches sees the env's generic features, nothing else.
+// the world like this, through the privileged interface (env/privileged.ts); the policy it teaches sees the
+// env's generic features, nothing else.
 import { GAME_FACTS } from '../schema';
 import { teacherGoal, type TaskSpec, type TeacherGoal } from '../tasks';
-import type { SimEnv } from '../env/sim/sim';
-import { LAVA_BLOCK, blockNames, stateSolid, stateToBlock } from '../env/sim/registry';
-import { DEG, EYE_HEIGHT, wrapAngle } from '../env/sim/observe';
-import { LookRay, targetBlock, type BlockHit } from '../env/sim/rules';
+import {
+  DEG,
+  EYE_HEIGHT,
+  LAVA_BLOCK,
+  LookRay,
+  blockNames,
+  stateSolid,
+  stateToBlock,
+  targetBlock,
+  wrapAngle,
+  type BlockHit,
+  type Mob,
+  type PrivilegedView,
+} from '../env/privileged';
 
 const A = Object.fromEntries(GAME_FACTS.actions.map((a, i) => [a, i])) as Record<(typeof GAME_FACTS.actions)[number], number>;
 const TURN = GAME_FACTS.turnDeg * DEG;
@@ -19,7 +30,7 @@ const MAX_EXPANSIONS = 40_000;
 const MOB_REPLAN = 25;
 
 type Cell = { x: number; y: number; z: number };
-type Target = { kind: 'block'; x: number; y: number; z: number; names: Set<number> } | { kind: 'mob'; mob: SimEnv['mobs'][number] };
+type Target = { kind: 'block'; x: number; y: number; z: number; names: Set<number> } | { kind: 'mob'; mob: Mob };
 
 const isLava = (s: number) => stateToBlock[s] === LAVA_BLOCK;
 
@@ -52,7 +63,7 @@ export class Demonstrator {
     this.underground = task.world === 'underground';
   }
 
-  reset(env: SimEnv): void {
+  reset(env: PrivilegedView): void {
     this.target = null;
     this.path = [];
     this.pathIndex = 0;
@@ -67,7 +78,7 @@ export class Demonstrator {
   }
 
   /** The teacher's action for the env's current state. */
-  act(env: SimEnv): number {
+  act(env: PrivilegedView): number {
     this.steps++;
     this.sinceAttack++;
     this.stepsSincePlan++;
@@ -111,11 +122,11 @@ export class Demonstrator {
 
   // ---- targets ----
 
-  private findTarget(env: SimEnv): Target | null {
+  private findTarget(env: PrivilegedView): Target | null {
     const e = env.entity;
     if (this.targetIds.size === 0) {
       const names = this.goal.names;
-      let best: SimEnv['mobs'][number] | null = null,
+      let best: Mob | null = null,
         bestD = Infinity;
       for (const m of env.mobs) {
         if (!names.includes(m.type)) continue;
@@ -161,12 +172,12 @@ export class Demonstrator {
 
   // ---- planning: A* over the block grid ----
 
-  private solid(env: SimEnv, x: number, y: number, z: number): boolean {
+  private solid(env: PrivilegedView, x: number, y: number, z: number): boolean {
     return stateSolid[env.world.stateAt(x, y, z)] === 1;
   }
 
   /** Plains: the feet height to stand at in column (x, z) coming from feet height `y`, or null. */
-  private standY(env: SimEnv, x: number, y: number, z: number, fromX: number, fromZ: number): number | null {
+  private standY(env: PrivilegedView, x: number, y: number, z: number, fromX: number, fromZ: number): number | null {
     for (const yy of [y, y + 1, y - 1, y - 2, y - 3]) {
       const s = env.world.stateAt(x, yy, z);
       if (stateSolid[s] === 1 || isLava(s) || !this.solid(env, x, yy - 1, z) || this.solid(env, x, yy + 1, z)) continue;
@@ -178,7 +189,7 @@ export class Demonstrator {
   }
 
   /** Underground: cost of tunnelling into (x, y, z) at fixed feet height, or null where lava or a drop is. */
-  private tunnelCost(env: SimEnv, x: number, y: number, z: number): number | null {
+  private tunnelCost(env: PrivilegedView, x: number, y: number, z: number): number | null {
     const w = env.world;
     const floor = w.stateAt(x, y - 1, z);
     if (stateSolid[floor] !== 1) return null;
@@ -200,7 +211,7 @@ export class Demonstrator {
     return Number.isFinite(cost) ? cost : null;
   }
 
-  private goalTest(env: SimEnv, c: Cell): boolean {
+  private goalTest(env: PrivilegedView, c: Cell): boolean {
     const t = this.target!;
     if (t.kind === 'mob') {
       return Math.max(Math.abs(c.x - Math.floor(t.mob.x)), Math.abs(c.z - Math.floor(t.mob.z))) <= 1;
@@ -215,13 +226,13 @@ export class Demonstrator {
     return ids.has(stateToBlock[env.world.stateAt(t.x, c.y, t.z)]!) || ids.has(stateToBlock[env.world.stateAt(t.x, c.y + 1, t.z)]!);
   }
 
-  private atBlockGoal(env: SimEnv, t: Target & { kind: 'block' }): boolean {
+  private atBlockGoal(env: PrivilegedView, t: Target & { kind: 'block' }): boolean {
     const e = env.entity;
     const c = { x: Math.floor(e.pos.x), y: Math.floor(e.pos.y + 0.01), z: Math.floor(e.pos.z) };
     return (this.target === t && this.goalTest(env, c)) || Math.hypot(t.x + 0.5 - e.pos.x, t.z + 0.5 - e.pos.z) < 1.2;
   }
 
-  private plan(env: SimEnv): void {
+  private plan(env: PrivilegedView): void {
     this.stepsSincePlan = 0;
     this.path = [];
     this.pathIndex = 0;
@@ -337,7 +348,7 @@ export class Demonstrator {
   // ---- acting ----
 
   /** Turns towards a yaw/pitch; returns the turn action, or null when already within tolerance. */
-  private face(env: SimEnv, yaw: number, pitch: number, yawTol = TURN * 0.75, pitchTol = TURN * 0.75): number | null {
+  private face(env: PrivilegedView, yaw: number, pitch: number, yawTol = TURN * 0.75, pitchTol = TURN * 0.75): number | null {
     const e = env.entity;
     const dy = wrapAngle(yaw - e.yaw);
     if (Math.abs(dy) > yawTol) return dy > 0 ? A.turn_left : A.turn_right;
@@ -346,7 +357,7 @@ export class Demonstrator {
     return null;
   }
 
-  private lookAngles(env: SimEnv, x: number, y: number, z: number): [number, number] {
+  private lookAngles(env: PrivilegedView, x: number, y: number, z: number): [number, number] {
     const e = env.entity;
     const dx = x - e.pos.x,
       dz = z - e.pos.z,
@@ -355,7 +366,7 @@ export class Demonstrator {
   }
 
   /** Looks at block (x, y, z) and attacks whatever the crosshair is on until it is gone. */
-  private dig(env: SimEnv, x: number, y: number, z: number): number {
+  private dig(env: PrivilegedView, x: number, y: number, z: number): number {
     const [yaw, pitch] = this.lookAngles(env, x + 0.5, y + 0.5, z + 0.5);
     const turn = this.face(env, yaw, pitch, TURN * 0.75, TURN * 0.75);
     if (turn !== null && this.stuck < 30) return turn;
@@ -363,7 +374,7 @@ export class Demonstrator {
     return turn ?? A.forward;
   }
 
-  private followPath(env: SimEnv): number {
+  private followPath(env: PrivilegedView): number {
     const e = env.entity;
     let wp = this.path[this.pathIndex]!;
     while (Math.hypot(wp.x + 0.5 - e.pos.x, wp.z + 0.5 - e.pos.z) < 0.3 && Math.abs(e.pos.y - wp.y) < 1) {
@@ -383,7 +394,7 @@ export class Demonstrator {
     return A.forward;
   }
 
-  private engageBlock(env: SimEnv, t: Target & { kind: 'block' }): number {
+  private engageBlock(env: PrivilegedView, t: Target & { kind: 'block' }): number {
     const e = env.entity;
     // Look at the target block's face nearest the eyes, at eye height where the block spans it.
     const ey = e.pos.y + EYE_HEIGHT;
@@ -403,7 +414,7 @@ export class Demonstrator {
     return A.forward;
   }
 
-  private engageMob(env: SimEnv, m: SimEnv['mobs'][number]): number {
+  private engageMob(env: PrivilegedView, m: Mob): number {
     const [yaw, pitch] = this.lookAngles(env, m.x, m.y + m.height / 2, m.z);
     const turn = this.face(env, yaw, pitch, 14 * DEG, 18 * DEG);
     if (turn !== null) return turn;
@@ -422,7 +433,7 @@ export class Demonstrator {
   }
 
   /** No target known: keep a heading (tunnelling underground), turning away from what blocks it. */
-  private explore(env: SimEnv): number {
+  private explore(env: PrivilegedView): number {
     const e = env.entity;
     if (this.stuck > 30) {
       this.exploreYaw += (this.random() < 0.5 ? 1 : -1) * (Math.PI / 2);

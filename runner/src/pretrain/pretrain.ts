@@ -8,7 +8,7 @@ import { writeAtomic } from '../files';
 import * as tf from '@tensorflow/tfjs-core';
 import { GAME_FACTS } from '../schema';
 import { resolveTask, type TaskSpec } from '../tasks';
-import { SimBatch } from '../env/sim/vec';
+import { SimBatch } from '../env/privileged';
 import { hash32, nextEpisodeSeed } from '../seeds';
 import { RUN_FILES, rateRecord, type RunSummary } from '../records';
 import { wilson, formatRate, type RateEstimate } from '../stats';

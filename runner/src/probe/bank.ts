@@ -12,9 +12,8 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { GAME_FACTS, type StepObservation } from '../schema';
 import { hash32 } from '../seeds';
 import { successTargets, type TaskSpec } from '../tasks';
-import { SimEnv } from '../env/sim/sim';
 import { Demonstrator } from '../pretrain/demonstrator';
-import { blockNames, stateToBlock } from '../env/sim/registry';
+import { SimEnv, blockNames, stateToBlock } from '../env/privileged';
 
 /** Bumped whenever what a bank holds or how it is recorded changes: older cached banks are then regenerated. */
 const BANK_VERSION = 3;

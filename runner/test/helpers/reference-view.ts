@@ -1,9 +1,9 @@
 // The view as first written: every plane walked cell column by cell column to 64 m, every cell in the pitch
 // range read, no chunk skipping and no reuse across steps. Kept verbatim as the oracle the simulator's fast view
-// (runner/src/env/sim/observe.ts) must match exactly; only the module's own scratch state is separate.
+// (runner/src/env/game/observe.ts) must match exactly; only the module's own scratch state is separate.
 import { GAME_FACTS } from '../../src/schema';
-import { stateOccludes, stateToBlock, stateVisible, WATER_BLOCK } from '../../src/env/sim/registry';
-import { DEG, EYE_HEIGHT, type BlockAccess, type ViewEntity, type ViewPose, type ViewResult } from '../../src/env/sim/observe';
+import { stateOccludes, stateToBlock, stateVisible, WATER_BLOCK } from '../../src/env/game/registry';
+import { DEG, EYE_HEIGHT, type BlockAccess, type ViewEntity, type ViewPose, type ViewResult } from '../../src/env/game/observe';
 
 const FOV_YAW = GAME_FACTS.fovYawDeg * DEG;
 const FOV_PITCH = GAME_FACTS.fovPitchDeg * DEG;

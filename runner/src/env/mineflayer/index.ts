@@ -5,7 +5,7 @@
 // the world (the same engine, tick and action semantics as the simulator), then reports the new position to
 // the server. Everything the server decides (health, inventory, broken blocks, mobs) runs in the server's real
 // time, so steps are paced to one game tick (50 ms) by default. The observation and the policy features are
-// H3's simulator code (../sim/observe.ts) run against the bot's world and entities.
+// the game's shared code (../game/observe.ts) run against the bot's world and entities.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createRequire } from 'node:module';
 import { Vec3 } from 'vec3';
@@ -13,9 +13,9 @@ import { Physics, type PhysicsEntity } from 'prismarine-physics';
 import { DEFAULT_GAME_VERSION } from '../../schema';
 import { successCheck, type StepProgress, type TaskSpec } from '../../tasks';
 import type { DeathCause, EnvOptions, StepInfo, StepObservation, VecEnv, VecStepResult } from '../types';
-import { BLOCK_COUNT, mcData, nameIndex } from '../sim/registry';
-import { DEG, ViewResult, nearestDict, observeView, round3, wrapAngle, type BlockAccess, type ViewEntity, type ViewPose } from '../sim/observe';
-import { FEATURE_SPEC, FeatureMemory, writeFeatures } from '../sim/features';
+import { BLOCK_COUNT, mcData, nameIndex } from '../game/registry';
+import { DEG, ViewResult, nearestDict, observeView, round3, wrapAngle, type BlockAccess, type ViewEntity, type ViewPose } from '../game/observe';
+import { FEATURE_SPEC, FeatureMemory, writeFeatures } from '../game/features';
 import {
   ENTITY_REACH,
   JumpPlace,
@@ -28,8 +28,8 @@ import {
   targetBlock,
   type BlockHit,
   type GameActions,
-} from '../sim/rules';
-import { spawnPoint, type SpawnPoint } from '../sim/worldgen';
+} from '../game/rules';
+import { spawnPoint, type SpawnPoint } from '../game/worldgen';
 import { nextEpisodeSeed } from '../../seeds';
 import { startEmbeddedServer, type EmbeddedServer } from './server';
 

@@ -9,10 +9,10 @@ import { Vec3 } from 'vec3';
 import { DEFAULT_GAME_VERSION } from '../../schema';
 import { VANILLA_WORLD, type TaskSpec, type WorldKind } from '../../tasks';
 import type { DeathCause } from '../types';
-import { FIRE_BLOCKS, LAVA_BLOCK, MOB_MAX_HEALTH, WATER_BLOCK, mcData, stateToBlock } from '../sim/registry';
-import { EYE_HEIGHT } from '../sim/observe';
-import { MAX_HP, PlayerRules } from '../sim/rules';
-import { ChunkFeatureCache, WORLD_BANDS, cellIndex, generateChunk, mobSpawns, type SpawnPoint } from '../sim/worldgen';
+import { FIRE_BLOCKS, LAVA_BLOCK, MOB_MAX_HEALTH, WATER_BLOCK, mcData, stateToBlock } from '../game/registry';
+import { EYE_HEIGHT } from '../game/observe';
+import { MAX_HP, PlayerRules } from '../game/rules';
+import { ChunkFeatureCache, WORLD_BANDS, cellIndex, generateChunk, mobSpawns, type SpawnPoint } from '../game/worldgen';
 
 // flying-squid, prismarine-world and prismarine-chunk ship no types; they are CommonJS, loaded with require.
 const require = createRequire(__filename);

@@ -5,9 +5,9 @@
 // generates a chunk (an ungenerated chunk shows as fog), so drawing between steps cannot change what the
 // simulator does next (underground, a generated chunk schedules its springs).
 import { GAME_FACTS } from '../../schema';
-import { rayBox } from './features';
-import { DEG, EYE_HEIGHT, wrapAngle, type ViewPose } from './observe';
-import { blockNames, stateOccludes, stateToBlock, stateVisible, WATER_BLOCK } from './registry';
+import { rayBox } from '../game/features';
+import { DEG, EYE_HEIGHT, wrapAngle, type ViewPose } from '../game/observe';
+import { blockNames, stateOccludes, stateToBlock, stateVisible, WATER_BLOCK } from '../game/registry';
 import type { SimWorld } from './world';
 
 /** Map colours of 1.16.5 (`MaterialColor.col`, net/minecraft/world/level/material/MaterialColor.java, Mojang mappings). */

@@ -20,12 +20,12 @@ import {
   mobNameIndex,
   stateSolid as solidTable,
   stateToBlock as toBlockTable,
-} from './registry';
+} from '../game/registry';
 import type { SimWorld } from './world';
-import { chunkKey, chunkKeyX, chunkKeyZ } from './worldgen';
-import { CREATURE_CHUNK_RADIUS, chunkCreatures, type UNDERGROUND_MONSTERS, type MobSpawn } from './worldgen';
-import type { ViewEntity } from './observe';
-import type { PlayerRules } from './rules';
+import { chunkKey, chunkKeyX, chunkKeyZ } from '../game/worldgen';
+import { CREATURE_CHUNK_RADIUS, chunkCreatures, type UNDERGROUND_MONSTERS, type MobSpawn } from '../game/worldgen';
+import type { ViewEntity } from '../game/observe';
+import type { PlayerRules } from '../game/rules';
 import type { WorldOptions } from '../../tasks';
 
 const stateSolid = solidTable;

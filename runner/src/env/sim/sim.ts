@@ -4,9 +4,9 @@
 import { Physics, type PhysicsEntity } from 'prismarine-physics';
 import { successCheck, type StepProgress, type TaskSpec } from '../../tasks';
 import type { StepInfo, StepObservation } from '../types';
-import { FIRE_BLOCKS, WATER_BLOCK, mcData, nameIndex, stateSolid as solidTable, stateToBlock as toBlockTable, S } from './registry';
+import { FIRE_BLOCKS, WATER_BLOCK, mcData, nameIndex, stateSolid as solidTable, stateToBlock as toBlockTable, S } from '../game/registry';
 import { SimWorld, blockOfState } from './world';
-import { spawnPoint } from './worldgen';
+import { spawnPoint } from '../game/worldgen';
 import { Mulberry32, hash32 } from '../../seeds';
 import {
   CreatureChunks,
@@ -21,8 +21,8 @@ import {
   type MobWorld,
 } from './mobs';
 import { worldOptionsOf, type WorldOptions } from '../../tasks';
-import { DEG, EYE_HEIGHT, ViewResult, nearestDict, observeView, round3 as round3Fn, wrapAngle as wrapAngleFn } from './observe';
-import { FEATURE_SPEC, FeatureMemory, rayBox, writeFeatures } from './features';
+import { DEG, EYE_HEIGHT, ViewResult, nearestDict, observeView, round3 as round3Fn, wrapAngle as wrapAngleFn } from '../game/observe';
+import { FEATURE_SPEC, FeatureMemory, rayBox, writeFeatures } from '../game/features';
 import {
   ENTITY_REACH,
   INVULNERABLE_TICKS,
@@ -37,7 +37,7 @@ import {
   targetBlock,
   type BlockHit,
   type GameActions,
-} from './rules';
+} from '../game/rules';
 
 // Module-local aliases: imported bindings compile to getter calls under tsx, too slow for the hot loop.
 const stateSolid = solidTable;

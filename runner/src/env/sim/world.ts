@@ -6,10 +6,10 @@ import prismarineBlock from 'prismarine-block';
 import type { Block } from 'prismarine-block';
 import { DEFAULT_GAME_VERSION } from '../../schema';
 import type { WorldKind } from '../../tasks';
-import { LAVA_BLOCK, S, STATE_COUNT, WATER_BLOCK, stateSolid, stateToBlock, stateVisible } from './registry';
-import { CHUNK_CELLS, ChunkFeatureCache, WORLD_BANDS, chunkKey, generateChunk } from './worldgen';
+import { LAVA_BLOCK, S, STATE_COUNT, WATER_BLOCK, stateSolid, stateToBlock, stateVisible } from '../game/registry';
+import { CHUNK_CELLS, ChunkFeatureCache, WORLD_BANDS, chunkKey, generateChunk } from '../game/worldgen';
 import { VANILLA_WORLD, type WorldOptions } from '../../tasks';
-import { type BlockAccess, type ColumnStore, HEIGHT_UNBOUNDED } from './observe';
+import { type BlockAccess, type ColumnStore, HEIGHT_UNBOUNDED } from '../game/observe';
 
 const BlockCtor = prismarineBlock(DEFAULT_GAME_VERSION);
 const PLAINS_BIOME = 1;
