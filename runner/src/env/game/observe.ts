@@ -259,23 +259,106 @@ let stepEx = 0,
 const lidarSlope = new Float64Array(LIDAR_ROWS);
 
 /**
+ * The cell column being walked, for the helpers of tracePlane: the distances s0 and s1 at which the plane enters
+ * and leaves it, their reciprocals, and a block's pitch span [a, b] (slopes) for lookAt. A typed array because
+ * doubles passed as arguments to a call that is not inlined are boxed (heap numbers: most of the view's
+ * garbage when lookAt took them so).
+ */
+const span = new Float64Array(6);
+const S0 = 0,
+  S1 = 1,
+  INV0 = 2,
+  INV1 = 3,
+  A = 4,
+  B = 5;
+/** The plane being walked, for passesAbove: where the walk began (`start` metres out) and its direction. */
+const planeAt = new Float64Array(5);
+const PLANE_EX = 0,
+  PLANE_EZ = 1,
+  PLANE_HX = 2,
+  PLANE_HZ = 3,
+  PLANE_START_AT = 4;
+
+/**
+ * Looks at the visible block `st` at (x, y, z), in the cell column described by `span`, if part of its pitch span is
+ * open; returns whether it occluded something.
+ */
+function visitCell(st: number, x: number, y: number, z: number, out: ViewResult, lidarColumn: number): boolean {
+  const s0 = span[S0]!;
+  const y0 = y - stepEy,
+    y1 = y0 + 1;
+  const a = y0 * (y0 >= 0 ? span[INV1]! : span[INV0]!);
+  const b = y1 * (y1 <= 0 ? span[INV1]! : span[INV0]!);
+  if (openCount === 1 ? a >= openHi[0]! || b <= openLo[0]! : !isOpen(a, b)) return false;
+  if (lidarColumn < 0 && out.dist[toBlock[st]!]! <= s0 - 1.5) {
+    // lookAt's commonest case inline (the ground, grass): a block of a kind already seen nearer, on a plane
+    // without LiDAR rays, is only counted and, if it occludes, trims the open pitches.
+    out.cellVisits++;
+    if (occludes[st] !== 1) return false;
+    occlude(a, b);
+    return true;
+  }
+  span[A] = a;
+  span[B] = b;
+  return lookAt(st, x, y, z, out, lidarColumn);
+}
+
+/**
+ * Whether the plane passes above all of chunk (cx, cz), entered at s0: when even its highest visible block
+ * stays below the lowest open pitch L over the whole stretch the plane crosses it: rising (L ≥ 0) that is at
+ * the entry, sinking (L < 0) at the exit, bounded above by where the plane leaves the chunk's x or z range
+ * (plus a margin far above rounding).
+ */
+function passesAbove(chunk: ChunkColumn, cx: number, cz: number): boolean {
+  const chunkTop = chunk.top;
+  if (chunkTop === undefined || chunkTop >= HEIGHT_UNBOUNDED) return false;
+  const L = openLo[0]!;
+  let s = span[S0]!;
+  if (L < 0) {
+    const ex = planeAt[PLANE_EX]!,
+      ez = planeAt[PLANE_EZ]!,
+      hx = planeAt[PLANE_HX]!,
+      hz = planeAt[PLANE_HZ]!,
+      start = planeAt[PLANE_START_AT]!;
+    const exitX = hx > 0 ? start + ((cx + 1) * 16 - ex) / hx : hx < 0 ? start + (cx * 16 - ex) / hx : Infinity;
+    const exitZ = hz > 0 ? start + ((cz + 1) * 16 - ez) / hz : hz < 0 ? start + (cz * 16 - ez) / hz : Infinity;
+    s = (exitX < exitZ ? exitX : exitZ) + 1e-6;
+  }
+  return stepEy + L * s >= chunkTop + 1 + 1e-6;
+}
+/** The chunk column (cx, cz), through this step's cache of the chunks around the eyes. */
+function chunkAround(store: ColumnStore, cx: number, cz: number): ChunkColumn {
+  const k = (cx - chunkBaseX) * CHUNK_SPAN + (cz - chunkBaseZ);
+  let c = chunkCache[k];
+  if (c === undefined || chunkCacheStep[k] !== viewStep) {
+    c = store.column(cx, cz);
+    chunkCache[k] = c;
+    chunkCacheStep[k] = viewStep;
+  }
+  return c;
+}
+
+/**
  * Walks one vertical plane (horizontal direction (hx, hz)) from the eyes outwards, noting visible blocks.
  * `lidarColumn` ≥ 0: this plane carries that LiDAR column.
  * What it finds is exactly what reading every cell of every cell column in the pitch range finds (the test
  * `runner/test/view-fast.test.ts` holds it to the straightforward walk); it only skips cells that cannot be
  * open: a chunk whose highest visible block lies below the plane's lowest unoccluded pitch over the whole
- * stretch the plane crosses it, and, in a column, the cells outside the open pitches within 64 m.
+ * stretch the plane crosses it (passesAbove), and, in a column, the cells outside the open pitches within 64 m.
  */
 function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, out: ViewResult, lidarColumn: number): void {
-  const ex0 = stepEx,
-    ey = stepEy,
-    ez0 = stepEz;
+  const ey = stepEy;
   const start = PLANE_START[plane]!;
   let snapAt = start < SNAP_NEAR ? SNAP_NEAR : start < SNAP_FAR ? SNAP_FAR : Infinity;
   snapCount[plane * 2] = snapCount[plane * 2 + 1] = 0;
   // The walk begins `start` metres out along the plane.
-  const ex = ex0 + hx * start,
-    ez = ez0 + hz * start;
+  const ex = stepEx + hx * start,
+    ez = stepEz + hz * start;
+  planeAt[PLANE_EX] = ex;
+  planeAt[PLANE_EZ] = ez;
+  planeAt[PLANE_HX] = hx;
+  planeAt[PLANE_HZ] = hz;
+  planeAt[PLANE_START_AT] = start;
   const store = world.columnStore;
   const minY = store ? store.minY : -64,
     maxY = store ? store.maxY : 320;
@@ -285,7 +368,7 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
     ccz = NaN;
   let cells: Uint16Array | null = null;
   let heights: Int16Array | null = null;
-  // The chunk being crossed may be skipped whole (see above); `skipping` holds while the walk is inside it.
+  // The chunk being crossed may be skipped whole (passesAbove); `skipping` holds while the walk is inside it.
   let skipping = false;
   let x = Math.floor(ex),
     z = Math.floor(ez);
@@ -308,7 +391,6 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
       snapAt = snapAt === SNAP_NEAR ? SNAP_FAR : Infinity;
     }
     const s1 = tMaxX < tMaxZ ? tMaxX : tMaxZ;
-    const inv1 = 1 / s1;
     let top = Infinity;
     if (store) {
       const cx = x >> 4,
@@ -316,30 +398,11 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
       if (cx !== ccx || cz !== ccz) {
         ccx = cx;
         ccz = cz;
-        const k = (cx - chunkBaseX) * CHUNK_SPAN + (cz - chunkBaseZ);
-        let c = chunkCache[k];
-        if (c === undefined || chunkCacheStep[k] !== viewStep) {
-          c = store.column(cx, cz);
-          chunkCache[k] = c;
-          chunkCacheStep[k] = viewStep;
-        }
+        const c = chunkAround(store, cx, cz);
         cells = c.cells;
         heights = c.heights;
-        // Skip the chunk when even its highest visible block stays below the lowest open pitch L over the whole
-        // stretch the plane crosses it: rising (L ≥ 0) that is at the entry, sinking (L < 0) at the exit, bounded
-        // above by where the plane leaves the chunk's x or z range (plus a margin far above rounding).
-        skipping = false;
-        const chunkTop = c.top;
-        if (chunkTop !== undefined && chunkTop < HEIGHT_UNBOUNDED) {
-          const L = openLo[0]!;
-          let s = s0;
-          if (L < 0) {
-            const exitX = hx > 0 ? start + ((cx + 1) * 16 - ex) / hx : hx < 0 ? start + (cx * 16 - ex) / hx : Infinity;
-            const exitZ = hz > 0 ? start + ((cz + 1) * 16 - ez) / hz : hz < 0 ? start + (cz * 16 - ez) / hz : Infinity;
-            s = (exitX < exitZ ? exitX : exitZ) + 1e-6;
-          }
-          skipping = ey + L * s >= chunkTop + 1 + 1e-6;
-        }
+        span[S0] = s0;
+        skipping = passesAbove(c, cx, cz);
       }
       if (skipping) {
         // Step the DDA straight to the next chunk (the open pitches do not change on the way).
@@ -359,6 +422,7 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
       }
       top = heights![((z & 15) << 4) | (x & 15)]!;
     }
+    const inv1 = 1 / s1;
     // The y range the open pitches reach over this cell column, within 64 m of the eyes. The sphere only
     // narrows the range: below the eyes it lifts a sinking lowest pitch, above them it lowers a rising highest one.
     const L = openLo[0]!,
@@ -368,35 +432,21 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
     const far2 = VIEW * VIEW - s0 * s0;
     if (L < 0 && (yLoF - ey) * (yLoF - ey) > far2) yLoF = ey - Math.sqrt(far2);
     if (H > 0 && (yHiF - ey) * (yHiF - ey) > far2) yHiF = ey + Math.sqrt(far2);
-    const column = ((z & 15) << 4) | (x & 15);
     let yLo = Math.floor(yLoF);
     if (yLo < minY - 1) yLo = minY - 1;
     let yHi = Math.floor(yHiF);
     if (yHi > top) yHi = top;
     if (yHi > maxY) yHi = maxY;
+    const column = ((z & 15) << 4) | (x & 15);
+    span[S0] = s0;
+    span[S1] = s1;
+    span[INV0] = inv0;
+    span[INV1] = inv1;
     // Eye level and below first (downwards), then above (upwards): the order a line from the eyes meets them in.
     // After each occlusion the bound follows the open set (no block below its lowest open pitch is looked at).
     for (let y = ye < yHi ? ye : yHi; y >= yLo; y--) {
       const st = store ? (y < minY ? below : y >= maxY ? above : cells![((y - minY) << 8) | column]!) : world.stateAt(x, y, z);
-      if (visible[st] !== 1) continue;
-      // The block's pitch span (as slopes); looked at only if part of it is open.
-      const y0 = y - ey,
-        y1 = y0 + 1;
-      const a = y0 * (y0 >= 0 ? inv1 : inv0);
-      const b = y1 * (y1 <= 0 ? inv1 : inv0);
-      if (openCount === 1 ? a >= openHi[0]! || b <= openLo[0]! : !isOpen(a, b)) continue;
-      if (lidarColumn < 0 && out.dist[toBlock[st]!]! <= s0 - 1.5) {
-        // lookAt's commonest case inline (the ground, grass): a block of a kind already seen nearer, on a plane
-        // without LiDAR rays, is only counted and, if it occludes, trims the open pitches.
-        out.cellVisits++;
-        if (occludes[st] !== 1) continue;
-        occlude(a, b);
-      } else {
-        lookSpan[0] = s0;
-        lookSpan[1] = a;
-        lookSpan[2] = b;
-        if (!lookAt(st, x, y, z, out, lidarColumn)) continue;
-      }
+      if (visible[st] !== 1 || !visitCell(st, x, y, z, out, lidarColumn)) continue;
       if (openCount === 0) break;
       const l = openLo[0]!;
       const bound = Math.floor(ey + l * (l < 0 ? s1 : s0));
@@ -405,22 +455,7 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
     if (openCount > 0) {
       for (let y = ye + 1 > yLo ? ye + 1 : yLo; y <= yHi; y++) {
         const st = store ? (y < minY ? below : y >= maxY ? above : cells![((y - minY) << 8) | column]!) : world.stateAt(x, y, z);
-        if (visible[st] !== 1) continue;
-        const y0 = y - ey,
-          y1 = y0 + 1;
-        const a = y0 * (y0 >= 0 ? inv1 : inv0);
-        const b = y1 * (y1 <= 0 ? inv1 : inv0);
-        if (openCount === 1 ? a >= openHi[0]! || b <= openLo[0]! : !isOpen(a, b)) continue;
-        if (lidarColumn < 0 && out.dist[toBlock[st]!]! <= s0 - 1.5) {
-          out.cellVisits++;
-          if (occludes[st] !== 1) continue;
-          occlude(a, b);
-        } else {
-          lookSpan[0] = s0;
-          lookSpan[1] = a;
-          lookSpan[2] = b;
-          if (!lookAt(st, x, y, z, out, lidarColumn)) continue;
-        }
+        if (visible[st] !== 1 || !visitCell(st, x, y, z, out, lidarColumn)) continue;
         if (openCount === 0) break;
         const h = openHi[openCount - 1]!;
         const bound = Math.floor(ey + h * (h > 0 ? s1 : s0));
@@ -441,19 +476,13 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
 }
 
 /**
- * lookAt's s0 and pitch span [a, b], passed through a typed array: lookAt is too big to inline, and doubles passed
- * as arguments to a call are boxed (about 3,000 heap numbers per step, most of the view's garbage).
- */
-const lookSpan = new Float64Array(3);
-
-/**
- * Looks at the visible block `st` at (x, y, z), part of whose pitch span [a, b] (slopes, in lookSpan) is open, in the cell
+ * Looks at the visible block `st` at (x, y, z), part of whose pitch span [a, b] (slopes, in `span`) is open, in the cell
  * column the plane enters at s0: notes it, hits LiDAR rays, occludes. Returns whether it occluded something.
  */
 function lookAt(st: number, x: number, y: number, z: number, out: ViewResult, lidarColumn: number): boolean {
-  const s0 = lookSpan[0]!,
-    a = lookSpan[1]!,
-    b = lookSpan[2]!;
+  const s0 = span[S0]!,
+    a = span[A]!,
+    b = span[B]!;
   const ex = stepEx,
     ey = stepEy,
     ez = stepEz;
