@@ -9,7 +9,7 @@
 //   JavaScript bridge (python-driver.ts says which wall stops which attack); `js` is an empty object anyway.
 // The parent kills this process on any fatal failure and when it stops answering.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { cacheDir, writeAtomic } from '../files';
@@ -113,7 +113,9 @@ function snapshotFile(version: string): string {
 }
 
 async function startPyodide(): Promise<Pyodide> {
-  const { loadPyodide, version } = require('pyodide') as typeof import('pyodide');
+  // Bundled (dist/python-host.js, also in the .vsix), Pyodide's files are in dist/pyodide/ (build.mjs); from sources, its package.
+  const bundled = path.join(__dirname, 'pyodide', 'pyodide.js');
+  const { loadPyodide, version } = require(existsSync(bundled) ? bundled : 'pyodide') as typeof import('pyodide');
   const options = { ...PYODIDE_OPTIONS, jsglobals: Object.freeze(Object.create(null)), stdout: () => {}, stderr: () => {} };
   const file = snapshotFile(version);
   let snapshot: Uint8Array | null = null;
