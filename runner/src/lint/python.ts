@@ -2,9 +2,9 @@
 // runtime's parser, reward/python-syntax.ts), what the rules' `python` hooks share, and `lintPython`. A rule
 // serves Python when it has a `python` hook, TypeScript when it has `node`/`end` hooks (rule.ts); the schema
 // facts come from ../schema.ts for both.
-import { type PythonNode, parsePython, walk } from '../reward/python-syntax';
+import { keyUsesIn, type PythonKeyUse, type PythonNode, parsePython, pythonString, walk } from '../reward/python-syntax';
 
-export { parsePython, type PythonNode };
+export { parsePython, pythonString, type PythonKeyUse, type PythonNode };
 import type { DictKeys } from './context';
 import type { Fix, LspRange, RewardDiagnostic, RuleMeta, TextEdit } from './rule';
 import type { ObservationSchema } from '../schema';
@@ -64,16 +64,6 @@ export class PythonLintContext {
   }
 }
 
-/** The value of a plain string literal (no f-string, no escapes to decode), else undefined. */
-export function pythonString(node: PythonNode | null | undefined): string | undefined {
-  if (node?.type !== 'string') return undefined;
-  const start = node.children[0];
-  if (!start || /[fFbB]/.test(start.text)) return undefined;
-  const content = node.namedChildren.filter((c) => c?.type === 'string_content');
-  if (node.namedChildren.some((c) => c?.type === 'interpolation' || c?.type === 'escape_sequence')) return undefined;
-  return content.map((c) => c!.text).join('');
-}
-
 /** A number literal's value (with a leading minus), else undefined. */
 export function pythonNumber(node: PythonNode | null | undefined): number | undefined {
   if (!node) return undefined;
@@ -86,39 +76,9 @@ export function pythonNumber(node: PythonNode | null | undefined): number | unde
   return undefined;
 }
 
-/** `d["k"]`, `d.get("k")`, `"k" in d`: the dict, the key node and how it is used. */
-export interface PythonKeyUse {
-  dict: PythonNode;
-  keyNode: PythonNode;
-  key: string;
-  how: 'subscript' | 'method' | 'in';
-  node: PythonNode;
-}
-
 /** Every string-keyed use of a dict in the file, in document order. */
 export function keyUses(ctx: PythonLintContext): PythonKeyUse[] {
-  return ctx.memo('key-uses', () => {
-    const out: PythonKeyUse[] = [];
-    for (const n of ctx.nodes) {
-      if (n.type === 'subscript') {
-        const dict = n.childForFieldName('value');
-        const keyNode = n.childForFieldName('subscript');
-        const key = pythonString(keyNode);
-        if (dict && keyNode && key !== undefined) out.push({ dict, keyNode, key, how: 'subscript', node: n });
-      } else if (n.type === 'call') {
-        const fn = n.childForFieldName('function');
-        const keyNode = n.childForFieldName('arguments')?.namedChildren[0];
-        const key = pythonString(keyNode);
-        if (fn?.type === 'attribute' && ['get', 'setdefault', 'pop'].includes(fn.childForFieldName('attribute')?.text ?? '') && keyNode && key !== undefined)
-          out.push({ dict: fn.childForFieldName('object')!, keyNode, key, how: 'method', node: n });
-      } else if (n.type === 'comparison_operator' && n.children.some((c) => c?.type === 'in' || c?.type === 'not in')) {
-        const [left, right] = [n.namedChildren[0], n.namedChildren[1]];
-        const key = pythonString(left);
-        if (left && right && key !== undefined) out.push({ dict: right, keyNode: left, key, how: 'in', node: n });
-      }
-    }
-    return out;
-  });
+  return ctx.memo('key-uses', () => keyUsesIn(ctx.nodes));
 }
 
 /** Whether `node` is the target of an assignment (`d["k"] = …`, not `+=`, which reads first). */

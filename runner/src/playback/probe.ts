@@ -3,7 +3,7 @@
 // per-step rewards of a reward file replayed on it in the real sandbox as the probes replay it (probe/replay.ts).
 // What a probe finding ("standing still is paid … more than success") is about, to watch.
 import { RewardError } from '../reward/index';
-import { BEHAVIOURS, notProbedReason, probeBankAsync, replayBank, type Behaviour, type ProbeBank } from '../probe/index';
+import { BEHAVIOURS, probeBankAsync, replayBank, type Behaviour, type ProbeBank } from '../probe/index';
 import { decodeStepCodes } from '../records';
 import type { TaskSpec } from '../tasks';
 import { PlaybackError, replayActions, type Playback, type ReplayOptions } from './replay';
@@ -33,8 +33,6 @@ export async function probePlayback(
   index: number,
   opts: ReplayOptions & { bank?: ProbeBank; source?: string } = {},
 ): Promise<Playback> {
-  const notProbed = notProbedReason(rewardFile);
-  if (notProbed) throw new PlaybackError(`${rewardFile}: ${notProbed}`);
   const bank = opts.bank ?? (await probeBankAsync(task));
   const ep = bank.episodes[index];
   if (!ep) throw new PlaybackError(`the probe bank of ${task.id} has ${bank.episodes.length} episodes, not ${index + 1}`);

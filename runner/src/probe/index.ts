@@ -4,7 +4,7 @@
 // `rewardsmith lint`, `train`'s check, the improvement loop and the language server all call `probeReward`.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { isPythonFile, RewardError } from '../reward/index';
+import { RewardError } from '../reward/index';
 import type { TaskSpec } from '../tasks';
 import { bankFile, probeBankAsync, type ProbeBank } from './bank';
 import { checkProperties, type ProbeFinding } from './properties';
@@ -25,16 +25,6 @@ export interface ProbeResult {
   calls: number;
   /** Wall time of the replay and the properties (not the bank's recording), ms. */
   ms: number;
-  /** Why the file was not probed (see notProbedReason); absent when it was. */
-  notProbed?: string;
-}
-
-/**
- * Why a reward file cannot be probed at all, or undefined: the replay counts statements in the compiled
- * JavaScript (coverage), which Python rewards do not have, so they are linted and trained but not probed.
- */
-export function notProbedReason(file: string): string | undefined {
-  return isPythonFile(file) ? 'probes replay TypeScript and JavaScript rewards only (Python rewards are linted, not probed)' : undefined;
 }
 
 /** The last probes' results by task and text: the loop's designer and its screen probe the same draft once. */
@@ -47,8 +37,6 @@ const RECENT_RESULTS = 8;
  * text on the same bank again gives the same result, from memory.
  */
 export async function probeReward(file: string, task: TaskSpec, options: { source?: string; bank?: ProbeBank } = {}): Promise<ProbeResult> {
-  const notProbed = notProbedReason(file);
-  if (notProbed) return { findings: [], profile: [], episodes: 0, calls: 0, ms: 0, notProbed };
   const text = options.source ?? readFileSync(file, 'utf8');
   const key = options.bank ? undefined : `${bankFile(task)}\0${createHash('sha256').update(text).digest('hex')}`;
   const known = key === undefined ? undefined : recent.get(key);

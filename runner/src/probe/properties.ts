@@ -5,11 +5,11 @@
 //
 // To add a property: write a function (replay, context) → ProbeFinding[] below, add it to PROPERTIES, and give
 // the probe corpus (runner/test/fixtures/probe/) a reward that shows it (`// expect-probe: <code>` on the line).
-import ts from 'typescript';
 import type { StatementLocation } from '../reward/index';
 import { SCALE_RULE } from '../schema';
 import { successTargets, type TaskSpec } from '../tasks';
 import { BEHAVIOURS, WORLD_SCAN_RADIUS, type Behaviour, type ProbeBank } from './bank';
+import { functionLines, NAMED_PARAMETERS, namesRead } from './reads';
 import type { EpisodeTrace, Replay } from './replay';
 
 export interface ProbeFinding {
@@ -100,43 +100,10 @@ const determinism: Property = (replay, { bank, source }) => {
   return [];
 };
 
-/** The dictionary parameters whose keys a task's observations show, and which of the bank's name sets holds them. */
-const NAMED_PARAMETERS: Record<string, keyof ProbeBank['names']> = {
-  current_nearest_blocks: 'nearby',
-  previous_nearest_blocks: 'nearby',
-  kill_entity: 'mob',
-};
-
-/** `current_nearest_blocks['cow']`, `.cow`, `'cow' in current_nearest_blocks`: the name, its parameter and where. */
-function namesRead(source: string): { name: string; parameter: string; line: number; column: number; endColumn: number }[] {
-  const sf = ts.createSourceFile('reward.ts', source, ts.ScriptTarget.ES2022, true);
-  const out: ReturnType<typeof namesRead> = [];
-  const add = (literal: ts.Node, name: string, parameter: ts.Expression) => {
-    if (!ts.isIdentifier(parameter) || !(parameter.text in NAMED_PARAMETERS)) return;
-    const start = sf.getLineAndCharacterOfPosition(literal.getStart(sf));
-    const end = sf.getLineAndCharacterOfPosition(literal.getEnd());
-    out.push({
-      name,
-      parameter: parameter.text,
-      line: start.line + 1,
-      column: start.character + 1,
-      endColumn: (end.line === start.line ? end.character : start.character + name.length) + 1,
-    });
-  };
-  const visit = (n: ts.Node) => {
-    if (ts.isElementAccessExpression(n) && ts.isStringLiteralLike(n.argumentExpression)) add(n.argumentExpression, n.argumentExpression.text, n.expression);
-    else if (ts.isPropertyAccessExpression(n) && n.name.text !== 'length') add(n.name, n.name.text, n.expression);
-    else if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.InKeyword && ts.isStringLiteralLike(n.left)) add(n.left, n.left.text, n.right);
-    ts.forEachChild(n, visit);
-  };
-  visit(sf);
-  return out;
-}
-
 /** A name the code reads that no observation of the task's bank ever holds. */
-const absentNames: Property = (_replay, { task, bank, source }) => {
+const absentNames: Property = (replay, { task, bank, source }) => {
   const findings: ProbeFinding[] = [];
-  for (const read of namesRead(source)) {
+  for (const read of namesRead(source, replay.compiled.language)) {
     const kind = NAMED_PARAMETERS[read.parameter]!;
     if (kind === 'mob' && !task.attack) continue; // kill_entity is not passed at all; the contract check says so
     const seen = bank.names[kind];
@@ -327,22 +294,6 @@ function payingStatement(replay: Replay, envs: number[], bank: ProbeBank, within
   return best?.k;
 }
 
-/** The lines of the top-level function `name` (1-based), from the file's syntax tree. */
-function functionLines(source: string, name: string): { line: number; endLine: number } | undefined {
-  const sf = ts.createSourceFile('reward.ts', source, ts.ScriptTarget.ES2022, true);
-  for (const s of sf.statements) {
-    const fn =
-      ts.isFunctionDeclaration(s) && s.name?.text === name
-        ? s
-        : ts.isVariableStatement(s)
-          ? s.declarationList.declarations.find((d) => ts.isIdentifier(d.name) && d.name.text === name)
-          : undefined;
-    if (!fn) continue;
-    return { line: sf.getLineAndCharacterOfPosition(fn.getStart(sf)).line + 1, endLine: sf.getLineAndCharacterOfPosition(fn.getEnd()).line + 1 };
-  }
-  return undefined;
-}
-
 /** In a dense/sparse file, the function whose part paid a behaviour most (the runtime adds their signs, weighted). */
 function payingPart(replay: Replay, traces: EpisodeTrace[], source: string): { line: number; endLine: number } | undefined {
   if (replay.compiled.exportsKind !== 'dense_sparse') return undefined;
@@ -353,7 +304,7 @@ function payingPart(replay: Replay, traces: EpisodeTrace[], source: string): { l
       if (t.dense![i]! > 0) dense += SCALE_RULE.denseWeight;
       if (t.sparse![i]! > 0) sparse += SCALE_RULE.sparseWeight;
     }
-  return functionLines(source, sparse > dense ? 'sparse' : 'dense');
+  return functionLines(source, replay.compiled.language, sparse > dense ? 'sparse' : 'dense');
 }
 
 /** How much more than success a failure mode must earn to be called out (noise in a cut probe's extrapolation). */

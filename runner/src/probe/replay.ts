@@ -4,11 +4,22 @@
 // coverage-instrumented, so each value comes with the statement that produced it and each statement with the
 // calls it ran in and what they paid.
 import { readFileSync } from 'node:fs';
-import ts from 'typescript';
-import { compileRewardFile, RewardError, RewardSandbox, type CompiledReward, type CoverageCounts, type InputSwap, type RewardLimits } from '../reward/index';
+import {
+  compilePythonReward,
+  compileRewardFile,
+  isPythonFile,
+  loadPythonParser,
+  RewardError,
+  RewardSandbox,
+  type CompiledReward,
+  type CoverageCounts,
+  type InputSwap,
+  type RewardLimits,
+} from '../reward/index';
 import type { ParameterName, StepObservation } from '../schema';
 import type { TaskSpec } from '../tasks';
 import type { ProbeBank } from './bank';
+import { parametersRead, type ParameterRead } from './reads';
 
 /**
  * Training's limits, but a step's wall-clock allowance per call is shorter: a probe step carries one call per
@@ -73,47 +84,6 @@ export interface Replay {
 function repeatedEpisodes(bank: ProbeBank): number[] {
   const random = bank.episodes.findIndex((e) => e.behaviour === 'random');
   return [...new Set([0, random].filter((i) => i >= 0 && i < bank.episodes.length))];
-}
-
-export interface ParameterRead {
-  /** 1-based, the first read in the file. */
-  line: number;
-  column: number;
-  endColumn: number;
-  /** Every line that reads it. */
-  lines: number[];
-}
-
-/** The parameters the exported reward functions of `source` read (refer to in their bodies), each at its first read. */
-export function parametersRead(source: string): Map<ParameterName, ParameterRead> {
-  const sf = ts.createSourceFile('reward.ts', source, ts.ScriptTarget.ES2022, true);
-  const reads = new Map<ParameterName, ParameterRead>();
-  const exported = (n: ts.Node) => ts.canHaveModifiers(n) && (ts.getModifiers(n) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
-  const functions: ts.SignatureDeclaration[] = [];
-  for (const s of sf.statements) {
-    if (!exported(s)) continue;
-    if (ts.isFunctionDeclaration(s)) functions.push(s);
-    else if (ts.isVariableStatement(s))
-      for (const d of s.declarationList.declarations) if (d.initializer && ts.isFunctionLike(d.initializer)) functions.push(d.initializer);
-  }
-  for (const fn of functions) {
-    const names = new Set(fn.parameters.flatMap((p) => (ts.isIdentifier(p.name) ? [p.name.text] : [])));
-    const visit = (n: ts.Node) => {
-      const isName = ts.isPropertyAccessExpression(n.parent) && n.parent.name === n;
-      const isKey = (ts.isPropertyAssignment(n.parent) || ts.isParameter(n.parent)) && n.parent.name === n;
-      if (ts.isIdentifier(n) && names.has(n.text) && !isName && !isKey) {
-        const start = sf.getLineAndCharacterOfPosition(n.getStart(sf));
-        const line = start.line + 1;
-        const known = reads.get(n.text as ParameterName);
-        if (known) {
-          if (!known.lines.includes(line)) known.lines.push(line);
-        } else reads.set(n.text as ParameterName, { line, column: start.character + 1, endColumn: start.character + 1 + n.text.length, lines: [line] });
-      }
-      ts.forEachChild(n, visit);
-    };
-    if ('body' in fn && fn.body) visit(fn.body);
-  }
-  return reads;
 }
 
 /** Inputs a swap can test: GLOBAL_DATA is the reward's own memory, not an observation. */
@@ -261,7 +231,10 @@ function mostPaidFailureMode(traces: EpisodeTrace[], bank: ProbeBank, swapped: S
 export async function replayBank(file: string, task: TaskSpec, bank: ProbeBank, source?: string): Promise<Replay> {
   const episodes = bank.episodes;
   const repeated = repeatedEpisodes(bank);
-  const reads = parametersRead(source ?? readFileSync(file, 'utf8'));
+  const language = isPythonFile(file) ? 'python' : 'typescript';
+  if (language === 'python') await loadPythonParser();
+  const text = source ?? readFileSync(file, 'utf8');
+  const reads = parametersRead(text, language);
   const swaps = swapPlan(bank, reads, task.attack);
   const swappedInputs = [...new Set(swaps.map((w) => w.swap.parameter))];
   const teacher = episodes.findIndex((e) => e.behaviour === 'teacher');
@@ -294,7 +267,7 @@ export async function replayBank(file: string, task: TaskSpec, bank: ProbeBank, 
   } catch (err) {
     // The file's top level failed (a throw, a time limit): a failure before any step. Compile and contract errors are lint's.
     if (!(err instanceof RewardError) || err.kind === 'compile' || err.kind === 'contract') throw err;
-    const compiled = compileRewardFile(file, source, { coverage: true });
+    const compiled = language === 'python' ? compilePythonReward(file, text) : compileRewardFile(file, source, { coverage: true });
     return { compiled, traces: [], repeats: [], swaps: [], reads, coverage: null, failure: { error: err, episode: null, step: 0 }, calls: 0 };
   }
   const swapTrace = (w: { episode: number; swap: InputSwap }, values: Float64Array): SwapTrace => ({

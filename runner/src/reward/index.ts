@@ -15,7 +15,7 @@ import type { CoverageCounts, HostCommand, HostFailure, HostReply, HostRequest, 
 // The reward script's name inside the isolate; stack frames carrying it are mapped to the reward file.
 const REWARD_SCRIPT_NAME = 'rewardsmith-reward.js';
 
-export { compileRewardFile, isPythonFile, loadPythonParser, RewardError, SourcePositions };
+export { compilePythonReward, compileRewardFile, isPythonFile, loadPythonParser, RewardError, SourcePositions };
 export type { CompiledReward, EntryLocation, RewardErrorKind, RewardExportsKind, StatementLocation } from './compile';
 export type { CoverageCounts, RewardLimits, StepDetail };
 
@@ -314,7 +314,6 @@ export class RewardSandbox {
   /** Compiles `file`, starts a host and runs the file's top level. Rejects with a located RewardError. */
   static async open(file: string, numEnvs: number, opts: SandboxOptions = {}): Promise<RewardSandbox> {
     const python = isPythonFile(file);
-    if (python && opts.coverage) throw new Error('RewardSandbox.open: coverage (the probes) is not available for Python rewards');
     if (python) await loadPythonParser();
     const compiled = python
       ? compilePythonReward(file, opts.source ?? readFileSync(file, 'utf8'))
@@ -332,7 +331,12 @@ export class RewardSandbox {
     const weights = { sparseWeight: SCALE_RULE.sparseWeight, denseWeight: SCALE_RULE.denseWeight };
     try {
       if (python) {
-        await sandbox.request({ op: 'open-python', file, source: compiled.js, attack, limits, ...weights }, PYTHON_OPEN_TIMEOUT_MS + limits.topLevelMs);
+        const opened = await sandbox.request(
+          { op: 'open-python', file, source: compiled.js, attack, limits, ...weights, coverage: opts.coverage ?? false },
+          PYTHON_OPEN_TIMEOUT_MS + limits.topLevelMs,
+        );
+        // The interpreter's syntax tree decides which statements are counted (python-driver.ts instruments them).
+        compiled.statements = opened.statements ?? [];
       } else {
         await sandbox.request(
           {

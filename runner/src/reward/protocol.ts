@@ -51,6 +51,15 @@ export interface PythonOpenRequest {
   limits: RewardLimits;
   sparseWeight: number;
   denseWeight: number;
+  /** Count each statement's runs (probes): the reply lists the statements (the interpreter's syntax tree decides them). */
+  coverage: boolean;
+}
+/** Where a statement is in the reward file (1-based; end exclusive). */
+export interface StatementSpan {
+  line: number;
+  column: number;
+  endLine: number;
+  endColumn: number;
 }
 /** `dispose`: drop the isolate; the TypeScript host waits, warm, for its next `open`. */
 export type HostCommand =
@@ -99,7 +108,7 @@ export interface StepDetail {
   sparse?: number[];
 }
 export type HostReply = { id: number } & (
-  | { ok: true; values?: number[]; detail?: StepDetail; coverage?: CoverageCounts }
+  | { ok: true; values?: number[]; detail?: StepDetail; coverage?: CoverageCounts; statements?: StatementSpan[] }
   | { ok: false; failure: HostFailure }
 );
 

@@ -30,7 +30,7 @@ export const PYTHON_BUILTINS: readonly string[] = (
 ).split(' ');
 
 export const PYTHON_DRIVER = `
-def make_driver(reward_file, error_chars, sparse_weight, dense_weight, call_limit_ms, builtin_names):
+def make_driver(reward_file, error_chars, sparse_weight, dense_weight, call_limit_ms, builtin_names, coverage):
     import ast, sys, math, time, types, builtins, json
 
     perf = time.perf_counter
@@ -159,6 +159,83 @@ def make_driver(reward_file, error_chars, sparse_weight, dense_weight, call_limi
                 node.type = ast.copy_location(ast.Name(id='Exception', ctx=ast.Load()), node)
             return self.generic_visit(node)
 
+    # --- coverage (probes only): which statement ran in which call ---------------------------------------
+    # Before every statement inside a function the file calls MARK(k), k the statement's index in located
+    # (parents before their children, as the TypeScript instrumentation numbers them); the name starts with
+    # __, which the file itself cannot name. Counted per env when the call returns: the calls in which each
+    # statement ran, those of them that paid more than 0, and the sum of those returns.
+    mark_name = '__rewardsmith_ran'
+    located = []
+    ran_in = []
+    touched = []
+    call_number = [0]
+    last_statement = [-1]
+    counts = {}
+
+    def mark(k):
+        if ran_in[k] != call_number[0]:
+            ran_in[k] = call_number[0]
+            touched.append(k)
+        last_statement[0] = k
+
+    def instrument(tree, source):
+        lines = source.split(chr(10))
+
+        def column(line, offset):
+            # ast's columns count UTF-8 bytes; the editor's, characters.
+            text = lines[line - 1] if 0 < line <= len(lines) else ''
+            return len(text.encode('utf-8')[:offset].decode('utf-8', 'replace')) + 1
+
+        def block(stmts, inside):
+            out = []
+            for i, st in enumerate(stmts):
+                definition = isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                docstring = i == 0 and isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant) and isinstance(st.value.value, str)
+                if inside and not definition and not docstring and not isinstance(st, ast.Pass):
+                    k = len(located)
+                    located.append([st.lineno, column(st.lineno, st.col_offset), st.end_lineno, column(st.end_lineno, st.end_col_offset)])
+                    call = ast.Call(func=ast.Name(id=mark_name, ctx=ast.Load()), args=[ast.Constant(value=k)], keywords=[])
+                    out.append(ast.copy_location(ast.Expr(value=call), st))
+                children(st, inside or isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)))
+                out.append(st)
+            return out
+
+        def children(node, inside):
+            for field in ('body', 'orelse', 'finalbody'):
+                v = getattr(node, field, None)
+                if isinstance(v, list) and v and isinstance(v[0], ast.stmt):
+                    setattr(node, field, block(v, inside))
+            for h in getattr(node, 'handlers', None) or ():
+                h.body = block(h.body, inside)
+            for c in getattr(node, 'cases', None) or ():
+                c.body = block(c.body, inside)
+
+        tree.body = block(tree.body, False)
+        ran_in.extend([-1] * len(located))
+        return tree
+
+    def count_call(e, r):
+        c = counts.get(e)
+        if c is None:
+            n = len(located)
+            c = counts[e] = ([0.0] * n, [0.0] * n, [0.0] * n)
+        runs, paid_runs, paid_sum = c
+        for k in touched:
+            runs[k] += 1
+            if r > 0:
+                paid_runs[k] += 1
+                paid_sum[k] += r
+
+    def coverage_counts():
+        n = len(located)
+        envs = max(counts) + 1 if counts else 0
+        flat = ([], [], [])
+        for e in range(envs):
+            c = counts.get(e) or ([0.0] * n, [0.0] * n, [0.0] * n)
+            for i in range(3):
+                flat[i].extend(c[i])
+        return {'statements': n, 'runs': flat[0], 'paidRuns': flat[1], 'paidSum': flat[2]}
+
     # --- locating errors in the reward file ------------------------------------------------------------
     def where(err):
         # Innermost frame of the reward file: its line and column (1-based), read with the audit hook open.
@@ -246,6 +323,8 @@ def make_driver(reward_file, error_chars, sparse_weight, dense_weight, call_limi
         try:
             tree = ast.parse(source, reward_file)
             tree = Check().visit(tree)
+            if coverage:
+                tree = instrument(tree, source)
             ast.fix_missing_locations(tree)
             code = compile(tree, reward_file, 'exec', dont_inherit=True)
         except SyntaxError as e:
@@ -256,6 +335,8 @@ def make_driver(reward_file, error_chars, sparse_weight, dense_weight, call_limi
         except (RecursionError, MemoryError) as e:
             return {'kind': 'compile', 'message': 'the file is nested too deeply for the compiler (' + type(e).__name__ + ')', 'env': None, 'line': 1, 'column': 1}
         namespace = {'__builtins__': reward_builtins, '__name__': 'reward'}
+        if coverage:
+            namespace[mark_name] = mark
         bound['namespace'] = namespace
         bound['code'] = code
         bound['attack'] = attack
@@ -311,21 +392,71 @@ def make_driver(reward_file, error_chars, sparse_weight, dense_weight, call_limi
             dv = checked('dense', d(*args[:nd]))
             current[0] = 'sparse'
             sv = checked('sparse', sp(*args[:ns_]))
+            parts[0] = dv
+            parts[1] = sv
             return sign(sv) * sparse_weight + sign(dv) * dense_weight
 
         bound['call'] = both
         bound['entry'] = 'dense'
         return None
 
-    def begin(text):
-        # JSON {envs, obs}: the first observation of each env's episode.
-        m = json.loads(text)
-        for e, o in zip(m['envs'], m['obs']):
-            states[e] = [o['nearest'], [o['position']], {}]
+    # An env's state: [previous nearest blocks, position history, GLOBAL_DATA, and for input swaps (probes):
+    # its last observation, the one before, the previous nearest blocks its last call got, its swap or None].
+    # An observation: (nearest, inventory_change, health, position, damage_dealt, kill_entity).
+    parts = [0.0, 0.0]
+    swapping = [False]
 
-    def step(new_names, data, count):
+    def begin(text):
         try:
-            return step_all(new_names, data, count)
+            begin_all(text)
+        except BaseException as err:
+            return {'kind': 'throw', 'message': cap('the sandbox driver failed: ' + type(err).__name__ + ': ' + str(err)), 'env': None, 'fatal': True}
+
+    def begin_all(text):
+        # JSON {envs, obs, swaps?}: the first observation of each env's episode; an env's swap names an env begun before it.
+        m = json.loads(text)
+        swaps = m.get('swaps') or [None] * len(m['envs'])
+        for e, o, w in zip(m['envs'], m['obs'], swaps):
+            first = (o['nearest'], o.get('inventory_change', {}), o.get('health', 20), o['position'], o.get('damage_dealt', 0), o.get('kill_entity', {}))
+            states[e] = [o['nearest'], [o['position']], {}, first, first, o['nearest'], None]
+            if w:
+                states[e][6] = {'parameter': w['parameter'], 'donor': w['donor'], 'positions': [list(states[w['donor']][3][3])]}
+                swapping[0] = True
+
+    def copy_nearest(d):
+        return {k: list(v) for k, v in d.items()}
+
+    def swapped(o, s, e):
+        # The call's arguments with the swap's parameter from the donor env's current call (copied: the reward
+        # cannot change the donor's episode); a donor that is the env itself means its own episode one step
+        # apart (current and previous nearest blocks trade places, the other inputs are the previous call's).
+        w = s[6]
+        own = w['donor'] == e
+        donor = states[w['donor']]
+        d = s[4] if own else donor[3]
+        nearest, inventory, health, position, damage, kills = o
+        w['positions'].append(list(d[3]))
+        state = [s[0], s[1], s[2]]
+        p = w['parameter']
+        if p == 'current_nearest_blocks':
+            nearest = copy_nearest(s[5] if own else d[0])
+        elif p == 'previous_nearest_blocks':
+            state[0] = copy_nearest(o[0] if own else donor[5])
+        elif p == 'inventory_change':
+            inventory = dict(d[1])
+        elif p == 'health':
+            health = d[2]
+        elif p == 'past_agent_positions':
+            state[1] = w['positions']
+        elif p == 'damage_dealt':
+            damage = d[4]
+        elif p == 'kill_entity':
+            kills = dict(d[5])
+        return nearest, inventory, health, damage, kills, state
+
+    def step(new_names, data, count, envs):
+        try:
+            return step_all(new_names, data, count, None if envs is None else envs.to_py())
         except KeyboardInterrupt:
             # The time limit fired between two reward calls (in the driver's own unpacking).
             return {'kind': 'timeout', 'message': '', 'env': None, 'fatal': True}
@@ -334,7 +465,7 @@ def make_driver(reward_file, error_chars, sparse_weight, dense_weight, call_limi
         except BaseException as err:
             return {'kind': 'throw', 'message': cap('the sandbox driver failed: ' + type(err).__name__ + ': ' + str(err)), 'env': None, 'fatal': True}
 
-    def step_all(new_names, packed, count):
+    def step_all(new_names, packed, count, envs):
         # new_names and packed arrive as JavaScript arrays (proxies); they become Python values here and
         # never reach the reward.
         names.extend(str(n) for n in new_names)
@@ -348,7 +479,10 @@ def make_driver(reward_file, error_chars, sparse_weight, dense_weight, call_limi
         slowest_env = -1
         timed = time_calls[0]
         step_start = perf()
-        for e in range(count):
+        detail = {'last': [], 'dense': [], 'sparse': []} if coverage else None
+        swaps = swapping[0]
+        for k in range(count):
+            e = k if envs is None else envs[k]
             s = states.get(e)
             if s is None:
                 return {'kind': 'contract', 'env': e, 'message': 'no episode has begun for env ' + str(e) + ' (call beginEpisodes first)'}
@@ -373,12 +507,32 @@ def make_driver(reward_file, error_chars, sparse_weight, dense_weight, call_limi
                 p += 2
             s[1].append(position)
             current[0] = entry
+            if coverage:
+                call_number[0] += 1
+                touched.clear()
+                last_statement[0] = -1
+            if swaps:
+                o = (nearest, inventory_change, health, position, damage_dealt, kill_entity)
+                s[4] = s[3]
+                s[3] = o
+                s[5] = s[0]
             if timed:
                 t0 = perf()
             try:
-                r = call(nearest, inventory_change, health, damage_dealt, kill_entity, s)
+                if swaps and s[6] is not None:
+                    try:
+                        r = call(*swapped(o, s, e))
+                        if not ((type(r) is float and r - r == 0.0) or type(r) is int):
+                            r = math.nan
+                    except Exception:
+                        r = math.nan  # a swapped input that makes the reward fail changed its result; the replay goes on
+                else:
+                    r = call(nearest, inventory_change, health, damage_dealt, kill_entity, s)
             except BadReturn as err:
-                return {'kind': 'bad-return', 'env': e, 'entry': current[0], 'message': str(err)}
+                out_ = {'kind': 'bad-return', 'env': e, 'entry': current[0], 'message': str(err)}
+                if coverage:
+                    out_['statement'] = last_statement[0]
+                return out_
             except KeyboardInterrupt as err:
                 return failure('timeout', err, env=e, entry=current[0], fatal=True, message='')
             except MemoryError as err:
@@ -391,12 +545,29 @@ def make_driver(reward_file, error_chars, sparse_weight, dense_weight, call_limi
                     slowest = took
                     slowest_env = e
             t = type(r)
-            if not ((t is float and r - r == 0.0) or t is int):
-                return {'kind': 'bad-return', 'env': e, 'entry': entry, 'message': 'reward must be a finite number, got ' + describe(r)}
+            if not ((t is float and (r - r == 0.0 or (swaps and s[6] is not None))) or t is int):
+                out_ = {'kind': 'bad-return', 'env': e, 'entry': entry, 'message': 'reward must be a finite number, got ' + describe(r)}
+                if coverage:
+                    out_['statement'] = last_statement[0]
+                return out_
             s[0] = nearest
             append(r)
+            if coverage:
+                count_call(e, r)
+                detail['last'].append(last_statement[0])
+                detail['dense'].append(parts[0])
+                detail['sparse'].append(parts[1])
         time_calls[0] = (perf() - step_start) * 1000 > call_limit_ms
-        return {'values': out, 'slowest_ms': slowest * 1000, 'slowest_env': slowest_env, 'entry': entry}
+        result = {'values': out, 'slowest_ms': slowest * 1000, 'slowest_env': slowest_env, 'entry': entry}
+        if detail is not None:
+            if entry != 'dense':
+                del detail['dense']
+                del detail['sparse']
+            result['detail'] = detail
+        return result
 
-    return types.SimpleNamespace(open_file=open_file, seal=seal, run_top_level=run_top_level, begin=begin, step=step)
+    return types.SimpleNamespace(
+        open_file=open_file, seal=seal, run_top_level=run_top_level, begin=begin, step=step,
+        statements=lambda: located, coverage=coverage_counts,
+    )
 `;

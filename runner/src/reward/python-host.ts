@@ -9,12 +9,12 @@
 //   JavaScript bridge (python-driver.ts says which wall stops which attack); `js` is an empty object anyway.
 // The parent kills this process on any fatal failure and when it stops answering.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { cacheDir, writeAtomic } from '../files';
 import { PYTHON_BUILTINS, PYTHON_DRIVER } from './python-driver';
-import type { HostFailure, HostReply, HostRequest, PackedStep, PythonOpenRequest, RewardLimits } from './protocol';
+import type { CoverageCounts, HostFailure, HostReply, HostRequest, PackedStep, PythonOpenRequest, RewardLimits, StatementSpan, StepDetail } from './protocol';
 import { SLOW_STEPS_TO_FAIL } from './protocol';
 
 // --- memory: refuse WebAssembly memory growth past the cap (set once Pyodide has loaded) ----------------
@@ -78,6 +78,8 @@ interface Driver {
   run_top_level: PyProxy;
   begin: PyProxy;
   step: PyProxy;
+  statements: PyProxy;
+  coverage: PyProxy;
 }
 
 /** A Python failure dict, as python-driver.ts builds it. */
@@ -113,7 +115,9 @@ function snapshotFile(version: string): string {
 }
 
 async function startPyodide(): Promise<Pyodide> {
-  const { loadPyodide, version } = require('pyodide') as typeof import('pyodide');
+  // Bundled (dist/python-host.js, also in the .vsix), Pyodide's files are in dist/pyodide/ (build.mjs); from sources, its package.
+  const bundled = path.join(__dirname, 'pyodide', 'pyodide.js');
+  const { loadPyodide, version } = require(existsSync(bundled) ? bundled : 'pyodide') as typeof import('pyodide');
   const options = { ...PYODIDE_OPTIONS, jsglobals: Object.freeze(Object.create(null)), stdout: () => {}, stderr: () => {} };
   const file = snapshotFile(version);
   let snapshot: Uint8Array | null = null;
@@ -159,16 +163,23 @@ class PythonSandbox {
     const namespace = (pyodide.globals.get('dict') as PyProxy)() as unknown as import('pyodide/ffi').PyProxy;
     pyodide.runPython(PYTHON_DRIVER, { globals: namespace as never });
     const make = (namespace as unknown as { get(name: string): PyProxy }).get('make_driver');
-    const driver = make(this.req.file, limits.errorChars, this.req.sparseWeight, this.req.denseWeight, limits.callCpuMs, PYTHON_BUILTINS) as unknown as Record<
-      string,
-      PyProxy
-    >;
+    const driver = make(
+      this.req.file,
+      limits.errorChars,
+      this.req.sparseWeight,
+      this.req.denseWeight,
+      limits.callCpuMs,
+      PYTHON_BUILTINS,
+      this.req.coverage,
+    ) as unknown as Record<string, PyProxy>;
     this.driver = {
       open_file: driver.open_file!,
       seal: driver.seal!,
       run_top_level: driver.run_top_level!,
       begin: driver.begin!,
       step: driver.step!,
+      statements: driver.statements!,
+      coverage: driver.coverage!,
     };
     const compiled = plain(this.driver.open_file(this.req.source, this.req.attack));
     if (compiled) return compiled as unknown as HostFailure;
@@ -192,20 +203,47 @@ class PythonSandbox {
   begin(json: string): HostFailure | null {
     const ran = guarded(10_000, () => plain(this.driver.begin(json)));
     if (ran.expired) return { kind: 'timeout', message: 'starting the episodes did not finish within 10000 ms', env: null, fatal: true };
-    return null;
+    return ran.value as HostFailure | null;
   }
 
   private stepBudgetMs(count: number): number {
     return this.req.limits.callWallMs * Math.max(1, count) + this.req.limits.stepSlackMs;
   }
 
-  step({ newNames, data, count }: PackedStep): { values: number[] } | { failure: HostFailure } {
+  /** The statements the coverage instrumentation counts, where each is (instrumented sandboxes only). */
+  statements(): StatementSpan[] {
+    const located = this.driver.statements() as unknown as PyProxy;
+    try {
+      return (located.toJs() as number[][]).map(([line, column, endLine, endColumn]) => ({
+        line: line!,
+        column: column!,
+        endLine: endLine!,
+        endColumn: endColumn!,
+      }));
+    } finally {
+      located.destroy();
+    }
+  }
+
+  coverage(): CoverageCounts {
+    const counts = plain(this.driver.coverage()) as { statements: number; runs: number[]; paidRuns: number[]; paidSum: number[] };
+    return {
+      statements: counts.statements,
+      runs: Float64Array.from(counts.runs),
+      paidRuns: Float64Array.from(counts.paidRuns),
+      paidSum: Float64Array.from(counts.paidSum),
+    };
+  }
+
+  step({ newNames, data, count, envs }: PackedStep): { values: number[]; detail?: StepDetail } | { failure: HostFailure } {
     const { limits } = this.req;
     const budget = this.stepBudgetMs(count);
     const cpuBefore = process.cpuUsage();
     const wallBefore = performance.now();
-    const ran = guarded(budget, () => plain(this.driver.step(newNames, data, count)));
-    const result = ran.value as (PyFailure & { values?: undefined }) | { values: number[]; slowest_ms: number; slowest_env: number; entry: string };
+    const ran = guarded(budget, () => plain(this.driver.step(newNames, data, count, envs)));
+    const result = ran.value as
+      | (PyFailure & { values?: undefined })
+      | { values: number[]; slowest_ms: number; slowest_env: number; entry: string; detail?: StepDetail };
     if (growthRefused)
       return { failure: { ...(result.values ? {} : result), kind: 'memory', message: `exceeded ${limits.memoryMb} MB heap`, env: null, fatal: true } };
     if (ran.expired || (!result.values && result.kind === 'timeout')) {
@@ -226,7 +264,7 @@ class PythonSandbox {
       const message = `exceeded ${limits.callCpuMs} ms per call in ${SLOW_STEPS_TO_FAIL} steps in a row (the last took ${Math.round(result.slowest_ms)} ms)`;
       return { failure: { kind: 'timeout', message, env: result.slowest_env, entry: result.entry, fatal: true } };
     }
-    return { values: result.values };
+    return { values: result.values, ...(result.detail ? { detail: result.detail } : {}) };
   }
 }
 
@@ -253,7 +291,7 @@ function serve(): void {
           return;
         }
         sandbox = opened.sandbox;
-        reply({ id: msg.id, ok: true });
+        reply({ id: msg.id, ok: true, ...(msg.coverage ? { statements: sandbox.statements() } : {}) });
       } else if (!sandbox) {
         reply({ id: msg.id, ok: false, failure: { kind: 'contract', message: 'the Python sandbox is not open', env: null, fatal: true } });
       } else if (msg.op === 'begin') {
@@ -261,7 +299,9 @@ function serve(): void {
         reply(failure ? { id: msg.id, ok: false, failure } : { id: msg.id, ok: true });
       } else if (msg.op === 'step') {
         const r = sandbox.step(msg);
-        reply('values' in r ? { id: msg.id, ok: true, values: r.values } : { id: msg.id, ok: false, failure: r.failure });
+        reply('values' in r ? { id: msg.id, ok: true, values: r.values, detail: r.detail } : { id: msg.id, ok: false, failure: r.failure });
+      } else if (msg.op === 'coverage') {
+        reply({ id: msg.id, ok: true, coverage: sandbox.coverage() });
       } else {
         reply({ id: msg.id, ok: false, failure: { kind: 'contract', message: `the Python sandbox does not run ${msg.op}`, env: null, fatal: true } });
       }

@@ -113,6 +113,49 @@ export function* walk(root: Node): Generator<Node> {
   }
 }
 
+/** The value of a plain string literal (no f-string, no escapes to decode), else undefined. */
+export function pythonString(node: Node | null | undefined): string | undefined {
+  if (node?.type !== 'string') return undefined;
+  const start = node.children[0];
+  if (!start || /[fFbB]/.test(start.text)) return undefined;
+  const content = node.namedChildren.filter((c) => c?.type === 'string_content');
+  if (node.namedChildren.some((c) => c?.type === 'interpolation' || c?.type === 'escape_sequence')) return undefined;
+  return content.map((c) => c!.text).join('');
+}
+
+/** `d["k"]`, `d.get("k")`, `"k" in d`: the dict, the key node and how it is used. */
+export interface PythonKeyUse {
+  dict: Node;
+  keyNode: Node;
+  key: string;
+  how: 'subscript' | 'method' | 'in';
+  node: Node;
+}
+
+/** Every string-keyed use of a dict among `nodes` (a tree's walk), in their order. */
+export function keyUsesIn(nodes: Iterable<Node>): PythonKeyUse[] {
+  const out: PythonKeyUse[] = [];
+  for (const n of nodes) {
+    if (n.type === 'subscript') {
+      const dict = n.childForFieldName('value');
+      const keyNode = n.childForFieldName('subscript');
+      const key = pythonString(keyNode);
+      if (dict && keyNode && key !== undefined) out.push({ dict, keyNode, key, how: 'subscript', node: n });
+    } else if (n.type === 'call') {
+      const fn = n.childForFieldName('function');
+      const keyNode = n.childForFieldName('arguments')?.namedChildren[0];
+      const key = pythonString(keyNode);
+      if (fn?.type === 'attribute' && ['get', 'setdefault', 'pop'].includes(fn.childForFieldName('attribute')?.text ?? '') && keyNode && key !== undefined)
+        out.push({ dict: fn.childForFieldName('object')!, keyNode, key, how: 'method', node: n });
+    } else if (n.type === 'comparison_operator' && n.children.some((c) => c?.type === 'in' || c?.type === 'not in')) {
+      const [left, right] = [n.namedChildren[0], n.namedChildren[1]];
+      const key = pythonString(left);
+      if (left && right && key !== undefined) out.push({ dict: right, keyNode: left, key, how: 'in', node: n });
+    }
+  }
+  return out;
+}
+
 /** A located problem in a Python file's syntax tree. */
 export interface PythonProblem {
   at: EntryLocation;
@@ -188,7 +231,7 @@ export function sandboxRefusals(root: Node): PythonProblem[] {
 }
 
 /** Whether an identifier names a variable (not a definition's name, a parameter, a keyword or an import path). */
-function isNameReference(n: Node): boolean {
+export function isNameReference(n: Node): boolean {
   const parent = n.parent;
   if (!parent) return true;
   const field = (type: string, name: string) => parent.type === type && parent.childForFieldName(name)?.id === n.id;
