@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import path from 'node:path';
 import { RewardSandbox } from '../src/reward';
-import { BUILTIN_TASKS } from '../src/tasks';
+import { BUILTIN_TASKS, successTargets } from '../src/tasks';
 import { scriptedTrajectory } from '../test/fixtures/rewards/trajectory';
 import type { StepObservation } from '../src/schema';
 
@@ -36,7 +36,7 @@ export async function run(): Promise<void> {
     const id = /^(?:\/\/|#) task: (\S+)/m.exec(readFileSync(file, 'utf8'))?.[1];
     const task = id ? BUILTIN_TASKS[id] : undefined;
     if (!task) throw new Error(`${f}: no known // task: header`);
-    const target = task.success.kind === 'near' ? task.success.names[0]! : task.success.mob;
+    const target = successTargets(task)[0]!;
     const trajectories: StepObservation[][] = Array.from({ length: NUM_ENVS }, (_, e) =>
       scriptedTrajectory({ world: task.world, target, steps: STEPS, seed: 1000 + e, attack: task.attack }),
     );

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { combineScaled, SCALE_RULE } from '../src/schema';
-import { BUILTIN_TASKS, type TaskSpec } from '../src/tasks';
+import { BUILTIN_TASKS, successTargets, type TaskSpec } from '../src/tasks';
 import type { StepObservation } from '../src/schema';
 import {
   compileRewardFile,
@@ -371,7 +371,7 @@ test('every example reward runs on realistic observation sequences and returns o
   await Promise.all(
     files.map(async (file) => {
       const task = taskOf(file);
-      const target = task.success.kind === 'near' ? task.success.names[0]! : task.success.mob;
+      const target = successTargets(task)[0]!;
       const trajectories = Array.from({ length: numEnvs }, (_, i) =>
         scriptedTrajectory({ world: task.world, target, steps, seed: 11 + i, attack: task.attack }),
       );
