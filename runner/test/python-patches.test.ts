@@ -1,4 +1,4 @@
-// The analyzer's patches on Python rewards: each request is placed in the paper's layout (a nested `def dense`
+// The analyzer's patches on Python rewards (all eight kinds): each request is placed in the paper's layout (a nested `def dense`
 // that reads reward_function's parameters as a closure), in the top-level dense/sparse layout (whose
 // parameter list is extended) and before the return of a dense variable; every patched file parses, keeps
 // the contract and lints clean; composed patches run in the real sandbox and pay what they say; `analyze` writes
@@ -63,7 +63,6 @@ test('every patch goes into the nested dense of the paper layout, parses, keeps 
   const widened = patchReward(TREE, text, REQUESTS[6]!);
   assert.match(widened.diff, /^\+ {8}now = nearest_target\(current_nearest_blocks\)$/m);
   assert.match(widened.diff, /^\+ {8}log = nearest_target\(current_nearest_blocks\)$/m);
-  assert.throws(() => patchReward(TREE, text, { kind: 'symmetric-turning', why: 'x.' }), /written for TypeScript rewards only so far/);
 });
 
 test('the top-level dense of the dense/sparse layout gains the parameters a patch needs, in contract order', () => {
@@ -118,6 +117,42 @@ test('composed patches run in the sandbox and pay what they say: lava, pitch, a 
     // env 2 again at the same distance: no new record, nothing paid (the unpatched reward paid nothing for birch at all).
     const again = await sandbox.step([obs({}, 2), obs({}, 2), obs({ birch_log: [5, 0, 0] }, 2)]);
     assert.deepEqual(Array.from(again), [0, 0, 0]);
+  } finally {
+    await sandbox.close();
+  }
+});
+
+test('a turning bonus gets its mirrored penalty; a movement bonus becomes a first-visit cell bonus that pays in the sandbox', async () => {
+  const spin = path.join(FIXTURES, 'spin-bonus.reward.py');
+  const mirrored = patchReward(spin, readFileSync(spin, 'utf8'), { kind: 'symmetric-turning', why: 'they spun on the spot.' });
+  assert.match(
+    mirrored.diff,
+    /^ {5}if abs\(now\[1\]\) < abs\(before\[1\]\) - 0\.01:\n {9}return 1 {2}# turned towards it\n\+ {4}# Analyzer: they spun on the spot\.\n\+ {4}if abs\(now\[1\]\) > abs\(before\[1\]\) \+ 0\.01:\n\+ {8}return -1 {2}# turned away from it$/m,
+  );
+  patched(spin, readFileSync(spin, 'utf8'), { kind: 'symmetric-turning', why: 'they spun on the spot.' });
+  assert.throws(() => patchReward(spin, mirrored.patched, { kind: 'symmetric-turning', why: 'x.' }), /already has a matching penalty/);
+
+  const moved = path.join(FIXTURES, 'moved-bonus.reward.py');
+  const req: PatchRequest = { kind: 'movement-to-cells', cellSize: 2, why: 'they walked back and forth.' };
+  const text = patched(moved, readFileSync(moved, 'utf8'), req);
+  const diff = patchReward(moved, readFileSync(moved, 'utf8'), req).diff;
+  // The movement bonus and the locals that only fed it go; a GLOBAL_DATA set of visited cells comes in.
+  assert.match(diff, /^- {8}if moved > 0\.05:$/m);
+  assert.match(diff, /^- {8}moved = math\.hypot\(x1 - x0, z1 - z0\)$/m);
+  assert.match(diff, /^- {8}x0, _, z0, _, _ = past_agent_positions\[-2\]$/m);
+  assert.match(
+    diff,
+    /^\+ {8}if cell_key not in GLOBAL_DATA\["visited_cells"\]:\n\+ {12}GLOBAL_DATA\["visited_cells"\]\.add\(cell_key\)\n {13}return 1 {2}# keep moving$/m,
+  );
+  const file = path.join(dir, 'cells.reward.py');
+  writeFileSync(file, text);
+  const sandbox = await RewardSandbox.open(file, 1);
+  try {
+    await sandbox.beginEpisodes([0], [obs({}, 0)]);
+    // Back and forth between two 2 m cells: each pays on its first visit only, then it is standing still's -1.
+    const paid: number[] = [];
+    for (const x of [3, 0, 3, 0]) paid.push((await sandbox.step([obs({}, x)]))[0]!);
+    assert.deepEqual(paid, [0.1, 0.1, -0.1, -0.1]);
   } finally {
     await sandbox.close();
   }

@@ -17,8 +17,8 @@ export type PythonDenseTerm = { kind: 'function'; def: PythonNode; topLevel: boo
 
 export const NEAREST_DICTS = new Set(['current_nearest_blocks', 'previous_nearest_blocks']);
 
-/** The nodes of `root` that belong to it, not to a function nested in it. */
-function* ownNodes(root: PythonNode): Generator<PythonNode> {
+/** The nodes of `root` that belong to it, not to a function nested in it, in document order. */
+export function* ownNodes(root: PythonNode): Generator<PythonNode> {
   const stack: PythonNode[] = [...root.children].filter((c): c is PythonNode => !!c).reverse();
   while (stack.length) {
     const n = stack.pop()!;
@@ -149,6 +149,30 @@ function denseOperand(e: PythonNode): PythonNode | undefined {
   if (weight(r)) return sign(l);
   if (weight(l)) return sign(r);
   return undefined;
+}
+
+/** A number literal that is positive (`1`, `0.5`; not `-1`, not a name). */
+function positiveNumber(n: PythonNode | null | undefined): boolean {
+  return !!n && (n.type === 'integer' || n.type === 'float') && Number(n.text.replace(/_/g, '')) > 0;
+}
+
+/** Does `node` pay something positive: a `return <positive number>`, or `x = <positive>` / `x += <positive>`? */
+export function paysPositive(node: PythonNode): boolean {
+  for (const n of ownNodes(node)) {
+    if (n.type === 'return_statement' && positiveNumber(n.namedChildren[0])) return true;
+    if ((n.type === 'assignment' || n.type === 'augmented_assignment') && positiveNumber(n.childForFieldName('right'))) {
+      if (n.type === 'assignment' || n.childForFieldName('operator')?.type === '+=') return true;
+    }
+  }
+  return false;
+}
+
+/** The lines of a block (an if's consequence) relative to its own indentation, for re-placing them elsewhere. */
+export function blockLines(src: PythonSource, block: PythonNode): string[] {
+  const [first, ...rest] = block.text.split(/\r?\n/);
+  const base = block.startPosition.column;
+  const ownLine = src.indentOf(block.startPosition.row).length === base;
+  return [first!, ...rest.map((l) => (ownLine ? l.slice(Math.min(base, /^[ \t]*/.exec(l)![0].length)) : l.trimStart()))];
 }
 
 /** `f(…)` → "f". */

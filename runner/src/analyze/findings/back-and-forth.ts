@@ -28,6 +28,8 @@ import {
   type Edit,
   type RewardSource,
 } from '../patch';
+import * as py from '../python-patch';
+import { walk, type PythonNode } from '../../reward/python-syntax';
 
 /** Replace a bonus for moving (a condition on past_agent_positions) with a bonus for entering an unvisited cell. */
 export interface MovementToCellsRequest {
@@ -186,7 +188,70 @@ function replaceMovementBonus(src: RewardSource, term: DenseTerm, req: MovementT
   }
 }
 
-export const movementToCells = definePatch<MovementToCellsRequest>({ kind: 'movement-to-cells', write: replaceMovementBonus });
+/** Python: the names an assignment's left side binds (`moved`, `x0, _, z0, _, _`). */
+function pythonBoundNames(left: PythonNode | null): string[] {
+  if (!left) return [];
+  if (left.type === 'identifier') return [left.text];
+  if (left.type === 'pattern_list' || left.type === 'tuple_pattern' || left.type === 'list_pattern')
+    return left.namedChildren.flatMap((c) => pythonBoundNames(c));
+  return [];
+}
+
+function pythonReplaceMovementBonus(src: py.PythonSource, term: py.PythonDenseTerm, req: MovementToCellsRequest, edits: Edit[]): void {
+  const scope = term.kind === 'function' ? term.def.childForFieldName('body')! : term.before.parent!;
+  // Locals computed from positions (`x1, _, z1, _, _ = past_agent_positions[-1]`, `moved = math.hypot(...)`).
+  const derived = new Set<string>();
+  const declarations = new Map<string, PythonNode>();
+  const mentionsPositions = (n: PythonNode) => [...walk(n)].some((x) => x.type === 'identifier' && (x.text === 'past_agent_positions' || derived.has(x.text)));
+  let bonus: PythonNode | undefined;
+  for (const n of py.ownNodes(scope)) {
+    if (n.type === 'assignment' && n.childForFieldName('right') && mentionsPositions(n.childForFieldName('right')!)) {
+      const names = pythonBoundNames(n.childForFieldName('left'));
+      for (const x of names) derived.add(x);
+      const stmt = n.parent;
+      if (stmt?.type === 'expression_statement') for (const x of names) declarations.set(x, stmt);
+    }
+    const condition = n.type === 'if_statement' ? n.childForFieldName('condition') : null;
+    if (condition && mentionsPositions(condition) && !/GLOBAL_DATA/.test(condition.text) && py.paysPositive(n.childForFieldName('consequence')!)) {
+      bonus = n;
+      break;
+    }
+  }
+  if (!bonus) throw new PatchUnavailable('the dense term has no bonus conditioned on past_agent_positions (a "moved" bonus) to replace');
+  if (bonus.childForFieldName('alternative')) throw new PatchUnavailable('the "moved" bonus has elif/else branches; replace it by hand');
+  py.ensureParameters(term, ['past_agent_positions', 'GLOBAL_DATA'], edits);
+  const cellSize = py.addConstant(src, 'CELL_SIZE', req.cellSize, 'metres: the first visit to each cell of this size pays (added by the analyzer)');
+  const paid = py.blockLines(src, bonus.childForFieldName('consequence')!);
+  const lines = [`# Analyzer: ${req.why}`, ...py.cellBonusLines(src, cellSize, paid)];
+  // The whole lines go, a trailing comment too: it described the old bonus.
+  const [first, last] = [bonus.startPosition.row, bonus.endPosition.row];
+  edits.push({ start: src.lineStart(first), end: src.lineStart(last + 1), text: src.block(src.indentOf(first), lines) });
+  // Locals that only fed the removed condition are dead now (and, in turn, locals that only fed those).
+  const removed = new Set<PythonNode>();
+  const condition = bonus.childForFieldName('condition')!;
+  const inside = (n: PythonNode, outer: PythonNode) => n.startIndex >= outer.startIndex && n.endIndex <= outer.endIndex;
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const stmt of new Set(declarations.values())) {
+      if (removed.has(stmt) || stmt.startIndex > bonus.startIndex) continue;
+      const names = [...declarations].filter(([, s]) => s.id === stmt.id).map(([name]) => name);
+      const read = [...walk(scope)].some(
+        (x) => x.type === 'identifier' && names.includes(x.text) && !inside(x, stmt) && !inside(x, condition) && ![...removed].some((r) => inside(x, r)),
+      );
+      if (!read) {
+        removed.add(stmt);
+        changed = true;
+      }
+    }
+  }
+  for (const stmt of removed) edits.push({ start: src.lineStart(stmt.startPosition.row), end: src.lineStart(stmt.endPosition.row + 1), text: '' });
+}
+
+export const movementToCells = definePatch<MovementToCellsRequest>({
+  kind: 'movement-to-cells',
+  write: replaceMovementBonus,
+  python: pythonReplaceMovementBonus,
+});
 
 export const backAndForth = defineFinding({
   meta: {

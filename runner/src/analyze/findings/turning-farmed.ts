@@ -4,6 +4,8 @@ import ts from 'typescript';
 import type { EpisodeRecord } from '../../records';
 import { defineFinding, KEEP_EVIDENCE, pct, plural, type EpisodeEvidence, type FindingOf } from '../finding';
 import { definePatch, paysPositive, PatchUnavailable, type DenseTerm, type Edit, type RewardSource } from '../patch';
+import * as py from '../python-patch';
+import type { PythonNode } from '../../reward/python-syntax';
 
 /** Pair a bonus for turning towards a target (|yaw| shrinking) with the mirrored penalty for turning away. */
 export interface SymmetricTurningRequest {
@@ -113,7 +115,61 @@ function mirrorTurningBonus(src: RewardSource, term: DenseTerm, req: SymmetricTu
   });
 }
 
-export const symmetricTurning = definePatch<SymmetricTurningRequest>({ kind: 'symmetric-turning', write: mirrorTurningBonus });
+/** Python: `abs(E[1])` (or `np.abs`, `math.fabs`), the magnitude of a nearest entry's yaw: the entry's text. */
+function pythonAbsYawOf(e: PythonNode | null): string | undefined {
+  if (e?.type !== 'call' || !/^((np|numpy|math)\.)?f?abs$/.test(e.childForFieldName('function')?.text ?? '')) return undefined;
+  const args = e.childForFieldName('arguments')?.namedChildren ?? [];
+  const arg = args[0];
+  if (args.length !== 1 || arg?.type !== 'subscript' || arg.childForFieldName('subscript')?.text !== '1') return undefined;
+  return arg.childForFieldName('value')?.text;
+}
+
+/** Python: `abs(A[1]) < abs(B[1]) - margin` (or with `>`) as the lesser and greater entries and the margin. */
+function pythonCompareYaw(cond: PythonNode | null): { lesser: string; greater: string; margin: string | undefined } | undefined {
+  while (cond?.type === 'parenthesized_expression') cond = cond.namedChildren[0] ?? null;
+  if (cond?.type !== 'comparison_operator' || cond.namedChildren.length !== 2) return undefined;
+  const op = cond.children.find((c) => c && ['<', '<=', '>', '>='].includes(c.type))?.type;
+  if (!op) return undefined;
+  const side = (e: PythonNode): { entry: string | undefined; margin: string | undefined } => {
+    const operator = e.type === 'binary_operator' ? e.childForFieldName('operator')?.type : undefined;
+    const right = e.childForFieldName('right');
+    if ((operator === '-' || operator === '+') && (right?.type === 'integer' || right?.type === 'float'))
+      return { entry: pythonAbsYawOf(e.childForFieldName('left')), margin: right.text };
+    return { entry: pythonAbsYawOf(e), margin: undefined };
+  };
+  const [l, r] = [side(cond.namedChildren[0]!), side(cond.namedChildren[1]!)];
+  const [lesser, greater] = op.startsWith('<') ? [l, r] : [r, l];
+  return lesser.entry && greater.entry ? { lesser: lesser.entry, greater: greater.entry, margin: lesser.margin ?? greater.margin } : undefined;
+}
+
+function pythonMirrorTurningBonus(src: py.PythonSource, term: py.PythonDenseTerm, req: SymmetricTurningRequest, edits: Edit[]): void {
+  if (term.kind !== 'function') throw new PatchUnavailable('the dense term is a variable; the turning bonus must be in a dense function');
+  const comparisons: { stmt: PythonNode; lesser: string; greater: string; margin: string | undefined }[] = [];
+  for (const n of py.ownNodes(term.def.childForFieldName('body')!)) {
+    const c = n.type === 'if_statement' ? pythonCompareYaw(n.childForFieldName('condition')) : undefined;
+    if (c) comparisons.push({ stmt: n, ...c });
+  }
+  // The bonus: one entry's |yaw| smaller than the other's (turned towards it), paying positive.
+  const turnedTowards = comparisons.find((c) => py.paysPositive(c.stmt.childForFieldName('consequence')!));
+  if (!turnedTowards) throw new PatchUnavailable('the dense term has no bonus for turning towards a target (a shrinking |yaw|)');
+  const { stmt, lesser, greater, margin } = turnedTowards;
+  if (comparisons.some((c) => c.lesser === greater && c.greater === lesser))
+    throw new PatchUnavailable('the turning bonus already has a matching penalty for turning away');
+  const body = stmt.childForFieldName('consequence')!.namedChildren.filter((c) => c?.type !== 'comment');
+  const value = body.length === 1 && body[0]!.type === 'return_statement' ? body[0]!.namedChildren[0] : undefined;
+  if (!value || (value.type !== 'integer' && value.type !== 'float') || stmt.childForFieldName('alternative'))
+    throw new PatchUnavailable('the turning bonus is not a plain `if …: return <number>`, so its mirror cannot be written');
+  const row = stmt.endPosition.row + 1;
+  const condition = `abs(${lesser}[1]) > abs(${greater}[1])${margin ? ` + ${margin}` : ''}`;
+  const lines = [`# Analyzer: ${req.why}`, `if ${condition}:`, `\treturn -${value.text}  # turned away from it`];
+  edits.push({ start: src.lineStart(row), end: src.lineStart(row), text: src.block(src.indentOf(stmt.startPosition.row), lines) });
+}
+
+export const symmetricTurning = definePatch<SymmetricTurningRequest>({
+  kind: 'symmetric-turning',
+  write: mirrorTurningBonus,
+  python: pythonMirrorTurningBonus,
+});
 
 export const turningFarmed = defineFinding({
   meta: {
