@@ -10,7 +10,7 @@ import type { TextDocuments } from 'vscode-languageserver/node';
 import { probeDiagnostic, taskOfReward } from '../../runner/src/lint/check';
 import type { RewardDiagnostic } from '../../runner/src/lint/rules';
 import { probeReward, profileText, type LineProfile } from '../../runner/src/probe/index';
-import { prewarmSandboxHost } from '../../runner/src/reward/index';
+import { isPythonFile, prewarmSandboxHost } from '../../runner/src/reward/index';
 import { taskFromHeader } from '../../runner/src/tasks';
 
 /** The pause in typing after which the probes run (they also run on save; never per keystroke). */
@@ -68,9 +68,9 @@ export class EditorProbes {
     });
   }
 
-  /** A reward document opened: the first probe of the session does not wait for a sandbox host to start. */
+  /** A reward document opened: the first probe of the session does not wait for a sandbox host to start (a Python file's starts its own). */
   opened(uri: string): void {
-    prewarmSandboxHost();
+    if (!isPythonFile(this.host.filePathOf(uri))) prewarmSandboxHost();
     this.schedule(uri, PROBE_IDLE_MS);
   }
 

@@ -2,7 +2,8 @@
 // Problems lists the schema error → its Quick Fix menu offers the lava fix and none of TypeScript's fixes that
 // break the reward contract → the Train CodeLens is there → clicking it shows progress and ends with a
 // result in the dashboard → an analyzer suggestion offers a code action → applying it changes the file.
-// First, a Python reward (tree.reward.py): Problems lists its schema error and its Quick Fix rewrites the name.
+// First, a Python reward (tree.reward.py): Problems lists its schema error and the probes' warning (its replay in
+// the packaged Python sandbox), its Quick Fix rewrites the name, and the warning goes when the probes run again.
 // Every step leaves a screenshot in $E2E_ARTIFACTS.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -115,13 +116,19 @@ try {
   // the Quick Fix menu) rewrites the name in the file.
   await openFile('tree.reward.py', 'reward_function');
   await command('View: Focus Problems');
-  const oakLogg = page.locator('.markers-panel .monaco-list-row', { hasText: 'oak_logg' }).first();
+  const oakLogg = page.locator('.markers-panel .monaco-list-row', { hasText: "'oak_logg' is not a Minecraft" }).first();
   // The language server loads the Python parser (WebAssembly) on the first Python file: slower than the TypeScript lint.
   await oakLogg.waitFor({ timeout: 180_000 });
   const pythonProblem = (await oakLogg.innerText()).replace(/\s+/g, ' ');
   assert.match(pythonProblem, /Did you mean 'oak_log'/, `the oak_logg problem should suggest oak_log, got: ${pythonProblem}`);
   log(`Problems (Python): ${pythonProblem}`);
   await screenshot('problems-python-oak-logg');
+  // The probes replay the file in the packaged extension's Python sandbox (Pyodide shipped in the .vsix): no probe
+  // observation holds an 'oak_logg', so the reward is 0 on every call, which they say where it never pays.
+  const constant = page.locator('.markers-panel .monaco-list-row', { hasText: /returns 0 on every one of the [\d,]+ probe calls/ }).first();
+  await constant.waitFor({ timeout: 300_000 });
+  log(`Problems (Python probes): ${(await constant.innerText()).replace(/\s+/g, ' ')}`);
+  await screenshot('problems-python-probes');
   await page.locator('.tab', { hasText: 'tree.reward.py' }).first().click();
   const atOakLogg = await quickFixMenu(pythonOriginal, '"oak_logg"', 'quick-fix-python');
   assert.match(
@@ -140,8 +147,10 @@ try {
   }
   assert.equal(pythonFixed, pythonExpected, "the Quick Fix should change 'oak_logg' to 'oak_log' and nothing else");
   await oakLogg.waitFor({ state: 'detached', timeout: 60_000 });
+  // Saved, the fixed file is probed again: it pays now, so the constant-reward warning goes.
+  await constant.waitFor({ state: 'detached', timeout: 300_000 });
   await screenshot('python-fixed');
-  log('Python reward: the quick fix applied, its problem gone');
+  log("Python reward: the quick fix applied, its problem and the probes' warning gone");
 
   await openFile('tree.reward.ts', 'reward_function');
 
