@@ -9,6 +9,7 @@ import { createEnv } from '../src/env/index';
 import { resolveTask } from '../src/tasks';
 import { RewardSandbox } from '../src/reward/index';
 import { GAME_FACTS } from '../src/schema';
+import { RolloutBuffer } from '../src/ppo/ppo';
 import { parseEvent, type RunnerEvent } from '../src/events';
 import { tempDir } from './helpers/tmp';
 
@@ -172,4 +173,50 @@ test('a reward that throws mid-run stops training with its original line, on std
   ]);
   assert.equal(human.code, 1);
   assert.match(human.stderr, /reward error \(throw\) at .*late-typo\.reward\.ts:9:\d+: .*undefined/);
+});
+
+test('a time-limit cut is worth the value of the state it stood in; a success or a death is worth nothing after', () => {
+  // One env, three steps: the first ends by the time limit, the second by a death, the third goes on.
+  const buffer = new RolloutBuffer(3, 1, 1);
+  buffer.length = 3;
+  buffer.values.set([0.5, 0.25, 0.75]);
+  buffer.rewards.set([1, 2, 4]);
+  buffer.dones.set([1, 1, 0]);
+  buffer.truncated.set([1, 0, 0]);
+  buffer.truncatedValues.set([3, 0, 0]);
+  const gamma = 0.9;
+  buffer.computeAdvantages(Float32Array.of(10), 0.5, gamma, 0.95);
+  assert.ok(Math.abs(buffer.advantages[0]! - (1 * 0.5 + gamma * 3 - 0.5)) < 1e-6, 'the cut step bootstraps from its own last state');
+  assert.ok(Math.abs(buffer.advantages[1]! - (2 * 0.5 - 0.25)) < 1e-6, 'a death ends the return');
+  assert.ok(Math.abs(buffer.advantages[2]! - (4 * 0.5 + gamma * 10 - 0.75)) < 1e-6, 'a running episode bootstraps from the next state');
+});
+
+test('an env cut by the time limit hands back the features of its last state, not of the next episode', async () => {
+  const task = { ...resolveTask('approach-tree'), maxSteps: 3 };
+  for (const workers of [0, 1]) {
+    const env = await createEnv({ task, numEnvs: 2, seed: 5, workers });
+    try {
+      await env.reset([11, 12]);
+      const noOp = new Int32Array(2);
+      let res = await env.step(noOp);
+      assert.deepEqual(res.terminalFeatures, [null, null], 'no cut before the limit');
+      res = await env.step(noOp);
+      const beforeCut = res.features.slice();
+      res = await env.step(noOp);
+      assert.ok(
+        res.info.every((i) => i.done && i.truncated),
+        'the third step hits the limit',
+      );
+      for (let i = 0; i < 2; i++) {
+        const last = res.terminalFeatures[i]!;
+        const f = env.featureSize;
+        assert.equal(last.length, f);
+        // Standing still, the last state looks like the one before it, and unlike the fresh world reset into.
+        assert.deepEqual(Array.from(last), Array.from(beforeCut.subarray(i * f, (i + 1) * f)), `env ${i} (workers ${workers})`);
+        assert.notDeepEqual(Array.from(last), Array.from(res.features.subarray(i * f, (i + 1) * f)), `env ${i} (workers ${workers})`);
+      }
+    } finally {
+      await env.close();
+    }
+  }
 });

@@ -27,6 +27,9 @@ export interface VecStepResult {
   info: StepInfo[];
   /** For a done env, the first observation of the episode it was reset into (else null). */
   resetObs: (StepObservation | null)[];
+  /** For an env whose episode the time limit cut (`info.truncated`), the policy features of its last state, which
+   * `features` no longer holds (PPO bootstraps the cut return from their value); else null. */
+  terminalFeatures: (Float32Array | null)[];
 }
 
 export interface VecEnv {

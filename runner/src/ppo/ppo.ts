@@ -68,6 +68,10 @@ export class RolloutBuffer {
   /** Raw rewards from the reward function (normalised when advantages are computed). */
   readonly rewards: Float32Array;
   readonly dones: Uint8Array;
+  /** 1 where the time limit cut the episode: the return goes on past the cut, estimated by `truncatedValues`. */
+  readonly truncated: Uint8Array;
+  /** The value of the state a cut episode stood in at its last step (0 elsewhere). */
+  readonly truncatedValues: Float32Array;
   readonly advantages: Float32Array;
   readonly returns: Float32Array;
   length = 0;
@@ -84,11 +88,18 @@ export class RolloutBuffer {
     this.values = new Float32Array(size);
     this.rewards = new Float32Array(size);
     this.dones = new Uint8Array(size);
+    this.truncated = new Uint8Array(size);
+    this.truncatedValues = new Float32Array(size);
     this.advantages = new Float32Array(size);
     this.returns = new Float32Array(size);
   }
 
-  /** GAE(γ, λ) over the first `length` steps; an episode end (success, death or time limit) cuts the trace. */
+  /**
+   * GAE(γ, λ) over the first `length` steps. An episode end cuts the trace. A success or a death ends the return
+   * there; a time limit does not end the game, only the episode, and the policy does not see the clock, so the return
+   * after a cut is estimated by the value of the state it stood in (otherwise the same state is worth nothing at step
+   * 2,000 and something at step 1,999, and the value function learns noise).
+   */
   computeAdvantages(lastValues: Float32Array, rewardScale: number, gamma: number, lambda: number): void {
     const n = this.numEnvs;
     for (let i = 0; i < n; i++) {
@@ -97,7 +108,8 @@ export class RolloutBuffer {
       for (let t = this.length - 1; t >= 0; t--) {
         const k = t * n + i;
         const notDone = this.dones[k] ? 0 : 1;
-        const delta = this.rewards[k]! * rewardScale + gamma * nextValue * notDone - this.values[k]!;
+        const following = notDone ? nextValue : this.truncated[k] ? this.truncatedValues[k]! : 0;
+        const delta = this.rewards[k]! * rewardScale + gamma * following - this.values[k]!;
         gae = delta + gamma * lambda * notDone * gae;
         this.advantages[k] = gae;
         this.returns[k] = gae + this.values[k]!;

@@ -4,7 +4,7 @@
 // outlives one: the features the envs stand at, each env's running return, which world each env is in.
 import type { StepObservation } from '../schema';
 import type { EpisodeRecord } from '../records';
-import type { StepInfo, VecEnv } from '../env/types';
+import type { StepInfo, VecEnv, VecStepResult } from '../env/types';
 import type { RewardSandbox } from '../reward/index';
 import { nextEpisodeSeed } from '../seeds';
 import { sampleActions, type PolicyNetwork, type Rng } from '../ppo/policy';
@@ -102,10 +102,13 @@ export class RolloutCollector {
       rewardsPending.catch(() => {});
       this.features = res.features;
       evaluated = measured(profile, 'act: policy forward', () => net.evaluate(this.features, n));
+      const truncatedValues = measured(profile, 'act: policy forward', () => this.truncatedValues(res));
       const rewards = await measuredAsync(profile, 'reward (wait for sandbox)', () => rewardsPending);
       for (let i = 0; i < n; i++) {
         buffer.rewards[row + i] = rewards[i]!;
         buffer.dones[row + i] = res.info[i]!.done ? 1 : 0;
+        buffer.truncated[row + i] = res.info[i]!.truncated ? 1 : 0;
+        buffer.truncatedValues[row + i] = truncatedValues?.[i] ?? 0;
         this.episodeReturn[i] += rewards[i]!;
         this.p.recent?.step(i, actions[i]!, rewards[i]!, res.obs[i]!, res.info[i]!);
       }
@@ -122,6 +125,16 @@ export class RolloutCollector {
       progress.frames += n;
     }
     return { finished, lastValues: evaluated.values };
+  }
+
+  /** The values of the last states of the episodes the time limit cut in this step (null when none was cut). */
+  private truncatedValues(res: VecStepResult): Float32Array | null {
+    if (!res.terminalFeatures.some((x) => x)) return null;
+    const f = this.p.env.featureSize;
+    // A whole batch, the cut rows replaced: the network keeps its batch size (its workspaces are per size).
+    const x = res.features.slice();
+    res.terminalFeatures.forEach((t, i) => t && x.set(t, i * f));
+    return this.p.net.evaluate(x, this.p.env.numEnvs).values;
   }
 }
 

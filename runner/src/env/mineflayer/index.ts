@@ -606,10 +606,12 @@ export class MineflayerVecEnv implements VecEnv {
     const obs: StepObservation[] = new Array(n);
     const info: StepInfo[] = new Array(n);
     const resetObs: (StepObservation | null)[] = new Array(n).fill(null);
+    const terminalFeatures: (Float32Array | null)[] = new Array(n).fill(null);
     for (let i = 0; i < n; i++) {
       const r = this.agents[i]!.finishStep(features, i * f);
       obs[i] = r.obs;
       info[i] = r.info;
+      if (r.info.truncated) terminalFeatures[i] = features.slice(i * f, (i + 1) * f);
     }
     await Promise.all(
       this.agents.map(async (a, i) => {
@@ -618,7 +620,7 @@ export class MineflayerVecEnv implements VecEnv {
         resetObs[i] = await a.reset(this.seeds[i]!, features, i * f);
       }),
     );
-    return { features, obs, info, resetObs };
+    return { features, obs, info, resetObs, terminalFeatures };
   }
 
   async close(): Promise<void> {

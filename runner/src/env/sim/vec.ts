@@ -43,17 +43,19 @@ export class SimBatch {
     const obs: StepObservation[] = new Array(n);
     const info: StepInfo[] = new Array(n);
     const resetObs: (StepObservation | null)[] = new Array(n).fill(null);
+    const terminalFeatures: (Float32Array | null)[] = new Array(n).fill(null);
     for (let i = 0; i < n; i++) {
       const env = this.envs[i]!;
       const r = env.step(actions[i]!, features, i * f);
       obs[i] = r.obs;
       info[i] = r.info;
+      if (r.info.truncated) terminalFeatures[i] = features.slice(i * f, (i + 1) * f);
       if (r.info.done) {
         this.seeds[i] = nextEpisodeSeed(this.seeds[i]!, this.firstIndex + i);
         resetObs[i] = env.reset(this.seeds[i]!, features, i * f);
       }
     }
-    return { features, obs, info, resetObs };
+    return { features, obs, info, resetObs, terminalFeatures };
   }
 }
 
@@ -257,7 +259,7 @@ export class SimVecEnv implements VecEnv {
     const replies = await this.receiveAll();
     const features = new Float32Array(this.numEnvs * this.featureSize);
     features.set(mine.features, 0);
-    const { obs, info, resetObs } = mine;
+    const { obs, info, resetObs, terminalFeatures } = mine;
     replies.forEach((r, s) => {
       if (r.type !== 'step') throw new Error('unexpected env worker reply');
       features.set(r.result.features, this.shards[s]!.first * this.featureSize);
@@ -265,9 +267,10 @@ export class SimVecEnv implements VecEnv {
         obs.push(r.result.obs[i]!);
         info.push(r.result.info[i]!);
         resetObs.push(r.result.resetObs[i]!);
+        terminalFeatures.push(r.result.terminalFeatures[i]!);
       }
     });
-    return { features, obs, info, resetObs };
+    return { features, obs, info, resetObs, terminalFeatures };
   }
 
   /** Every worker's reply to the request just sent (all are taken even when one failed: none is left behind). */
