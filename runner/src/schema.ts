@@ -113,8 +113,16 @@ export type ParameterName =
   | 'damage_dealt'
   | 'kill_entity';
 
+/**
+ * Where the runtime takes a parameter's value from: a field of this step's observation, or what it keeps per
+ * episode (`previous`: the previous step's `nearest`; `history`: every `position` of the episode so far, the start
+ * first; `memory`: GLOBAL_DATA, the reward's own).
+ */
+export type ParameterSource = { field: keyof StepObservation } | { episode: 'previous' | 'history' | 'memory' };
+
 export interface ParameterSpec {
   name: ParameterName;
+  source: ParameterSource;
   /** TypeScript type used in the generated declaration. */
   tsType: string;
   /** Which name set its keys come from, for dict-typed parameters. */
@@ -130,40 +138,47 @@ export interface ParameterSpec {
 export const PARAMETERS: readonly ParameterSpec[] = [
   {
     name: 'current_nearest_blocks',
+    source: { field: 'nearest' },
     tsType: 'NearestBlocks',
     keys: 'nearby',
     doc: 'For each block type and mob visible in the field of view this step: `[distance m, yaw rad, pitch rad]` of the nearest one. A name is absent when nothing of it is visible.',
   },
   {
     name: 'previous_nearest_blocks',
+    source: { episode: 'previous' },
     tsType: 'NearestBlocks',
     keys: 'nearby',
     doc: 'The same as `current_nearest_blocks`, for the previous step (on the first step of an episode: the observation the episode started with).',
   },
   {
     name: 'inventory_change',
+    source: { field: 'inventory_change' },
     tsType: 'InventoryChange',
     keys: 'item',
     doc: 'For each item whose count changed since the previous step: the change (positive = gained). Unchanged items are absent.',
   },
   {
     name: 'health',
+    source: { field: 'health' },
     tsType: 'number',
     range: { min: 0, max: 10, unit: 'hearts' },
     doc: 'Health now, 0 (dead) to 10 (full).',
   },
   {
     name: 'past_agent_positions',
+    source: { episode: 'history' },
     tsType: 'AgentPosition[]',
     doc: 'One `[x, y, z, yaw°, pitch°]` entry per step so far, oldest first: the start position, then one per step; the last entry is the current position (the first call of an episode sees 2 entries). Yaw and pitch are degrees relative to the initial facing.',
   },
   {
     name: 'GLOBAL_DATA',
+    source: { episode: 'memory' },
     tsType: 'GlobalData',
     doc: 'Memory kept across the steps of one episode; an empty object at episode start. Any JavaScript value may be stored. Read a key only after a write or behind a guard (`in`, `??`).',
   },
   {
     name: 'damage_dealt',
+    source: { field: 'damage_dealt' },
     tsType: 'number',
     range: { min: 0, max: 1000, unit: 'hp' },
     attackOnly: true,
@@ -171,6 +186,7 @@ export const PARAMETERS: readonly ParameterSpec[] = [
   },
   {
     name: 'kill_entity',
+    source: { field: 'kill_entity' },
     tsType: 'KillEntity',
     keys: 'mob',
     attackOnly: true,
