@@ -70,20 +70,38 @@ export interface StepObservation {
 }
 
 /**
- * Every field of a StepObservation, the one list of them outside the sandbox's wire format: the episode
+ * How a field's value is made of numbers, which is how it crosses the reward sandbox's boundary (the encoder in
+ * reward/index.ts and both hosts' decoders are generated from it): a number (`integer`: a whole one, which a
+ * Python reward receives as an int); `vector`: an array of that many numbers; `dict`: names (of blocks, items,
+ * mobs) to such values. The type follows the field's type in StepObservation.
+ */
+type FieldShape<T> = T extends number
+  ? { readonly dict?: false; readonly vector?: undefined; readonly integer?: boolean }
+  : T extends readonly number[]
+    ? { readonly dict?: false; readonly vector: number; readonly integer?: boolean }
+    : T extends Readonly<Record<string, infer V>>
+      ? { readonly dict: true } & Omit<FieldShape<V>, 'dict'>
+      : never;
+
+/**
+ * Every field of a StepObservation, in the order it crosses the sandbox's boundary: the one description of the
+ * observation. The reward runtime's encoder and the sandboxes' decoders follow each field's shape, the episode
  * recorder keeps each of them for every recorded step, and the analyzer's replay hands each back to the reward
- * (`stepObservationOf`). `unobserved` is a field's value where nothing of it happened (no damage dealt, no
- * kill; always so outside attack tasks): a recorded step that lacks the field, written before it was kept,
- * reads as that. A field added to StepObservation must be added here (the type says so).
+ * (`stepObservationOf`); which parameter receives it is its PARAMETERS entry's `source`. `unobserved` is a
+ * field's value where nothing of it happened (no damage dealt, no kill; always so outside attack tasks): a
+ * recorded step that lacks the field, written before it was kept, reads as that. A field added to
+ * StepObservation must be added here (the type says so).
  */
 export const STEP_OBSERVATION_FIELDS = {
-  nearest: {},
-  inventory_change: {},
+  nearest: { dict: true, vector: NEAREST_ENTRY.length },
+  inventory_change: { dict: true, integer: true },
   health: {},
-  position: {},
+  position: { vector: POSITION_ENTRY.length },
   damage_dealt: { unobserved: 0 },
-  kill_entity: { unobserved: {} },
-} as const satisfies { readonly [K in keyof StepObservation]: { readonly unobserved?: StepObservation[K] } };
+  kill_entity: { dict: true, integer: true, unobserved: {} },
+} as const satisfies {
+  readonly [K in keyof StepObservation]: FieldShape<StepObservation[K]> & { readonly unobserved?: StepObservation[K] };
+};
 
 type Fields = typeof STEP_OBSERVATION_FIELDS;
 /** The fields a recorded step may lack: those with an `unobserved` value. */
@@ -196,6 +214,34 @@ export const PARAMETERS: readonly ParameterSpec[] = [
 
 export function parameterNames(attack: boolean): ParameterName[] {
   return PARAMETERS.filter((p) => attack || !p.attackOnly).map((p) => p.name);
+}
+
+/** A field of the observation as the sandbox's hosts decode it: a number, or `vector` numbers (0: one), or a dict of either. */
+export interface WireField {
+  name: keyof StepObservation;
+  dict: boolean;
+  vector: number;
+  integer: boolean;
+}
+
+/**
+ * The observation as the reward sandbox receives it, sent to its host when it opens: its fields in the order they
+ * cross the boundary, and the reward's parameters in call order with where each comes from. The encoder, the hosts'
+ * decoders and the argument lists are generated from it, so a field added here reaches the reward unchanged.
+ */
+export interface ObservationWire {
+  fields: WireField[];
+  parameters: { name: ParameterName; source: ParameterSource; attackOnly: boolean }[];
+}
+
+export function observationWire(): ObservationWire {
+  const fields = Object.entries(STEP_OBSERVATION_FIELDS as Record<string, { dict?: boolean; vector?: number; integer?: boolean }>).map(([name, f]) => ({
+    name: name as keyof StepObservation,
+    dict: f.dict ?? false,
+    vector: f.vector ?? 0,
+    integer: f.integer ?? false,
+  }));
+  return { fields, parameters: PARAMETERS.map((p) => ({ name: p.name, source: p.source, attackOnly: p.attackOnly ?? false })) };
 }
 
 /**

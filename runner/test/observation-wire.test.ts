@@ -147,7 +147,7 @@ const TASKS = Object.values(BUILTIN_TASKS);
 const WINDOWS = new Map(TASKS.map((task, i) => [task, teacherWindow(task, i)]));
 
 test('the checking rewards see every observation field: each reaches a parameter, and the windows hold an inventory change, hits, a kill and distinct starts', () => {
-  const used = new Set(SOURCES.flatMap((s) => ('field' in s ? [s.field] : [])));
+  const used = new Set<string>(SOURCES.flatMap((s) => ('field' in s ? [s.field] : [])));
   // The episode's own state is built from these fields (previous nearest blocks, the position history).
   used.add('nearest').add('position');
   for (const field of Object.keys(STEP_OBSERVATION_FIELDS)) assert.ok(used.has(field), `observation field ${field} reaches no reward parameter`);
