@@ -86,6 +86,20 @@ function repeatedEpisodes(bank: ProbeBank): number[] {
   return [...new Set([0, random].filter((i) => i >= 0 && i < bank.episodes.length))];
 }
 
+/** A statement's counts summed over some envs of a coverage replay: the calls it ran in, those that paid, and what they paid. */
+export function statementTotals(cov: CoverageCounts, envs: readonly number[], k: number): { runs: number; paidRuns: number; paidSum: number } {
+  const n = cov.statements;
+  let runs = 0;
+  let paidRuns = 0;
+  let paidSum = 0;
+  for (const env of envs) {
+    runs += cov.runs[env * n + k]!;
+    paidRuns += cov.paidRuns[env * n + k]!;
+    paidSum += cov.paidSum[env * n + k]!;
+  }
+  return { runs, paidRuns, paidSum };
+}
+
 /** Inputs a swap can test: GLOBAL_DATA is the reward's own memory, not an observation. */
 const SWAPPED = PARAMETERS.filter((p) => !('episode' in p.source && p.source.episode === 'memory'));
 const SOURCE = new Map<ParameterName, ParameterSource>(PARAMETERS.map((p) => [p.name, p.source]));
