@@ -57,6 +57,7 @@ export function startServer(given?: Connection): Promise<number> {
     publish: (uri) => publish(uri),
   });
   let canReadConfiguration = false;
+  const settings = () => readSettings(connection, canReadConfiguration);
   const linter = new DocumentLinter({
     connection,
     documents,
@@ -134,6 +135,33 @@ export function startServer(given?: Connection): Promise<number> {
     void connection.sendNotification(suggestionResolvedNotification, { textDocument: { uri: arg.uri }, id: arg.id, how });
   });
 
+  serveHoverAndCompletion(connection, documents, linter);
+
+  connection.onNotification(setSuggestionsNotification, (params) => {
+    const uri = params.textDocument.uri;
+    suggestions.set(uri, new Map(params.suggestions.map((s) => [s.id, s])));
+    publish(uri);
+  });
+
+  connection.onNotification(clearCritiqueNotification, (params) => {
+    critic.clear(params.textDocument.uri);
+    publish(params.textDocument.uri);
+  });
+
+  connection.onNotification(setLlmApiKeyNotification, (params) => {
+    critic.apiKey = params.apiKey && params.apiKey.trim() !== '' ? params.apiKey : null;
+  });
+
+  connection.onRequest(critiqueRequest, (params, token) => critic.critique(params, token));
+
+  documents.listen(connection);
+  connection.listen();
+  if (!given && process.argv.includes('--stdio')) exitOnBrokenFraming();
+  return new Promise<number>((resolve) => connection.onExit(() => resolve(0)));
+}
+
+/** Hover and completion on reward files (TypeScript through the linter's project, Python through tree-sitter). */
+function serveHoverAndCompletion(connection: Connection, documents: TextDocuments<TextDocument>, linter: DocumentLinter): void {
   connection.onHover((params) => {
     linter.touched();
     const doc = documents.get(params.textDocument.uri);
@@ -168,41 +196,20 @@ export function startServer(given?: Connection): Promise<number> {
       return [];
     }
   });
+}
 
-  connection.onNotification(setSuggestionsNotification, (params) => {
-    const uri = params.textDocument.uri;
-    suggestions.set(uri, new Map(params.suggestions.map((s) => [s.id, s])));
-    publish(uri);
-  });
-
-  connection.onNotification(clearCritiqueNotification, (params) => {
-    critic.clear(params.textDocument.uri);
-    publish(params.textDocument.uri);
-  });
-
-  connection.onNotification(setLlmApiKeyNotification, (params) => {
-    critic.apiKey = params.apiKey && params.apiKey.trim() !== '' ? params.apiKey : null;
-  });
-
-  async function settings(): Promise<{ llm: LlmSettings; defaultTask?: string }> {
-    if (!canReadConfiguration) return { llm: {} };
-    try {
-      const [llm, defaultTask] = (await connection.workspace.getConfiguration([
-        { section: CONFIGURATION_SECTION },
-        { section: 'rewardsmith.defaultTask' },
-      ])) as [LlmSettings | null, string | null];
-      return { llm: llm ?? {}, defaultTask: defaultTask || undefined };
-    } catch {
-      return { llm: {} };
-    }
+/** The client's LLM settings and default task (none when it cannot be asked). */
+async function readSettings(connection: Connection, canReadConfiguration: boolean): Promise<{ llm: LlmSettings; defaultTask?: string }> {
+  if (!canReadConfiguration) return { llm: {} };
+  try {
+    const [llm, defaultTask] = (await connection.workspace.getConfiguration([{ section: CONFIGURATION_SECTION }, { section: 'rewardsmith.defaultTask' }])) as [
+      LlmSettings | null,
+      string | null,
+    ];
+    return { llm: llm ?? {}, defaultTask: defaultTask || undefined };
+  } catch {
+    return { llm: {} };
   }
-
-  connection.onRequest(critiqueRequest, (params, token) => critic.critique(params, token));
-
-  documents.listen(connection);
-  connection.listen();
-  if (!given && process.argv.includes('--stdio')) exitOnBrokenFraming();
-  return new Promise<number>((resolve) => connection.onExit(() => resolve(0)));
 }
 
 /**

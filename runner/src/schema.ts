@@ -70,20 +70,38 @@ export interface StepObservation {
 }
 
 /**
- * Every field of a StepObservation, the one list of them outside the sandbox's wire format: the episode
+ * How a field's value is made of numbers, which is how it crosses the reward sandbox's boundary (the encoder in
+ * reward/index.ts and both hosts' decoders are generated from it): a number (`integer`: a whole one, which a
+ * Python reward receives as an int); `vector`: an array of that many numbers; `dict`: names (of blocks, items,
+ * mobs) to such values. The type follows the field's type in StepObservation.
+ */
+type FieldShape<T> = T extends number
+  ? { readonly dict?: false; readonly vector?: undefined; readonly integer?: boolean }
+  : T extends readonly number[]
+    ? { readonly dict?: false; readonly vector: number; readonly integer?: boolean }
+    : T extends Readonly<Record<string, infer V>>
+      ? { readonly dict: true } & Omit<FieldShape<V>, 'dict'>
+      : never;
+
+/**
+ * Every field of a StepObservation, in the order it crosses the sandbox's boundary: the one description of the
+ * observation. The reward runtime's encoder and the sandboxes' decoders follow each field's shape, the episode
  * recorder keeps each of them for every recorded step, and the analyzer's replay hands each back to the reward
- * (`stepObservationOf`). `unobserved` is a field's value where nothing of it happened (no damage dealt, no
- * kill; always so outside attack tasks): a recorded step that lacks the field, written before it was kept,
- * reads as that. A field added to StepObservation must be added here (the type says so).
+ * (`stepObservationOf`); which parameter receives it is its PARAMETERS entry's `source`. `unobserved` is a
+ * field's value where nothing of it happened (no damage dealt, no kill; always so outside attack tasks): a
+ * recorded step that lacks the field, written before it was kept, reads as that. A field added to
+ * StepObservation must be added here (the type says so).
  */
 export const STEP_OBSERVATION_FIELDS = {
-  nearest: {},
-  inventory_change: {},
+  nearest: { dict: true, vector: NEAREST_ENTRY.length },
+  inventory_change: { dict: true, integer: true },
   health: {},
-  position: {},
+  position: { vector: POSITION_ENTRY.length },
   damage_dealt: { unobserved: 0 },
-  kill_entity: { unobserved: {} },
-} as const satisfies { readonly [K in keyof StepObservation]: { readonly unobserved?: StepObservation[K] } };
+  kill_entity: { dict: true, integer: true, unobserved: {} },
+} as const satisfies {
+  readonly [K in keyof StepObservation]: FieldShape<StepObservation[K]> & { readonly unobserved?: StepObservation[K] };
+};
 
 type Fields = typeof STEP_OBSERVATION_FIELDS;
 /** The fields a recorded step may lack: those with an `unobserved` value. */
@@ -113,8 +131,16 @@ export type ParameterName =
   | 'damage_dealt'
   | 'kill_entity';
 
+/**
+ * Where the runtime takes a parameter's value from: a field of this step's observation, or what it keeps per
+ * episode (`previous`: the previous step's `nearest`; `history`: every `position` of the episode so far, the start
+ * first; `memory`: GLOBAL_DATA, the reward's own).
+ */
+export type ParameterSource = { field: keyof StepObservation } | { episode: 'previous' | 'history' | 'memory' };
+
 export interface ParameterSpec {
   name: ParameterName;
+  source: ParameterSource;
   /** TypeScript type used in the generated declaration. */
   tsType: string;
   /** Which name set its keys come from, for dict-typed parameters. */
@@ -130,40 +156,47 @@ export interface ParameterSpec {
 export const PARAMETERS: readonly ParameterSpec[] = [
   {
     name: 'current_nearest_blocks',
+    source: { field: 'nearest' },
     tsType: 'NearestBlocks',
     keys: 'nearby',
     doc: 'For each block type and mob visible in the field of view this step: `[distance m, yaw rad, pitch rad]` of the nearest one. A name is absent when nothing of it is visible.',
   },
   {
     name: 'previous_nearest_blocks',
+    source: { episode: 'previous' },
     tsType: 'NearestBlocks',
     keys: 'nearby',
     doc: 'The same as `current_nearest_blocks`, for the previous step (on the first step of an episode: the observation the episode started with).',
   },
   {
     name: 'inventory_change',
+    source: { field: 'inventory_change' },
     tsType: 'InventoryChange',
     keys: 'item',
     doc: 'For each item whose count changed since the previous step: the change (positive = gained). Unchanged items are absent.',
   },
   {
     name: 'health',
+    source: { field: 'health' },
     tsType: 'number',
     range: { min: 0, max: 10, unit: 'hearts' },
     doc: 'Health now, 0 (dead) to 10 (full).',
   },
   {
     name: 'past_agent_positions',
+    source: { episode: 'history' },
     tsType: 'AgentPosition[]',
     doc: 'One `[x, y, z, yaw°, pitch°]` entry per step so far, oldest first: the start position, then one per step; the last entry is the current position (the first call of an episode sees 2 entries). Yaw and pitch are degrees relative to the initial facing.',
   },
   {
     name: 'GLOBAL_DATA',
+    source: { episode: 'memory' },
     tsType: 'GlobalData',
     doc: 'Memory kept across the steps of one episode; an empty object at episode start. Any JavaScript value may be stored. Read a key only after a write or behind a guard (`in`, `??`).',
   },
   {
     name: 'damage_dealt',
+    source: { field: 'damage_dealt' },
     tsType: 'number',
     range: { min: 0, max: 1000, unit: 'hp' },
     attackOnly: true,
@@ -171,6 +204,7 @@ export const PARAMETERS: readonly ParameterSpec[] = [
   },
   {
     name: 'kill_entity',
+    source: { field: 'kill_entity' },
     tsType: 'KillEntity',
     keys: 'mob',
     attackOnly: true,
@@ -180,6 +214,34 @@ export const PARAMETERS: readonly ParameterSpec[] = [
 
 export function parameterNames(attack: boolean): ParameterName[] {
   return PARAMETERS.filter((p) => attack || !p.attackOnly).map((p) => p.name);
+}
+
+/** A field of the observation as the sandbox's hosts decode it: a number, or `vector` numbers (0: one), or a dict of either. */
+export interface WireField {
+  name: keyof StepObservation;
+  dict: boolean;
+  vector: number;
+  integer: boolean;
+}
+
+/**
+ * The observation as the reward sandbox receives it, sent to its host when it opens: its fields in the order they
+ * cross the boundary, and the reward's parameters in call order with where each comes from. The encoder, the hosts'
+ * decoders and the argument lists are generated from it, so a field added here reaches the reward unchanged.
+ */
+export interface ObservationWire {
+  fields: WireField[];
+  parameters: { name: ParameterName; source: ParameterSource; attackOnly: boolean }[];
+}
+
+export function observationWire(): ObservationWire {
+  const fields = Object.entries(STEP_OBSERVATION_FIELDS as Record<string, { dict?: boolean; vector?: number; integer?: boolean }>).map(([name, f]) => ({
+    name: name as keyof StepObservation,
+    dict: f.dict ?? false,
+    vector: f.vector ?? 0,
+    integer: f.integer ?? false,
+  }));
+  return { fields, parameters: PARAMETERS.map((p) => ({ name: p.name, source: p.source, attackOnly: p.attackOnly ?? false })) };
 }
 
 /**

@@ -14,9 +14,7 @@ const MAX_FUNCTION_LINES = 150;
 const MAX_FILE_LINES = 800;
 
 /** Functions over the limit today, `file:name` → lines. Shrink the number when one shrinks; remove it when it fits. */
-const LONG_FUNCTIONS: Record<string, number> = {
-  'language-server/src/server.ts:startServer': 167,
-};
+const LONG_FUNCTIONS: Record<string, number> = {};
 
 /** Files over the limit today → lines. The world generator may stay larger: it reads as a list of features. */
 const LARGE_FILES: Record<string, number> = {

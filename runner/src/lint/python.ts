@@ -7,15 +7,10 @@ import { keyUsesIn, type PythonKeyUse, type PythonNode, parsePython, pythonStrin
 export { parsePython, pythonString, type PythonKeyUse, type PythonNode };
 import type { DictKeys } from './context';
 import type { Fix, LspRange, RewardDiagnostic, RuleMeta, TextEdit } from './rule';
-import type { ObservationSchema } from '../schema';
+import { PARAMETERS, type ObservationSchema } from '../schema';
 
 /** The observation parameters that are dicts of names, and the kind of names each holds. */
-export const PYTHON_OBSERVATION_DICTS: Readonly<Record<string, DictKeys>> = {
-  current_nearest_blocks: 'nearby',
-  previous_nearest_blocks: 'nearby',
-  inventory_change: 'item',
-  kill_entity: 'mob',
-};
+export const PYTHON_OBSERVATION_DICTS: Readonly<Record<string, DictKeys>> = Object.fromEntries(PARAMETERS.flatMap((p) => (p.keys ? [[p.name, p.keys]] : [])));
 
 export class PythonLintContext {
   readonly out: RewardDiagnostic[] = [];

@@ -8,10 +8,11 @@ import { MAX_ENVS } from '../runs/config';
 import { BACKEND_CHOICES } from '../ppo/backend';
 import { RUN_FILES } from '../records';
 import { resolveTask } from '../tasks';
-import { ENGINE_CHOICE, ENGINE_SETTINGS, engineFromOptions } from '../sweep/engine-options';
+import { cancellableOnSignal, ENGINE_CHOICE, ENGINE_SETTINGS, engineFromOptions } from '../sweep/engine-options';
 import { LlmNotConfiguredError, LLM_LOG_FILE, resolveLlmConfig, isLlmConfigured } from './client';
 import { EVENTS_OPTION, runLlmCommand } from './command';
 import { runLoop } from './loop';
+import { localTrainEngine } from './train-step';
 import { languageOf } from './prompts';
 import { resultsTable } from './loop-results';
 import type { LoopOptions } from './loop-types';
@@ -21,8 +22,9 @@ export const LOOP_SPEC = {
   summary: `Runs design → lint → critic → train → evaluate → analyze N times (the paper's Algorithm 1). Every
 iteration's reward files, critiques, run and analysis stay in DIR; running the same command again resumes an
 interrupted loop. --candidates K samples K rewards per iteration and keeps the best by evaluation success.
---engine local|slurm trains each iteration's candidates at once, as \`rewardsmith train\` processes or Slurm jobs
-(with the options \`sweep\` and \`table\` take; an interrupted loop waits for the jobs it left running).
+Each candidate trains as a \`rewardsmith train\` job, on this machine one at a time; --engine local|slurm trains each
+iteration's candidates at once, as processes or Slurm jobs (with the options \`sweep\` and \`table\` take). An
+interrupted loop waits for the jobs it left running.
 --reward FILE starts from your reward instead of a fresh design. At the end, prints a table of iterations.
 --no-llm (with --reward) needs no LLM: each iteration trains K sets of the analyzer's patches to the current
 reward, every candidate from the same starting policy, and keeps the best only if its held-out success is
@@ -111,7 +113,10 @@ export function loopCommand(argv: string[], terminal: CommandIo = PROCESS_IO): P
         resumed_from_frames: 0,
       }),
     );
-    const result = await runLoop(options);
+    // Ctrl-C stops the training jobs (without --engine: the one running on this machine); the same command resumes.
+    const { value: result } = await cancellableOnSignal('loop', engine ?? localTrainEngine(), progress, (signal) =>
+      runLoop({ ...options, train: { ...options.train, signal } }),
+    );
     print('\n' + resultsTable(result, out) + `\n\nExperiment folder: ${out}\n`);
     const last = result.iterations[result.iterations.length - 1]!;
     const lastChosen = last.candidates.find((c) => c.candidate === last.chosen);

@@ -25,7 +25,7 @@ export interface LoopOptions {
   /** The rewards' language (the designer writes it, the loop's reward files have its extension): default the start reward's. */
   language?: RewardLanguage;
   /** Extra `train` options passed through (envs, eval episodes, backend; init: start every candidate from this checkpoint). */
-  train?: { envs?: number; evalEpisodes?: number; backend?: string; init?: string; engine?: Engine; taskArg?: string };
+  train?: { envs?: number; evalEpisodes?: number; backend?: string; init?: string; engine?: Engine; taskArg?: string; signal?: AbortSignal };
   /**
    * Without `train.init`: build the task's foundation policy once in DIR/foundation (`pretrain` with these
    * demonstrations, resumable) and fine-tune every candidate from it. Absent: candidates train from scratch.

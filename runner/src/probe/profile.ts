@@ -2,7 +2,7 @@
 // probe calls but not on all, how often it ran on the successful episodes and on the failure modes, and the share
 // of each one's pay (the positive rewards) earned in the calls it ran in. From the replay's coverage counts.
 import type { ProbeBank } from './bank';
-import type { Replay } from './replay';
+import { statementTotals, type Replay } from './replay';
 
 export interface ProfileShare {
   /** Share of the calls in which the line ran. */
@@ -33,20 +33,14 @@ function groups(replay: Replay, bank: ProbeBank): { successes: number[]; failure
 }
 
 function share(replay: Replay, envs: number[], k: number): ProfileShare {
-  const cov = replay.coverage!;
-  const n = cov.statements;
-  let runs = 0,
-    paid = 0,
-    calls = 0,
+  const { runs, paidSum: paid } = statementTotals(replay.coverage!, envs, k);
+  let calls = 0,
     pay = 0;
-  for (const env of envs) {
-    runs += cov.runs[env * n + k]!;
-    paid += cov.paidSum[env * n + k]!;
+  for (const env of envs)
     for (const v of replay.traces[env]!.values) {
       calls++;
       if (v > 0) pay += v;
     }
-  }
   return { ran: calls > 0 ? runs / calls : 0, pay: pay > 0 ? paid / pay : 0, calls };
 }
 

@@ -10,7 +10,7 @@ import { SCALE_RULE } from '../schema';
 import { successTargets, type TaskSpec } from '../tasks';
 import { BEHAVIOURS, WORLD_SCAN_RADIUS, type Behaviour, type ProbeBank } from './bank';
 import { functionLines, NAMED_PARAMETERS, namesRead } from './reads';
-import type { EpisodeTrace, Replay } from './replay';
+import { statementTotals, type EpisodeTrace, type Replay } from './replay';
 
 export interface ProbeFinding {
   /** 1-based, in the reward file. */
@@ -273,15 +273,8 @@ function payingStatement(replay: Replay, envs: number[], bank: ProbeBank, within
   for (const env of envs) for (const v of replay.traces[env]!.values) if (v > 0) totalPaid += v;
   let best: { k: number; precision: number; everywhere: number } | undefined;
   for (let k = 0; k < n; k++) {
-    let runs = 0,
-      paidRuns = 0,
-      paidSum = 0,
-      everywhere = 0;
-    for (const env of envs) {
-      runs += cov.runs[env * n + k]!;
-      paidRuns += cov.paidRuns[env * n + k]!;
-      paidSum += cov.paidSum[env * n + k]!;
-    }
+    const { runs, paidRuns, paidSum } = statementTotals(cov, envs, k);
+    let everywhere = 0;
     if (runs === 0 || paidSum < 0.5 * totalPaid) continue;
     const s = replay.compiled.statements[k]!;
     if (within && (s.line < within.line || s.endLine > within.endLine)) continue;

@@ -16,7 +16,7 @@ import {
   type InputSwap,
   type RewardLimits,
 } from '../reward/index';
-import type { ParameterName, StepObservation } from '../schema';
+import { PARAMETERS, type ParameterName, type ParameterSource, type StepObservation } from '../schema';
 import type { TaskSpec } from '../tasks';
 import type { ProbeBank } from './bank';
 import { parametersRead, type ParameterRead } from './reads';
@@ -86,16 +86,23 @@ function repeatedEpisodes(bank: ProbeBank): number[] {
   return [...new Set([0, random].filter((i) => i >= 0 && i < bank.episodes.length))];
 }
 
+/** A statement's counts summed over some envs of a coverage replay: the calls it ran in, those that paid, and what they paid. */
+export function statementTotals(cov: CoverageCounts, envs: readonly number[], k: number): { runs: number; paidRuns: number; paidSum: number } {
+  const n = cov.statements;
+  let runs = 0;
+  let paidRuns = 0;
+  let paidSum = 0;
+  for (const env of envs) {
+    runs += cov.runs[env * n + k]!;
+    paidRuns += cov.paidRuns[env * n + k]!;
+    paidSum += cov.paidSum[env * n + k]!;
+  }
+  return { runs, paidRuns, paidSum };
+}
+
 /** Inputs a swap can test: GLOBAL_DATA is the reward's own memory, not an observation. */
-const SWAPPED: readonly ParameterName[] = [
-  'current_nearest_blocks',
-  'previous_nearest_blocks',
-  'inventory_change',
-  'health',
-  'past_agent_positions',
-  'damage_dealt',
-  'kill_entity',
-];
+const SWAPPED = PARAMETERS.filter((p) => !('episode' in p.source && p.source.episode === 'memory'));
+const SOURCE = new Map<ParameterName, ParameterSource>(PARAMETERS.map((p) => [p.name, p.source]));
 
 /**
  * Which episodes replay with which input swapped: for each parameter the file reads, a successful episode with its
@@ -112,7 +119,7 @@ function swapPlan(bank: ProbeBank, reads: Map<ParameterName, ParameterRead>, att
     [random, teacher],
     [hazard, teacher],
   ].filter(([e, d]) => e! >= 0 && d! >= 0) as [number, number][];
-  return SWAPPED.filter((p) => reads.has(p) && (attack || (p !== 'damage_dealt' && p !== 'kill_entity'))).flatMap((parameter) =>
+  return SWAPPED.filter((p) => reads.has(p.name) && (attack || !p.attackOnly)).flatMap(({ name: parameter }) =>
     pairs.map(([episode, donor]) => ({ episode, swap: { parameter, donor } })),
   );
 }
@@ -123,25 +130,23 @@ function swapPlan(bank: ProbeBank, reads: Map<ParameterName, ParameterRead>, att
  */
 function inputAt(obs: StepObservation[], parameter: ParameterName, t: number, apart = false): unknown {
   const at = Math.min(t, obs.length - 1);
-  switch (parameter) {
-    case 'previous_nearest_blocks':
-      return obs[apart ? at : at - 1]!.nearest;
-    case 'current_nearest_blocks':
-      return obs[apart ? at - 1 : at]!.nearest;
-    case 'past_agent_positions':
-      return obs[apart ? at - 1 : at]!.position; // the newest entry: the histories differ from the first call whose entries differ
-    default:
-      return obs[apart ? at - 1 : at]![parameter as 'health' | 'inventory_change' | 'damage_dealt' | 'kill_entity'];
-  }
+  const source = SOURCE.get(parameter)!;
+  if ('field' in source) return obs[apart ? at - 1 : at]![source.field];
+  if (source.episode === 'previous') return obs[apart ? at : at - 1]!.nearest;
+  if (source.episode === 'history') return obs[apart ? at - 1 : at]!.position; // the newest entry: the histories differ from the first call whose entries differ
+  return undefined;
 }
 
 /** Calls of a swapped episode whose input differs from the episode's own. */
 function differingCalls(own: StepObservation[], donor: StepObservation[], parameter: ParameterName, self: boolean): number {
   let n = 0;
   let apart = false;
+  const source = SOURCE.get(parameter)!;
+  // A history differs from the first call whose newest entries differ on.
+  const isHistory = 'episode' in source && source.episode === 'history';
   for (let t = 1; t < own.length; t++) {
     const differs = JSON.stringify(inputAt(own, parameter, t)) !== JSON.stringify(inputAt(donor, parameter, t, self));
-    apart = parameter === 'past_agent_positions' ? apart || differs : differs;
+    apart = isHistory ? apart || differs : differs;
     if (apart) n++;
   }
   return n;

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import path from 'node:path';
-import { SCALE_RULE, type ParameterName, type StepObservation } from '../schema';
+import { observationWire, SCALE_RULE, type ObservationWire, type ParameterName, type StepObservation, type WireField } from '../schema';
 import { compileRewardFile, COVERAGE_MARKER, LOOP_MARKER, RewardError, SourcePositions, type CompiledReward } from './compile';
 import { compilePythonReward, isPythonFile, loadPythonParser } from './python-syntax';
 import type { CoverageCounts, HostCommand, HostFailure, HostReply, HostRequest, PackedStep, RewardLimits, StepDetail } from './protocol';
@@ -254,7 +254,7 @@ export class RewardSandbox {
   private dead: Error | null = null;
   private stderrTail = '';
   private readonly positions: SourcePositions;
-  private readonly encoder = new ObservationEncoder();
+  private readonly encoder = new ObservationEncoder(OBSERVATION_WIRE);
 
   private readonly listeners: {
     stderr: (d: Buffer) => void;
@@ -328,7 +328,7 @@ export class RewardSandbox {
     // Warm hosts are TypeScript hosts (the probes'); a Python sandbox starts its own host.
     const child = python ? forkHost('python-host') : (opts.warmHost && takeWarmHost()) || forkHost('sandbox-host');
     const sandbox = new RewardSandbox(compiled, numEnvs, limits, child, !python && (opts.warmHost ?? false));
-    const weights = { sparseWeight: SCALE_RULE.sparseWeight, denseWeight: SCALE_RULE.denseWeight };
+    const weights = { sparseWeight: SCALE_RULE.sparseWeight, denseWeight: SCALE_RULE.denseWeight, observation: OBSERVATION_WIRE };
     try {
       if (python) {
         const opened = await sandbox.request(
@@ -514,47 +514,78 @@ function hostDeath(code: number | null, signal: NodeJS.Signals | null, stderr: s
   return { kind: 'host', message: `the sandbox host ${why}${said ? `; its last words: ${said}` : ''}`, env: null };
 }
 
-/** Packs step observations into numbers plus a name table that grows as names first appear (see PackedStep). */
+/** The observation's description, which the encoder follows and each host's decoder is generated from. */
+const OBSERVATION_WIRE: ObservationWire = observationWire();
+
+/**
+ * Packs step observations into numbers plus a name table that grows as names first appear (see PackedStep): each
+ * field in the description's order, a number as it is, a vector as its numbers, a dict as its size and then
+ * per entry the name's id and the value.
+ */
 class ObservationEncoder {
   private readonly ids = new Map<string, number>();
   private buffer = new Float64Array(4096);
   private length = 0;
   private newNames: string[] = [];
+  private readonly writers: ((o: StepObservation) => void)[];
+
+  constructor(wire: ObservationWire) {
+    this.writers = wire.fields.map((f) => this.writer(f));
+  }
 
   encode(obs: StepObservation[]): PackedStep {
     this.length = 0;
     this.newNames = [];
-    for (const o of obs) {
-      this.entries(o.nearest, (v) => {
-        this.push(v[0]);
-        this.push(v[1]);
-        this.push(v[2]);
-      });
-      this.entries(o.inventory_change, (v) => this.push(v));
-      this.push(o.health);
-      for (let i = 0; i < 5; i++) this.push(o.position[i]!);
-      this.push(o.damage_dealt);
-      this.entries(o.kill_entity, (v) => this.push(v));
-    }
+    for (const o of obs) for (const write of this.writers) write(o);
     return { newNames: this.newNames, data: this.buffer.slice(0, this.length), count: obs.length };
   }
 
-  private entries<V>(dict: Record<string, V>, pushValue: (v: V) => void): void {
-    const countAt = this.length;
-    this.push(0);
-    let n = 0;
-    for (const name in dict) {
-      let id = this.ids.get(name);
-      if (id === undefined) {
-        id = this.ids.size;
-        this.ids.set(name, id);
-        this.newNames.push(name);
-      }
-      this.push(id);
-      pushValue(dict[name]!);
-      n++;
+  private writer(f: WireField): (o: StepObservation) => void {
+    const { name, vector } = f;
+    if (f.dict && vector)
+      return (o) => {
+        const dict = o[name] as Record<string, number[]>;
+        const countAt = this.length;
+        this.push(0);
+        let n = 0;
+        for (const key in dict) {
+          this.push(this.id(key));
+          const v = dict[key]!;
+          for (let i = 0; i < vector; i++) this.push(v[i]!);
+          n++;
+        }
+        this.buffer[countAt] = n;
+      };
+    if (f.dict)
+      return (o) => {
+        const dict = o[name] as Record<string, number>;
+        const countAt = this.length;
+        this.push(0);
+        let n = 0;
+        for (const key in dict) {
+          this.push(this.id(key));
+          this.push(dict[key]!);
+          n++;
+        }
+        this.buffer[countAt] = n;
+      };
+    if (vector)
+      return (o) => {
+        const v = o[name] as number[];
+        for (let i = 0; i < vector; i++) this.push(v[i]!);
+      };
+    return (o) => this.push(o[name] as number);
+  }
+
+  /** The name's id in the table, new names added (the host learns them with the step). */
+  private id(name: string): number {
+    let id = this.ids.get(name);
+    if (id === undefined) {
+      id = this.ids.size;
+      this.ids.set(name, id);
+      this.newNames.push(name);
     }
-    this.buffer[countAt] = n;
+    return id;
   }
 
   private push(v: number): void {

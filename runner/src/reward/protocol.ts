@@ -1,6 +1,7 @@
 // The protocol between the reward runtime (index.ts) and its sandbox hosts, the TypeScript one
 // (sandbox-host.ts, isolated-vm) and the Python one (python-host.ts, Pyodide): the parent sends HostRequest
 // messages over the IPC channel (advanced serialization) and gets exactly one HostReply per request, in order.
+import type { ObservationWire } from '../schema';
 
 /** The sandbox's limits (REWARD_LIMITS in index.ts documents each). */
 export interface RewardLimits {
@@ -29,6 +30,8 @@ export interface OpenRequest {
   /** Statements of a coverage-instrumented file (0: not instrumented), and the global its marks call. */
   coverage: number;
   coverageMarker: string;
+  /** The observation's fields and the reward's parameters (schema observationWire): the driver's decoder and argument lists. */
+  observation: ObservationWire;
 }
 /**
  * A step's observations, packed (see encodeObservations in index.ts): names that are new since the last step
@@ -53,6 +56,8 @@ export interface PythonOpenRequest {
   denseWeight: number;
   /** Count each statement's runs (probes): the reply lists the statements (the interpreter's syntax tree decides them). */
   coverage: boolean;
+  /** As OpenRequest's. */
+  observation: ObservationWire;
 }
 /** Where a statement is in the reward file (1-based; end exclusive). */
 export interface StatementSpan {

@@ -16,7 +16,9 @@
 // - `except:` around an endless loop would swallow the time limit's KeyboardInterrupt: a bare `except:` is
 //   compiled as `except Exception:` (KeyboardInterrupt is not an Exception), and the reward's builtins have
 //   no BaseException or KeyboardInterrupt to name.
-// The source is a plain template string without backticks, dollar-braces or backslashes: the Python as it is.
+// The source is a plain template string without backticks, dollar-braces or backslashes: the Python as it is,
+// but for the @NAME@ marks where pythonDriver puts what it generates from the observation's description.
+import type { ObservationWire, WireField } from '../schema';
 /**
  * The builtins a Python reward has (python-driver.ts gives exactly these; `print` discards its output): no
  * open, eval, exec, compile, getattr, globals, vars, input, exit, BaseException or KeyboardInterrupt.
@@ -29,7 +31,7 @@ export const PYTHON_BUILTINS: readonly string[] = (
   'ValueError ZeroDivisionError MemoryError True False None'
 ).split(' ');
 
-export const PYTHON_DRIVER = `
+const PYTHON_DRIVER = `
 def make_driver(reward_file, error_chars, sparse_weight, dense_weight, call_limit_ms, builtin_names, coverage):
     import ast, sys, math, time, types, builtins, json
 
@@ -368,9 +370,9 @@ def make_driver(reward_file, error_chars, sparse_weight, dense_weight, call_limi
             if not callable(f):
                 return {'kind': 'contract', 'message': 'reward_function is not a function when the file has run', 'env': None}
             if attack:
-                bound['call'] = lambda nearest, inventory, health, damage, kills, s: f(nearest, s[0], inventory, health, s[1], s[2], damage, kills)
+                bound['call'] = lambda @FIELDS@, s: f(@ALL_ARGS@)
             else:
-                bound['call'] = lambda nearest, inventory, health, damage, kills, s: f(nearest, s[0], inventory, health, s[1], s[2])
+                bound['call'] = lambda @FIELDS@, s: f(@BASIC_ARGS@)
             bound['entry'] = 'reward_function'
             return None
         d = ns.get('dense')
@@ -386,8 +388,8 @@ def make_driver(reward_file, error_chars, sparse_weight, dense_weight, call_limi
         finally:
             trusted[0] = False
 
-        def both(nearest, inventory, health, damage, kills, s):
-            args = (nearest, s[0], inventory, health, s[1], s[2], damage, kills)
+        def both(@FIELDS@, s):
+            args = (@ALL_ARGS@,)
             current[0] = 'dense'
             dv = checked('dense', d(*args[:nd]))
             current[0] = 'sparse'
@@ -402,7 +404,7 @@ def make_driver(reward_file, error_chars, sparse_weight, dense_weight, call_limi
 
     # An env's state: [previous nearest blocks, position history, GLOBAL_DATA, and for input swaps (probes):
     # its last observation, the one before, the previous nearest blocks its last call got, its swap or None].
-    # An observation: (nearest, inventory_change, health, position, damage_dealt, kill_entity).
+    # An observation: the tuple of its fields in the schema's order (@FIELDS@).
     parts = [0.0, 0.0]
     swapping = [False]
 
@@ -417,13 +419,13 @@ def make_driver(reward_file, error_chars, sparse_weight, dense_weight, call_limi
         m = json.loads(text)
         swaps = m.get('swaps') or [None] * len(m['envs'])
         for e, o, w in zip(m['envs'], m['obs'], swaps):
-            first = (o['nearest'], o.get('inventory_change', {}), o.get('health', 20), o['position'], o.get('damage_dealt', 0), o.get('kill_entity', {}))
+            first = (@BEGIN_FIELDS@)
             states[e] = [o['nearest'], [o['position']], {}, first, first, o['nearest'], None]
             if w:
-                states[e][6] = {'parameter': w['parameter'], 'donor': w['donor'], 'positions': [list(states[w['donor']][3][3])]}
+                states[e][6] = {'parameter': w['parameter'], 'donor': w['donor'], 'positions': [list(states[w['donor']][3][@POSITION@])]}
                 swapping[0] = True
 
-    def copy_nearest(d):
+    def copy_vectors(d):
         return {k: list(v) for k, v in d.items()}
 
     def swapped(o, s, e):
@@ -434,25 +436,12 @@ def make_driver(reward_file, error_chars, sparse_weight, dense_weight, call_limi
         own = w['donor'] == e
         donor = states[w['donor']]
         d = s[4] if own else donor[3]
-        nearest, inventory, health, position, damage, kills = o
-        w['positions'].append(list(d[3]))
+        fields = list(o)
+        w['positions'].append(list(d[@POSITION@]))
         state = [s[0], s[1], s[2]]
         p = w['parameter']
-        if p == 'current_nearest_blocks':
-            nearest = copy_nearest(s[5] if own else d[0])
-        elif p == 'previous_nearest_blocks':
-            state[0] = copy_nearest(o[0] if own else donor[5])
-        elif p == 'inventory_change':
-            inventory = dict(d[1])
-        elif p == 'health':
-            health = d[2]
-        elif p == 'past_agent_positions':
-            state[1] = w['positions']
-        elif p == 'damage_dealt':
-            damage = d[4]
-        elif p == 'kill_entity':
-            kills = dict(d[5])
-        return nearest, inventory, health, damage, kills, state
+@SWAP_CASES@
+        return (*fields, state)
 
     def step(new_names, data, count, envs):
         try:
@@ -486,33 +475,15 @@ def make_driver(reward_file, error_chars, sparse_weight, dense_weight, call_limi
             s = states.get(e)
             if s is None:
                 return {'kind': 'contract', 'env': e, 'message': 'no episode has begun for env ' + str(e) + ' (call beginEpisodes first)'}
-            nearest = {}
-            n = int(data[p]); p += 1
-            for _ in range(n):
-                nearest[names[int(data[p])]] = [data[p + 1], data[p + 2], data[p + 3]]
-                p += 4
-            inventory_change = {}
-            n = int(data[p]); p += 1
-            for _ in range(n):
-                inventory_change[names[int(data[p])]] = int(data[p + 1])
-                p += 2
-            health = data[p]
-            position = data[p + 1:p + 6]
-            damage_dealt = data[p + 6]
-            p += 7
-            kill_entity = {}
-            n = int(data[p]); p += 1
-            for _ in range(n):
-                kill_entity[names[int(data[p])]] = int(data[p + 1])
-                p += 2
-            s[1].append(position)
+@DECODE@
+            s[1].append(f_position)
             current[0] = entry
             if coverage:
                 call_number[0] += 1
                 touched.clear()
                 last_statement[0] = -1
             if swaps:
-                o = (nearest, inventory_change, health, position, damage_dealt, kill_entity)
+                o = (@FIELDS@,)
                 s[4] = s[3]
                 s[3] = o
                 s[5] = s[0]
@@ -527,7 +498,7 @@ def make_driver(reward_file, error_chars, sparse_weight, dense_weight, call_limi
                     except Exception:
                         r = math.nan  # a swapped input that makes the reward fail changed its result; the replay goes on
                 else:
-                    r = call(nearest, inventory_change, health, damage_dealt, kill_entity, s)
+                    r = call(@FIELDS@, s)
             except BadReturn as err:
                 out_ = {'kind': 'bad-return', 'env': e, 'entry': current[0], 'message': str(err)}
                 if coverage:
@@ -550,7 +521,7 @@ def make_driver(reward_file, error_chars, sparse_weight, dense_weight, call_limi
                 if coverage:
                     out_['statement'] = last_statement[0]
                 return out_
-            s[0] = nearest
+            s[0] = f_nearest
             append(r)
             if coverage:
                 count_call(e, r)
@@ -571,3 +542,71 @@ def make_driver(reward_file, error_chars, sparse_weight, dense_weight, call_limi
         statements=lambda: located, coverage=coverage_counts,
     )
 `;
+
+/** A name generated code may use as it is (the schema's field and parameter names are such names). */
+function plainName(name: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`the observation name ${JSON.stringify(name)} is not a plain identifier`);
+  return name;
+}
+
+/** Reads a field into f_<name> from data at p (a list of floats), in the layout the encoder writes (index.ts ObservationEncoder). */
+function decodeField(f: WireField): string[] {
+  const local = `f_${plainName(f.name)}`;
+  const number = (at: string) => (f.integer ? `int(data[${at}])` : `data[${at}]`);
+  const value = (at: number) =>
+    f.vector ? (f.integer ? `[int(x) for x in data[p + ${at}:p + ${at + f.vector}]]` : `data[p + ${at}:p + ${at + f.vector}]`) : number(`p + ${at}`);
+  if (f.dict)
+    return [
+      `${local} = {}`,
+      'n = int(data[p]); p += 1',
+      'for _ in range(n):',
+      `    ${local}[names[int(data[p])]] = ${value(1)}`,
+      `    p += ${1 + Math.max(1, f.vector)}`,
+    ];
+  return [`${local} = ${value(0)}`, `p += ${Math.max(1, f.vector)}`];
+}
+
+/** A copy of a field's value that the reward of a swapped env may change without changing the donor's episode. */
+function copyOf(f: WireField, expr: string): string {
+  if (f.dict) return f.vector ? `copy_vectors(${expr})` : `dict(${expr})`;
+  return f.vector ? `list(${expr})` : expr;
+}
+
+/**
+ * The Python driver's source for this observation: its decoder, the probes' swaps and the reward's argument lists
+ * are generated from the schema's description (observationWire), the rest is written out above. The driver's
+ * episode state per env is [previous nearest blocks, the position history, GLOBAL_DATA, …]; an observation is
+ * the tuple of its fields in the description's order.
+ */
+export function pythonDriver(wire: ObservationWire): string {
+  const index = (name: string) => {
+    const i = wire.fields.findIndex((f) => f.name === name);
+    if (i < 0) throw new Error(`the observation has no field ${name}`);
+    return i;
+  };
+  const STATE = { previous: 's[0]', history: 's[1]', memory: 's[2]' } as const;
+  const args = (parameters: ObservationWire['parameters']) =>
+    parameters.map(({ source }) => ('field' in source ? `f_${plainName(source.field)}` : STATE[source.episode])).join(', ');
+  const swapCases = wire.parameters.flatMap(({ name, source }) => {
+    if ('field' in source) {
+      const i = index(source.field);
+      return [[name, `fields[${i}] = ${copyOf(wire.fields[i]!, `d[${i}]`)}`]];
+    }
+    if (source.episode === 'previous') return [[name, `state[0] = copy_vectors(o[${index('nearest')}] if own else donor[5])`]];
+    if (source.episode === 'history') return [[name, "state[1] = w['positions']"]];
+    return []; // the reward's own memory is not an input a swap tests
+  });
+  const generated: Record<string, string> = {
+    DECODE: wire.fields
+      .flatMap(decodeField)
+      .map((line) => `            ${line}`)
+      .join('\n'),
+    FIELDS: wire.fields.map((f) => `f_${plainName(f.name)}`).join(', '),
+    BEGIN_FIELDS: wire.fields.map((f) => `o['${plainName(f.name)}'], `).join(''),
+    POSITION: String(index('position')),
+    SWAP_CASES: swapCases.map(([name, code], k) => `        ${k === 0 ? 'if' : 'elif'} p == '${plainName(name!)}':\n            ${code}`).join('\n'),
+    ALL_ARGS: args(wire.parameters),
+    BASIC_ARGS: args(wire.parameters.filter((p) => !p.attackOnly)),
+  };
+  return PYTHON_DRIVER.replace(/@([A-Z_]+)@/g, (mark, name: string) => generated[name] ?? mark);
+}

@@ -13,7 +13,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { cacheDir, writeAtomic } from '../files';
-import { PYTHON_BUILTINS, PYTHON_DRIVER } from './python-driver';
+import { PYTHON_BUILTINS, pythonDriver } from './python-driver';
 import type { CoverageCounts, HostFailure, HostReply, HostRequest, PackedStep, PythonOpenRequest, RewardLimits, StatementSpan, StepDetail } from './protocol';
 import { SLOW_STEPS_TO_FAIL } from './protocol';
 
@@ -161,7 +161,7 @@ class PythonSandbox {
     memoryCapBytes = memory + this.req.limits.memoryMb * 2 ** 20;
     const { limits } = this.req;
     const namespace = (pyodide.globals.get('dict') as PyProxy)() as unknown as import('pyodide/ffi').PyProxy;
-    pyodide.runPython(PYTHON_DRIVER, { globals: namespace as never });
+    pyodide.runPython(pythonDriver(this.req.observation), { globals: namespace as never });
     const make = (namespace as unknown as { get(name: string): PyProxy }).get('make_driver');
     const driver = make(
       this.req.file,

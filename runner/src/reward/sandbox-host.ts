@@ -15,10 +15,61 @@ import {
   SLOW_STEPS_TO_FAIL,
   type StepDetail,
 } from './protocol';
+import type { ObservationWire, WireField } from '../schema';
+
+/** A name generated code may use as it is (the schema's field and parameter names are such names). */
+function plainName(name: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`the observation name ${JSON.stringify(name)} is not a plain identifier`);
+  return name;
+}
+
+/** Reads field number i into v<i> from data at p, in the layout the encoder writes (index.ts ObservationEncoder). */
+function decodeField(f: WireField, i: number): string {
+  const value = (at: number) => (f.vector ? `[${Array.from({ length: f.vector }, (_, k) => `data[p + ${at + k}]`).join(', ')}]` : `data[p + ${at}]`);
+  if (f.dict) return `const v${i} = {};\n        for (let n = data[p++]; n > 0; n--, p += ${1 + Math.max(1, f.vector)}) v${i}[names[data[p]]] = ${value(1)};`;
+  if (f.vector) return `const v${i} = ${value(0)};\n        p += ${f.vector};`;
+  return `const v${i} = data[p++];`;
+}
+
+/** A copy of a field's value that the reward of a swapped env may change without changing the donor's episode. */
+function copyOf(f: WireField, expr: string): string {
+  if (f.dict) return f.vector ? `copyVectors(${expr})` : `copyNumbers(${expr})`;
+  return f.vector ? `${expr}.slice()` : expr;
+}
+
+/**
+ * The driver's source for this observation: its decoder, the probes' swaps and the reward's argument lists are
+ * generated from the schema's description (observationWire), the rest is written out below.
+ */
+function driverSource(wire: ObservationWire): string {
+  const fieldOf = new Map(wire.fields.map((f) => [plainName(f.name), f]));
+  const decode = wire.fields.map(decodeField).join('\n        ');
+  const observation = `{ ${wire.fields.map((f, i) => `${f.name}: v${i}`).join(', ')} }`;
+  const own = `{ ${wire.fields.map((f) => `${f.name}: o.${f.name}`).join(', ')} }`;
+  const swapCases = wire.parameters
+    .map(({ name, source }) => {
+      const field = 'field' in source ? fieldOf.get(source.field) : undefined;
+      if (field) return `case '${plainName(name)}': so.${field.name} = ${copyOf(field, `d.${field.name}`)}; break;`;
+      if ('field' in source) throw new Error(`the parameter ${name} takes the field ${source.field}, which the observation does not have`);
+      if (source.episode === 'previous')
+        return `case '${plainName(name)}': w.state.previous = copyVectors(self ? o.nearest : states[w.donor].callPrevious); break;`;
+      if (source.episode === 'history') return `case '${plainName(name)}': w.state.positions = w.positions; break;`;
+      return ''; // the reward's own memory is not an input a swap tests
+    })
+    .join('\n      ');
+  const STATE = { previous: 's.previous', history: 's.positions', memory: 's.data' } as const;
+  const args = (parameters: ObservationWire['parameters']) =>
+    parameters.map(({ source }) => ('field' in source ? `o.${plainName(source.field)}` : STATE[source.episode])).join(', ');
+  const all = args(wire.parameters);
+  const basic = args(wire.parameters.filter((p) => !p.attackOnly));
+  const generated: Record<string, string> = { DECODE: decode, OBSERVATION: observation, OWN: own, SWAP_CASES: swapCases, ALL_ARGS: all, BASIC_ARGS: basic };
+  return DRIVER.replace(/\/\*([A-Z_]+)\*\//g, (mark, name: string) => generated[name] ?? mark);
+}
 
 // Runs inside the isolate before the reward script, so it captures the built-ins before reward code can
 // replace them. Per env it keeps the episode state: previous nearest blocks, the position history and
 // GLOBAL_DATA. One `step` call handles every env of a batch and returns one reward each, or a failure.
+// The /*…*/ marks are where driverSource puts the code it generates from the observation's description.
 const DRIVER = String.raw`(function (loopMarker, errorChars, coverageMarker, statements) {
   'use strict';
   const parse = JSON.parse, stringify = JSON.stringify, isFinite = Number.isFinite, now = Date.now, sign = Math.sign;
@@ -87,23 +138,17 @@ const DRIVER = String.raw`(function (loopMarker, errorChars, coverageMarker, sta
   // Probes ("does this input change the result?"): the call's arguments with one parameter taken from the donor
   // env's current call, copied so that the reward cannot change the donor's own episode. The positions history
   // is the donor's positions, one per step, kept by this env.
-  const copyNearest = (d) => { const c = {}; for (const k in d) c[k] = d[k].slice(); return c; };
-  const copyCounts = (d) => { const c = {}; for (const k in d) c[k] = d[k]; return c; };
+  const copyVectors = (d) => { const c = {}; for (const k in d) c[k] = d[k].slice(); return c; };
+  const copyNumbers = (d) => { const c = {}; for (const k in d) c[k] = d[k]; return c; };
   // A donor that is the env itself means its own episode one step apart: current and previous nearest blocks
   // trade places, the other inputs are the previous call's.
   const swapped = (o, s, e) => {
     const w = s.swap, self = w.donor === e, d = self ? s.prior : states[w.donor].last;
-    const so = { nearest: o.nearest, inventory_change: o.inventory_change, health: o.health, position: o.position, damage_dealt: o.damage_dealt, kill_entity: o.kill_entity };
+    const so = /*OWN*/;
     w.positions[w.positions.length] = d.position.slice();
     w.state = { previous: s.previous, positions: s.positions, data: s.data };
     switch (w.parameter) {
-      case 'current_nearest_blocks': so.nearest = copyNearest(self ? s.callPrevious : d.nearest); break;
-      case 'previous_nearest_blocks': w.state.previous = copyNearest(self ? o.nearest : states[w.donor].callPrevious); break;
-      case 'inventory_change': so.inventory_change = copyCounts(d.inventory_change); break;
-      case 'health': so.health = d.health; break;
-      case 'past_agent_positions': w.state.positions = w.positions; break;
-      case 'damage_dealt': so.damage_dealt = d.damage_dealt; break;
-      case 'kill_entity': so.kill_entity = copyCounts(d.kill_entity); break;
+      /*SWAP_CASES*/
     }
     return so;
   };
@@ -114,17 +159,15 @@ const DRIVER = String.raw`(function (loopMarker, errorChars, coverageMarker, sta
       if (kind === 'reward_function') {
         const f = moduleExports.reward_function;
         if (typeof f !== 'function') return 'reward_function is not a function when the file has run';
-        call = attack
-          ? (o, s) => f(o.nearest, s.previous, o.inventory_change, o.health, s.positions, s.data, o.damage_dealt, o.kill_entity)
-          : (o, s) => f(o.nearest, s.previous, o.inventory_change, o.health, s.positions, s.data);
+        call = attack ? (o, s) => f(/*ALL_ARGS*/) : (o, s) => f(/*BASIC_ARGS*/);
       } else {
         const d = moduleExports.dense, sp = moduleExports.sparse;
         if (typeof d !== 'function' || typeof sp !== 'function') return 'dense and sparse must be functions when the file has run';
         call = (o, s) => {
           api.currentEntry = 'dense';
-          const dv = checked('dense', d(o.nearest, s.previous, o.inventory_change, o.health, s.positions, s.data, o.damage_dealt, o.kill_entity));
+          const dv = checked('dense', d(/*ALL_ARGS*/));
           api.currentEntry = 'sparse';
-          const sv = checked('sparse', sp(o.nearest, s.previous, o.inventory_change, o.health, s.positions, s.data, o.damage_dealt, o.kill_entity));
+          const sv = checked('sparse', sp(/*ALL_ARGS*/));
           partDense = dv;
           partSparse = sv;
           return sign(sv) * sparseWeight + sign(dv) * denseWeight;
@@ -144,8 +187,8 @@ const DRIVER = String.raw`(function (loopMarker, errorChars, coverageMarker, sta
         if (swap) s.swap = { parameter: swap.parameter, donor: swap.donor, positions: [states[swap.donor].last.position.slice()] };
       }
     },
-    // Layout per env: nNearest, (nameId, distance, yaw, pitch)*, nInventory, (nameId, delta)*, health,
-    // x, y, z, yaw, pitch, damage_dealt, nKill, (nameId, count)*.
+    // Layout per env, field by field in the schema's order: a number as it is, a vector as its numbers, a dict as
+    // its size and then per entry the name's id and the value (e.g. nNearest, (nameId, distance, yaw, pitch)*, …).
     step(newNames, data, count, envs) {
       for (let i = 0; i < newNames.length; i++) names[names.length] = newNames[i];
       const out = new Array(count);
@@ -157,17 +200,8 @@ const DRIVER = String.raw`(function (loopMarker, errorChars, coverageMarker, sta
         const e = envs ? envs[k] : k;
         const s = states[e];
         if (s === undefined) return { kind: 'contract', env: e, message: 'no episode has begun for env ' + e + ' (call beginEpisodes first)' };
-        const nearest = {};
-        for (let n = data[p++]; n > 0; n--, p += 4) nearest[names[data[p]]] = [data[p + 1], data[p + 2], data[p + 3]];
-        const inventory_change = {};
-        for (let n = data[p++]; n > 0; n--, p += 2) inventory_change[names[data[p]]] = data[p + 1];
-        const health = data[p++];
-        const position = [data[p], data[p + 1], data[p + 2], data[p + 3], data[p + 4]];
-        p += 5;
-        const damage_dealt = data[p++];
-        const kill_entity = {};
-        for (let n = data[p++]; n > 0; n--, p += 2) kill_entity[names[data[p]]] = data[p + 1];
-        const o = { nearest, inventory_change, health, position, damage_dealt, kill_entity };
+        /*DECODE*/
+        const o = /*OBSERVATION*/;
         s.positions[s.positions.length] = o.position;
         s.prior = s.last;
         s.last = o;
@@ -228,9 +262,9 @@ class Sandbox {
     const { limits } = req;
     this.isolate = new ivm.Isolate({ memoryLimit: limits.memoryMb });
     const context = (this.context = this.isolate.createContextSync());
-    const driver = this.isolate.compileScriptSync(DRIVER, { filename: 'rewardsmith-driver.js' }).runSync(context, { reference: true }) as ivm.Reference<
-      (marker: string, chars: number, coverageMarker: string, statements: number) => unknown
-    >;
+    const driver = this.isolate
+      .compileScriptSync(driverSource(req.observation), { filename: 'rewardsmith-driver.js' })
+      .runSync(context, { reference: true }) as ivm.Reference<(marker: string, chars: number, coverageMarker: string, statements: number) => unknown>;
     this.api = driver.applySync(undefined, [req.loopMarker, limits.errorChars, req.coverageMarker, req.coverage], {
       result: { reference: true },
     }) as ivm.Reference<Record<string, unknown>>;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { CommandError, UsageError } from '../args';
 import { type Engine, LocalEngine, SlurmEngine, SlurmError, defaultRunnerCommand } from './engine';
 
-/** `--engine` without a default (loop: absent trains in-process). */
+/** `--engine` without a default (loop: absent trains its jobs on this machine, one at a time). */
 export const ENGINE_CHOICE = { type: 'string', description: 'where runs execute', choices: ['local', 'slurm'] } as const;
 
 /** What the local pool and a Slurm cluster take. */

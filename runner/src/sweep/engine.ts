@@ -11,12 +11,13 @@
 // started twice; a folder whose command finished (summary.json, and no failed exit recorded) is kept as it is;
 // anything else starts (again), from its checkpoint where there is one.
 import { execFile, spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openForAppend, writeAtomic } from '../files';
 import { pathToFileURL } from 'node:url';
-import { parseEvent } from '../events';
+import { StringDecoder } from 'node:string_decoder';
+import { parseEvent, type RunnerEvent } from '../events';
 import { RUN_FILES, type SweepRunState } from '../records';
 
 /** One job: a `rewardsmith` command that writes into its own folder. */
@@ -94,6 +95,8 @@ export interface JobHooks {
   onProgress?: (frames: number) => void;
   /** Aborting cancels the job (kill, or scancel) and resolves it as cancelled. */
   signal?: AbortSignal;
+  /** Called with each event the command writes to job.log (`--events ndjson`) from now on, as the job runs. */
+  onEvent?: (event: RunnerEvent) => void;
 }
 
 export const JOB_FILES = { script: 'job.sh', log: 'job.log', exit: 'job-exit.json', record: 'job.json' } as const;
@@ -239,6 +242,54 @@ function failureFromLog(runDir: string): Pick<JobResult, 'message' | 'rewardErro
   return { message: message ?? plain.filter((l) => !/^\s*at /.test(l)).pop() ?? null, rewardError };
 }
 
+/** Longest line of job.log read as an event; a longer one is skipped (a runaway line must not fill memory). */
+const MAX_EVENT_LINE = 1 << 20;
+
+/** The events a job's command appends to job.log, read as they come: complete lines from an offset on, a bounded amount per read. */
+class LogEvents {
+  private partial = '';
+  private readonly decoder = new StringDecoder('utf8');
+
+  constructor(
+    private readonly file: string,
+    private offset: number,
+  ) {}
+
+  /** Where job.log ends now: a new attempt's events start there (the log is appended to across attempts). */
+  static end(file: string): number {
+    try {
+      return statSync(file).size;
+    } catch {
+      return 0;
+    }
+  }
+
+  /** Calls `each` with every event of the lines written since the last read. */
+  read(each: (event: RunnerEvent) => void): void {
+    let fd: number;
+    try {
+      fd = openSync(this.file, 'r');
+    } catch {
+      return;
+    }
+    try {
+      const buffer = Buffer.alloc(1 << 16);
+      for (let n = readSync(fd, buffer, 0, buffer.length, this.offset); n > 0; n = readSync(fd, buffer, 0, buffer.length, this.offset)) {
+        this.offset += n;
+        const lines = (this.partial + this.decoder.write(buffer.subarray(0, n))).split('\n');
+        this.partial = lines.pop()!;
+        if (this.partial.length > MAX_EVENT_LINE) this.partial = '\u0000'; // the rest of that line is not an event
+        for (const line of lines) {
+          const event = parseEvent(line);
+          if (event) each(event);
+        }
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+}
+
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
     const t = setTimeout(done, ms);
@@ -308,6 +359,10 @@ export abstract class Engine {
       return result('completed', record?.job_id ?? null, { kept: true, exit: finished });
     if (jobId === null) hooks.onState?.('pending', null);
     if (!(await this.slot(signal))) return result('cancelled', jobId);
+    const logFile = path.join(job.runDir, JOB_FILES.log);
+    // A job found running has written its events so far to a command that is gone; a new one starts at the log's end.
+    const events = hooks.onEvent ? new LogEvents(logFile, LogEvents.end(logFile)) : null;
+    const forward = () => events?.read(hooks.onEvent!);
     try {
       if (jobId === null) {
         if (signal?.aborted) return result('cancelled', null);
@@ -319,7 +374,8 @@ export abstract class Engine {
         writeAtomic(path.join(job.runDir, JOB_FILES.record), JSON.stringify({ engine: this.kind, job_id: jobId } satisfies JobRecord) + '\n');
         hooks.onState?.('queued', jobId);
       }
-      const ended = await this.watch(job, jobId, jobId === record?.job_id ? null : 'queued', hooks);
+      const ended = await this.watch(job, jobId, jobId === record?.job_id ? null : 'queued', { ...hooks, onPoll: forward });
+      forward();
       if (!ended) {
         await this.cancel(jobId, job);
         return result('cancelled', jobId);
@@ -331,11 +387,12 @@ export abstract class Engine {
   }
 
   /** Polls the job until the scheduler lets go of it (true) or the signal aborts (false). */
-  private async watch(job: Job, jobId: string, seen: JobState | null, hooks: JobHooks): Promise<boolean> {
+  private async watch(job: Job, jobId: string, seen: JobState | null, hooks: JobHooks & { onPoll: () => void }): Promise<boolean> {
     let last = seen;
     let lastFrames = -1;
     for (;;) {
       if (hooks.signal?.aborted) return false;
+      hooks.onPoll();
       const s = await this.status(jobId, job);
       if (s === null) return true;
       if (s !== last) hooks.onState?.((last = s), jobId);

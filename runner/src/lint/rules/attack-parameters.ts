@@ -1,6 +1,7 @@
 // `damage_dealt` and `kill_entity` exist only in attack tasks. A reward whose `// task:` header names another
 // task and still takes them is refused by the sandbox; read anyway they would always be 0 and {}.
 import ts from 'typescript';
+import { PARAMETERS, STEP_OBSERVATION_FIELDS } from '../../schema';
 import { BUILTIN_TASKS, taskFromHeader } from '../../tasks';
 import { defineRule, type RuleMeta } from '../rule';
 
@@ -12,7 +13,13 @@ const meta = {
   fixable: false,
 } as const satisfies RuleMeta;
 
-const ATTACK_ONLY = new Set(['damage_dealt', 'kill_entity']);
+/** The attack-only parameters, each with the value it would carry outside attack tasks (its field's unobserved value). */
+const ATTACK_ONLY = new Map(
+  PARAMETERS.filter((p) => p.attackOnly).map((p) => {
+    const field = 'field' in p.source ? (STEP_OBSERVATION_FIELDS[p.source.field] as { unobserved?: unknown }) : {};
+    return [p.name as string, JSON.stringify(field.unobserved)];
+  }),
+);
 
 export const attackParameters = defineRule({
   meta,
@@ -24,7 +31,7 @@ export const attackParameters = defineRule({
     ctx.report(
       meta,
       node.name,
-      `${node.name.text} exists only in attack tasks, and this file's task ${task.id} is not one: the sandbox refuses a reward that takes it (it would always be ${node.name.text === 'damage_dealt' ? '0' : '{}'}).`,
+      `${node.name.text} exists only in attack tasks, and this file's task ${task.id} is not one: the sandbox refuses a reward that takes it (it would always be ${ATTACK_ONLY.get(node.name.text)}).`,
     );
   },
 });

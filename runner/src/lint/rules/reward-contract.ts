@@ -5,7 +5,7 @@ import ts from 'typescript';
 import { RewardError, checkContract, compileRewardFile, type ContractFunction } from '../../reward/compile';
 import { firstSyntaxError, nodeAt, parameterList, topLevelFunctions } from '../../reward/python-syntax';
 import type { PythonLintContext } from '../python';
-import { parameterNames } from '../../schema';
+import { PARAMETERS, parameterNames } from '../../schema';
 import { BUILTIN_TASKS, taskFromHeader } from '../../tasks';
 import { skipParens, type LintContext } from '../context';
 import { defineRule, type Fix, type RuleMeta } from '../rule';
@@ -15,7 +15,13 @@ const meta = {
   severity: 'error',
   description:
     "the file does not export reward_function (or dense and sparse) with the contract's parameters in the contract's order (swapped, renamed, missing or extra), or imports modules",
-  docs: "Training loads the file in a sandbox that has no modules and calls `reward_function` (or combines `dense` and `sparse`) with the schema's values by position: (current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA), attack tasks adding damage_dealt and kill_entity. A parameter swapped, renamed, left out or added receives another parameter's value, so the file is rejected when training starts; this says so while you type, at the parameter, naming the order. The fixes reorder the parameters, rename one back to its contract name (with its uses), insert the missing ones or remove an unused extra one.",
+  docs: `Training loads the file in a sandbox that has no modules and calls \`reward_function\` (or combines \`dense\` and \`sparse\`) with the schema's values by position: (${parameterNames(false).join(', ')}), attack tasks adding ${PARAMETERS.filter(
+    (p) => p.attackOnly,
+  )
+    .map((p) => p.name)
+    .join(
+      ' and ',
+    )}. A parameter swapped, renamed, left out or added receives another parameter's value, so the file is rejected when training starts; this says so while you type, at the parameter, naming the order. The fixes reorder the parameters, rename one back to its contract name (with its uses), insert the missing ones or remove an unused extra one.`,
   fixable: true,
 } as const satisfies RuleMeta;
 
@@ -33,6 +39,7 @@ export const rewardContract = defineRule({
 
 const BASIC = parameterNames(false) as string[];
 const ALL = parameterNames(true) as string[];
+const ATTACK_ONLY = new Set<string>(PARAMETERS.filter((p) => p.attackOnly).map((p) => p.name));
 
 /** The exported functions the runtime calls, as the runtime finds them (compile.ts). */
 function contractFunctions(ctx: LintContext): { name: string; node: ts.Node; fn: ts.SignatureDeclaration & { body?: ts.Node } }[] {
@@ -78,7 +85,7 @@ function parameters(ctx: LintContext): Set<string> {
     const isReward = name === 'reward_function';
     // The attack parameters are expected where the file takes one of them or its `// task:` is an attack task.
     const task = ctx.memo('task-header', () => taskFromHeader(ctx.snap.project.userText));
-    const attack = got.some((g) => g === 'damage_dealt' || g === 'kill_entity') || (!!task && !!BUILTIN_TASKS[task]?.attack);
+    const attack = got.some((g) => ATTACK_ONLY.has(g)) || (!!task && !!BUILTIN_TASKS[task]?.attack);
     const full = isReward && !attack ? BASIC : ALL;
     const expected = isReward ? full : ALL.slice(0, Math.max(got.length, 1 + Math.max(-1, ...got.map((g) => ALL.indexOf(g)))));
     if (got.length === expected.length && got.every((g, i) => g === expected[i])) continue;
