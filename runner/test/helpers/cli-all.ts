@@ -20,6 +20,8 @@ export interface CliCase {
   env?: Record<string, string | null>;
   /** Its working folder (default: the session's). */
   cwd?: string;
+  /** How long it may take (default: the session's bound). */
+  timeoutMs?: number;
 }
 
 export interface CliSession {
@@ -44,14 +46,14 @@ export function cliSession(cwd: string, timeoutMs = 300_000): CliSession {
     idle(c);
     return c;
   };
-  const runOne = (c: CliCase) =>
+  const runOne = ({ timeoutMs: limit = timeoutMs, ...c }: CliCase) =>
     new Promise<CliResult>((resolve, reject) => {
       const proc = (child ??= start());
       busy(proc);
       const timer = setTimeout(() => {
         proc.kill('SIGKILL');
-        reject(new Error(`rewardsmith ${c.args.join(' ')}: no result within ${timeoutMs} ms`));
-      }, timeoutMs);
+        reject(new Error(`rewardsmith ${c.args.join(' ')}: no result within ${limit} ms`));
+      }, limit);
       const done = (fn: () => void) => {
         clearTimeout(timer);
         proc.off('message', onMessage);
@@ -79,12 +81,13 @@ export function cliSession(cwd: string, timeoutMs = 300_000): CliSession {
   };
 }
 
-/** Runs the command lines in order in one process in `cwd`; their results in the same order. */
+/** Runs the command lines in order in one process in `cwd`, all of them within `timeoutMs`; their results in order. */
 export async function cliAll(cwd: string, cases: CliCase[], timeoutMs = 300_000): Promise<CliResult[]> {
   const session = cliSession(cwd, timeoutMs);
+  const deadline = Date.now() + timeoutMs;
   try {
     const results: CliResult[] = [];
-    for (const c of cases) results.push(await session.run(c.args, c));
+    for (const c of cases) results.push(await session.run(c.args, { ...c, timeoutMs: Math.max(1, deadline - Date.now()) }));
     return results;
   } finally {
     session.close();

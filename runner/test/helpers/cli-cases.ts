@@ -17,6 +17,9 @@ async function runCase(c: CliCase & { cwd: string }): Promise<CliResult> {
   process.chdir(c.cwd);
   process.stdout.write = ((chunk: string | Uint8Array) => ((out += String(chunk)), true)) as typeof process.stdout.write;
   process.stderr.write = ((chunk: string | Uint8Array) => ((err += String(chunk)), true)) as typeof process.stderr.write;
+  // The output goes to a string, as it would to a pipe: no terminal (progress is then a line per tenth).
+  const tty = { out: process.stdout.isTTY, err: process.stderr.isTTY };
+  process.stdout.isTTY = process.stderr.isTTY = false;
   let code: number;
   try {
     code = await runCli(c.args);
@@ -26,6 +29,8 @@ async function runCase(c: CliCase & { cwd: string }): Promise<CliResult> {
   } finally {
     process.stdout.write = write.out;
     process.stderr.write = write.err;
+    process.stdout.isTTY = tty.out;
+    process.stderr.isTTY = tty.err;
     for (const [k, v] of Object.entries(saved))
       if (v === undefined) delete process.env[k];
       else process.env[k] = v;
