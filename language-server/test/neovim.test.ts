@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { seedProbeBank } from '../../runner/test/helpers/probe-bank';
 import { tempDir } from '../../runner/test/helpers/tmp';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -27,6 +28,8 @@ test('Neovim (headless) gets diagnostics, hover and completion from rewardsmith 
     return;
   }
   const dir = tempDir('rewardsmith-nvim-');
+  // Neovim gets a cache folder of its own (XDG_CACHE_HOME, the server's too), holding this machine's probe bank.
+  seedProbeBank(dir, 'approach-tree');
   const file = path.join(dir, 'tree.reward.ts');
   writeFileSync(file, REWARD);
   const out = path.join(dir, 'result.json');
@@ -97,6 +100,7 @@ test("README's Neovim 0.7–0.9 snippet as written: the checkout's CLI, one serv
   }
   // A workspace (it holds .git) with reward files in two of its folders.
   const dir = tempDir('rewardsmith-nvim-snippet-');
+  seedProbeBank(dir, 'approach-tree');
   mkdirSync(path.join(dir, '.git'));
   const files = ['a/tree.reward.ts', 'b/other.reward.ts'].map((f) => {
     const file = path.join(dir, f);

@@ -440,6 +440,9 @@ let lastRunFolder: { dir: string; events: boolean } | null = null;
 export function noteRunFolder(dir: string, events = false): void {
   lastRunFolder = { dir, events };
 }
-export function notedRunFolder(): { dir: string; events: boolean } | null {
-  return lastRunFolder;
+/** The run folder the last command named, forgotten once taken: the next command in this process names its own. */
+export function takeNotedRunFolder(): { dir: string; events: boolean } | null {
+  const noted = lastRunFolder;
+  lastRunFolder = null;
+  return noted;
 }

@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { didYouMean, notedRunFolder, parseCommandArgs, reportCommandError, UsageError } from './args';
+import { didYouMean, parseCommandArgs, reportCommandError, takeNotedRunFolder, UsageError } from './args';
 import { readSuggestions, readSummary } from './records';
 
 type CommandMain = (argv: string[]) => Promise<number>;
@@ -126,13 +126,15 @@ export async function runCli(argv: string[]): Promise<number> {
     return 2;
   }
   const main = await command.load();
+  // A command run before in this process (one that failed) may have named a folder: this command names its own.
+  takeNotedRunFolder();
   let code: number;
   try {
     code = await main(rest);
   } catch (err) {
     return reportCommandError(name, err);
   }
-  const ran = notedRunFolder();
+  const ran = takeNotedRunFolder();
   if (code === 0 && ran) await afterRun(name, ran.dir, ran.events);
   return code;
 }

@@ -1,15 +1,15 @@
 // `rewardsmith apply RUN --suggestion ID`: the analyzer's patch lands in the user's reward file (the one the
 // run recorded), after the diff is shown; a file changed since the run, an unknown id or a patch that no
 // longer fits is refused and nothing is written.
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { analyzeRun } from '../src/analyze/analyze';
 import { unifiedDiff } from '../src/diff';
 import { readSuggestions, RUN_FILES, RunRecordError } from '../src/records';
+import { cliSession } from './helpers/cli-all';
 import { tempDir } from './helpers/tmp';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -30,15 +30,20 @@ async function analysedRun(): Promise<{ run: string; user: string; original: str
   return { run, user, original };
 }
 
-const cli = (...args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'runner/src/cli.ts'), 'apply', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+// `rewardsmith apply ARGS…` through the real dispatcher, all of this file's in one process (helpers/cli-all.ts).
+const session = cliSession(ROOT, 60_000);
+after(() => session.close());
+const cli = async (...args: string[]) => {
+  const r = await session.run(['apply', ...args]);
+  return { status: r.code, stdout: r.out, stderr: r.err };
+};
 
 test("apply shows the diff and patches the reward file the run recorded, not the run's copy", async () => {
   const { run, user, original } = await analysedRun();
-  const dry = cli(run, '--suggestion', 'death-lava', '--dry-run');
+  const dry = await cli(run, '--suggestion', 'death-lava', '--dry-run');
   assert.equal(dry.status, 0, dry.stderr);
   assert.equal(readFileSync(user, 'utf8'), original, 'a dry run writes nothing');
-  const r = cli(run, '--suggestion', 'death-lava');
+  const r = await cli(run, '--suggestion', 'death-lava');
   assert.equal(r.status, 0, r.stderr);
   // The file it will change is named before the diff, the diff before the change.
   const [first, ...rest] = r.stdout.split('\n');
@@ -59,20 +64,20 @@ test('apply refuses a reward file that changed since the run, an unknown suggest
   const { run, user, original } = await analysedRun();
   const edited = original.replace(/\n/, '\n// my edit after training\n');
   writeFileSync(user, edited);
-  const changed = cli(run, '--suggestion', 'death-lava');
+  const changed = await cli(run, '--suggestion', 'death-lava');
   assert.equal(changed.status, 1);
   assert.match(
     changed.stderr,
     /^rewardsmith apply: .*explore-diamond\.reward\.ts is not the reward file the run trained on: its sha256 .* differs from summary\.json's reward_sha256 .*; nothing was changed\. If you edited it since, run `rewardsmith analyze .* --reward .*` for patches to the file as it is now; to patch a file of your choosing, name it: --to FILE/,
   );
   assert.equal(readFileSync(user, 'utf8'), edited);
-  const typo = cli(run, '--suggestion', 'death-lvaa');
+  const typo = await cli(run, '--suggestion', 'death-lvaa');
   assert.equal(typo.status, 2);
   assert.match(typo.stderr, /--suggestion death-lvaa: no such suggestion in .* \(did you mean death-lava\?\)/);
-  const none = cli(path.join(run, 'eval'), '--suggestion', 'death-lava');
+  const none = await cli(path.join(run, 'eval'), '--suggestion', 'death-lava');
   assert.equal(none.status, 1);
   assert.match(none.stderr, /suggestions\.json: no analysis yet; run `rewardsmith analyze/);
-  const missingId = cli(run);
+  const missingId = await cli(run);
   assert.equal(missingId.status, 2);
   assert.match(missingId.stderr, /^rewardsmith apply: --suggestion ID is required/);
 });
@@ -89,7 +94,7 @@ test('a malformed suggestions.json is refused with the file and the suggestion a
     () => readSuggestions(run),
     (err: Error) => err instanceof RunRecordError && err.message === expected,
   );
-  const r = cli(run, '--suggestion', 'death-lava');
+  const r = await cli(run, '--suggestion', 'death-lava');
   assert.equal(r.status, 1);
   assert.equal(r.stderr, `rewardsmith apply: ${expected}\n`);
   assert.equal(readFileSync(user, 'utf8'), original, 'nothing is written');
@@ -123,7 +128,7 @@ test("apply never patches a file the records name unless it is the run's reward 
   // The record names the victim, with its hash forged to the victim's (a distribution's default file can be
   // known to the byte): not a reward module, so refused.
   setSummary(run, { reward_file: bashrc, reward_sha256: createHash('sha256').update(bashrcText).digest('hex') });
-  const forged = cli(run, '--suggestion', id);
+  const forged = await cli(run, '--suggestion', id);
   assert.equal(forged.status, 1, forged.stdout);
   assert.match(
     forged.stderr,
@@ -140,7 +145,7 @@ test("apply never patches a file the records name unless it is the run's reward 
       .update(readFileSync(path.join(run, RUN_FILES.rewardCopy)))
       .digest('hex'),
   });
-  const mismatch = cli(run, '--suggestion', id);
+  const mismatch = await cli(run, '--suggestion', id);
   assert.equal(mismatch.status, 1, mismatch.stdout);
   assert.match(
     mismatch.stderr,
@@ -154,13 +159,13 @@ test("apply never patches a file the records name unless it is the run's reward 
   const shipped = path.join(run, 'shipped.reward.ts');
   symlinkSync(pkg, shipped);
   setSummary(run, { reward_file: shipped, reward_sha256: createHash('sha256').update(bashrcText).digest('hex') });
-  const linked = cli(run, '--suggestion', id);
+  const linked = await cli(run, '--suggestion', id);
   assert.equal(linked.status, 1, linked.stdout);
   assert.match(linked.stderr, /shipped\.reward\.ts \(a link to .*index\.js\), named by .*summary\.json, is not a reward file/);
   assert.equal(readFileSync(pkg, 'utf8'), bashrcText);
   // No hash recorded: the path alone is not enough.
   setSummary(run, { reward_file: tool, reward_sha256: null });
-  const unhashed = cli(run, '--suggestion', id);
+  const unhashed = await cli(run, '--suggestion', id);
   assert.equal(unhashed.status, 1, unhashed.stdout);
   assert.match(
     unhashed.stderr,
@@ -174,14 +179,14 @@ test('apply --to FILE patches the file the user names, and says so first', async
   setSummary(run, { reward_file: '/nonexistent/elsewhere.reward.ts', reward_sha256: null });
   const mine = path.join(path.dirname(run), 'mine.reward.ts');
   writeFileSync(mine, original);
-  const r = cli(run, '--suggestion', 'death-lava', '--to', mine);
+  const r = await cli(run, '--suggestion', 'death-lava', '--to', mine);
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout.split('\n')[0], `patching ${mine} (named with --to)`);
   assert.notEqual(readFileSync(mine, 'utf8'), original);
   assert.equal(readFileSync(user, 'utf8'), original, 'only the named file changes');
   const notes = path.join(path.dirname(run), 'notes.txt');
   writeFileSync(notes, original);
-  const notReward = cli(run, '--suggestion', 'death-lava', '--to', notes);
+  const notReward = await cli(run, '--suggestion', 'death-lava', '--to', notes);
   assert.equal(notReward.status, 1);
   assert.match(notReward.stderr, /notes\.txt is not a reward file \(\.ts, \.js or \.py\)/);
 });
@@ -192,7 +197,7 @@ test("apply's temporary file is created exclusively: a link placed at <reward>.r
   writeFileSync(victim, 'precious\n');
   const tmp = `${user}.rewardsmith-apply.tmp`;
   symlinkSync(victim, tmp);
-  const r = cli(run, '--suggestion', 'death-lava');
+  const r = await cli(run, '--suggestion', 'death-lava');
   assert.equal(r.status, 1, r.stdout);
   assert.match(r.stderr, /rewardsmith-apply\.tmp is a symbolic link \(to .*victim\.txt\); refusing to write through it, nothing was written/);
   assert.equal(readFileSync(victim, 'utf8'), 'precious\n');
@@ -201,7 +206,7 @@ test("apply's temporary file is created exclusively: a link placed at <reward>.r
   // A plain file left there by a killed apply is replaced.
   rmSync(tmp);
   writeFileSync(tmp, 'half a write');
-  const again = cli(run, '--suggestion', 'death-lava');
+  const again = await cli(run, '--suggestion', 'death-lava');
   assert.equal(again.status, 0, again.stderr);
   assert.ok(!existsSync(tmp));
   assert.notEqual(readFileSync(user, 'utf8'), original);
@@ -232,13 +237,13 @@ test('several suggestions that change different lines are applied in one go; two
       .filter((l) => l.startsWith('+') && !l.startsWith('+++'))
       .map((l) => l.slice(1));
 
-  const clash = cli(run, '--suggestion', 'stuck', '--suggestion', 'target-lost');
+  const clash = await cli(run, '--suggestion', 'stuck', '--suggestion', 'target-lost');
   assert.equal(clash.status, 1);
   assert.match(clash.stderr, /the patch of target-lost does not apply after stuck .*they change the same lines\); nothing was changed\. Apply stuck first/);
   assert.equal(readFileSync(user, 'utf8'), original, 'all or none');
 
   // RUN last, after the list of ids, works too.
-  const both = cli('--suggestion', 'stuck', 'turning-farmed', run);
+  const both = await cli('--suggestion', 'stuck', 'turning-farmed', run);
   assert.equal(both.status, 0, both.stderr);
   assert.match(both.stdout, /applied stuck, turning-farmed to /);
   const patched = readFileSync(user, 'utf8').split('\n');
@@ -251,7 +256,7 @@ test('re-analysing with the patched reward compares returns of that reward (re-r
   const first = await analyzeRun(run);
   assert.match(first.suggestions.find((s) => s.id === 'reward-gamed')!.message, /Failing pays more than succeeding: mean return/);
   writeFileSync(path.join(run, RUN_FILES.suggestions), JSON.stringify({ version: 1, ...first }, null, 2));
-  assert.equal(cli(run, '--suggestion', 'extreme-pitch').status, 0);
+  assert.equal((await cli(run, '--suggestion', 'extreme-pitch')).status, 0);
   // The second analysis, of the file as patched: its returns are re-run over the recorded steps.
   const second = await analyzeRun(run, { rewardFile: user });
   const gamed = second.suggestions.find((s) => s.id === 'reward-gamed')!;

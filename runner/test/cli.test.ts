@@ -1,84 +1,84 @@
 // The `rewardsmith` command line as a user meets it: one error format (`rewardsmith <command>: <message>`),
 // did-you-mean for options and values, exit 2 for usage errors and 1 for failures, --help exiting 0 for every
 // command, no stack traces, and unsupported files named as such. Each case is an example that used to go wrong.
+// A test's command lines run in one child process through the real dispatcher (helpers/cli-all.ts), in a
+// scratch folder, as a user's would: one process start per test instead of one per command line.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { cliAll, type CliResult } from './helpers/cli-all';
 import { tempDir } from './helpers/tmp';
 
-const ROOT = path.join(__dirname, '..', '..');
-const TSX = pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
 const dir = tempDir('rewardsmith-cli-');
 
-function cli(...args: string[]): { code: number | null; out: string; err: string } {
-  // tsx by its file URL: the command runs in a scratch folder, as a user's would, where `tsx` does not resolve.
-  const r = spawnSync(process.execPath, ['--import', TSX, path.join(ROOT, 'runner/src/cli.ts'), ...args], { encoding: 'utf8', cwd: dir, timeout: 60_000 });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+/** Runs each command line (`rewardsmith ARGS…`) in order, in one process; their results in the same order. */
+const cli = (...commands: string[][]): Promise<CliResult[]> =>
+  cliAll(
+    dir,
+    commands.map((args) => ({ args })),
+  );
 
 const noStack = (text: string) => assert.doesNotMatch(text, /^\s+at .+[:(].*\d+\)?$/m, `a stack trace reached the user:\n${text}`);
 
-test('an unknown option gets a did-you-mean in the common format, exit 2', () => {
-  const r = cli('train', '--stepz', '100');
-  assert.equal(r.code, 2);
-  assert.match(r.err, /^rewardsmith train: unknown option --stepz \(did you mean --steps\?\)\n/);
-  noStack(r.err);
+test('an unknown option gets a did-you-mean in the common format, exit 2', async () => {
+  const [r] = await cli(['train', '--stepz', '100']);
+  assert.equal(r!.code, 2);
+  assert.match(r!.err, /^rewardsmith train: unknown option --stepz \(did you mean --steps\?\)\n/);
+  noStack(r!.err);
 });
 
-test('lsp: a bad --socket value is a usage error, not a stack trace; --help exits 0', () => {
-  const r = cli('lsp', '--socket=abc');
-  assert.equal(r.code, 2);
-  assert.match(r.err, /^rewardsmith lsp: --socket must be an integer, got "abc"/);
-  noStack(r.err);
-  const none = cli('lsp');
-  assert.equal(none.code, 2);
-  assert.match(none.err, /^rewardsmith lsp: choose a transport: --stdio/);
-  const help = cli('lsp', '--help');
-  assert.equal(help.code, 0);
-  assert.match(help.out, /^usage: rewardsmith lsp/);
+test('lsp: a bad --socket value is a usage error, not a stack trace; --help exits 0', async () => {
+  const [r, none, help] = await cli(['lsp', '--socket=abc'], ['lsp'], ['lsp', '--help']);
+  assert.equal(r!.code, 2);
+  assert.match(r!.err, /^rewardsmith lsp: --socket must be an integer, got "abc"/);
+  noStack(r!.err);
+  assert.equal(none!.code, 2);
+  assert.match(none!.err, /^rewardsmith lsp: choose a transport: --stdio/);
+  assert.equal(help!.code, 0);
+  assert.match(help!.out, /^usage: rewardsmith lsp/);
 });
 
-test('lint: a missing file is named once and not counted as linted; a .py file is linted as Python, a .lua file is "not supported yet"', () => {
+test('lint: a missing file is named once and not counted as linted; a .py file is linted as Python, a .lua file is "not supported yet"', async () => {
   writeFileSync(path.join(dir, 'ok.reward.ts'), 'export function reward_function(): number {\n  return 0;\n}\n');
-  const r = cli('lint', 'nope.reward.ts', 'ok.reward.ts');
-  assert.equal(r.code, 2);
-  assert.equal(r.err, 'rewardsmith lint: nope.reward.ts: no such file\n');
-  assert.match(r.out, /1 of 2 file\(s\) linted \(1 not linted: nope.reward.ts\)/);
   writeFileSync(path.join(dir, 'x.py'), 'def reward_function(current_nearest_blocks):\n    return np.sign(1)\n');
-  const py = cli('lint', 'x.py');
-  assert.equal(py.code, 1);
-  assert.match(py.out, /^x\.py:1:5: error reward-contract: reward_function takes 6 or 8 parameters/m);
-  assert.match(py.out, /^x\.py:2:12: error undefined-name: 'np' is not defined/m);
-  noStack(py.err);
   writeFileSync(path.join(dir, 'x.lua'), 'return 0\n');
-  const crit = cli('critique', 'x.lua');
-  assert.equal(crit.code, 2);
-  assert.match(crit.err, /^rewardsmith critique: x.lua: Lua rewards are not supported yet/);
+  const [r, py, crit] = await cli(['lint', 'nope.reward.ts', 'ok.reward.ts'], ['lint', 'x.py'], ['critique', 'x.lua']);
+  assert.equal(r!.code, 2);
+  assert.equal(r!.err, 'rewardsmith lint: nope.reward.ts: no such file\n');
+  assert.match(r!.out, /1 of 2 file\(s\) linted \(1 not linted: nope.reward.ts\)/);
+  assert.equal(py!.code, 1);
+  assert.match(py!.out, /^x\.py:1:5: error reward-contract: reward_function takes 6 or 8 parameters/m);
+  assert.match(py!.out, /^x\.py:2:12: error undefined-name: 'np' is not defined/m);
+  noStack(py!.err);
+  assert.equal(crit!.code, 2);
+  assert.match(crit!.err, /^rewardsmith critique: x.lua: Lua rewards are not supported yet/);
 });
 
-test('rollout: a misspelt policy gets a did-you-mean', () => {
-  const r = cli('rollout', '--policy', 'randm', '--task', 'approach-tree', '--out', 'ro');
-  assert.equal(r.code, 2);
-  assert.match(r.err, /^rewardsmith rollout: --policy randm: neither "random" nor a checkpoint folder \(did you mean random\?\)/);
-  const env = cli('rollout', '--env', 'minflayer', '--task', 'approach-tree', '--out', 'ro');
-  assert.match(env.err, /--env must be one of sim, mineflayer, got "minflayer" \(did you mean mineflayer\?\)/);
+test('rollout: a misspelt policy gets a did-you-mean', async () => {
+  const [r, env] = await cli(
+    ['rollout', '--policy', 'randm', '--task', 'approach-tree', '--out', 'ro'],
+    ['rollout', '--env', 'minflayer', '--task', 'approach-tree', '--out', 'ro'],
+  );
+  assert.equal(r!.code, 2);
+  assert.match(r!.err, /^rewardsmith rollout: --policy randm: neither "random" nor a checkpoint folder \(did you mean random\?\)/);
+  assert.match(env!.err, /--env must be one of sim, mineflayer, got "minflayer" \(did you mean mineflayer\?\)/);
 });
 
-test('every command: --help exits 0 with its usage; an unknown command gets a did-you-mean', () => {
-  for (const command of ['train', 'eval', 'rollout', 'lint', 'lsp', 'critique', 'design', 'analyze', 'apply', 'report', 'loop']) {
-    const r = cli(command, '--help');
+test('every command: --help exits 0 with its usage; an unknown command gets a did-you-mean', async () => {
+  const commands = ['train', 'eval', 'rollout', 'lint', 'lsp', 'critique', 'design', 'analyze', 'apply', 'report', 'loop'];
+  const results = await cli(...commands.map((command) => [command, '--help']), ['trian']);
+  commands.forEach((command, i) => {
+    const r = results[i]!;
     assert.equal(r.code, 0, `${command} --help: ${r.err}`);
     assert.match(r.out, new RegExp(`^usage: rewardsmith ${command}\\b`), command);
-  }
-  const r = cli('trian');
+  });
+  const r = results[commands.length]!;
   assert.equal(r.code, 2);
   assert.match(r.err, /^rewardsmith: unknown command "trian" \(did you mean train\?\)/);
 });
 
-test('usage errors of the other commands share the format and exit 2', () => {
+test('usage errors of the other commands share the format and exit 2', async () => {
   const cases: [string[], RegExp][] = [
     [['analyze'], /^rewardsmith analyze: missing RUN_DIR\n/],
     [['analyze', 'run', '--events', 'json'], /^rewardsmith analyze: --events must be one of ndjson, got "json"/],
@@ -88,15 +88,16 @@ test('usage errors of the other commands share the format and exit 2', () => {
     [['lint', '--format', 'jsn', 'a.reward.ts'], /^rewardsmith lint: --format must be one of text, json, got "jsn" \(did you mean json\?\)/],
     [['train', 'r.reward.ts', '--out', 'o'], /^rewardsmith train: --task is required/],
   ];
-  for (const [args, expected] of cases) {
-    const r = cli(...args);
+  const results = await cli(...cases.map(([args]) => args));
+  cases.forEach(([args, expected], i) => {
+    const r = results[i]!;
     assert.equal(r.code, 2, `${args.join(' ')}: ${r.err}`);
     assert.match(r.err, expected);
     noStack(r.err);
-  }
+  });
 });
 
-test('train --resume: a damaged config.json is a located run-folder error (exit 1), not a usage error, and nothing is written', () => {
+test('train --resume: a damaged config.json is a located run-folder error (exit 1), not a usage error, and nothing is written', async () => {
   const cases: [string, RegExp][] = [
     ['{"evalEpisodes": 7', /config\.json: not valid JSON \(.+\); the run's files are untouched\n$/],
     ['[1, 2]', /config\.json: not a run configuration \(not a JSON object\); the run's files are untouched\n$/],
@@ -105,10 +106,14 @@ test('train --resume: a damaged config.json is a located run-folder error (exit 
       /config\.json: not a run configuration: lacks or mistypes evalEpisodes \(a number\), hyperparameters \(an object\); the run's files/,
     ],
   ];
-  for (const [text, expected] of cases) {
+  const runs = cases.map(([text]) => {
     const run = mkdtempSync(path.join(dir, 'damaged-run-'));
     writeFileSync(path.join(run, 'config.json'), text);
-    const r = cli('train', '--resume', run);
+    return run;
+  });
+  const results = await cli(...runs.map((run) => ['train', '--resume', run]));
+  cases.forEach(([text, expected], i) => {
+    const [r, run] = [results[i]!, runs[i]!];
     assert.equal(r.code, 1, `${text}: ${r.err}`);
     assert.ok(r.err.startsWith(`rewardsmith train: ${path.join(run, 'config.json')}: `), r.err);
     assert.match(r.err, expected);
@@ -116,5 +121,5 @@ test('train --resume: a damaged config.json is a located run-folder error (exit 
     noStack(r.err);
     assert.deepEqual(readdirSync(run), ['config.json']);
     assert.equal(readFileSync(path.join(run, 'config.json'), 'utf8'), text);
-  }
+  });
 });

@@ -3,11 +3,13 @@
 // errors where training would stop, and `train` refusing a reward with errors before it writes anything.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { checkReward } from '../src/lint/check';
-import { BEHAVIOURS, probeBank, probeReward } from '../src/probe/index';
+import { BEHAVIOURS, bankFile, probeBank, probeBankAsync, probeReward } from '../src/probe/index';
 import { resolveTask } from '../src/tasks';
 import { parseTrainArgs } from '../src/runs/config';
 import { tempDir } from './helpers/tmp';
@@ -40,6 +42,34 @@ describe('probe bank', () => {
     const turn = bank.episodes.find((e) => e.behaviour === 'turn')!;
     assert.notEqual(turn.obs[5]!.position[3], turn.obs[1]!.position[3]);
     assert.equal(turn.obs[5]!.position[0], turn.obs[1]!.position[0]);
+  });
+
+  it('a bank another live process is recording is waited for and read from the cache, not recorded again', async (t) => {
+    const task = resolveTask('approach-cow');
+    const recorded = bankFile(task);
+    probeBank(task);
+    const saved = process.env.XDG_CACHE_HOME;
+    process.env.XDG_CACHE_HOME = tempDir('rewardsmith-bank-cache-');
+    // The other recorder: a live process of this host named in the bank's claim.
+    const other = spawn('sleep', ['60']);
+    t.after(() => {
+      other.kill();
+      if (saved === undefined) delete process.env.XDG_CACHE_HOME;
+      else process.env.XDG_CACHE_HOME = saved;
+    });
+    const file = bankFile(task);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(`${file}.recording`, JSON.stringify({ host: os.hostname(), pid: other.pid, started: Date.now() }));
+    let read: Awaited<ReturnType<typeof probeBankAsync>> | null = null;
+    const waiting = probeBankAsync(task).then((b) => (read = b));
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    assert.equal(read, null, 'it waits while the other process records');
+    // The other process's bank lands (marked, so that a bank recorded here instead would show).
+    const bank = JSON.parse(gunzipSync(readFileSync(recorded)).toString('utf8'));
+    writeFileSync(`${file}.tmp`, gzipSync(JSON.stringify({ ...bank, worldNames: [...bank.worldNames, 'from-the-other-process'] })));
+    renameSync(`${file}.tmp`, file);
+    await waiting;
+    assert.ok(read!.worldNames.includes('from-the-other-process'), 'the bank was recorded again instead of read');
   });
 });
 

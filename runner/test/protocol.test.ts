@@ -1,21 +1,26 @@
 // The paper's protocol: the scripted teacher solves the tasks, `pretrain` writes a checkpoint that `eval` and
 // `train --init` accept (with the fine-tuning terms recorded and switchable), and `table` runs a small
 // configuration end to end, resumes without redoing finished cells and refuses to mix budgets.
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { resolveTask } from '../src/tasks';
 import { recordDemonstrations } from '../src/pretrain/pretrain';
 import type { RunSummary } from '../src/records';
 import { readStoredConfig } from '../src/runs/config';
+import { cliSession } from './helpers/cli-all';
 import { tempDir } from './helpers/tmp';
 
 const ROOT = path.resolve(__dirname, '../..');
-const CLI = path.join(ROOT, 'runner/src/cli.ts');
 const tmp = () => tempDir('rewardsmith-protocol-');
-const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 240_000 });
+// `rewardsmith ARGS…` through the real dispatcher, this file's command lines in one process (helpers/cli-all.ts).
+const session = cliSession(ROOT, 240_000);
+after(() => session.close());
+const cli = async (...args: string[]) => {
+  const r = await session.run(args);
+  return { status: r.code, stdout: r.out, stderr: r.err };
+};
 const json = <T>(file: string) => JSON.parse(readFileSync(file, 'utf8')) as T;
 
 test('the scripted teacher reaches a tree, a cow and diamond ore in its demonstrations', () => {
@@ -34,10 +39,10 @@ test('the scripted teacher reaches a tree, a cow and diamond ore in its demonstr
   }
 });
 
-test("pretrain writes a checkpoint that eval reads and train --init fine-tunes with the paper's terms recorded", () => {
+test("pretrain writes a checkpoint that eval reads and train --init fine-tunes with the paper's terms recorded", async () => {
   const dir = tmp();
   const foundation = path.join(dir, 'foundation');
-  const r = cli('pretrain', '--task', 'approach-tree', '--out', foundation, '--demos', '3', '--epochs', '5', '--eval-episodes', '6');
+  const r = await cli('pretrain', '--task', 'approach-tree', '--out', foundation, '--demos', '3', '--epochs', '5', '--eval-episodes', '6');
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /teacher: [\d.]+ % of 3 episodes \(95 % CI/);
   assert.match(r.stdout, /held-out success: [\d.]+ % of 6 episodes \(95 % CI [\d.]+–[\d.]+ %\)/);
@@ -61,17 +66,17 @@ test("pretrain writes a checkpoint that eval reads and train --init fine-tunes w
   );
 
   // Running pretrain again into the same folder is refused without --overwrite (nothing is lost).
-  const again = cli('pretrain', '--task', 'approach-tree', '--out', foundation, '--demos', '1');
+  const again = await cli('pretrain', '--task', 'approach-tree', '--out', foundation, '--demos', '1');
   assert.equal(again.status, 1);
   assert.match(again.stderr, /^rewardsmith pretrain: .*already holds a checkpoint; pass --overwrite/);
 
   // eval accepts the reward-less checkpoint.
-  const ev = cli('eval', foundation, '--task', 'approach-tree', '--episodes', '3', '--out', path.join(dir, 'eval'));
+  const ev = await cli('eval', foundation, '--task', 'approach-tree', '--episodes', '3', '--out', path.join(dir, 'eval'));
   assert.equal(ev.status, 0, ev.stderr);
   assert.equal(json<RunSummary>(path.join(dir, 'eval/summary.json')).eval.episodes, 3);
 
   const reward = path.join(ROOT, 'runner/rewards/approach-tree.dense.reward.ts');
-  const paper = cli(
+  const paper = await cli(
     'train',
     reward,
     '--task',
@@ -108,7 +113,7 @@ test("pretrain writes a checkpoint that eval reads and train --init fine-tunes w
   const state = json<{ trainingSeeds: number[] }>(path.join(dir, 'paper/checkpoint/state.json'));
   for (const s of policy.worldSeeds) assert.ok(state.trainingSeeds.includes(s));
 
-  const off = cli(
+  const off = await cli(
     'train',
     reward,
     '--task',
@@ -136,16 +141,16 @@ test("pretrain writes a checkpoint that eval reads and train --init fine-tunes w
     [offConfig.hyperparameters.klCoef, offConfig.hyperparameters.valuePretrainUpdates, offConfig.hyperparameters.normaliseReturns],
     [0, 0, false],
   );
-  const bad = cli('train', reward, '--task', 'approach-tree', '--out', path.join(dir, 'bad'), '--return-norm', 'maybe');
+  const bad = await cli('train', reward, '--task', 'approach-tree', '--out', path.join(dir, 'bad'), '--return-norm', 'maybe');
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /^rewardsmith train: --return-norm must be one of on, off, got "maybe"/);
   rmSync(dir, { recursive: true, force: true });
 });
 
-test('table runs a small configuration end to end, resumes without redoing finished cells, and refuses mixed budgets', () => {
+test('table runs a small configuration end to end, resumes without redoing finished cells, and refuses mixed budgets', async () => {
   const out = path.join(tmp(), 'table');
-  const args = ['table', '--out', out, '--tasks', 'approach-tree', '--seeds', '1,2', '--steps', '1024', '--demos', '2', '--eval-episodes', '4', '--envs', '4'];
-  const first = cli(...args);
+  const args = ['table', '--out', out, '--tasks', 'approach-tree', '--seeds', '1,2', '--steps', '1024', '--demos', '1', '--eval-episodes', '2', '--envs', '4'];
+  const first = await cli(...args);
   assert.equal(first.status, 0, first.stderr);
   const md = readFileSync(path.join(out, 'table.md'), 'utf8');
   assert.match(md, /\| task \| foundation \| foundation \+ sparse \| foundation \+ dense \| paper: sparse \| paper: Auto MC-Reward \|/);
@@ -167,22 +172,22 @@ test('table runs a small configuration end to end, resumes without redoing finis
   const sparseSummary = path.join(out, 'approach-tree/seed-1/sparse/summary.json');
   const sparseTime = statSync(sparseSummary).mtimeMs;
   rmSync(denseSummary);
-  const second = cli(...args);
+  const second = await cli(...args);
   assert.equal(second.status, 0, second.stderr);
   assert.equal(statSync(sparseSummary).mtimeMs, sparseTime, 'a finished cell is not rerun');
   assert.ok(existsSync(denseSummary));
   assert.match(second.stderr, /approach-tree seed 2: foundation \+ dense \(1,024 frames, resuming\)/);
   assert.doesNotMatch(second.stderr, /seed 1: foundation \+ sparse \(/);
 
-  const mixed = cli(...args.map((a) => (a === '1024' ? '2048' : a)));
+  const mixed = await cli(...args.map((a) => (a === '1024' ? '2048' : a)));
   assert.equal(mixed.status, 1);
   assert.match(mixed.stderr, /^rewardsmith table: .*steps 1024.*steps 2048 would mix budgets/);
 
-  const typo = cli('table', '--out', out, '--tasks', 'approach-tre');
+  const typo = await cli('table', '--out', out, '--tasks', 'approach-tre');
   assert.equal(typo.status, 2);
   assert.match(typo.stderr, /rewardsmith table: --tasks: .*approach-tree/);
   writeFileSync(path.join(out, 'README.md'), '# x\n\n<!-- rewardsmith table: start -->\nold\n<!-- rewardsmith table: end -->\n\nafter\n');
-  const readme = cli(...args, '--readme', path.join(out, 'README.md'));
+  const readme = await cli(...args, '--readme', path.join(out, 'README.md'));
   assert.equal(readme.status, 0, readme.stderr);
   const text = readFileSync(path.join(out, 'README.md'), 'utf8');
   assert.doesNotMatch(text, /\nold\n/);

@@ -58,7 +58,7 @@ test(`table --engine ${slurm ? 'slurm' : 'local'}: every cell is a job; a killed
 }, async () => {
   const out = path.join(tempDir('rewardsmith-table-jobs-'), 'table');
   const engine = slurm ? ['--engine', 'slurm', '--time', '10:00', '--poll', '0.5'] : ['--engine', 'local', '--parallel', '2', '--poll', '0.2'];
-  const args = ['--out', out, '--tasks', 'approach-tree', '--seeds', '7', '--steps', '512', '--envs', '8', '--demos', '1', '--eval-episodes', '4', ...engine];
+  const args = ['--out', out, '--tasks', 'approach-tree', '--seeds', '7', '--steps', '512', '--envs', '8', '--demos', '1', '--eval-episodes', '2', ...engine];
   const cell = (method: string) => path.join(out, 'approach-tree', 'seed-7', method);
 
   // Killed as soon as a fine-tuning job is submitted: the foundation has finished, the fine-tunings go on without it.
@@ -91,7 +91,7 @@ test(`table --engine ${slurm ? 'slurm' : 'local'}: every cell is a job; a killed
   );
   assert.match(
     resumed.stdout,
-    /Per seed: approach-tree foundation seed 7: \d\/4; approach-tree foundation \+ sparse seed 7: \d\/4; approach-tree foundation \+ dense seed 7: \d\/4\./,
+    /Per seed: approach-tree foundation seed 7: \d\/2; approach-tree foundation \+ sparse seed 7: \d\/2; approach-tree foundation \+ dense seed 7: \d\/2\./,
   );
   assert.ok(existsSync(path.join(out, 'table.csv')) && existsSync(path.join(out, 'table.svg')));
 });

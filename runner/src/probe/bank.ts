@@ -4,7 +4,8 @@
 // wandering, oscillating near the target, staring at it from a distance, walking into lava where the world has
 // it). Seeded and deterministic: generated once per task (built-in or a user task file) and cached on disk.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { cacheDir, writeAtomic } from '../files';
 import { STEP_CODES } from '../records';
@@ -296,13 +297,110 @@ const banks = new Map<string, ProbeBank>();
 
 /** The task's probe bank: from memory, else the cache, else recorded now (blocking) and cached. */
 export function probeBank(task: TaskSpec): ProbeBank {
-  return cachedBank(task) ?? storeBank(task, recordBank(task));
+  for (;;) {
+    const known = cachedBank(task);
+    if (known) return known;
+    const release = claimRecording(bankFile(task), { blocking: true });
+    if (!release) {
+      sleepSync(RECORDING_POLL_MS);
+      continue;
+    }
+    try {
+      return cachedBank(task) ?? storeBank(task, recordBank(task));
+    } finally {
+      release();
+    }
+  }
 }
 
 /** The task's probe bank, recorded in slices that let the event loop run when it is not cached yet. */
 export async function probeBankAsync(task: TaskSpec): Promise<ProbeBank> {
-  return cachedBank(task) ?? storeBank(task, await recordBankAsync(task));
+  for (;;) {
+    const known = cachedBank(task);
+    if (known) return known;
+    const release = claimRecording(bankFile(task), { blocking: false });
+    if (!release) {
+      await new Promise((resolve) => setTimeout(resolve, RECORDING_POLL_MS));
+      continue;
+    }
+    try {
+      return cachedBank(task) ?? storeBank(task, await recordBankAsync(task));
+    } finally {
+      release();
+    }
+  }
 }
+
+/** How often a process waiting for another's recording looks for the bank. */
+const RECORDING_POLL_MS = 250;
+/** A recording claimed longer ago than this is taken over (its process on another host may be gone). */
+const RECORDING_STALE_MS = 10 * 60_000;
+/** A cached bank read this long after it was last written or read is marked in use again (its file's time). */
+const IN_USE_MARK_MS = 24 * 3_600_000;
+/** Banks of the task's other versions or definitions unused for this long are removed when a new one is stored. */
+const UNUSED_BANK_MS = 7 * 24 * 3_600_000;
+
+/**
+ * One recorder per bank across processes (a sweep's parallel jobs, a test run's files, two editors on a fresh
+ * machine): `<bank>.recording`, created exclusively, names the recorder; the others wait for its bank instead of
+ * recording it too. Returns the release of the claim, or null while another live process holds it. A claim
+ * whose process has ended (on this host) or that is older than RECORDING_STALE_MS is taken over; a cache
+ * folder that cannot be written lets every process record on its own, as before. A blocking wait never waits
+ * for this process's own recording (it could not go on meanwhile): it records without a claim.
+ */
+function claimRecording(file: string, how: { blocking: boolean }): (() => void) | null {
+  const claim = `${file}.recording`;
+  const mine = JSON.stringify({ host: os.hostname(), pid: process.pid, started: Date.now() });
+  try {
+    mkdirSync(path.dirname(file), { recursive: true });
+    const fd = openSync(claim, 'wx');
+    try {
+      writeSync(fd, mine);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return () => {};
+    const holder = claimHolder(claim);
+    if (holder === 'other' || (holder === 'self' && !how.blocking)) return null;
+    if (holder === 'self') return () => {};
+    rmSync(claim, { force: true });
+    return claimRecording(file, how);
+  }
+  return () => {
+    try {
+      if (readFileSync(claim, 'utf8') === mine) rmSync(claim, { force: true });
+    } catch {
+      // Taken over meanwhile, or the folder went away: nothing of ours to remove.
+    }
+  };
+}
+
+/** Who holds a recording claim: this process, another live one, or none any more ('stale'). */
+function claimHolder(claim: string): 'self' | 'other' | 'stale' {
+  let holder: { host?: unknown; pid?: unknown; started?: unknown };
+  try {
+    holder = JSON.parse(readFileSync(claim, 'utf8')) as typeof holder;
+  } catch {
+    // Being written this instant, or damaged: stale once old.
+    try {
+      return Date.now() - statSync(claim).mtimeMs > RECORDING_STALE_MS ? 'stale' : 'other';
+    } catch {
+      return 'stale';
+    }
+  }
+  if (typeof holder.started !== 'number' || Date.now() - holder.started > RECORDING_STALE_MS) return 'stale';
+  if (holder.host !== os.hostname() || typeof holder.pid !== 'number') return 'other';
+  if (holder.pid === process.pid) return 'self';
+  try {
+    process.kill(holder.pid, 0);
+    return 'other';
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH' ? 'stale' : 'other';
+  }
+}
+
+const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
 function cachedBank(task: TaskSpec): ProbeBank | undefined {
   const file = bankFile(task);
@@ -313,9 +411,19 @@ function cachedBank(task: TaskSpec): ProbeBank | undefined {
     const read = JSON.parse(gunzipSync(readFileSync(file)).toString('utf8')) as ProbeBank;
     if (read.version !== BANK_VERSION || !Array.isArray(read.episodes)) return undefined;
     banks.set(file, read);
+    markInUse(file);
     return read;
   } catch {
     return undefined; // a damaged cache file is recorded again
+  }
+}
+
+/** Keeps a bank's file time recent while it is read, so that no other version's cleanup takes it as unused. */
+function markInUse(file: string): void {
+  try {
+    if (Date.now() - statSync(file).mtimeMs > IN_USE_MARK_MS) utimesSync(file, new Date(), new Date());
+  } catch {
+    // A read-only cache: its banks are not removed by a cleanup either.
   }
 }
 
@@ -327,11 +435,16 @@ function storeBank(task: TaskSpec, recorded: ProbeBank): ProbeBank {
     mkdirSync(path.dirname(file), { recursive: true });
     // Atomic, with a temporary file of this process's own: two processes may record the same bank at once.
     writeAtomic(file, gzipSync(JSON.stringify(bank)), { tmpSuffix: `.${process.pid}.tmp` });
-    // The task's banks of earlier bank versions or task definitions are not read again.
+    // The task's banks of earlier bank versions or task definitions go once unused for a while: another
+    // checkout or version of rewardsmith on this machine may be reading its own (removing those at once made
+    // two checkouts record their banks again and again).
     const prefix = `${path.basename(file).replace(/-[0-9a-f]{16}\.json\.gz$/, '')}-`;
-    for (const old of readdirSync(path.dirname(file)))
-      if (old.startsWith(prefix) && /^[0-9a-f]{16}\.json\.gz$/.test(old.slice(prefix.length)) && old !== path.basename(file))
-        rmSync(path.join(path.dirname(file), old), { force: true });
+    for (const old of readdirSync(path.dirname(file))) {
+      if (!old.startsWith(prefix) || !/^[0-9a-f]{16}\.json\.gz$/.test(old.slice(prefix.length)) || old === path.basename(file)) continue;
+      const oldFile = path.join(path.dirname(file), old);
+      const unused = Date.now() - (statSync(oldFile, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > UNUSED_BANK_MS;
+      if (unused) rmSync(oldFile, { force: true });
+    }
   } catch {
     // A read-only cache only costs the recording next time.
   }
