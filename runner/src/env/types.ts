@@ -32,6 +32,9 @@ export interface VecStepResult {
   terminalFeatures: (Float32Array | null)[];
 }
 
+/** The action that holds an env (evaluation holds envs whose episodes no longer count). */
+export const HOLD_ACTION = -1;
+
 export interface VecEnv {
   readonly backend: 'sim' | 'mineflayer';
   readonly task: TaskSpec;
@@ -39,7 +42,11 @@ export interface VecEnv {
   readonly featureSize: number;
   /** Starts every env on a fresh world from its seed; returns the first features and observations. */
   reset(seeds: number[]): Promise<{ features: Float32Array; obs: StepObservation[] }>;
-  /** One action index (into GAME_FACTS.actions) per env. Done envs auto-reset onto the next seed. */
+  /**
+   * One action index (into GAME_FACTS.actions) per env. Done envs auto-reset onto the next seed. An env given
+   * HOLD_ACTION is not stepped where the backend can hold it (the simulator; mineflayer plays no_op): its entries
+   * in the result repeat its last step's and are not meant to be read.
+   */
   step(actions: Int32Array): Promise<VecStepResult>;
   close(): Promise<void>;
 }

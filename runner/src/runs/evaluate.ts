@@ -7,7 +7,7 @@ import path from 'node:path';
 import { makeFolder, writeAtomic } from '../files';
 import type { TaskSpec } from '../tasks';
 import type { StepObservation } from '../schema';
-import type { VecEnv } from '../env/types';
+import { HOLD_ACTION, type VecEnv } from '../env/types';
 import { createEnv } from '../env/index';
 import { hash32, nextEpisodeSeed } from '../seeds';
 import { RUN_FILES, rateRecord, runRewardCopy, type EpisodeRecord, type GeneralisationGap, type RunSummary } from '../records';
@@ -69,9 +69,13 @@ async function runEpisodes(env: VecEnv, n: number, opts: EvaluateOptions) {
     return s;
   });
   const recorder = new EpisodeRecorder(opts.sandbox?.compiled.exportsKind ?? null);
+  // An env whose episode does not count once all counted episodes have started is held (not stepped): nothing it
+  // does can count any more. The others step as before (each env's worlds, actions and rewards are its own).
+  const held = new Uint8Array(n);
   const begin = (i: number, seed: number, obs: StepObservation) => {
     const counted = started < opts.episodes && heldOut(seed);
     recorder.begin(i, seed, counted ? started++ : -1, obs, counted);
+    if (!counted && started >= opts.episodes) held[i] = 1;
   };
   const reset = await env.reset(firstSeeds);
   reset.obs.forEach((o, i) => begin(i, firstSeeds[i]!, o));
@@ -82,12 +86,17 @@ async function runEpisodes(env: VecEnv, n: number, opts: EvaluateOptions) {
   let features = reset.features;
   while (episodes.length < opts.episodes) {
     const actions = opts.act(features, n);
+    const stepped: number[] = [];
+    for (let i = 0; i < n; i++) {
+      if (held[i]) actions[i] = HOLD_ACTION;
+      else stepped.push(i);
+    }
     const res = await env.step(actions);
-    frames += n;
-    const rewards = opts.sandbox ? await opts.sandbox.step(res.obs) : new Float64Array(n);
+    frames += stepped.length;
+    const rewards = await stepRewards(opts.sandbox, res.obs, stepped);
     const doneEnvs: number[] = [],
       doneObs: StepObservation[] = [];
-    for (let i = 0; i < n; i++) {
+    for (const i of stepped) {
       const obs = res.obs[i]!,
         info = res.info[i]!;
       recorder.step(i, actions[i]!, rewards[i]!, obs, info);
@@ -120,6 +129,21 @@ async function runEpisodes(env: VecEnv, n: number, opts: EvaluateOptions) {
   }
   episodes.sort((a, b) => a.episode - b.episode);
   return { summary: summarise(episodes), episodes, frames };
+}
+
+/** Each stepped env's reward for its observation (0 for the others, and without a reward). */
+async function stepRewards(sandbox: RewardSandbox | null, obs: StepObservation[], stepped: number[]): Promise<Float64Array> {
+  if (!sandbox) return new Float64Array(obs.length);
+  if (stepped.length === obs.length) return sandbox.step(obs);
+  const rewards = new Float64Array(obs.length);
+  const { values } = await sandbox.stepEnvs(
+    stepped,
+    stepped.map((i) => obs[i]!),
+  );
+  stepped.forEach((env, k) => {
+    rewards[env] = values[k]!;
+  });
+  return rewards;
 }
 
 export function summarise(episodes: EpisodeRecord[]): EvalSummary {

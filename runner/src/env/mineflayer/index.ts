@@ -12,7 +12,7 @@ import { Vec3 } from 'vec3';
 import { Physics, type PhysicsEntity } from 'prismarine-physics';
 import { DEFAULT_GAME_VERSION } from '../../schema';
 import { successCheck, type StepProgress, type TaskSpec } from '../../tasks';
-import type { DeathCause, EnvOptions, StepInfo, StepObservation, VecEnv, VecStepResult } from '../types';
+import { type DeathCause, type EnvOptions, HOLD_ACTION, type StepInfo, type StepObservation, type VecEnv, type VecStepResult } from '../types';
 import { BLOCK_COUNT, mcData, nameIndex } from '../game/registry';
 import { DEG, ViewResult, nearestDict, observeView, round3, wrapAngle, type BlockAccess, type ViewEntity, type ViewPose } from '../game/observe';
 import { FEATURE_SPEC, FeatureMemory, writeFeatures } from '../game/features';
@@ -596,7 +596,8 @@ export class MineflayerVecEnv implements VecEnv {
   async step(actions: Int32Array): Promise<VecStepResult> {
     const n = this.agents.length,
       f = this.featureSize;
-    for (let i = 0; i < n; i++) this.agents[i]!.applyAction(actions[i]!);
+    // A held env plays no_op: a bot cannot pause its world.
+    for (let i = 0; i < n; i++) this.agents[i]!.applyAction(actions[i] === HOLD_ACTION ? 0 : actions[i]!);
     // Let the server answer (block changes, inventory, health) and keep game speed: a step lasts one tick.
     const wait = this.tickMs - (performance.now() - this.lastStepAt);
     await sleep(Math.max(0, wait));

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import type { TaskSpec } from '../../tasks';
-import type { EnvOptions, StepInfo, StepObservation, VecEnv, VecStepResult } from '../types';
+import { type EnvOptions, HOLD_ACTION, type StepInfo, type StepObservation, type VecEnv, type VecStepResult } from '../types';
 import { SimEnv } from './sim';
 import { nextEpisodeSeed } from '../../seeds';
 
@@ -16,6 +16,9 @@ export class SimBatch {
   readonly envs: SimEnv[];
   readonly featureSize: number;
   private readonly seeds: number[];
+  /** Each env's last observation and info, repeated for an env held (HOLD_ACTION). */
+  private readonly lastObs: StepObservation[];
+  private readonly lastInfo: (StepInfo | null)[];
 
   constructor(
     task: TaskSpec,
@@ -25,13 +28,16 @@ export class SimBatch {
     this.envs = Array.from({ length: count }, () => new SimEnv(task));
     this.featureSize = this.envs[0]?.featureSize ?? new SimEnv(task).featureSize;
     this.seeds = new Array<number>(count).fill(0);
+    this.lastObs = new Array<StepObservation>(count);
+    this.lastInfo = new Array<StepInfo | null>(count).fill(null);
   }
 
   reset(seeds: number[]): { features: Float32Array; obs: StepObservation[] } {
     const features = new Float32Array(this.envs.length * this.featureSize);
     const obs = this.envs.map((env, i) => {
       this.seeds[i] = seeds[i]! >>> 0;
-      return env.reset(this.seeds[i]!, features, i * this.featureSize);
+      this.lastInfo[i] = null;
+      return (this.lastObs[i] = env.reset(this.seeds[i]!, features, i * this.featureSize));
     });
     return { features, obs };
   }
@@ -46,9 +52,16 @@ export class SimBatch {
     const terminalFeatures: (Float32Array | null)[] = new Array(n).fill(null);
     for (let i = 0; i < n; i++) {
       const env = this.envs[i]!;
+      if (actions[i] === HOLD_ACTION) {
+        const last = this.lastInfo[i];
+        if (!last) throw new Error(`env ${this.firstIndex + i} held before its first step`);
+        obs[i] = this.lastObs[i]!;
+        info[i] = last;
+        continue;
+      }
       const r = env.step(actions[i]!, features, i * f);
-      obs[i] = r.obs;
-      info[i] = r.info;
+      obs[i] = this.lastObs[i] = r.obs;
+      info[i] = this.lastInfo[i] = r.info;
       if (r.info.truncated) terminalFeatures[i] = features.slice(i * f, (i + 1) * f);
       if (r.info.done) {
         this.seeds[i] = nextEpisodeSeed(this.seeds[i]!, this.firstIndex + i);
