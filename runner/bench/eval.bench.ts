@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { formatRate } from '../src/stats';
+import { childrenCpuSeconds } from './cpu';
 
 const ROOT = path.join(__dirname, '..', '..');
 const CLI = path.join(ROOT, 'runner/bin/rewardsmith.js');
@@ -17,16 +18,6 @@ const load = () =>
   loadavg()
     .map((l) => l.toFixed(1))
     .join(' ');
-
-/** CPU seconds of this process's reaped children (Linux /proc/self/stat cutime + cstime; 0 elsewhere). */
-function childrenCpuSeconds(): number {
-  try {
-    const fields = readFileSync('/proc/self/stat', 'latin1').split(') ')[1]!.split(' ');
-    return (Number(fields[13]) + Number(fields[14])) / 100;
-  } catch {
-    return 0;
-  }
-}
 
 /** Runs the CLI once; returns its CPU seconds (with what it reaped) and wall seconds. */
 function cli(args: string[]): { cpu: number; wall: number } {

@@ -3,24 +3,14 @@
 // (as before hosts were kept warm); warm: the host kept between probes, started once beforehand (the language
 // server starts it when it first sees a reward file). CPU seconds are this process's, its reaped hosts' and the
 // warm host's own (from /proc; Linux), with the load average beside.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { probeBank, probeReward } from '../src/probe/index';
 import { endWarmHosts, prewarmSandboxHost, warmHostPids } from '../src/reward/index';
 import { resolveTask } from '../src/tasks';
 import { longReward } from './probe.bench';
-
-/** utime + stime of a process's /proc stat line, seconds (USER_HZ 100); with `reaped`, its reaped children's too. */
-function statSeconds(file: string, reaped: boolean): number {
-  try {
-    const stat = readFileSync(file, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12]) + (reaped ? Number(f[13]) + Number(f[14]) : 0)) / 100;
-  } catch {
-    return 0; // a process that has gone: its time is in its parent's reaped children
-  }
-}
+import { statSeconds } from './cpu';
 
 /** CPU seconds of this process, its reaped children and the warm hosts alive now. */
 const cpuSeconds = () => statSeconds('/proc/self/stat', true) + warmHostPids().reduce((s, pid) => s + statSeconds(`/proc/${pid}/stat`, false), 0);

@@ -8,20 +8,7 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { bankFile, probeBank, probeReward, recordBank } from '../src/probe/index';
 import { BUILTIN_TASKS, resolveTask, taskFromHeader } from '../src/tasks';
-
-/** CPU seconds of this process and its reaped children (user + system; Linux). */
-function cpuSeconds(): number {
-  const own = process.cpuUsage();
-  let children = 0;
-  try {
-    const stat = readFileSync('/proc/self/stat', 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    children = (Number(fields[13]) + Number(fields[14])) / 100; // cutime, cstime in ticks (USER_HZ 100)
-  } catch {
-    children = 0;
-  }
-  return (own.user + own.system) / 1e6 + children;
-}
+import { cpuSeconds } from './cpu';
 
 const load = () => loadavg()[0]!.toFixed(1);
 

@@ -1,22 +1,11 @@
 // One profiled training run in its own process, for train.bench.ts: `node --import tsx train-process.ts
 // BACKEND FRAMES OUT`. Prints one JSON line: frames, CPU seconds of this process (main thread + env worker
 // threads) and of its reaped children (the reward sandbox host), wall seconds, and the phase profile.
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { train } from '../src/runs/train';
 import { PhaseProfile } from '../src/ppo/profile';
 import type { BackendChoice } from '../src/ppo/backend';
-
-/** CPU seconds of this process's reaped children (Linux /proc/self/stat cutime + cstime; 0 elsewhere). */
-function childrenCpuSeconds(): number {
-  try {
-    const fields = readFileSync('/proc/self/stat', 'latin1').split(') ')[1]!.split(' ');
-    // After "pid (comm) ": state is field 3, so cutime (16) and cstime (17) are at 13 and 14 here; ticks of 1/100 s.
-    return (Number(fields[13]) + Number(fields[14])) / 100;
-  } catch {
-    return 0;
-  }
-}
+import { childrenCpuSeconds } from './cpu';
 
 async function main() {
   const [backend, frames, out] = process.argv.slice(2);
