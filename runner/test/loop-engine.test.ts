@@ -1,5 +1,5 @@
 // `loop --candidates K --engine local`: the loop trains an iteration's candidates as `rewardsmith train` jobs on
-// the sweep's engine, at the same time, and reads their runs back as it reads in-process ones.
+// the sweep's engine, at the same time (without --engine they train there one at a time), and reads their runs back.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';

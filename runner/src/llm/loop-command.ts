@@ -94,7 +94,9 @@ export function loopCommand(argv: string[], terminal: CommandIo = PROCESS_IO): P
         evalEpisodes: values['eval-episodes'],
         backend: values.backend,
         init: values.init,
-        ...(engine ? { engine, taskArg: existsSync(values.task) ? path.resolve(values.task) : values.task } : {}),
+        // The jobs take the task as the command did: a built-in id, or the task file's path.
+        taskArg: existsSync(values.task) ? path.resolve(values.task) : values.task,
+        ...(engine ? { engine } : {}),
       },
       emit,
       say: progress,
