@@ -22,10 +22,7 @@ const LARGE_FILES: Record<string, number> = {
 };
 
 /** Files that may hold a mulberry32 step besides seeds.ts, the one PRNG. */
-const PRNG_COPIES = new Set([
-  // The policy's stream is serialised into checkpoints (`state` is public, unsigned); to move onto seeds.ts.
-  'runner/src/ppo/policy.ts',
-]);
+const PRNG_COPIES = new Set<string>([]);
 
 function productFiles(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir)) {

@@ -7,27 +7,22 @@ import path from 'node:path';
 import { writeAtomic } from '../files';
 import * as tf from '@tensorflow/tfjs-core';
 import { GAME_FACTS } from '../schema';
+import { Mulberry32 } from '../seeds';
 
-/** A small, fast, serialisable PRNG (mulberry32); `state` is the whole state. */
-export class Rng {
-  constructor(public state: number) {
-    this.state = state >>> 0;
+/** The policy's random stream (action sampling, minibatch shuffles, initial weights): the one PRNG of seeds.ts. */
+export class Rng extends Mulberry32 {
+  /** The stream's position as an unsigned integer: checkpoints store it (`rng`) and resume from it. */
+  get state(): number {
+    return this.s >>> 0;
   }
-  /** Uniform in [0, 1). */
-  next(): number {
-    let t = (this.state = (this.state + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  set state(value: number) {
+    this.s = value | 0;
   }
   /** Standard normal (Box-Muller). */
   normal(): number {
     const u = 1 - this.next(),
       v = this.next();
     return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
-  }
-  uint32(): number {
-    return Math.floor(this.next() * 4294967296) >>> 0;
   }
 }
 
