@@ -42,7 +42,7 @@ export function palettePng(width: number, height: number, pixels: Uint8Array, pa
     Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]),
     chunk('IHDR', header),
     chunk('PLTE', Uint8Array.from(palette.flat())),
-    chunk('IDAT', deflateSync(raw, { level: 9 })),
+    chunk('IDAT', deflateSync(raw, { level: 6 })), // zlib's default: level 9 took 8× the CPU (304 vs 36 ms for 501 frames) for 7 % fewer bytes
     chunk('IEND', new Uint8Array(0)),
   ]);
 }
