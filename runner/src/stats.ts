@@ -215,7 +215,9 @@ export function bootstrapMean(groups: readonly (readonly number[])[], opts: { re
 
 /** A share as a percentage with one decimal, without the sign ("71.0"): for tables whose header says %. */
 export const percent = (x: number) => (100 * x).toFixed(1);
-const pct = (x: number) => `${percent(x)} %`;
+/** A share as a percentage with its unit: one decimal ("71.0 %"), or `digits` 0 for a share in prose ("71 %"). */
+export const percentText = (x: number, digits = 1) => `${(100 * x).toFixed(digits)} %`;
+const pct = (x: number) => percentText(x);
 
 /**
  * What the formats read: a RateEstimate, or a rate as run records store it (records.ts RateRecord: rate null,

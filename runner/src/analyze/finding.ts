@@ -2,6 +2,7 @@
 // meta, its detector over a run's evaluation episodes and, where the fix is code, the patch it asks for;
 // findings.ts lists them. What several findings read in the episodes (the nearest of some names, runs of
 // steps, the summaries their evidence quotes) is here, once.
+import { percentText } from '../stats';
 import { worldCanHold } from '../env/game/worldgen';
 import { GAME_FACTS } from '../schema';
 import { successTargets, type TaskSpec } from '../tasks';
@@ -107,7 +108,7 @@ export const PROGRESS_PER_STEP = 0.5 * GAME_FACTS.walkPerStep;
 export const KEEP_EVIDENCE = 10; // the paper's K
 
 export const fmt = (x: number, digits = 1) => x.toFixed(digits).replace(/\.0+$/, '');
-export const pct = (x: number) => `${Math.round(x * 100)} %`;
+export const pct = (x: number) => percentText(x, 0);
 export const plural = (n: number, one: string, many = one + 's') => `${n} ${n === 1 ? one : many}`;
 export const range = (s: [number, number]) => (s[0] === s[1] ? `step ${s[0]}` : `steps ${s[0]}–${s[1]}`);
 

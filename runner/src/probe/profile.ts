@@ -1,6 +1,7 @@
 // The reward profile the editor shows above a reward's lines (CodeLens): for each statement that runs on some
 // probe calls but not on all, how often it ran on the successful episodes and on the failure modes, and the share
 // of each one's pay (the positive rewards) earned in the calls it ran in. From the replay's coverage counts.
+import { percentText } from '../stats';
 import type { ProbeBank } from './bank';
 import { statementTotals, type Replay } from './replay';
 
@@ -68,7 +69,7 @@ export function rewardProfile(replay: Replay, bank: ProbeBank): LineProfile[] {
 }
 
 /** A share as the lens shows it: a line that ran once in 300 calls is not 0 %. */
-const percent = (x: number) => (x > 0 && x < 0.005 ? '<1 %' : `${Math.round(x * 100)} %`);
+const percent = (x: number) => (x > 0 && x < 0.005 ? '<1 %' : percentText(x, 0));
 
 /** A profile line as the CodeLens shows it. */
 export function profileText(p: LineProfile): string {

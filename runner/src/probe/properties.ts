@@ -5,6 +5,7 @@
 //
 // To add a property: write a function (replay, context) → ProbeFinding[] below, add it to PROPERTIES, and give
 // the probe corpus (runner/test/fixtures/probe/) a reward that shows it (`// expect-probe: <code>` on the line).
+import { percentText } from '../stats';
 import type { StatementLocation } from '../reward/index';
 import { SCALE_RULE } from '../schema';
 import { successTargets, type TaskSpec } from '../tasks';
@@ -35,7 +36,7 @@ export interface PropertyContext {
 
 type Property = (replay: Replay, ctx: PropertyContext) => ProbeFinding[];
 
-const percent = (x: number) => `${Math.round(x * 100)} %`;
+const percent = (x: number) => percentText(x, 0);
 const count = (n: number) => Math.round(n).toLocaleString('en-US');
 /** A return in a message: 3 significant digits, thousands separated. */
 const amount = (x: number) => (Math.abs(x) >= 100 ? count(x) : Number(x.toPrecision(3)).toString());

@@ -23,7 +23,7 @@ import {
   type RunSummary,
   type UpdateMetrics,
 } from '../records';
-import { bootstrapMean, formatRate, wilson, type RateEstimate } from '../stats';
+import { bootstrapMean, formatRate, percentText, wilson, type RateEstimate } from '../stats';
 import { analyzeRun, readAnalysis, type Analysis, type Suggestion } from '../analyze/analyze';
 import { html, joinHtml, trusted, type Html } from './html';
 import { PLAYBACK_STYLE, playbackScriptSources, playbackSection } from './playback';
@@ -72,7 +72,7 @@ export async function loadRun(dir: string): Promise<RunData> {
   return { dir: path.resolve(dir), name: path.basename(path.resolve(dir)), summary, metrics, episodes, analysis, notes };
 }
 
-const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
+const pct = (x: number) => percentText(x);
 
 function rateOf(episodes: EpisodeRecord[], pick: (e: EpisodeRecord) => boolean): RateEstimate {
   return wilson(episodes.filter(pick).length, episodes.length);
