@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { compileRewardFile, REWARD_LIMITS } from '../src/reward';
 import { LOOP_MARKER } from '../src/reward/compile';
 import type { HostReply, HostRequest } from '../src/reward/protocol';
-import { SCALE_RULE } from '../src/schema';
+import { observationWire, SCALE_RULE } from '../src/schema';
 
 const root = path.join(__dirname, '..', '..');
 const dist = path.join(root, 'dist');
@@ -58,6 +58,7 @@ test('a rebuild replaces dist/ files by rename: a sandbox host running from dist
       scriptName: 'rewardsmith-reward.js',
       sparseWeight: SCALE_RULE.sparseWeight,
       denseWeight: SCALE_RULE.denseWeight,
+      observation: observationWire(),
     });
     assert.equal(open.ok, true, JSON.stringify(open));
     const obs = (k: number) => ({
