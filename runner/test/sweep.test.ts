@@ -149,9 +149,15 @@ function slurmUp(): boolean {
 
 /** The controller's view of a job: `scontrol show job` (this cluster keeps no sacct database). */
 function slurmJob(id: string): { state: string; name: string; workDir: string } {
-  const r = spawnSync('scontrol', ['show', 'job', '-o', id], { encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stderr);
-  return { state: /JobState=(\S+)/.exec(r.stdout)![1]!, name: /JobName=(\S+)/.exec(r.stdout)![1]!, workDir: /WorkDir=(\S+)/.exec(r.stdout)![1]! };
+  // COMPLETING is Slurm's passage from running to an end state (the job's processes are being cleaned up after a
+  // scancel or an exit): wait, bounded, for the state it ends in.
+  for (let tries = 0; ; tries++) {
+    const r = spawnSync('scontrol', ['show', 'job', '-o', id], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    const job = { state: /JobState=(\S+)/.exec(r.stdout)![1]!, name: /JobName=(\S+)/.exec(r.stdout)![1]!, workDir: /WorkDir=(\S+)/.exec(r.stdout)![1]! };
+    if (job.state !== 'COMPLETING' || tries >= 60) return job;
+    spawnSync('sleep', ['0.5']);
+  }
 }
 
 test('sweep --engine slurm: real jobs; Ctrl-C cancels them, a killed sweep is resumed without submitting twice', {

@@ -49,12 +49,21 @@ function runTrain(args: string[], killWhen?: (e: RunnerEvent, child: ChildProces
 }
 
 /** The process id of the reward sandbox host the CLI process `parent` started. */
-function sandboxHostOf(parent: number): number {
-  const line = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(parent)], { encoding: 'utf8' })
+/** The sandbox host among `root`'s descendants (a loop's training runs as a job: the host is its grandchild). */
+function sandboxHostOf(root: number): number {
+  const table = execFileSync('ps', ['-e', '-o', 'pid=,ppid=,args='], { encoding: 'utf8' })
     .split('\n')
-    .find((l) => l.includes('sandbox-host'));
-  assert.ok(line, `no sandbox host among the children of ${parent}`);
-  return Number(line.trim().split(/\s+/)[0]);
+    .map((l) => l.trim().match(/^(\d+)\s+(\d+)\s+(.*)$/))
+    .filter((m): m is RegExpMatchArray => m !== null)
+    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3]! }));
+  const below = new Set([root]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const p of table) if (below.has(p.ppid) && !below.has(p.pid)) below.add(p.pid), (grew = true);
+  }
+  const host = table.find((p) => below.has(p.pid) && p.pid !== root && p.args.includes('sandbox-host'));
+  assert.ok(host, `no sandbox host among the descendants of ${root}`);
+  return host.pid;
 }
 
 const PER_UPDATE = 8 * DEFAULT_ROLLOUT_STEPS;
@@ -278,13 +287,14 @@ test("the loop's training step: a sandbox host that dies stops the loop (it is n
     trainReward({
       rewardFile: REWARD,
       task: BUILTIN_TASKS['approach-tree']!,
-      steps: 2 * DEFAULT_ROLLOUT_STEPS * 5, // a checkpoint after update 4; the host dies then
+      // A checkpoint after update 4; the host dies once the job's log shows it (read with a delay: updates to spare).
+      steps: 2 * DEFAULT_ROLLOUT_STEPS * 12,
       seed: 5,
       out,
       envs: 2,
       evalEpisodes: 0,
       emit: (e) => {
-        if (e.type === 'progress' && e.update === 4 && !killed) {
+        if (e.type === 'progress' && e.update >= 4 && !killed) {
           killed = true;
           process.kill(sandboxHostOf(process.pid), 'SIGKILL');
         }
@@ -302,7 +312,7 @@ test("the loop's training step: a sandbox host that dies stops the loop (it is n
   assert.ok(existsSync(path.join(out, RUN_FILES.checkpoint, 'state.json')));
   assert.deepEqual(await step(), { ok: true });
   const summary = JSON.parse(readFileSync(path.join(out, RUN_FILES.summary), 'utf8')) as RunSummary;
-  assert.equal(summary.train.updates, 5);
+  assert.equal(summary.train.updates, 12);
 });
 
 test('a finished run: --eval-episodes 0 points to eval, not analyze; --resume says it has finished and changes nothing', { timeout: 300_000 }, async () => {
