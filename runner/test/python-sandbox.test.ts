@@ -4,12 +4,13 @@
 // touched. Pyodide takes seconds to start, so each reward file opens one sandbox that all its cases share.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { RewardError, RewardSandbox, type RewardErrorKind } from '../src/reward';
 import type { StepObservation } from '../src/schema';
 import { SLOW_STEPS_TO_FAIL } from '../src/reward/protocol';
+import { lineOf } from './helpers/source-line';
 
 const FIXTURES = path.join(__dirname, 'fixtures', 'rewards', 'python');
 const fixture = (name: string) => path.join(FIXTURES, name);
@@ -17,15 +18,6 @@ const ESCAPE_FILE = '/tmp/rewardsmith-python-sandbox-escape';
 
 function obs(nearest: Record<string, [number, number, number]>, x = 1, extra: Partial<StepObservation> = {}): StepObservation {
   return { nearest, inventory_change: {}, health: 10, position: [x, 64, 0, 0, 0], damage_dealt: 0, kill_entity: {}, ...extra };
-}
-
-/** 1-based line of the first line of `file` containing `marker`. */
-function lineOf(file: string, marker: string): number {
-  const i = readFileSync(file, 'utf8')
-    .split('\n')
-    .findIndex((l) => l.includes(marker));
-  assert.ok(i >= 0, `${marker} not in ${file}`);
-  return i + 1;
 }
 
 async function rejection(p: Promise<unknown>): Promise<RewardError> {

@@ -21,6 +21,7 @@ import {
 } from '../src/reward';
 import { scriptedTrajectory } from './fixtures/rewards/trajectory';
 import { SLOW_STEPS_TO_FAIL } from '../src/reward/protocol';
+import { lineOf } from './helpers/source-line';
 
 const FIXTURES = path.join(__dirname, 'fixtures', 'rewards');
 const EXAMPLES = path.join(__dirname, '..', 'rewards');
@@ -29,15 +30,6 @@ const fixture = (name: string) => path.join(FIXTURES, name);
 /** A plain step observation; `stone` at distance k and x = k make each step recognisable to counter.reward.ts. */
 function obs(k: number, extra: Partial<StepObservation> = {}): StepObservation {
   return { nearest: { stone: [k, 0, 0.3] }, inventory_change: {}, health: 10, position: [k, 11, 0.5, 0, 0], damage_dealt: 0, kill_entity: {}, ...extra };
-}
-
-/** 1-based line of the first line of `file` containing `marker`. */
-function lineOf(file: string, marker: string): number {
-  const i = readFileSync(file, 'utf8')
-    .split('\n')
-    .findIndex((l) => l.includes(marker));
-  assert.ok(i >= 0, `${marker} not in ${file}`);
-  return i + 1;
 }
 
 /** Opens `file`, runs one episode of `steps` steps on `envs` envs, and returns the error it fails with. */

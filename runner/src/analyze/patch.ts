@@ -74,10 +74,7 @@ export class RewardSource {
 
   /** A name not used anywhere in the file (so an inserted declaration never shadows or collides). */
   fresh(base: string): string {
-    let name = base;
-    for (let i = 2; this.identifiers.has(name); i++) name = `${base}_${i}`;
-    this.identifiers.add(name);
-    return name;
+    return freshName(base, this.identifiers);
   }
 
   line(pos: number): number {
@@ -358,4 +355,12 @@ export function quotedIn(text: string, value: string, onTie: 'single' | 'double'
   const doubles = (text.match(/"[^"\n]*"/g) ?? []).length;
   const single = singles > doubles || (singles === doubles && onTie === 'single');
   return single ? `'${value.replace(/[\\']/g, (c) => '\\' + c)}'` : JSON.stringify(value);
+}
+
+/** `base`, or `base_2`, `base_3`, … : the first not in `used`, which it joins (a name a patch inserts never collides). */
+export function freshName(base: string, used: Set<string>): string {
+  let name = base;
+  for (let i = 2; used.has(name); i++) name = `${base}_${i}`;
+  used.add(name);
+  return name;
 }

@@ -10,7 +10,7 @@ import { unifiedDiff } from '../diff';
 import { compilePythonReward, firstSyntaxError, parsePython, parameterList, walk, type PythonNode } from '../reward/python-syntax';
 import { RewardError } from '../reward/compile';
 import { parameterNames, SCALE_RULE, type ParameterName } from '../schema';
-import { PatchUnavailable, quotedIn, sourceLayout, type Edit, type PatchRequestBase } from './patch';
+import { freshName, PatchUnavailable, quotedIn, sourceLayout, type Edit, type PatchRequestBase } from './patch';
 
 /** Where the dense signal is computed: a function whose return value is the dense term, or a variable set before the return. */
 export type PythonDenseTerm = { kind: 'function'; def: PythonNode; topLevel: boolean } | { kind: 'variable'; name: string; before: PythonNode };
@@ -59,10 +59,7 @@ export class PythonSource {
 
   /** A name (or GLOBAL_DATA key) not used anywhere in the file. */
   fresh(base: string): string {
-    let name = base;
-    for (let i = 2; this.names.has(name); i++) name = `${base}_${i}`;
-    this.names.add(name);
-    return name;
+    return freshName(base, this.names);
   }
 
   lineStart(row: number): number {
