@@ -318,17 +318,21 @@ export abstract class Engine {
   }
 
   private active = 0;
-  private readonly waiting: (() => void)[] = [];
+  private readonly waiting: { wake: () => void; signal?: AbortSignal }[] = [];
+  private readonly watchedSignals = new WeakSet<AbortSignal>();
 
   constructor(readonly runner: RunnerCommand = defaultRunnerCommand()) {}
 
   private async slot(signal?: AbortSignal): Promise<boolean> {
     while (this.active >= this.capacity) {
       if (signal?.aborted) return false;
-      await new Promise<void>((resolve) => {
-        this.waiting.push(resolve);
-        signal?.addEventListener('abort', () => resolve(), { once: true });
-      });
+      if (signal && !this.watchedSignals.has(signal)) {
+        // One listener per signal, not one per waiting job: a table queues its dozens of cells on one signal
+        // (Node warns from the 11th listener on).
+        this.watchedSignals.add(signal);
+        signal.addEventListener('abort', () => this.wakeAborted(signal), { once: true });
+      }
+      await new Promise<void>((wake) => this.waiting.push({ wake, signal }));
     }
     if (signal?.aborted) return false;
     this.active++;
@@ -337,7 +341,14 @@ export abstract class Engine {
 
   private release(): void {
     this.active--;
-    this.waiting.shift()?.();
+    this.waiting.shift()?.wake();
+  }
+
+  /** Wakes (to find their signal aborted) the jobs waiting on `signal`; they leave the queue, so a slot never goes to them. */
+  private wakeAborted(signal: AbortSignal): void {
+    const aborted = this.waiting.filter((w) => w.signal === signal);
+    this.waiting.splice(0, this.waiting.length, ...this.waiting.filter((w) => w.signal !== signal));
+    for (const w of aborted) w.wake();
   }
 
   /**
