@@ -1,16 +1,22 @@
-// Training speed, the TensorFlow.js path (wasm backend) and the fused JS path side by side: `rewardsmith train`
-// on approach-tree with the bundled dense reward, 65,536 frames (BENCH_TRAIN_FRAMES), no evaluation, each in a
-// fresh process (train-process.ts). Prints frames per CPU-second of the whole process tree (main thread, env
-// worker threads and the reward sandbox host; user + sys, start-up included), the load average around each
-// run, and the phase profile of the main thread. `npm run bench train`.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+// Training speed, before and after: `rewardsmith train` on approach-tree with the bundled dense reward, 65,536
+// frames (BENCH_TRAIN_FRAMES), no evaluation, each run in a fresh process (train-process.ts), the code of an
+// earlier commit (BENCH_TRAIN_BEFORE, extracted with `git archive`) and this tree's alternated
+// (BENCH_TRAIN_PAIRS pairs), on the engines in BENCH_TRAIN_BACKENDS (default js; `wasm,js` compares
+// TensorFlow.js). Prints frames per CPU-second of the whole process tree (every thread of the training process
+// from its start, and the reward sandbox host), the load average around each run, where the CPU went thread by
+// thread, and the phase profile of the main thread. `npm run bench train`.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { PhaseTotals } from '../src/ppo/profile';
 
 const FRAMES = Number(process.env.BENCH_TRAIN_FRAMES ?? 65_536);
-const PATHS = (process.env.BENCH_TRAIN_BACKENDS ?? 'wasm,js').split(',');
+const BACKENDS = (process.env.BENCH_TRAIN_BACKENDS ?? 'js').split(',');
+/** The code before this round of speed work (2026-11-26); `none` runs this tree only. */
+const BEFORE = process.env.BENCH_TRAIN_BEFORE ?? 'e56fc76';
+const PAIRS = Number(process.env.BENCH_TRAIN_PAIRS ?? 1);
+const ROOT = path.join(__dirname, '..', '..');
 const load = () =>
   loadavg()
     .map((l) => l.toFixed(1))
@@ -19,77 +25,155 @@ const load = () =>
 interface ProcessResult {
   backend: string;
   frames: number;
+  /** CPU of this process from the start of train() (module loading excluded), as the bench counted it before. */
   processCpuSeconds: number;
   childrenCpuSeconds: number;
   wallSeconds: number;
   phases: Record<string, PhaseTotals>;
+  threads: {
+    mainThreadCpuSeconds: number;
+    mainThreadBeforeFirstPhase: number;
+    processBeforeFirstPhase: number;
+    liveHelperThreadsCpuSeconds: number;
+    processLifeCpuSeconds: number;
+  };
+  mainThreadGc: { minorSeconds: number; majorSeconds: number; count: number };
 }
 
-function trainProcess(backend: string): ProcessResult & { loadBefore: string; loadAfter: string } {
+interface Run extends ProcessResult {
+  label: string;
+  loadBefore: string;
+  loadAfter: string;
+}
+
+/** The runner's sources at `ref`, in a temporary folder that uses this checkout's node_modules. */
+function extractTree(ref: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'rs-bench-before-'));
+  const tar = execFileSync('git', ['archive', '--format=tar', ref, 'runner', 'package.json', 'tsconfig.json'], { cwd: ROOT, maxBuffer: 1 << 30 });
+  execFileSync('tar', ['-x', '-C', dir], { input: tar });
+  symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+  return dir;
+}
+
+function trainProcess(label: string, backend: string, tree: string): Run {
   const out = mkdtempSync(path.join(tmpdir(), 'rs-bench-train-'));
   const loadBefore = load();
   try {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'train-process.ts'), backend, String(FRAMES), out], {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'train-process.ts'), backend, String(FRAMES), out, tree], {
       encoding: 'utf8',
       timeout: 3_600_000,
     });
-    if (r.status !== 0) throw new Error(`training on ${backend} failed: ${r.stderr}`);
+    if (r.status !== 0) throw new Error(`training (${label}, ${backend}) failed: ${r.stderr}`);
     const result = JSON.parse(r.stdout.trim().split('\n').pop()!) as ProcessResult;
-    return { ...result, loadBefore, loadAfter: load() };
+    return { ...result, label, loadBefore, loadAfter: load() };
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
 }
 
+/** Every thread's CPU from the process's start plus the reward host's. */
+const totalCpu = (r: ProcessResult) => r.threads.processLifeCpuSeconds + r.childrenCpuSeconds;
+const rate = (r: ProcessResult) => r.frames / totalCpu(r);
+
+const LOOP_PHASES = [
+  'act: policy forward',
+  'act: sample + buffer',
+  'env step (wait for workers)',
+  'reward (wait for sandbox)',
+  'GAE',
+  'PPO update',
+  'checkpoint + metrics',
+];
+
+/** Where the CPU went, thread by thread (seconds). */
+function threadRows(r: ProcessResult): [string, number][] {
+  const t = r.threads;
+  const loop = LOOP_PHASES.reduce((s, p) => s + (r.phases[p]?.cpuSeconds ?? 0), 0);
+  const exited = t.processLifeCpuSeconds - t.mainThreadCpuSeconds - t.liveHelperThreadsCpuSeconds;
+  return [
+    ['main thread: start-up (modules, sandbox, envs) to the first rollout', t.mainThreadBeforeFirstPhase],
+    ['main thread: the training loop (phases below)', loop],
+    ['main thread: the rest (between phases, close, summary)', t.mainThreadCpuSeconds - t.mainThreadBeforeFirstPhase - loop],
+    ['env worker thread (its start-up and its shard of envs)', exited],
+    ["V8's and libuv's helper threads (GC, compilation; all isolates)", t.liveHelperThreadsCpuSeconds],
+    ['reward sandbox host (child process)', r.childrenCpuSeconds],
+    ['whole run', totalCpu(r)],
+  ];
+}
+
+function printTable(header: string[], rows: string[][]): void {
+  console.log(`| ${header.join(' | ')} |`);
+  console.log(`|${header.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`);
+  for (const row of rows) console.log(`| ${row.join(' | ')} |`);
+}
+
 export async function run(): Promise<void> {
   console.log(
-    'reference (2026-11-26, 2-core AMD EPYC VM, load average 19-24): wasm 772 frames per CPU-second (84.9 s), fused JS 881 (74.4 s), 1.14x; PPO update 31.6 -> 19.0 CPU s.',
+    'reference (2026-11-26 10:34-10:46, 2-core AMD EPYC VM, load average 11-15, fused JS, the CPU of train() only): 1,000 frames per CPU-second (65.5 s).',
   );
   console.log(
-    `method: train() on approach-tree, dense reward, seed 0, 32 envs, ${FRAMES.toLocaleString('en')} frames, no evaluation, one fresh process per path ` +
-      `(TensorFlow.js ${PATHS.includes('wasm') ? 'wasm' : ''} then fused JS); CPU = user + sys of the process (main + env worker threads) and of its ` +
-      `reaped children (the reward sandbox host), start-up included; ${cpus().length} cores. The phase table charges the main thread's own CPU ` +
-      '(Linux schedstat); waits show the CPU of the thread that waits, not of what it waits for.',
+    `method: train() on approach-tree, dense reward, seed 0, 32 envs, ${FRAMES.toLocaleString('en')} frames, no evaluation, engines ${BACKENDS.join(', ')}, ` +
+      `one fresh process per run under tsx, ${BEFORE === 'none' ? 'this tree only' : `commit ${BEFORE} ("before") and this tree ("after") alternated, ${PAIRS} pair(s)`}; ` +
+      'CPU = user + sys of every thread of the process from its start (module loading included) and of the reward sandbox host; ' +
+      `${cpus().length} cores. The phase table charges the main thread's own CPU (Linux schedstat); waits show the CPU of the thread that waits, ` +
+      'not of what it waits for.',
   );
-  const rate = (r: ProcessResult) => r.frames / (r.processCpuSeconds + r.childrenCpuSeconds);
-  const results: ProcessResult[] = [];
-  for (const backend of PATHS) {
-    const r = trainProcess(backend);
-    results.push(r);
-    console.log(
-      `${r.backend.padEnd(5)} ${rate(r).toFixed(0).padStart(6)} frames per CPU-second | CPU ${(r.processCpuSeconds + r.childrenCpuSeconds).toFixed(1)} s ` +
-        `(process ${r.processCpuSeconds.toFixed(1)}, reward host ${r.childrenCpuSeconds.toFixed(1)}) | wall ${r.wallSeconds.toFixed(1)} s | load average ${r.loadBefore} → ${r.loadAfter}`,
-    );
+  const before = BEFORE === 'none' ? null : extractTree(BEFORE);
+  const runs: Run[] = [];
+  try {
+    for (let pair = 0; pair < PAIRS; pair++) {
+      for (const backend of BACKENDS) {
+        const trees: [string, string][] = before
+          ? [
+              ['before', before],
+              ['after', ROOT],
+            ]
+          : [['this tree', ROOT]];
+        for (const [label, tree] of trees) {
+          const r = trainProcess(`${label} ${backend}`, backend, tree);
+          runs.push(r);
+          console.log(
+            `${r.label.padEnd(10)} ${rate(r).toFixed(0).padStart(6)} frames per CPU-second | CPU ${totalCpu(r).toFixed(1)} s ` +
+              `(process ${r.threads.processLifeCpuSeconds.toFixed(1)}, of it in train() ${r.processCpuSeconds.toFixed(1)}; reward host ${r.childrenCpuSeconds.toFixed(1)}) | ` +
+              `wall ${r.wallSeconds.toFixed(1)} s | load average ${r.loadBefore} → ${r.loadAfter}`,
+          );
+        }
+      }
+    }
+  } finally {
+    if (before) rmSync(before, { recursive: true, force: true });
   }
-  if (results.length === 2) console.log(`speed-up per CPU-second: ${(rate(results[1]!) / rate(results[0]!)).toFixed(2)}×`);
-  const phases = [...new Set(results.flatMap((r) => Object.keys(r.phases)))];
-  const width = Math.max(...phases.map((p) => p.length));
-  console.log(
-    `\n| ${'phase (main thread)'.padEnd(width)} | ${results.map((r) => `${r.backend} calls | ${r.backend} CPU s | ${r.backend} wall s`).join(' | ')} |`,
+  if (before) {
+    for (const backend of BACKENDS) {
+      const of = (label: string) => runs.filter((r) => r.label === `${label} ${backend}`);
+      const mean = (rs: Run[]) => rs.reduce((s, r) => s + rate(r), 0) / rs.length;
+      console.log(`${backend}: after / before, frames per CPU-second: ${(mean(of('after')) / mean(of('before'))).toFixed(2)}× (means over ${PAIRS} pair(s))`);
+    }
+  }
+  const columns = runs.map((r, i) => `${r.label}${PAIRS > 1 ? ` #${Math.floor(i / (runs.length / PAIRS)) + 1}` : ''}`);
+  console.log('\nCPU seconds by thread:');
+  const byThread = runs.map(threadRows);
+  printTable(
+    ['thread', ...columns],
+    byThread[0]!.map(([name], i) => [name, ...byThread.map((rows) => rows[i]![1].toFixed(1))]),
   );
-  console.log(`|${'-'.repeat(width + 2)}|${results.map(() => '---:|---:|---:').join('|')}|`);
-  for (const p of phases) {
-    const cells = results.map((r) => {
-      const t = r.phases[p];
-      return t ? `${t.calls} | ${t.cpuSeconds.toFixed(2)} | ${t.wallSeconds.toFixed(2)}` : '— | — | —';
-    });
-    console.log(`| ${p.padEnd(width)} | ${cells.join(' | ')} |`);
-  }
-  const mainCpu = (r: ProcessResult) =>
-    [
-      'act: policy forward',
-      'act: sample + buffer',
-      'env step (wait for workers)',
-      'reward (wait for sandbox)',
-      'GAE',
-      'PPO update',
-      'checkpoint + metrics',
-    ].reduce((s, p) => s + (r.phases[p]?.cpuSeconds ?? 0), 0);
-  for (const r of results) {
-    console.log(
-      `${r.backend}: main thread in the loop ${mainCpu(r).toFixed(1)} CPU s; the rest of the process (env worker threads, start-up, GC threads) ${(r.processCpuSeconds - mainCpu(r)).toFixed(1)} s; reward host ${r.childrenCpuSeconds.toFixed(1)} s`,
-    );
-  }
+  printTable(
+    ["main thread's GC pauses (s, minor / major)", ...columns],
+    [['', ...runs.map((r) => `${r.mainThreadGc.minorSeconds.toFixed(2)} / ${r.mainThreadGc.majorSeconds.toFixed(2)}`)]],
+  );
+  console.log('\nPhases of the main thread (CPU s / wall s; calls in the first run):');
+  const phases = [...new Set(runs.flatMap((r) => Object.keys(r.phases)))];
+  printTable(
+    ['phase', 'calls', ...columns],
+    phases.map((p) => [
+      p,
+      String(runs[0]!.phases[p]?.calls ?? '—'),
+      ...runs.map((r) => {
+        const t = r.phases[p];
+        return t ? `${t.cpuSeconds.toFixed(2)} / ${t.wallSeconds.toFixed(1)}` : '—';
+      }),
+    ]),
+  );
 }
 
 if (require.main === module) void run();

@@ -12,7 +12,7 @@ export interface PhaseTotals {
 }
 
 /** This thread's CPU time in nanoseconds; the whole process's where the kernel does not say per thread. */
-function threadCpuNs(): number {
+export function threadCpuNs(): number {
   try {
     return Number(readFileSync('/proc/thread-self/schedstat', 'latin1').split(' ', 1)[0]);
   } catch {
@@ -21,8 +21,24 @@ function threadCpuNs(): number {
   }
 }
 
+/** Where the run stood when its first phase began: the CPU and wall spent before it (start-up). */
+export interface StartMark {
+  /** CPU seconds of the calling thread before the first phase. */
+  threadCpuSeconds: number;
+  /** CPU seconds of the whole process (every thread) before the first phase. */
+  processCpuSeconds: number;
+}
+
 export class PhaseProfile {
   readonly phases = new Map<string, PhaseTotals>();
+  /** Set when the first phase begins (null until then). */
+  start: StartMark | null = null;
+
+  private mark(): void {
+    if (this.start) return;
+    const u = process.cpuUsage();
+    this.start = { threadCpuSeconds: threadCpuNs() / 1e9, processCpuSeconds: (u.user + u.system) / 1e6 };
+  }
 
   private charge(phase: string, cpuStart: number, wallStart: number): void {
     const p = this.phases.get(phase) ?? { calls: 0, cpuSeconds: 0, wallSeconds: 0 };
@@ -33,6 +49,7 @@ export class PhaseProfile {
   }
 
   measure<T>(phase: string, fn: () => T): T {
+    this.mark();
     const cpu = threadCpuNs(),
       wall = performance.now();
     try {
@@ -43,6 +60,7 @@ export class PhaseProfile {
   }
 
   async measureAsync<T>(phase: string, fn: () => Promise<T>): Promise<T> {
+    this.mark();
     const cpu = threadCpuNs(),
       wall = performance.now();
     try {
