@@ -202,6 +202,8 @@ export interface RunSummary {
     success: TrainingSuccessRecord;
     entropy: number;
     fps: number;
+    /** Where training episodes ended (held-out episodes run to the task's limit); absent in older runs. */
+    episode_steps?: number;
   };
   eval: EvalSummary;
   /** Present (non-null) when training and held-out success intervals are disjoint. */
