@@ -531,7 +531,7 @@ const SUMMARY_NUMBERS: readonly { path: string; nullable?: true }[] = [
   { path: 'seed' },
   { path: 'env_steps' },
   { path: 'wall_seconds' },
-  ...['updates', 'frames', 'mean_return', 'entropy', 'fps'].map((k) => ({ path: `train.${k}` })),
+  ...['updates', 'frames', 'mean_return', 'entropy', 'fps', 'episode_steps'].map((k) => ({ path: `train.${k}` })),
   { path: 'train.success_rate', nullable: true },
   ...['episodes', 'success_rate', 'death_rate', 'avg_steps', 'avg_distance_moved'].map((k) => ({ path: `eval.${k}` })),
 ];
