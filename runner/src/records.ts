@@ -202,6 +202,8 @@ export interface RunSummary {
     success: TrainingSuccessRecord;
     entropy: number;
     fps: number;
+    /** Where training episodes ended (held-out episodes run to the task's limit); absent in older runs. */
+    episode_steps?: number;
   };
   eval: EvalSummary;
   /** Present (non-null) when training and held-out success intervals are disjoint. */
@@ -529,7 +531,7 @@ const SUMMARY_NUMBERS: readonly { path: string; nullable?: true }[] = [
   { path: 'seed' },
   { path: 'env_steps' },
   { path: 'wall_seconds' },
-  ...['updates', 'frames', 'mean_return', 'entropy', 'fps'].map((k) => ({ path: `train.${k}` })),
+  ...['updates', 'frames', 'mean_return', 'entropy', 'fps', 'episode_steps'].map((k) => ({ path: `train.${k}` })),
   { path: 'train.success_rate', nullable: true },
   ...['episodes', 'success_rate', 'death_rate', 'avg_steps', 'avg_distance_moved'].map((k) => ({ path: `eval.${k}` })),
 ];

@@ -45,6 +45,12 @@ export interface TaskSpec {
   inventory: Record<string, number>;
   success: SuccessCriterion;
   maxSteps: number;
+  /**
+   * Where a training episode ends (a time-limit cut: PPO bootstraps it from the value of its last state and the
+   * env goes on in a fresh world of its seed stream); absent: at `maxSteps`. A choice of the training setup, not
+   * of the task: held-out evaluation always runs to `maxSteps`, and `train --train-episode-steps` overrides it.
+   */
+  trainEpisodeSteps?: number;
   /** Attack tasks pass `damage_dealt` and `kill_entity` to the reward. */
   attack: boolean;
   description: TaskDescription;
@@ -68,6 +74,10 @@ const TASK_DEFINITIONS: readonly TaskSpec[] = [
     inventory: { iron_pickaxe: 1 },
     success: { kind: 'near', names: ['diamond_ore'], distance: 2 },
     maxSteps: 60000,
+    // A 256,000-frame run on 32 envs gives each env 8,000 steps: with 60,000-step episodes only ~10 episodes end
+    // in a whole run and PPO learns from one stretch of one world per env. Shorter training episodes give every
+    // env several fresh worlds, starts included (README, "Training: the paper's table").
+    trainEpisodeSteps: 2000,
     attack: false,
     description: {
       objective: 'Find diamond ore.',

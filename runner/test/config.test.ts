@@ -123,6 +123,30 @@ test("a run's own config.json fed back as --config trains the same configuration
   assert.match(trainError(['r.reward.ts', '--config', path.join(run, 'config.json'), '--out', 'x']).err, /config\.json: envs must be ≤ 512, got 50000/);
 });
 
+test('--train-episode-steps is stored with the run: --resume keeps it and refuses another, --config FILE sets it', () => {
+  const run = mkdtempSync(path.join(dir, 'run-'));
+  const first = parseTrainArgs(['r.reward.ts', '--task', 'explore-diamond', '--out', run, '--train-episode-steps', '3000']);
+  assert.equal(first.config.trainEpisodeSteps, 3000);
+  assert.equal(parseTrainArgs(['r.reward.ts', '--task', 'explore-diamond', '--out', run]).config.trainEpisodeSteps, null, 'unset: the task decides');
+  writeStoredConfig(run, first.config);
+  assert.equal(parseTrainArgs(['--resume', run]).config.trainEpisodeSteps, 3000);
+  assert.equal(parseTrainArgs(['--resume', run, '--train-episode-steps', '3000']).config.trainEpisodeSteps, 3000);
+  assert.match(
+    trainError(['--resume', run, '--train-episode-steps', '500']).err,
+    /--train-episode-steps 500 differs from the run's 3000 \(stored in its config.json\)/,
+  );
+  assert.match(
+    trainError(['r.reward.ts', '--task', 'explore-diamond', '--out', run, '--train-episode-steps', '0']).err,
+    /--train-episode-steps must be ≥ 1, got 0/,
+  );
+  const again = parseTrainArgs(['r.reward.ts', '--config', path.join(run, 'config.json'), '--out', path.join(dir, 'again')]);
+  assert.equal(again.config.trainEpisodeSteps, 3000);
+  assert.equal(
+    parseTrainArgs(['r.reward.ts', '--config', file('t.yaml', 'task: explore-diamond\ntrain-episode-steps: 4000\n'), '--out', 'x']).config.trainEpisodeSteps,
+    4000,
+  );
+});
+
 function taskError(text: string): string {
   try {
     loadTaskFile(file(`t${Math.random().toString(36).slice(2)}.yaml`, text));

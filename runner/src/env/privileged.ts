@@ -12,6 +12,11 @@ export interface PrivilegedView {
   readonly entity: PhysicsEntity;
   readonly mobs: readonly Mob[];
   readonly world: Pick<SimWorld, 'stateAt' | 'column' | 'minY' | 'maxY'>;
+  readonly inventory: ReadonlyMap<string, number>;
+  /** The item in hand (null: the empty hand); the `equip` action moves to the next inventory item. */
+  readonly heldItem: string | null;
+  /** Ticks it would take to break the block at (x, y, z) holding `item` (null: the hand). */
+  ticksToBreak(item: string | null, x: number, y: number, z: number): number;
 }
 
 export { SimEnv } from './sim/sim';

@@ -89,6 +89,14 @@ DIR/summary.json, DIR/metrics.ndjson (+ metrics.csv), DIR/eval/, DIR/config.json
     },
     workers: { type: 'int', min: 0, max: 256, description: 'env worker threads (default: one per core)' },
     'rollout-steps': { type: 'int', min: 1, max: 100_000, default: DEFAULT_ROLLOUT_STEPS, description: 'steps per env per PPO update' },
+    'train-episode-steps': {
+      type: 'int',
+      valueName: 'N',
+      min: 1,
+      max: 1_000_000,
+      description:
+        "training episodes end after N steps (bootstrapped from the value of the last state, the env goes on in a fresh world); held-out evaluation keeps the task's limit (default: the task's training setup, else its limit)",
+    },
     'checkpoint-every': { type: 'int', min: 1, max: 1_000_000, default: DEFAULT_CHECKPOINT_EVERY, description: 'updates between checkpoints' },
     ...(HYPERPARAMETER_OPTIONS as Record<string, IntOption | NumberOption>),
     'return-norm': {
@@ -122,6 +130,7 @@ const CONFIG_KEYS = [
   'eval-envs',
   'workers',
   'rollout-steps',
+  'train-episode-steps',
   'checkpoint-every',
   'return-norm',
   ...Object.keys(HYPERPARAMETER_OPTIONS),
@@ -140,6 +149,8 @@ export interface TrainConfig {
   evalEnvs?: number | null;
   workers: number | null;
   rolloutSteps: number;
+  /** Where training episodes end; null or absent (runs from before the option): the task's default, else its limit. */
+  trainEpisodeSteps?: number | null;
   checkpointEvery: number;
   hyperparameters: PpoHyperparameters;
   /** The configuration file it was read from, if any. */
@@ -178,6 +189,7 @@ function configFrom(values: TrainValues, configFile: string | null): Omit<TrainC
     evalEnvs: values['eval-envs'] ?? null,
     workers: values.workers ?? null,
     rolloutSteps: values['rollout-steps'],
+    trainEpisodeSteps: values['train-episode-steps'] ?? null,
     checkpointEvery: values['checkpoint-every'],
     hyperparameters,
     configFile,
@@ -262,6 +274,7 @@ function storedConfigOptions(file: string): Record<string, unknown> | null {
     'eval-envs': c.evalEnvs,
     workers: c.workers,
     'rollout-steps': c.rolloutSteps,
+    'train-episode-steps': c.trainEpisodeSteps,
     'checkpoint-every': c.checkpointEvery,
     'return-norm': h.normaliseReturns === undefined ? undefined : h.normaliseReturns ? 'on' : 'off',
     ...Object.fromEntries(Object.entries(HYPERPARAMETER_OPTIONS).map(([flag, o]) => [flag, h[o.key]])),
@@ -292,6 +305,7 @@ function mergeResumed(stored: TrainConfig, now: ReturnType<typeof configFrom>, e
     envs: stored.envs,
     init: stored.init,
     'rollout-steps': stored.rolloutSteps,
+    'train-episode-steps': stored.trainEpisodeSteps ?? "the task's limit",
     'checkpoint-every': stored.checkpointEvery,
     'return-norm': stored.hyperparameters.normaliseReturns === false ? 'off' : 'on',
     ...Object.fromEntries(Object.entries(HYPERPARAMETER_OPTIONS).map(([flag, o]) => [flag, stored.hyperparameters[o.key]])),
@@ -302,6 +316,7 @@ function mergeResumed(stored: TrainConfig, now: ReturnType<typeof configFrom>, e
     envs: now.envs,
     init: now.init,
     'rollout-steps': now.rolloutSteps,
+    'train-episode-steps': now.trainEpisodeSteps,
     'checkpoint-every': now.checkpointEvery,
     'return-norm': now.hyperparameters.normaliseReturns ? 'on' : 'off',
     ...Object.fromEntries(Object.entries(HYPERPARAMETER_OPTIONS).map(([flag, o]) => [flag, now.hyperparameters[o.key]])),

@@ -24,6 +24,8 @@ export interface TrainState {
   totalFrames: number;
   numEnvs: number;
   rolloutSteps: number;
+  /** Where training episodes end (absent in checkpoints written before the option: at the task's limit). */
+  trainEpisodeSteps?: number;
   hyperparameters: PpoHyperparameters;
   init: string | null;
   frames: number;
@@ -194,6 +196,7 @@ export function trainingSummary(state: TrainState | null, success: RunSummary['t
     success,
     entropy: state?.lastStats.entropy ?? 0,
     fps: state?.lastStats.fps ?? 0,
+    ...(state?.trainEpisodeSteps !== undefined ? { episode_steps: state.trainEpisodeSteps } : {}),
   };
 }
 

@@ -49,6 +49,7 @@ export async function trainCommand(argv: string[], hooks: { liveAnalysis?: LiveA
         evalEpisodes: c.evalEpisodes,
         workers: c.workers ?? undefined,
         rolloutSteps: c.rolloutSteps,
+        trainEpisodeSteps: c.trainEpisodeSteps ?? undefined,
         checkpointEvery: c.checkpointEvery,
         hyperparameters: c.hyperparameters,
         config: c,

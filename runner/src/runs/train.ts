@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { appendNoFollow, writeAtomic } from '../files';
+import { UsageError } from '../args';
 import { GAME_FACTS } from '../schema';
 import { resolveTask, type TaskSpec } from '../tasks';
 import { createEnv } from '../env/index';
@@ -74,6 +75,9 @@ export interface TrainOptions {
   workers?: number;
   /** Steps per env per rollout. Default 64. */
   rolloutSteps?: number;
+  /** Where training episodes end (a time-limit cut, bootstrapped); held-out evaluation keeps the task's limit.
+   * Default: the task's `trainEpisodeSteps`, else its `maxSteps`. */
+  trainEpisodeSteps?: number;
   /** Write a checkpoint every this many updates (and always at the end). Default 4. */
   checkpointEvery?: number;
   hyperparameters?: Partial<PpoHyperparameters>;
@@ -145,9 +149,11 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
   // The reward sandbox unrefs its host process, so awaiting its exit alone would let Node quit mid-run.
   const keepAlive = setInterval(() => {}, 1 << 30);
   try {
+    // Training episodes end at the run's limit; the held-out evaluation below runs `task` to its own.
+    const trainingTask = trainingEpisodes(task, state);
     // The reward copy is what trains: the user may edit the original while the run goes on.
-    sandbox = await RewardSandbox.open(rewardCopy, n, { attack: task.attack, episodeSteps: task.maxSteps });
-    env = await createEnv({ task, numEnvs: n, seed: state.seed, workers: options.workers });
+    sandbox = await RewardSandbox.open(rewardCopy, n, { attack: task.attack, episodeSteps: trainingTask.maxSteps });
+    env = await createEnv({ task: trainingTask, numEnvs: n, seed: state.seed, workers: options.workers });
     policies = await startPolicies(engineOf(backend), env.featureSize, state, task, previous?.dir ?? null);
     const { learner, initNet } = policies;
     // Worlds the initial policy learned from (demonstrations) are not held out for this run either.
@@ -266,6 +272,8 @@ function openRun(
   emit: (e: RunnerEvent) => void,
 ): { state: TrainState; task: TaskSpec; previous: { dir: string; state: TrainState } | null; rewardCopy: string } {
   const previous = options.resume ? readCheckpoint(runDir) : null;
+  // A new run's options are checked before an earlier run in the folder is cleared.
+  const fresh = options.resume ? null : newRun(options);
   if (options.resume && !previous) {
     throw new RunFilesError(
       `${runDir} has no checkpoint to resume from (its training stopped before writing one): start it again with the same command without --resume — there is nothing to lose`,
@@ -298,13 +306,10 @@ function openRun(
     }
     return { state, task, previous, rewardCopy };
   }
-  if (!options.rewardFile) throw new Error('a reward file is required');
-  if (options.task === undefined) throw new Error('a task is required (--task)');
-  const task = typeof options.task === 'string' ? resolveTask(options.task) : options.task;
-  const state = newRunState(options, options.rewardFile, task);
+  const { task, state, rewardFile } = fresh!;
   mkdirSync(runDir, { recursive: true });
-  writeAtomic(rewardCopy, readFileSync(options.rewardFile));
-  writeStoredConfig(
+  writeAtomic(rewardCopy, readFileSync(rewardFile));
+  storeConfig(
     runDir,
     options.config ?? {
       task: typeof options.task === 'string' ? options.task : task.id,
@@ -320,12 +325,39 @@ function openRun(
       hyperparameters: state.hyperparameters,
       configFile: null,
     },
+    state.trainEpisodeSteps!,
   );
   return { state, task, previous: null, rewardCopy };
 }
 
+/** The run's configuration as it trains: the training-episode limit in effect, not only the one given. */
+function storeConfig(runDir: string, config: TrainConfig, trainEpisodeSteps: number): void {
+  writeStoredConfig(runDir, { ...config, trainEpisodeSteps });
+}
+
+/** The task as training runs it: episodes end at the run's training-episode limit (evaluation uses `task`). */
+export function trainingEpisodes(task: TaskSpec, state: TrainState): TaskSpec {
+  // Checkpoints from before the option trained to the task's limit and go on doing so.
+  return { ...task, maxSteps: Math.min(task.maxSteps, state.trainEpisodeSteps ?? task.maxSteps) };
+}
+
+/** A new run's task and counters, its options checked. */
+function newRun(options: TrainOptions): { task: TaskSpec; state: TrainState; rewardFile: string } {
+  const { rewardFile } = options;
+  if (!rewardFile) throw new Error('a reward file is required');
+  if (options.task === undefined) throw new Error('a task is required (--task)');
+  const task = typeof options.task === 'string' ? resolveTask(options.task) : options.task;
+  return { task, state: newRunState(options, rewardFile, task), rewardFile };
+}
+
 /** The counters of a run that has not trained yet. */
 function newRunState(options: TrainOptions, rewardFile: string, task: TaskSpec): TrainState {
+  const trainEpisodeSteps = options.trainEpisodeSteps ?? task.trainEpisodeSteps ?? task.maxSteps;
+  if (trainEpisodeSteps > task.maxSteps) {
+    throw new UsageError(
+      `--train-episode-steps ${trainEpisodeSteps} is longer than ${task.id}'s episodes (${task.maxSteps} steps); give at most ${task.maxSteps}`,
+    );
+  }
   const seed = options.seed ?? 0;
   const numEnvs = options.envs ?? DEFAULT_ENVS;
   const envSeeds = Array.from({ length: numEnvs }, (_, i) => trainingStreamSeed(seed, i));
@@ -339,6 +371,7 @@ function newRunState(options: TrainOptions, rewardFile: string, task: TaskSpec):
     totalFrames: options.steps ?? DEFAULT_STEPS,
     numEnvs,
     rolloutSteps: options.rolloutSteps ?? DEFAULT_ROLLOUT_STEPS,
+    trainEpisodeSteps,
     hyperparameters: { ...DEFAULT_HYPERPARAMETERS, ...options.hyperparameters },
     init: options.init ? path.resolve(options.init) : null,
     frames: 0,

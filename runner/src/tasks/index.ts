@@ -70,6 +70,7 @@ export function taskDescriptionText(task: TaskSpec): string {
 const TASK_FIELDS = {
   // An episode of the longest built-in task (explore-diamond) is 60,000 steps; 1,000,000 is ~14 hours of game time.
   maxSteps: { type: 'int', min: 1, max: 1_000_000, description: 'episode limit' },
+  trainEpisodeSteps: { type: 'int', min: 1, max: 1_000_000, description: 'training episode limit' },
   // Feet height in a 1.16.5 world: y 0..255 (World.isOutOfHeightLimit: y < 0 || y >= 256), standing on y ≥ 1.
   startY: { type: 'int', min: 1, max: 255, description: 'start height' },
   // The player's main inventory: 36 slots (PlayerInventory.main = DefaultedList.ofSize(36)) of at most 64
@@ -111,6 +112,14 @@ export function loadTaskFile(file: string): TaskSpec {
   };
   const maxSteps = raw.maxSteps ?? base?.maxSteps;
   check(['maxSteps'], TASK_FIELDS.maxSteps, maxSteps);
+  // A limit inherited from the built-in task holds only while it cuts the episodes short.
+  const inherited = base?.trainEpisodeSteps !== undefined && base.trainEpisodeSteps < (maxSteps as number) ? base.trainEpisodeSteps : undefined;
+  const trainEpisodeSteps = raw.trainEpisodeSteps ?? inherited;
+  if (trainEpisodeSteps !== undefined) {
+    check(['trainEpisodeSteps'], TASK_FIELDS.trainEpisodeSteps, trainEpisodeSteps);
+    if ((trainEpisodeSteps as number) > (maxSteps as number))
+      fail(['trainEpisodeSteps'], `must be ≤ maxSteps (${maxSteps as number}), got ${trainEpisodeSteps as number}`);
+  }
   const startY = raw.startY ?? base?.startY ?? 'surface';
   if (startY !== 'surface') check(['startY'], TASK_FIELDS.startY, startY);
   const inventory = (raw.inventory ?? base?.inventory ?? {}) as Record<string, unknown>;
@@ -134,6 +143,7 @@ export function loadTaskFile(file: string): TaskSpec {
     inventory: inventory as Record<string, number>,
     success: criterion,
     maxSteps: maxSteps as number,
+    ...(trainEpisodeSteps !== undefined ? { trainEpisodeSteps: trainEpisodeSteps as number } : {}),
     ...(worldOptions ? { worldOptions } : {}),
     attack: (raw.attack as boolean | undefined) ?? base?.attack ?? attacksByDefault(criterion),
     description: d as unknown as TaskDescription,

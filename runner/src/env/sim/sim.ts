@@ -327,6 +327,17 @@ export class SimEnv {
     if (this.digTicks >= this.digNeeded) this.breakBlock(block.x, block.y, block.z);
   }
 
+  /** The item in hand (null: the empty hand). */
+  get heldItem(): string | null {
+    return this.held;
+  }
+
+  /** Ticks it would take to break the block at (x, y, z) holding `item` (null: the hand), as the agent stands. */
+  ticksToBreak(item: string | null, x: number, y: number, z: number): number {
+    const id = item !== null ? (mcData.itemsByName[item]?.id ?? null) : null;
+    return digTicksNeeded(blockOfState(this.world.stateAt(x, y, z)), id, this.entity);
+  }
+
   /** Digging progress on the current target, 0..1 (for the features). */
   private digProgress(): number {
     return this.digTicks > 0 && Number.isFinite(this.digNeeded) ? this.digTicks / this.digNeeded : 0;
