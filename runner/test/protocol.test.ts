@@ -70,6 +70,23 @@ test("pretrain writes a checkpoint that eval reads and train --init fine-tunes w
   assert.equal(again.status, 1);
   assert.match(again.stderr, /^rewardsmith pretrain: .*already holds a checkpoint; pass --overwrite/);
 
+  // A foundation not evaluated says so, not "no finished episode yet" (as if its evaluation were still to come).
+  const unevaluated = await cli(
+    'pretrain',
+    '--task',
+    'approach-tree',
+    '--out',
+    path.join(dir, 'unevaluated'),
+    '--demos',
+    '1',
+    '--epochs',
+    '1',
+    '--eval-episodes',
+    '0',
+  );
+  assert.equal(unevaluated.status, 0, unevaluated.stderr);
+  assert.match(unevaluated.stdout, /^foundation policy: not evaluated \(--eval-episodes 0\)$/m);
+
   // eval accepts the reward-less checkpoint.
   const ev = await cli('eval', foundation, '--task', 'approach-tree', '--episodes', '3', '--out', path.join(dir, 'eval'));
   assert.equal(ev.status, 0, ev.stderr);

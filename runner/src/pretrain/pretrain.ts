@@ -398,7 +398,7 @@ export async function pretrainCommand(argv: string[]): Promise<number> {
     const lines = [
       `teacher: ${formatRate(record.teacher)} succeeded (avg ${record.teacher.avg_steps.toFixed(0)} steps); ${record.samples.toLocaleString('en-US')} samples`,
       `behaviour cloning: loss ${record.behaviour_cloning.loss.toFixed(3)}, accuracy on the demonstrations ${(record.behaviour_cloning.accuracy * 100).toFixed(1)} %`,
-      `foundation policy, held-out success: ${formatRate(record.eval)}`,
+      record.eval.n > 0 ? `foundation policy, held-out success: ${formatRate(record.eval)}` : 'foundation policy: not evaluated (--eval-episodes 0)',
       `checkpoint: ${path.join(path.resolve(v.out), RUN_FILES.checkpoint)} (fine-tune with \`rewardsmith train REWARD --task ${record.task} --init ${v.out} --out RUN\`)`,
     ];
     process.stdout.write(lines.join('\n') + '\n');
