@@ -72,6 +72,13 @@ test('table: each comparison with its difference and interval; a fine-tuning bel
   assert.match(md, /90 % interval: "better" \(or "worse", "below the foundation"\) is a one-sided test at 5 %/);
   assert.match(md, /approach-cow foundation \+ dense seed 7: 11\/100 \(below its foundation's 22\/100\)/);
   assert.doesNotMatch(md, /foundation \+ sparse seed 7: 20\/100 \(below/);
+  assert.doesNotMatch(md, /training episodes end/, 'no fine-tuning here trained on shortened episodes');
+  const diamond = table([
+    cell('explore-diamond', 7, 'foundation', 8),
+    { ...cell('explore-diamond', 7, 'sparse', 9), trainEpisodeSteps: 2000 },
+    { ...cell('explore-diamond', 7, 'dense', 9), trainEpisodeSteps: 2000 },
+  ]);
+  assert.match(tableMarkdown(diamond), /training episodes end at 2,000 steps on explore-diamond \(held-out episodes run to its 60,000\)/);
   // One seed's figure in the main table is its Wilson interval.
   assert.match(md, /\| approach-cow \| 22\.0 \[15\.0, 31\.1\] \| 20\.0 \[[\d.]+, [\d.]+\] \| 11\.0 \[6\.3, 18\.6\] \|/);
 });

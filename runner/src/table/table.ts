@@ -109,6 +109,8 @@ export interface CellResult {
   /** Seconds of this cell's run (training + evaluation, all segments if resumed). */
   wallSeconds: number;
   reused: boolean;
+  /** A fine-tuning's training-episode limit (summary.json train.episode_steps; absent: a foundation or an older run). */
+  trainEpisodeSteps?: number;
 }
 
 export interface TableRow {
@@ -190,7 +192,18 @@ function readSummary(dir: string): RunSummary | null {
 
 function cellResult(task: string, seed: number, method: Method, s: RunSummary, reused: boolean): CellResult {
   const successes = s.eval.success?.count ?? Math.round(s.eval.success_rate * s.eval.episodes);
-  return { task, seed, method, successes, episodes: s.eval.episodes, rate: wilson(successes, s.eval.episodes), wallSeconds: s.wall_seconds, reused };
+  const cell: CellResult = {
+    task,
+    seed,
+    method,
+    successes,
+    episodes: s.eval.episodes,
+    rate: wilson(successes, s.eval.episodes),
+    wallSeconds: s.wall_seconds,
+    reused,
+  };
+  if (method !== 'foundation' && s.train?.episode_steps !== undefined) cell.trainEpisodeSteps = s.train.episode_steps;
+  return cell;
 }
 
 export function machineDescription(): string {
@@ -343,6 +356,20 @@ export function formatEstimate(e: BootstrapEstimate): string {
   return `${percent(e.mean)} [${percent(e.ci95[0])}, ${percent(e.ci95[1])}]`;
 }
 
+/** "; training episodes end at 2,000 steps on explore-diamond (…)" for the tasks whose fine-tunings trained on episodes shorter than the task's. */
+function shortTrainingEpisodes(cells: readonly CellResult[], tasks: readonly string[]): string {
+  const cut = tasks.flatMap((t) => {
+    const limit = resolveTask(t).maxSteps;
+    const steps = [
+      ...new Set(cells.filter((c) => c.task === t && c.trainEpisodeSteps !== undefined && c.trainEpisodeSteps < limit).map((c) => c.trainEpisodeSteps!)),
+    ];
+    return steps.length
+      ? [`${steps.map((n) => n.toLocaleString('en-US')).join(' or ')} steps on ${t} (held-out episodes run to its ${limit.toLocaleString('en-US')})`]
+      : [];
+  });
+  return cut.length ? `; training episodes end at ${cut.join(', at ')}` : '';
+}
+
 /** The Markdown table: one row per task, the three methods and the paper's figures as columns. */
 export function tableMarkdown(r: TableResult): string {
   const tasks = [...new Set(r.rows.map((row) => row.task))];
@@ -361,7 +388,7 @@ export function tableMarkdown(r: TableResult): string {
     `Held-out success % — mean over ${seeds.length === 1 ? 'seed' : 'seeds'} ${seeds.join(', ')} with a 95 % interval (Wilson over one seed's episodes; over several, a bootstrap over seeds and episodes, never narrower than Wilson over all of them) ` +
       `(${evalEpisodes} held-out worlds per seed and method); foundation = behaviour cloning from ${demos} scripted demonstrations; ` +
       `fine-tuning: PPO for ${steps.toLocaleString('en-US')} frames from the foundation with the KL term to it (weight 0.125), 2 value pre-training updates ` +
-      `and return normalisation. Paper: Auto MC-Reward (CVPR 2024), Table 1, MineDojo.`,
+      `and return normalisation${shortTrainingEpisodes(r.cells, tasks)}. Paper: Auto MC-Reward (CVPR 2024), Table 1, MineDojo.`,
     `Machine: ${r.machine}; wall time ${formatSeconds(r.cellSeconds)} summed over the cells' runs` +
       (r.wallSeconds < r.cellSeconds / 2
         ? ` (${formatSeconds(r.wallSeconds)} for this invocation, which resumed cells measured earlier).`
