@@ -179,6 +179,7 @@ class LiveRun {
       this.evalResult = e;
       progress.report({ message: `evaluated: held-out success ${rateText(e.success.rate, e.success.ci95, e.success.n)}` });
       if (e.generalisation_gap) void vscode.window.showWarningMessage(e.generalisation_gap.message);
+      if (e.below_start) void vscode.window.showWarningMessage(`Below its starting policy: ${e.below_start.message}`);
     } else if (e.type === 'started') {
       progress.report({ message: `started on ${e.env}, backend ${e.backend}` });
     } else if (e.type === 'reward_error') {
@@ -218,7 +219,10 @@ async function showOutcome(s: Services, run: LiveRun, result: RunResult, outDir:
     void vscode.window.showErrorMessage(`Training failed: ${reason}`, 'Show log').then((c) => c && s.output.show());
     return;
   }
-  status.text = `$(check) Rewardsmith: ${evalResult ? `held-out success ${rateText(evalResult.success.rate, evalResult.success.ci95, evalResult.success.n)}` : last ? trainingSuccessText(last.success) : 'done'} · ${last?.frames.toLocaleString() ?? '?'} frames`;
+  const below = evalResult?.below_start
+    ? `, below its starting policy's ${rateText(evalResult.below_start.start.rate, evalResult.below_start.start.ci95, evalResult.below_start.start.n)}`
+    : '';
+  status.text = `$(${below ? 'warning' : 'check'}) Rewardsmith: ${evalResult ? `held-out success ${rateText(evalResult.success.rate, evalResult.success.ci95, evalResult.success.n)}${below}` : last ? trainingSuccessText(last.success) : 'done'} · ${last?.frames.toLocaleString() ?? '?'} frames`;
   await analyze(s, outDir, document, run.streamed);
 }
 

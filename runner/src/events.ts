@@ -5,7 +5,7 @@
 // that is also in a file (summary.json, metrics.ndjson, results.json, suggestions.json) has the same name and
 // shape there, so the dashboard reads a live event and a past run's records with the same code.
 // The shapes an event shares with a file are declared once, in records.ts, and extended here.
-import type { EvalSummary, GeneralisationGap, UpdateMetrics } from './records';
+import type { BelowStart, EvalSummary, GeneralisationGap, UpdateMetrics } from './records';
 
 /** 2: field names as in the run files (snake_case; version 1 had camelCase). */
 export const EVENTS_VERSION = 2;
@@ -40,6 +40,8 @@ export interface ProgressEvent extends EventBase, UpdateMetrics {
 export interface EvalEvent extends EventBase, EvalSummary {
   type: 'eval';
   generalisation_gap: GeneralisationGap | null;
+  /** summary.json's `below_start`: a fine-tuned run below its starting checkpoint's held-out success. */
+  below_start: BelowStart | null;
 }
 
 export interface EpisodeFailedEvent extends EventBase {

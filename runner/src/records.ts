@@ -208,6 +208,20 @@ export interface RunSummary {
   eval: EvalSummary;
   /** Present (non-null) when training and held-out success intervals are disjoint. */
   generalisation_gap: GeneralisationGap | null;
+  /** Present (non-null) when a fine-tuned run's held-out success is below its starting checkpoint's; absent before runs recorded it. */
+  below_start?: BelowStart | null;
+}
+
+/** A fine-tuned run's held-out success below the held-out success of the checkpoint it started from (one-sided 5 %). */
+export interface BelowStart {
+  /** The starting checkpoint, as the run was given it. */
+  checkpoint: string;
+  /** The starting checkpoint's own held-out success. */
+  start: RateRecord;
+  /** This run's held-out success minus the start's (stats.ts `compareRates`). */
+  difference: RateComparison;
+  /** One sentence with both figures and the difference, for the CLI and the dashboard. */
+  message: string;
 }
 
 /** summary.json's `eval`: the held-out episodes (also the `eval` event's fields). */

@@ -19,6 +19,7 @@ import type { TrainStepOptions } from '../src/llm/train-step';
 import { belowStartingPolicy, evaluateCheckpoint, train } from '../src/runs/train';
 import { readEpisodes } from '../src/records';
 import { tempDir } from './helpers/tmp';
+import type { RunnerEvent } from '../src/events';
 
 const WEAK = path.join(__dirname, 'fixtures/rewards/weak-approach-tree.reward.ts');
 const out = tempDir('loop-decision-');
@@ -270,6 +271,17 @@ test('loop --no-llm decides by the difference test, evaluates close calls again 
     table,
     /^Best reward measured: iteration 3, candidate 1: 26\.7 % \[[\d.]+–[\d.]+ %\] of 300 held-out \(not better: .*\)\. File: .*iteration-3\/candidate-1\/attempt-1\/approach-tree\.reward\.ts$/m,
   );
+  // The progress lines name a result below the foundation as it comes (as the table does), and not one that is not.
+  assert.deepEqual(
+    lines.filter((l) => /^ {2}candidate \d: held-out success/.test(l)),
+    [
+      "  candidate 1: held-out success 11.0 % [6.3–18.6 %] of 100, below the foundation's 22.0 % [15.0–31.1 %] of 100",
+      '  candidate 1: held-out success 20.0 % [13.3–28.9 %] of 100',
+      '  candidate 2: held-out success 15.0 % [9.3–23.3 %] of 100',
+      '  candidate 1: held-out success 28.0 % [20.1–37.5 %] of 100',
+      "  candidate 2: held-out success 8.0 % [4.1–15.0 %] of 100, below the foundation's 22.0 % [15.0–31.1 %] of 100",
+    ],
+  );
   // The progress lines say why more episodes were evaluated.
   assert.ok(
     lines.some((l) =>
@@ -330,4 +342,50 @@ test('train --init: a fine-tuned result below its own starting policy is named, 
   );
   assert.equal(belowStartingPolicy(summary(18, 100), foundation), null, '18 of 100 is not shown below 22 of 100');
   assert.equal(belowStartingPolicy(summary(11, 100), path.join(out, 'no-such-start')), null, 'no evaluated start, nothing to compare');
+});
+
+test('train --init: the run records a held-out success below its start in summary.json and the eval event, for the CLI and the dashboard', async () => {
+  // A real policy to start from, whose own held-out evaluation says 100 of 100 (its summary beside the checkpoint):
+  // a 64-frame fine-tuning of it cannot match that on 4 held-out worlds.
+  const startRun = path.join(out, 'strong-start');
+  await train({
+    rewardFile: WEAK,
+    task: 'approach-tree',
+    envs: 2,
+    rolloutSteps: 8,
+    steps: 16,
+    evalEpisodes: 0,
+    workers: 0,
+    backend: 'cpu',
+    seed: 7,
+    out: startRun,
+  });
+  writeFileSync(path.join(startRun, 'summary.json'), JSON.stringify(summary(100, 100)));
+  const runDir = path.join(out, 'fine-tuned-below');
+  const events: RunnerEvent[] = [];
+  const tuned = await train({
+    rewardFile: WEAK,
+    task: 'approach-tree',
+    envs: 2,
+    rolloutSteps: 8,
+    steps: 64,
+    evalEpisodes: 4,
+    workers: 0,
+    backend: 'cpu',
+    seed: 7,
+    out: runDir,
+    init: path.join(startRun, 'checkpoint'),
+    emit: (e) => events.push(e),
+  });
+  const below = tuned.below_start;
+  assert.ok(below, `${tuned.eval.success.count} of 4 is below 100 of 100`);
+  assert.deepEqual([below.start.count, below.start.n, below.difference.verdict], [100, 100, 'worse']);
+  assert.match(
+    below.message,
+    /^held-out success \d+\.\d % of 4 episodes .* is below its starting policy's 100\.0 % of 100 episodes .*: −\d+\.\d pts .*; fine-tuning on this reward lost ground\.$/,
+  );
+  assert.deepEqual(JSON.parse(readFileSync(path.join(runDir, 'summary.json'), 'utf8')).below_start, JSON.parse(JSON.stringify(below)));
+  const evalEvent = events.find((e) => e.type === 'eval');
+  assert.deepEqual(evalEvent?.type === 'eval' ? evalEvent.below_start : undefined, below, 'the dashboard gets it live');
+  assert.equal(belowStartingPolicy(tuned, path.join(startRun, 'checkpoint')), `warning: ${below.message}`, 'the CLI says what the summary recorded');
 });

@@ -142,6 +142,7 @@ test('train killed with SIGKILL resumes to the same total frames with no metric 
   const summary = JSON.parse(readFileSync(path.join(out, RUN_FILES.summary), 'utf8')) as RunSummary;
   assert.deepEqual(Object.keys(summary).sort(), [
     'backend',
+    'below_start',
     'env',
     'env_steps',
     'eval',

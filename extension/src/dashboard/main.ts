@@ -125,6 +125,7 @@ function onEvent(e: RunnerEvent): void {
       byId('eval').replaceChildren(
         evalTable([['live run', e]]),
         ...(e.generalisation_gap ? [textEl('p', `⚠ ${e.generalisation_gap.message}`, 'result failed')] : []),
+        ...(e.below_start ? [textEl('p', `⚠ Below its starting policy: ${e.below_start.message}`, 'result failed')] : []),
       );
       break;
     case 'episode_failed':
@@ -230,6 +231,7 @@ function showPastRuns(runs: PastRun[]): void {
       ['train success (started episodes)', (r) => rate(r.summary.train.success, 'started episodes')],
       ['held-out success', (r) => rate(r.summary.eval.success)],
       ['generalisation gap', (r) => (r.summary.generalisation_gap ? `⚠ ${r.summary.generalisation_gap.message}` : '—')],
+      ['against its starting policy', (r) => (r.summary.below_start ? `⚠ below: ${r.summary.below_start.message}` : '—')],
       ['deaths', (r) => rate(r.summary.eval.death)],
       ['death causes', (r) => causes(r.summary.eval.death_causes)],
       ['avg steps', (r) => r.summary.eval.avg_steps.toFixed(0)],

@@ -28,7 +28,7 @@ import { patchReward, PatchUnavailable, preparePatches, type PatchRequest } from
 import { compareRates, DECISION_ALPHA, formatDifference } from '../stats';
 import { hash32 } from '../seeds';
 import type { TrainOutcome } from './train-step';
-import { bestMeasured, candidateSuccess, heldOut, rateText, resultsTable, runConfig, suggestionOutcomes } from './loop-results';
+import { belowStartText, bestMeasured, candidateSuccess, heldOut, rateText, resultsTable, runConfig, suggestionOutcomes } from './loop-results';
 import { runsSavedByProbes, screenReward } from './screen';
 import { languageOf, type RewardLanguage } from './prompts';
 import type {
@@ -172,6 +172,14 @@ function withBelowStart(c: CandidateResult, start: LoopStart): CandidateResult {
   if (!success || !start.held_out) return c;
   const versus = compareRates(success, start.held_out);
   return { ...c, below_start: versus.verdict === 'worse' ? versus : null };
+}
+
+/** "held-out success 11.0 % [6.3–18.6 %] of 100, below the foundation's 22.0 % [15.0–31.1 %] of 100": a progress line's result. */
+function heldOutText(summary: RunSummary, start: LoopStart): string {
+  const success = heldOut(summary);
+  const versus = start.held_out && success.n > 0 ? compareRates(success, start.held_out) : null;
+  const note = belowStartText(start, versus?.verdict === 'worse' ? versus : null);
+  return `held-out success ${rateText(success)}${note ? `, ${note}` : ''}`;
 }
 
 /** Worlds a run has seen: its training worlds (checkpoint state) and its held-out evaluation's; a missing record adds none. */
@@ -337,7 +345,7 @@ class Loop {
       const outcome = await cached<TrainOutcome>(path.join(attemptDir, 'train.json'), () => this.train(rewardFile, runDir, start));
       if (outcome.ok) {
         const summary = requireTrainingSummary(runDir);
-        this.say(`  candidate ${k}: success ${(summary.eval.success_rate * 100).toFixed(1)}%, deaths ${(summary.eval.death_rate * 100).toFixed(1)}%`);
+        this.say(`  candidate ${k}: ${heldOutText(summary, start)}, deaths ${rateText(summary.eval.death)}`);
         return { candidate: k, reward: this.rel(rewardFile), criticPassed, executionFixes: attempt - 1, run: this.rel(runDir), summary, failure: null };
       }
       this.say(`  candidate ${k}: the reward failed while training: ${errorText(outcome.error, rewardFile)}`);
@@ -467,7 +475,7 @@ class Loop {
       };
     }
     const summary = requireTrainingSummary(runDir);
-    this.say(`  candidate ${k}: held-out success ${rateText(heldOut(summary))}`);
+    this.say(`  candidate ${k}: ${heldOutText(summary, start)}`);
     return { candidate: k, reward: this.rel(rewardFile), criticPassed: false, executionFixes: 0, run: this.rel(runDir), summary, failure: null, applied };
   }
 

@@ -10,7 +10,7 @@ import type { StepObservation } from '../schema';
 import { HOLD_ACTION, type VecEnv } from '../env/types';
 import { createEnv } from '../env/index';
 import { hash32, nextEpisodeSeed } from '../seeds';
-import { RUN_FILES, rateRecord, runRewardCopy, type EpisodeRecord, type GeneralisationGap, type RunSummary } from '../records';
+import { RUN_FILES, rateRecord, runRewardCopy, type BelowStart, type EpisodeRecord, type GeneralisationGap, type RunSummary } from '../records';
 import { EpisodeRecorder } from './recorder';
 import { makeEvent, type RunnerEvent } from '../events';
 import { RewardSandbox } from '../reward/index';
@@ -253,7 +253,7 @@ export async function evaluateCheckpoint(o: {
   }
 }
 
-/** The `eval` event: summary.json's `eval` and its generalisation gap. */
-export function evalEvent(e: EvalSummary, gap: GeneralisationGap | null): RunnerEvent {
-  return makeEvent({ type: 'eval', ...e, generalisation_gap: gap });
+/** The `eval` event: summary.json's `eval`, its generalisation gap and, for a fine-tuned run, whether it ended below its start. */
+export function evalEvent(e: EvalSummary, gap: GeneralisationGap | null, below: BelowStart | null = null): RunnerEvent {
+  return makeEvent({ type: 'eval', ...e, generalisation_gap: gap, below_start: below });
 }

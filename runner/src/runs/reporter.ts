@@ -3,10 +3,11 @@
 import path from 'node:path';
 import { CommandError, terminalText } from '../args';
 import type { ProgressEvent, RunnerEvent } from '../events';
-import { checkpointHeldOut, type RateRecord, type RunSummary } from '../records';
+import type { RateRecord, RunSummary } from '../records';
 import { RewardError } from '../reward/index';
-import { compareRates, formatDifference, formatRate, formatRateShort } from '../stats';
+import { formatRateShort } from '../stats';
 import { progressBar, stageProgressText } from './progress';
+import { belowStart } from './training-success';
 
 /** Where the CLI's output goes: ndjson events on stdout, or a progress bar and messages on stderr. */
 export class Reporter {
@@ -129,13 +130,12 @@ export function resultTable(rows: { task: string; reward: string; summary: RunSu
 /**
  * "warning: held-out success … is below its starting policy's …" when a fine-tuned run is worse than the checkpoint
  * it started from (its own held-out evaluation) by the decision rule (one-sided 5 %); null otherwise or unknown.
+ * The run's summary records it (`below_start`); a summary written before it did is compared here.
  */
 export function belowStartingPolicy(summary: RunSummary, init: string): string | null {
-  const start = checkpointHeldOut(init);
-  if (!start || !summary.eval?.success || summary.eval.episodes === 0) return null;
-  const difference = compareRates(summary.eval.success, start);
-  if (difference.verdict !== 'worse') return null;
-  return `warning: held-out success ${formatRate(summary.eval.success)} is below its starting policy's ${formatRate(start)} (${init}): ${formatDifference(difference)}; fine-tuning on this reward lost ground.`;
+  if (!summary.eval?.success || summary.eval.episodes === 0) return null;
+  const below = summary.below_start !== undefined ? summary.below_start : belowStart(summary.eval.success, init);
+  return below ? `warning: ${below.message}` : null;
 }
 
 /**

@@ -34,7 +34,7 @@ import {
   writeMetricsCsv,
   type TrainState,
 } from './run-folder';
-import { generalisationGap, TrainingSuccess } from './training-success';
+import { belowStart, generalisationGap, TrainingSuccess } from './training-success';
 
 export { loadPolicy, type LoadedPolicy } from '../ppo/learner';
 export { DEFAULT_CHECKPOINT_EVERY, DEFAULT_ENVS, DEFAULT_ROLLOUT_STEPS, DEFAULT_STEPS } from './config';
@@ -222,9 +222,10 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
     const result = await heldOutEvaluation(options, { task, state, net: learner.net, trainingSeeds, rewardCopy, emit });
     const trainSuccess = successCurve.estimate();
     const gap = result ? generalisationGap(trainSuccess, result.summary.success) : null;
+    const below = result && state.init ? belowStart(result.summary.success, state.init) : null;
     if (result) {
       writeEvalRecords(runDir, result.episodes);
-      emit(evalEvent(result.summary, gap));
+      emit(evalEvent(result.summary, gap, below));
     }
     const summary: RunSummary = {
       task: task.id,
@@ -240,6 +241,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
       train: trainingSummary(state, trainSuccess),
       eval: result?.summary ?? summarise([]),
       generalisation_gap: gap,
+      below_start: below,
     };
     const summaryFile = path.join(runDir, RUN_FILES.summary);
     writeAtomic(summaryFile, JSON.stringify(summary, null, 2) + '\n');

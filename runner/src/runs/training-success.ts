@@ -4,7 +4,7 @@
 // evaluation gave 1 %. Here an episode belongs to the window its *first frame* lies in and is counted when it
 // ends; a window is reported only once every episode that started in it has ended. Whether an episode is
 // in the window then depends on when it started (on earlier episodes), never on its own length or outcome.
-import type { GeneralisationGap, RateRecord, TrainingSuccessRecord } from '../records';
+import { checkpointHeldOut, type BelowStart, type GeneralisationGap, type RateRecord, type TrainingSuccessRecord } from '../records';
 import { compareRates, formatDifference, formatRate, wilson } from '../stats';
 
 /** Episodes behind one estimate: about the most recent this many complete starts. */
@@ -112,5 +112,23 @@ export function generalisationGap(train: RateRecord, heldOut: RateRecord): Gener
     train: { count: train.count, n: train.n, rate: train.rate, ci95: train.ci95 },
     held_out: heldOut,
     message: `Generalisation gap: held-out success ${formatRate(heldOut)} is ${direction} than training success ${formatRate(train)}: ${formatDifference(difference)}.`,
+  };
+}
+
+/**
+ * The warning when a run fine-tuned from `checkpoint` ends below where it started: its held-out success is worse
+ * than the checkpoint's own held-out evaluation by the decision rule (one-sided 5 %, stats.ts `compareRates`).
+ * Null otherwise, or when the checkpoint was never evaluated.
+ */
+export function belowStart(heldOut: RateRecord, checkpoint: string): BelowStart | null {
+  const start = checkpointHeldOut(checkpoint);
+  if (!start || heldOut.n === 0) return null;
+  const difference = compareRates(heldOut, start);
+  if (difference.verdict !== 'worse') return null;
+  return {
+    checkpoint,
+    start,
+    difference,
+    message: `held-out success ${formatRate(heldOut)} is below its starting policy's ${formatRate(start)} (${checkpoint}): ${formatDifference(difference)}; fine-tuning on this reward lost ground.`,
   };
 }
