@@ -208,21 +208,12 @@ export interface RunSummary {
   eval: EvalSummary;
   /** Present (non-null) when training and held-out success intervals are disjoint. */
   generalisation_gap: GeneralisationGap | null;
-  /** Present (non-null) when a fine-tuned run's held-out success is below its starting checkpoint's; absent before runs recorded it. */
+  /** Non-null when a fine-tuned run's held-out success is below its start's (absent in runs recorded before it). */
   below_start?: BelowStart | null;
 }
 
-/** A fine-tuned run's held-out success below the held-out success of the checkpoint it started from (one-sided 5 %). */
-export interface BelowStart {
-  /** The starting checkpoint, as the run was given it. */
-  checkpoint: string;
-  /** The starting checkpoint's own held-out success. */
-  start: RateRecord;
-  /** This run's held-out success minus the start's (stats.ts `compareRates`). */
-  difference: RateComparison;
-  /** One sentence with both figures and the difference, for the CLI and the dashboard. */
-  message: string;
-}
+/** A fine-tuned run below the held-out success of the checkpoint it started from (one-sided 5 %); `message` says both. */
+export type BelowStart = { checkpoint: string; start: RateRecord; difference: RateComparison; message: string };
 
 /** summary.json's `eval`: the held-out episodes (also the `eval` event's fields). */
 export interface EvalSummary {

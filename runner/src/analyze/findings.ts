@@ -19,6 +19,7 @@ import { stuck } from './findings/stuck';
 import { targetProgress } from './findings/target-progress';
 import { timeoutTargetUnseen } from './findings/timeout-target-unseen';
 import { turningFarmed } from './findings/turning-farmed';
+import { unseenPay } from './findings/unseen-pay';
 
 export type { EpisodeEvidence, RerunStep, RewardFacts } from './finding';
 
@@ -33,6 +34,7 @@ export const FINDINGS = [
   targetProgress,
   rewardMisaligned,
   rewardGamed,
+  unseenPay,
   rewardSign,
 ] as const satisfies readonly FindingRule[];
 

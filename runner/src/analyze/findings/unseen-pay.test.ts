@@ -1,0 +1,107 @@
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { FIXTURE_RUNS } from '../../../test/helpers/finding-tester';
+import { applyWithPatch } from '../../../test/helpers/patch-check';
+import { tempDir } from '../../../test/helpers/tmp';
+import { readEpisodes } from '../../records';
+import { compileRewardFile } from '../../reward/index';
+import { resolveTask } from '../../tasks';
+import type { FindingContext } from '../finding';
+import { targetNames } from '../finding';
+import { patchReward, PatchUnavailable } from '../patches';
+import { rerunReward } from '../rerun';
+import { unseenPay } from './unseen-pay';
+
+const ROOT = path.resolve(__dirname, '../../../..');
+const COW = resolveTask('approach-cow');
+// Six approach-cow episodes under a reward that pays "+1 whenever the agent moved" when no cow is closer
+// (runner/test/fixtures/runs/moved-bonus.reward.ts): the agent walks back and forth.
+const RUN = path.join(FIXTURE_RUNS, 'back-and-forth');
+const episodes = readEpisodes(RUN);
+const failed = episodes.filter((e) => !e.success);
+
+/** The detector's context with `file` re-run in the sandbox on the failed episodes' recorded steps. */
+async function contextWith(file: string): Promise<FindingContext> {
+  const r = await rerunReward(file, failed, false);
+  if ('error' in r) throw new Error(r.error);
+  return { episodes, failed, task: COW, reward: { names: new Set(['cow']), rerun: r.steps, rerunSource: 'sandbox' } };
+}
+
+const found = (ctx: FindingContext) => [unseenPay.find(ctx)].flat().filter((f) => !!f);
+
+describe('analyzer finding unseen-pay', () => {
+  const tmp = tempDir('rewardsmith-finding-unseen-pay-');
+
+  test('finds: a "keep moving" bonus that pays the agent for walking about with no cow in view', async () => {
+    const [f] = found(await contextWith(path.join(RUN, 'reward.ts')));
+    assert.ok(f);
+    assert.deepEqual(f.episodeIds, [0, 3]);
+    assert.match(
+      f.message,
+      /^The reward pays for not finishing while no target is in view: re-run in the sandbox .*, the dense term was positive on 84 % of the 62 steps with no cow in view that entered no new 4 m cell; in 2 failed episodes of 6 \(33 %\) it paid on most of them\.$/,
+    );
+    assert.ok(f.evidence.every((e) => f.episodeIds.includes(e.episode)));
+  });
+
+  test('quiet: the bundled approach-cow reward, which pays only new cells with no cow in view, re-run on the same episodes', async () => {
+    assert.deepEqual(found(await contextWith(path.join(ROOT, 'runner/rewards/approach-cow.dense.reward.ts'))), []);
+  });
+
+  test('the patch, re-run on the same recorded steps: nothing pays with no cow in view but new ground; with a cow in view the reward is as written', async () => {
+    const file = path.join(RUN, 'reward.ts');
+    const text = readFileSync(file, 'utf8');
+    const [f] = found(await contextWith(file));
+    const p = patchReward(file, text, f!.patch!);
+    assert.equal(applyWithPatch(file, p.diff), p.patched);
+    const patched = path.join(tmp, 'moved-bonus.patched.reward.ts');
+    writeFileSync(patched, p.patched);
+    compileRewardFile(patched);
+    const before = await contextWith(file);
+    const after = await contextWith(patched);
+    assert.deepEqual(found(after), [], 'the finding is gone on the same episodes');
+    const targets = targetNames(COW);
+    let inView = 0;
+    for (const ep of failed) {
+      const was = new Map(before.reward!.rerun!.get(ep.episode)!.map((r) => [r.step, r]));
+      const now = after.reward!.rerun!.get(ep.episode)!;
+      for (const r of now) {
+        const i = ep.lastSteps.findIndex((s) => s.step === r.step);
+        const seen = [ep.lastSteps[i]!, ep.lastSteps[i - 1]!].some((s) => targets.some((t) => s.nearest[t]));
+        if (seen) {
+          inView++;
+          assert.equal(r.reward, was.get(r.step)!.reward, `episode ${ep.episode} step ${r.step}: a cow in view, the reward as written`);
+        } else if (r.dense > 0) {
+          // The only pay left with no cow in view is the first visit to a 4 m cell, counted from the first step re-run.
+          const [x, , z] = ep.lastSteps[i]!.position;
+          const cell = `${Math.floor(x / 4)},${Math.floor(z / 4)}`;
+          const earlier = ep.lastSteps.slice(1, i).some((s) => `${Math.floor(s.position[0] / 4)},${Math.floor(s.position[2] / 4)}` === cell);
+          assert.ok(!earlier, `episode ${ep.episode} step ${r.step}: paid with no cow in view in a cell visited before`);
+        } else assert.ok(r.dense <= 0);
+      }
+    }
+    assert.ok(inView > 0, 'some steps had a cow in view');
+  });
+
+  test('the patch wraps an exported dense of the dense/sparse layout, keeps its export, and is not applied twice', () => {
+    const file = path.join(ROOT, 'runner/test/fixtures/rewards/weak-approach-tree.dense-sparse.reward.ts');
+    const req = { kind: 'unseen-pay' as const, targets: ['oak_log', 'birch_log'], cellSize: 4, why: 'test.' };
+    const p = patchReward(file, readFileSync(file, 'utf8'), req);
+    assert.match(
+      p.patched,
+      /^export function dense\(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA\) \{$/m,
+    );
+    assert.match(
+      p.patched,
+      /^function dense_as_written\(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions\) \{$/m,
+    );
+    const out = path.join(tmp, 'dense-sparse.patched.reward.ts');
+    writeFileSync(out, p.patched);
+    compileRewardFile(out);
+    assert.throws(
+      () => patchReward(out, p.patched, req),
+      (e: Error) => e instanceof PatchUnavailable && /already pays only new ground/.test(e.message),
+    );
+  });
+});

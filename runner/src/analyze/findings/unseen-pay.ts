@@ -1,0 +1,205 @@
+// The reward pays while no target is in view and the agent covers no new ground: for walking about, for being
+// alive, for looking around. Every step of a time-out can earn that, a success ends it early, so failing pays
+// more than succeeding however the approach itself is paid (the approach patch only changes the steps with a
+// target in view). The patch keeps the reward as written wherever a target is in view, and elsewhere pays only
+// the first visit to each cell; the reward's own penalties there stand.
+import ts from 'typescript';
+import type { EpisodeRecord } from '../../records';
+import type { TaskSpec } from '../../tasks';
+import { parameterNames } from '../../schema';
+import {
+  defineFinding,
+  fmt,
+  KEEP_EVIDENCE,
+  nearestOf,
+  pathStep,
+  pct,
+  plural,
+  targetNames,
+  type EpisodeEvidence,
+  type FindingOf,
+  type RewardFacts,
+} from '../finding';
+import { addConstant, cellBonusLines, definePatch, nearestTargetHelper, PatchUnavailable, type DenseTerm, type Edit, type RewardSource } from '../patch';
+
+/** Keep the dense term as written while a target is in view; with none in view, pay only a new cell and keep its penalties. */
+export interface UnseenPayRequest {
+  kind: 'unseen-pay';
+  targets: string[];
+  cellSize: number;
+  why: string;
+}
+
+/** The cell size the patch pays new ground by, metres (as the exploration patch). */
+const CELL_SIZE = 4;
+/** Steps of a failed episode with no target in view and no new cell before its pay there counts as evidence. */
+const MIN_PLAIN_STEPS = 8;
+
+const cellOf = (x: number, z: number, size: number) => `${Math.floor(x / size)},${Math.floor(z / size)}`;
+
+/** The steps of an episode at which it entered a cell of `size` m for the first time. */
+function newGroundSteps(ep: EpisodeRecord, size: number): Set<number> {
+  const seen = new Set<string>();
+  const out = new Set<number>();
+  ep.path.forEach((p, i) => {
+    const cell = cellOf(p[0], p[2], size);
+    if (seen.has(cell)) return;
+    seen.add(cell);
+    out.add(pathStep(ep, i));
+  });
+  return out;
+}
+
+function unseenPayFinding(
+  episodes: EpisodeRecord[],
+  task: TaskSpec | undefined,
+  reward: RewardFacts | undefined,
+): FindingOf<'reward-pays-unseen', UnseenPayRequest> | undefined {
+  const targets = targetNames(task);
+  if (!reward?.rerun || targets.length === 0) return undefined;
+  const recorded = reward.rerunSource === 'recorded';
+  const failed = episodes.filter((ep) => !ep.success);
+  const evidence: EpisodeEvidence[] = [];
+  let plain = 0;
+  let paid = 0;
+  for (const ep of failed) {
+    const rerun = reward.rerun.get(ep.episode);
+    if (!rerun) continue;
+    const byStep = new Map(rerun.map((r) => [r.step, r]));
+    const fresh = newGroundSteps(ep, CELL_SIZE);
+    let epPlain = 0;
+    let epPaid = 0;
+    for (let i = 1; i < ep.lastSteps.length; i++) {
+      const st = ep.lastSteps[i]!;
+      const r = byStep.get(st.step);
+      // Only steps with no target in view now or a step before (losing sight is the approach patch's) that entered no new cell.
+      if (!r || nearestOf(st.nearest, targets) || nearestOf(ep.lastSteps[i - 1]!.nearest, targets) || fresh.has(st.step)) continue;
+      epPlain++;
+      if (r.dense > 0) epPaid++;
+    }
+    plain += epPlain;
+    paid += epPaid;
+    if (epPlain >= MIN_PLAIN_STEPS && epPaid >= 0.5 * epPlain) {
+      evidence.push({
+        episode: ep.episode,
+        seed: ep.seed,
+        steps: [ep.lastSteps[0]?.step ?? 1, ep.steps],
+        note: `${recorded ? 'rewards received on' : 're-run on'} the last ${ep.lastSteps.length} steps: dense positive on ${epPaid} of the ${epPlain} steps with no ${targets.join('/')} in view and no new ${CELL_SIZE} m cell entered; return ${fmt(ep.return, 1)} over ${ep.steps} steps`,
+      });
+    }
+  }
+  if (evidence.length === 0) return undefined;
+  const wins = episodes.filter((ep) => ep.success);
+  const mean = (xs: EpisodeRecord[]) => xs.reduce((t, ep) => t + ep.return, 0) / Math.max(1, xs.length);
+  // The recorded returns are the reward's own only when it is the one analysed (not another file re-run).
+  const returns =
+    wins.length > 0 && !reward.returns
+      ? ` Failing pays ${mean(failed) > mean(wins) ? 'more' : 'less'} than succeeding: mean return ${fmt(mean(failed), 1)} over ${failed.length} failed episodes, ${fmt(mean(wins), 1)} over ${wins.length} successful ones.`
+      : '';
+  const share = evidence.length / failed.length;
+  return {
+    id: 'reward-pays-unseen',
+    kind: 'reward-pays-unseen',
+    share,
+    message: `The reward pays for not finishing while no target is in view: ${recorded ? 'in the rewards the agent received during training (recorded, not re-run)' : 're-run in the sandbox on the recorded observations of the failed episodes'}, the dense term was positive on ${pct(paid / plain)} of the ${plain} steps with no ${targets.join('/')} in view that entered no new ${CELL_SIZE} m cell; in ${plural(evidence.length, 'failed episode')} of ${failed.length} (${pct(share)}) it paid on most of them.${returns}`,
+    suggestion: `With no target in view, pay only for new ground (the first visit to each ${CELL_SIZE} m cell) and keep the penalties: a time-out then earns no more than the search it did, and only finding and reaching the target pays on.`,
+    evidence: evidence.slice(0, KEEP_EVIDENCE),
+    episodeIds: evidence.map((e) => e.episode),
+    patch: {
+      kind: 'unseen-pay',
+      targets,
+      cellSize: CELL_SIZE,
+      why: `${recorded ? 'in the rewards received during training' : 're-run on failed episodes'}, the dense term paid on ${pct(paid / plain)} of the steps with no target in view and no new ground; with no target in view only a new cell pays now, and the reward's penalties stand.`,
+    },
+  };
+}
+
+/** The name a function-like dense term is declared under, and the statement that declares it. */
+function declaration(term: DenseTerm & { kind: 'function' }): { name: ts.Identifier; statement: ts.Statement } {
+  const fn = term.fn;
+  if (ts.isFunctionDeclaration(fn) && fn.name) return { name: fn.name, statement: fn };
+  const decl = fn.parent;
+  if (ts.isVariableDeclaration(decl) && ts.isIdentifier(decl.name) && ts.isVariableDeclarationList(decl.parent) && ts.isVariableStatement(decl.parent.parent))
+    return { name: decl.name, statement: decl.parent.parent };
+  throw new PatchUnavailable('the dense function is not declared by name, so it cannot be wrapped');
+}
+
+/** Is `name` a parameter of a function enclosing `node` (not of the node itself)? */
+function enclosingParameter(node: ts.Node, name: string): boolean {
+  for (let n = node.parent; n; n = n.parent) {
+    if (ts.isFunctionLike(n) && n.parameters.some((p) => ts.isIdentifier(p.name) && p.name.text === name)) return true;
+  }
+  return false;
+}
+
+/** The statements that decide the wrapped value: as written with a target in view; else its penalty, a new cell, or 0. */
+function unseenLines(src: RewardSource, req: UnseenPayRequest, value: string): string[] {
+  const fn = nearestTargetHelper(src, req.targets);
+  const cellSize = addConstant(
+    src,
+    'UNSEEN_CELL_SIZE',
+    req.cellSize,
+    'metres: with no target in view, only the first visit to each cell pays (added by the analyzer)',
+  );
+  return [
+    `// Analyzer: ${req.why}`,
+    `if (${fn}(current_nearest_blocks) === undefined && ${fn}(previous_nearest_blocks) === undefined) {`,
+    `\tif (${value} < 0) return ${value}; // its penalties stand`,
+    ...cellBonusLines(src, cellSize, ['return 1;']).map((l) => `\t${l}`),
+    '\treturn 0; // no target in view and no new ground: nothing pays',
+    '}',
+  ];
+}
+
+const NEEDED = ['current_nearest_blocks', 'previous_nearest_blocks', 'past_agent_positions', 'GLOBAL_DATA'] as const;
+
+function addUnseenPay(src: RewardSource, term: DenseTerm, req: UnseenPayRequest, edits: Edit[]): void {
+  if (req.targets.length === 0) throw new PatchUnavailable('the task names no target');
+  const u = src.indentUnit;
+  // A `let` dense variable has no function to wrap: the new-cell case and the clamp would need its every assignment.
+  if (term.kind === 'variable') throw new PatchUnavailable('the dense term is a variable, not a function: wrap its computation in a `dense` function first');
+  if (/_as_written\(/.test(term.fn.body.getText(src.sf)))
+    throw new PatchUnavailable('the dense term already pays only new ground with no target in view (an earlier analyzer patch)');
+  const { name, statement } = declaration(term);
+  const wrapped = src.fresh(`${name.text}_as_written`);
+  const nested = statement.parent !== src.sf;
+  const own = term.fn.parameters.map((p) => (ts.isIdentifier(p.name) && !p.dotDotDotToken ? p.name.text : ''));
+  if (own.includes('')) throw new PatchUnavailable('the dense function has a destructured or rest parameter, so it cannot be wrapped');
+  let params = own.join(', ');
+  if (nested) {
+    // Inside reward_function: the wrapper takes the same parameters and reads the contract's others from there.
+    const missing = NEEDED.filter((p) => !own.includes(p) && !enclosingParameter(term.fn, p));
+    if (missing.length > 0) throw new PatchUnavailable(`the dense function's enclosing function does not take ${missing.join(', ')}`);
+  } else {
+    // A top-level (exported) dense, called by the runtime with the contract's parameters in order.
+    const order = parameterNames(true);
+    if (own.some((p, i) => p !== order[i]))
+      throw new PatchUnavailable(`the dense function's parameters are not the contract's prefix (${order.join(', ')}), so it cannot be wrapped`);
+    params = order.slice(0, Math.max(own.length, ...NEEDED.map((p) => order.indexOf(p) + 1))).join(', ');
+  }
+  const args = own.join(', ');
+  const value = src.fresh('dense_as_written_value');
+  // The declaration keeps its place and its comments under the new name; the wrapper takes the old name (and `export`).
+  edits.push({ start: name.getStart(src.sf), end: name.end, text: wrapped });
+  const exportKeyword = ts.canHaveModifiers(statement) ? ts.getModifiers(statement)?.find((m) => m.kind === ts.SyntaxKind.ExportKeyword) : undefined;
+  if (exportKeyword) edits.push({ start: exportKeyword.getStart(src.sf), end: exportKeyword.end + 1, text: '' });
+  const indent = src.indentAt(statement.getStart(src.sf));
+  const body = [`const ${value} = ${wrapped}(${args});`, ...unseenLines(src, req, value), `return ${value};`];
+  const lines = [`${exportKeyword ? 'export ' : ''}function ${name.text}(${params}) {`, ...body.map((l) => `\t${l}`), '}'];
+  const end = src.text.indexOf('\n', statement.end);
+  const at = end < 0 ? src.text.length : end + 1;
+  edits.push({ start: at, end: at, text: lines.map((l) => indent + l.replace(/^\t+/, (t) => u.repeat(t.length)) + src.eol).join('') });
+}
+
+export const unseenPayPatch = definePatch<UnseenPayRequest>({ kind: 'unseen-pay', write: addUnseenPay });
+
+export const unseenPay = defineFinding({
+  meta: {
+    id: 'unseen-pay',
+    kinds: ['reward-pays-unseen'],
+    description: 'a dense term that pays with no target in view and no new ground covered: time-outs out-earn successes',
+    needs: ['failed', 'rewarded'],
+  },
+  find: (ctx) => unseenPayFinding(ctx.episodes, ctx.task, ctx.reward),
+  patch: unseenPayPatch,
+});
