@@ -208,12 +208,10 @@ export interface RunSummary {
   eval: EvalSummary;
   /** Present (non-null) when training and held-out success intervals are disjoint. */
   generalisation_gap: GeneralisationGap | null;
-  /** Non-null when a fine-tuned run's held-out success is below its start's (absent in runs recorded before it). */
-  below_start?: BelowStart | null;
+  /** Non-null when a fine-tuned run's held-out success is below its starting checkpoint's (one-sided 5 %; absent in older runs). */
+  below_start?: { checkpoint: string; start: RateRecord; difference: RateComparison; message: string } | null;
 }
-
-/** A fine-tuned run below the held-out success of the checkpoint it started from (one-sided 5 %); `message` says both. */
-export type BelowStart = { checkpoint: string; start: RateRecord; difference: RateComparison; message: string };
+export type BelowStart = NonNullable<RunSummary['below_start']>;
 
 /** summary.json's `eval`: the held-out episodes (also the `eval` event's fields). */
 export interface EvalSummary {
