@@ -127,10 +127,21 @@ function targetFindings(failed: EpisodeRecord[], task: TaskSpec | undefined): Fi
   return out;
 }
 
+/**
+ * An earlier approach patch in the dense term (its record of the closest distance, read through the same
+ * nearest-target helper) already pays only a new closest distance: a second one would train the same reward
+ * again (measured: the loop spent an iteration on it), so there is no patch.
+ */
+function refuseSecondRecord(body: string, helper: string): void {
+  if (body.includes(`${helper}(current_nearest_blocks)`) && /GLOBAL_DATA(\.|\[["'])closest_target(_\d+)?\b/.test(body))
+    throw new PatchUnavailable('the dense term already pays only a new closest distance to the target (an earlier analyzer patch)');
+}
+
 function addApproachRecord(src: RewardSource, term: DenseTerm, req: ApproachRecordRequest, edits: Edit[]): void {
   if (req.targets.length === 0) throw new PatchUnavailable('the task names no target to approach');
   ensureParameters(src, term, ['current_nearest_blocks', 'previous_nearest_blocks', 'GLOBAL_DATA'], edits);
   const fn = nearestTargetHelper(src, req.targets);
+  refuseSecondRecord((term.kind === 'function' ? term.fn.body : term.before.parent).getText(src.sf), fn);
   const step = addConstant(src, 'APPROACH_STEP', req.step, 'metres: a new closest distance by at least this pays (added by the analyzer)');
   const key = src.fresh('closest_target');
   const [now, before] = ['target_now', 'target_before'].map((n) => src.fresh(n));
@@ -164,6 +175,7 @@ function pythonApproachRecord(src: py.PythonSource, term: py.PythonDenseTerm, re
   if (req.targets.length === 0) throw new PatchUnavailable('the task names no target to approach');
   py.ensureParameters(term, ['current_nearest_blocks', 'previous_nearest_blocks', 'GLOBAL_DATA'], edits);
   const fn = py.nearestTargetHelper(src, req.targets);
+  refuseSecondRecord(term.kind === 'function' ? term.def.text : term.before.parent!.text, fn);
   const step = py.addConstant(src, 'APPROACH_STEP', req.step, 'metres: a new closest distance by at least this pays (added by the analyzer)');
   const key = src.quote(src.fresh('closest_target'));
   const [now, before] = ['target_now', 'target_before'].map((n) => src.fresh(n));
