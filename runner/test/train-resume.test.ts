@@ -164,7 +164,7 @@ test('train killed with SIGKILL resumes to the same total frames with no metric 
   assert.match(summary.reward_sha256 ?? '', /^[0-9a-f]{64}$/);
   assert.ok(['js', 'wasm', 'cpu', 'node', 'gpu'].includes(summary.backend));
   assert.deepEqual(Object.keys(summary.train).sort(), ['entropy', 'episode_steps', 'fps', 'frames', 'mean_return', 'success', 'success_rate', 'updates']);
-  assert.equal(summary.train.episode_steps, 2000, "approach-tree's training episodes run to its limit");
+  assert.equal(summary.train.episode_steps, 120, "the task file's training episodes run to its limit");
   assert.equal(summary.train.success_rate, summary.train.success.rate);
   assert.equal(summary.train.updates, 7);
   assert.equal(summary.train.frames, FRAMES);
