@@ -13,12 +13,14 @@ import { tempDir } from './helpers/tmp';
 
 const ROOT = path.resolve(__dirname, '../..');
 const DENSE_TREE = path.join(ROOT, 'runner/rewards/approach-tree.dense.reward.ts');
+/** approach-tree cut to 120-step episodes (a user task file): episodes end while training, and the held-out ones are short. */
+const SHORT_TASK = path.join(ROOT, 'runner/test/fixtures/short-approach-tree.yaml');
 
 async function run(backend: 'wasm' | 'js') {
   const out = path.join(tempDir('rewardsmith-engines-'), backend);
   const summary = await train({
     rewardFile: DENSE_TREE,
-    task: 'approach-tree',
+    task: SHORT_TASK,
     steps: 2048,
     envs: 8,
     seed: 5,

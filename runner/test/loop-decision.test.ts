@@ -291,11 +291,13 @@ test('loop --no-llm decides by the difference test, evaluates close calls again 
 });
 
 test("a decision's extra look evaluates a trained policy on worlds it neither trained on nor was evaluated on", async () => {
-  // A tiny real run (64 frames, 6 held-out episodes), then the loop's extra evaluation of its checkpoint.
+  // A tiny real run (64 frames, 6 held-out episodes of approach-tree cut to 120 steps by a task file), then the
+  // loop's extra evaluation of its checkpoint.
   const runDir = path.join(out, 'real-run');
+  const shortTask = path.join(__dirname, 'fixtures', 'short-approach-tree.yaml');
   await train({
     rewardFile: WEAK,
-    task: 'approach-tree',
+    task: shortTask,
     envs: 2,
     rolloutSteps: 8,
     steps: 64,
@@ -311,7 +313,7 @@ test("a decision's extra look evaluates a trained policy on worlds it neither tr
   // The evaluation stream the run's own evaluation used (seed 7), with its worlds excluded: the next ones instead.
   const look = await evaluateCheckpoint({
     runDir,
-    task: resolveTask('approach-tree'),
+    task: resolveTask(shortTask),
     episodes: 6,
     seed: 7,
     excludeSeeds: base,

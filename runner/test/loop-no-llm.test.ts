@@ -1,7 +1,7 @@
 // `rewardsmith loop --no-llm`: the improvement loop with the analyzer's patches as the update step, no LLM at
 // all (no server, no key), every candidate fine-tuned from the task's foundation policy that the loop builds.
-// Small budgets (one demonstration, a few thousand frames): the test checks the loop's records, not that
-// training improves.
+// Small budgets (one demonstration, a few thousand frames, approach-tree cut to 120-step episodes by a user task
+// file): the test checks the loop's records, not that training improves.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -16,6 +16,7 @@ import { lintText } from '../src/lint/rules';
 import { tempDir } from './helpers/tmp';
 
 const WEAK = path.join(__dirname, 'fixtures/rewards/weak-approach-tree.reward.ts');
+const SHORT_TASK = path.join(__dirname, 'fixtures/short-approach-tree.yaml');
 const out = tempDir('loop-no-llm-');
 after(() => rmSync(out, { recursive: true, force: true }));
 
@@ -27,7 +28,7 @@ test('loop --no-llm: iteration 2 trains patch sets of the analyzer findings, kee
   const io = { stdout: (t: string) => void (text += t), stderr: (t: string) => void (text += t) };
   const args = [
     '--task',
-    'approach-tree',
+    SHORT_TASK,
     '--iterations',
     '2',
     '--out',

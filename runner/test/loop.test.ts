@@ -1,6 +1,8 @@
 // The whole improvement loop, 2 iterations on approach-tree with a small training budget, against the scripted
 // OpenAI-compatible server playing designer, critic and analyzer through the real openai client. The script
 // includes a designer answer with a lint error, a reward that throws at run time, and a malformed critic answer.
+// The loops that train run on approach-tree with 120-step episodes (a user task file): they test the loop's
+// records, not learning, and a 2,000-step evaluation and its report's playback would cost most of the test.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
@@ -8,11 +10,13 @@ import path from 'node:path';
 import { designCommand } from '../src/llm/design-command';
 import { loopCommand } from '../src/llm/loop-command';
 import type { LoopResult } from '../src/llm/loop-types';
+import type { JobExit } from '../src/sweep/engine';
 import { LLM_LOG_FILE, type LlmCallRecord } from '../src/llm/client';
 import { parseEvent } from '../src/events';
 import { startLlmServer, type LlmTestServer, type RecordedRequest } from './helpers/llm-server';
 import { tempDir } from './helpers/tmp';
 
+const SHORT_TASK = path.join(__dirname, 'fixtures', 'short-approach-tree.yaml');
 const EXAMPLE = readFileSync(path.join(__dirname, '..', 'rewards', 'approach-tree.dense.reward.ts'), 'utf8');
 // Real LLM-style defects: a name that is not a block (lint error), and a Set stored as an array, which lints
 // clean (GLOBAL_DATA holds any value) but throws "visited.has is not a function" on the first step with no log in view.
@@ -94,7 +98,7 @@ describe('rewardsmith loop (2 iterations, approach-tree, scripted LLM)', () => {
     stdout = '';
     const io = { stdout: (t: string) => void (stdout += t), stderr: (t: string) => void (stdout += t) };
     return loopCommand(
-      ['--task', 'approach-tree', '--iterations', '2', '--out', out, '--steps', '1024', '--envs', '8', '--eval-episodes', '4', '--from-scratch'],
+      ['--task', SHORT_TASK, '--iterations', '2', '--out', out, '--steps', '1024', '--envs', '8', '--eval-episodes', '4', '--from-scratch'],
       io,
     );
   };
@@ -108,7 +112,7 @@ describe('rewardsmith loop (2 iterations, approach-tree, scripted LLM)', () => {
     // iteration 1: magma draft → lint error → fixed draft throws on the probes, not trained → fix-error → trained
     const cand = first!.candidates[0]!;
     assert.equal(cand.executionFixes, 1);
-    assert.equal(cand.reward, 'iteration-1/candidate-1/attempt-2/approach-tree.reward.ts');
+    assert.equal(cand.reward, 'iteration-1/candidate-1/attempt-2/short-approach-tree.reward.ts');
     const review1 = JSON.parse(readFileSync(path.join(out, 'iteration-1/candidate-1/attempt-1/review.json'), 'utf8'));
     assert.deepEqual(
       review1.steps.map((s: { request: string; errors: unknown[] }) => [s.request, s.errors.length > 0]),
@@ -193,7 +197,9 @@ describe('rewardsmith loop (2 iterations, approach-tree, scripted LLM)', () => {
 });
 
 describe('rewardsmith loop --candidates', () => {
-  it('trains every candidate and keeps the best by evaluation success', async () => {
+  // Without --engine the candidates train as jobs one at a time; --engine local runs them on the same job runner
+  // at once (the other iteration tests cover the one-at-a-time path).
+  it('trains every candidate as train jobs at once (--engine local) and keeps the best by evaluation success', async () => {
     const SPARSE = readFileSync(path.join(__dirname, '..', 'rewards', 'approach-tree.sparse.reward.ts'), 'utf8');
     let designs = 0;
     const server = await startLlmServer((req) => {
@@ -213,7 +219,7 @@ describe('rewardsmith loop --candidates', () => {
         await loopCommand(
           [
             '--task',
-            'approach-tree',
+            SHORT_TASK,
             '--iterations',
             '1',
             '--candidates',
@@ -221,11 +227,13 @@ describe('rewardsmith loop --candidates', () => {
             '--out',
             out,
             '--steps',
-            '1024',
+            '512',
             '--envs',
             '8',
             '--eval-episodes',
             '4',
+            '--engine',
+            'local',
             '--from-scratch',
             '--events',
             'ndjson',
@@ -259,6 +267,11 @@ describe('rewardsmith loop --candidates', () => {
       const it1 = result.iterations[0]!;
       const [a, b] = it1.candidates.map((c) => c.summary!);
       assert.ok(a && b, 'both candidates were trained and evaluated');
+      assert.ok(it1.candidates.every((c) => c.summary!.eval.episodes === 4));
+      // Both ran as train jobs that exited cleanly, and were running at the same moment.
+      const exits = it1.candidates.map((c) => JSON.parse(readFileSync(path.join(out, c.run!, 'job-exit.json'), 'utf8')) as JobExit);
+      for (const e of exits) assert.equal(e.exit_code, 0);
+      assert.ok(Math.max(exits[0]!.started, exits[1]!.started) < Math.min(exits[0]!.ended, exits[1]!.ended), JSON.stringify(exits));
       const expected =
         a.eval.success_rate !== b.eval.success_rate
           ? a.eval.success_rate > b.eval.success_rate

@@ -17,6 +17,8 @@ const CLI = path.join(ROOT, 'runner/src/cli.ts');
 const DENSE = path.join(ROOT, 'runner/rewards/approach-tree.dense.reward.ts');
 const SPARSE = path.join(ROOT, 'runner/rewards/approach-tree.sparse.reward.ts');
 const TINY = ['--steps', '512', '--envs', '8', '--workers', '0', '--eval-episodes', '4'];
+/** The sweeps that train run approach-tree cut to 120-step episodes (a user task file): their evaluations and reports stay short. */
+const SHORT_TASK = path.join(ROOT, 'runner/test/fixtures/short-approach-tree.yaml');
 
 interface SweepRun {
   code: number | null;
@@ -104,7 +106,7 @@ test('sweep --engine local: killed mid-run, the same command takes the jobs that
   timeout: 240_000,
 }, async () => {
   const out = path.join(tempDir('rewardsmith-sweep-local-'), 'sweep');
-  const args = ['--task', 'approach-tree', '--rewards', DENSE, SPARSE, '--seeds', '1', ...TINY, '--parallel', '2', '--out', out];
+  const args = ['--task', SHORT_TASK, '--rewards', DENSE, SPARSE, '--seeds', '1', ...TINY, '--parallel', '2', '--out', out];
   const first = await runSweep(args, (e, kill) => e.type === 'sweep_run' && e.state === 'running' && kill('SIGKILL'));
   assert.equal(first.signal, 'SIGKILL');
   const started = jobIds(first);
@@ -131,7 +133,7 @@ test("sweep: a run whose reward throws fails with the reward file's line, the ot
   const out = path.join(tempDir('rewardsmith-sweep-fail-'), 'sweep');
   const broken = path.join(path.dirname(out), 'broken.reward.ts');
   writeFileSync(broken, readFileSync(path.join(ROOT, 'runner/test/fixtures/rewards/throws-typed.reward.ts'), 'utf8'));
-  const r = await runSweep(['--task', 'approach-tree', '--rewards', DENSE, broken, '--seeds', '1', ...TINY, '--out', out]);
+  const r = await runSweep(['--task', SHORT_TASK, '--rewards', DENSE, broken, '--seeds', '1', ...TINY, '--out', out]);
   assert.equal(r.code, 1, r.stderr);
   // The reward is refused by the check before training (it throws on the probe bank), at its line.
   assert.match(r.stderr, /rewardsmith sweep: 1 of 2 runs did not complete \(broken\/seed-0: .*error\(s\) found before training/);
@@ -167,7 +169,7 @@ test('sweep --engine slurm: real jobs; Ctrl-C cancels them, a killed sweep is re
   const out = path.join(tempDir('rewardsmith-sweep-slurm-'), 'sweep');
   const args = [
     '--task',
-    'approach-tree',
+    SHORT_TASK,
     '--rewards',
     DENSE,
     SPARSE,

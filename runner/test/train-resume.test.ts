@@ -17,6 +17,8 @@ import { tempDir } from './helpers/tmp';
 const ROOT = path.resolve(__dirname, '../..');
 const CLI = path.join(ROOT, 'runner/src/cli.ts');
 const REWARD = path.join(ROOT, 'runner/rewards/approach-tree.dense.reward.ts');
+/** approach-tree with 120-step episodes (a user task file): its evaluations and their reports' playback are short. */
+const SHORT_TASK = path.join(ROOT, 'runner/test/fixtures/short-approach-tree.yaml');
 
 interface CliRun {
   code: number | null;
@@ -74,7 +76,7 @@ test('train killed with SIGKILL resumes to the same total frames with no metric 
   const common = ['--envs', '8', '--workers', '0', '--eval-episodes', '4'];
   // Kill after update 5: one update past the checkpoint, so the resumed run must redo (not repeat) it.
   const first = await runTrain(
-    [REWARD, '--task', 'approach-tree', '--steps', String(FRAMES), '--seed', '7', '--out', out, ...common],
+    [REWARD, '--task', SHORT_TASK, '--steps', String(FRAMES), '--seed', '7', '--out', out, ...common],
     (e) => e.type === 'progress' && e.update === 5,
   );
   assert.equal(first.signal, 'SIGKILL', first.stderr);
@@ -155,14 +157,15 @@ test('train killed with SIGKILL resumes to the same total frames with no metric 
     'train',
     'wall_seconds',
   ]);
-  assert.equal(summary.task, 'approach-tree');
+  assert.equal(summary.task, 'short-approach-tree');
+  assert.equal(summary.task_file, SHORT_TASK);
   assert.equal(summary.env_steps, FRAMES);
   assert.equal(summary.seed, 7);
   assert.equal(summary.reward_file, REWARD);
   assert.match(summary.reward_sha256 ?? '', /^[0-9a-f]{64}$/);
   assert.ok(['js', 'wasm', 'cpu', 'node', 'gpu'].includes(summary.backend));
   assert.deepEqual(Object.keys(summary.train).sort(), ['entropy', 'episode_steps', 'fps', 'frames', 'mean_return', 'success', 'success_rate', 'updates']);
-  assert.equal(summary.train.episode_steps, 2000, "approach-tree's training episodes run to its limit");
+  assert.equal(summary.train.episode_steps, 120, "the task file's training episodes run to its limit");
   assert.equal(summary.train.success_rate, summary.train.success.rate);
   assert.equal(summary.train.updates, 7);
   assert.equal(summary.train.frames, FRAMES);
@@ -210,25 +213,7 @@ test('train killed with SIGKILL resumes to the same total frames with no metric 
   const evaluated = await new Promise<CliRun>((resolve) => {
     const child = spawn(
       process.execPath,
-      [
-        '--import',
-        'tsx',
-        CLI,
-        'eval',
-        out,
-        '--task',
-        'approach-tree',
-        '--episodes',
-        '3',
-        '--envs',
-        '3',
-        '--workers',
-        '0',
-        '--out',
-        evalDir,
-        '--events',
-        'ndjson',
-      ],
+      ['--import', 'tsx', CLI, 'eval', out, '--task', SHORT_TASK, '--episodes', '3', '--envs', '3', '--workers', '0', '--out', evalDir, '--events', 'ndjson'],
       { cwd: ROOT },
     );
     let stdout = '',

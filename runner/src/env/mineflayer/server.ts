@@ -151,7 +151,11 @@ export async function startEmbeddedServer(kind: WorldKind, seed: number, spawn: 
       // again only after a 16 m move: v = 6 keeps every block within the agent's 64 m view distance loaded.
       'view-distance': 6,
       version: DEFAULT_GAME_VERSION,
-      kickTimeout: 5_000,
+      // The embedded server's players are this process's own bots: a keep-alive answered late means the process
+      // was busy (a loaded machine stalls its event loop for seconds), not a client gone; a client that is gone
+      // closes its socket. minecraft-protocol's default, 30 s, instead of 5 s, which kicked our own bots
+      // ("KeepAliveTimeout") at load 20 and over.
+      kickTimeout: 30_000,
       plugins: {},
       'everybody-op': true,
       'max-entities': 500,
