@@ -98,4 +98,12 @@ test('generalisation gap: named when the interval of the difference excludes 0, 
   assert.equal(generalisationGap(rateRecord(26, 100), rateRecord(22, 100)), null, 'a 4-point difference on 100 episodes is noise');
   assert.match(generalisationGap(rateRecord(5, 100), rateRecord(20, 100))?.message ?? '', /is higher than training success/);
   assert.equal(generalisationGap(rateRecord(0, 0), rateRecord(20, 100)), null, 'no training figure, no gap');
+  // explore-diamond trains on 2,000-step episodes and is held out on 60,000-step ones: its held-out success is
+  // higher for that alone, and the warning says so instead of calling it a generalisation gap.
+  const cut = generalisationGap(rateRecord(3, 100), rateRecord(5, 30), { train: 2000, heldOut: 60000 });
+  assert.match(
+    cut?.message ?? '',
+    /^Not a generalisation gap: training episodes ended at 2,000 steps and held-out ones at 60,000, so held-out success 16\.7 % of 30 episodes .* is higher than training success 3\.0 % of 100 episodes/,
+  );
+  assert.match(generalisationGap(rateRecord(26, 100), rateRecord(11, 100), { train: 2000, heldOut: 2000 })?.message ?? '', /^Generalisation gap:/);
 });

@@ -96,7 +96,8 @@ async function evalMain(argv: string[]): Promise<number> {
     });
     writeEvalRecords(runDir, result.episodes);
     const trainSuccess = new TrainingSuccess(state?.numEnvs ?? 1, undefined, state?.successCurve).estimate();
-    const gap = generalisationGap(trainSuccess, result.summary.success);
+    const trainedSteps = Math.min(task.maxSteps, state?.trainEpisodeSteps ?? task.maxSteps);
+    const gap = generalisationGap(trainSuccess, result.summary.success, { train: trainedSteps, heldOut: task.maxSteps });
     const summary: RunSummary = {
       task: task.id,
       task_file: task.file ?? null,
