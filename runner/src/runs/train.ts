@@ -221,9 +221,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
     sandbox = null;
     const result = await heldOutEvaluation(options, { task, state, net: learner.net, trainingSeeds, rewardCopy, emit });
     const trainSuccess = successCurve.estimate();
-    const gap = result
-      ? generalisationGap(trainSuccess, result.summary.success, { train: trainingEpisodes(task, state).maxSteps, heldOut: task.maxSteps })
-      : null;
+    const gap = result ? generalisationGap(trainSuccess, result.summary.success, { train: trainingTask.maxSteps, heldOut: task.maxSteps }) : null;
     const below = result && state.init ? belowStart(result.summary.success, state.init) : null;
     if (result) {
       writeEvalRecords(runDir, result.episodes);
