@@ -14,7 +14,7 @@ import { resolveCheckpointDir, type PolicyNetwork } from '../ppo/policy';
 import { MAX_ENVS } from './config';
 import { DEFAULT_EVAL_EPISODES, EVAL_ENVS, evalEvent, evaluatePolicy, writeEvalRecords } from './evaluate';
 import { asCommandError, Reporter, resultTable } from './reporter';
-import { checkpointState, sha256, trainingSummary } from './run-folder';
+import { checkpointState, sha256, trainingEpisodes, trainingSummary } from './run-folder';
 import { generalisationGap, TrainingSuccess } from './training-success';
 
 const EVAL_SPEC = {
@@ -96,7 +96,7 @@ async function evalMain(argv: string[]): Promise<number> {
     });
     writeEvalRecords(runDir, result.episodes);
     const trainSuccess = new TrainingSuccess(state?.numEnvs ?? 1, undefined, state?.successCurve).estimate();
-    const trainedSteps = Math.min(task.maxSteps, state?.trainEpisodeSteps ?? task.maxSteps);
+    const trainedSteps = state ? trainingEpisodes(task, state).maxSteps : task.maxSteps;
     const gap = generalisationGap(trainSuccess, result.summary.success, { train: trainedSteps, heldOut: task.maxSteps });
     const summary: RunSummary = {
       task: task.id,

@@ -28,6 +28,7 @@ import {
   readCheckpoint,
   RunFilesError,
   sha256,
+  trainingEpisodes,
   trainingSummary,
   truncateMetrics,
   writeCheckpoint,
@@ -335,12 +336,6 @@ function openRun(
 /** The run's configuration as it trains: the training-episode limit in effect, not only the one given. */
 function storeConfig(runDir: string, config: TrainConfig, trainEpisodeSteps: number): void {
   writeStoredConfig(runDir, { ...config, trainEpisodeSteps });
-}
-
-/** The task as training runs it: episodes end at the run's training-episode limit (evaluation uses `task`). */
-export function trainingEpisodes(task: TaskSpec, state: TrainState): TaskSpec {
-  // Checkpoints from before the option trained to the task's limit and go on doing so.
-  return { ...task, maxSteps: Math.min(task.maxSteps, state.trainEpisodeSteps ?? task.maxSteps) };
 }
 
 /** A new run's task and counters, its options checked. */
