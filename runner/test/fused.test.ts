@@ -5,13 +5,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as tf from '@tensorflow/tfjs-core';
 import { selectBackend } from '../src/ppo/backend';
-import { FusedActorCritic, lossWorkspace, ppoLossAndGradient, type LossOptions } from '../src/ppo/fused';
+import { FusedActorCritic, FusedAdam, fusedPpoUpdate, initPolicyLogProbs, lossWorkspace, ppoLossAndGradient, type LossOptions } from '../src/ppo/fused';
 import { createLearner, loadNetwork, restoreOptimizer, saveOptimizer } from '../src/ppo/learner';
 import { ActorCritic, Rng, sampleActions, savePolicy } from '../src/ppo/policy';
-import { DEFAULT_HYPERPARAMETERS, forEachMinibatch, RolloutBuffer, tfjsPpoLoss, type Minibatch, type PpoHyperparameters } from '../src/ppo/ppo';
+import { DEFAULT_HYPERPARAMETERS, forEachMinibatch, ppoUpdate, RolloutBuffer, tfjsPpoLoss, type Minibatch, type PpoHyperparameters } from '../src/ppo/ppo';
 import { createEnv } from '../src/env/index';
 import { resolveTask } from '../src/tasks';
 import { GAME_FACTS } from '../src/schema';
+import { PhaseProfile } from '../src/ppo/profile';
 import { tempDir } from './helpers/tmp';
 
 const ENVS = 8,
@@ -88,7 +89,7 @@ for (const [name, withInit, valueOnly] of [
     for (const p of net.params) for (let i = 0; i < p.length; i++) p[i] = p[i]! + (Math.sin(i * 12.9898) * 0.05) / Math.sqrt(1 + (i % 7));
     const initNet = withInit ? new FusedActorCritic(config(639), new Rng(12)) : null;
     const mb = oneMinibatch(buffer, hp);
-    const opts: LossOptions = { hp, initNet, policyWeight: valueOnly ? 0 : 1 };
+    const opts: LossOptions = { hp, initLogp: initNet && initPolicyLogProbs(initNet, buffer), policyWeight: valueOnly ? 0 : 1 };
     const ws = lossWorkspace(net, mb.size);
     const terms = ppoLossAndGradient(net, mb, opts, ws);
     assert.ok(terms.clipFraction > 0.05 && terms.clipFraction < 0.95, `clip fraction ${terms.clipFraction}: both sides of the clip are exercised`);
@@ -135,7 +136,7 @@ test('the PPO loss gradient matches finite differences of the loss', async () =>
   const buffer = await realBuffer(net, 32);
   const initNet = new FusedActorCritic(config(639), new Rng(33));
   const mb = oneMinibatch(buffer, hp);
-  const opts: LossOptions = { hp, initNet, policyWeight: 1 };
+  const opts: LossOptions = { hp, initLogp: initPolicyLogProbs(initNet, buffer), policyWeight: 1 };
   const ws = lossWorkspace(net, mb.size);
   const total = () => {
     const t = ppoLossAndGradient(net, mb, opts, ws);
@@ -165,6 +166,51 @@ test('the PPO loss gradient matches finite differences of the loss', async () =>
     }
   }
   assert.equal(checked, net.params.length * 3);
+});
+
+const largestDifference = (a: Float32Array, b: Float32Array) => a.reduce((d, v, i) => Math.max(d, Math.abs(v - b[i]!)), 0);
+
+test('an --init update evaluates the frozen policy once per rollout, and its KL term trains as on TensorFlow.js', async () => {
+  await selectBackend('cpu');
+  const hp = { ...DEFAULT_HYPERPARAMETERS, epochs: 2, minibatches: 2 };
+  const start = new FusedActorCritic(config(639), new Rng(61));
+  const buffer = await realBuffer(start, 62);
+  const init = new FusedActorCritic(config(639), new Rng(63));
+  for (const p of init.params) for (let i = 0; i < p.length; i++) p[i] = p[i]! + Math.sin(i * 7.31) * 0.05;
+  init.version++;
+
+  // The log-probabilities computed once per rollout are the frozen policy's own, row by row and to the bit (as
+  // acting computes them), over a rollout longer than one pass of them (3 × 256 rows).
+  const long = new RolloutBuffer(STEPS * 3, ENVS, 639);
+  for (let r = 0; r < 3; r++) long.features.set(buffer.features, r * buffer.features.length);
+  long.length = STEPS * 3;
+  assert.deepEqual(Float32Array.from(initPolicyLogProbs(init, long), Math.exp), init.evaluate(long.features, ENVS * STEPS * 3).probs);
+
+  // One update, 2 epochs × 2 minibatches: the frozen policy evaluated once, the minibatches' forward passes 4 times.
+  const fused = new FusedActorCritic(start.config, new Rng(0));
+  fused.setWeights(start.weights());
+  const profile = new PhaseProfile();
+  const stats = fusedPpoUpdate(fused, new FusedAdam(fused, hp.learningRate), buffer, hp, new Rng(64), { initNet: init, valueOnly: false, profile });
+  assert.equal(profile.phases.get('PPO init policy')?.calls, 1);
+  assert.equal(profile.phases.get('PPO forward')?.calls, 4);
+
+  // The same update on TensorFlow.js, which evaluates the frozen policy on each minibatch: the same weights and KL.
+  const ref = tfjsCopy(start);
+  const refInit = tfjsCopy(init);
+  const optimizer = tf.train.adam(hp.learningRate);
+  const refStats = ppoUpdate(ref, optimizer, buffer, hp, new Rng(64), { initNet: refInit, valueOnly: false });
+  assert.ok(Math.abs(stats.kl - refStats.kl) <= 1e-5 * Math.max(1, refStats.kl), `KL ${stats.kl} (fused) vs ${refStats.kl} (tfjs)`);
+  const diff = largestDifference(fused.weights(), ref.weights());
+  assert.ok(diff < 2e-5, `largest weight difference ${diff} from the TensorFlow.js update`);
+  // The KL term moves the weights well past that tolerance (without it: 4e-3), and a KL taken against other rows
+  // of the rollout than the minibatch's differs from TensorFlow.js's by about 8 %.
+  const withoutKl = new FusedActorCritic(start.config, new Rng(0));
+  withoutKl.setWeights(start.weights());
+  fusedPpoUpdate(withoutKl, new FusedAdam(withoutKl, hp.learningRate), buffer, hp, new Rng(64), { initNet: null, valueOnly: false });
+  assert.ok(largestDifference(withoutKl.weights(), ref.weights()) > 100 * 2e-5);
+  ref.dispose();
+  refInit.dispose();
+  optimizer.dispose();
 });
 
 test('a checkpoint resumes on the other engine: weights.bin and Adam state carry over both ways', async () => {

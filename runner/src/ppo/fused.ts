@@ -24,7 +24,11 @@ export class SparseRows {
   readonly start: Int32Array;
   readonly index: Int32Array;
   readonly value: Float64Array;
-  constructor(x: Float32Array, rows: number, width: number) {
+  constructor(
+    x: Float32Array,
+    readonly rows: number,
+    width: number,
+  ) {
     let nnz = 0;
     for (let i = 0; i < rows * width; i++) if (x[i] !== 0) nnz++;
     this.start = new Int32Array(rows + 1);
@@ -76,11 +80,13 @@ class SharedFirstLayer {
   }
 
   /**
-   * tanh(x · W + b) of each head's first layer into `hidden[h]` (rows × units). The weights are copied in unless
-   * `version` says they are those of the last pass.
+   * tanh(x · W + b) of each head's first layer into `hidden[h]` (x.rows × units, at most the rows it was made
+   * for). The weights are copied in unless `version` says they are those of the last pass.
    */
   forward(x: SparseRows, layers: Dense[], hidden: Float64Array[], version?: number): void {
-    const { rows, units, w, b, out } = this;
+    const { units, w, b, out } = this;
+    const rows = x.rows;
+    if (rows > this.rows) throw new Error(`${rows} rows for a first layer made for ${this.rows}`);
     const cols = (this.cols = units * layers.length);
     if (version === undefined || version !== this.packedVersion) this.pack(layers);
     this.packedVersion = version;
@@ -124,7 +130,8 @@ class SharedFirstLayer {
 
   /** dW += xᵀ·dz and db += Σ dz for each head's first layer, dz[h] its gradient at the pre-activation. */
   backward(x: SparseRows, dz: Float64Array[], grads: { dw: Float64Array; db: Float64Array }[]): void {
-    const { rows, featureSize, units, dw, db } = this;
+    const { featureSize, units, dw, db } = this;
+    const rows = x.rows;
     const cols = units * dz.length;
     const g = this.dz;
     dz.forEach((d, h) => {
@@ -445,10 +452,8 @@ export class FusedAdam {
 class LossWorkspace {
   readonly policy: HeadWorkspace;
   readonly value: HeadWorkspace;
-  readonly initPolicy: HeadWorkspace;
   readonly first: SharedFirstLayer;
   readonly logp: Float64Array;
-  readonly initLogp: Float64Array;
   readonly dLogits: Float64Array;
   readonly dValue: Float64Array;
   readonly policyScratch: Float64Array[];
@@ -462,10 +467,8 @@ class LossWorkspace {
     const k = net.config.numActions;
     this.policy = new HeadWorkspace(rows, net.policyLayers);
     this.value = new HeadWorkspace(rows, net.valueLayers);
-    this.initPolicy = new HeadWorkspace(rows, net.policyLayers);
-    this.first = new SharedFirstLayer(rows, net.config.featureSize, net.config.hidden[0]!, 3);
+    this.first = new SharedFirstLayer(rows, net.config.featureSize, net.config.hidden[0]!, 2);
     this.logp = new Float64Array(rows * k);
-    this.initLogp = new Float64Array(rows * k);
     this.dLogits = new Float64Array(rows * k);
     this.dValue = new Float64Array(rows);
     this.policyScratch = net.policyLayers.slice(0, -1).map((l) => new Float64Array(rows * l.fanOut));
@@ -476,8 +479,11 @@ class LossWorkspace {
 
 export interface LossOptions {
   hp: PpoHyperparameters;
-  /** The frozen initial policy of an `--init` run (adds klCoef · KL(π ‖ π_init)). */
-  initNet: FusedActorCritic | null;
+  /**
+   * The frozen initial policy of an `--init` run (adds klCoef · KL(π ‖ π_init)) as its log-probabilities of every
+   * row of the rollout (initPolicyLogProbs): they depend only on the rollout, so they are computed once per update.
+   */
+  initLogp: Float64Array | null;
   /** Weight of the policy terms (0 while only the value function trains). */
   policyWeight: number;
 }
@@ -497,21 +503,16 @@ export interface LossTerms {
  * valueCoef · mean (v − R)² + w · (−mean min(ρA, clip(ρ)A) − entropyCoef · H + klCoef · KL(π ‖ π_init)).
  */
 export function ppoLossAndGradient(net: FusedActorCritic, mb: Minibatch, opts: LossOptions, ws: LossWorkspace, profile?: PhaseProfile): LossTerms {
-  const { hp, initNet, policyWeight } = opts;
+  const { hp, initLogp, policyWeight } = opts;
   const rows = mb.size,
     k = net.config.numActions;
-  const { logp, initLogp, dLogits, dValue } = ws;
+  const { logp, dLogits, dValue } = ws;
   const x = measured(profile, 'PPO forward', () => {
     const x = new SparseRows(mb.x, rows, net.config.featureSize);
-    const firstLayers = [net.policyLayers[0]!, net.valueLayers[0]!, ...(initNet ? [initNet.policyLayers[0]!] : [])];
-    ws.first.forward(x, firstLayers, [ws.policy.hidden[0]!, ws.value.hidden[0]!, ws.initPolicy.hidden[0]!].slice(0, firstLayers.length));
+    ws.first.forward(x, [net.policyLayers[0]!, net.valueLayers[0]!], [ws.policy.hidden[0]!, ws.value.hidden[0]!]);
     headForwardRest(net.policyLayers, rows, ws.policy);
     headForwardRest(net.valueLayers, rows, ws.value);
     logSoftmaxRows(ws.policy.out, rows, k, logp);
-    if (initNet) {
-      headForwardRest(initNet.policyLayers, rows, ws.initPolicy);
-      logSoftmaxRows(ws.initPolicy.out, rows, k, initLogp);
-    }
     return x;
   });
   let policyLoss = 0,
@@ -523,14 +524,15 @@ export function ppoLossAndGradient(net: FusedActorCritic, mb: Minibatch, opts: L
   const inv = 1 / rows;
   for (let m = 0; m < rows; m++) {
     const o = m * k,
-      a = mb.actions[m]!;
+      a = mb.actions[m]!,
+      io = mb.rows[m]! * k;
     let h = 0,
       klRow = 0;
     for (let j = 0; j < k; j++) {
       const l = logp[o + j]!,
         p = Math.exp(l);
       h -= p * l;
-      if (initNet) klRow += p * (l - initLogp[o + j]!);
+      if (initLogp) klRow += p * (l - initLogp[io + j]!);
     }
     const logRatio = logp[o + a]! - mb.oldLogp[m]!;
     const ratio = Math.exp(logRatio),
@@ -538,7 +540,7 @@ export function ppoLossAndGradient(net: FusedActorCritic, mb: Minibatch, opts: L
     const clippedRatio = Math.min(Math.max(ratio, 1 - hp.clip), 1 + hp.clip);
     policyLoss -= Math.min(ratio * adv, clippedRatio * adv);
     entropy += h;
-    kl += initNet ? klRow : -logRatio;
+    kl += initLogp ? klRow : -logRatio;
     approxKl -= logRatio;
     if (Math.abs(ratio - 1) > hp.clip) clipped++;
     // d(−min(ρA, clip(ρ)A))/d log π(a): −ρA where the unclipped term is the smaller (ties included, as
@@ -549,7 +551,7 @@ export function ppoLossAndGradient(net: FusedActorCritic, mb: Minibatch, opts: L
         p = Math.exp(l);
       // ∂(−min)/∂z_j = dLogpA · (1[j = a] − p_j); ∂H/∂z_j = −p_j (l_j + H); ∂KL/∂z_j = p_j (l_j − l⁰_j − KL).
       let g = dLogpA * ((j === a ? 1 : 0) - p) + hp.entropyCoef * p * (l + h);
-      if (initNet) g += hp.klCoef * p * (l - initLogp[o + j]! - klRow);
+      if (initLogp) g += hp.klCoef * p * (l - initLogp[io + j]! - klRow);
       dLogits[o + j] = policyWeight * g * inv;
     }
     const diff = ws.value.out[m]! - mb.returns[m]!;
@@ -578,6 +580,35 @@ export function ppoLossAndGradient(net: FusedActorCritic, mb: Minibatch, opts: L
     approxKl: approxKl * inv,
     clipFraction: clipped * inv,
   };
+}
+
+/** Rows per pass of initPolicyLogProbs: its scratch space stays small whatever the rollout's size. */
+const INIT_POLICY_CHUNK = 512;
+const initPolicyWorkspaces = new WeakMap<FusedActorCritic, { first: SharedFirstLayer; head: HeadWorkspace }>();
+
+/**
+ * log π_init(· | x) of every row of a rollout (buffer.length × numEnvs rows × numActions), for the KL term of an
+ * `--init` run. Each row's arithmetic is that of a minibatch's forward pass (a row's sums do not depend on the rows
+ * beside it), so the KL is the same to the bit as when the frozen policy was evaluated per minibatch.
+ */
+export function initPolicyLogProbs(initNet: FusedActorCritic, buffer: RolloutBuffer): Float64Array {
+  const f = initNet.config.featureSize,
+    k = initNet.config.numActions,
+    total = buffer.length * buffer.numEnvs;
+  let ws = initPolicyWorkspaces.get(initNet);
+  if (!ws) {
+    ws = { first: new SharedFirstLayer(INIT_POLICY_CHUNK, f, initNet.config.hidden[0]!, 1), head: new HeadWorkspace(INIT_POLICY_CHUNK, initNet.policyLayers) };
+    initPolicyWorkspaces.set(initNet, ws);
+  }
+  const out = new Float64Array(total * k);
+  for (let start = 0; start < total; start += INIT_POLICY_CHUNK) {
+    const rows = Math.min(INIT_POLICY_CHUNK, total - start);
+    const x = new SparseRows(buffer.features.subarray(start * f, (start + rows) * f), rows, f);
+    ws.first.forward(x, [initNet.policyLayers[0]!], [ws.head.hidden[0]!], initNet.version);
+    headForwardRest(initNet.policyLayers, rows, ws.head);
+    logSoftmaxRows(ws.head.out, rows, k, out.subarray(start * k, (start + rows) * k));
+  }
+  return out;
 }
 
 /** A network's workspaces by batch size, reused across minibatches and updates. */
@@ -626,7 +657,8 @@ export function fusedPpoUpdate(
 ): UpdateStats {
   const sums = { policyLoss: 0, valueLoss: 0, entropy: 0, kl: 0, approxKl: 0, clipFraction: 0 };
   let count = 0;
-  const lossOptions: LossOptions = { hp, initNet: opts.initNet, policyWeight: opts.valueOnly ? 0 : 1 };
+  const initLogp = opts.initNet && measured(opts.profile, 'PPO init policy', () => initPolicyLogProbs(opts.initNet!, buffer));
+  const lossOptions: LossOptions = { hp, initLogp, policyWeight: opts.valueOnly ? 0 : 1 };
   forEachMinibatch(buffer, hp, rng, (mb) => {
     const ws = lossWorkspace(net, mb.size);
     const terms = ppoLossAndGradient(net, mb, lossOptions, ws, opts.profile);

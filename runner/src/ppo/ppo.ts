@@ -134,6 +134,8 @@ export interface UpdateStats {
 /** One minibatch: rows of the buffer in shuffled order, advantages normalised within the minibatch. */
 export interface Minibatch {
   size: number;
+  /** The buffer rows it holds, in its order (row t*numEnvs + i of the rollout). */
+  rows: Int32Array;
   x: Float32Array;
   actions: Int32Array;
   oldLogp: Float32Array;
@@ -154,6 +156,7 @@ export function forEachMinibatch(buffer: RolloutBuffer, hp: PpoHyperparameters, 
   // One set of arrays, refilled for each minibatch: `fn` uses a minibatch before the next one is drawn.
   const mb: Minibatch = {
     size: mbSize,
+    rows: new Int32Array(mbSize),
     x: new Float32Array(mbSize * f),
     actions: new Int32Array(mbSize),
     oldLogp: new Float32Array(mbSize),
@@ -172,6 +175,7 @@ export function forEachMinibatch(buffer: RolloutBuffer, hp: PpoHyperparameters, 
       let mean = 0;
       for (let m = 0; m < mbSize; m++) {
         const k = idx[m]!;
+        mb.rows[m] = k;
         mb.x.set(buffer.features.subarray(k * f, (k + 1) * f), m * f);
         mb.actions[m] = buffer.actions[k]!;
         mb.oldLogp[m] = buffer.logProbs[k]!;
