@@ -114,6 +114,9 @@ const builds = [
     target: 'node20',
     format: 'cjs',
     external,
+    // Whitespace and comments out (identifiers kept, as in the extension's): cli.js 17.9 → 11.7 MB, which every
+    // command reads and compiles at start-up (reading it alone 0.35–0.45 → 0.12 CPU s).
+    minifyWhitespace: true,
     plugins: [minecraftDataOneVersion, writeOutputsAtomically],
     // isolated-vm's `require('./out/isolated_vm')` is its native addon: copied beside the bundle.
     resolveExtensions: ['.ts', '.js', '.json', '.node'],
