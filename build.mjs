@@ -77,6 +77,27 @@ const typescriptOnce = {
   },
 };
 
+/**
+ * prismarine-nbt loaded on first use: building its three NBT codecs and protodef's schema validator (ajv) at
+ * load costs every thread that loads prismarine-block (the CLI and each env worker) about 0.2 CPU s, and the
+ * simulator never reads or writes NBT (only a block entity's methods do). The package itself runs unchanged.
+ */
+const lazyNbt = {
+  name: 'lazy-prismarine-nbt',
+  setup(build) {
+    build.onResolve({ filter: /^prismarine-nbt$/ }, (args) =>
+      args.namespace === 'lazy-nbt' ? undefined : { path: 'prismarine-nbt', namespace: 'lazy-nbt', pluginData: args.resolveDir },
+    );
+    build.onLoad({ filter: /.*/, namespace: 'lazy-nbt' }, (args) => ({
+      contents:
+        "let nbt;\nconst load = () => (nbt ??= require('prismarine-nbt'));\n" +
+        'module.exports = new Proxy({}, { get: (_, key) => load()[key], has: (_, key) => key in load(), ownKeys: () => Reflect.ownKeys(load()), getOwnPropertyDescriptor: (_, key) => Object.getOwnPropertyDescriptor(load(), key) });\n',
+      resolveDir: args.pluginData,
+      loader: 'js',
+    }));
+  },
+};
+
 /** What Pyodide's loader reads at start-up (in Node, CommonJS): everything else in its package is for browsers or types. */
 export const PYODIDE_FILES = ['pyodide.js', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'];
 
@@ -136,7 +157,7 @@ const builds = [
     // Whitespace and comments out (identifiers kept, as in the extension's): cli.js 17.9 → 11.7 MB, which every
     // command reads and compiles at start-up (reading it alone 0.35–0.45 → 0.12 CPU s).
     minifyWhitespace: true,
-    plugins: [minecraftDataOneVersion, typescriptOnce, writeOutputsAtomically],
+    plugins: [minecraftDataOneVersion, typescriptOnce, lazyNbt, writeOutputsAtomically],
     // isolated-vm's `require('./out/isolated_vm')` is its native addon: copied beside the bundle.
     resolveExtensions: ['.ts', '.js', '.json', '.node'],
     loader: { '.node': 'copy' },
