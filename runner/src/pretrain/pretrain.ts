@@ -409,7 +409,12 @@ export async function pretrain(options: PretrainOptions): Promise<{ record: Pret
         success_rate: record.teacher.rate,
         entropy: 0,
         fps: 0,
-        success: { ...rateRecord(teacherWins, teacherDemos.episodes.length), started_from_frame: 0, started_to_frame: teacherDemos.actions.length, mean_return: null },
+        success: {
+          ...rateRecord(teacherWins, teacherDemos.episodes.length),
+          started_from_frame: 0,
+          started_to_frame: teacherDemos.actions.length,
+          mean_return: null,
+        },
       },
       eval: evalSummary,
       generalisation_gap: null,
