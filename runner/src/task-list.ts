@@ -51,6 +51,11 @@ export interface TaskSpec {
    * of the task: held-out evaluation always runs to `maxSteps`, and `train --train-episode-steps` overrides it.
    */
   trainEpisodeSteps?: number;
+  /**
+   * The foundation's DAgger rounds (`pretrain --dagger-rounds` overrides it); absent: none. Also a choice of the
+   * training setup: a round lets the clone drive and the scripted teacher label the states it reaches.
+   */
+  daggerRounds?: number;
   /** Attack tasks pass `damage_dealt` and `kill_entity` to the reward. */
   attack: boolean;
   description: TaskDescription;

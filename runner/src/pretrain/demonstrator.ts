@@ -28,11 +28,27 @@ const SEARCH_RADIUS = 96;
 const MAX_EXPANSIONS = 40_000;
 /** Steps between re-plans while chasing a moving mob. */
 const MOB_REPLAN = 25;
+/**
+ * Underground: feet more than this below the start height send the teacher back up (a staircase cut into the
+ * rock) before anything else. Its own tunnels stay at the start height; a student it labels (pretrain's DAgger
+ * rounds) digs down into shafts, and at y 1–4 meets bedrock, which no tool breaks (1.16.5 hardness -1). It
+ * climbs to this margin, not all the way: going on to the start height cost more time than it saved (measured
+ * on 16 dug-down worlds).
+ */
+const CLIMB_BELOW = 2;
+const CARDINALS = [
+  [0, -1],
+  [-1, 0],
+  [0, 1],
+  [1, 0],
+] as const;
 
 type Cell = { x: number; y: number; z: number };
 type Target = { kind: 'block'; x: number; y: number; z: number; names: Set<number> } | { kind: 'mob'; mob: Mob };
 
 const isLava = (s: number) => stateToBlock[s] === LAVA_BLOCK;
+/** What pillaring can stand on: the blocks digging puts in the inventory here. */
+const PLACEABLE = new Set(['cobblestone', 'stone', 'dirt', 'granite', 'diorite', 'andesite']);
 
 /** One teacher per environment; `reset` at each episode start, then `act` once per step. */
 export class Demonstrator {
@@ -53,6 +69,10 @@ export class Demonstrator {
   private readonly goal: TeacherGoal;
   private readonly targetIds: Set<number>;
   private readonly underground: boolean;
+  /** Underground: the lowest feet height the teacher plans from (below it, it climbs). */
+  private readonly lowestFeet: number;
+  /** The heading of the staircase being cut (index into CARDINALS), or -1 when not climbing. */
+  private climbDir = -1;
 
   constructor(
     readonly task: TaskSpec,
@@ -61,6 +81,7 @@ export class Demonstrator {
     this.goal = teacherGoal(task);
     this.targetIds = new Set(this.goal.names.map((n) => blockNames.indexOf(n)).filter((i) => i >= 0));
     this.underground = task.world === 'underground';
+    this.lowestFeet = typeof task.startY === 'number' ? task.startY - CLIMB_BELOW : -Infinity;
   }
 
   reset(env: PrivilegedView): void {
@@ -72,6 +93,7 @@ export class Demonstrator {
     this.searchAgainAt = 0;
     this.steps = 0;
     this.sinceAttack = 100;
+    this.climbDir = -1;
     this.lastX = env.entity.pos.x;
     this.lastZ = env.entity.pos.z;
     this.exploreYaw = env.entity.yaw + (this.random() - 0.5) * Math.PI;
@@ -88,6 +110,11 @@ export class Demonstrator {
     this.lastZ = e.pos.z;
     this.stuck = moved < 0.02 ? this.stuck + 1 : 0;
 
+    if (this.underground && Math.floor(e.pos.y + 0.01) < this.lowestFeet) {
+      this.path = []; // planned at another height: plan again once up
+      return this.climb(env);
+    }
+    this.climbDir = -1;
     if (this.target && this.target.kind === 'mob' && !env.mobs.includes(this.target.mob)) this.target = null;
     if (!this.target && this.steps >= this.searchAgainAt) {
       this.target = this.findTarget(env);
@@ -110,6 +137,7 @@ export class Demonstrator {
       if (this.atBlockGoal(env, t)) return this.engageBlock(env, t);
       if (this.path.length === 0 || this.pathIndex >= this.path.length) this.plan(env);
     }
+    if (this.path.length > 0 && this.underground && this.offPath(env)) this.plan(env);
     if (this.path.length === 0) return this.explore(env);
     if (this.stuck > 40) {
       // Something the plan did not foresee (a mob in the way, a slip): re-plan from here.
@@ -381,8 +409,88 @@ export class Demonstrator {
    */
   private attackBlock(env: PrivilegedView, hit: BlockHit): number {
     const now = env.ticksToBreak(env.heldItem, hit.x, hit.y, hit.z);
+    // Bedrock (or anything no tool breaks): attacking it forever is the trap; look up and away instead.
+    if (!Number.isFinite(now) && blockNames[stateToBlock[env.world.stateAt(hit.x, hit.y, hit.z)]!] === 'bedrock')
+      return env.entity.pitch < 0 ? A.turn_up : A.turn_left;
     for (const item of env.inventory.keys()) if (env.ticksToBreak(item, hit.x, hit.y, hit.z) < now) return A.equip;
     return A.attack;
+  }
+
+  /** Underground: the agent is no longer where its path goes on from (it fell, or a student it labels wandered off). */
+  private offPath(env: PrivilegedView): boolean {
+    const e = env.entity;
+    const wp = this.path[Math.min(this.pathIndex, this.path.length - 1)]!;
+    return Math.floor(e.pos.y + 0.01) !== wp.y || Math.hypot(wp.x + 0.5 - e.pos.x, wp.z + 0.5 - e.pos.z) > 2.5;
+  }
+
+  /** Can a staircase step go from (x, y, z) one cell towards (dx, dz)? Its cells are diggable, none next to lava. */
+  private stepCells(env: PrivilegedView, x: number, y: number, z: number, dx: number, dz: number): boolean {
+    const w = env.world;
+    for (const [cx, cy, cz] of [
+      [x, y + 2, z],
+      [x + dx, y + 1, z + dz],
+      [x + dx, y + 2, z + dz],
+    ] as const) {
+      const s = w.stateAt(cx, cy, cz);
+      if (isLava(s) || blockNames[stateToBlock[s]!] === 'bedrock') return false;
+      for (const [ox, oy, oz] of [
+        [1, 0, 0],
+        [-1, 0, 0],
+        [0, 0, 1],
+        [0, 0, -1],
+        [0, 1, 0],
+      ] as const) {
+        if (isLava(w.stateAt(cx + ox, cy + oy, cz + oz))) return false; // digging next to lava opens it
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Climbs one cell at a time: clears the cell above the head and the two in front one level up, then jumps
+   * forward onto the step. Keeps its heading while the steps allow, else takes the first safe one (a solid
+   * step first). Walled in by bedrock or lava on every side, it pillars up the shaft instead (a block in hand,
+   * jump_place).
+   */
+  private climb(env: PrivilegedView): number {
+    const e = env.entity;
+    const x = Math.floor(e.pos.x),
+      y = Math.floor(e.pos.y + 0.01),
+      z = Math.floor(e.pos.z);
+    const usable = (d: number, needStep: boolean) => {
+      const [dx, dz] = CARDINALS[d]!;
+      return this.stepCells(env, x, y, z, dx, dz) && (!needStep || this.solid(env, x + dx, y, z + dz));
+    };
+    if (this.climbDir < 0 || !usable(this.climbDir, false)) {
+      const facing = Math.round(wrapAngle(e.yaw) / (Math.PI / 2));
+      const order = [0, 1, 3, 2].map((k) => (((facing + k) % 4) + 4) % 4);
+      const found = order.find((d) => usable(d, true)) ?? order.find((d) => usable(d, false));
+      if (found === undefined) return this.pillar(env, x, y, z);
+      this.climbDir = found;
+    }
+    const [dx, dz] = CARDINALS[this.climbDir]!;
+    for (const [cx, cy, cz] of [
+      [x, y + 2, z],
+      [x + dx, y + 2, z + dz],
+      [x + dx, y + 1, z + dz],
+    ] as const) {
+      if (this.solid(env, cx, cy, cz)) return this.dig(env, cx, cy, cz);
+    }
+    const [yaw] = this.lookAngles(env, x + dx + 0.5, e.pos.y + EYE_HEIGHT, z + dz + 0.5);
+    const turn = this.face(env, yaw, 0, 22 * DEG, 20 * DEG);
+    if (turn !== null) return turn;
+    return this.solid(env, x + dx, y, z + dz) ? A.forward_jump : A.forward;
+  }
+
+  /** Up a shaft whose sides cannot be dug: a block in hand, then jump_place (the block goes under the feet). */
+  private pillar(env: PrivilegedView, x: number, y: number, z: number): number {
+    if (this.solid(env, x, y + 2, z)) {
+      const s = env.world.stateAt(x, y + 2, z);
+      if (!isLava(s) && blockNames[stateToBlock[s]!] !== 'bedrock') return this.dig(env, x, y + 2, z);
+    }
+    const held = env.heldItem;
+    if (held === null || !PLACEABLE.has(held)) return [...env.inventory.keys()].some((i) => PLACEABLE.has(i)) ? A.equip : A.jump;
+    return env.entity.onGround ? A.jump_place : A.no_op;
   }
 
   private followPath(env: PrivilegedView): number {

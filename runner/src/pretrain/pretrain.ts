@@ -32,6 +32,11 @@ export const DEFAULT_EPOCHS = 30;
 /** Probability that the teacher's chosen action is replaced by a random one while recording (the label stays
  * the teacher's): the demonstrations then show how to recover from mistakes the student will make. */
 export const DEFAULT_NOISE = 0.15;
+/**
+ * DAgger rounds by default (the task's `daggerRounds` overrides it): none, so the plains tasks' foundations
+ * are the demonstrations' clone alone.
+ */
+export const DEFAULT_DAGGER_ROUNDS = 0;
 export const PRETRAIN_FILE = 'pretrain.json';
 const HIDDEN = [64, 64];
 const BATCH = 256;
@@ -39,8 +44,9 @@ const LEARNING_RATE = 1e-3;
 const DEMO_SALT = 0xde70;
 const MAX_RECORDING_ENVS = 8;
 
-/** First world seed of demonstration env `i` for seed `seed` (a stream of its own, apart from PPO's). */
-export const demoStreamSeed = (seed: number, i: number) => hash32(seed, i, DEMO_SALT);
+/** First world seed of demonstration env `i` for seed `seed` (a stream of its own, apart from PPO's); DAgger
+ * round `round` (0: the teacher's own demonstrations) plays worlds of a stream of its own. */
+export const demoStreamSeed = (seed: number, i: number, round = 0) => hash32(seed, i, DEMO_SALT + round);
 
 export interface Demonstrations {
   featureSize: number;
@@ -54,20 +60,29 @@ export interface Demonstrations {
   seeds: number[];
 }
 
-/** Plays `count` demonstration episodes with the scripted teacher and records (features, teacher action). */
-export function recordDemonstrations(
+/** Who drives while the teacher labels: given a step's states, the action to execute in env `i` once the teacher
+ * has labelled it `label` (called env by env, right after the teacher's act). */
+type Driver = (features: Float32Array) => (i: number, label: number) => number;
+
+/**
+ * Plays `count` episodes on `round`'s world stream and records every state with the teacher's action for it;
+ * `drive` chooses what is executed. Episodes end at the task's limit (a DAgger round passes the training
+ * episode length).
+ */
+function recordLabelled(
   task: TaskSpec,
   count: number,
   seed: number,
-  noise = DEFAULT_NOISE,
+  round: number,
+  drive: Driver,
+  random: Rng,
   onEpisode?: (done: number, total: number, successes: number) => void,
 ): Demonstrations {
   const n = Math.max(1, Math.min(count, MAX_RECORDING_ENVS));
   const batch = new SimBatch(task, n, 0);
   const f = batch.featureSize;
-  const random = new Rng(seed ^ 0xd3);
   const teachers = batch.envs.map(() => new Demonstrator(task, () => random.next()));
-  const seeds = Array.from({ length: n }, (_, i) => demoStreamSeed(seed, i));
+  const seeds = Array.from({ length: n }, (_, i) => demoStreamSeed(seed, i, round));
   const touched = new Set(seeds);
   const chunks: Float32Array[] = [];
   const labels: number[] = [];
@@ -79,13 +94,14 @@ export function recordDemonstrations(
   onEpisode?.(0, count, 0);
   while (episodes.length < count) {
     const actions = new Int32Array(n);
+    const choose = drive(features);
     for (let i = 0; i < n; i++) {
       const label = teachers[i]!.act(batch.envs[i]!);
       if (counted[i]) {
         chunks.push(features.slice(i * f, (i + 1) * f));
         labels.push(label);
       }
-      actions[i] = random.next() < noise ? Math.floor(random.next() * GAME_FACTS.actions.length) : label;
+      actions[i] = choose(i, label);
     }
     const res = batch.step(actions);
     features = res.features;
@@ -108,6 +124,63 @@ export function recordDemonstrations(
   chunks.forEach((row, k) => all.set(row, k * f));
   return { featureSize: f, features: all, actions: Int32Array.from(labels), episodes, seeds: [...touched] };
 }
+
+/** Plays `count` demonstration episodes with the scripted teacher and records (features, teacher action). */
+export function recordDemonstrations(
+  task: TaskSpec,
+  count: number,
+  seed: number,
+  noise = DEFAULT_NOISE,
+  onEpisode?: (done: number, total: number, successes: number) => void,
+): Demonstrations {
+  const random = new Rng(seed ^ 0xd3);
+  // The recording noise draws from the teacher's stream, as it always has: a seed's demonstrations stay the same.
+  const drive: Driver = () => (_i, label) => (random.next() < noise ? Math.floor(random.next() * GAME_FACTS.actions.length) : label);
+  return recordLabelled(task, count, seed, 0, drive, random, onEpisode);
+}
+
+/**
+ * One DAgger round (Ross, Gordon & Bagnell 2011): the student policy drives (sampling its actions, as held-out
+ * evaluation does) and the teacher labels every state the student reaches with its own action. The clone then
+ * learns what to do where the teacher's own demonstrations never go: down a shaft, facing bedrock, off the
+ * path. Episodes end at the task's training episode length.
+ */
+export function recordStudentStates(
+  task: TaskSpec,
+  net: PolicyNetwork,
+  count: number,
+  seed: number,
+  round: number,
+  onEpisode?: (done: number, total: number, successes: number) => void,
+): Demonstrations {
+  const limit = Math.min(task.maxSteps, task.trainEpisodeSteps ?? task.maxSteps);
+  const student = new Rng(hash32(seed, round, 0xda99));
+  const k = GAME_FACTS.actions.length;
+  const drive: Driver = (features) => {
+    const rows = features.length / net.config.featureSize;
+    const sampled = sampleActions(net.evaluate(features, rows).probs, rows, k, student);
+    return (i) => sampled[i]!;
+  };
+  return recordLabelled({ ...task, maxSteps: limit }, count, seed, round, drive, new Rng(hash32(seed, round, 0x7ea)), onEpisode);
+}
+
+/** All samples of `parts`, and every world seed any of them touched. */
+export function aggregate(parts: Demonstrations[]): Demonstrations {
+  const f = parts[0]!.featureSize;
+  const samples = parts.reduce((sum, p) => sum + p.actions.length, 0);
+  const features = new Float32Array(samples * f);
+  const actions = new Int32Array(samples);
+  let at = 0;
+  for (const p of parts) {
+    features.set(p.features, at * f);
+    actions.set(p.actions, at);
+    at += p.actions.length;
+  }
+  const seeds = new Set(parts.flatMap((p) => p.seeds));
+  return { featureSize: f, features, actions, episodes: parts.flatMap((p) => p.episodes), seeds: [...seeds] };
+}
+
+const meanSteps = (episodes: Demonstrations['episodes']) => episodes.reduce((s, e) => s + e.steps, 0) / Math.max(1, episodes.length);
 
 /** Behaviour cloning: cross-entropy of the policy head on the teacher's actions (the value head is left to
  * PPO's value pre-training). Returns the last epoch's mean loss and the accuracy on all samples. */
@@ -197,6 +270,8 @@ export interface PretrainOptions {
   seed?: number;
   epochs?: number;
   noise?: number;
+  /** DAgger rounds after the first clone (default: the task's `daggerRounds`, else DEFAULT_DAGGER_ROUNDS). */
+  daggerRounds?: number;
   /** Held-out evaluation episodes (0 skips). Default 100. */
   evalEpisodes?: number;
   /** Parallel envs of the evaluation (default: all its episodes at once, up to 100). */
@@ -210,6 +285,8 @@ export interface PretrainOptions {
   onDemonstration?: (done: number, total: number, successes: number) => void;
   /** Each behaviour-cloning epoch done (0 when cloning starts), with its mean loss. */
   onEpoch?: (done: number, total: number, loss: number) => void;
+  /** Each episode of a DAgger round (0 when the round starts): episodes so far, of all, and how many the student won. */
+  onDaggerEpisode?: (round: number, done: number, total: number, successes: number) => void;
   onEvalEpisode?: (done: number, total: number) => void;
 }
 
@@ -224,6 +301,9 @@ export interface PretrainRecord {
   feature_size: number;
   teacher: RateEstimate & { avg_steps: number };
   behaviour_cloning: { loss: number; accuracy: number };
+  /** One entry per DAgger round: the student's episodes (cut at the training episode length) and the samples
+   * the teacher labelled; `behaviour_cloning` is then the last re-clone, on all samples. */
+  dagger: { round: number; student: RateEstimate & { avg_steps: number }; samples: number }[];
   eval: RateEstimate;
   backend: string;
   wall_seconds: number;
@@ -238,6 +318,7 @@ export async function pretrain(options: PretrainOptions): Promise<{ record: Pret
     seed = options.seed ?? 0,
     epochs = options.epochs ?? DEFAULT_EPOCHS;
   const noise = options.noise ?? DEFAULT_NOISE;
+  const daggerRounds = options.daggerRounds ?? task.daggerRounds ?? DEFAULT_DAGGER_ROUNDS;
   if (existsSync(path.join(out, RUN_FILES.checkpoint))) {
     if (!options.overwrite) throw new CommandError(`${out} already holds a checkpoint; pass --overwrite to replace it, or choose another --out`);
     for (const name of [RUN_FILES.checkpoint, RUN_FILES.summary, PRETRAIN_FILE, path.dirname(RUN_FILES.episodes)])
@@ -245,9 +326,12 @@ export async function pretrain(options: PretrainOptions): Promise<{ record: Pret
   }
   const backend = await ensureBackend(options.backend ?? 'auto');
   options.log?.(
-    `pretrain ${task.id}: ${demos} demonstration episode${demos === 1 ? '' : 's'} (seed ${seed}), behaviour cloning ${epochs} epochs, backend ${backend.name}`,
+    `pretrain ${task.id}: ${demos} demonstration episode${demos === 1 ? '' : 's'} (seed ${seed}), behaviour cloning ${epochs} epochs` +
+      (daggerRounds > 0 ? `, ${daggerRounds} DAgger round${daggerRounds === 1 ? '' : 's'} of ${demos} student episodes` : '') +
+      `, backend ${backend.name}`,
   );
-  const recorded = recordDemonstrations(task, demos, seed, noise, options.onDemonstration);
+  const teacherDemos = recordDemonstrations(task, demos, seed, noise, options.onDemonstration);
+  let recorded = teacherDemos;
   const rng = new Rng(seed ^ 0xbc);
   const net = newNetwork(
     engineOf(backend),
@@ -255,7 +339,19 @@ export async function pretrain(options: PretrainOptions): Promise<{ record: Pret
     new Rng(seed ^ 0x1417),
   );
   try {
-    const bc = behaviourClone(net, recorded, epochs, rng, options.onEpoch);
+    let bc = behaviourClone(net, recorded, epochs, rng, options.onEpoch);
+    const dagger: PretrainRecord['dagger'] = [];
+    for (let round = 1; round <= daggerRounds; round++) {
+      const student = recordStudentStates(task, net, demos, seed, round, (done, total, wins) => options.onDaggerEpisode?.(round, done, total, wins));
+      recorded = aggregate([recorded, student]);
+      const wins = student.episodes.filter((e) => e.success).length;
+      dagger.push({
+        round,
+        student: { ...wilson(wins, student.episodes.length), avg_steps: meanSteps(student.episodes) },
+        samples: student.actions.length,
+      });
+      bc = behaviourClone(net, recorded, epochs, rng, options.onEpoch);
+    }
     mkdirSync(out, { recursive: true });
     savePolicy(net, path.join(out, RUN_FILES.checkpoint), task.id, { worldSeeds: recorded.seeds });
 
@@ -278,7 +374,7 @@ export async function pretrain(options: PretrainOptions): Promise<{ record: Pret
       writeEvalRecords(out, result.episodes);
       evalSummary = result.summary;
     }
-    const teacherWins = recorded.episodes.filter((e) => e.success).length;
+    const teacherWins = teacherDemos.episodes.filter((e) => e.success).length;
     const wall = (Date.now() - start) / 1000;
     const record: PretrainRecord = {
       task: task.id,
@@ -288,11 +384,9 @@ export async function pretrain(options: PretrainOptions): Promise<{ record: Pret
       epochs,
       samples: recorded.actions.length,
       feature_size: recorded.featureSize,
-      teacher: {
-        ...wilson(teacherWins, recorded.episodes.length),
-        avg_steps: recorded.episodes.reduce((s, e) => s + e.steps, 0) / Math.max(1, recorded.episodes.length),
-      },
+      teacher: { ...wilson(teacherWins, teacherDemos.episodes.length), avg_steps: meanSteps(teacherDemos.episodes) },
       behaviour_cloning: bc,
+      dagger,
       eval: wilson(Math.round(evalSummary.success_rate * evalSummary.episodes), evalSummary.episodes),
       backend: backend.name,
       wall_seconds: wall,
@@ -315,7 +409,12 @@ export async function pretrain(options: PretrainOptions): Promise<{ record: Pret
         success_rate: record.teacher.rate,
         entropy: 0,
         fps: 0,
-        success: { ...rateRecord(teacherWins, recorded.episodes.length), started_from_frame: 0, started_to_frame: recorded.actions.length, mean_return: null },
+        success: {
+          ...rateRecord(teacherWins, teacherDemos.episodes.length),
+          started_from_frame: 0,
+          started_to_frame: teacherDemos.actions.length,
+          mean_return: null,
+        },
       },
       eval: evalSummary,
       generalisation_gap: null,
@@ -346,6 +445,14 @@ const PRETRAIN_SPEC = {
     },
     seed: { type: 'int', min: 0, default: 0, description: 'seed of the demonstration worlds, initialisation and evaluation', valueName: 'S' },
     epochs: { type: 'int', min: 1, default: DEFAULT_EPOCHS, description: 'behaviour-cloning passes over the demonstrations', valueName: 'K' },
+    'dagger-rounds': {
+      type: 'int',
+      min: 0,
+      max: 20,
+      description:
+        "DAgger rounds after the first clone: each lets the clone play N episodes (N = --demos, cut at the task's training episode length), the teacher labels every state it reaches, and the clone is trained again on all labels (default: the task's setup, else 0)",
+      valueName: 'R',
+    },
     noise: {
       type: 'number',
       min: 0,
@@ -369,6 +476,7 @@ export async function pretrainCommand(argv: string[]): Promise<number> {
     let demonstrations: StageProgress | null = null;
     let cloning: StageProgress | null = null;
     let evaluation: StageProgress | null = null;
+    let daggerStage: StageProgress | null = null;
     const { record } = await pretrain({
       task: v.task,
       out: v.out,
@@ -376,6 +484,7 @@ export async function pretrainCommand(argv: string[]): Promise<number> {
       seed: v.seed,
       epochs: v.epochs,
       noise: v.noise,
+      daggerRounds: v['dagger-rounds'],
       evalEpisodes: v['eval-episodes'],
       backend: v.backend as BackendChoice,
       overwrite: v.overwrite,
@@ -388,6 +497,10 @@ export async function pretrainCommand(argv: string[]): Promise<number> {
         if (done === 0) cloning = new StageProgress('behaviour cloning', 'epochs');
         else cloning?.update(done, total, `loss ${loss.toFixed(3)}`);
       },
+      onDaggerEpisode: (round, done, total, successes) => {
+        if (done === 0) daggerStage = new StageProgress(`DAgger round ${round}: the clone plays, the teacher labels`, 'episodes');
+        else daggerStage?.update(done, total, `the clone succeeded in ${successes}`);
+      },
       onEvalEpisode: (done, total) => {
         if (done === 0) {
           process.stderr.write(`evaluating the foundation policy on ${total} held-out worlds\n`);
@@ -397,7 +510,11 @@ export async function pretrainCommand(argv: string[]): Promise<number> {
     });
     const lines = [
       `teacher: ${formatRate(record.teacher)} succeeded (avg ${record.teacher.avg_steps.toFixed(0)} steps); ${record.samples.toLocaleString('en-US')} samples`,
-      `behaviour cloning: loss ${record.behaviour_cloning.loss.toFixed(3)}, accuracy on the demonstrations ${(record.behaviour_cloning.accuracy * 100).toFixed(1)} %`,
+      ...record.dagger.map(
+        (d) =>
+          `DAgger round ${d.round}: the clone succeeded in ${formatRate(d.student)} of its episodes (avg ${d.student.avg_steps.toFixed(0)} steps); ${d.samples.toLocaleString('en-US')} states labelled by the teacher`,
+      ),
+      `behaviour cloning: loss ${record.behaviour_cloning.loss.toFixed(3)}, accuracy on the ${record.dagger.length > 0 ? 'demonstrations and DAgger labels' : 'demonstrations'} ${(record.behaviour_cloning.accuracy * 100).toFixed(1)} %`,
       record.eval.n > 0 ? `foundation policy, held-out success: ${formatRate(record.eval)}` : 'foundation policy: not evaluated (--eval-episodes 0)',
       `checkpoint: ${path.join(path.resolve(v.out), RUN_FILES.checkpoint)} (fine-tune with \`rewardsmith train REWARD --task ${record.task} --init ${v.out} --out RUN\`)`,
     ];

@@ -71,6 +71,7 @@ const TASK_FIELDS = {
   // An episode of the longest built-in task (explore-diamond) is 60,000 steps; 1,000,000 is ~14 hours of game time.
   maxSteps: { type: 'int', min: 1, max: 1_000_000, description: 'episode limit' },
   trainEpisodeSteps: { type: 'int', min: 1, max: 1_000_000, description: 'training episode limit' },
+  daggerRounds: { type: 'int', min: 0, max: 20, description: 'DAgger rounds' },
   // Feet height in a 1.16.5 world: y 0..255 (World.isOutOfHeightLimit: y < 0 || y >= 256), standing on y ≥ 1.
   startY: { type: 'int', min: 1, max: 255, description: 'start height' },
   // The player's main inventory: 36 slots (PlayerInventory.main = DefaultedList.ofSize(36)) of at most 64
@@ -120,6 +121,8 @@ export function loadTaskFile(file: string): TaskSpec {
     if ((trainEpisodeSteps as number) > (maxSteps as number))
       fail(['trainEpisodeSteps'], `must be ≤ maxSteps (${maxSteps as number}), got ${trainEpisodeSteps as number}`);
   }
+  const daggerRounds = raw.daggerRounds ?? base?.daggerRounds;
+  if (daggerRounds !== undefined) check(['daggerRounds'], TASK_FIELDS.daggerRounds, daggerRounds);
   const startY = raw.startY ?? base?.startY ?? 'surface';
   if (startY !== 'surface') check(['startY'], TASK_FIELDS.startY, startY);
   const inventory = (raw.inventory ?? base?.inventory ?? {}) as Record<string, unknown>;
@@ -144,6 +147,7 @@ export function loadTaskFile(file: string): TaskSpec {
     success: criterion,
     maxSteps: maxSteps as number,
     ...(trainEpisodeSteps !== undefined ? { trainEpisodeSteps: trainEpisodeSteps as number } : {}),
+    ...(daggerRounds !== undefined ? { daggerRounds: daggerRounds as number } : {}),
     ...(worldOptions ? { worldOptions } : {}),
     attack: (raw.attack as boolean | undefined) ?? base?.attack ?? attacksByDefault(criterion),
     description: d as unknown as TaskDescription,

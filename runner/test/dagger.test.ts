@@ -1,0 +1,132 @@
+// pretrain's DAgger rounds: the clone drives, the scripted teacher labels the states the clone reaches. That
+// needs a teacher that has an answer in states its own demonstrations never reach: explore-diamond's clone
+// digs straight down to bedrock (y 1–4 in 1.16.5) and attacks it for the rest of the episode. The teacher used
+// to do the same from there (it tunnels at a fixed height and attacked whatever its crosshair was on).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { GAME_FACTS } from '../src/schema';
+import { SimEnv } from '../src/env/sim/sim';
+import { blockNames, LookRay, stateToBlock, targetBlock, type BlockHit } from '../src/env/privileged';
+import { Demonstrator } from '../src/pretrain/demonstrator';
+import { demoStreamSeed, pretrain, recordStudentStates } from '../src/pretrain/pretrain';
+import { newNetwork } from '../src/ppo/learner';
+import { readPolicyCheckpoint, Rng } from '../src/ppo/policy';
+import { loadTaskFile, resolveTask } from '../src/tasks';
+import { hash32 } from '../src/seeds';
+import { RUN_FILES } from '../src/records';
+
+const A = Object.fromEntries(GAME_FACTS.actions.map((a, i) => [a, i])) as Record<(typeof GAME_FACTS.actions)[number], number>;
+const fixture = (name: string) => path.join(__dirname, 'fixtures', name);
+
+/** Looks straight down and digs until bedrock stops it: where the clone ends up. */
+function digDownToBedrock(env: SimEnv, features: Float32Array): void {
+  for (let t = 0; t < 1500; t++) {
+    const action = env.entity.pitch > -Math.PI / 2 + 0.01 ? A.turn_down : A.attack;
+    assert.equal(env.step(action, features, 0).info.done, false, `world ${t}: the dig ended the episode`);
+  }
+}
+
+// Worlds 2 and 6 (explore-diamond, seeds of SimEnv.reset): digging down from y 11 ends at y 3 and at y 1, the
+// second in a shaft walled by bedrock on every side, where only pillaring up (jump_place) gets out.
+for (const [seed, bottom] of [
+  [2, 3],
+  [6, 1],
+] as const) {
+  test(`world ${seed}: from the bottom of a shaft at y ${bottom}, the teacher climbs back to its tunnelling height without attacking bedrock`, () => {
+    const task = resolveTask('explore-diamond');
+    const env = new SimEnv(task);
+    const features = new Float32Array(env.featureSize);
+    env.reset(seed, features, 0);
+    digDownToBedrock(env, features);
+    assert.equal(Math.floor(env.entity.pos.y + 0.01), bottom);
+    let s = hash32(seed, 0xc1);
+    const teacher = new Demonstrator(task, () => (s = hash32(s, 1)) / 2 ** 32);
+    teacher.reset(env);
+    const ray = new LookRay();
+    const hit: BlockHit = { x: 0, y: 0, z: 0, t: 0 };
+    let climbedAt = -1;
+    for (let t = 0; t < 1500 && climbedAt < 0; t++) {
+      const action = teacher.act(env);
+      if (action === A.attack && targetBlock(env.world, ray.from(env.entity), hit)) {
+        const name = blockNames[stateToBlock[env.world.stateAt(hit.x, hit.y, hit.z)]!];
+        assert.notEqual(name, 'bedrock', `step ${t}: the teacher attacks bedrock at y ${hit.y}`);
+      }
+      const { info } = env.step(action, features, 0);
+      assert.equal(info.died, false, `step ${t}: the teacher died (${info.deathCause})`);
+      if (env.entity.pos.y >= (task.startY as number) - 2) climbedAt = t;
+    }
+    assert.ok(climbedAt >= 0, `still at y ${env.entity.pos.y.toFixed(1)} after 1,500 steps`);
+  });
+}
+
+test('a DAgger round: the clone drives, every state it reaches is labelled by the teacher, episodes end at the training length on worlds of their own', () => {
+  // A training length of 150 steps keeps the test short; the round must cut its episodes there, not at 60,000.
+  const task = { ...resolveTask('explore-diamond'), trainEpisodeSteps: 150 };
+  const net = newNetwork('js', { featureSize: new SimEnv(task).featureSize, numActions: GAME_FACTS.actions.length, hidden: [16] }, new Rng(1));
+  try {
+    const round = recordStudentStates(task, net, 3, 7, 1);
+    assert.equal(round.episodes.length, 3);
+    for (const e of round.episodes) assert.ok(e.steps <= 150, `an episode of ${e.steps} steps`);
+    // Every step of the counted episodes is a sample (the envs still running when the last one ends add theirs).
+    const counted = round.episodes.reduce((sum, e) => sum + e.steps, 0);
+    assert.ok(round.actions.length >= counted, `${round.actions.length} samples for ${counted} steps`);
+    // An untrained clone turns, jumps and digs at random; the teacher's labels are its own plan, not the clone's
+    // actions: far fewer kinds of action than the clone's near-uniform choice would give, and mostly the ones
+    // that tunnel (turning to face, digging, walking).
+    const kinds = new Set(round.actions);
+    assert.ok(!kinds.has(A.jump_place) || round.actions.filter((a) => a === A.jump_place).length < 5, 'the teacher pillars only where walled in');
+    const tunnelling = round.actions.filter((a) => [A.attack, A.forward, A.turn_left, A.turn_right, A.turn_up, A.turn_down].includes(a)).length;
+    assert.ok(tunnelling > 0.8 * round.actions.length, `${tunnelling} of ${round.actions.length} labels tunnel`);
+    // Its worlds are not the demonstrations' (round 0), so the clone is labelled in new places.
+    for (let i = 0; i < 3; i++) assert.ok(!round.seeds.includes(demoStreamSeed(7, i, 0)));
+    assert.ok(round.seeds.includes(demoStreamSeed(7, 0, 1)));
+  } finally {
+    net.dispose();
+  }
+});
+
+test('pretrain --dagger-rounds: pretrain.json records each round, and held-out evaluation skips the worlds the rounds played', async () => {
+  const out = mkdtempSync(path.join(tmpdir(), 'dagger-'));
+  try {
+    const { record } = await pretrain({
+      task: loadTaskFile(fixture('short-approach-tree.yaml')),
+      out,
+      demos: 2,
+      epochs: 2,
+      seed: 3,
+      daggerRounds: 2,
+      evalEpisodes: 0,
+      backend: 'js',
+    });
+    assert.deepEqual(
+      record.dagger.map((d) => [d.round, d.student.n]),
+      [
+        [1, 2],
+        [2, 2],
+      ],
+    );
+    const dagger = record.dagger.reduce((sum, d) => sum + d.samples, 0);
+    assert.ok(dagger > 0 && record.samples > dagger, `${record.samples} samples, ${dagger} of them labelled in DAgger rounds`);
+    const { file } = readPolicyCheckpoint(path.join(out, RUN_FILES.checkpoint));
+    for (const round of [0, 1, 2]) assert.ok(file.worldSeeds?.includes(demoStreamSeed(3, 0, round)), `round ${round}'s first world is not excluded`);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
+
+test("a task file's daggerRounds sets its foundation's DAgger rounds; a bad value is reported at its line", () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'dagger-task-'));
+  try {
+    const file = path.join(dir, 'task.yaml');
+    writeFileSync(file, 'id: deep\nextends: explore-diamond\ndaggerRounds: 2\n');
+    assert.equal(loadTaskFile(file).daggerRounds, 2);
+    writeFileSync(file, 'id: deep\nextends: explore-diamond\ndaggerRounds: -1\n');
+    assert.throws(() => loadTaskFile(file), /task\.yaml:3:\d+.*daggerRounds/);
+    assert.equal(resolveTask('approach-tree').daggerRounds, undefined, "approach-tree's foundation is the demonstrations' clone alone");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
