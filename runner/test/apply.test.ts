@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { analyzeRun } from '../src/analyze/analyze';
+import { patchReward } from '../src/analyze/patches';
 import { unifiedDiff } from '../src/diff';
 import { readSuggestions, RUN_FILES, RunRecordError } from '../src/records';
 import { cliSession } from './helpers/cli-all';
@@ -256,7 +257,8 @@ test('re-analysing with the patched reward compares returns of that reward (re-r
   const first = await analyzeRun(run);
   assert.match(first.suggestions.find((s) => s.id === 'reward-gamed')!.message, /Failing pays more than succeeding: mean return/);
   writeFileSync(path.join(run, RUN_FILES.suggestions), JSON.stringify({ version: 1, ...first }, null, 2));
-  assert.equal((await cli(run, '--suggestion', 'extreme-pitch')).status, 0);
+  // A change to the reward that leaves its gaming in place: a pitch limit (the patch extreme-pitch writes).
+  writeFileSync(user, patchReward(user, readFileSync(user, 'utf8'), { kind: 'pitch-limit', degrees: 15, why: 'a steep pitch costs.' }).patched);
   // The second analysis, of the file as patched: its returns are re-run over the recorded steps.
   const second = await analyzeRun(run, { rewardFile: user });
   const gamed = second.suggestions.find((s) => s.id === 'reward-gamed')!;
