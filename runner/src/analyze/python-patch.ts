@@ -188,7 +188,7 @@ function assignmentOf(body: PythonNode, name: string): PythonNode | undefined {
 }
 
 /** Does `name` resolve to a parameter at `node`: of its function or of an enclosing one (a closure reads it)? */
-function parameterInScope(node: PythonNode, name: string): boolean {
+export function parameterInScope(node: PythonNode, name: string): boolean {
   for (let n: PythonNode | null = node; n; n = n.parent) if (n.type === 'function_definition' && parameterList(n).some((p) => p.name === name)) return true;
   return false;
 }
