@@ -42,12 +42,13 @@ test('the probe corpus: bug classes and paid failure modes flagged at their line
       .filter((f) => f.endsWith('.reward.ts'))
       .map((f) => path.join(CORPUS, f)),
     ...readdirSync(PROJECT_REWARDS)
-      .filter((f) => f.endsWith('.reward.ts'))
+      .filter((f) => f.endsWith('.reward.ts') || f.endsWith('.reward.py'))
       .map((f) => path.join(PROJECT_REWARDS, f)),
   ];
   const byGroup = new Map<string, { lint: Score; probed: Score; files: number; filesFound: number; filesFoundLint: number }>();
   const report: string[] = [];
   const quietBroken: string[] = [];
+  const projectWalkingAway: string[] = [];
   for (const file of files) {
     const text = readFileSync(file, 'utf8');
     const expected = new Set(text.split('\n').flatMap((l, i) => (/expect-probe:/.test(l) ? [i + 1] : [])));
@@ -65,6 +66,10 @@ test('the probe corpus: bug classes and paid failure modes flagged at their line
       filesFound: g.filesFound + (expected.size > 0 && probed.misses === 0 ? 1 : 0),
       filesFoundLint: g.filesFoundLint + (expected.size > 0 && lint.misses === 0 ? 1 : 0),
     });
+    // The project's rewards pay walking away from their target nowhere (no walking-away warning, nor one listed among others).
+    if (groupName === 'project rewards')
+      for (const d of diagnostics)
+        if (/walking away from the target/.test(d.message)) projectWalkingAway.push(`${path.basename(file)}:${d.range.start.line + 1}: ${d.message}`);
     for (const d of diagnostics)
       if ((d.severity === 'error' || d.severity === 'warning') && !expected.has(d.range.start.line + 1))
         quietBroken.push(`${path.relative(CORPUS, file)}:${d.range.start.line + 1}: ${d.code}: ${d.message}`);
@@ -84,4 +89,5 @@ test('the probe corpus: bug classes and paid failure modes flagged at their line
   assert.ok(bug.filesFound >= Math.ceil((bug.files * 7) / 8), `bug classes flagged: ${bug.filesFound} of ${bug.files}`);
   assert.ok(incentive.filesFound >= Math.ceil((incentive.files * 5) / 6), `paid failure modes flagged: ${incentive.filesFound} of ${incentive.files}`);
   assert.equal(byGroup.get('clean')!.probed.falseAlarms, 0, quietBroken.join('\n'));
+  assert.deepEqual(projectWalkingAway, []);
 });

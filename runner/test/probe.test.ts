@@ -9,6 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { checkReward } from '../src/lint/check';
+import { STEP_CODES } from '../src/records';
+import { GAME_FACTS } from '../src/schema';
 import { BEHAVIOURS, bankFile, probeBank, probeBankAsync, probeReward } from '../src/probe/index';
 import { resolveTask } from '../src/tasks';
 import { parseTrainArgs } from '../src/runs/config';
@@ -70,6 +72,54 @@ describe('probe bank', () => {
     renameSync(`${file}.tmp`, file);
     await waiting;
     assert.ok(read!.worldNames.includes('from-the-other-process'), 'the bank was recorded again instead of read');
+  });
+});
+
+describe('walking away from the target', () => {
+  const bank = (task: string) => probeBank(resolveTask(task));
+  it("a retreat takes the teacher's approach step for step on its world, then backs away from the log while it stays in view", () => {
+    const retreats = bank('approach-tree').episodes.filter((e) => e.behaviour === 'retreat');
+    assert.equal(retreats.length, 2);
+    const back = STEP_CODES[GAME_FACTS.actions.indexOf('back')]!;
+    for (const retreat of retreats) {
+      const teacher = bank('approach-tree').episodes.find((e) => e.behaviour === 'teacher' && e.seed === retreat.seed);
+      assert.ok(teacher?.success, `the retreat on world ${retreat.seed} plays a world the teacher succeeded on`);
+      let same = 0;
+      while (retreat.actions[same] === teacher.actions[same]) same++;
+      assert.ok(same > 0 && same < teacher.actions.length - 1, `the approach is the teacher's for ${same} of its ${teacher.actions.length} steps`);
+      const log = (t: number) => retreat.obs[t]!.nearest.oak_log?.[0];
+      const from = log(same)!;
+      assert.ok(from < 8, `the retreat begins with the log in view within 8 m (${from})`);
+      // From there it walks backwards: the log in view and farther away, step after step.
+      const inView = retreat.obs.slice(same).filter((o) => o.nearest.oak_log !== undefined).length;
+      const farthest = Math.max(...retreat.obs.slice(same).map((o) => o.nearest.oak_log?.[0] ?? 0));
+      assert.ok(inView >= 150, `the log in view on ${inView} steps of the retreat`);
+      assert.ok(farthest - from >= 20, `backed away from ${from.toFixed(1)} m to ${farthest.toFixed(1)} m`);
+      assert.ok(retreat.actions.slice(same).split(back).length - 1 >= 100, 'walking backwards');
+    }
+  });
+
+  it('distance shaping with its sign reversed is warned at the line that pays walking away, against success on the same worlds', async () => {
+    // The corpus's tree reward pays `0.05 * progress`; the weak cow reward pays positive "progress" at line 19's `return 1`.
+    const corpus = fixture('corpus/incentive-walking-away.reward.ts');
+    const sign = path.join(__dirname, 'fixtures', 'rewards', 'weak-approach-cow.sign.reward.ts');
+    for (const [file, task, at] of [
+      [corpus, 'approach-tree', `${expected(corpus)[0]!.split(' ')[0]}:3`],
+      [sign, 'approach-cow', '19:23'],
+    ] as const) {
+      const { findings } = await probeReward(file, resolveTask(task));
+      const warned = findings.filter((f) => f.severity !== 'information');
+      assert.deepEqual(
+        warned.map((f) => `${f.line}:${f.column} ${f.code}`),
+        [`${at} probe-incentive`],
+        `${path.basename(file)}: ${findings.map((f) => `${f.line} ${f.code}: ${f.message}`).join('\n')}`,
+      );
+      assert.match(
+        warned[0]!.message,
+        /^walking away from the target while it is in view is paid on \d+ % of its steps: [\d.]+ over its [\d,]+ steps; a successful episode on the same worlds, after the same approach, earns -?[\d.]+ \(mean of 2\)/,
+      );
+      assert.equal(bank(task).episodes[warned[0]!.episode!]!.behaviour, 'retreat', 'the episode to watch is a retreat');
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-// The analyzer's patches on Python rewards (all eight kinds): each request is placed in the paper's layout (a nested `def dense`
+// The analyzer's patches on Python rewards (every kind): each request is placed in the paper's layout (a nested `def dense`
 // that reads reward_function's parameters as a closure), in the top-level dense/sparse layout (whose
 // parameter list is extended) and before the return of a dense variable; every patched file parses, keeps
 // the contract and lints clean; composed patches run in the real sandbox and pay what they say; `analyze` writes
@@ -35,6 +35,7 @@ const REQUESTS: PatchRequest[] = [
   { kind: 'exploration-bonus', cellSize: 4, targets: ['oak_log', 'birch_log'], why: 'they never found a tree.' },
   { kind: 'approach-record', targets: ['oak_log', 'birch_log'], step: 0.1, why: 'creeping back and forth paid.' },
   { kind: 'target-names', known: ['oak_log'], targets: ['oak_log', 'birch_log'], why: 'birch logs count too.' },
+  { kind: 'unseen-pay', targets: ['oak_log', 'birch_log'], cellSize: 4, why: 'walking about with no tree in view paid.' },
 ];
 
 /** Lint errors and warnings of a patched file (what the user would see). */

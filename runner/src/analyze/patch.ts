@@ -247,7 +247,25 @@ export function addConstant(src: RewardSource, base: string, value: number, comm
   return name;
 }
 
-/** Inserts `lines` (already relative-indented) as the first statements of the dense function, or before the return for a variable. */
+/**
+ * Is `s` a note, `if (…) GLOBAL_DATA.key = true;` with no else (the exploration patch's record that a target was
+ * seen)? It never returns and must run on every call: a patch placed above it that returns first would leave the
+ * flag unset, so patches go below the notes that open the dense function.
+ */
+function isNote(s: ts.Statement): boolean {
+  if (!ts.isIfStatement(s) || s.elseStatement || !ts.isExpressionStatement(s.thenStatement)) return false;
+  const e = s.thenStatement.expression;
+  return (
+    ts.isBinaryExpression(e) &&
+    e.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
+    e.right.kind === ts.SyntaxKind.TrueKeyword &&
+    ts.isPropertyAccessExpression(e.left) &&
+    ts.isIdentifier(e.left.expression) &&
+    e.left.expression.text === 'GLOBAL_DATA'
+  );
+}
+
+/** Inserts `lines` (already relative-indented) as the first statements of the dense function (below its notes), or before the return for a variable. */
 export function insertAtTop(src: RewardSource, term: DenseTerm, lines: string[], edits: Edit[]): void {
   let at: number;
   let indent: string;
@@ -257,7 +275,9 @@ export function insertAtTop(src: RewardSource, term: DenseTerm, lines: string[],
     if (first && src.line(first.getStart(src.sf)) === src.line(body.getStart(src.sf))) {
       throw new PatchUnavailable('the dense function is written on one line; cannot place statements in it');
     }
-    const nl = src.text.indexOf('\n', body.getStart(src.sf));
+    const notes = body.statements.findIndex((s) => !isNote(s));
+    const lastNote = body.statements[(notes < 0 ? body.statements.length : notes) - 1];
+    const nl = src.text.indexOf('\n', lastNote ? lastNote.end : body.getStart(src.sf));
     at = nl + 1;
     indent = first ? src.indentAt(first.getStart(src.sf)) : src.indentAt(body.getStart(src.sf)) + src.indentUnit;
   } else {

@@ -188,7 +188,7 @@ function assignmentOf(body: PythonNode, name: string): PythonNode | undefined {
 }
 
 /** Does `name` resolve to a parameter at `node`: of its function or of an enclosing one (a closure reads it)? */
-function parameterInScope(node: PythonNode, name: string): boolean {
+export function parameterInScope(node: PythonNode, name: string): boolean {
   for (let n: PythonNode | null = node; n; n = n.parent) if (n.type === 'function_definition' && parameterList(n).some((p) => p.name === name)) return true;
   return false;
 }
@@ -245,12 +245,27 @@ export function insertAtTop(src: PythonSource, term: PythonDenseTerm, lines: str
     const docstring = first.type === 'expression_statement' && first.namedChildren[0]?.type === 'string';
     const colon = term.def.children.find((c) => c?.type === ':');
     row = docstring ? first.endPosition.row + 1 : colon ? colon.endPosition.row + 1 : first.startPosition.row;
+    // Below the notes that open the body (as in TypeScript: patch.ts, isNote).
+    for (const s of statements.slice(docstring ? 1 : 0)) {
+      if (s.type === 'comment') continue;
+      if (!isNote(s)) break;
+      row = s.endPosition.row + 1;
+    }
     const indent = src.indentOf(first.startPosition.row);
     edits.push({ start: src.lineStart(row), end: src.lineStart(row), text: src.block(indent, lines) });
   } else {
     row = term.before.startPosition.row;
     edits.push({ start: src.lineStart(row), end: src.lineStart(row), text: src.block(src.indentOf(row), lines) });
   }
+}
+
+/** A note, `if …: GLOBAL_DATA[key] = True` with no elif or else: it never returns and must run on every call (patch.ts, isNote). */
+function isNote(s: PythonNode): boolean {
+  if (s.type !== 'if_statement' || s.childForFieldName('alternative')) return false;
+  const body = s.childForFieldName('consequence')?.namedChildren.filter((c): c is PythonNode => !!c && c.type !== 'comment') ?? [];
+  const assignment = body.length === 1 && body[0]!.type === 'expression_statement' ? body[0]!.namedChildren[0] : undefined;
+  const left = assignment?.type === 'assignment' ? assignment.childForFieldName('left') : undefined;
+  return left?.type === 'subscript' && left.childForFieldName('value')?.text === 'GLOBAL_DATA' && assignment!.childForFieldName('right')?.type === 'true';
 }
 
 /** `return V` in a dense function, `name = V` for a dense variable. */

@@ -1,7 +1,7 @@
 // Re-runs a reward file in its sandbox on the recorded observations of failed episodes (their last steps), so
 // the analyzer can say where the reward's sign points away from success with the reward as it is now (the
 // file the user edits, or a patched candidate), not only as it was when the episodes were recorded.
-import { splitScaled, stepObservationOf } from '../schema';
+import { splitScaled, stepObservationOf, type StepObservation } from '../schema';
 import type { EpisodeRecord } from '../records';
 import { RewardError, RewardSandbox } from '../reward/index';
 import type { RerunStep } from './finding';
@@ -12,32 +12,52 @@ export function denseSign(reward: number): number {
 }
 
 /**
- * Each episode's recorded steps after the first, re-run from a fresh GLOBAL_DATA at the first recorded step
- * (the steps before it were not recorded). Returns undefined, with the reason, when the reward cannot run.
+ * The reward of each call on each sequence of observations, one after another in one sandbox: a sequence begins
+ * an episode with its first observation (a fresh GLOBAL_DATA) and each later one is a step. Throws RewardError.
  */
-export async function rerunReward(file: string, episodes: EpisodeRecord[], attack: boolean): Promise<{ steps: Map<number, RerunStep[]> } | { error: string }> {
+export async function rewardsOn(file: string, sequences: StepObservation[][], attack: boolean): Promise<number[][]> {
   let sandbox: RewardSandbox | undefined;
   const keepAlive = setInterval(() => {}, 1 << 30); // the sandbox host is unref'd
   try {
     sandbox = await RewardSandbox.open(file, 1, { attack });
-    const out = new Map<number, RerunStep[]>();
-    for (const ep of episodes) {
-      const steps = ep.lastSteps;
-      if (steps.length < 2) continue;
-      await sandbox.beginEpisodes([0], [stepObservationOf(steps[0]!)]);
-      const values: RerunStep[] = [];
-      for (const s of steps.slice(1)) {
-        const reward = (await sandbox.step([stepObservationOf(s)]))[0]!;
-        values.push({ step: s.step, reward, dense: denseSign(reward) });
+    const out: number[][] = [];
+    for (const obs of sequences) {
+      const values: number[] = [];
+      if (obs.length >= 2) {
+        await sandbox.beginEpisodes([0], [obs[0]!]);
+        for (const o of obs.slice(1)) values.push((await sandbox.step([o]))[0]!);
       }
-      out.set(ep.episode, values);
+      out.push(values);
     }
+    return out;
+  } finally {
+    await sandbox?.close();
+    clearInterval(keepAlive);
+  }
+}
+
+/**
+ * Each episode's recorded steps after the first, re-run from a fresh GLOBAL_DATA at the first recorded step
+ * (the steps before it were not recorded). Returns undefined, with the reason, when the reward cannot run.
+ */
+export async function rerunReward(file: string, episodes: EpisodeRecord[], attack: boolean): Promise<{ steps: Map<number, RerunStep[]> } | { error: string }> {
+  const replayed = episodes.filter((ep) => ep.lastSteps.length >= 2);
+  try {
+    const rewards = await rewardsOn(
+      file,
+      replayed.map((ep) => ep.lastSteps.map(stepObservationOf)),
+      attack,
+    );
+    const out = new Map<number, RerunStep[]>();
+    replayed.forEach((ep, i) => {
+      out.set(
+        ep.episode,
+        rewards[i]!.map((reward, t) => ({ step: ep.lastSteps[t + 1]!.step, reward, dense: denseSign(reward) })),
+      );
+    });
     return { steps: out };
   } catch (err) {
     if (err instanceof RewardError) return { error: `${err.file}:${err.line}:${err.column}: ${err.detail}` };
     throw err;
-  } finally {
-    await sandbox?.close();
-    clearInterval(keepAlive);
   }
 }

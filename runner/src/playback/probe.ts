@@ -3,7 +3,7 @@
 // per-step rewards of a reward file replayed on it in the real sandbox as the probes replay it (probe/replay.ts).
 // What a probe finding ("standing still is paid … more than success") is about, to watch.
 import { RewardError } from '../reward/index';
-import { BEHAVIOURS, probeBankAsync, replayBank, type Behaviour, type ProbeBank } from '../probe/index';
+import { BEHAVIOURS, continuesPastProbe, probeBankAsync, replayBank, type Behaviour, type ProbeBank } from '../probe/index';
 import { decodeStepCodes } from '../records';
 import type { TaskSpec } from '../tasks';
 import { PlaybackError, replayActions, type Playback, type ReplayOptions } from './replay';
@@ -66,7 +66,7 @@ export async function probePlayback(
   const remarks = [
     `Probe episode ${number} of ${bank.episodes.length} of ${task.id}'s probe bank: ${description} (world ${ep.seed}). The rewards are ${rewardFile}'s, replayed in the sandbox as training calls it.`,
   ];
-  if (!ep.success && !ep.died && ep.behaviour !== 'teacher' && ep.obs.length - 1 < bank.maxSteps)
+  if (continuesPastProbe(ep) && ep.obs.length - 1 < bank.maxSteps)
     remarks.push(
       `The probe stops after ${(ep.obs.length - 1).toLocaleString('en-US')} steps; a training episode of ${task.id} lasts up to ${bank.maxSteps.toLocaleString('en-US')}: the probes count the rest at the rate the behaviour is paid steadily.`,
     );

@@ -1,8 +1,9 @@
 // The probe bank of a task: observation sequences recorded from real simulator episodes, the same
 // StepObservations training hands the reward: the scripted teacher's successful episodes, a random policy, and
 // scripted degenerate behaviours (standing still, turning in place, looking up or down, walking straight,
-// wandering, oscillating near the target, staring at it from a distance, walking into lava where the world has
-// it). Seeded and deterministic: generated once per task (built-in or a user task file) and cached on disk.
+// wandering, oscillating near the target, staring at it from a distance, walking away from it while it is in
+// view, walking into lava where the world has it). Seeded and deterministic: generated once per task (built-in
+// or a user task file) and cached on disk.
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeSync } from 'node:fs';
 import os from 'node:os';
@@ -17,7 +18,7 @@ import { Demonstrator } from '../pretrain/demonstrator';
 import { SimEnv, blockNames, stateToBlock } from '../env/privileged';
 
 /** Bumped whenever what a bank holds or how it is recorded changes: older cached banks are then regenerated. */
-const BANK_VERSION = 3;
+const BANK_VERSION = 4;
 
 /** The behaviours of a bank. `teacher` episodes are the successful ones; every other behaviour is a failure mode. */
 export const BEHAVIOURS = {
@@ -31,9 +32,19 @@ export const BEHAVIOURS = {
   wander: 'wandering',
   oscillate: 'stepping forward and back near the target',
   stare: 'staring at the target from a distance',
+  retreat: 'walking away from the target while it is in view',
   hazard: 'walking into lava',
 } as const;
 export type Behaviour = keyof typeof BEHAVIOURS;
+
+/**
+ * Whether the probes count an episode on past its recording, at the rate a repeat of its second half pays: a
+ * failure mode the bank cut short goes on to the task's step limit in training. A retreat does not: the view
+ * (64 m) bounds how long walking away from a target lasts, so what it earned is counted as recorded.
+ */
+export function continuesPastProbe(e: ProbeEpisode): boolean {
+  return !e.success && !e.died && e.behaviour !== 'teacher' && e.behaviour !== 'retreat';
+}
 
 /** Steps a probe episode of a failure mode runs at most (a task's own limit may be 60,000; the tail is extrapolated). */
 export const PROBE_STEPS = 400;
@@ -42,6 +53,12 @@ const TEACHER_STEPS = 2500;
 /** Successful teacher episodes a bank keeps, out of at most TEACHER_TRIES. */
 const TEACHER_EPISODES = 3;
 const TEACHER_TRIES = 6;
+/** A retreat begins once the target is in view this close (metres): from where the teacher's approach brought it. */
+const RETREAT_FROM = 8;
+/** A retreat turns back towards the target when it is more than this far off-centre (radians; a turn is 15°). */
+const RETREAT_TURN = (10 * Math.PI) / 180;
+/** Steps a retreat's probe episode runs past its teacher's success: 40 m of walking backwards, the view is 64 m. */
+const RETREAT_STEPS = 200;
 /** Episodes of each failure mode (each on its own world). */
 const EPISODES_PER_BEHAVIOUR = 2;
 const BANK_SEED = 0x9b0be;
@@ -163,6 +180,27 @@ function policyOf(behaviour: Behaviour, task: TaskSpec, random: () => number): {
         },
       };
     }
+    case 'retreat': {
+      // What a policy paid for distance gained from the target learns: the teacher's approach until the target
+      // is in view within RETREAT_FROM m, then walking backwards, facing it (turning back to it when it drifts
+      // off-centre), for as long as it stays in view; once it is lost, the teacher's approach again.
+      const teacher = new Demonstrator(task, random);
+      let retreating = false;
+      return {
+        teacher,
+        policy: (env, last) => {
+          const t = nearestTarget(task, last);
+          if (retreating && !t) {
+            retreating = false;
+            teacher.reset(env); // it plans its approach afresh from here
+          } else if (t && t[0] < RETREAT_FROM) retreating = true;
+          if (!retreating || !t) return teacher.act(env);
+          // Relative yaw is positive to the right (observe.ts).
+          if (Math.abs(t[1]) > RETREAT_TURN) return t[1] > 0 ? A.turn_right : A.turn_left;
+          return A.back;
+        },
+      };
+    }
     case 'hazard': {
       // The teacher sent to the nearest lava instead of the task's target: it walks into it.
       const lava: TaskSpec = { ...task, success: { kind: 'near', names: ['lava'], distance: 0 } };
@@ -256,8 +294,21 @@ function* bankRecording(task: TaskSpec): Generator<void, ProbeBank> {
   const worldNames = new Set<string>();
   for (let w = 1000; worlds.length < EPISODES_PER_BEHAVIOUR && w < 1100; w++)
     if (!(yield* playEpisode(task, 'still', seed(w), 20, worldNames)).success) worlds.push(seed(w));
+  // A retreat plays the worlds of the shortest successes instead: its approach is the teacher's own, step for step
+  // (the same seed draws the same teacher), so it walks away from a target the teacher walked up to, and it gets
+  // RETREAT_STEPS after that approach (the failure modes' worlds may hold the target 400 steps away).
+  const successes = episodes.map((e) => ({ seed: e.seed, steps: e.obs.length - 1 })).sort((a, b) => a.steps - b.steps);
   for (const behaviour of Object.keys(BEHAVIOURS) as Behaviour[]) {
     if (behaviour === 'teacher' || (behaviour === 'hazard' && !hasLava(task))) continue;
+    if (behaviour === 'retreat') {
+      for (const s of successes.slice(0, EPISODES_PER_BEHAVIOUR)) {
+        const retreat = yield* playEpisode(task, behaviour, s.seed, s.steps + RETREAT_STEPS);
+        // One that succeeded never had the target in view before it was reached (a diamond behind the last block
+        // dug): it is the teacher's episode again.
+        if (!retreat.success) episodes.push(retreat);
+      }
+      continue;
+    }
     for (const world of worlds) episodes.push(yield* playEpisode(task, behaviour, world, PROBE_STEPS));
   }
   const names = { nearby: new Set<string>(), item: new Set<string>(), mob: new Set<string>() };

@@ -11,7 +11,18 @@ import { checkProperties, type ProbeFinding } from './properties';
 import { rewardProfile, type LineProfile } from './profile';
 import { replayBank, type Replay } from './replay';
 
-export { BEHAVIOURS, bankFile, probeBank, probeBankAsync, recordBank, PROBE_STEPS, type Behaviour, type ProbeBank, type ProbeEpisode } from './bank';
+export {
+  BEHAVIOURS,
+  bankFile,
+  continuesPastProbe,
+  probeBank,
+  probeBankAsync,
+  recordBank,
+  PROBE_STEPS,
+  type Behaviour,
+  type ProbeBank,
+  type ProbeEpisode,
+} from './bank';
 export { PROPERTIES, type ProbeFinding } from './properties';
 export { replayBank, type Replay } from './replay';
 export { profileText, type LineProfile } from './profile';

@@ -226,6 +226,8 @@ interface Earnings {
   episodes: number;
   /** Its first probe episode (index into the bank). */
   first: number;
+  /** Whether its episodes were counted past the probe (bank.ts, continuesPastProbe): per episode of the task's length. */
+  extended: boolean;
 }
 
 /**
@@ -258,6 +260,7 @@ function earnings(behaviour: Behaviour, traces: EpisodeTrace[], bank: ProbeBank)
     probeSteps: steps,
     episodes: traces.length,
     first: traces[0]?.episode ?? -1,
+    extended: traces.some((t) => t.values.length > t.recorded),
   };
 }
 
@@ -304,6 +307,49 @@ function payingPart(replay: Replay, traces: EpisodeTrace[], source: string): { l
 /** How much more than success a failure mode must earn to be called out (noise in a cut probe's extrapolation). */
 const INCENTIVE_MARGIN = 1.1;
 
+/** What a failure mode's earnings are compared with: the mean return of successful episodes. */
+interface SuccessReturn {
+  mean: number;
+  episodes: number;
+  /** Only the successes on the failure mode's own worlds (a retreat's, whose approach is theirs). */
+  sameWorlds: boolean;
+}
+
+const totalOf = (t: EpisodeTrace) => t.values.reduce((a, b) => a + b, 0);
+
+/**
+ * Does a failure mode out-earn success? What it earns steadily, not once (a new closest distance), must beat
+ * success: a one-off payment depends on how far the world put the target, a steady one grows with the episode.
+ */
+function outEarnsSuccess(e: Earnings, success: SuccessReturn): boolean {
+  return e.steadyPerEpisode > 0 && e.steadyPerEpisode > Math.max(0, success.mean) * INCENTIVE_MARGIN && e.perEpisode > success.mean;
+}
+
+/**
+ * A retreat against the successes on its own worlds: its approach is the teacher's, step for step, so the two
+ * differ only in walking away from the target or up to it, and a one-off payment counts (distance gained from
+ * the target is bounded by the view, not by the episode: reversed distance shaping pays it once, and outright).
+ * It must be paid after the approach (where the two first act differently), and earn more than succeeding there.
+ */
+function retreatOutEarnsSuccess(e: Earnings, traces: EpisodeTrace[], successes: EpisodeTrace[], bank: ProbeBank): SuccessReturn | undefined {
+  const paired: EpisodeTrace[] = [];
+  let away = 0;
+  for (const t of traces) {
+    const retreat = bank.episodes[t.episode]!;
+    const success = successes.find((s) => bank.episodes[s.episode]!.seed === retreat.seed);
+    if (!success) return undefined;
+    paired.push(success);
+    const actions = bank.episodes[success.episode]!.actions;
+    let turned = 0;
+    while (turned < actions.length && actions[turned] === retreat.actions[turned]) turned++;
+    // Value i is call i + 1's, which sees the observation after action i: the first one after the approach.
+    away += t.values.subarray(turned, t.recorded).reduce((a, b) => a + b, 0);
+  }
+  if (paired.length === 0) return undefined;
+  const success = { mean: paired.reduce((a, t) => a + totalOf(t), 0) / paired.length, episodes: paired.length, sameWorlds: true };
+  return away > 0 && e.perEpisode > Math.max(0, success.mean) * INCENTIVE_MARGIN && e.perEpisode > success.mean ? success : undefined;
+}
+
 /** Failure modes that earn more per episode than the teacher's successes, at the statement that pays them. */
 const incentives: Property = (replay, { bank, source }) => {
   if (replay.failure) return [];
@@ -315,36 +361,39 @@ const incentives: Property = (replay, { bank, source }) => {
   }
   const successes = byBehaviour.get('teacher') ?? [];
   if (successes.length === 0) return [];
-  const successReturn = successes.reduce((a, t) => a + t.values.reduce((x, y) => x + y, 0), 0) / successes.length;
-  const paying = new Map<number, Earnings[]>();
+  const allSuccesses: SuccessReturn = { mean: successes.reduce((a, t) => a + totalOf(t), 0) / successes.length, episodes: successes.length, sameWorlds: false };
+  const paying = new Map<number, { earned: Earnings; success: SuccessReturn }[]>();
   for (const [behaviour, traces] of byBehaviour) {
     if (behaviour === 'teacher' || behaviour === 'random') continue;
     const e = earnings(behaviour, traces, bank);
-    // What it earns steadily, not once (a new closest distance), must beat success: a one-off payment depends on
-    // how far the world put the target, a steady one grows with the episode.
-    if (e.steadyPerEpisode <= 0 || e.steadyPerEpisode <= Math.max(0, successReturn) * INCENTIVE_MARGIN || e.perEpisode <= successReturn) continue;
+    const success = behaviour === 'retreat' ? retreatOutEarnsSuccess(e, traces, successes, bank) : outEarnsSuccess(e, allSuccesses) ? allSuccesses : undefined;
+    if (!success) continue;
     const k = payingStatement(
       replay,
       traces.map((t) => t.episode),
       bank,
       payingPart(replay, traces, source),
     );
-    paying.set(k ?? -1, [...(paying.get(k ?? -1) ?? []), e]);
+    paying.set(k ?? -1, [...(paying.get(k ?? -1) ?? []), { earned: e, success }]);
   }
   const findings: ProbeFinding[] = [];
   for (const [k, list] of paying) {
-    list.sort((a, b) => b.perEpisode - a.perEpisode);
-    const [worst, ...others] = list;
+    list.sort((a, b) => b.earned.perEpisode - a.earned.perEpisode);
+    const [{ earned: worst, success }, ...others] = list as [(typeof list)[number], ...typeof list];
     const s = replay.compiled.statements[k];
-    const length = `${count(bank.maxSteps)}-step episode`;
-    const also = others.length ? `; also ${others.map((o) => `${BEHAVIOURS[o.behaviour]} (${amount(o.perEpisode)})`).join(', ')}` : '';
-    const how = ` (probes: ${worst!.episodes} episodes of ${count(worst!.probeSteps / worst!.episodes)} steps, the rest at the rate a repeat of their second half paid)`;
+    const steps = `${count(worst.probeSteps / worst.episodes)} steps`;
+    const earned = worst.extended ? `${amount(worst.perEpisode)} per ${count(bank.maxSteps)}-step episode` : `${amount(worst.perEpisode)} over its ${steps}`;
+    const also = others.length ? `; also ${others.map((o) => `${BEHAVIOURS[o.earned.behaviour]} (${amount(o.earned.perEpisode)})`).join(', ')}` : '';
+    const how = worst.extended
+      ? ` (probes: ${worst.episodes} episodes of ${steps}, the rest at the rate a repeat of their second half paid)`
+      : ` (probes: ${worst.episodes} episodes, each the teacher's approach and then this, not extended past the probe)`;
+    const successText = `a successful episode${success.sameWorlds ? ' on the same worlds, after the same approach,' : ''} earns ${amount(success.mean)} (mean of ${success.episodes})`;
     findings.push({
       ...(s ? statementAt(s, source) : at(replay.compiled.entries.reward_function ?? replay.compiled.entries.dense ?? { line: 1, column: 1 })),
       severity: 'warning',
       code: 'probe-incentive',
-      ...(worst!.first >= 0 ? { episode: worst!.first } : {}),
-      message: `${BEHAVIOURS[worst!.behaviour]} is paid on ${percent(worst!.paidShare)} of its steps: ${amount(worst!.perEpisode)} per ${length}; a successful episode earns ${amount(successReturn)} (mean of ${successes.length})${how}${also}. The agent learns to do this instead of the task.`,
+      ...(worst.first >= 0 ? { episode: worst.first } : {}),
+      message: `${BEHAVIOURS[worst.behaviour]} is paid on ${percent(worst.paidShare)} of its steps: ${earned}; ${successText}${how}${also}. The agent learns to do this instead of the task.`,
     });
   }
   return findings;

@@ -18,7 +18,7 @@ import {
 } from '../reward/index';
 import { PARAMETERS, type ParameterName, type ParameterSource, type StepObservation } from '../schema';
 import type { TaskSpec } from '../tasks';
-import type { ProbeBank } from './bank';
+import { continuesPastProbe, type ProbeBank } from './bank';
 import { parametersRead, type ParameterRead } from './reads';
 
 /**
@@ -245,7 +245,7 @@ export async function replayBank(file: string, task: TaskSpec, bank: ProbeBank, 
   const teacher = episodes.findIndex((e) => e.behaviour === 'teacher');
   const firstSwap = episodes.length + repeated.length;
   // The host's donor is an env: an episode's own env is its index; an episode swapped with itself is its own env.
-  const sequences = episodes.map((e) => (e.success || e.died || e.behaviour === 'teacher' ? e.obs : [...e.obs, ...e.obs.slice(Math.ceil(e.obs.length / 2))]));
+  const sequences = episodes.map((e) => (continuesPastProbe(e) ? [...e.obs, ...e.obs.slice(Math.ceil(e.obs.length / 2))] : e.obs));
   // A swapped episode plays what was recorded (without the repeat of its second half, which only the incentives need).
   const plan: EnvPlan[] = [
     ...episodes.map((_, episode) => ({ episode, obs: sequences[episode]!, swap: null })),

@@ -5,8 +5,12 @@ import { describe, test } from 'node:test';
 import { testFinding } from '../../../test/helpers/finding-tester';
 import { applyWithPatch, lintProblems, VARIABLE_DENSE_REWARD } from '../../../test/helpers/patch-check';
 import { tempDir } from '../../../test/helpers/tmp';
+import { probeBank } from '../../probe/index';
 import { compileRewardFile } from '../../reward/index';
-import { patchReward } from '../patches';
+import type { StepObservation } from '../../schema';
+import { resolveTask } from '../../tasks';
+import { patchReward, preparePatches } from '../patches';
+import { denseSign, rewardsOn } from '../rerun';
 import { timeoutTargetUnseen } from './timeout-target-unseen';
 
 testFinding(timeoutTargetUnseen, {
@@ -42,4 +46,75 @@ describe('analyzer finding timeout-target-unseen: its patch', () => {
     // Applied twice, the second analysis finds the bonus already there.
     assert.throws(() => patchReward(file, p.patched, { kind: 'exploration-bonus', cellSize: 4, targets: ['oak_log'], why: 'again.' }), /already pays/);
   });
+});
+
+// A reward whose dense term pays nothing of its own, in each language: what the patched file pays is the patches'.
+const PLAIN_DENSE = {
+  'plain.reward.ts': [
+    '// task: approach-cow',
+    'export function reward_function(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA) {',
+    '  function dense(current_nearest_blocks, previous_nearest_blocks, past_agent_positions, GLOBAL_DATA) {',
+    '    return 0;',
+    '  }',
+    "  const cow = current_nearest_blocks['cow'];",
+    '  const sparse = cow !== undefined && cow[0] < 2 ? 1 : 0;',
+    '  return Math.sign(sparse) * 1 + Math.sign(dense(current_nearest_blocks, previous_nearest_blocks, past_agent_positions, GLOBAL_DATA)) * 0.1;',
+    '}',
+    '',
+  ].join('\n'),
+  'plain.reward.py': [
+    '# task: approach-cow',
+    'import numpy as np',
+    '',
+    '',
+    'def reward_function(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA):',
+    '    def dense(current_nearest_blocks, previous_nearest_blocks, past_agent_positions, GLOBAL_DATA):',
+    '        return 0',
+    '',
+    '    cow = current_nearest_blocks.get("cow")',
+    '    sparse = 1 if cow is not None and cow[0] < 2 else 0',
+    '    return np.sign(sparse) * 1 + np.sign(dense(current_nearest_blocks, previous_nearest_blocks, past_agent_positions, GLOBAL_DATA)) * 0.1',
+    '',
+  ].join('\n'),
+};
+
+describe('analyzer finding timeout-target-unseen: its patch composed with the approach patch', () => {
+  const tmp = tempDir('rewardsmith-timeout-compose-');
+  const explore = { kind: 'exploration-bonus' as const, cellSize: 4, targets: ['cow'], why: 'explore.' };
+  const approach = { kind: 'approach-record' as const, targets: ['cow'], step: 0.1, why: 'approach.' };
+  // Real simulator episodes of approach-cow (the probe bank: successes, a random policy, failure modes).
+  const episodes = probeBank(resolveTask('approach-cow')).episodes.map((e) => e.obs);
+  const cell = (o: StepObservation) => `${Math.floor(o.position[0] / 4)},${Math.floor(o.position[2] / 4)}`;
+
+  for (const [name, text] of Object.entries(PLAIN_DENSE)) {
+    for (const order of [
+      [explore, approach],
+      [approach, explore],
+    ]) {
+      test(`${name}, ${order[0]!.kind} first: searching pays a new cell only until a cow was first seen (re-run in the sandbox on the probe bank's episodes)`, async () => {
+        await preparePatches(name);
+        const file = path.join(tmp, `${order[0]!.kind}-first.${name}`);
+        const patched = order.reduce((t, req) => patchReward(file, t, req).patched, text);
+        writeFileSync(file, patched);
+        const rewards = await rewardsOn(file, episodes, false);
+        let searched = 0;
+        const afterSight: string[] = [];
+        episodes.forEach((obs, e) => {
+          let seen = obs[0]!.nearest.cow !== undefined;
+          const visited = new Set([cell(obs[0]!)]);
+          rewards[e]!.forEach((reward, i) => {
+            const [now, before] = [obs[i + 1]!, obs[i]!];
+            const fresh = !visited.has(cell(now));
+            visited.add(cell(now));
+            seen ||= now.nearest.cow !== undefined;
+            if (now.nearest.cow !== undefined || before.nearest.cow !== undefined || !fresh) return;
+            if (!seen) searched += denseSign(reward) > 0 ? 1 : 0;
+            else if (denseSign(reward) > 0) afterSight.push(`episode ${e} step ${i + 1}`);
+          });
+        });
+        assert.ok(searched > 10, `the search pays new cells before a cow is seen (${searched} steps)`);
+        assert.deepEqual(afterSight, [], 'a new cell paid after a cow was seen and lost');
+      });
+    }
+  }
 });

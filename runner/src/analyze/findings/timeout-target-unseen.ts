@@ -85,13 +85,15 @@ function addExplorationBonus(src: RewardSource, term: DenseTerm, req: Exploratio
   const seen = src.fresh('target_seen');
   // At the top of a dense function, so that every path sees it (it only returns when a new cell is entered);
   // for a dense variable, just before the final return, so that it overrides what was computed the same way.
+  // The record that a target was seen is a note of its own (patch.ts, isNote): later patches go below it, and
+  // one that returns first on the steps with a target in view (the approach patch) would leave it unset.
   insertAtTop(
     src,
     term,
     [
       `// Analyzer: ${req.why}`,
       `if (${visible}) GLOBAL_DATA.${seen} = true; // searching is over once a target was seen`,
-      `else if (!(${src.quote(seen)} in GLOBAL_DATA)) {`,
+      `if (!(${src.quote(seen)} in GLOBAL_DATA)) {`,
       ...cellBonusLines(src, cellSize, [yieldDense(term, 1)]).map((l) => `\t${l}`),
       '}',
     ],
@@ -114,10 +116,10 @@ function pythonExplorationBonus(src: py.PythonSource, term: py.PythonDenseTerm, 
     const each = src.fresh('target');
     visible = `any(current_nearest_blocks.get(${each}) is not None for ${each} in ${names})`;
   }
-  // Searching pays only until a target is first seen this episode (as in TypeScript, above).
+  // Searching pays only until a target is first seen this episode, recorded by a note of its own (as in TypeScript, above).
   const seen = src.quote(src.fresh('target_seen'));
   const search = py.cellBonusLines(src, cellSize, [py.yieldDense(term, 1)]).map((l) => `\t${l}`);
-  const lines = [`if ${visible}:`, `\tGLOBAL_DATA[${seen}] = True  # searching is over once a target was seen`, `elif ${seen} not in GLOBAL_DATA:`, ...search];
+  const lines = [`if ${visible}:`, `\tGLOBAL_DATA[${seen}] = True  # searching is over once a target was seen`, `if ${seen} not in GLOBAL_DATA:`, ...search];
   py.insertAtTop(src, term, [`# Analyzer: ${req.why}`, ...lines], edits);
 }
 

@@ -6,11 +6,11 @@ import { FIXTURE_RUNS } from '../../../test/helpers/finding-tester';
 import { applyWithPatch } from '../../../test/helpers/patch-check';
 import { tempDir } from '../../../test/helpers/tmp';
 import { readEpisodes } from '../../records';
-import { compileRewardFile } from '../../reward/index';
+import { compilePythonReward, compileRewardFile, isPythonFile } from '../../reward/index';
 import { resolveTask } from '../../tasks';
 import type { FindingContext } from '../finding';
 import { targetNames } from '../finding';
-import { patchReward, PatchUnavailable } from '../patches';
+import { patchReward, PatchUnavailable, preparePatches } from '../patches';
 import { rerunReward } from '../rerun';
 import { unseenPay } from './unseen-pay';
 
@@ -49,15 +49,27 @@ describe('analyzer finding unseen-pay', () => {
     assert.deepEqual(found(await contextWith(path.join(ROOT, 'runner/rewards/approach-cow.dense.reward.ts'))), []);
   });
 
-  test('the patch, re-run on the same recorded steps: nothing pays with no cow in view but new ground; with a cow in view the reward is as written', async () => {
-    const file = path.join(RUN, 'reward.ts');
+  for (const [file, language] of [
+    [path.join(RUN, 'reward.ts'), 'TypeScript'],
+    [path.join(ROOT, 'runner/test/fixtures/rewards/python/moved-bonus.reward.py'), 'Python'],
+  ] as const)
+    test(`the ${language} patch, re-run in the sandbox on the same recorded steps: nothing pays with no cow in view but new ground; with a cow in view the reward is as written`, async () => {
+      await preparePatches(file);
+      await patchedRerun(file);
+    });
+
+  /** Patches `file` for the finding its re-run shows, re-runs the patched file on the same steps and checks what changed. */
+  async function patchedRerun(file: string): Promise<void> {
     const text = readFileSync(file, 'utf8');
     const [f] = found(await contextWith(file));
-    const p = patchReward(file, text, f!.patch!);
+    assert.ok(f, `${path.basename(file)}: the finding on its own re-run`);
+    assert.deepEqual(f.episodeIds, [0, 3]);
+    const p = patchReward(file, text, f.patch!);
     assert.equal(applyWithPatch(file, p.diff), p.patched);
-    const patched = path.join(tmp, 'moved-bonus.patched.reward.ts');
+    const patched = path.join(tmp, `moved-bonus.patched${path.extname(file) === '.py' ? '.reward.py' : '.reward.ts'}`);
     writeFileSync(patched, p.patched);
-    compileRewardFile(patched);
+    if (isPythonFile(patched)) compilePythonReward(patched, p.patched);
+    else compileRewardFile(patched);
     const before = await contextWith(file);
     const after = await contextWith(patched);
     assert.deepEqual(found(after), [], 'the finding is gone on the same episodes');
@@ -82,7 +94,7 @@ describe('analyzer finding unseen-pay', () => {
       }
     }
     assert.ok(inView > 0, 'some steps had a cow in view');
-  });
+  }
 
   test('the patch wraps an exported dense of the dense/sparse layout, keeps its export, and is not applied twice', () => {
     const file = path.join(ROOT, 'runner/test/fixtures/rewards/weak-approach-tree.dense-sparse.reward.ts');
@@ -99,6 +111,23 @@ describe('analyzer finding unseen-pay', () => {
     const out = path.join(tmp, 'dense-sparse.patched.reward.ts');
     writeFileSync(out, p.patched);
     compileRewardFile(out);
+    assert.throws(
+      () => patchReward(out, p.patched, req),
+      (e: Error) => e instanceof PatchUnavailable && /already pays only new ground/.test(e.message),
+    );
+  });
+
+  test('in Python, the patch wraps a top-level dense of the dense/sparse layout with the contract prefix it needs, and is not applied twice', async () => {
+    const file = path.join(ROOT, 'runner/test/fixtures/rewards/python/dense-sparse.reward.py');
+    await preparePatches(file);
+    const req = { kind: 'unseen-pay' as const, targets: ['oak_log', 'birch_log'], cellSize: 4, why: 'test.' };
+    const p = patchReward(file, readFileSync(file, 'utf8'), req);
+    assert.match(p.patched, /^def dense\(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA\):$/m);
+    assert.match(p.patched, /^def dense_as_written\(current_nearest_blocks, previous_nearest_blocks\):$/m);
+    assert.match(p.patched, /^ {4}dense_as_written_value = dense_as_written\(current_nearest_blocks, previous_nearest_blocks\)$/m);
+    const out = path.join(tmp, 'dense-sparse.patched.reward.py');
+    writeFileSync(out, p.patched);
+    compilePythonReward(out, p.patched);
     assert.throws(
       () => patchReward(out, p.patched, req),
       (e: Error) => e instanceof PatchUnavailable && /already pays only new ground/.test(e.message),

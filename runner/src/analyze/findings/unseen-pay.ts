@@ -21,6 +21,8 @@ import {
   type RewardFacts,
 } from '../finding';
 import { addConstant, cellBonusLines, definePatch, nearestTargetHelper, PatchUnavailable, type DenseTerm, type Edit, type RewardSource } from '../patch';
+import * as py from '../python-patch';
+import { parameterList } from '../../reward/python-syntax';
 
 /** Keep the dense term as written while a target is in view; with none in view, pay only a new cell and keep its penalties. */
 export interface UnseenPayRequest {
@@ -191,7 +193,53 @@ function addUnseenPay(src: RewardSource, term: DenseTerm, req: UnseenPayRequest,
   edits.push({ start: at, end: at, text: lines.map((l) => indent + l.replace(/^\t+/, (t) => u.repeat(t.length)) + src.eol).join('') });
 }
 
-export const unseenPayPatch = definePatch<UnseenPayRequest>({ kind: 'unseen-pay', write: addUnseenPay });
+/** addUnseenPay in Python: the dense `def` renamed, and a wrapper of the old name right below it (nested where it is). */
+function pythonUnseenPay(src: py.PythonSource, term: py.PythonDenseTerm, req: UnseenPayRequest, edits: Edit[]): void {
+  if (req.targets.length === 0) throw new PatchUnavailable('the task names no target');
+  if (term.kind === 'variable') throw new PatchUnavailable('the dense term is a variable, not a function: wrap its computation in a `dense` function first');
+  if (/_as_written\(/.test(term.def.text))
+    throw new PatchUnavailable('the dense term already pays only new ground with no target in view (an earlier analyzer patch)');
+  const name = term.def.childForFieldName('name')!;
+  const own = parameterList(term.def).map((p) => p.name ?? '');
+  if (own.includes('')) throw new PatchUnavailable('the dense function has a parameter with a pattern or a star, so it cannot be wrapped');
+  let params = own.join(', ');
+  if (!term.topLevel) {
+    // Nested in reward_function: the wrapper takes the same parameters and reads the contract's others from there.
+    const missing = NEEDED.filter((p) => !py.parameterInScope(term.def, p));
+    if (missing.length > 0) throw new PatchUnavailable(`the dense function's enclosing function does not take ${missing.join(', ')}`);
+  } else {
+    const order = parameterNames(true);
+    if (own.some((p, i) => p !== order[i]))
+      throw new PatchUnavailable(`the dense function's parameters are not the contract's prefix (${order.join(', ')}), so it cannot be wrapped`);
+    params = order.slice(0, Math.max(own.length, ...NEEDED.map((p) => order.indexOf(p) + 1))).join(', ');
+  }
+  const wrapped = src.fresh(`${name.text}_as_written`);
+  const value = src.fresh('dense_as_written_value');
+  const fn = py.nearestTargetHelper(src, req.targets);
+  const cellSize = py.addConstant(
+    src,
+    'UNSEEN_CELL_SIZE',
+    req.cellSize,
+    'metres: with no target in view, only the first visit to each cell pays (added by the analyzer)',
+  );
+  edits.push({ start: name.startIndex, end: name.endIndex, text: wrapped });
+  const lines = [
+    `def ${name.text}(${params}):`,
+    `\t# Analyzer: ${req.why}`,
+    `\t${value} = ${wrapped}(${own.join(', ')})`,
+    `\tif ${fn}(current_nearest_blocks) is None and ${fn}(previous_nearest_blocks) is None:`,
+    `\t\tif ${value} < 0:`,
+    `\t\t\treturn ${value}  # its penalties stand`,
+    ...py.cellBonusLines(src, cellSize, ['return 1']).map((l) => `\t\t${l}`),
+    '\t\treturn 0  # no target in view and no new ground: nothing pays',
+    `\treturn ${value}`,
+  ];
+  const row = term.def.endPosition.row + 1;
+  const gap = src.eol.repeat(term.topLevel ? 2 : 1);
+  edits.push({ start: src.lineStart(row), end: src.lineStart(row), text: gap + src.block(src.indentOf(term.def.startPosition.row), lines) });
+}
+
+export const unseenPayPatch = definePatch<UnseenPayRequest>({ kind: 'unseen-pay', write: addUnseenPay, python: pythonUnseenPay });
 
 export const unseenPay = defineFinding({
   meta: {
