@@ -164,7 +164,16 @@ export function recordStudentStates(
     const sampled = sampleActions(net.evaluate(features, rows).probs, rows, k, student);
     return (i) => sampled[i]!;
   };
-  return recordLabelled({ ...task, maxSteps: limit }, count, seed, round, drive, new Rng(hash32(seed, round, 0x7ea)), onEpisode, (t, label) => t.recovering || !YAW_TURNS.has(label));
+  return recordLabelled(
+    { ...task, maxSteps: limit },
+    count,
+    seed,
+    round,
+    drive,
+    new Rng(hash32(seed, round, 0x7ea)),
+    onEpisode,
+    (t, label) => t.recovering || !YAW_TURNS.has(label),
+  );
 }
 
 const YAW_TURNS = new Set([GAME_FACTS.actions.indexOf('turn_left'), GAME_FACTS.actions.indexOf('turn_right')]);
@@ -455,7 +464,7 @@ const PRETRAIN_SPEC = {
       min: 0,
       max: 20,
       description:
-        "DAgger rounds after the first clone: each lets the clone play N episodes (N = --demos, cut at the task's training episode length), the teacher labels every state it reaches, and the clone is trained again on all labels (default: the task's setup, else 0)",
+        "DAgger rounds after the first clone: each lets the clone play N episodes (N = --demos, cut at the task's training episode length), the teacher labels the states it reaches (not its yaw turns towards a target the clone cannot see), and the clone is trained again on all labels so far (default: the task's setup, else 0)",
       valueName: 'R',
     },
     noise: {
