@@ -62,7 +62,7 @@ for (const [seed, bottom] of [
   });
 }
 
-test('a DAgger round: the clone drives, every state it reaches is labelled by the teacher, episodes end at the training length on worlds of their own', () => {
+test('a DAgger round: the clone drives, the teacher labels the states it reaches (no yaw turns to a target the clone cannot see), episodes end at the training length on worlds of their own', () => {
   // A training length of 150 steps keeps the test short; the round must cut its episodes there, not at 60,000.
   const task = { ...resolveTask('explore-diamond'), trainEpisodeSteps: 150 };
   const net = newNetwork('js', { featureSize: new SimEnv(task).featureSize, numActions: GAME_FACTS.actions.length, hidden: [16] }, new Rng(1));
@@ -70,16 +70,14 @@ test('a DAgger round: the clone drives, every state it reaches is labelled by th
     const round = recordStudentStates(task, net, 3, 7, 1);
     assert.equal(round.episodes.length, 3);
     for (const e of round.episodes) assert.ok(e.steps <= 150, `an episode of ${e.steps} steps`);
-    // Every step of the counted episodes is a sample (the envs still running when the last one ends add theirs).
-    const counted = round.episodes.reduce((sum, e) => sum + e.steps, 0);
-    assert.ok(round.actions.length >= counted, `${round.actions.length} samples for ${counted} steps`);
-    // An untrained clone turns, jumps and digs at random; the teacher's labels are its own plan, not the clone's
-    // actions: far fewer kinds of action than the clone's near-uniform choice would give, and mostly the ones
-    // that tunnel (turning to face, digging, walking).
-    const kinds = new Set(round.actions);
-    assert.ok(!kinds.has(A.jump_place) || round.actions.filter((a) => a === A.jump_place).length < 5, 'the teacher pillars only where walled in');
-    const tunnelling = round.actions.filter((a) => [A.attack, A.forward, A.turn_left, A.turn_right, A.turn_up, A.turn_down].includes(a)).length;
-    assert.ok(tunnelling > 0.8 * round.actions.length, `${tunnelling} of ${round.actions.length} labels tunnel`);
+    assert.ok(round.actions.length > 0);
+    // An untrained clone turns, jumps and digs at random. The teacher's yaw turns towards its planned target are
+    // left out (the clone cannot see the target; cloning them taught turning in place), so what is kept is
+    // digging, walking and pitch, and fewer labels than states.
+    const yawTurns = round.actions.filter((a) => a === A.turn_left || a === A.turn_right).length;
+    assert.ok(yawTurns < 0.1 * round.actions.length, `${yawTurns} of ${round.actions.length} labels are yaw turns`);
+    const steps = round.episodes.reduce((sum, e) => sum + e.steps, 0);
+    assert.ok(round.actions.length < steps, `${round.actions.length} labels kept of ${steps} states`);
     // Its worlds are not the demonstrations' (round 0), so the clone is labelled in new places.
     for (let i = 0; i < 3; i++) assert.ok(!round.seeds.includes(demoStreamSeed(7, i, 0)));
     assert.ok(round.seeds.includes(demoStreamSeed(7, 0, 1)));

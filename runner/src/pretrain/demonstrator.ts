@@ -36,6 +36,9 @@ const MOB_REPLAN = 25;
  * on 16 dug-down worlds).
  */
 const CLIMB_BELOW = 2;
+/** Underground: a pitch below this (radians) looks at the floor under the feet; the teacher's own digging looks
+ * at most ~48° down (the feet cell of the next tunnel step). */
+const STEEP_DOWN = -60 * DEG;
 const CARDINALS = [
   [0, -1],
   [-1, 0],
@@ -62,6 +65,13 @@ export class Demonstrator {
   private exploreYaw = 0;
   private searchAgainAt = 0;
   private steps = 0;
+  /**
+   * Whether the last action came from a recovery rule rather than from the plan: climbing back up, looking up from
+   * the floor, equipping the quicker tool, turning away from bedrock. These answers follow from what the student
+   * sees (its height, pitch, held item, the block in front), where the plan's turns follow the position of a
+   * target it cannot see: pretrain's DAgger rounds keep only these labels.
+   */
+  recovering = false;
   private sinceAttack = 100;
   private readonly ray = new LookRay();
   private readonly hit: BlockHit = { x: 0, y: 0, z: 0, t: 0 };
@@ -103,6 +113,7 @@ export class Demonstrator {
   act(env: PrivilegedView): number {
     this.steps++;
     this.sinceAttack++;
+    this.recovering = false;
     this.stepsSincePlan++;
     const e = env.entity;
     const moved = Math.hypot(e.pos.x - this.lastX, e.pos.z - this.lastZ);
@@ -112,7 +123,13 @@ export class Demonstrator {
 
     if (this.underground && Math.floor(e.pos.y + 0.01) < this.lowestFeet) {
       this.path = []; // planned at another height: plan again once up
+      this.recovering = true;
       return this.climb(env);
+    }
+    if (this.underground && e.pitch < STEEP_DOWN) {
+      // Looking at the floor under its feet (the clone's way down to bedrock): the teacher never digs there.
+      this.recovering = true;
+      return A.turn_up;
     }
     this.climbDir = -1;
     if (this.target && this.target.kind === 'mob' && !env.mobs.includes(this.target.mob)) this.target = null;
@@ -410,9 +427,16 @@ export class Demonstrator {
   private attackBlock(env: PrivilegedView, hit: BlockHit): number {
     const now = env.ticksToBreak(env.heldItem, hit.x, hit.y, hit.z);
     // Bedrock (or anything no tool breaks): attacking it forever is the trap; look up and away instead.
-    if (!Number.isFinite(now) && blockNames[stateToBlock[env.world.stateAt(hit.x, hit.y, hit.z)]!] === 'bedrock')
+    if (!Number.isFinite(now) && blockNames[stateToBlock[env.world.stateAt(hit.x, hit.y, hit.z)]!] === 'bedrock') {
+      this.recovering = true;
       return env.entity.pitch < 0 ? A.turn_up : A.turn_left;
-    for (const item of env.inventory.keys()) if (env.ticksToBreak(item, hit.x, hit.y, hit.z) < now) return A.equip;
+    }
+    for (const item of env.inventory.keys()) {
+      if (env.ticksToBreak(item, hit.x, hit.y, hit.z) < now) {
+        this.recovering = true;
+        return A.equip;
+      }
+    }
     return A.attack;
   }
 
