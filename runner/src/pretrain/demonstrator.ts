@@ -50,6 +50,17 @@ type Cell = { x: number; y: number; z: number };
 type Target = { kind: 'block'; x: number; y: number; z: number; names: Set<number> } | { kind: 'mob'; mob: Mob };
 
 const isLava = (s: number) => stateToBlock[s] === LAVA_BLOCK;
+const BESIDE_AND_ABOVE = [
+  [1, 0, 0],
+  [-1, 0, 0],
+  [0, 0, 1],
+  [0, 0, -1],
+  [0, 1, 0],
+] as const;
+/** Whether lava touches the cell's sides or top: digging it out would open the lava. */
+function lavaBeside(w: { stateAt(x: number, y: number, z: number): number }, x: number, y: number, z: number): boolean {
+  return BESIDE_AND_ABOVE.some(([dx, dy, dz]) => isLava(w.stateAt(x + dx, y + dy, z + dz)));
+}
 /** What pillaring can stand on: the blocks digging puts in the inventory here. */
 const PLACEABLE = new Set(['cobblestone', 'stone', 'dirt', 'granite', 'diorite', 'andesite']);
 
@@ -243,15 +254,7 @@ export class Demonstrator {
       const s = w.stateAt(x, yy, z);
       if (isLava(s)) return null;
       if (stateSolid[s] === 1) cost += blockNames[stateToBlock[s]!] === 'bedrock' ? Infinity : 6;
-      for (const [dx, dy, dz] of [
-        [1, 0, 0],
-        [-1, 0, 0],
-        [0, 0, 1],
-        [0, 0, -1],
-        [0, 1, 0],
-      ] as const) {
-        if (isLava(w.stateAt(x + dx, yy + dy, z + dz))) return null; // digging next to lava opens it
-      }
+      if (lavaBeside(w, x, yy, z)) return null;
     }
     return Number.isFinite(cost) ? cost : null;
   }
@@ -457,15 +460,7 @@ export class Demonstrator {
     ] as const) {
       const s = w.stateAt(cx, cy, cz);
       if (isLava(s) || blockNames[stateToBlock[s]!] === 'bedrock') return false;
-      for (const [ox, oy, oz] of [
-        [1, 0, 0],
-        [-1, 0, 0],
-        [0, 0, 1],
-        [0, 0, -1],
-        [0, 1, 0],
-      ] as const) {
-        if (isLava(w.stateAt(cx + ox, cy + oy, cz + oz))) return false; // digging next to lava opens it
-      }
+      if (lavaBeside(w, cx, cy, cz)) return false;
     }
     return true;
   }
