@@ -50,6 +50,9 @@ type Cell = { x: number; y: number; z: number };
 type Target = { kind: 'block'; x: number; y: number; z: number; names: Set<number> } | { kind: 'mob'; mob: Mob };
 
 const isLava = (s: number) => stateToBlock[s] === LAVA_BLOCK;
+const BEDROCK_BLOCK = blockNames.indexOf('bedrock');
+/** Bedrock: no tool breaks it (1.16.5 hardness -1). */
+const isBedrock = (s: number) => stateToBlock[s] === BEDROCK_BLOCK;
 const BESIDE_AND_ABOVE = [
   [1, 0, 0],
   [-1, 0, 0],
@@ -61,6 +64,13 @@ const BESIDE_AND_ABOVE = [
 function lavaBeside(w: { stateAt(x: number, y: number, z: number): number }, x: number, y: number, z: number): boolean {
   return BESIDE_AND_ABOVE.some(([dx, dy, dz]) => isLava(w.stateAt(x + dx, y + dy, z + dz)));
 }
+/** The cells a staircase step from feet cell (x, y, z) one cell towards (dx, dz) clears, in the order it digs them: above the head, then the two in front one level up. */
+const staircaseStep = (x: number, y: number, z: number, dx: number, dz: number) =>
+  [
+    [x, y + 2, z],
+    [x + dx, y + 2, z + dz],
+    [x + dx, y + 1, z + dz],
+  ] as const;
 /** What pillaring can stand on: the blocks digging puts in the inventory here. */
 const PLACEABLE = new Set(['cobblestone', 'stone', 'dirt', 'granite', 'diorite', 'andesite']);
 
@@ -253,7 +263,7 @@ export class Demonstrator {
     for (const yy of [y, y + 1]) {
       const s = w.stateAt(x, yy, z);
       if (isLava(s)) return null;
-      if (stateSolid[s] === 1) cost += blockNames[stateToBlock[s]!] === 'bedrock' ? Infinity : 6;
+      if (stateSolid[s] === 1) cost += isBedrock(s) ? Infinity : 6;
       if (lavaBeside(w, x, yy, z)) return null;
     }
     return Number.isFinite(cost) ? cost : null;
@@ -430,7 +440,7 @@ export class Demonstrator {
   private attackBlock(env: PrivilegedView, hit: BlockHit): number {
     const now = env.ticksToBreak(env.heldItem, hit.x, hit.y, hit.z);
     // Bedrock (or anything no tool breaks): attacking it forever is the trap; look up and away instead.
-    if (!Number.isFinite(now) && blockNames[stateToBlock[env.world.stateAt(hit.x, hit.y, hit.z)]!] === 'bedrock') {
+    if (!Number.isFinite(now) && isBedrock(env.world.stateAt(hit.x, hit.y, hit.z))) {
       this.recovering = true;
       return env.entity.pitch < 0 ? A.turn_up : A.turn_left;
     }
@@ -453,13 +463,9 @@ export class Demonstrator {
   /** Can a staircase step go from (x, y, z) one cell towards (dx, dz)? Its cells are diggable, none next to lava. */
   private stepCells(env: PrivilegedView, x: number, y: number, z: number, dx: number, dz: number): boolean {
     const w = env.world;
-    for (const [cx, cy, cz] of [
-      [x, y + 2, z],
-      [x + dx, y + 1, z + dz],
-      [x + dx, y + 2, z + dz],
-    ] as const) {
+    for (const [cx, cy, cz] of staircaseStep(x, y, z, dx, dz)) {
       const s = w.stateAt(cx, cy, cz);
-      if (isLava(s) || blockNames[stateToBlock[s]!] === 'bedrock') return false;
+      if (isLava(s) || isBedrock(s)) return false;
       if (lavaBeside(w, cx, cy, cz)) return false;
     }
     return true;
@@ -488,11 +494,7 @@ export class Demonstrator {
       this.climbDir = found;
     }
     const [dx, dz] = CARDINALS[this.climbDir]!;
-    for (const [cx, cy, cz] of [
-      [x, y + 2, z],
-      [x + dx, y + 2, z + dz],
-      [x + dx, y + 1, z + dz],
-    ] as const) {
+    for (const [cx, cy, cz] of staircaseStep(x, y, z, dx, dz)) {
       if (this.solid(env, cx, cy, cz)) return this.dig(env, cx, cy, cz);
     }
     const [yaw] = this.lookAngles(env, x + dx + 0.5, e.pos.y + EYE_HEIGHT, z + dz + 0.5);
@@ -505,7 +507,7 @@ export class Demonstrator {
   private pillar(env: PrivilegedView, x: number, y: number, z: number): number {
     if (this.solid(env, x, y + 2, z)) {
       const s = env.world.stateAt(x, y + 2, z);
-      if (!isLava(s) && blockNames[stateToBlock[s]!] !== 'bedrock') return this.dig(env, x, y + 2, z);
+      if (!isLava(s) && !isBedrock(s)) return this.dig(env, x, y + 2, z);
     }
     const held = env.heldItem;
     if (held === null || !PLACEABLE.has(held)) return [...env.inventory.keys()].some((i) => PLACEABLE.has(i)) ? A.equip : A.jump;

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { writeAtomic } from '../files';
 import * as tf from '@tensorflow/tfjs-core';
 import { GAME_FACTS } from '../schema';
-import { resolveTask, type TaskSpec } from '../tasks';
+import { resolveTask, withTrainingEpisodes, type TaskSpec } from '../tasks';
 import { SimBatch } from '../env/privileged';
 import { hash32, nextEpisodeSeed } from '../seeds';
 import { RUN_FILES, rateRecord, type RunSummary } from '../records';
@@ -142,10 +142,11 @@ export function recordDemonstrations(
 
 /**
  * One DAgger round (Ross, Gordon & Bagnell 2011): the student policy drives (sampling its actions, as held-out
- * evaluation does) and the teacher labels the states the student reaches. Only its recovery labels are kept
- * (Demonstrator.recovering: climbing out of a shaft, looking up from the floor, the quicker tool, away from
- * bedrock): its other labels turn towards a target the student cannot see, and cloning all of them taught a
- * policy that turns in place (explore-diamond seed 7: turning 80 % of its steps, 3.3 % of 30 held-out episodes).
+ * evaluation does) and the teacher labels the states the student reaches. Its labels are kept but the plan's yaw
+ * turns, and its recovery labels always (Demonstrator.recovering: climbing out of a shaft, looking up from the
+ * floor, the quicker tool, away from bedrock): the plan's turns point at a target the student cannot see, and
+ * cloning them taught a policy that turns in place (explore-diamond seed 7: turning 80 % of its steps, 3.3 % of 30
+ * held-out episodes).
  * Episodes end at the task's training episode length.
  */
 export function recordStudentStates(
@@ -156,7 +157,6 @@ export function recordStudentStates(
   round: number,
   onEpisode?: (done: number, total: number, successes: number) => void,
 ): Demonstrations {
-  const limit = Math.min(task.maxSteps, task.trainEpisodeSteps ?? task.maxSteps);
   const student = new Rng(hash32(seed, round, 0xda99));
   const k = GAME_FACTS.actions.length;
   const drive: Driver = (features) => {
@@ -165,7 +165,7 @@ export function recordStudentStates(
     return (i) => sampled[i]!;
   };
   return recordLabelled(
-    { ...task, maxSteps: limit },
+    withTrainingEpisodes(task, task.trainEpisodeSteps),
     count,
     seed,
     round,

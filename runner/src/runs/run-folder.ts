@@ -10,7 +10,7 @@ import { metricsCsv, readSummary, RUN_FILES, type RunSummary, type UpdateMetrics
 import { savePolicy } from '../ppo/policy';
 import { saveOptimizer, type Learner } from '../ppo/learner';
 import type { PpoHyperparameters } from '../ppo/ppo';
-import type { TaskSpec } from '../tasks';
+import { withTrainingEpisodes, type TaskSpec } from '../tasks';
 import type { TrainingSuccessState } from './training-success';
 
 /** `checkpoint/state.json`: everything besides the weights needed to continue exactly. */
@@ -215,5 +215,5 @@ export function finishedRun(runDir: string): RunSummary | null {
 /** The task as training runs it: episodes end at the run's training-episode limit (evaluation uses `task`). */
 export function trainingEpisodes(task: TaskSpec, state: TrainState): TaskSpec {
   // Checkpoints from before the option trained to the task's limit and go on doing so.
-  return { ...task, maxSteps: Math.min(task.maxSteps, state.trainEpisodeSteps ?? task.maxSteps) };
+  return withTrainingEpisodes(task, state.trainEpisodeSteps);
 }

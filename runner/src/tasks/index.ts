@@ -156,6 +156,14 @@ export function loadTaskFile(file: string): TaskSpec {
 }
 
 /** The task's world options with vanilla filled in. */
+/**
+ * The task as training plays it: episodes end at `limit` (a run's training-episode limit; undefined: the task's
+ * own), never past `maxSteps`. Held-out evaluation plays `task` itself.
+ */
+export function withTrainingEpisodes(task: TaskSpec, limit: number | undefined): TaskSpec {
+  return { ...task, maxSteps: Math.min(task.maxSteps, limit ?? task.maxSteps) };
+}
+
 export function worldOptionsOf(task: Pick<TaskSpec, 'worldOptions'>): WorldOptions {
   return { ...VANILLA_WORLD, ...task.worldOptions };
 }
