@@ -208,7 +208,7 @@ function findVariable(body: ts.Block, name: string): ts.VariableDeclaration | un
 }
 
 /** Does `name` resolve to the schema parameter inside `fn` (its own parameter or an enclosing function's)? */
-function parameterInScope(fn: ts.Node, name: string): boolean {
+export function parameterInScope(fn: ts.Node, name: string): boolean {
   for (let n: ts.Node | undefined = fn; n; n = n.parent) {
     if (ts.isFunctionLike(n) && n.parameters.some((p) => ts.isIdentifier(p.name) && p.name.text === name)) return true;
   }
@@ -248,21 +248,46 @@ export function addConstant(src: RewardSource, base: string, value: number, comm
 }
 
 /**
- * Is `s` a note, `if (…) GLOBAL_DATA.key = true;` with no else (the exploration patch's record that a target was
- * seen)? It never returns and must run on every call: a patch placed above it that returns first would leave the
- * flag unset, so patches go below the notes that open the dense function.
+ * An `if` statement as the note rule reads it, in either language (each reads its own syntax into this): whether
+ * it has an else (or elif), and each statement of its branch as the assignment `object.key = value` it is, or
+ * undefined for any other statement.
  */
-function isNote(s: ts.Statement): boolean {
-  if (!ts.isIfStatement(s) || s.elseStatement || !ts.isExpressionStatement(s.thenStatement)) return false;
-  const e = s.thenStatement.expression;
-  return (
+export interface IfShape {
+  hasElse: boolean;
+  branch: ({ object: string; setsTrue: boolean } | undefined)[];
+}
+
+/**
+ * Is the statement a note, `if (…) GLOBAL_DATA.key = true` (Python: `if …: GLOBAL_DATA["key"] = True`) with no
+ * else? The exploration patch records that a target was seen with one. It never returns and must run on every
+ * call: a patch placed above it that returns first would leave the flag unset, so patches go below the notes
+ * that open the dense function (`leadingNotes`).
+ */
+function isNote(s: IfShape | undefined): boolean {
+  const only = s && !s.hasElse && s.branch.length === 1 ? s.branch[0] : undefined;
+  return only?.object === 'GLOBAL_DATA' && only.setsTrue;
+}
+
+/** How many of a body's statements (comments and docstring left out) open it with notes: patches go below them. */
+export function leadingNotes<S>(statements: readonly S[], shape: (s: S) => IfShape | undefined): number {
+  const first = statements.findIndex((s) => !isNote(shape(s)));
+  return first < 0 ? statements.length : first;
+}
+
+/** A TypeScript statement as the note rule reads it (an `if` whose branch is one statement, braces being another). */
+function ifShape(s: ts.Statement): IfShape | undefined {
+  if (!ts.isIfStatement(s)) return undefined;
+  const then = s.thenStatement;
+  const e = ts.isExpressionStatement(then) ? then.expression : undefined;
+  const assigned =
+    e &&
     ts.isBinaryExpression(e) &&
     e.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
-    e.right.kind === ts.SyntaxKind.TrueKeyword &&
     ts.isPropertyAccessExpression(e.left) &&
-    ts.isIdentifier(e.left.expression) &&
-    e.left.expression.text === 'GLOBAL_DATA'
-  );
+    ts.isIdentifier(e.left.expression)
+      ? { object: e.left.expression.text, setsTrue: e.right.kind === ts.SyntaxKind.TrueKeyword }
+      : undefined;
+  return { hasElse: !!s.elseStatement, branch: [assigned] };
 }
 
 /** Inserts `lines` (already relative-indented) as the first statements of the dense function (below its notes), or before the return for a variable. */
@@ -275,8 +300,7 @@ export function insertAtTop(src: RewardSource, term: DenseTerm, lines: string[],
     if (first && src.line(first.getStart(src.sf)) === src.line(body.getStart(src.sf))) {
       throw new PatchUnavailable('the dense function is written on one line; cannot place statements in it');
     }
-    const notes = body.statements.findIndex((s) => !isNote(s));
-    const lastNote = body.statements[(notes < 0 ? body.statements.length : notes) - 1];
+    const lastNote = body.statements[leadingNotes(body.statements, ifShape) - 1];
     const nl = src.text.indexOf('\n', lastNote ? lastNote.end : body.getStart(src.sf));
     at = nl + 1;
     indent = first ? src.indentAt(first.getStart(src.sf)) : src.indentAt(body.getStart(src.sf)) + src.indentUnit;

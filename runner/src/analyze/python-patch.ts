@@ -10,7 +10,7 @@ import { unifiedDiff } from '../diff';
 import { compilePythonReward, firstSyntaxError, parsePython, parameterList, walk, type PythonNode } from '../reward/python-syntax';
 import { RewardError } from '../reward/compile';
 import { parameterNames, SCALE_RULE, type ParameterName } from '../schema';
-import { freshName, PatchUnavailable, quotedIn, sourceLayout, type Edit, type PatchRequestBase } from './patch';
+import { freshName, leadingNotes, PatchUnavailable, quotedIn, sourceLayout, type Edit, type IfShape, type PatchRequestBase } from './patch';
 
 /** Where the dense signal is computed: a function whose return value is the dense term, or a variable set before the return. */
 export type PythonDenseTerm = { kind: 'function'; def: PythonNode; topLevel: boolean } | { kind: 'variable'; name: string; before: PythonNode };
@@ -245,12 +245,10 @@ export function insertAtTop(src: PythonSource, term: PythonDenseTerm, lines: str
     const docstring = first.type === 'expression_statement' && first.namedChildren[0]?.type === 'string';
     const colon = term.def.children.find((c) => c?.type === ':');
     row = docstring ? first.endPosition.row + 1 : colon ? colon.endPosition.row + 1 : first.startPosition.row;
-    // Below the notes that open the body (as in TypeScript: patch.ts, isNote).
-    for (const s of statements.slice(docstring ? 1 : 0)) {
-      if (s.type === 'comment') continue;
-      if (!isNote(s)) break;
-      row = s.endPosition.row + 1;
-    }
+    // Below the notes that open the body (patch.ts, isNote).
+    const own = statements.slice(docstring ? 1 : 0).filter((s) => s.type !== 'comment');
+    const lastNote = own[leadingNotes(own, ifShape) - 1];
+    if (lastNote) row = lastNote.endPosition.row + 1;
     const indent = src.indentOf(first.startPosition.row);
     edits.push({ start: src.lineStart(row), end: src.lineStart(row), text: src.block(indent, lines) });
   } else {
@@ -259,13 +257,19 @@ export function insertAtTop(src: PythonSource, term: PythonDenseTerm, lines: str
   }
 }
 
-/** A note, `if …: GLOBAL_DATA[key] = True` with no elif or else: it never returns and must run on every call (patch.ts, isNote). */
-function isNote(s: PythonNode): boolean {
-  if (s.type !== 'if_statement' || s.childForFieldName('alternative')) return false;
-  const body = s.childForFieldName('consequence')?.namedChildren.filter((c): c is PythonNode => !!c && c.type !== 'comment') ?? [];
-  const assignment = body.length === 1 && body[0]!.type === 'expression_statement' ? body[0]!.namedChildren[0] : undefined;
-  const left = assignment?.type === 'assignment' ? assignment.childForFieldName('left') : undefined;
-  return left?.type === 'subscript' && left.childForFieldName('value')?.text === 'GLOBAL_DATA' && assignment!.childForFieldName('right')?.type === 'true';
+/** A Python statement as the note rule reads it (patch.ts, IfShape): an `if` and its branch's statements, comments aside. */
+function ifShape(s: PythonNode): IfShape | undefined {
+  if (s.type !== 'if_statement') return undefined;
+  const branch = s.childForFieldName('consequence')?.namedChildren.filter((c): c is PythonNode => !!c && c.type !== 'comment') ?? [];
+  return {
+    hasElse: !!s.childForFieldName('alternative'),
+    branch: branch.map((b) => {
+      const assignment = b.type === 'expression_statement' ? b.namedChildren[0] : undefined;
+      const left = assignment?.type === 'assignment' ? assignment.childForFieldName('left') : undefined;
+      const object = left?.type === 'subscript' ? left.childForFieldName('value')?.text : undefined;
+      return object === undefined ? undefined : { object, setsTrue: assignment!.childForFieldName('right')?.type === 'true' };
+    }),
+  };
 }
 
 /** `return V` in a dense function, `name = V` for a dense variable. */
