@@ -133,4 +133,52 @@ describe('analyzer finding unseen-pay', () => {
       (e: Error) => e instanceof PatchUnavailable && /already pays only new ground/.test(e.message),
     );
   });
+
+  test('refuses the dense terms it cannot wrap, for the same reason in TypeScript and Python', async () => {
+    await preparePatches('x.reward.py');
+    const contract = 'current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA';
+    const req = { kind: 'unseen-pay' as const, targets: ['cow'], cellSize: 4, why: 'test.' };
+    const cases: [string, string, string, RegExp][] = [
+      [
+        'a dense variable',
+        `export function reward_function(${contract}) {\n  let d = 0;\n  if (health < 5) d = -1;\n  return Math.sign(0) * 1 + Math.sign(d) * 0.1;\n}\n`,
+        `def reward_function(${contract}):\n    d = 0\n    if health < 5:\n        d = -1\n    return np.sign(0) * 1 + np.sign(d) * 0.1\n`,
+        /the dense term is a variable, not a function/,
+      ],
+      [
+        'a parameter that is not a plain name',
+        `export function reward_function(${contract}) {\n  function dense(...rest) {\n    return rest.length;\n  }\n  return Math.sign(0) * 1 + Math.sign(dense(1)) * 0.1;\n}\n`,
+        `def reward_function(${contract}):\n    def dense(*rest):\n        return len(rest)\n    return np.sign(0) * 1 + np.sign(dense(1)) * 0.1\n`,
+        /the dense function has a parameter that is not a plain name \(destructured, rest or star\), so it cannot be wrapped/,
+      ],
+      [
+        'a nested dense whose enclosing function lacks parameters',
+        'export function reward_function(current_nearest_blocks, previous_nearest_blocks) {\n  function dense() {\n    return 1;\n  }\n  return Math.sign(0) * 1 + Math.sign(dense()) * 0.1;\n}\n',
+        'def reward_function(current_nearest_blocks, previous_nearest_blocks):\n    def dense():\n        return 1\n    return np.sign(0) * 1 + np.sign(dense()) * 0.1\n',
+        /enclosing function does not take past_agent_positions, GLOBAL_DATA$/,
+      ],
+      [
+        "a top-level dense whose parameters are not the contract's prefix",
+        `export function dense(health) {\n  return health;\n}\nexport function reward_function(${contract}) {\n  return Math.sign(0) * 1 + Math.sign(dense(health)) * 0.1;\n}\n`,
+        `def dense(health):\n    return health\n\n\ndef reward_function(${contract}):\n    return np.sign(0) * 1 + np.sign(dense(health)) * 0.1\n`,
+        /parameters are not the contract's prefix \(current_nearest_blocks, .*\), so it cannot be wrapped$/,
+      ],
+    ];
+    for (const [what, typescript, python, reason] of cases) {
+      const refusals = [
+        ['refused.reward.ts', typescript],
+        ['refused.reward.py', python],
+      ].map(([name, text]) => {
+        try {
+          patchReward(path.join(tmp, name!), text!, req);
+        } catch (e) {
+          if (e instanceof PatchUnavailable) return e.message;
+          throw e;
+        }
+        return 'patched';
+      });
+      assert.match(refusals[0]!, reason, `TypeScript, ${what}`);
+      assert.equal(refusals[1], refusals[0], `Python, ${what}: the same reason`);
+    }
+  });
 });

@@ -20,7 +20,17 @@ import {
   type FindingOf,
   type RewardFacts,
 } from '../finding';
-import { addConstant, cellBonusLines, definePatch, nearestTargetHelper, PatchUnavailable, type DenseTerm, type Edit, type RewardSource } from '../patch';
+import {
+  addConstant,
+  cellBonusLines,
+  definePatch,
+  nearestTargetHelper,
+  parameterInScope,
+  PatchUnavailable,
+  type DenseTerm,
+  type Edit,
+  type RewardSource,
+} from '../patch';
 import * as py from '../python-patch';
 import { parameterList } from '../../reward/python-syntax';
 
@@ -116,127 +126,169 @@ function unseenPayFinding(
   };
 }
 
-/** The name a function-like dense term is declared under, and the statement that declares it. */
-function declaration(term: DenseTerm & { kind: 'function' }): { name: ts.Identifier; statement: ts.Statement } {
-  const fn = term.fn;
-  if (ts.isFunctionDeclaration(fn) && fn.name) return { name: fn.name, statement: fn };
-  const decl = fn.parent;
-  if (ts.isVariableDeclaration(decl) && ts.isIdentifier(decl.name) && ts.isVariableDeclarationList(decl.parent) && ts.isVariableStatement(decl.parent.parent))
-    return { name: decl.name, statement: decl.parent.parent };
-  throw new PatchUnavailable('the dense function is not declared by name, so it cannot be wrapped');
+/** The dense function as the wrapper reads it, from either language's tree (`N`: where that tree declares it). */
+interface DenseFunction<N> {
+  declared: N;
+  name: string;
+  /** Its parameters' names, undefined for one that is not a plain name (destructured, rest, star). */
+  parameters: (string | undefined)[];
+  body: string;
+  /** Declared inside reward_function (else at the top level, where the runtime calls it with the contract's parameters). */
+  nested: boolean;
+  /** Is `name` a parameter of it or of a function enclosing it? */
+  inScope(name: string): boolean;
 }
 
-/** Is `name` a parameter of a function enclosing `node` (not of the node itself)? */
-function enclosingParameter(node: ts.Node, name: string): boolean {
-  for (let n = node.parent; n; n = n.parent) {
-    if (ts.isFunctionLike(n) && n.parameters.some((p) => ts.isIdentifier(p.name) && p.name.text === name)) return true;
-  }
-  return false;
+/** What a language's patch writer lends the wrapper plan: fresh names, the target helper, new constants. */
+interface WrapperNames {
+  fresh(base: string): string;
+  nearestTarget(targets: string[]): string;
+  constant(base: string, value: number, comment: string): string;
 }
 
-/** The statements that decide the wrapped value: as written with a target in view; else its penalty, a new cell, or 0. */
-function unseenLines(src: RewardSource, req: UnseenPayRequest, value: string): string[] {
-  const fn = nearestTargetHelper(src, req.targets);
-  const cellSize = addConstant(
-    src,
-    'UNSEEN_CELL_SIZE',
-    req.cellSize,
-    'metres: with no target in view, only the first visit to each cell pays (added by the analyzer)',
-  );
-  return [
-    `// Analyzer: ${req.why}`,
-    `if (${fn}(current_nearest_blocks) === undefined && ${fn}(previous_nearest_blocks) === undefined) {`,
-    `\tif (${value} < 0) return ${value}; // its penalties stand`,
-    ...cellBonusLines(src, cellSize, ['return 1;']).map((l) => `\t${l}`),
-    '\treturn 0; // no target in view and no new ground: nothing pays',
-    '}',
-  ];
+/** The wrapper, decided once for both languages: each writer below only renders it in its own syntax. */
+interface UnseenPayWrapper<N> {
+  /** The dense function, whose name the wrapper takes; its declaration is renamed to `wrapped`. */
+  fn: DenseFunction<N>;
+  wrapped: string;
+  /** The variable that holds the value as written. */
+  value: string;
+  params: string[];
+  /** What the wrapper passes on to the function as written: its own parameters. */
+  args: string[];
+  /** The helper that gives the nearest visible target (none in view: undefined / None). */
+  nearest: string;
+  cellSize: string;
 }
 
 const NEEDED = ['current_nearest_blocks', 'previous_nearest_blocks', 'past_agent_positions', 'GLOBAL_DATA'] as const;
+/** The comments of the wrapper's cases with no target in view. */
+const PENALTIES_STAND = 'its penalties stand';
+const NOTHING_PAYS = 'no target in view and no new ground: nothing pays';
 
-function addUnseenPay(src: RewardSource, term: DenseTerm, req: UnseenPayRequest, edits: Edit[]): void {
+/** The wrapper's names and parameters; throws PatchUnavailable where the dense term cannot be wrapped. */
+function planWrapper<N>(fn: DenseFunction<N> | 'variable', req: UnseenPayRequest, names: WrapperNames): UnseenPayWrapper<N> {
   if (req.targets.length === 0) throw new PatchUnavailable('the task names no target');
-  const u = src.indentUnit;
-  // A `let` dense variable has no function to wrap: the new-cell case and the clamp would need its every assignment.
-  if (term.kind === 'variable') throw new PatchUnavailable('the dense term is a variable, not a function: wrap its computation in a `dense` function first');
-  if (/_as_written\(/.test(term.fn.body.getText(src.sf)))
+  // A dense variable has no function to wrap: the new-cell case and the clamp would need its every assignment.
+  if (fn === 'variable') throw new PatchUnavailable('the dense term is a variable, not a function: wrap its computation in a `dense` function first');
+  if (/_as_written\(/.test(fn.body))
     throw new PatchUnavailable('the dense term already pays only new ground with no target in view (an earlier analyzer patch)');
-  const { name, statement } = declaration(term);
-  const wrapped = src.fresh(`${name.text}_as_written`);
-  const nested = statement.parent !== src.sf;
-  const own = term.fn.parameters.map((p) => (ts.isIdentifier(p.name) && !p.dotDotDotToken ? p.name.text : ''));
-  if (own.includes('')) throw new PatchUnavailable('the dense function has a destructured or rest parameter, so it cannot be wrapped');
-  let params = own.join(', ');
-  if (nested) {
+  const own = fn.parameters.filter((p): p is string => p !== undefined);
+  if (own.length < fn.parameters.length)
+    throw new PatchUnavailable('the dense function has a parameter that is not a plain name (destructured, rest or star), so it cannot be wrapped');
+  let params = own;
+  if (fn.nested) {
     // Inside reward_function: the wrapper takes the same parameters and reads the contract's others from there.
-    const missing = NEEDED.filter((p) => !own.includes(p) && !enclosingParameter(term.fn, p));
+    const missing = NEEDED.filter((p) => !fn.inScope(p));
     if (missing.length > 0) throw new PatchUnavailable(`the dense function's enclosing function does not take ${missing.join(', ')}`);
   } else {
-    // A top-level (exported) dense, called by the runtime with the contract's parameters in order.
+    // At the top level the runtime calls it with the contract's parameters in order: the wrapper takes the prefix it needs.
     const order = parameterNames(true);
     if (own.some((p, i) => p !== order[i]))
       throw new PatchUnavailable(`the dense function's parameters are not the contract's prefix (${order.join(', ')}), so it cannot be wrapped`);
-    params = order.slice(0, Math.max(own.length, ...NEEDED.map((p) => order.indexOf(p) + 1))).join(', ');
+    params = order.slice(0, Math.max(own.length, ...NEEDED.map((p) => order.indexOf(p) + 1)));
   }
-  const args = own.join(', ');
-  const value = src.fresh('dense_as_written_value');
-  // The declaration keeps its place and its comments under the new name; the wrapper takes the old name (and `export`).
-  edits.push({ start: name.getStart(src.sf), end: name.end, text: wrapped });
-  const exportKeyword = ts.canHaveModifiers(statement) ? ts.getModifiers(statement)?.find((m) => m.kind === ts.SyntaxKind.ExportKeyword) : undefined;
-  if (exportKeyword) edits.push({ start: exportKeyword.getStart(src.sf), end: exportKeyword.end + 1, text: '' });
-  const indent = src.indentAt(statement.getStart(src.sf));
-  const body = [`const ${value} = ${wrapped}(${args});`, ...unseenLines(src, req, value), `return ${value};`];
-  const lines = [`${exportKeyword ? 'export ' : ''}function ${name.text}(${params}) {`, ...body.map((l) => `\t${l}`), '}'];
-  const end = src.text.indexOf('\n', statement.end);
-  const at = end < 0 ? src.text.length : end + 1;
-  edits.push({ start: at, end: at, text: lines.map((l) => indent + l.replace(/^\t+/, (t) => u.repeat(t.length)) + src.eol).join('') });
+  return {
+    fn,
+    wrapped: names.fresh(`${fn.name}_as_written`),
+    value: names.fresh('dense_as_written_value'),
+    params,
+    args: own,
+    nearest: names.nearestTarget(req.targets),
+    cellSize: names.constant(
+      'UNSEEN_CELL_SIZE',
+      req.cellSize,
+      'metres: with no target in view, only the first visit to each cell pays (added by the analyzer)',
+    ),
+  };
 }
 
-/** addUnseenPay in Python: the dense `def` renamed, and a wrapper of the old name right below it (nested where it is). */
-function pythonUnseenPay(src: py.PythonSource, term: py.PythonDenseTerm, req: UnseenPayRequest, edits: Edit[]): void {
-  if (req.targets.length === 0) throw new PatchUnavailable('the task names no target');
-  if (term.kind === 'variable') throw new PatchUnavailable('the dense term is a variable, not a function: wrap its computation in a `dense` function first');
-  if (/_as_written\(/.test(term.def.text))
-    throw new PatchUnavailable('the dense term already pays only new ground with no target in view (an earlier analyzer patch)');
-  const name = term.def.childForFieldName('name')!;
-  const own = parameterList(term.def).map((p) => p.name ?? '');
-  if (own.includes('')) throw new PatchUnavailable('the dense function has a parameter with a pattern or a star, so it cannot be wrapped');
-  let params = own.join(', ');
-  if (!term.topLevel) {
-    // Nested in reward_function: the wrapper takes the same parameters and reads the contract's others from there.
-    const missing = NEEDED.filter((p) => !py.parameterInScope(term.def, p));
-    if (missing.length > 0) throw new PatchUnavailable(`the dense function's enclosing function does not take ${missing.join(', ')}`);
-  } else {
-    const order = parameterNames(true);
-    if (own.some((p, i) => p !== order[i]))
-      throw new PatchUnavailable(`the dense function's parameters are not the contract's prefix (${order.join(', ')}), so it cannot be wrapped`);
-    params = order.slice(0, Math.max(own.length, ...NEEDED.map((p) => order.indexOf(p) + 1))).join(', ');
-  }
-  const wrapped = src.fresh(`${name.text}_as_written`);
-  const value = src.fresh('dense_as_written_value');
-  const fn = py.nearestTargetHelper(src, req.targets);
-  const cellSize = py.addConstant(
-    src,
-    'UNSEEN_CELL_SIZE',
-    req.cellSize,
-    'metres: with no target in view, only the first visit to each cell pays (added by the analyzer)',
-  );
-  edits.push({ start: name.startIndex, end: name.endIndex, text: wrapped });
+/** A TypeScript dense function as the wrapper reads it: declared by a name (a function or a `const`) in the statement it renames. */
+function denseFunction(src: RewardSource, term: DenseTerm & { kind: 'function' }): DenseFunction<{ name: ts.Identifier; statement: ts.Statement }> {
+  const fn = term.fn;
+  const decl = fn.parent;
+  const declared =
+    ts.isFunctionDeclaration(fn) && fn.name
+      ? { name: fn.name, statement: fn as ts.Statement }
+      : ts.isVariableDeclaration(decl) && ts.isIdentifier(decl.name) && ts.isVariableDeclarationList(decl.parent) && ts.isVariableStatement(decl.parent.parent)
+        ? { name: decl.name, statement: decl.parent.parent as ts.Statement }
+        : undefined;
+  if (!declared) throw new PatchUnavailable('the dense function is not declared by name, so it cannot be wrapped');
+  return {
+    declared,
+    name: declared.name.text,
+    parameters: fn.parameters.map((p) => (ts.isIdentifier(p.name) && !p.dotDotDotToken ? p.name.text : undefined)),
+    body: fn.body.getText(src.sf),
+    nested: declared.statement.parent !== src.sf,
+    inScope: (name) => parameterInScope(fn, name),
+  };
+}
+
+/** The TypeScript wrapper: the dense declaration renamed in place (its comments kept), a function of the old name (and `export`) right below it. */
+function addUnseenPay(src: RewardSource, term: DenseTerm, req: UnseenPayRequest, edits: Edit[]): void {
+  const fn = term.kind === 'variable' ? 'variable' : denseFunction(src, term);
+  const w = planWrapper(fn, req, {
+    fresh: (base) => src.fresh(base),
+    nearestTarget: (targets) => nearestTargetHelper(src, targets),
+    constant: (base, value, comment) => addConstant(src, base, value, comment),
+  });
+  const { name, statement } = w.fn.declared;
+  edits.push({ start: name.getStart(src.sf), end: name.end, text: w.wrapped });
+  const exportKeyword = ts.canHaveModifiers(statement) ? ts.getModifiers(statement)?.find((m) => m.kind === ts.SyntaxKind.ExportKeyword) : undefined;
+  if (exportKeyword) edits.push({ start: exportKeyword.getStart(src.sf), end: exportKeyword.end + 1, text: '' });
   const lines = [
-    `def ${name.text}(${params}):`,
-    `\t# Analyzer: ${req.why}`,
-    `\t${value} = ${wrapped}(${own.join(', ')})`,
-    `\tif ${fn}(current_nearest_blocks) is None and ${fn}(previous_nearest_blocks) is None:`,
-    `\t\tif ${value} < 0:`,
-    `\t\t\treturn ${value}  # its penalties stand`,
-    ...py.cellBonusLines(src, cellSize, ['return 1']).map((l) => `\t\t${l}`),
-    '\t\treturn 0  # no target in view and no new ground: nothing pays',
-    `\treturn ${value}`,
+    `${exportKeyword ? 'export ' : ''}function ${w.fn.name}(${w.params.join(', ')}) {`,
+    `\tconst ${w.value} = ${w.wrapped}(${w.args.join(', ')});`,
+    `\t// Analyzer: ${req.why}`,
+    `\tif (${w.nearest}(current_nearest_blocks) === undefined && ${w.nearest}(previous_nearest_blocks) === undefined) {`,
+    `\t\tif (${w.value} < 0) return ${w.value}; // ${PENALTIES_STAND}`,
+    ...cellBonusLines(src, w.cellSize, ['return 1;']).map((l) => `\t\t${l}`),
+    `\t\treturn 0; // ${NOTHING_PAYS}`,
+    '\t}',
+    `\treturn ${w.value};`,
+    '}',
   ];
-  const row = term.def.endPosition.row + 1;
-  const gap = src.eol.repeat(term.topLevel ? 2 : 1);
-  edits.push({ start: src.lineStart(row), end: src.lineStart(row), text: gap + src.block(src.indentOf(term.def.startPosition.row), lines) });
+  const indent = src.indentAt(statement.getStart(src.sf));
+  const end = src.text.indexOf('\n', statement.end);
+  const at = end < 0 ? src.text.length : end + 1;
+  edits.push({ start: at, end: at, text: lines.map((l) => indent + l.replace(/^\t+/, (t) => src.indentUnit.repeat(t.length)) + src.eol).join('') });
+}
+
+/** The Python wrapper: the dense `def` renamed, and a `def` of the old name right below it (nested where it is). */
+function pythonUnseenPay(src: py.PythonSource, term: py.PythonDenseTerm, req: UnseenPayRequest, edits: Edit[]): void {
+  const fn: DenseFunction<py.PythonDenseTerm & { kind: 'function' }> | 'variable' =
+    term.kind === 'variable'
+      ? 'variable'
+      : {
+          declared: term,
+          name: term.def.childForFieldName('name')!.text,
+          parameters: parameterList(term.def).map((p) => p.name ?? undefined),
+          body: term.def.text,
+          nested: !term.topLevel,
+          inScope: (p) => py.parameterInScope(term.def, p),
+        };
+  const w = planWrapper(fn, req, {
+    fresh: (base) => src.fresh(base),
+    nearestTarget: (targets) => py.nearestTargetHelper(src, targets),
+    constant: (base, value, comment) => py.addConstant(src, base, value, comment),
+  });
+  const { def, topLevel } = w.fn.declared;
+  const name = def.childForFieldName('name')!;
+  edits.push({ start: name.startIndex, end: name.endIndex, text: w.wrapped });
+  const lines = [
+    `def ${w.fn.name}(${w.params.join(', ')}):`,
+    `\t# Analyzer: ${req.why}`,
+    `\t${w.value} = ${w.wrapped}(${w.args.join(', ')})`,
+    `\tif ${w.nearest}(current_nearest_blocks) is None and ${w.nearest}(previous_nearest_blocks) is None:`,
+    `\t\tif ${w.value} < 0:`,
+    `\t\t\treturn ${w.value}  # ${PENALTIES_STAND}`,
+    ...py.cellBonusLines(src, w.cellSize, ['return 1']).map((l) => `\t\t${l}`),
+    `\t\treturn 0  # ${NOTHING_PAYS}`,
+    `\treturn ${w.value}`,
+  ];
+  const row = def.endPosition.row + 1;
+  const gap = src.eol.repeat(topLevel ? 2 : 1);
+  edits.push({ start: src.lineStart(row), end: src.lineStart(row), text: gap + src.block(src.indentOf(def.startPosition.row), lines) });
 }
 
 export const unseenPayPatch = definePatch<UnseenPayRequest>({ kind: 'unseen-pay', write: addUnseenPay, python: pythonUnseenPay });
