@@ -7,6 +7,7 @@ import type { PolicyConfig, PolicyNetwork, Rng } from './policy';
 import type { Minibatch, PpoHyperparameters, UpdateStats } from './ppo';
 import { forEachMinibatch, type RolloutBuffer } from './ppo';
 import { measured, type PhaseProfile } from './profile';
+import { Arena, at, type Kernels } from './kernels';
 
 /** One dense layer: `out = in · W + b`, W row-major [fanIn, fanOut] (TensorFlow.js's layout). */
 interface Dense {
@@ -18,302 +19,135 @@ interface Dense {
 
 /**
  * A batch of feature rows as its nonzero entries (most features are one-hot or absent: ~89 % zeros on
- * approach-tree), built once per batch and shared by both heads' first layers, forward and backward.
+ * approach-tree), refilled for each batch and read by both heads' first layers, forward and backward.
  */
-export class SparseRows {
+class SparseRows {
   readonly start: Int32Array;
   readonly index: Int32Array;
   readonly value: Float64Array;
+  rows = 0;
   constructor(
-    x: Float32Array,
-    readonly rows: number,
-    width: number,
+    arena: Arena,
+    readonly capacity: number,
+    readonly width: number,
   ) {
-    let nnz = 0;
-    for (let i = 0; i < rows * width; i++) if (x[i] !== 0) nnz++;
-    this.start = new Int32Array(rows + 1);
-    this.index = new Int32Array(nnz);
-    this.value = new Float64Array(nnz);
+    this.start = arena.i32(capacity + 1);
+    this.index = arena.i32(capacity * width);
+    this.value = arena.f64(capacity * width);
+  }
+
+  fill(x: Float32Array, rows: number): this {
+    if (rows > this.capacity) throw new Error(`${rows} rows for sparse rows made for ${this.capacity}`);
+    const { start, index, value, width } = this;
     let k = 0;
     for (let m = 0; m < rows; m++) {
-      this.start[m] = k;
+      start[m] = k;
       const o = m * width;
       for (let i = 0; i < width; i++) {
         const v = x[o + i]!;
         if (v !== 0) {
-          this.index[k] = i;
-          this.value[k++] = v;
+          index[k] = i;
+          value[k++] = v;
         }
       }
     }
-    this.start[rows] = k;
+    start[rows] = k;
+    this.rows = rows;
+    return this;
   }
 }
 
 /**
- * The first layers of several heads side by side (policy, value and the frozen --init policy all read the same
- * features): one pass over each row's nonzero inputs updates every head's units, a row of 128 or 192 instead of
- * two or three rows of 64. The heads' weights are copied in before each pass (a few percent of its work).
+ * One layer's weights as the kernels read them: float64 copies of W (and of Wᵀ for the backward pass) and b, in
+ * an arena, refreshed when the network's version moves (the float32 → float64 widening is exact).
  */
-class SharedFirstLayer {
-  readonly w: Float32Array;
-  readonly b: Float32Array;
-  readonly out: Float64Array;
-  readonly dz: Float64Array;
-  readonly dw: Float64Array;
-  readonly db: Float64Array;
-  private cols = 0;
-  private packedVersion: number | undefined;
-
+class LayerCopy {
+  readonly w: Float64Array;
+  readonly wT: Float64Array | null;
+  readonly b: Float64Array;
   constructor(
-    readonly rows: number,
-    readonly featureSize: number,
-    readonly units: number,
-    maxHeads: number,
+    arena: Arena,
+    readonly layer: Dense,
+    transposed: boolean,
   ) {
-    this.w = new Float32Array(featureSize * units * maxHeads);
-    this.b = new Float32Array(units * maxHeads);
-    this.out = new Float64Array(rows * units * maxHeads);
-    this.dz = new Float64Array(rows * units * maxHeads);
-    this.dw = new Float64Array(featureSize * units * maxHeads);
-    this.db = new Float64Array(units * maxHeads);
+    this.w = arena.f64(layer.w.length);
+    this.wT = transposed ? arena.f64(layer.w.length) : null;
+    this.b = arena.f64(layer.b.length);
+  }
+
+  refresh(): void {
+    const { w, b, fanIn, fanOut } = this.layer;
+    this.w.set(w);
+    this.b.set(b);
+    const wT = this.wT;
+    if (wT) for (let i = 0; i < fanIn; i++) for (let j = 0; j < fanOut; j++) wT[j * fanIn + i] = w[i * fanOut + j]!;
+  }
+}
+
+const tanhInPlace = (h: Float64Array): void => {
+  for (let k = 0; k < h.length; k++) h[k] = Math.tanh(h[k]!);
+};
+
+/**
+ * One head (policy or value) for a batch of up to `rows` rows: its layers' copies and its activations, kept for
+ * the backward pass, all in the workspace's arena.
+ */
+class Head {
+  readonly copies: LayerCopy[];
+  readonly hidden: Float64Array[];
+  readonly out: Float64Array;
+  /** Gradients at each hidden layer's pre-activation (backward only). */
+  readonly scratch: Float64Array[];
+  constructor(
+    arena: Arena,
+    readonly rows: number,
+    readonly layers: Dense[],
+    backward: boolean,
+  ) {
+    this.copies = layers.map((l, i) => new LayerCopy(arena, l, backward && i > 0));
+    this.hidden = layers.slice(0, -1).map((l) => arena.f64(rows * l.fanOut));
+    this.out = arena.f64(rows * layers[layers.length - 1]!.fanOut);
+    this.scratch = backward ? layers.slice(0, -1).map((l) => arena.f64(rows * l.fanOut)) : [];
+  }
+
+  refresh(): void {
+    for (const c of this.copies) c.refresh();
+  }
+
+  /** The head's output for the first x.rows rows (tanh after every layer but the last). */
+  forward(k: Kernels, x: SparseRows): void {
+    const rows = x.rows;
+    const first = this.copies[0]!;
+    const h0 = this.hidden[0]!.subarray(0, rows * first.layer.fanOut);
+    k.sparse_matmul(at(x.start), at(x.index), at(x.value), rows, at(first.w), first.layer.fanOut, at(first.b), at(h0));
+    tanhInPlace(h0);
+    for (let i = 1; i < this.copies.length; i++) {
+      const { layer, w, b } = this.copies[i]!;
+      const last = i === this.copies.length - 1;
+      const out = (last ? this.out : this.hidden[i]!).subarray(0, rows * layer.fanOut);
+      k.dense_matmul(at(this.hidden[i - 1]!), rows, layer.fanIn, at(w), layer.fanOut, at(b), at(out));
+      if (!last) tanhInPlace(out);
+    }
   }
 
   /**
-   * tanh(x · W + b) of each head's first layer into `hidden[h]` (x.rows × units, at most the rows it was made
-   * for). The weights are copied in unless `version` says they are those of the last pass.
+   * Backward from dOut (the loss gradient at the output) into `grads` (this head's weights and biases in layer
+   * order, zeroed by the caller): dW += hᵀ·dz, db += Σ dz, dh = (dz · Wᵀ) ⊙ (1 − h²) down to the first layer.
    */
-  forward(x: SparseRows, layers: Dense[], hidden: Float64Array[], version?: number): void {
-    const { units, w, b, out } = this;
+  backward(k: Kernels, x: SparseRows, dOut: Float64Array, grads: Float64Array[], zeros: Float64Array): void {
     const rows = x.rows;
-    if (rows > this.rows) throw new Error(`${rows} rows for a first layer made for ${this.rows}`);
-    const cols = (this.cols = units * layers.length);
-    if (version === undefined || version !== this.packedVersion) this.pack(layers);
-    this.packedVersion = version;
-    const { start, index, value } = x;
-    for (let m = 0; m < rows; m++) {
-      const o = m * cols;
-      for (let j = 0; j < cols; j++) out[o + j] = b[j]!;
-      for (let k = start[m]!, end = start[m + 1]!; k < end; k++) {
-        const v = value[k]!,
-          wo = index[k]! * cols;
-        let j = 0;
-        for (; j + 4 <= cols; j += 4) {
-          out[o + j]! += v * w[wo + j]!;
-          out[o + j + 1]! += v * w[wo + j + 1]!;
-          out[o + j + 2]! += v * w[wo + j + 2]!;
-          out[o + j + 3]! += v * w[wo + j + 3]!;
-        }
-        for (; j < cols; j++) out[o + j]! += v * w[wo + j]!;
-      }
-      for (let h = 0; h < hidden.length; h++) {
-        const hid = hidden[h]!,
-          ho = m * units,
-          src = o + h * units;
-        for (let j = 0; j < units; j++) hid[ho + j] = Math.tanh(out[src + j]!);
-      }
+    let dz = dOut;
+    for (let i = this.copies.length - 1; i >= 1; i--) {
+      const { layer, wT } = this.copies[i]!;
+      const h = this.hidden[i - 1]!,
+        dh = this.scratch[i - 1]!;
+      k.dense_gradient(at(h), rows, layer.fanIn, at(dz), layer.fanOut, at(grads[2 * i]!), at(grads[2 * i + 1]!));
+      k.dense_matmul(at(dz), rows, layer.fanOut, at(wT!), layer.fanIn, at(zeros), at(dh));
+      k.tanh_gradient(at(dh), at(h), rows * layer.fanIn);
+      dz = dh;
     }
+    k.sparse_gradient(at(x.start), at(x.index), at(x.value), rows, at(dz), this.copies[0]!.layer.fanOut, at(grads[0]!), at(grads[1]!));
   }
-
-  private pack(layers: Dense[]): void {
-    const { featureSize, units, w, b, cols } = this;
-    layers.forEach((l, h) => {
-      const lw = l.w;
-      for (let i = 0; i < featureSize; i++) {
-        const src = i * units,
-          dst = i * cols + h * units;
-        for (let j = 0; j < units; j++) w[dst + j] = lw[src + j]!;
-      }
-      b.set(l.b, h * units);
-    });
-  }
-
-  /** dW += xᵀ·dz and db += Σ dz for each head's first layer, dz[h] its gradient at the pre-activation. */
-  backward(x: SparseRows, dz: Float64Array[], grads: { dw: Float64Array; db: Float64Array }[]): void {
-    const { featureSize, units, dw, db } = this;
-    const rows = x.rows;
-    const cols = units * dz.length;
-    const g = this.dz;
-    dz.forEach((d, h) => {
-      for (let m = 0; m < rows; m++) {
-        const src = m * units,
-          dst = m * cols + h * units;
-        for (let j = 0; j < units; j++) g[dst + j] = d[src + j]!;
-      }
-    });
-    dw.fill(0, 0, featureSize * cols);
-    db.fill(0, 0, cols);
-    const { start, index, value } = x;
-    for (let m = 0; m < rows; m++) {
-      const zo = m * cols;
-      for (let j = 0; j < cols; j++) db[j]! += g[zo + j]!;
-      for (let k = start[m]!, end = start[m + 1]!; k < end; k++) {
-        const v = value[k]!,
-          wo = index[k]! * cols;
-        let j = 0;
-        for (; j + 4 <= cols; j += 4) {
-          dw[wo + j]! += v * g[zo + j]!;
-          dw[wo + j + 1]! += v * g[zo + j + 1]!;
-          dw[wo + j + 2]! += v * g[zo + j + 2]!;
-          dw[wo + j + 3]! += v * g[zo + j + 3]!;
-        }
-        for (; j < cols; j++) dw[wo + j]! += v * g[zo + j]!;
-      }
-    }
-    grads.forEach((t, h) => {
-      for (let i = 0; i < featureSize; i++) {
-        const src = i * cols + h * units,
-          dst = i * units;
-        for (let j = 0; j < units; j++) t.dw[dst + j]! += dw[src + j]!;
-      }
-      for (let j = 0; j < units; j++) t.db[j]! += db[h * units + j]!;
-    });
-  }
-}
-
-/**
- * A later layer: out[m] = h[m] · W + b (tanh'd when hidden), four rows at a time so that each weight read
- * serves four rows (the loops are memory-bound in JavaScript).
- */
-function denseForward(h: Float64Array, rows: number, layer: Dense, out: Float64Array, hidden: boolean): void {
-  const { w, b, fanIn, fanOut } = layer;
-  let m = 0;
-  for (; m + 4 <= rows; m += 4) {
-    const o0 = m * fanOut,
-      o1 = o0 + fanOut,
-      o2 = o1 + fanOut,
-      o3 = o2 + fanOut;
-    const x0 = m * fanIn,
-      x1 = x0 + fanIn,
-      x2 = x1 + fanIn,
-      x3 = x2 + fanIn;
-    for (let j = 0; j < fanOut; j++) out[o0 + j] = out[o1 + j] = out[o2 + j] = out[o3 + j] = b[j]!;
-    for (let i = 0; i < fanIn; i++) {
-      const v0 = h[x0 + i]!,
-        v1 = h[x1 + i]!,
-        v2 = h[x2 + i]!,
-        v3 = h[x3 + i]!,
-        wo = i * fanOut;
-      for (let j = 0; j < fanOut; j++) {
-        const wij = w[wo + j]!;
-        out[o0 + j]! += v0 * wij;
-        out[o1 + j]! += v1 * wij;
-        out[o2 + j]! += v2 * wij;
-        out[o3 + j]! += v3 * wij;
-      }
-    }
-  }
-  for (; m < rows; m++) {
-    const o = m * fanOut,
-      xo = m * fanIn;
-    for (let j = 0; j < fanOut; j++) out[o + j] = b[j]!;
-    for (let i = 0; i < fanIn; i++) {
-      const v = h[xo + i]!,
-        wo = i * fanOut;
-      for (let j = 0; j < fanOut; j++) out[o + j]! += v * w[wo + j]!;
-    }
-  }
-  if (hidden) for (let k = 0; k < rows * fanOut; k++) out[k] = Math.tanh(out[k]!);
-}
-
-/**
- * A later layer's backward pass: dW += hᵀ·dz, db += Σ dz, and dh = (dz · Wᵀ) ⊙ (1 − h²), the gradient at the
- * previous layer's pre-activation (h is that layer's tanh output). Four rows at a time, as the forward pass.
- */
-function denseBackward(h: Float64Array, rows: number, layer: Dense, dz: Float64Array, dw: Float64Array, db: Float64Array, dh: Float64Array): void {
-  const { w, fanIn, fanOut } = layer;
-  for (let m = 0; m < rows; m++) {
-    const zo = m * fanOut;
-    for (let j = 0; j < fanOut; j++) db[j]! += dz[zo + j]!;
-  }
-  let m = 0;
-  for (; m + 4 <= rows; m += 4) {
-    const z0 = m * fanOut,
-      z1 = z0 + fanOut,
-      z2 = z1 + fanOut,
-      z3 = z2 + fanOut;
-    const x0 = m * fanIn,
-      x1 = x0 + fanIn,
-      x2 = x1 + fanIn,
-      x3 = x2 + fanIn;
-    for (let i = 0; i < fanIn; i++) {
-      const v0 = h[x0 + i]!,
-        v1 = h[x1 + i]!,
-        v2 = h[x2 + i]!,
-        v3 = h[x3 + i]!,
-        wo = i * fanOut;
-      let s0 = 0,
-        s1 = 0,
-        s2 = 0,
-        s3 = 0;
-      for (let j = 0; j < fanOut; j++) {
-        const g0 = dz[z0 + j]!,
-          g1 = dz[z1 + j]!,
-          g2 = dz[z2 + j]!,
-          g3 = dz[z3 + j]!,
-          wij = w[wo + j]!;
-        dw[wo + j]! += v0 * g0 + v1 * g1 + v2 * g2 + v3 * g3;
-        s0 += g0 * wij;
-        s1 += g1 * wij;
-        s2 += g2 * wij;
-        s3 += g3 * wij;
-      }
-      dh[x0 + i] = s0 * (1 - v0 * v0);
-      dh[x1 + i] = s1 * (1 - v1 * v1);
-      dh[x2 + i] = s2 * (1 - v2 * v2);
-      dh[x3 + i] = s3 * (1 - v3 * v3);
-    }
-  }
-  for (; m < rows; m++) {
-    const zo = m * fanOut,
-      xo = m * fanIn;
-    for (let i = 0; i < fanIn; i++) {
-      const v = h[xo + i]!,
-        wo = i * fanOut;
-      let s = 0;
-      for (let j = 0; j < fanOut; j++) {
-        const g = dz[zo + j]!;
-        dw[wo + j]! += v * g;
-        s += g * w[wo + j]!;
-      }
-      dh[xo + i] = s * (1 - v * v);
-    }
-  }
-}
-
-/** Activations of one head (policy or value) for a batch, kept for the backward pass. */
-class HeadWorkspace {
-  readonly hidden: Float64Array[];
-  readonly out: Float64Array;
-  constructor(
-    readonly rows: number,
-    layers: Dense[],
-  ) {
-    this.hidden = layers.slice(0, -1).map((l) => new Float64Array(rows * l.fanOut));
-    this.out = new Float64Array(rows * layers[layers.length - 1]!.fanOut);
-  }
-}
-
-/** The layers after the first (whose tanh output is in ws.hidden[0]) of one head. */
-function headForwardRest(layers: Dense[], rows: number, ws: HeadWorkspace): void {
-  for (let i = 1; i < layers.length; i++) {
-    const last = i === layers.length - 1;
-    denseForward(ws.hidden[i - 1]!, rows, layers[i]!, last ? ws.out : ws.hidden[i]!, !last);
-  }
-}
-
-/**
- * Backward through one head's layers after the first, from dOut (the loss gradient at its output) into the
- * gradient arrays of those layers; returns the gradient at the first layer's pre-activation.
- */
-function headBackwardRest(layers: Dense[], rows: number, ws: HeadWorkspace, dOut: Float64Array, grads: Float64Array[], scratch: Float64Array[]): Float64Array {
-  let dz = dOut;
-  for (let i = layers.length - 1; i >= 1; i--) {
-    const dh = scratch[i - 1]!;
-    denseBackward(ws.hidden[i - 1]!, rows, layers[i]!, dz, grads[2 * i]!, grads[2 * i + 1]!, dh);
-    dz = dh;
-  }
-  return dz;
 }
 
 /** Row-wise log-softmax of `logits` (rows × k) into `out`. */
@@ -329,6 +163,42 @@ function logSoftmaxRows(logits: Float64Array, rows: number, k: number, out: Floa
   }
 }
 
+/**
+ * The forward pass of the policy head (and the value head, with 2 heads) for up to `rows` rows: acting, and the
+ * frozen --init policy's log-probabilities. Its weight copies are refreshed only when the network's version moved.
+ */
+class ForwardWorkspace {
+  readonly heads: Head[];
+  readonly x: SparseRows;
+  readonly kernels: Kernels;
+  readonly logp: Float64Array;
+  private version: number | undefined;
+  constructor(
+    readonly net: FusedActorCritic,
+    readonly rows: number,
+    heads: 1 | 2,
+  ) {
+    const workspace = Arena.build((arena) => ({
+      x: new SparseRows(arena, rows, net.config.featureSize),
+      heads: [net.policyLayers, net.valueLayers].slice(0, heads).map((layers) => new Head(arena, rows, layers, false)),
+      kernels: arena.kernels,
+    }));
+    this.x = workspace.x;
+    this.heads = workspace.heads;
+    this.kernels = workspace.kernels;
+    this.logp = new Float64Array(rows * net.config.numActions);
+  }
+
+  forward(features: Float32Array, rows: number): void {
+    if (this.version !== this.net.version) {
+      for (const h of this.heads) h.refresh();
+      this.version = this.net.version;
+    }
+    this.x.fill(features, rows);
+    for (const h of this.heads) h.forward(this.kernels, this.x);
+  }
+}
+
 /** The policy and value MLPs as typed arrays (variable order and shapes as ActorCritic's). */
 export class FusedActorCritic implements PolicyNetwork {
   /** Weights and biases in weights.bin order: the policy head's layers, then the value head's. */
@@ -338,7 +208,7 @@ export class FusedActorCritic implements PolicyNetwork {
   readonly valueLayers: Dense[];
   /** Bumped whenever the weights change (setWeights, an optimizer step): acting re-reads them only then. */
   version = 0;
-  private acting: { policy: HeadWorkspace; value: HeadWorkspace; first: SharedFirstLayer; logp: Float64Array } | null = null;
+  private acting: ForwardWorkspace | null = null;
 
   constructor(
     readonly config: PolicyConfig,
@@ -362,27 +232,14 @@ export class FusedActorCritic implements PolicyNetwork {
   }
 
   evaluate(features: Float32Array, batch: number): { probs: Float32Array; values: Float32Array } {
-    if (!this.acting || this.acting.policy.rows !== batch) {
-      this.acting = {
-        policy: new HeadWorkspace(batch, this.policyLayers),
-        value: new HeadWorkspace(batch, this.valueLayers),
-        first: new SharedFirstLayer(batch, this.config.featureSize, this.config.hidden[0]!, 2),
-        logp: new Float64Array(batch * this.config.numActions),
-      };
-    }
-    const { policy, value, first, logp } = this.acting;
-    first.forward(
-      new SparseRows(features, batch, this.config.featureSize),
-      [this.policyLayers[0]!, this.valueLayers[0]!],
-      [policy.hidden[0]!, value.hidden[0]!],
-      this.version,
-    );
-    headForwardRest(this.policyLayers, batch, policy);
-    headForwardRest(this.valueLayers, batch, value);
-    logSoftmaxRows(policy.out, batch, this.config.numActions, logp);
-    const probs = new Float32Array(logp.length);
-    for (let i = 0; i < probs.length; i++) probs[i] = Math.exp(logp[i]!);
-    return { probs, values: Float32Array.from(value.out) };
+    if (this.acting?.rows !== batch) this.acting = new ForwardWorkspace(this, batch, 2);
+    const ws = this.acting;
+    ws.forward(features, batch);
+    const [policy, value] = ws.heads;
+    logSoftmaxRows(policy!.out, batch, this.config.numActions, ws.logp);
+    const probs = new Float32Array(batch * this.config.numActions);
+    for (let i = 0; i < probs.length; i++) probs[i] = Math.exp(ws.logp[i]!);
+    return { probs, values: Float32Array.from(value!.out) };
   }
 
   weights(): Float32Array {
@@ -448,32 +305,62 @@ export class FusedAdam {
   }
 }
 
-/** Scratch space of one PPO minibatch size. */
+/** Scratch space of one PPO minibatch size, in one arena. */
 class LossWorkspace {
-  readonly policy: HeadWorkspace;
-  readonly value: HeadWorkspace;
-  readonly first: SharedFirstLayer;
+  readonly policy: Head;
+  readonly value: Head;
+  readonly x: SparseRows;
+  readonly kernels: Kernels;
   readonly logp: Float64Array;
   readonly dLogits: Float64Array;
   readonly dValue: Float64Array;
-  readonly policyScratch: Float64Array[];
-  readonly valueScratch: Float64Array[];
   readonly grads: Float64Array[];
-
+  /** Zeros, the bias of the backward pass's dz · Wᵀ. */
+  readonly zeros: Float64Array;
   constructor(
     readonly rows: number,
-    net: FusedActorCritic,
+    readonly net: FusedActorCritic,
   ) {
     const k = net.config.numActions;
-    this.policy = new HeadWorkspace(rows, net.policyLayers);
-    this.value = new HeadWorkspace(rows, net.valueLayers);
-    this.first = new SharedFirstLayer(rows, net.config.featureSize, net.config.hidden[0]!, 2);
+    const parts = Arena.build((arena) => ({
+      policy: new Head(arena, rows, net.policyLayers, true),
+      value: new Head(arena, rows, net.valueLayers, true),
+      x: new SparseRows(arena, rows, net.config.featureSize),
+      dLogits: arena.f64(rows * k),
+      dValue: arena.f64(rows),
+      grads: net.params.map((p) => arena.f64(p.length)),
+      zeros: arena.f64(Math.max(...net.config.hidden)),
+      kernels: arena.kernels,
+    }));
+    ({
+      policy: this.policy,
+      value: this.value,
+      x: this.x,
+      dLogits: this.dLogits,
+      dValue: this.dValue,
+      grads: this.grads,
+      zeros: this.zeros,
+      kernels: this.kernels,
+    } = parts);
     this.logp = new Float64Array(rows * k);
-    this.dLogits = new Float64Array(rows * k);
-    this.dValue = new Float64Array(rows);
-    this.policyScratch = net.policyLayers.slice(0, -1).map((l) => new Float64Array(rows * l.fanOut));
-    this.valueScratch = net.valueLayers.slice(0, -1).map((l) => new Float64Array(rows * l.fanOut));
-    this.grads = net.params.map((p) => new Float64Array(p.length));
+  }
+
+  /** The heads' forward passes over `x` (one head: the policy alone). */
+  forward(x: Float32Array, heads: 1 | 2): void {
+    // Always re-read the weights (a few percent of a pass): a caller may have changed them without a version bump.
+    this.policy.refresh();
+    if (heads === 2) this.value.refresh();
+    this.x.fill(x, this.rows);
+    this.policy.forward(this.kernels, this.x);
+    if (heads === 2) this.value.forward(this.kernels, this.x);
+  }
+
+  /** The gradients of the loss whose gradients at the outputs are dLogits (and dValue, with 2 heads). */
+  backward(heads: 1 | 2): void {
+    for (const g of this.grads) g.fill(0);
+    const np = this.net.policyLayers.length * 2;
+    this.policy.backward(this.kernels, this.x, this.dLogits, this.grads.slice(0, np), this.zeros);
+    if (heads === 2) this.value.backward(this.kernels, this.x, this.dValue, this.grads.slice(np), this.zeros);
   }
 }
 
@@ -507,13 +394,9 @@ export function ppoLossAndGradient(net: FusedActorCritic, mb: Minibatch, opts: L
   const rows = mb.size,
     k = net.config.numActions;
   const { logp, dLogits, dValue } = ws;
-  const x = measured(profile, 'PPO forward', () => {
-    const x = new SparseRows(mb.x, rows, net.config.featureSize);
-    ws.first.forward(x, [net.policyLayers[0]!, net.valueLayers[0]!], [ws.policy.hidden[0]!, ws.value.hidden[0]!]);
-    headForwardRest(net.policyLayers, rows, ws.policy);
-    headForwardRest(net.valueLayers, rows, ws.value);
+  measured(profile, 'PPO forward', () => {
+    ws.forward(mb.x, 2);
     logSoftmaxRows(ws.policy.out, rows, k, logp);
-    return x;
   });
   let policyLoss = 0,
     valueLoss = 0,
@@ -558,20 +441,7 @@ export function ppoLossAndGradient(net: FusedActorCritic, mb: Minibatch, opts: L
     valueLoss += diff * diff;
     dValue[m] = hp.valueCoef * 2 * diff * inv;
   }
-  measured(profile, 'PPO backward', () => {
-    for (const g of ws.grads) g.fill(0);
-    const np = net.policyLayers.length * 2;
-    const dPolicy = headBackwardRest(net.policyLayers, rows, ws.policy, dLogits, ws.grads.slice(0, np), ws.policyScratch);
-    const dValueFirst = headBackwardRest(net.valueLayers, rows, ws.value, dValue, ws.grads.slice(np), ws.valueScratch);
-    ws.first.backward(
-      x,
-      [dPolicy, dValueFirst],
-      [
-        { dw: ws.grads[0]!, db: ws.grads[1]! },
-        { dw: ws.grads[np]!, db: ws.grads[np + 1]! },
-      ],
-    );
-  });
+  measured(profile, 'PPO backward', () => ws.backward(2));
   return {
     policyLoss: policyLoss * inv,
     valueLoss: valueLoss * inv,
@@ -584,7 +454,7 @@ export function ppoLossAndGradient(net: FusedActorCritic, mb: Minibatch, opts: L
 
 /** Rows per pass of initPolicyLogProbs: its scratch space stays small whatever the rollout's size. */
 const INIT_POLICY_CHUNK = 512;
-const initPolicyWorkspaces = new WeakMap<FusedActorCritic, { first: SharedFirstLayer; head: HeadWorkspace }>();
+const initPolicyWorkspaces = new WeakMap<FusedActorCritic, ForwardWorkspace>();
 
 /**
  * log π_init(· | x) of every row of a rollout (buffer.length × numEnvs rows × numActions), for the KL term of an
@@ -596,17 +466,12 @@ export function initPolicyLogProbs(initNet: FusedActorCritic, buffer: RolloutBuf
     k = initNet.config.numActions,
     total = buffer.length * buffer.numEnvs;
   let ws = initPolicyWorkspaces.get(initNet);
-  if (!ws) {
-    ws = { first: new SharedFirstLayer(INIT_POLICY_CHUNK, f, initNet.config.hidden[0]!, 1), head: new HeadWorkspace(INIT_POLICY_CHUNK, initNet.policyLayers) };
-    initPolicyWorkspaces.set(initNet, ws);
-  }
+  if (!ws) initPolicyWorkspaces.set(initNet, (ws = new ForwardWorkspace(initNet, INIT_POLICY_CHUNK, 1)));
   const out = new Float64Array(total * k);
   for (let start = 0; start < total; start += INIT_POLICY_CHUNK) {
     const rows = Math.min(INIT_POLICY_CHUNK, total - start);
-    const x = new SparseRows(buffer.features.subarray(start * f, (start + rows) * f), rows, f);
-    ws.first.forward(x, [initNet.policyLayers[0]!], [ws.head.hidden[0]!], initNet.version);
-    headForwardRest(initNet.policyLayers, rows, ws.head);
-    logSoftmaxRows(ws.head.out, rows, k, out.subarray(start * k, (start + rows) * k));
+    ws.forward(buffer.features.subarray(start * f, (start + rows) * f), rows);
+    logSoftmaxRows(ws.heads[0]!.out, rows, k, out.subarray(start * k, (start + rows) * k));
   }
   return out;
 }
@@ -628,9 +493,7 @@ export function lossWorkspace(net: FusedActorCritic, rows: number): LossWorkspac
 export function crossEntropyAndGradient(net: FusedActorCritic, x: Float32Array, labels: Int32Array, ws: LossWorkspace): number {
   const rows = ws.rows,
     k = net.config.numActions;
-  const sparse = new SparseRows(x, rows, net.config.featureSize);
-  ws.first.forward(sparse, [net.policyLayers[0]!], [ws.policy.hidden[0]!]);
-  headForwardRest(net.policyLayers, rows, ws.policy);
+  ws.forward(x, 1);
   logSoftmaxRows(ws.policy.out, rows, k, ws.logp);
   let loss = 0;
   const inv = 1 / rows;
@@ -640,9 +503,7 @@ export function crossEntropyAndGradient(net: FusedActorCritic, x: Float32Array, 
     loss -= ws.logp[o + y]!;
     for (let j = 0; j < k; j++) ws.dLogits[o + j] = (Math.exp(ws.logp[o + j]!) - (j === y ? 1 : 0)) * inv;
   }
-  for (const g of ws.grads) g.fill(0);
-  const dFirst = headBackwardRest(net.policyLayers, rows, ws.policy, ws.dLogits, ws.grads.slice(0, net.policyLayers.length * 2), ws.policyScratch);
-  ws.first.backward(sparse, [dFirst], [{ dw: ws.grads[0]!, db: ws.grads[1]! }]);
+  ws.backward(1);
   return loss * inv;
 }
 
