@@ -163,7 +163,7 @@ describe('analyze: recorded runs with known failure causes', () => {
     const a = await analyzeRun(runCopy('sparse-random'));
     assert.match(byId(a, 'reward-never-positive').message, /never positive in 192 recorded steps of 6 episodes \(values seen: 0\): it was 0 throughout/);
     const explore = byId(a, 'timeout-target-unseen');
-    assert.match(explore.diff!, /^\+ +if \(current_nearest_blocks\['cow'\] !== undefined\) GLOBAL_DATA\.target_seen = true;/m);
+    assert.match(explore.diff!, /^\+ +if \(nearest_target\(current_nearest_blocks\) !== undefined\) GLOBAL_DATA\.target_seen = true;/m);
     assert.match(explore.diff!, /^\+ +if \(!\('target_seen' in GLOBAL_DATA\)\) \{$/m);
     assert.match(explore.diff!, /^\+ +GLOBAL_DATA\.visited_cells\.add\(cell_key\);$/m);
     checkPatches(a);

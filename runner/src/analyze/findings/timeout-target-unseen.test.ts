@@ -86,6 +86,31 @@ describe('analyzer finding timeout-target-unseen: its patch composed with the ap
   const episodes = probeBank(resolveTask('approach-cow')).episodes.map((e) => e.obs);
   const cell = (o: StepObservation) => `${Math.floor(o.position[0] / 4)},${Math.floor(o.position[2] / 4)}`;
 
+  test('with two targets, the exploration and approach patches read the same list of target names, in either order (TypeScript and Python)', async () => {
+    const targets = ['cow', 'pig'];
+    for (const [name, text] of Object.entries(PLAIN_DENSE)) {
+      await preparePatches(name);
+      for (const order of [
+        [explore, approach],
+        [approach, explore],
+      ]) {
+        const patched = order.reduce((t, req) => patchReward(path.join(tmp, name), t, { ...req, targets }).patched, text);
+        const lists = patched.match(/^(const )?TARGET_NAMES\w* = .*$/gm) ?? [];
+        assert.deepEqual(
+          lists.map((l) => l.replace(/ *(\/\/|#).*/, '')),
+          [name.endsWith('.py') ? 'TARGET_NAMES = ["cow", "pig"]' : "const TARGET_NAMES = ['cow', 'pig'];"],
+          `${name}, ${order[0]!.kind} first:\n${patched}`,
+        );
+        assert.match(
+          patched,
+          name.endsWith('.py')
+            ? /^ +if nearest_target\(current_nearest_blocks\) is not None:$/m
+            : /^ +if \(nearest_target\(current_nearest_blocks\) !== undefined\) GLOBAL_DATA\.target_seen = true;/m,
+        );
+      }
+    }
+  });
+
   for (const [name, text] of Object.entries(PLAIN_DENSE)) {
     for (const order of [
       [explore, approach],

@@ -9,6 +9,7 @@ import {
   definePatch,
   ensureParameters,
   insertAtTop,
+  nearestTargetHelper,
   PatchUnavailable,
   yieldDense,
   type DenseTerm,
@@ -72,14 +73,7 @@ function addExplorationBonus(src: RewardSource, term: DenseTerm, req: Exploratio
   if (req.targets.length === 0) throw new PatchUnavailable('the task names no target to search for');
   ensureParameters(src, term, ['current_nearest_blocks', 'past_agent_positions', 'GLOBAL_DATA'], edits);
   const cellSize = addConstant(src, 'CELL_SIZE', req.cellSize, 'metres: the first visit to each cell of this size pays (added by the analyzer)');
-  let visible: string;
-  if (req.targets.length === 1) visible = `current_nearest_blocks[${src.quote(req.targets[0]!)}] !== undefined`;
-  else {
-    const names = src.fresh('TARGET_NAMES');
-    src.constants.push(`const ${names} = [${req.targets.map((t) => src.quote(t)).join(', ')}]; // the task's targets (added by the analyzer)`);
-    const each = src.fresh('target');
-    visible = `${names}.some((${each}) => current_nearest_blocks[${each}] !== undefined)`;
-  }
+  const visible = `${nearestTargetHelper(src, req.targets)}(current_nearest_blocks) !== undefined`;
   // Searching pays only until a target is first seen this episode: after that, wandering to new cells would
   // pay more than walking up to the target.
   const seen = src.fresh('target_seen');
@@ -108,14 +102,7 @@ function pythonExplorationBonus(src: py.PythonSource, term: py.PythonDenseTerm, 
   if (req.targets.length === 0) throw new PatchUnavailable('the task names no target to search for');
   py.ensureParameters(term, ['current_nearest_blocks', 'past_agent_positions', 'GLOBAL_DATA'], edits);
   const cellSize = py.addConstant(src, 'CELL_SIZE', req.cellSize, 'metres: the first visit to each cell of this size pays (added by the analyzer)');
-  let visible: string;
-  if (req.targets.length === 1) visible = `current_nearest_blocks.get(${src.quote(req.targets[0]!)}) is not None`;
-  else {
-    const names = src.fresh('TARGET_NAMES');
-    src.constants.push(`${names} = [${req.targets.map((t) => src.quote(t)).join(', ')}]  # the task's targets (added by the analyzer)`);
-    const each = src.fresh('target');
-    visible = `any(current_nearest_blocks.get(${each}) is not None for ${each} in ${names})`;
-  }
+  const visible = `${py.nearestTargetHelper(src, req.targets)}(current_nearest_blocks) is not None`;
   // Searching pays only until a target is first seen this episode, recorded by a note of its own (as in TypeScript, above).
   const seen = src.quote(src.fresh('target_seen'));
   const search = py.cellBonusLines(src, cellSize, [py.yieldDense(term, 1)]).map((l) => `\t${l}`);
