@@ -290,6 +290,73 @@ test('loop --no-llm decides by the difference test, evaluates close calls again 
   );
 });
 
+test("a resumed loop lists the suggestions of its runs' analyses as they are now, re-analysed since", async () => {
+  const dir = path.join(out, 'resumed');
+  const foundation = path.join(dir, 'foundation');
+  mkdirSync(foundation, { recursive: true });
+  writeFileSync(path.join(foundation, 'summary.json'), JSON.stringify(summary(22, 100)));
+  writeFileSync(path.join(foundation, 'pretrain.json'), JSON.stringify({ demos: 4 }));
+  const analysed = (findings: ReturnType<typeof finding>[], count: number): Partial<SuggestionsRecord> => ({
+    failed_episodes: 100 - count,
+    explained_episodes: 100 - count,
+    suggestions: findings as never,
+  });
+  const trained: string[] = [];
+  const steps: RunSteps = {
+    async train(o: TrainStepOptions) {
+      const key = path.relative(dir, o.out).split(path.sep).slice(0, 2).join('/');
+      trained.push(key);
+      const count = key === 'iteration-1/candidate-1' ? 11 : 5;
+      mkdirSync(o.out, { recursive: true });
+      writeFileSync(path.join(o.out, 'summary.json'), JSON.stringify(summary(count, 100)));
+      writeFileSync(path.join(o.out, 'suggestions.json'), JSON.stringify(analysed([finding('reward-gamed', 56, approach), finding('died-in-lava', 3)], count)));
+      return { ok: true };
+    },
+    evaluate: () => assert.fail('no close call to look at again'),
+  };
+  const loop = (iterations: number) =>
+    runLoop({
+      task: resolveTask('approach-tree'),
+      iterations,
+      out: dir,
+      candidates: 2,
+      steps: 2048,
+      seed: 7,
+      startReward: WEAK,
+      noLlm: true,
+      foundation: { demos: 4 },
+      train: { evalEpisodes: 100 },
+      say: () => {},
+      runSteps: steps,
+    });
+  const first = await loop(1);
+  const run = path.join(dir, first.iterations[0]!.run!);
+  // The starting reward's run analysed again (a newer analyzer): its findings worded anew, one gone, one new.
+  const reanalysis = (word: string) =>
+    analysed(
+      [
+        { ...finding('reward-gamed', 56, approach), message: `reward-gamed: ${word}` },
+        { ...finding('stuck', 20, { kind: 'stuck-penalty', window: 20, radius: 1 }), message: `stuck: ${word}` },
+      ],
+      11,
+    );
+  writeFileSync(path.join(run, 'suggestions.json'), JSON.stringify(reanalysis('re-analysed')));
+  // Resumed for a second iteration: its patch sets come from the analysis as it is now, and so does the list.
+  const second = await loop(2);
+  assert.deepEqual(trained, ['iteration-1/candidate-1', 'iteration-2/candidate-1', 'iteration-2/candidate-2']);
+  assert.ok(second.iterations[1]!.candidates.some((c) => c.applied?.includes('stuck')));
+  const listed = (r: LoopResult) => r.suggestion_outcomes.map((s) => `${s.id}: ${s.message}, applied ${s.applied}`);
+  assert.deepEqual(listed(second), ['reward-gamed: reward-gamed: re-analysed, applied true', 'stuck: stuck: re-analysed, applied true']);
+  // Analysed once more and resumed with nothing left to train: the list and results.txt follow the analysis.
+  writeFileSync(path.join(run, 'suggestions.json'), JSON.stringify(reanalysis('analysed a third time')));
+  const third = await loop(2);
+  assert.equal(trained.length, 3, 'nothing trained again');
+  assert.deepEqual(listed(third), ['reward-gamed: reward-gamed: analysed a third time, applied true', 'stuck: stuck: analysed a third time, applied true']);
+  const table = readFileSync(path.join(dir, 'results.txt'), 'utf8');
+  assert.match(table, /^ {2}stuck \(iteration 1's analysis\): applied in iteration 2 candidate \d: .* — stuck: analysed a third time$/m);
+  assert.doesNotMatch(table, /died-in-lava|re-analysed|scripted finding/);
+});
+
 test("a decision's extra look evaluates a trained policy on worlds it neither trained on nor was evaluated on", async () => {
   // A tiny real run (64 frames, 6 held-out episodes of approach-tree cut to 120 steps by a task file), then the
   // loop's extra evaluation of its checkpoint.

@@ -388,17 +388,7 @@ class Loop {
     this.say(
       `  analyzer: ${programmatic.explained_episodes ?? '?'} of ${programmatic.failed_episodes ?? '?'} failed episodes explained by ${programmatic.suggestions.length} finding(s)`,
     );
-    // Without an LLM the kept candidate names the analyzer findings it applied by their ids, so the records keep them.
-    const suggestions: SuggestionRecord[] = [
-      ...(llm?.suggestions ?? []).map((s) => ({ ...s, source: 'llm' as const })),
-      ...found.map((f, i) => ({
-        id: this.o.noLlm ? programmatic.suggestions[i]!.id : `P${i + 1}`,
-        source: 'analyzer' as const,
-        message: f.message,
-        ...(f.lines ? { line: f.lines[0], endLine: f.lines[1] } : {}),
-        ...(f.diff ? { diff: f.diff } : {}),
-      })),
-    ];
+    const suggestions = this.suggestionRecords(llm, programmatic);
     for (const s of suggestions) {
       this.o.emit?.(
         makeEvent({
@@ -411,6 +401,35 @@ class Loop {
       );
     }
     return { llm, findings: found, suggestions };
+  }
+
+  /** An analysis's suggestions as the loop records them: the LLM's, then the analyzer's findings. */
+  private suggestionRecords(llm: LlmAnalysis | null, programmatic: Analysis): SuggestionRecord[] {
+    // Without an LLM the kept candidate names the analyzer findings it applied by their ids, so the records keep them.
+    return [
+      ...(llm?.suggestions ?? []).map((s) => ({ ...s, source: 'llm' as const })),
+      ...programmatic.suggestions.map((f, i) => ({
+        id: this.o.noLlm ? f.id : `P${i + 1}`,
+        source: 'analyzer' as const,
+        message: f.message,
+        ...(f.lines ? { line: f.lines[0], endLine: f.lines[1] } : {}),
+        ...(f.diff ? { diff: f.diff } : {}),
+      })),
+    ];
+  }
+
+  /**
+   * A recorded iteration's analysis as its run holds it now: a run analysed again since (`rewardsmith analyze`
+   * rewrites its suggestions.json) is listed, designed from and patched from as it is now, not as the iteration
+   * recorded it. The LLM's analysis is the one recorded; a run without suggestions.json keeps the recorded copy.
+   * An iteration that kept the reward in force has the analysis of the iteration before (`prev`, read already).
+   */
+  private analysisNow(it: IterationResult, prev: IterationResult | undefined): IterationResult['analysis'] {
+    if (!it.analysis || !it.run) return it.analysis;
+    if (it.chosen === 0) return prev?.analysis ?? it.analysis;
+    const programmatic = readAnalysis(path.join(this.o.out, it.run));
+    if (!programmatic) return it.analysis;
+    return { llm: it.analysis.llm, findings: programmatic.suggestions, suggestions: this.suggestionRecords(it.analysis.llm, programmatic) };
   }
 
   private updateRequest(prev: IterationResult): DesignRequest | null {
@@ -703,7 +722,7 @@ class Loop {
       );
       // Nothing trainable came out (the designer kept failing the checks): stop; running again retries it.
       if (result.chosen === null) throw new LoopError(`iteration ${i}: no candidate could be trained (${result.candidates.map((c) => c.failure).join('; ')})`);
-      results.push(result);
+      results.push({ ...result, analysis: this.analysisNow(result, results[results.length - 1]) });
     }
     const outcomes = suggestionOutcomes(o.out, results);
     // The fine-tuning setup as the runs recorded it (train --init's defaults unless configured otherwise).
