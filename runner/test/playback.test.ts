@@ -1,19 +1,20 @@
 // Episode playback: an evaluation recorded as a run records it (the episode recorder, the reward in its
 // sandbox) is re-simulated from its seed and actions. Re-simulating must land on the recorded positions and
 // final position, the timeline must carry the recorded rewards (and their dense and sparse terms), the frames
-// must show the world, old records must still read, and `rewardsmith playback` writes a GIF or JSON. A
+// must show the world, a long episode is drawn in the report's frame cap from its start to its last step, old records
+// must still read, and `rewardsmith playback` writes a GIF or JSON. A
 // mineflayer run is refused with the reason, by the command and in the report.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { episodeActions, episodeRewards, readEpisodes, RunRecordError, RUN_FILES, STEP_CODES, type PlaybackRecord } from '../src/records';
+import { episodeActions, episodeRewards, readEpisodes, readSummary, RunRecordError, RUN_FILES, STEP_CODES, type PlaybackRecord } from '../src/records';
 import { resolveTask, BUILTIN_TASKS } from '../src/tasks';
 import { notesFor, PlaybackError, replayEpisode } from '../src/playback/replay';
 import { playbackCommand } from '../src/playback/command';
 import { FRAME_HEIGHT, FRAME_PALETTE, FRAME_WIDTH, SKY_INDEX } from '../src/env/sim/frame';
 import { SCALE_RULE } from '../src/schema';
-import { playbackSection } from '../src/report/playback';
+import { playbackSection, REPORT_PLAYBACK } from '../src/report/playback';
 import { writeReport } from '../src/report/report';
 import { PLAYBACK_TASK_FILE, recordPlaybackRun } from './helpers/playback-run';
 import { tempDir } from './helpers/tmp';
@@ -105,6 +106,32 @@ test('frames show the world from the agent: sky above, ground below on the plain
     p.frames.some((f) => f.some((v, i) => v !== first[i])),
     'the picture changes as the agent moves and turns',
   );
+});
+
+test('the report draws a long episode in at most its frame cap, from the start to the last step, and says how it sampled', { timeout: 180_000 }, async () => {
+  const dir = tempDir('rewardsmith-playback-long-');
+  const [ep] = await recordPlaybackRun(dir, 1, 11, path.join(__dirname, 'fixtures', 'long-approach-pig.yaml'));
+  assert.ok(ep && ep.steps > REPORT_PLAYBACK.maxFrames, `a ${ep?.steps}-step episode, longer than the cap`);
+  const html = playbackSection(readSummary(dir) ?? null, [ep], []);
+  const data = JSON.parse(/<script type="application\/json" class=pb-data>(.*?)<\/script>/s.exec(html)![1]!) as {
+    every: number;
+    height: number;
+    rows: { step: number }[];
+  };
+  const every = Math.ceil(ep.steps / REPORT_PLAYBACK.maxFrames);
+  assert.equal(data.every, every);
+  assert.ok(data.rows.length <= REPORT_PLAYBACK.maxFrames + 1, `${data.rows.length} frames`);
+  assert.deepEqual(
+    data.rows.map((r) => r.step),
+    [...Array.from({ length: Math.floor(ep.steps / every) + 1 }, (_, k) => k * every), ...(ep.steps % every ? [ep.steps] : [])],
+    'the start, every k-th step, and the last step',
+  );
+  // One picture per row in the sprite (its PNG header's height), so the slider's every position has a frame.
+  const png = Buffer.from(/src="data:image\/png;base64,([^"]+)"/.exec(html)![1]!, 'base64');
+  assert.equal(png.readUInt32BE(20), data.rows.length * data.height);
+  assert.match(html, new RegExp(`${ep.steps} steps · one frame every ${every} steps`));
+  assert.match(html, new RegExp(`at most ${REPORT_PLAYBACK.maxFrames} frames each`));
+  assert.doesNotMatch(html, /does not follow the record/, 're-simulating followed the recorded path');
 });
 
 test('records written before playback still read; playback says it cannot play them, and why', () => {

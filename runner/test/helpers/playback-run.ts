@@ -24,16 +24,16 @@ function wander(seed: number) {
   return (_features: Float32Array, n: number) => Int32Array.from({ length: n }, () => choices[Math.floor(next() * choices.length)]!);
 }
 
-/** Records `episodes` evaluation episodes into `dir` (eval/episodes.ndjson, summary.json); returns them. */
-export async function recordPlaybackRun(dir: string, episodes = 4, seed = 11): Promise<EpisodeRecord[]> {
-  const task = resolveTask(PLAYBACK_TASK_FILE);
+/** Records `episodes` evaluation episodes of `taskFile` into `dir` (eval/episodes.ndjson, summary.json); returns them. */
+export async function recordPlaybackRun(dir: string, episodes = 4, seed = 11, taskFile = PLAYBACK_TASK_FILE): Promise<EpisodeRecord[]> {
+  const task = resolveTask(taskFile);
   const sandbox = await RewardSandbox.open(PLAYBACK_REWARD, episodes, { episodeSteps: task.maxSteps });
   try {
     const res = await evaluate({ task, episodes, numEnvs: episodes, seed, trainingSeeds: new Set(), act: wander(seed), sandbox, workers: 0 });
     writeEvalRecords(dir, res.episodes);
     const summary: RunSummary = {
       task: task.id,
-      task_file: PLAYBACK_TASK_FILE,
+      task_file: taskFile,
       reward_file: PLAYBACK_REWARD,
       reward_sha256: null,
       seed,
