@@ -5,7 +5,8 @@
 // scratch folder, as a user's would: one process start per test instead of one per command line.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cliAll, type CliResult } from './helpers/cli-all';
 import { tempDir } from './helpers/tmp';
@@ -122,4 +123,33 @@ test('train --resume: a damaged config.json is a located run-folder error (exit 
     assert.deepEqual(readdirSync(run), ['config.json']);
     assert.equal(readFileSync(path.join(run, 'config.json'), 'utf8'), text);
   });
+});
+
+test("REWARDSMITH_DEBUG=1: an unexpected error of the installed command prints its stack in runner/src/ files (the bundle's source map); without it, one line", () => {
+  // An unexpected error a user can meet (not a located one): the loop's experiment.json is a folder. If it ever
+  // becomes a located error, any other unexpected error serves.
+  const out = path.join(dir, 'debug-loop');
+  mkdirSync(path.join(out, 'experiment.json'), { recursive: true });
+  const root = path.join(__dirname, '..', '..');
+  const args = ['loop', '--task', 'approach-tree', '--no-llm', '--iterations', '1', '--out', out];
+  const run = (debug: string) =>
+    spawnSync(
+      process.execPath,
+      [path.join(root, 'runner/bin/rewardsmith.js'), ...args, '--reward', path.join(root, 'runner/rewards/approach-tree.dense.reward.ts')],
+      {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { ...process.env, REWARDSMITH_DEBUG: debug },
+        timeout: 120_000,
+      },
+    );
+  const plain = run('');
+  assert.equal(plain.status, 1, plain.stderr);
+  assert.match(plain.stderr, /^rewardsmith loop: [^\n]+\n$/);
+  noStack(plain.stderr);
+  const debug = run('1');
+  assert.equal(debug.status, 1, debug.stderr);
+  assert.ok(debug.stderr.startsWith(plain.stderr), `the same message first:\n${debug.stderr}`);
+  assert.match(debug.stderr, /^ +at Loop\.run \(.*runner[/\\]src[/\\]llm[/\\]loop\.ts:\d+:\d+\)$/m);
+  assert.doesNotMatch(debug.stderr, /dist[/\\]cli\.js/, 'no frame left in the bundle');
 });
