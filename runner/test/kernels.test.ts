@@ -123,3 +123,32 @@ for (const { rows, inner, cols } of SHAPES) {
     sameBits(dh, expected, 'tanh_gradient');
   });
 }
+
+test('the adam kernel: the same float32 weights and moments as the JavaScript formula', () => {
+  const n = 1001; // odd: the last element goes through the one-lane tail
+  const v = Arena.build((arena) => ({ k: arena.kernels, p: arena.f32(n), m: arena.f32(n), v: arena.f32(n), g: arena.f64(n) }));
+  const fill32 = (a: Float32Array, positive: boolean) => {
+    for (let i = 0; i < a.length; i++) a[i] = (positive ? Math.abs(rng.normal()) : rng.normal()) * 10 ** Math.floor(rng.next() * 6 - 5);
+  };
+  fill32(v.p, false);
+  fill32(v.m, false);
+  fill32(v.v, true);
+  fill(v.g);
+  const [p, m, s] = [Float32Array.from(v.p), Float32Array.from(v.m), Float32Array.from(v.v)];
+  const [scale, beta1, beta2, epsilon, lr, t] = [0.37, 0.9, 0.999, 1e-7, 1e-3, 5];
+  const c1 = 1 - beta1 ** t,
+    c2 = 1 - beta2 ** t;
+  v.k.adam(at(v.p), at(v.m), at(v.v), at(v.g), n, scale, beta1, 1 - beta1, beta2, 1 - beta2, c1, c2, epsilon, lr);
+  for (let i = 0; i < n; i++) {
+    const gi = v.g[i]! * scale;
+    const mi = (m[i] = beta1 * m[i]! + (1 - beta1) * gi);
+    const vi = (s[i] = beta2 * s[i]! + (1 - beta2) * gi * gi);
+    p[i] = p[i]! - lr * (mi / c1 / (Math.sqrt(vi / c2) + epsilon));
+  }
+  for (const [ours, loop, what] of [
+    [v.p, p, 'weights'],
+    [v.m, m, 'first moments'],
+    [v.v, s, 'second moments'],
+  ] as const)
+    assert.deepEqual(new Uint32Array(ours.buffer, ours.byteOffset, n), new Uint32Array(loop.buffer, loop.byteOffset, n), what);
+});

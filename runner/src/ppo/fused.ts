@@ -55,6 +55,48 @@ class SparseRows {
     this.rows = rows;
     return this;
   }
+
+  /** Rows `rows[0…count)` of a rollout's sparse rows: the entries fill() would find in the same rows' features. */
+  gather(rollout: SparseRollout, rows: Int32Array, count: number): this {
+    if (count > this.capacity) throw new Error(`${count} rows for sparse rows made for ${this.capacity}`);
+    const { start, index, value } = this;
+    let k = 0;
+    for (let m = 0; m < count; m++) {
+      start[m] = k;
+      const r = rows[m]!;
+      for (let e = rollout.start[r]!, end = rollout.start[r + 1]!; e < end; e++) {
+        index[k] = rollout.index[e]!;
+        value[k++] = rollout.value[e]!;
+      }
+    }
+    start[count] = k;
+    this.rows = count;
+    return this;
+  }
+}
+
+/** A whole rollout's feature rows as their nonzero entries, built once per update for its minibatches to gather. */
+export class SparseRollout {
+  readonly start: Int32Array;
+  readonly index: Int32Array;
+  readonly value: Float32Array;
+  constructor(features: Float32Array, rows: number, width: number) {
+    let nnz = 0;
+    for (let i = 0; i < rows * width; i++) if (features[i] !== 0) nnz++;
+    this.start = new Int32Array(rows + 1);
+    this.index = new Int32Array(nnz);
+    this.value = new Float32Array(nnz);
+    let k = 0;
+    for (let m = 0; m < rows; m++) {
+      this.start[m] = k;
+      for (let i = 0, o = m * width; i < width; i++)
+        if (features[o + i] !== 0) {
+          this.index[k] = i;
+          this.value[k++] = features[o + i]!;
+        }
+    }
+    this.start[rows] = k;
+  }
 }
 
 /**
@@ -266,12 +308,27 @@ export class FusedActorCritic implements PolicyNetwork {
   dispose(): void {}
 }
 
-/** Adam as TensorFlow.js computes it (β1 0.9, β2 0.999, ε 1e-7, bias correction β^(t+1) from iteration 0). */
+/**
+ * Adam as TensorFlow.js computes it (β1 0.9, β2 0.999, ε 1e-7, bias correction β^(t+1) from iteration 0), by the
+ * `adam` kernel. Its moments live in the kernel's memory (m and v are views of it); each step copies the weights
+ * and gradients in and the weights back out.
+ */
 export class FusedAdam {
   iterations = 0;
   readonly params: Float32Array[];
   readonly m: Float32Array[];
   readonly v: Float32Array[];
+  private readonly state: {
+    kernels: Kernels;
+    p: Float32Array;
+    m: Float32Array;
+    v: Float32Array;
+    g: Float64Array;
+    pParts: Float32Array[];
+    gParts: Float64Array[];
+    mParts: Float32Array[];
+    vParts: Float32Array[];
+  };
   constructor(
     readonly net: FusedActorCritic,
     public learningRate: number,
@@ -280,8 +337,18 @@ export class FusedAdam {
     readonly epsilon = 1e-7,
   ) {
     this.params = net.params;
-    this.m = this.params.map((p) => new Float32Array(p.length));
-    this.v = this.params.map((p) => new Float32Array(p.length));
+    const total = this.params.reduce((n, p) => n + p.length, 0);
+    this.state = Arena.build((arena) => {
+      const [p, m, v] = [arena.f32(total), arena.f32(total), arena.f32(total)];
+      const g = arena.f64(total);
+      const parts = <T extends Float32Array | Float64Array>(all: T): T[] => {
+        let o = 0;
+        return this.params.map((q) => all.subarray(o, (o += q.length)) as T);
+      };
+      return { kernels: arena.kernels, p, m, v, g, pParts: parts(p), gParts: parts(g), mParts: parts(m), vParts: parts(v) };
+    });
+    this.m = this.state.mParts;
+    this.v = this.state.vParts;
   }
 
   /** One step with gradients `grads` (same order as params) multiplied by `scale`. */
@@ -289,17 +356,13 @@ export class FusedAdam {
     const { beta1, beta2, epsilon } = this;
     const c1 = 1 - beta1 ** (this.iterations + 1),
       c2 = 1 - beta2 ** (this.iterations + 1);
-    this.params.forEach((p, k) => {
-      const g = grads[k]!,
-        m = this.m[k]!,
-        v = this.v[k]!;
-      for (let i = 0; i < p.length; i++) {
-        const gi = g[i]! * scale;
-        const mi = (m[i] = beta1 * m[i]! + (1 - beta1) * gi);
-        const vi = (v[i] = beta2 * v[i]! + (1 - beta2) * gi * gi);
-        p[i] = p[i]! - this.learningRate * (mi / c1 / (Math.sqrt(vi / c2) + epsilon));
-      }
+    const { kernels, p, m, v, g, pParts, gParts } = this.state;
+    this.params.forEach((q, k) => {
+      pParts[k]!.set(q);
+      gParts[k]!.set(grads[k]!);
     });
+    kernels.adam(at(p), at(m), at(v), at(g), p.length, scale, beta1, 1 - beta1, beta2, 1 - beta2, c1, c2, epsilon, this.learningRate);
+    this.params.forEach((q, k) => q.set(pParts[k]!));
     this.iterations++;
     this.net.version++;
   }
@@ -345,12 +408,11 @@ class LossWorkspace {
     this.logp = new Float64Array(rows * k);
   }
 
-  /** The heads' forward passes over `x` (one head: the policy alone). */
-  forward(x: Float32Array, heads: 1 | 2): void {
+  /** The heads' forward passes over the rows in `x` (one head: the policy alone). */
+  forward(heads: 1 | 2): void {
     // Always re-read the weights (a few percent of a pass): a caller may have changed them without a version bump.
     this.policy.refresh();
     if (heads === 2) this.value.refresh();
-    this.x.fill(x, this.rows);
     this.policy.forward(this.kernels, this.x);
     if (heads === 2) this.value.forward(this.kernels, this.x);
   }
@@ -373,6 +435,8 @@ export interface LossOptions {
   initLogp: Float64Array | null;
   /** Weight of the policy terms (0 while only the value function trains). */
   policyWeight: number;
+  /** The rollout's rows as sparse rows, gathered by mb.rows (mb.x is then not read); absent: mb.x. */
+  rollout?: SparseRollout;
 }
 
 /** Per-minibatch loss terms; `approxKl` and `clipFraction` are against the policy that collected the data. */
@@ -395,7 +459,9 @@ export function ppoLossAndGradient(net: FusedActorCritic, mb: Minibatch, opts: L
     k = net.config.numActions;
   const { logp, dLogits, dValue } = ws;
   measured(profile, 'PPO forward', () => {
-    ws.forward(mb.x, 2);
+    if (opts.rollout) ws.x.gather(opts.rollout, mb.rows, rows);
+    else ws.x.fill(mb.x, rows);
+    ws.forward(2);
     logSoftmaxRows(ws.policy.out, rows, k, logp);
   });
   let policyLoss = 0,
@@ -493,7 +559,8 @@ export function lossWorkspace(net: FusedActorCritic, rows: number): LossWorkspac
 export function crossEntropyAndGradient(net: FusedActorCritic, x: Float32Array, labels: Int32Array, ws: LossWorkspace): number {
   const rows = ws.rows,
     k = net.config.numActions;
-  ws.forward(x, 1);
+  ws.x.fill(x, rows);
+  ws.forward(1);
   logSoftmaxRows(ws.policy.out, rows, k, ws.logp);
   let loss = 0;
   const inv = 1 / rows;
@@ -519,19 +586,27 @@ export function fusedPpoUpdate(
   const sums = { policyLoss: 0, valueLoss: 0, entropy: 0, kl: 0, approxKl: 0, clipFraction: 0 };
   let count = 0;
   const initLogp = opts.initNet && measured(opts.profile, 'PPO init policy', () => initPolicyLogProbs(opts.initNet!, buffer));
-  const lossOptions: LossOptions = { hp, initLogp, policyWeight: opts.valueOnly ? 0 : 1 };
-  forEachMinibatch(buffer, hp, rng, (mb) => {
-    const ws = lossWorkspace(net, mb.size);
-    const terms = ppoLossAndGradient(net, mb, lossOptions, ws, opts.profile);
-    measured(opts.profile, 'PPO Adam', () => {
-      let sq = 0;
-      for (const g of ws.grads) for (let i = 0; i < g.length; i++) sq += g[i]! * g[i]!;
-      const scale = Math.min(1, hp.maxGradNorm / (Math.sqrt(sq) + 1e-6));
-      adam.step(ws.grads, scale);
-    });
-    for (const key of Object.keys(sums) as (keyof typeof sums)[]) sums[key] += terms[key];
-    count++;
-  });
+  // The rollout's nonzero features, found once: each minibatch gathers its rows instead of scanning them.
+  const rollout = measured(opts.profile, 'PPO sparse rows', () => new SparseRollout(buffer.features, buffer.length * buffer.numEnvs, buffer.featureSize));
+  const lossOptions: LossOptions = { hp, initLogp, policyWeight: opts.valueOnly ? 0 : 1, rollout };
+  forEachMinibatch(
+    buffer,
+    hp,
+    rng,
+    (mb) => {
+      const ws = lossWorkspace(net, mb.size);
+      const terms = ppoLossAndGradient(net, mb, lossOptions, ws, opts.profile);
+      measured(opts.profile, 'PPO Adam', () => {
+        let sq = 0;
+        for (const g of ws.grads) for (let i = 0; i < g.length; i++) sq += g[i]! * g[i]!;
+        const scale = Math.min(1, hp.maxGradNorm / (Math.sqrt(sq) + 1e-6));
+        adam.step(ws.grads, scale);
+      });
+      for (const key of Object.keys(sums) as (keyof typeof sums)[]) sums[key] += terms[key];
+      count++;
+    },
+    false,
+  );
   return {
     policyLoss: sums.policyLoss / count,
     valueLoss: sums.valueLoss / count,

@@ -70,6 +70,13 @@ interface Lanes {
   one: Bytes;
   width: number;
   type: number;
+  div: Bytes;
+  sqrt: Bytes;
+  /** A float32 pair (or one) widened to float64, and the reverse, rounding to nearest as a Float32Array store does. */
+  loadF32: Bytes;
+  storeF32: Bytes;
+  /** The f64 on the stack in every lane. */
+  spread: Bytes;
 }
 const X2: Lanes = {
   load: v128Load,
@@ -81,19 +88,44 @@ const X2: Lanes = {
   one: [...f64One, ...X2_SPLAT],
   width: 2,
   type: V128,
+  div: simd(0xf3),
+  sqrt: simd(0xef),
+  // v128.load64_zero, f64x2.promote_low_f32x4; f32x4.demote_f64x2_zero, v128.store64_lane (lane 0)
+  loadF32: [...simd(0x5d), 3, 0, ...simd(0x5f)],
+  storeF32: [...simd(0x5e), ...simd(0x5b), 3, 0, 0],
+  spread: X2_SPLAT,
 };
-const X1: Lanes = { load: f64Load, store: f64Store, splat: f64Load, add: [F64_ADD], sub: [F64_SUB], mul: [F64_MUL], one: f64One, width: 1, type: F64 };
+const X1: Lanes = {
+  load: f64Load,
+  store: f64Store,
+  splat: f64Load,
+  add: [F64_ADD],
+  sub: [F64_SUB],
+  mul: [F64_MUL],
+  one: f64One,
+  width: 1,
+  type: F64,
+  div: [0xa3],
+  sqrt: [0x9f],
+  // f32.load, f64.promote_f32; f32.demote_f64, f32.store
+  loadF32: [0x2a, 2, 0, 0xbb],
+  storeF32: [0xb6, 0x38, 2, 0],
+  spread: [],
+};
 
 /** A function under assembly: its parameters (all i32) and named locals. */
 class Fn {
   readonly locals: number[] = [];
   body: Bytes = [];
   private readonly index = new Map<string, number>();
+  readonly params: string[];
   constructor(
     readonly name: string,
-    readonly params: string[],
+    i32Params: string[],
+    readonly f64Params: string[] = [],
   ) {
-    params.forEach((p, i) => this.index.set(p, i));
+    this.params = [...i32Params, ...f64Params];
+    this.params.forEach((p, i) => this.index.set(p, i));
   }
   /** The local called `name` (declared on first use with `type`). */
   l(name: string, type = I32): number {
@@ -431,10 +463,92 @@ function tanhGradient(): Fn {
   return f;
 }
 
+/**
+ * Adam on float32 weights and moments as FusedAdam.step did it in JavaScript, in float64 with each result rounded
+ * to float32 where it is stored: g = grad · scale; m = β1·m + (1−β1)·g; v = β2·v + ((1−β2)·g)·g;
+ * p = p − lr · ((m / c1) / (√(v / c2) + ε)), m and v taken before their rounding.
+ */
+function adam(): Fn {
+  const f = new Fn('adam', ['p', 'm', 'v', 'g', 'n'], ['scale', 'beta1', 'oneMinusBeta1', 'beta2', 'oneMinusBeta2', 'c1', 'c2', 'epsilon', 'lr']);
+  const [p, m, v, g, n] = ['p', 'm', 'v', 'g', 'n'].map((x) => f.l(x));
+  const constants = f.f64Params;
+  const k = f.l('k'),
+    at32 = f.l('at32'),
+    at64 = f.l('at64');
+  const part = (lanes: Lanes) => {
+    const c = Object.fromEntries(constants.map((name) => [name, lanes.width === 1 ? f.l(name) : f.l(`${name}2`, V128)]));
+    const [gi, mi, vi] = ['gi', 'mi', 'vi'].map((x) => f.l(`${x}${lanes.width}`, lanes.type));
+    const spread = lanes.width === 1 ? [] : constants.flatMap((name) => [...get(f.l(name)), ...lanes.spread, ...set(c[name]!)]);
+    const ptr = (base: number, wide: boolean): Bytes => [...get(base), ...get(wide ? at64 : at32), ADD];
+    return [
+      ...spread,
+      ...loop([], [...get(k), ...i32(lanes.width), ADD, ...get(n!), GT_S], inc(k, i32(lanes.width)), [
+        ...times(get(k), i32(4)),
+        ...set(at32),
+        ...times(get(k), i32(8)),
+        ...set(at64),
+        ...ptr(g!, true),
+        ...lanes.load(),
+        ...get(c.scale!),
+        ...lanes.mul,
+        ...set(gi),
+        // m
+        ...get(c.beta1!),
+        ...ptr(m!, false),
+        ...lanes.loadF32,
+        ...lanes.mul,
+        ...get(c.oneMinusBeta1!),
+        ...get(gi),
+        ...lanes.mul,
+        ...lanes.add,
+        ...set(mi),
+        ...ptr(m!, false),
+        ...get(mi),
+        ...lanes.storeF32,
+        // v
+        ...get(c.beta2!),
+        ...ptr(v!, false),
+        ...lanes.loadF32,
+        ...lanes.mul,
+        ...get(c.oneMinusBeta2!),
+        ...get(gi),
+        ...lanes.mul,
+        ...get(gi),
+        ...lanes.mul,
+        ...lanes.add,
+        ...set(vi),
+        ...ptr(v!, false),
+        ...get(vi),
+        ...lanes.storeF32,
+        // p
+        ...ptr(p!, false),
+        ...ptr(p!, false),
+        ...lanes.loadF32,
+        ...get(c.lr!),
+        ...get(mi),
+        ...get(c.c1!),
+        ...lanes.div,
+        ...get(vi),
+        ...get(c.c2!),
+        ...lanes.div,
+        ...lanes.sqrt,
+        ...get(c.epsilon!),
+        ...lanes.add,
+        ...lanes.div,
+        ...lanes.mul,
+        ...lanes.sub,
+        ...lanes.storeF32,
+      ]),
+    ];
+  };
+  f.body = [...i32(0), ...set(k), ...part(X2), ...part(X1)];
+  return f;
+}
+
 /** The module: one imported memory, the kernels exported by name. */
 function assemble(fns: Fn[]): Uint8Array<ArrayBuffer> {
   const section = (id: number, content: Bytes): Bytes => [id, ...uleb(content.length), ...content];
-  const types = fns.map((fn) => [0x60, ...vec(fn.params.map(() => [I32])), 0]);
+  const types = fns.map((fn) => [0x60, ...vec(fn.params.map((p) => [fn.f64Params.includes(p) ? F64 : I32])), 0]);
   const code = fns.map((fn) => {
     const locals = vec(fn.locals.map((t) => [1, t]));
     const body = [...locals, ...fn.body, 0x0b];
@@ -463,16 +577,32 @@ export interface Kernels {
   dense_gradient(h: number, rows: number, inner: number, dz: number, cols: number, dw: number, db: number): void;
   sparse_gradient(start: number, index: number, value: number, rows: number, g: number, cols: number, dw: number, db: number): void;
   tanh_gradient(dh: number, h: number, n: number): void;
+  adam(
+    p: number,
+    m: number,
+    v: number,
+    g: number,
+    n: number,
+    scale: number,
+    beta1: number,
+    oneMinusBeta1: number,
+    beta2: number,
+    oneMinusBeta2: number,
+    c1: number,
+    c2: number,
+    epsilon: number,
+    lr: number,
+  ): void;
 }
 
 let compiled: WebAssembly.Module | null = null;
 /** The kernels' module, assembled and compiled once per process (a few kilobytes, a millisecond). */
 export function kernelModule(): WebAssembly.Module {
-  compiled ??= new WebAssembly.Module(assemble([denseMatmul(), sparseMatmul(), denseGradient(), sparseGradient(), tanhGradient()]));
+  compiled ??= new WebAssembly.Module(assemble([denseMatmul(), sparseMatmul(), denseGradient(), sparseGradient(), tanhGradient(), adam()]));
   return compiled;
 }
 
-type View = Float64Array | Int32Array;
+type View = Float64Array | Float32Array | Int32Array;
 const ALIGN = 16;
 
 /**
@@ -504,6 +634,9 @@ export class Arena {
   }
   f64(length: number): Float64Array {
     return this.take((b, o, n) => new Float64Array(b, o, n), 8, length);
+  }
+  f32(length: number): Float32Array {
+    return this.take((b, o, n) => new Float32Array(b, o, n), 4, length);
   }
   i32(length: number): Int32Array {
     return this.take((b, o, n) => new Int32Array(b, o, n), 4, length);

@@ -148,9 +148,10 @@ export interface Minibatch {
  * on them: a Fisher-Yates shuffle from `rng` per epoch, rows past the last whole minibatch left out. The
  * minibatch's arrays are reused for the next one: `fn` must not keep them.
  */
-export function forEachMinibatch(buffer: RolloutBuffer, hp: PpoHyperparameters, rng: Rng, fn: (mb: Minibatch) => void): void {
+export function forEachMinibatch(buffer: RolloutBuffer, hp: PpoHyperparameters, rng: Rng, fn: (mb: Minibatch) => void, gatherFeatures = true): void {
   const total = buffer.length * buffer.numEnvs;
-  const f = buffer.featureSize;
+  // Without gatherFeatures, x is empty: the caller reads the rows' features from the buffer by mb.rows.
+  const f = gatherFeatures ? buffer.featureSize : 0;
   const mbSize = Math.max(1, Math.floor(total / hp.minibatches));
   const order = new Int32Array(total).map((_, i) => i);
   // One set of arrays, refilled for each minibatch: `fn` uses a minibatch before the next one is drawn.
@@ -176,7 +177,7 @@ export function forEachMinibatch(buffer: RolloutBuffer, hp: PpoHyperparameters, 
       for (let m = 0; m < mbSize; m++) {
         const k = idx[m]!;
         mb.rows[m] = k;
-        mb.x.set(buffer.features.subarray(k * f, (k + 1) * f), m * f);
+        if (f) mb.x.set(buffer.features.subarray(k * f, (k + 1) * f), m * f);
         mb.actions[m] = buffer.actions[k]!;
         mb.oldLogp[m] = buffer.logProbs[k]!;
         mb.advantages[m] = buffer.advantages[k]!;
