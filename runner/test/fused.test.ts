@@ -249,3 +249,16 @@ test('a checkpoint resumes on the other engine: weights.bin and Adam state carry
     b.dispose();
   }
 });
+
+test('acting on fewer envs than the last batch gives each row what a batch of its own gives', async () => {
+  const net = new FusedActorCritic(config(639), new Rng(41));
+  const buffer = await realBuffer(net, 42);
+  const rows = (from: number, count: number) => buffer.features.subarray(from * 639, (from + count) * 639);
+  net.evaluate(rows(0, ENVS), ENVS);
+  // Episodes ending shrink the batch: 3 rows through the workspace made for ENVS, then on a network that never saw more.
+  const shrunk = net.evaluate(rows(ENVS, 3), 3);
+  const fresh = new FusedActorCritic(config(639), new Rng(41)).evaluate(rows(ENVS, 3), 3);
+  assert.equal(shrunk.values.length, 3);
+  assert.deepEqual(shrunk.probs, fresh.probs);
+  assert.deepEqual(shrunk.values, fresh.values);
+});

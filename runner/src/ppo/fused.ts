@@ -274,14 +274,16 @@ export class FusedActorCritic implements PolicyNetwork {
   }
 
   evaluate(features: Float32Array, batch: number): { probs: Float32Array; values: Float32Array } {
-    if (this.acting?.rows !== batch) this.acting = new ForwardWorkspace(this, batch, 2);
+    // A workspace serves any batch up to its size (a row's arithmetic does not depend on the others): batches that
+    // shrink as episodes end reuse it instead of making a memory each.
+    if (!this.acting || this.acting.rows < batch) this.acting = new ForwardWorkspace(this, batch, 2);
     const ws = this.acting;
     ws.forward(features, batch);
     const [policy, value] = ws.heads;
     logSoftmaxRows(policy!.out, batch, this.config.numActions, ws.logp);
     const probs = new Float32Array(batch * this.config.numActions);
     for (let i = 0; i < probs.length; i++) probs[i] = Math.exp(ws.logp[i]!);
-    return { probs, values: Float32Array.from(value!.out) };
+    return { probs, values: Float32Array.from(value!.out.subarray(0, batch)) };
   }
 
   weights(): Float32Array {
