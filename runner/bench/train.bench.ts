@@ -13,8 +13,8 @@ import type { PhaseTotals } from '../src/ppo/profile';
 
 const FRAMES = Number(process.env.BENCH_TRAIN_FRAMES ?? 65_536);
 const BACKENDS = (process.env.BENCH_TRAIN_BACKENDS ?? 'js').split(',');
-/** The code before this round of speed work (2026-11-26); `none` runs this tree only. */
-const BEFORE = process.env.BENCH_TRAIN_BEFORE ?? 'e56fc76';
+/** The code before the last round of speed work (2026-11-26: the fused network's WebAssembly kernels); `none` runs this tree only. */
+const BEFORE = process.env.BENCH_TRAIN_BEFORE ?? '820a9e3';
 const PAIRS = Number(process.env.BENCH_TRAIN_PAIRS ?? 1);
 const ROOT = path.join(__dirname, '..', '..');
 const load = () =>
@@ -109,8 +109,8 @@ function printTable(header: string[], rows: string[][]): void {
 
 export async function run(): Promise<void> {
   console.log(
-    'reference (2026-11-26 12:47-12:58, 2-core AMD EPYC VM, load average 16.5-20.0, fused JS, every thread from the start): e56fc76 784 frames per CPU-second (83.6 s: main thread 45.3, env worker 18.5, helper threads 13.8, reward host 6.0); ' +
-      'this tree with only the bench changed 831 (78.9 s).',
+    'reference (2-core AMD EPYC VM, fused engine, every thread from the start): 2026-11-26 12:47-12:58, load average 16.5-20.0: e56fc76 784 frames per CPU-second (83.6 s: main thread 45.3, env worker 18.5, helper threads 13.8, reward host 6.0); ' +
+      '19:01-19:26, load 8-12, two pairs: 820a9e3 948 / 886 (69.1 / 74.0 s, PPO update 17.6 / 19.0), with the WebAssembly kernels 1,207 / 1,213 (54.3 / 54.0 s, PPO update 5.3 / 5.4).',
   );
   console.log(
     `method: train() on approach-tree, dense reward, seed 0, 32 envs, ${FRAMES.toLocaleString('en')} frames, no evaluation, engines ${BACKENDS.join(', ')}, ` +

@@ -113,7 +113,7 @@ const X1: Lanes = {
   spread: [],
 };
 
-/** A function under assembly: its parameters (all i32) and named locals. */
+/** A function under assembly: its parameters (i32, then f64) and named locals. */
 class Fn {
   readonly locals: number[] = [];
   body: Bytes = [];
