@@ -2,7 +2,7 @@
 // sweeps and the extension's dashboard. One definition here, with the checked readers everyone uses, so
 // writer and readers cannot drift and a malformed file fails with its location.
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { wilson, type RateComparison } from './stats';
 import type { DeathCause, NearestBlocks, RecordedObservation } from './schema';
@@ -483,9 +483,30 @@ export class RunRecordError extends Error {
   override name = 'RunRecordError';
 }
 
-function readJsonFile(file: string): unknown {
+/**
+ * The one reader of a folder's own JSON records (a run's, a loop's, a sweep's, a table's), parsed. The folder
+ * may be someone else's, so a record that is a folder, cannot be read, is not JSON, or is a symbolic link to a
+ * file outside `folder` (its own folder by default; it is not followed) is a RunRecordError naming the file
+ * and what is wrong with it.
+ */
+export function readRecordJson(file: string, folder = path.dirname(file)): unknown {
+  let text: string;
   try {
-    return JSON.parse(readFileSync(file, 'utf8'));
+    const link = lstatSync(file).isSymbolicLink();
+    const real = link ? realpathSync(file) : file;
+    const inside = path.relative(realpathSync(folder), real);
+    if (link && (inside.startsWith('..') || path.isAbsolute(inside)))
+      throw new RunRecordError(`${file}: a symbolic link to ${real}, outside ${folder}; not read`);
+    if (statSync(real).isDirectory()) throw new RunRecordError(`${file}: a folder, not a file`);
+    text = readFileSync(real, 'utf8');
+  } catch (err) {
+    if (err instanceof RunRecordError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' || code === 'EPERM' ? 'not readable (permission denied)' : (err as Error).message;
+    throw new RunRecordError(`${file}: cannot be read: ${why}`);
+  }
+  try {
+    return JSON.parse(text);
   } catch (err) {
     throw new RunRecordError(`${file}: not valid JSON (${(err as Error).message})`);
   }
@@ -499,7 +520,7 @@ function readJsonFile(file: string): unknown {
 export function readSummary(runDir: string): RunSummary | undefined {
   const file = path.join(runDir, RUN_FILES.summary);
   if (!existsSync(file)) return undefined;
-  const s = readJsonFile(file) as Partial<RunSummary> | null;
+  const s = readRecordJson(file) as Partial<RunSummary> | null;
   const missing: string[] = [];
   if (!s || typeof s !== 'object' || Array.isArray(s)) throw new RunRecordError(`${file}: not a run summary`);
   if (typeof s.task !== 'string') missing.push('task');
@@ -594,7 +615,7 @@ export function readEpisodes(runDir: string): EpisodeRecord[] {
   if (!existsSync(file)) {
     const failedFile = path.join(runDir, RUN_FILES.failedEpisodes);
     if (existsSync(failedFile)) {
-      const parsed = readJsonFile(failedFile);
+      const parsed = readRecordJson(failedFile);
       if (!Array.isArray(parsed)) throw new RunRecordError(`${failedFile}: expected a JSON array of episodes`);
       return parsed.map((e, i) => checkEpisode(e, `${failedFile}: episode ${i}`));
     }
@@ -674,7 +695,7 @@ function checkStepCodes(ep: EpisodeRecord, where: string): void {
 export function readSuggestions(runDir: string): SuggestionsRecord | undefined {
   const file = path.join(runDir, RUN_FILES.suggestions);
   if (!existsSync(file)) return undefined;
-  const parsed = readJsonFile(file) as Partial<SuggestionsRecord> | null;
+  const parsed = readRecordJson(file) as Partial<SuggestionsRecord> | null;
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed) || !Array.isArray(parsed.suggestions))
     throw new RunRecordError(`${file}: expected the analyzer's result with a suggestions array`);
   for (const k of ['failed_episodes', 'explained_episodes'] as const)
@@ -785,7 +806,7 @@ function checkSuggestionNumbers(s: Partial<SuggestionRecord>, where: string): vo
 export function readSweepResults(sweepDir: string): SweepResults | undefined {
   const file = path.join(sweepDir, SWEEP_FILES.results);
   if (!existsSync(file)) return undefined;
-  const r = readJsonFile(file) as Partial<SweepResults> | null;
+  const r = readRecordJson(file) as Partial<SweepResults> | null;
   if (!r || typeof r !== 'object' || Array.isArray(r) || !Array.isArray(r.runs) || !Array.isArray(r.rewards))
     throw new RunRecordError(`${file}: expected a sweep's results with runs and rewards arrays`);
   r.rewards.forEach((w: Partial<SweepRewardResult> | null, i) => {

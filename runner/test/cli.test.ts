@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cliAll, type CliResult } from './helpers/cli-all';
 import { tempDir } from './helpers/tmp';
@@ -125,11 +125,64 @@ test('train --resume: a damaged config.json is a located run-folder error (exit 
   });
 });
 
+test("a loop's, table's or run's own record that is a folder, not JSON, a link out of its folder or not the record named is one line naming the file; nothing is changed", async () => {
+  const reward = path.join(__dirname, '..', 'rewards', 'approach-tree.dense.reward.ts');
+  const loop = (out: string) => ['loop', '--task', 'approach-tree', '--no-llm', '--iterations', '1', '--out', out, '--reward', reward];
+  const outside = path.join(dir, 'outside.json');
+  writeFileSync(outside, '{"task": "approach-tree"}\n');
+  mkdirSync(path.join(dir, 'records', 'loop-folder', 'experiment.json'), { recursive: true });
+  mkdirSync(path.join(dir, 'records', 'loop-link'), { recursive: true });
+  symlinkSync(outside, path.join(dir, 'records', 'loop-link', 'experiment.json'));
+  mkdirSync(path.join(dir, 'records', 'loop-iteration', 'iteration-1'), { recursive: true });
+  writeFileSync(path.join(dir, 'records', 'loop-iteration', 'iteration-1', 'iteration.json'), '{}\n');
+  cpSync(path.join(__dirname, 'fixtures', 'runs', 'spin-in-place'), path.join(dir, 'records', 'run'), { recursive: true });
+  rmSync(path.join(dir, 'records', 'run', 'summary.json'));
+  mkdirSync(path.join(dir, 'records', 'run', 'summary.json'));
+  mkdirSync(path.join(dir, 'records', 'table'), { recursive: true });
+  writeFileSync(path.join(dir, 'records', 'table', 'table-config.json'), '{"steps": 12');
+  const before = listTree(path.join(dir, 'records'));
+  const results = await cli(
+    loop('records/loop-folder'),
+    loop('records/loop-link'),
+    loop('records/loop-iteration'),
+    ['analyze', 'records/run'],
+    ['table', '--tasks', 'approach-tree', '--out', 'records/table'],
+  );
+  const expected = [
+    /^rewardsmith loop: records\/loop-folder\/experiment\.json: a folder, not a file\n$/,
+    /^rewardsmith loop: records\/loop-link\/experiment\.json: a symbolic link to outside\.json, outside records\/loop-link; not read\n$/,
+    /^rewardsmith loop: records\/loop-iteration\/iteration-1\/iteration\.json: not an iteration's record \(it has no candidates list\); move it away to run iteration 1 again\n$/,
+    /^rewardsmith analyze: records\/run\/summary\.json: a folder, not a file\n$/,
+    /^rewardsmith table: records\/table\/table-config\.json: not valid JSON \(.+\)\n$/,
+  ];
+  results.forEach((r, i) => {
+    assert.equal(r.code, 1, r.err);
+    // Paths as the scratch folder's (the loop names them absolute).
+    assert.match(r.err.replace(/^resuming the experiment in .*\n/, '').replaceAll(dir + path.sep, ''), expected[i]!);
+    noStack(r.err);
+  });
+  // The loop with only a bad iteration.json (re)writes its experiment.json, its settings, before it reads the iteration.
+  const after = listTree(path.join(dir, 'records'));
+  delete after[path.join('loop-iteration', 'experiment.json')];
+  assert.deepEqual(after, before, 'no record was changed, added or removed');
+  assert.equal(readFileSync(outside, 'utf8'), '{"task": "approach-tree"}\n');
+});
+
+/** Every path under `root` with a plain file's content, to compare before and after. */
+function listTree(root: string): Record<string, string> {
+  const tree: Record<string, string> = {};
+  for (const entry of readdirSync(root, { recursive: true, withFileTypes: true })) {
+    const file = path.join(entry.parentPath, entry.name);
+    tree[path.relative(root, file)] = entry.isFile() ? readFileSync(file, 'utf8') : entry.isSymbolicLink() ? 'link' : 'folder';
+  }
+  return tree;
+}
+
 test("REWARDSMITH_DEBUG=1: an unexpected error of the installed command prints its stack in runner/src/ files (the bundle's source map); without it, one line", () => {
-  // An unexpected error a user can meet (not a located one): the loop's experiment.json is a folder. If it ever
-  // becomes a located error, any other unexpected error serves.
-  const out = path.join(dir, 'debug-loop');
-  mkdirSync(path.join(out, 'experiment.json'), { recursive: true });
+  // An unexpected error a user can meet (not one the product words itself): --out under a plain file, which
+  // the loop's mkdir meets as ENOTDIR. If it ever becomes a worded error, any other unexpected error serves.
+  writeFileSync(path.join(dir, 'debug-file'), '');
+  const out = path.join(dir, 'debug-file', 'loop');
   const root = path.join(__dirname, '..', '..');
   const args = ['loop', '--task', 'approach-tree', '--no-llm', '--iterations', '1', '--out', out];
   const run = (debug: string) =>

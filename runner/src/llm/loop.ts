@@ -13,6 +13,7 @@ import {
   LOOP_FILES,
   rateRecord,
   readEpisodes,
+  readRecordJson,
   readSummary,
   requireTrainingSummary,
   RUN_FILES,
@@ -105,7 +106,7 @@ function designedCandidates(candidates: CandidateResult[], chosen: CandidateResu
  * `keep` rejects (a failure worth retrying on the next run) is returned but not recorded.
  */
 async function cached<T>(file: string, compute: () => Promise<T>, keep: (value: T) => boolean = () => true): Promise<T> {
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as T;
+  if (existsSync(file)) return readRecordJson(file) as T;
   const value = await compute();
   if (keep(value)) writeAtomic(file, json(value));
   return value;
@@ -186,7 +187,7 @@ function heldOutText(summary: RunSummary, start: LoopStart): string {
 function seedsSeen(runDir: string): number[] {
   const seeds: number[] = [];
   try {
-    const state = JSON.parse(readFileSync(path.join(runDir, RUN_FILES.checkpoint, 'state.json'), 'utf8')) as { trainingSeeds?: number[] };
+    const state = readRecordJson(path.join(runDir, RUN_FILES.checkpoint, 'state.json')) as { trainingSeeds?: number[] };
     seeds.push(...(state.trainingSeeds ?? []));
   } catch {
     // no checkpoint state: no training worlds to leave out
@@ -252,7 +253,7 @@ class Loop {
     const dir = path.join(o.out, FOUNDATION_DIR);
     const demos = o.foundation.demos ?? DEFAULT_DEMOS;
     let summary = existsSync(path.join(dir, PRETRAIN_FILE)) ? readSummary(dir) : undefined;
-    let record = summary ? (JSON.parse(readFileSync(path.join(dir, PRETRAIN_FILE), 'utf8')) as { demos: number }) : undefined;
+    let record = summary ? (readRecordJson(path.join(dir, PRETRAIN_FILE)) as { demos: number }) : undefined;
     if (summary && record && record.demos !== demos)
       throw new LoopError(`${dir} holds a foundation of ${record.demos} demonstrations, not ${demos}: use a new --out folder, or the same --demos to resume`);
     if (!summary || !record) {
@@ -667,7 +668,7 @@ class Loop {
       start: o.train?.init ? path.resolve(o.train.init) : o.foundation ? FOUNDATION_DIR : 'scratch',
     };
     if (existsSync(experimentFile)) {
-      const earlier = JSON.parse(readFileSync(experimentFile, 'utf8')) as typeof settings & { iterations: number };
+      const earlier = readRecordJson(experimentFile) as typeof settings & { iterations: number };
       for (const key of ['task', 'steps', 'candidates', 'seed', 'no_llm', 'start'] as const) {
         // Experiments recorded before a setting existed resume with its value now.
         if (!(key in earlier)) continue;
@@ -683,8 +684,9 @@ class Loop {
     const results: IterationResult[] = [];
     for (let i = 1; i <= o.iterations; i++) {
       const iterDir = path.join(o.out, `iteration-${i}`);
+      const iterationFile = path.join(iterDir, 'iteration.json');
       const result = await cached<IterationResult>(
-        path.join(iterDir, 'iteration.json'),
+        iterationFile,
         async (): Promise<IterationResult> => {
           const prev = results[results.length - 1];
           if (o.noLlm) return this.patchIteration(i, iterDir, prev, results);
@@ -720,6 +722,8 @@ class Loop {
         },
         (r) => r.chosen !== null,
       );
+      if (!result || typeof result !== 'object' || !Array.isArray(result.candidates))
+        throw new LoopError(`${iterationFile}: not an iteration's record (it has no candidates list); move it away to run iteration ${i} again`);
       // Nothing trainable came out (the designer kept failing the checks): stop; running again retries it.
       if (result.chosen === null) throw new LoopError(`iteration ${i}: no candidate could be trained (${result.candidates.map((c) => c.failure).join('; ')})`);
       results.push({ ...result, analysis: this.analysisNow(result, results[results.length - 1]) });

@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { writeAtomic } from '../files';
 import { checkReward, formatDiagnostic } from '../lint/check';
+import { readRecordJson } from '../records';
 import type { TaskSpec } from '../tasks';
 
 export const PROBE_SCREEN_FILE = 'probe-screen.json';
@@ -33,7 +34,7 @@ async function blockers(file: string, text: string, task: TaskSpec): Promise<{ e
  */
 export async function screenReward(file: string, task: TaskSpec, baseline?: { file: string; text: string }): Promise<string | null> {
   const verdictFile = path.join(path.dirname(file), PROBE_SCREEN_FILE);
-  if (existsSync(verdictFile)) return (JSON.parse(readFileSync(verdictFile, 'utf8')) as ScreenVerdict).refused;
+  if (existsSync(verdictFile)) return (readRecordJson(verdictFile) as ScreenVerdict).refused;
   const found = await blockers(file, readFileSync(file, 'utf8'), task);
   const before = baseline ? (await blockers(baseline.file, baseline.text, task)).incentives.length : Number.POSITIVE_INFINITY;
   const reasons = [...found.errors, ...(found.incentives.length > before ? found.incentives : [])];

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { writeAtomic } from '../files';
-import { metricsCsv, readSummary, RUN_FILES, type RunSummary, type UpdateMetrics } from '../records';
+import { metricsCsv, readRecordJson, readSummary, RUN_FILES, type RunSummary, type UpdateMetrics } from '../records';
 import { savePolicy } from '../ppo/policy';
 import { saveOptimizer, type Learner } from '../ppo/learner';
 import type { PpoHyperparameters } from '../ppo/ppo';
@@ -124,7 +124,7 @@ export function readCheckpoint(runDir: string): { dir: string; state: TrainState
  */
 export function checkpointState(checkpointDir: string): TrainState | null {
   const file = path.join(checkpointDir, 'state.json');
-  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as TrainState) : null;
+  return existsSync(file) ? (readRecordJson(file) as TrainState) : null;
 }
 
 /** metrics.ndjson must hold every update the checkpoint has counted, or the curve would silently lose them. */

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { CommandError, PROCESS_IO, UsageError, parseCommandArgs, runCommand, type CommandIo } from '../args';
 import { makeEvent, type RunnerEvent, type SweepRunEvent } from '../events';
 import { writeAtomic } from '../files';
+import { readRecordJson } from '../records';
 import { resolveTask, TaskFileError } from '../tasks';
 import { BACKEND_CHOICES } from '../ppo/backend';
 import { type Engine, trainJob, type JobState, type TrainJob } from './engine';
@@ -96,7 +97,7 @@ function openSweep(o: SweepOptions, dir: string, taskId: string): { state: Sweep
   const stateFile = path.join(dir, SWEEP_FILES.state);
   let state: SweepState = { version: 1, task: taskId, steps: o.steps, seeds: o.seeds, init: o.init ? path.resolve(o.init) : null, rewards, runs: {} };
   if (existsSync(stateFile)) {
-    const earlier = JSON.parse(readFileSync(stateFile, 'utf8')) as SweepState;
+    const earlier = readRecordJson(stateFile) as SweepState;
     const differs = (['task', 'steps', 'seeds', 'init'] as const).filter((k) => earlier[k] !== state[k]);
     if (JSON.stringify(earlier.rewards.map((r) => [r.name, r.file])) !== JSON.stringify(rewards.map((r) => [r.name, r.file]))) differs.push('rewards' as never);
     if (differs.length > 0)
