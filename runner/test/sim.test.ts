@@ -13,7 +13,8 @@ import { FEATURE_CLASSES, FEATURE_SPEC } from '../src/env/game/features';
 import { LIDAR_COLUMNS } from '../src/env/game/observe';
 import { LAVA_LEVEL, blockStateAt, generateChunk, spawnPoint, WORLD_BANDS } from '../src/env/game/worldgen';
 import type { StepObservation } from '../src/schema';
-import type { StepInfo } from '../src/env/types';
+import { HOLD_ACTION, type StepInfo } from '../src/env/types';
+import { reportCommandError } from '../src/args';
 
 const act = (name: (typeof GAME_FACTS.actions)[number]) => GAME_FACTS.actions.indexOf(name);
 const DEG = Math.PI / 180;
@@ -290,6 +291,40 @@ test('episodes are deterministic by seed, in process and across worker shards', 
   const local = await run(0);
   assert.deepEqual(await run(0), local);
   assert.deepEqual(await run(2), local);
+});
+
+test("an env worker's error reaches the command line as one line; its stack (the worker's frames) only with REWARDSMITH_DEBUG=1", async () => {
+  // A real error inside the worker thread: its env held before its first step (the calling thread's env steps).
+  const env = await createEnv({ task: BUILTIN_TASKS['approach-tree']!, numEnvs: 2, seed: 5, workers: 1 });
+  let err: unknown;
+  try {
+    await env.reset([5, 6]);
+    await env.step(Int32Array.from([0, HOLD_ACTION]));
+  } catch (e) {
+    err = e;
+  } finally {
+    await env.close();
+  }
+  assert.ok(err instanceof Error, 'the step failed');
+  const printed = (debug: string) => {
+    const saved = process.env.REWARDSMITH_DEBUG;
+    process.env.REWARDSMITH_DEBUG = debug;
+    let text = '';
+    try {
+      reportCommandError('train', err, { stdout: () => {}, stderr: (t) => (text += t) });
+    } finally {
+      if (saved === undefined) delete process.env.REWARDSMITH_DEBUG;
+      else process.env.REWARDSMITH_DEBUG = saved;
+    }
+    return text;
+  };
+  assert.equal(printed(''), 'rewardsmith train: env worker: env 1 held before its first step\n');
+  const debug = printed('1');
+  assert.ok(debug.startsWith('rewardsmith train: env worker: env 1 held before its first step\n'), debug);
+  assert.match(
+    debug,
+    /^in the env worker: Error: env 1 held before its first step\n +at SimBatch\.step \(.*runner[/\\]src[/\\]env[/\\]sim[/\\]vec\.ts:\d+:\d+\)$/m,
+  );
 });
 
 test('shards: every env is stepped by exactly one thread, and the calling thread (which also gathers) takes no more than a worker', () => {

@@ -16,7 +16,9 @@ function reply(port: MessagePort, signal: Int32Array, msg: WorkerReply, transfer
   Atomics.notify(signal, SIGNAL_REPLY);
 }
 
-const errorReply = (err: unknown): WorkerReply => ({ type: 'error', message: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+/** An error's message for the user's one line; its stack travels apart, shown only with REWARDSMITH_DEBUG=1. */
+const errorReply = (err: unknown): WorkerReply =>
+  err instanceof Error ? { type: 'error', message: err.message, stack: err.stack } : { type: 'error', message: String(err) };
 
 function serve(batch: SimBatch, port: MessagePort, signal: Int32Array): void {
   let requestsSeen = 0;

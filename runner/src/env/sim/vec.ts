@@ -83,7 +83,7 @@ export type WorkerReply =
   | { type: 'reset'; features: Float32Array; obs: StepObservation[] }
   | { type: 'step'; result: VecStepResult }
   | { type: 'closed' }
-  | { type: 'error'; message: string };
+  | { type: 'error'; message: string; stack?: string };
 /** Slots of the shared signal words: requests posted to the worker, replies posted by it. */
 export const SIGNAL_REQUEST = 0;
 export const SIGNAL_REPLY = 1;
@@ -107,6 +107,16 @@ function startWorker(): Worker {
   const source = path.join(__dirname, '..', 'worker.ts');
   const tsx = createRequire(__filename).resolve('tsx/cjs'); // resolved here: an eval worker resolves from the cwd
   return new Worker(`require(${JSON.stringify(tsx)}); require(${JSON.stringify(source)});`, { eval: true, execArgv: [], resourceLimits: WORKER_HEAP });
+}
+
+/**
+ * A worker's error in this thread: its message as the one line a user sees; the worker's stack after this
+ * thread's, in `stack`, which the CLI prints only with REWARDSMITH_DEBUG=1.
+ */
+function workerError(reply: { message: string; stack?: string }): Error {
+  const err = new Error(`env worker: ${reply.message}`);
+  if (reply.stack) err.stack = `${err.stack}\nin the env worker: ${reply.stack}`;
+  return err;
 }
 
 /**
@@ -174,7 +184,7 @@ class ShardWorker {
       const got = receiveMessageOnPort(this.port);
       if (!got) throw new Error('env worker signalled a reply but sent none');
       const reply = got.message as WorkerReply;
-      if (reply.type === 'error') throw new Error(`env worker: ${reply.message}`);
+      if (reply.type === 'error') throw workerError(reply);
       return reply;
     } finally {
       this.busy = false;
