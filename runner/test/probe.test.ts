@@ -11,7 +11,8 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { checkReward } from '../src/lint/check';
 import { STEP_CODES } from '../src/records';
 import { GAME_FACTS } from '../src/schema';
-import { BEHAVIOURS, bankFile, probeBank, probeBankAsync, probeReward } from '../src/probe/index';
+import { BEHAVIOURS, bankFile, probeBank, probeBankAsync, probeReward, replayBank } from '../src/probe/index';
+import { statementTotals } from '../src/probe/replay';
 import { resolveTask } from '../src/tasks';
 import { parseTrainArgs } from '../src/runs/config';
 import { tempDir } from './helpers/tmp';
@@ -133,6 +134,38 @@ describe('probe findings', () => {
       expected(file),
     );
     assert.match(incentive[0]!.message, /turning in place is paid on 100 % of its steps: \d+ per 2,000-step episode; a successful episode earns [\d.]+/);
+  });
+  it('turning in place paid by several checks is warned at the one that pays most of it, from the replay, not at the check every paid call passes', async () => {
+    // approach-pig's dense part: +1 when a pig comes into view, when it is closer, when the agent turned towards
+    // it. Turning in place is paid by all three (the pigs wander), none half of it; the `if` of the closer check
+    // runs before the turned check on every call either pays, and was named instead.
+    const file = path.join(ROOT, 'runner', 'rewards', 'approach-pig.dense-sparse.reward.ts');
+    const task = resolveTask('approach-pig');
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const lineOf = (comment: string) => lines.findIndex((l) => l.includes(comment)) + 1;
+    const { findings } = await probeReward(file, task);
+    const turning = findings.find((f) => f.code === 'probe-incentive' && f.message.startsWith(BEHAVIOURS.turn));
+    assert.ok(turning, findings.map((f) => `${f.line}:${f.column} ${f.message}`).join('\n'));
+    // What each check's `return 1` paid on the turning episodes, replayed in the sandbox.
+    const replay = await replayBank(file, task, probeBank(task));
+    const turnEpisodes = probeBank(task).episodes.flatMap((e, i) => (e.behaviour === 'turn' ? [i] : []));
+    const paid = new Map<number, number>();
+    replay.compiled.statements.forEach((st, k) => {
+      const t = statementTotals(replay.coverage!, turnEpisodes, k);
+      if (t.runs > 0 && t.paidRuns === t.runs && /return 1/.test(lines[st.line - 1]!.slice(st.column - 1))) paid.set(st.line, t.paidSum);
+    });
+    const total = [...paid.values()].reduce((a, b) => a + b, 0);
+    const [top] = [...paid].sort((a, b) => b[1] - a[1]);
+    assert.deepEqual([...paid.keys()].sort(), [lineOf('a pig came into view'), lineOf('// closer'), lineOf('turned towards it')].sort());
+    assert.ok(top![1] < 0.5 * total, 'no one check pays half of it');
+    assert.equal(top![0], lineOf('turned towards it'));
+    assert.equal(turning.line, top![0], turning.message);
+    assert.match(
+      turning.message,
+      new RegExp(
+        `; this line pays ${Math.round((100 * top![1]) / total)} % of it, lines ${lineOf('a pig came into view')} and ${lineOf('// closer')} pay it too\\.`,
+      ),
+    );
   });
   it('an input the reward reads but whose value never changes the result is found by replaying it swapped, at the line that reads it', async () => {
     const file = fixture('corpus/bug-progress-clamped.reward.ts');

@@ -264,31 +264,58 @@ function earnings(behaviour: Behaviour, traces: EpisodeTrace[], bank: ProbeBank)
   };
 }
 
+/** Where a behaviour's pay comes from: the statement, and, when no one statement pays half of it, its share. */
+interface PayingStatement {
+  k: number;
+  /** Set when the pay is split between branches: this statement's share, and the lines of the others that pay whenever they run. */
+  split?: { share: number; otherLines: number[] };
+}
+
 /**
  * The statement that pays a behaviour: among those that ran in calls earning at least half its pay, the one that
  * ran most exclusively in paid calls; of equals, the one that runs least over the whole bank (the term, not the
- * `return` every call passes).
+ * `return` every call passes). When that one also runs in calls it did not pay (a check that falls through to
+ * the next) and the pay is split between statements that pay whenever they run (`return 1` of several checks),
+ * the one of those that pays most: the check every paid call passes is not what paid them.
  */
-function payingStatement(replay: Replay, envs: number[], bank: ProbeBank, within?: { line: number; endLine: number }): number | undefined {
+function payingStatement(replay: Replay, envs: number[], bank: ProbeBank, within?: { line: number; endLine: number }): PayingStatement | undefined {
   const cov = replay.coverage;
   if (!cov) return undefined;
   const n = cov.statements;
   let totalPaid = 0;
   for (const env of envs) for (const v of replay.traces[env]!.values) if (v > 0) totalPaid += v;
   let best: { k: number; precision: number; everywhere: number } | undefined;
+  const alwaysPaying: { k: number; paidSum: number; everywhere: number }[] = [];
   for (let k = 0; k < n; k++) {
     const { runs, paidRuns, paidSum } = statementTotals(cov, envs, k);
-    let everywhere = 0;
-    if (runs === 0 || paidSum < 0.5 * totalPaid) continue;
+    if (runs === 0) continue;
     const s = replay.compiled.statements[k]!;
     if (within && (s.line < within.line || s.endLine > within.endLine)) continue;
+    let everywhere = 0;
     for (let env = 0; env < bank.episodes.length; env++) everywhere += cov.runs[env * n + k]!;
     const precision = paidRuns / runs;
+    if (paidRuns === runs && paidSum > 0) alwaysPaying.push({ k, paidSum, everywhere });
+    if (paidSum < 0.5 * totalPaid) continue;
     // Of statements that run together (a straight-line body), the last: the one nearest the value returned.
     if (!best || precision > best.precision + 1e-9 || (Math.abs(precision - best.precision) <= 1e-9 && everywhere <= best.everywhere))
       best = { k, precision, everywhere };
   }
-  return best?.k;
+  if (!best || best.precision >= 1 - 1e-9 || alwaysPaying.length === 0) return best && { k: best.k };
+  // Of a statement and one nested in it that both pay whenever they run, the nested one (it runs no more often).
+  alwaysPaying.sort((a, b) => b.paidSum - a.paidSum || a.everywhere - b.everywhere);
+  const top = alwaysPaying[0]!;
+  const lines = (k: number) => replay.compiled.statements[k]!.line;
+  const otherLines = [...new Set(alwaysPaying.filter((p) => p.paidSum > 0 && !containsLine(replay, top.k, p.k)).map((p) => lines(p.k)))].filter(
+    (line) => line !== lines(top.k),
+  );
+  return { k: top.k, split: { share: top.paidSum / totalPaid, otherLines } };
+}
+
+/** Whether statement `outer` spans statement `inner` (a check and the `return` it guards). */
+function containsLine(replay: Replay, outer: number, inner: number): boolean {
+  const o = replay.compiled.statements[outer]!,
+    i = replay.compiled.statements[inner]!;
+  return (o.line <= i.line && i.endLine <= o.endLine) || (i.line <= o.line && o.endLine <= i.endLine);
 }
 
 /** In a dense/sparse file, the function whose part paid a behaviour most (the runtime adds their signs, weighted). */
@@ -302,6 +329,17 @@ function payingPart(replay: Replay, traces: EpisodeTrace[], source: string): { l
       if (t.sparse![i]! > 0) sparse += SCALE_RULE.sparseWeight;
     }
   return functionLines(source, replay.compiled.language, sparse > dense ? 'sparse' : 'dense');
+}
+
+/** Where else a split pay comes from: `; this line pays 47 % of it, lines 14 and 17 pay it too`. */
+function splitText(split: PayingStatement['split']): string {
+  if (!split) return '';
+  const others = split.otherLines.sort((a, b) => a - b);
+  const rest =
+    others.length === 0
+      ? ''
+      : `, line${others.length > 1 ? 's' : ''} ${others.slice(0, -1).join(', ')}${others.length > 1 ? ' and ' : ''}${others.at(-1)} pay${others.length > 1 ? '' : 's'} it too`;
+  return `; this line pays ${percent(split.share)} of it${rest}`;
 }
 
 /** How much more than success a failure mode must earn to be called out (noise in a cut probe's extrapolation). */
@@ -362,24 +400,25 @@ const incentives: Property = (replay, { bank, source }) => {
   const successes = byBehaviour.get('teacher') ?? [];
   if (successes.length === 0) return [];
   const allSuccesses: SuccessReturn = { mean: successes.reduce((a, t) => a + totalOf(t), 0) / successes.length, episodes: successes.length, sameWorlds: false };
-  const paying = new Map<number, { earned: Earnings; success: SuccessReturn }[]>();
+  const paying = new Map<number, { earned: Earnings; success: SuccessReturn; split?: PayingStatement['split'] }[]>();
   for (const [behaviour, traces] of byBehaviour) {
     if (behaviour === 'teacher' || behaviour === 'random') continue;
     const e = earnings(behaviour, traces, bank);
     const success = behaviour === 'retreat' ? retreatOutEarnsSuccess(e, traces, successes, bank) : outEarnsSuccess(e, allSuccesses) ? allSuccesses : undefined;
     if (!success) continue;
-    const k = payingStatement(
+    const payer = payingStatement(
       replay,
       traces.map((t) => t.episode),
       bank,
       payingPart(replay, traces, source),
     );
-    paying.set(k ?? -1, [...(paying.get(k ?? -1) ?? []), { earned: e, success }]);
+    const k = payer?.k ?? -1;
+    paying.set(k, [...(paying.get(k) ?? []), { earned: e, success, split: payer?.split }]);
   }
   const findings: ProbeFinding[] = [];
   for (const [k, list] of paying) {
     list.sort((a, b) => b.earned.perEpisode - a.earned.perEpisode);
-    const [{ earned: worst, success }, ...others] = list as [(typeof list)[number], ...typeof list];
+    const [{ earned: worst, success, split }, ...others] = list as [(typeof list)[number], ...typeof list];
     const s = replay.compiled.statements[k];
     const steps = `${count(worst.probeSteps / worst.episodes)} steps`;
     const earned = worst.extended ? `${amount(worst.perEpisode)} per ${count(bank.maxSteps)}-step episode` : `${amount(worst.perEpisode)} over its ${steps}`;
@@ -393,7 +432,7 @@ const incentives: Property = (replay, { bank, source }) => {
       severity: 'warning',
       code: 'probe-incentive',
       ...(worst.first >= 0 ? { episode: worst.first } : {}),
-      message: `${BEHAVIOURS[worst.behaviour]} is paid on ${percent(worst.paidShare)} of its steps: ${earned}; ${successText}${how}${also}. The agent learns to do this instead of the task.`,
+      message: `${BEHAVIOURS[worst.behaviour]} is paid on ${percent(worst.paidShare)} of its steps: ${earned}; ${successText}${how}${also}${splitText(split)}. The agent learns to do this instead of the task.`,
     });
   }
   return findings;
