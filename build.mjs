@@ -14,14 +14,19 @@
 // The VS Code client is thin: no game data (it lists tasks from runner/src/task-list.ts, which holds none) and
 // its whitespace and syntax minified (identifiers kept, for readable stack traces), so it loads fast on
 // activation; extension/test/bundle.test.ts builds it with EXTENSION_BUILD and holds it under 1 MB.
+// `node build.mjs --if-stale` (what `npm start` runs) builds only when an input changed since the last build: every
+// file the bundles were made of (esbuild's metafile), every file copied beside them, this script and the lock files, by
+// size and modification time, listed in dist/.build-inputs.json; `npm ci` has just built, so `npm start` does not
+// build again.
 // `import`ing this file builds nothing: it builds when run (`node build.mjs`).
 import * as esbuild from 'esbuild';
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const watch = process.argv.includes('--watch');
+const ifStale = process.argv.includes('--if-stale');
 const require = createRequire(import.meta.url);
 const GAME_VERSION = '1.16.5';
 // pyodide loads its interpreter (pyodide.asm.wasm, python_stdlib.zip) from its own folder: dist/pyodide/ (see
@@ -116,7 +121,59 @@ function writeAtomic(file, contents) {
   }
 }
 
-const copyAtomic = (from, to) => writeAtomic(to, readFileSync(from));
+/** Sources of the files copied beside the bundles (inputs of the build, like the bundles' own). */
+const copiedSources = [];
+const copyAtomic = (from, to) => {
+  copiedSources.push(from);
+  writeAtomic(to, readFileSync(from));
+};
+
+/** Where the last build lists its inputs (path, size, modification time) and its outputs. */
+export const BUILD_INPUTS = path.join('dist', '.build-inputs.json');
+
+/** [path, size, mtimeMs] of a file, or null when it is not a file. */
+function fileStamp(file) {
+  try {
+    const st = statSync(file);
+    return st.isFile() ? [file, st.size, st.mtimeMs] : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Why `manifest` (BUILD_INPUTS' file) is out of date, or null when every input it lists has the size and
+ * modification time it had and every output is there. Paths relative to `root`.
+ */
+export function staleReason(manifest, root = '.') {
+  let listed;
+  try {
+    listed = JSON.parse(readFileSync(path.join(root, manifest), 'utf8'));
+  } catch {
+    return 'no record of a previous build';
+  }
+  if (!Array.isArray(listed?.inputs) || !Array.isArray(listed?.outputs)) return 'no record of a previous build';
+  for (const [file, size, mtimeMs] of listed.inputs) {
+    const now = fileStamp(path.join(root, file));
+    if (!now || now[1] !== size || now[2] !== mtimeMs) return `${file} changed`;
+  }
+  for (const file of listed.outputs) if (!existsSync(path.join(root, file))) return `${file} is missing`;
+  return null;
+}
+
+/** Lists the inputs and outputs of a build that has just finished (esbuild's metafiles, the copied files). */
+function recordInputs(results) {
+  // npm gives every installed file the same modification time: the lock files say when a dependency changed.
+  const inputs = new Set([fileURLToPath(import.meta.url), 'package.json', 'package-lock.json', 'node_modules/.package-lock.json', ...copiedSources]);
+  const outputs = new Set();
+  for (const r of results) {
+    // Inputs a plugin made up (a namespace, not a file) are derived from real files and this script.
+    for (const file of Object.keys(r.metafile?.inputs ?? {})) inputs.add(file);
+    for (const file of Object.keys(r.metafile?.outputs ?? {})) outputs.add(file);
+  }
+  const stamps = [...inputs].map((f) => fileStamp(path.relative('.', f))).filter((s) => s !== null);
+  writeAtomic(BUILD_INPUTS, `${JSON.stringify({ inputs: stamps, outputs: [...outputs] })}\n`);
+}
 
 /** esbuild hands its outputs to this plugin (`write: false`) instead of writing over the old files itself. */
 const writeOutputsAtomically = {
@@ -130,7 +187,7 @@ const writeOutputsAtomically = {
 
 const pick = (entries) => Object.fromEntries(Object.entries(entries).filter(([, src]) => existsSync(src)));
 
-const common = { bundle: true, sourcemap: true, logLevel: 'warning', outdir: 'dist', legalComments: 'none', write: false };
+const common = { bundle: true, sourcemap: true, logLevel: 'warning', outdir: 'dist', legalComments: 'none', write: false, metafile: true };
 
 /** The VS Code client: its own build, so that it alone is minified (its source map keeps the sources). */
 export const EXTENSION_BUILD = {
@@ -202,10 +259,16 @@ function copyRuntimeFiles() {
 }
 
 if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  copyRuntimeFiles();
-  if (watch) {
-    for (const b of builds) await (await esbuild.context(b)).watch();
+  const stale = ifStale ? staleReason(BUILD_INPUTS) : 'asked to build';
+  if (stale === null) {
+    console.log(`build: dist/ is up to date (no input changed since the last build; \`node build.mjs\` builds anyway)`);
   } else {
-    await Promise.all(builds.map((b) => esbuild.build(b)));
+    rmSync(BUILD_INPUTS, { force: true });
+    copyRuntimeFiles();
+    if (watch) {
+      for (const b of builds) await (await esbuild.context(b)).watch();
+    } else {
+      recordInputs(await Promise.all(builds.map((b) => esbuild.build(b))));
+    }
   }
 }

@@ -1,16 +1,19 @@
 // Rebuilding while a training runs: build.mjs replaces each output in dist/ through a temporary file and a
 // rename, so a running process keeps the files it started with. A sandbox host started from dist/ (it has
-// dist/native/isolated_vm.node mapped) keeps answering steps while `node build.mjs` runs beside it.
+// dist/native/isolated_vm.node mapped) keeps answering steps while `node build.mjs` runs beside it. `npm start`'s
+// `node build.mjs --if-stale` builds nothing when no input changed since the last build, and builds when one did.
 import assert from 'node:assert/strict';
 import { execFile, fork, type ChildProcess } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { compileRewardFile, REWARD_LIMITS } from '../src/reward';
 import { LOOP_MARKER } from '../src/reward/compile';
 import type { HostReply, HostRequest } from '../src/reward/protocol';
 import { observationWire, SCALE_RULE } from '../src/schema';
+import { tempDir } from './helpers/tmp';
 
 const root = path.join(__dirname, '..', '..');
 const dist = path.join(root, 'dist');
@@ -102,4 +105,40 @@ test('a rebuild replaces dist/ files by rename: a sandbox host running from dist
   } finally {
     child.kill('SIGKILL');
   }
+});
+
+test("npm start's `build.mjs --if-stale`: nothing rebuilt when no input changed; a changed, deleted or missing file is named", {
+  timeout: 300_000,
+}, async () => {
+  const ifStale = () => run(process.execPath, [path.join(root, 'build.mjs'), '--if-stale'], { cwd: root, maxBuffer: 16 * 2 ** 20 });
+  await ifStale(); // builds when the last build was by another version of this script, or interrupted
+  const cli = path.join(dist, 'cli.js');
+  const before = statSync(cli).ino;
+  const { stdout } = await ifStale();
+  assert.match(stdout, /dist\/ is up to date/);
+  assert.equal(statSync(cli).ino, before, 'dist/cli.js was not written again');
+
+  const { staleReason } = (await import(pathToFileURL(path.join(root, 'build.mjs')).href)) as {
+    staleReason: (manifest: string, root?: string) => string | null;
+  };
+  const dir = tempDir('rewardsmith-build-inputs-');
+  mkdirSync(path.join(dir, 'src'));
+  mkdirSync(path.join(dir, 'dist'));
+  writeFileSync(path.join(dir, 'src', 'a.ts'), 'export const a = 1;\n');
+  writeFileSync(path.join(dir, 'dist', 'cli.js'), '');
+  const a = statSync(path.join(dir, 'src', 'a.ts'));
+  const manifest = path.join('dist', '.build-inputs.json');
+  const list = (inputs: [string, number, number][]) => writeFileSync(path.join(dir, manifest), JSON.stringify({ inputs, outputs: ['dist/cli.js'] }));
+  assert.equal(staleReason(manifest, dir), 'no record of a previous build');
+  list([['src/a.ts', a.size, a.mtimeMs]]);
+  assert.equal(staleReason(manifest, dir), null);
+  utimesSync(path.join(dir, 'src', 'a.ts'), a.atime, new Date(a.mtimeMs + 1000));
+  assert.equal(staleReason(manifest, dir), 'src/a.ts changed');
+  list([['src/a.ts', a.size + 1, a.mtimeMs + 1000]]);
+  assert.equal(staleReason(manifest, dir), 'src/a.ts changed', 'same time, another size');
+  rmSync(path.join(dir, 'dist', 'cli.js'));
+  list([['src/a.ts', a.size, statSync(path.join(dir, 'src', 'a.ts')).mtimeMs]]);
+  assert.equal(staleReason(manifest, dir), 'dist/cli.js is missing');
+  rmSync(path.join(dir, 'src', 'a.ts'));
+  assert.equal(staleReason(manifest, dir), 'src/a.ts changed', 'a deleted input');
 });
