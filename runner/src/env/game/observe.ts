@@ -136,6 +136,20 @@ for (let s = 0; s < lidarStops.length; s++) lidarStops[s] = stateOccludes[s] ===
 export const wrapAngle = (a: number) => a - 2 * Math.PI * Math.floor((a + Math.PI) / (2 * Math.PI));
 const clamp = (v: number, lo: number, hi: number) => (v < lo ? lo : v > hi ? hi : v);
 
+/**
+ * The cell column being walked, for the helpers of tracePlane: the distances s0 and s1 at which the plane enters
+ * and leaves it, their reciprocals, and a block's pitch span [a, b] (slopes) for lookAt, isOpen and occlude. A typed array because
+ * doubles passed as arguments to a call that is not inlined are boxed (heap numbers: most of the view's
+ * garbage when lookAt took them so).
+ */
+const span = new Float64Array(6);
+const S0 = 0,
+  S1 = 1,
+  INV0 = 2,
+  INV1 = 3,
+  A = 4,
+  B = 5;
+
 // ---- the pitch set of one plane: sorted disjoint open intervals of slopes (tan of the elevation) still unoccluded ----
 let openCount = 0;
 const openLo = new Float64Array(64);
@@ -143,13 +157,18 @@ const openHi = new Float64Array(64);
 const nextLo = new Float64Array(64);
 const nextHi = new Float64Array(64);
 
-function isOpen(a: number, b: number): boolean {
+/** Whether part of the block's pitch span [span[A], span[B]] is open. */
+function isOpen(): boolean {
+  const a = span[A]!,
+    b = span[B]!;
   for (let i = 0; i < openCount; i++) if (a < openHi[i]! && b > openLo[i]!) return true;
   return false;
 }
 
-/** Removes [a, b] from the open set. */
-function occlude(a: number, b: number): void {
+/** Removes the block's pitch span [span[A], span[B]] from the open set. */
+function occlude(): void {
+  const a = span[A]!,
+    b = span[B]!;
   // Fast paths: trimming the bottom of the lowest or the top of the highest interval (the ground, a ceiling).
   if (a <= openLo[0]! && b < openHi[0]!) {
     if (b > openLo[0]!) openLo[0] = b;
@@ -258,20 +277,7 @@ let stepEx = 0,
   stepPitch = 0;
 const lidarSlope = new Float64Array(LIDAR_ROWS);
 
-/**
- * The cell column being walked, for the helpers of tracePlane: the distances s0 and s1 at which the plane enters
- * and leaves it, their reciprocals, and a block's pitch span [a, b] (slopes) for lookAt. A typed array because
- * doubles passed as arguments to a call that is not inlined are boxed (heap numbers: most of the view's
- * garbage when lookAt took them so).
- */
-const span = new Float64Array(6);
-const S0 = 0,
-  S1 = 1,
-  INV0 = 2,
-  INV1 = 3,
-  A = 4,
-  B = 5;
-/** The plane being walked, for passesAbove: where the walk began (`start` metres out) and its direction. */
+/** The plane being walked (set by observeView: its direction; by tracePlane: where the walk began, `start` metres out), in a typed array for the same reason. */
 const planeAt = new Float64Array(5);
 const PLANE_EX = 0,
   PLANE_EZ = 1,
@@ -289,17 +295,17 @@ function visitCell(st: number, x: number, y: number, z: number, out: ViewResult,
     y1 = y0 + 1;
   const a = y0 * (y0 >= 0 ? span[INV1]! : span[INV0]!);
   const b = y1 * (y1 <= 0 ? span[INV1]! : span[INV0]!);
-  if (openCount === 1 ? a >= openHi[0]! || b <= openLo[0]! : !isOpen(a, b)) return false;
+  span[A] = a;
+  span[B] = b;
+  if (openCount === 1 ? a >= openHi[0]! || b <= openLo[0]! : !isOpen()) return false;
   if (lidarColumn < 0 && out.dist[toBlock[st]!]! <= s0 - 1.5) {
     // lookAt's commonest case inline (the ground, grass): a block of a kind already seen nearer, on a plane
     // without LiDAR rays, is only counted and, if it occludes, trims the open pitches.
     out.cellVisits++;
     if (occludes[st] !== 1) return false;
-    occlude(a, b);
+    occlude();
     return true;
   }
-  span[A] = a;
-  span[B] = b;
   return lookAt(st, x, y, z, out, lidarColumn);
 }
 
@@ -339,15 +345,17 @@ function chunkAround(store: ColumnStore, cx: number, cz: number): ChunkColumn {
 }
 
 /**
- * Walks one vertical plane (horizontal direction (hx, hz)) from the eyes outwards, noting visible blocks.
+ * Walks one vertical plane (horizontal direction planeAt[PLANE_HX], planeAt[PLANE_HZ]) from the eyes outwards, noting visible blocks.
  * `lidarColumn` ≥ 0: this plane carries that LiDAR column.
  * What it finds is exactly what reading every cell of every cell column in the pitch range finds (the test
  * `runner/test/view-fast.test.ts` holds it to the straightforward walk); it only skips cells that cannot be
  * open: a chunk whose highest visible block lies below the plane's lowest unoccluded pitch over the whole
  * stretch the plane crosses it (passesAbove), and, in a column, the cells outside the open pitches within 64 m.
  */
-function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, out: ViewResult, lidarColumn: number): void {
+function tracePlane(world: BlockAccess, plane: number, out: ViewResult, lidarColumn: number): void {
   const ey = stepEy;
+  const hx = planeAt[PLANE_HX]!,
+    hz = planeAt[PLANE_HZ]!;
   const start = PLANE_START[plane]!;
   let snapAt = start < SNAP_NEAR ? SNAP_NEAR : start < SNAP_FAR ? SNAP_FAR : Infinity;
   snapCount[plane * 2] = snapCount[plane * 2 + 1] = 0;
@@ -356,8 +364,6 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
     ez = stepEz + hz * start;
   planeAt[PLANE_EX] = ex;
   planeAt[PLANE_EZ] = ez;
-  planeAt[PLANE_HX] = hx;
-  planeAt[PLANE_HZ] = hz;
   planeAt[PLANE_START_AT] = start;
   const store = world.columnStore;
   const minY = store ? store.minY : -64,
@@ -516,15 +522,24 @@ function lookAt(st: number, x: number, y: number, z: number, out: ViewResult, li
     }
   }
   if (occludes[st] !== 1) return false;
-  occlude(a, b);
+  occlude();
   return true;
 }
 
+/** The target point of `lineOfSight`, in a typed array: six doubles as arguments were six heap numbers per call. */
+const sightTarget = new Float64Array(3);
+
 /**
- * Whether nothing occluding lies on the segment from (ox, oy, oz) to (tx, ty, tz) (voxel DDA); the cell of the
- * target point itself does not count.
+ * Whether nothing occluding lies on the segment from the eyes (stepEx, stepEy, stepEz) to sightTarget (voxel
+ * DDA); the cell of the target point itself does not count.
  */
-export function lineOfSight(world: BlockAccess, ox: number, oy: number, oz: number, tx: number, ty: number, tz: number): boolean {
+function lineOfSight(world: BlockAccess): boolean {
+  const ox = stepEx,
+    oy = stepEy,
+    oz = stepEz;
+  const tx = sightTarget[0]!,
+    ty = sightTarget[1]!,
+    tz = sightTarget[2]!;
   let dx = tx - ox,
     dy = ty - oy,
     dz = tz - oz;
@@ -619,7 +634,9 @@ export function observeView(world: BlockAccess, pose: ViewPose, entities: readon
       openUnion((c - step) * 2 + slot, (c + step) * 2 + slot);
     }
     const yaw = pose.yaw - columnYaw[c]!;
-    tracePlane(world, c, -Math.sin(yaw), -Math.cos(yaw), out, c % LIDAR_EVERY === 0 ? c / LIDAR_EVERY : -1);
+    planeAt[PLANE_HX] = -Math.sin(yaw);
+    planeAt[PLANE_HZ] = -Math.cos(yaw);
+    tracePlane(world, c, out, c % LIDAR_EVERY === 0 ? c / LIDAR_EVERY : -1);
   }
   for (const e of entities) {
     const half = e.width / 2;
@@ -647,7 +664,10 @@ export function observeView(world: BlockAccess, pose: ViewPose, entities: readon
       const relYaw = wrapAngle(pose.yaw - Math.atan2(-cx, -cz));
       const relPitch = pose.pitch - Math.atan2(cy, Math.sqrt(cx * cx + cz * cz));
       if (Math.abs(relYaw) > FOV_YAW || Math.abs(relPitch) > FOV_PITCH) continue;
-      if (d === 0 || lineOfSight(world, ex, ey, ez, tx, ty, tz)) {
+      sightTarget[0] = tx;
+      sightTarget[1] = ty;
+      sightTarget[2] = tz;
+      if (d === 0 || lineOfSight(world)) {
         seen = true;
         break;
       }
