@@ -98,8 +98,12 @@ export class ViewResult {
   readonly dist = new Float64Array(NAME_COUNT).fill(Infinity);
   readonly yaw = new Float64Array(NAME_COUNT);
   readonly pitch = new Float64Array(NAME_COUNT);
-  /** Names with a finite distance this step, in first-seen order. */
-  readonly seen: number[] = [];
+  /**
+   * Names with a finite distance this step, in first-seen order: seen[0..seenCount). A typed array with a count:
+   * emptying an array (length = 0) gave back its backing store, and the next step's pushes allocated a new one.
+   */
+  readonly seen = new Int32Array(NAME_COUNT);
+  seenCount = 0;
   /** Per LiDAR ray (row-major, from the lowest row's... see lidarPitch): distance to the first occluding block
    * or water surface (Infinity if none within 64 m) and its state id. Mobs are not in these (features add them). */
   readonly lidarDist = new Float64Array(LIDAR_COUNT);
@@ -108,8 +112,8 @@ export class ViewResult {
   cellVisits = 0;
 
   clear(): void {
-    for (const i of this.seen) this.dist[i] = Infinity;
-    this.seen.length = 0;
+    for (let k = 0; k < this.seenCount; k++) this.dist[this.seen[k]!] = Infinity;
+    this.seenCount = 0;
     this.lidarDist.fill(Infinity);
   }
 
@@ -117,7 +121,7 @@ export class ViewResult {
   note(index: number, d: number, yaw: number, pitch: number): void {
     const cur = this.dist[index]!;
     if (d >= cur) return;
-    if (cur === Infinity) this.seen.push(index);
+    if (cur === Infinity) this.seen[this.seenCount++] = index;
     this.dist[index] = d;
     this.yaw[index] = yaw;
     this.pitch[index] = pitch;
@@ -688,6 +692,9 @@ export const round3 = (v: number) => round(v, 1000);
 /** The reward's `current_nearest_blocks` dict for a view (distances in mm, angles in mrad precision). */
 export function nearestDict(view: ViewResult): NearestBlocks {
   const out: NearestBlocks = {};
-  for (const i of view.seen) out[observableNames[i]!] = [round(view.dist[i]!, 1000), round(view.yaw[i]!, 10000), round(view.pitch[i]!, 10000)];
+  for (let k = 0; k < view.seenCount; k++) {
+    const i = view.seen[k]!;
+    out[observableNames[i]!] = [round(view.dist[i]!, 1000), round(view.yaw[i]!, 10000), round(view.pitch[i]!, 10000)];
+  }
   return out;
 }
