@@ -92,6 +92,12 @@ export const lidarPitch = Array.from({ length: LIDAR_ROWS }, (_, r) => -FOV_PITC
 /** Pitches within a degree of straight up or down are treated as that far from vertical (slopes stay finite). */
 const MAX_ELEVATION = 89 * DEG;
 const BIG = 1e12;
+/**
+ * Infinity, loaded from a typed array where a DDA walk starts an axis it never steps along: with the constant
+ * `Infinity` as one arm of those ternaries, TurboFan kept the walk's tMax values as heap numbers and allocated
+ * one at every step of the walk (a typed-array load is a plain double). The same value either way.
+ */
+const NEVER = new Float64Array([Infinity]);
 
 /** One step's view: nearest visible instance per observable name, and the LiDAR grid. */
 export class ViewResult {
@@ -561,12 +567,12 @@ function lineOfSight(world: BlockAccess): boolean {
   const stepX = dx > 0 ? 1 : -1,
     stepY = dy > 0 ? 1 : -1,
     stepZ = dz > 0 ? 1 : -1;
-  const tDeltaX = dx !== 0 ? Math.abs(1 / dx) : Infinity;
-  const tDeltaY = dy !== 0 ? Math.abs(1 / dy) : Infinity;
-  const tDeltaZ = dz !== 0 ? Math.abs(1 / dz) : Infinity;
-  let tMaxX = dx !== 0 ? (x + (dx > 0 ? 1 : 0) - ox) / dx : Infinity;
-  let tMaxY = dy !== 0 ? (y + (dy > 0 ? 1 : 0) - oy) / dy : Infinity;
-  let tMaxZ = dz !== 0 ? (z + (dz > 0 ? 1 : 0) - oz) / dz : Infinity;
+  const tDeltaX = dx !== 0 ? Math.abs(1 / dx) : NEVER[0]!;
+  const tDeltaY = dy !== 0 ? Math.abs(1 / dy) : NEVER[0]!;
+  const tDeltaZ = dz !== 0 ? Math.abs(1 / dz) : NEVER[0]!;
+  let tMaxX = dx !== 0 ? (x + (dx > 0 ? 1 : 0) - ox) / dx : NEVER[0]!;
+  let tMaxY = dy !== 0 ? (y + (dy > 0 ? 1 : 0) - oy) / dy : NEVER[0]!;
+  let tMaxZ = dz !== 0 ? (z + (dz > 0 ? 1 : 0) - oz) / dz : NEVER[0]!;
   for (;;) {
     if (x === txc && y === tyc && z === tzc) return true;
     if (occludes[world.stateAt(x, y, z)] === 1) return false;
