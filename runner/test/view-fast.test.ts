@@ -26,8 +26,10 @@ function rng(seed: number): () => number {
 /** Differences between two views, as readable lines (empty: identical, bit for bit). */
 function differences(fast: ViewResult, slow: ViewResult): string[] {
   const out: string[] = [];
-  if (fast.seen.join() !== slow.seen.join()) out.push(`seen ${fast.seen.join()} vs ${slow.seen.join()}`);
-  for (const i of slow.seen) {
+  const fastSeen = fast.seen.subarray(0, fast.seenCount).join(),
+    slowSeen = slow.seen.subarray(0, slow.seenCount).join();
+  if (fastSeen !== slowSeen) out.push(`seen ${fastSeen} vs ${slowSeen}`);
+  for (const i of slow.seen.subarray(0, slow.seenCount)) {
     if (!Object.is(fast.dist[i], slow.dist[i]) || !Object.is(fast.yaw[i], slow.yaw[i]) || !Object.is(fast.pitch[i], slow.pitch[i]))
       out.push(`name ${i}: ${fast.dist[i]}/${fast.yaw[i]}/${fast.pitch[i]} vs ${slow.dist[i]}/${slow.yaw[i]}/${slow.pitch[i]}`);
   }

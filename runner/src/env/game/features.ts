@@ -269,7 +269,8 @@ export function writeFeatures(
     }
   }
   classDist.fill(Infinity);
-  for (const i of view.seen) {
+  for (let s = 0; s < view.seenCount; s++) {
+    const i = view.seen[s]!;
     const k = nameClass[i]!;
     if (k < 0 || view.dist[i]! >= classDist[k]!) continue;
     classDist[k] = view.dist[i]!;

@@ -92,14 +92,24 @@ export const lidarPitch = Array.from({ length: LIDAR_ROWS }, (_, r) => -FOV_PITC
 /** Pitches within a degree of straight up or down are treated as that far from vertical (slopes stay finite). */
 const MAX_ELEVATION = 89 * DEG;
 const BIG = 1e12;
+/**
+ * Infinity, loaded from a typed array where a DDA walk starts an axis it never steps along: with the constant
+ * `Infinity` as one arm of those ternaries, TurboFan kept the walk's tMax values as heap numbers and allocated
+ * one at every step of the walk (a typed-array load is a plain double). The same value either way.
+ */
+const NEVER = new Float64Array([Infinity]);
 
 /** One step's view: nearest visible instance per observable name, and the LiDAR grid. */
 export class ViewResult {
   readonly dist = new Float64Array(NAME_COUNT).fill(Infinity);
   readonly yaw = new Float64Array(NAME_COUNT);
   readonly pitch = new Float64Array(NAME_COUNT);
-  /** Names with a finite distance this step, in first-seen order. */
-  readonly seen: number[] = [];
+  /**
+   * Names with a finite distance this step, in first-seen order: seen[0..seenCount). A typed array with a count:
+   * emptying an array (length = 0) gave back its backing store, and the next step's pushes allocated a new one.
+   */
+  readonly seen = new Int32Array(NAME_COUNT);
+  seenCount = 0;
   /** Per LiDAR ray (row-major, from the lowest row's... see lidarPitch): distance to the first occluding block
    * or water surface (Infinity if none within 64 m) and its state id. Mobs are not in these (features add them). */
   readonly lidarDist = new Float64Array(LIDAR_COUNT);
@@ -108,8 +118,8 @@ export class ViewResult {
   cellVisits = 0;
 
   clear(): void {
-    for (const i of this.seen) this.dist[i] = Infinity;
-    this.seen.length = 0;
+    for (let k = 0; k < this.seenCount; k++) this.dist[this.seen[k]!] = Infinity;
+    this.seenCount = 0;
     this.lidarDist.fill(Infinity);
   }
 
@@ -117,7 +127,7 @@ export class ViewResult {
   note(index: number, d: number, yaw: number, pitch: number): void {
     const cur = this.dist[index]!;
     if (d >= cur) return;
-    if (cur === Infinity) this.seen.push(index);
+    if (cur === Infinity) this.seen[this.seenCount++] = index;
     this.dist[index] = d;
     this.yaw[index] = yaw;
     this.pitch[index] = pitch;
@@ -136,6 +146,20 @@ for (let s = 0; s < lidarStops.length; s++) lidarStops[s] = stateOccludes[s] ===
 export const wrapAngle = (a: number) => a - 2 * Math.PI * Math.floor((a + Math.PI) / (2 * Math.PI));
 const clamp = (v: number, lo: number, hi: number) => (v < lo ? lo : v > hi ? hi : v);
 
+/**
+ * The cell column being walked, for the helpers of tracePlane: the distances s0 and s1 at which the plane enters
+ * and leaves it, their reciprocals, and a block's pitch span [a, b] (slopes) for lookAt, isOpen and occlude. A typed array because
+ * doubles passed as arguments to a call that is not inlined are boxed (heap numbers: most of the view's
+ * garbage when lookAt took them so).
+ */
+const span = new Float64Array(6);
+const S0 = 0,
+  S1 = 1,
+  INV0 = 2,
+  INV1 = 3,
+  A = 4,
+  B = 5;
+
 // ---- the pitch set of one plane: sorted disjoint open intervals of slopes (tan of the elevation) still unoccluded ----
 let openCount = 0;
 const openLo = new Float64Array(64);
@@ -143,13 +167,18 @@ const openHi = new Float64Array(64);
 const nextLo = new Float64Array(64);
 const nextHi = new Float64Array(64);
 
-function isOpen(a: number, b: number): boolean {
+/** Whether part of the block's pitch span [span[A], span[B]] is open. */
+function isOpen(): boolean {
+  const a = span[A]!,
+    b = span[B]!;
   for (let i = 0; i < openCount; i++) if (a < openHi[i]! && b > openLo[i]!) return true;
   return false;
 }
 
-/** Removes [a, b] from the open set. */
-function occlude(a: number, b: number): void {
+/** Removes the block's pitch span [span[A], span[B]] from the open set. */
+function occlude(): void {
+  const a = span[A]!,
+    b = span[B]!;
   // Fast paths: trimming the bottom of the lowest or the top of the highest interval (the ground, a ceiling).
   if (a <= openLo[0]! && b < openHi[0]!) {
     if (b > openLo[0]!) openLo[0] = b;
@@ -258,20 +287,7 @@ let stepEx = 0,
   stepPitch = 0;
 const lidarSlope = new Float64Array(LIDAR_ROWS);
 
-/**
- * The cell column being walked, for the helpers of tracePlane: the distances s0 and s1 at which the plane enters
- * and leaves it, their reciprocals, and a block's pitch span [a, b] (slopes) for lookAt. A typed array because
- * doubles passed as arguments to a call that is not inlined are boxed (heap numbers: most of the view's
- * garbage when lookAt took them so).
- */
-const span = new Float64Array(6);
-const S0 = 0,
-  S1 = 1,
-  INV0 = 2,
-  INV1 = 3,
-  A = 4,
-  B = 5;
-/** The plane being walked, for passesAbove: where the walk began (`start` metres out) and its direction. */
+/** The plane being walked (set by observeView: its direction; by tracePlane: where the walk began, `start` metres out), in a typed array for the same reason. */
 const planeAt = new Float64Array(5);
 const PLANE_EX = 0,
   PLANE_EZ = 1,
@@ -289,17 +305,17 @@ function visitCell(st: number, x: number, y: number, z: number, out: ViewResult,
     y1 = y0 + 1;
   const a = y0 * (y0 >= 0 ? span[INV1]! : span[INV0]!);
   const b = y1 * (y1 <= 0 ? span[INV1]! : span[INV0]!);
-  if (openCount === 1 ? a >= openHi[0]! || b <= openLo[0]! : !isOpen(a, b)) return false;
+  span[A] = a;
+  span[B] = b;
+  if (openCount === 1 ? a >= openHi[0]! || b <= openLo[0]! : !isOpen()) return false;
   if (lidarColumn < 0 && out.dist[toBlock[st]!]! <= s0 - 1.5) {
     // lookAt's commonest case inline (the ground, grass): a block of a kind already seen nearer, on a plane
     // without LiDAR rays, is only counted and, if it occludes, trims the open pitches.
     out.cellVisits++;
     if (occludes[st] !== 1) return false;
-    occlude(a, b);
+    occlude();
     return true;
   }
-  span[A] = a;
-  span[B] = b;
   return lookAt(st, x, y, z, out, lidarColumn);
 }
 
@@ -339,15 +355,17 @@ function chunkAround(store: ColumnStore, cx: number, cz: number): ChunkColumn {
 }
 
 /**
- * Walks one vertical plane (horizontal direction (hx, hz)) from the eyes outwards, noting visible blocks.
+ * Walks one vertical plane (horizontal direction planeAt[PLANE_HX], planeAt[PLANE_HZ]) from the eyes outwards, noting visible blocks.
  * `lidarColumn` ≥ 0: this plane carries that LiDAR column.
  * What it finds is exactly what reading every cell of every cell column in the pitch range finds (the test
  * `runner/test/view-fast.test.ts` holds it to the straightforward walk); it only skips cells that cannot be
  * open: a chunk whose highest visible block lies below the plane's lowest unoccluded pitch over the whole
  * stretch the plane crosses it (passesAbove), and, in a column, the cells outside the open pitches within 64 m.
  */
-function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, out: ViewResult, lidarColumn: number): void {
+function tracePlane(world: BlockAccess, plane: number, out: ViewResult, lidarColumn: number): void {
   const ey = stepEy;
+  const hx = planeAt[PLANE_HX]!,
+    hz = planeAt[PLANE_HZ]!;
   const start = PLANE_START[plane]!;
   let snapAt = start < SNAP_NEAR ? SNAP_NEAR : start < SNAP_FAR ? SNAP_FAR : Infinity;
   snapCount[plane * 2] = snapCount[plane * 2 + 1] = 0;
@@ -356,8 +374,6 @@ function tracePlane(world: BlockAccess, plane: number, hx: number, hz: number, o
     ez = stepEz + hz * start;
   planeAt[PLANE_EX] = ex;
   planeAt[PLANE_EZ] = ez;
-  planeAt[PLANE_HX] = hx;
-  planeAt[PLANE_HZ] = hz;
   planeAt[PLANE_START_AT] = start;
   const store = world.columnStore;
   const minY = store ? store.minY : -64,
@@ -516,15 +532,24 @@ function lookAt(st: number, x: number, y: number, z: number, out: ViewResult, li
     }
   }
   if (occludes[st] !== 1) return false;
-  occlude(a, b);
+  occlude();
   return true;
 }
 
+/** The target point of `lineOfSight`, in a typed array: six doubles as arguments were six heap numbers per call. */
+const sightTarget = new Float64Array(3);
+
 /**
- * Whether nothing occluding lies on the segment from (ox, oy, oz) to (tx, ty, tz) (voxel DDA); the cell of the
- * target point itself does not count.
+ * Whether nothing occluding lies on the segment from the eyes (stepEx, stepEy, stepEz) to sightTarget (voxel
+ * DDA); the cell of the target point itself does not count.
  */
-export function lineOfSight(world: BlockAccess, ox: number, oy: number, oz: number, tx: number, ty: number, tz: number): boolean {
+function lineOfSight(world: BlockAccess): boolean {
+  const ox = stepEx,
+    oy = stepEy,
+    oz = stepEz;
+  const tx = sightTarget[0]!,
+    ty = sightTarget[1]!,
+    tz = sightTarget[2]!;
   let dx = tx - ox,
     dy = ty - oy,
     dz = tz - oz;
@@ -542,12 +567,12 @@ export function lineOfSight(world: BlockAccess, ox: number, oy: number, oz: numb
   const stepX = dx > 0 ? 1 : -1,
     stepY = dy > 0 ? 1 : -1,
     stepZ = dz > 0 ? 1 : -1;
-  const tDeltaX = dx !== 0 ? Math.abs(1 / dx) : Infinity;
-  const tDeltaY = dy !== 0 ? Math.abs(1 / dy) : Infinity;
-  const tDeltaZ = dz !== 0 ? Math.abs(1 / dz) : Infinity;
-  let tMaxX = dx !== 0 ? (x + (dx > 0 ? 1 : 0) - ox) / dx : Infinity;
-  let tMaxY = dy !== 0 ? (y + (dy > 0 ? 1 : 0) - oy) / dy : Infinity;
-  let tMaxZ = dz !== 0 ? (z + (dz > 0 ? 1 : 0) - oz) / dz : Infinity;
+  const tDeltaX = dx !== 0 ? Math.abs(1 / dx) : NEVER[0]!;
+  const tDeltaY = dy !== 0 ? Math.abs(1 / dy) : NEVER[0]!;
+  const tDeltaZ = dz !== 0 ? Math.abs(1 / dz) : NEVER[0]!;
+  let tMaxX = dx !== 0 ? (x + (dx > 0 ? 1 : 0) - ox) / dx : NEVER[0]!;
+  let tMaxY = dy !== 0 ? (y + (dy > 0 ? 1 : 0) - oy) / dy : NEVER[0]!;
+  let tMaxZ = dz !== 0 ? (z + (dz > 0 ? 1 : 0) - oz) / dz : NEVER[0]!;
   for (;;) {
     if (x === txc && y === tyc && z === tzc) return true;
     if (occludes[world.stateAt(x, y, z)] === 1) return false;
@@ -619,7 +644,9 @@ export function observeView(world: BlockAccess, pose: ViewPose, entities: readon
       openUnion((c - step) * 2 + slot, (c + step) * 2 + slot);
     }
     const yaw = pose.yaw - columnYaw[c]!;
-    tracePlane(world, c, -Math.sin(yaw), -Math.cos(yaw), out, c % LIDAR_EVERY === 0 ? c / LIDAR_EVERY : -1);
+    planeAt[PLANE_HX] = -Math.sin(yaw);
+    planeAt[PLANE_HZ] = -Math.cos(yaw);
+    tracePlane(world, c, out, c % LIDAR_EVERY === 0 ? c / LIDAR_EVERY : -1);
   }
   for (const e of entities) {
     const half = e.width / 2;
@@ -647,7 +674,10 @@ export function observeView(world: BlockAccess, pose: ViewPose, entities: readon
       const relYaw = wrapAngle(pose.yaw - Math.atan2(-cx, -cz));
       const relPitch = pose.pitch - Math.atan2(cy, Math.sqrt(cx * cx + cz * cz));
       if (Math.abs(relYaw) > FOV_YAW || Math.abs(relPitch) > FOV_PITCH) continue;
-      if (d === 0 || lineOfSight(world, ex, ey, ez, tx, ty, tz)) {
+      sightTarget[0] = tx;
+      sightTarget[1] = ty;
+      sightTarget[2] = tz;
+      if (d === 0 || lineOfSight(world)) {
         seen = true;
         break;
       }
@@ -668,6 +698,9 @@ export const round3 = (v: number) => round(v, 1000);
 /** The reward's `current_nearest_blocks` dict for a view (distances in mm, angles in mrad precision). */
 export function nearestDict(view: ViewResult): NearestBlocks {
   const out: NearestBlocks = {};
-  for (const i of view.seen) out[observableNames[i]!] = [round(view.dist[i]!, 1000), round(view.yaw[i]!, 10000), round(view.pitch[i]!, 10000)];
+  for (let k = 0; k < view.seenCount; k++) {
+    const i = view.seen[k]!;
+    out[observableNames[i]!] = [round(view.dist[i]!, 1000), round(view.yaw[i]!, 10000), round(view.pitch[i]!, 10000)];
+  }
   return out;
 }

@@ -277,25 +277,25 @@ function pickTarget(m: Mob, range: number, modifier: number, random: () => numbe
   m.moving = true;
 }
 
-/** Entity.push between two overlapping boxes: each side gets 0.05 along the separation (both entities push: twice). */
-function pushApart(
-  a: { x: number; z: number },
-  b: { x: number; z: number },
-  push: (dx: number, dz: number) => void,
-  pushOther: (dx: number, dz: number) => void,
-): void {
+/** The push `pushApart` found: b's velocity takes (+x, +z), a's (−x, −z). A typed array, not a closure per side. */
+const pushBy = new Float64Array(2);
+
+/**
+ * Entity.push between two overlapping boxes: each side gets 0.05 along the separation (both entities push:
+ * twice). Writes b's share to pushBy (a's is its negation); false when the boxes are too close to have a direction.
+ */
+function pushApart(a: { x: number; z: number }, b: { x: number; z: number }): boolean {
   let d = b.x - a.x,
     e = b.z - a.z;
   let f = Math.max(Math.abs(d), Math.abs(e));
-  if (f < 0.01) return;
+  if (f < 0.01) return false;
   f = Math.sqrt(f);
   d /= f;
   e /= f;
   const g = Math.min(1, 1 / f);
-  d *= g * 0.05 * 2;
-  e *= g * 0.05 * 2;
-  push(-d, -e);
-  pushOther(d, e);
+  pushBy[0] = d * (g * 0.05 * 2);
+  pushBy[1] = e * (g * 0.05 * 2);
+  return true;
 }
 
 const overlaps = (ax: number, ay: number, az: number, aw: number, ah: number, bx: number, by: number, bz: number, bw: number, bh: number) =>
@@ -421,20 +421,18 @@ export function tickMobs(w: MobWorld): void {
     // Pairs in the all-pairs loop's order (i, then j ascending), then the agent: the velocity sums stay the same.
     for (; p < pairs.length && Math.floor(pairs[p]! / PAIR_BASE) === i; p++) {
       const b = mobs[pairs[p]! % PAIR_BASE]!;
-      pushApart(
-        a,
-        b,
-        (px, pz) => ((a.vx += px), (a.vz += pz)),
-        (px, pz) => ((b.vx += px), (b.vz += pz)),
-      );
+      if (!pushApart(a, b)) continue;
+      // x − d is x + (−d) in IEEE arithmetic: the same sums as adding the negated push.
+      a.vx -= pushBy[0]!;
+      a.vz -= pushBy[1]!;
+      b.vx += pushBy[0]!;
+      b.vz += pushBy[1]!;
     }
-    if (overlaps(a.x, a.y, a.z, a.width, a.height, e.pos.x, e.pos.y, e.pos.z, PLAYER_WIDTH, PLAYER_HEIGHT)) {
-      pushApart(
-        a,
-        e.pos,
-        (px, pz) => ((a.vx += px), (a.vz += pz)),
-        (px, pz) => ((e.vel.x += px), (e.vel.z += pz)),
-      );
+    if (overlaps(a.x, a.y, a.z, a.width, a.height, e.pos.x, e.pos.y, e.pos.z, PLAYER_WIDTH, PLAYER_HEIGHT) && pushApart(a, e.pos)) {
+      a.vx -= pushBy[0]!;
+      a.vz -= pushBy[1]!;
+      e.vel.x += pushBy[0]!;
+      e.vel.z += pushBy[1]!;
     }
   }
   let alive = 0;
