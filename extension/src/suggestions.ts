@@ -7,7 +7,7 @@ import type { LanguageClient } from 'vscode-languageclient/node';
 import { setSuggestionsNotification, suggestionResolvedNotification, type AnalyzerSuggestion } from '../../protocol/src/lsp';
 import type { SuggestionEvent } from '../../runner/src/events';
 import { applyUnifiedDiff, PatchError } from '../../runner/src/diff';
-import { patchTarget, PatchTargetError } from '../../runner/src/records';
+import { patchTarget, PatchTargetError } from '../../runner/src/patch-target';
 
 export const PATCHED_SCHEME = 'rewardsmith-patched';
 

@@ -27,7 +27,7 @@ const RUNNER_LAYERS: readonly (readonly string[])[] = [
   ['sweep', 'pretrain'],
   ['runs'],
   ['env', 'ppo', 'reward'],
-  ['events'],
+  ['events', 'patch-target'],
   ['records', 'tasks'],
   ['files'],
   ['args', 'stats', 'diff', 'svg'],
@@ -40,6 +40,7 @@ const EXTENSION_MAY_IMPORT = new Set([
   'protocol/src/lsp', // custom LSP requests and notifications, shared with the language server
   'runner/src/events', // the runner's stdout event stream
   'runner/src/records', // the files a run writes
+  'runner/src/patch-target', // the one rule for which file a suggestion's patch may change (the editor's Apply and `apply`)
   'runner/src/task-list', // the built-in task list for the task picker and the `// task:` header (no game data)
   'runner/src/diff', // the unified diffs that analyzer suggestions carry
   'runner/src/stats', // the one format of rates and of differences between them (records already build on it)

@@ -10,7 +10,8 @@ import path from 'node:path';
 import { CommandError, didYouMean, parseCommandArgs, requireExisting, runCommand, terminalText, UsageError } from '../args';
 import { applyUnifiedDiff, PatchError, unifiedDiff } from '../diff';
 import { writeAtomic } from '../files';
-import { patchTarget, PatchTargetError, readSuggestions, RUN_FILES, runRewardCopy, type PatchTarget } from '../records';
+import { patchTarget, PatchTargetError, type PatchTarget } from '../patch-target';
+import { readSuggestions, RUN_FILES, runRewardCopy } from '../records';
 
 export const APPLY_SPEC = {
   command: 'apply',
