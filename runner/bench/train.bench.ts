@@ -47,7 +47,7 @@ interface Run extends ProcessResult {
 }
 
 /** The runner's sources at `ref`, in a temporary folder that uses this checkout's node_modules. */
-function extractTree(ref: string): string {
+export function extractTree(ref: string): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'rs-bench-before-'));
   const tar = execFileSync('git', ['archive', '--format=tar', ref, 'runner', 'package.json', 'tsconfig.json'], { cwd: ROOT, maxBuffer: 1 << 30 });
   execFileSync('tar', ['-x', '-C', dir], { input: tar });
