@@ -512,6 +512,13 @@ export function readRecordJson(file: string, folder = path.dirname(file)): unkno
   }
 }
 
+/** A folder's JSON record that must be an object (`what` it should be, for the message), read by `readRecordJson`. */
+export function readRecordObject(file: string, what: string): Record<string, unknown> {
+  const parsed = readRecordJson(file);
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new RunRecordError(`${file}: not ${what} (a JSON object), got ${typeName(parsed)}`);
+  return parsed as Record<string, unknown>;
+}
+
 /**
  * `DIR/summary.json`, checked; undefined when the run has not written one (yet). A training run's summary has
  * `train` and `eval`; a rollout's (`rewardsmith rollout`) has only the task and its own counts, so those two

@@ -138,6 +138,10 @@ test("a loop's, table's or run's own record that is a folder, not JSON, a link o
   cpSync(path.join(__dirname, 'fixtures', 'runs', 'spin-in-place'), path.join(dir, 'records', 'run'), { recursive: true });
   rmSync(path.join(dir, 'records', 'run', 'summary.json'));
   mkdirSync(path.join(dir, 'records', 'run', 'summary.json'));
+  mkdirSync(path.join(dir, 'records', 'loop-null'), { recursive: true });
+  writeFileSync(path.join(dir, 'records', 'loop-null', 'experiment.json'), 'null\n');
+  mkdirSync(path.join(dir, 'records', 'sweep'), { recursive: true });
+  writeFileSync(path.join(dir, 'records', 'sweep', 'sweep.json'), '{}\n');
   mkdirSync(path.join(dir, 'records', 'table'), { recursive: true });
   writeFileSync(path.join(dir, 'records', 'table', 'table-config.json'), '{"steps": 12');
   const before = listTree(path.join(dir, 'records'));
@@ -147,6 +151,8 @@ test("a loop's, table's or run's own record that is a folder, not JSON, a link o
     loop('records/loop-iteration'),
     ['analyze', 'records/run'],
     ['table', '--tasks', 'approach-tree', '--out', 'records/table'],
+    loop('records/loop-null'),
+    ['sweep', '--rewards', reward, '--task', 'approach-tree', '--seeds', '1', '--out', 'records/sweep'],
   );
   const expected = [
     /^rewardsmith loop: records\/loop-folder\/experiment\.json: a folder, not a file\n$/,
@@ -154,6 +160,8 @@ test("a loop's, table's or run's own record that is a folder, not JSON, a link o
     /^rewardsmith loop: records\/loop-iteration\/iteration-1\/iteration\.json: not an iteration's record \(it has no candidates list\); move it away to run iteration 1 again\n$/,
     /^rewardsmith analyze: records\/run\/summary\.json: a folder, not a file\n$/,
     /^rewardsmith table: records\/table\/table-config\.json: not valid JSON \(.+\)\n$/,
+    /^rewardsmith loop: records\/loop-null\/experiment\.json: not a loop's settings \(a JSON object\), got null\n$/,
+    /^rewardsmith sweep: records\/sweep\/sweep\.json: a sweep's state lists its rewards and runs, this one does not\n$/,
   ];
   results.forEach((r, i) => {
     assert.equal(r.code, 1, r.err);

@@ -14,6 +14,7 @@ import {
   rateRecord,
   readEpisodes,
   readRecordJson,
+  readRecordObject,
   readSummary,
   requireTrainingSummary,
   RUN_FILES,
@@ -668,7 +669,7 @@ class Loop {
       start: o.train?.init ? path.resolve(o.train.init) : o.foundation ? FOUNDATION_DIR : 'scratch',
     };
     if (existsSync(experimentFile)) {
-      const earlier = readRecordJson(experimentFile) as typeof settings & { iterations: number };
+      const earlier = readRecordObject(experimentFile, "a loop's settings") as typeof settings & { iterations: number };
       for (const key of ['task', 'steps', 'candidates', 'seed', 'no_llm', 'start'] as const) {
         // Experiments recorded before a setting existed resume with its value now.
         if (!(key in earlier)) continue;

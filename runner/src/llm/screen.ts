@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { writeAtomic } from '../files';
 import { checkReward, formatDiagnostic } from '../lint/check';
-import { readRecordJson } from '../records';
+import { readRecordObject, RunRecordError } from '../records';
 import type { TaskSpec } from '../tasks';
 
 export const PROBE_SCREEN_FILE = 'probe-screen.json';
@@ -34,7 +34,7 @@ async function blockers(file: string, text: string, task: TaskSpec): Promise<{ e
  */
 export async function screenReward(file: string, task: TaskSpec, baseline?: { file: string; text: string }): Promise<string | null> {
   const verdictFile = path.join(path.dirname(file), PROBE_SCREEN_FILE);
-  if (existsSync(verdictFile)) return (readRecordJson(verdictFile) as ScreenVerdict).refused;
+  if (existsSync(verdictFile)) return readVerdict(verdictFile).refused;
   const found = await blockers(file, readFileSync(file, 'utf8'), task);
   const before = baseline ? (await blockers(baseline.file, baseline.text, task)).incentives.length : Number.POSITIVE_INFINITY;
   const reasons = [...found.errors, ...(found.incentives.length > before ? found.incentives : [])];
@@ -43,13 +43,21 @@ export async function screenReward(file: string, task: TaskSpec, baseline?: { fi
   return refused;
 }
 
+/** A saved verdict, checked: a damaged one is named rather than read as "not refused". */
+function readVerdict(file: string): ScreenVerdict {
+  const { refused } = readRecordObject(file, "the probes' verdict");
+  if (typeof refused !== 'string' && refused !== null)
+    throw new RunRecordError(`${file}: the probes' verdict says whether they refused the reward (refused: a reason or null); this one does not`);
+  return { refused };
+}
+
 /** Training runs the probe screen saved in an experiment folder: the candidates it refused. */
 export function runsSavedByProbes(out: string): number {
   let saved = 0;
   const walk = (dir: string, depth: number) => {
     for (const name of readdirSync(dir)) {
       const p = path.join(dir, name);
-      if (name === PROBE_SCREEN_FILE && (JSON.parse(readFileSync(p, 'utf8')) as ScreenVerdict).refused !== null) saved++;
+      if (name === PROBE_SCREEN_FILE && readVerdict(p).refused !== null) saved++;
       // iteration-N/candidate-K/attempt-J/: run folders below are not searched.
       else if (depth < 3 && name !== 'run' && statSync(p).isDirectory()) walk(p, depth + 1);
     }

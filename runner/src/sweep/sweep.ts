@@ -8,7 +8,7 @@ import path from 'node:path';
 import { CommandError, PROCESS_IO, UsageError, parseCommandArgs, runCommand, type CommandIo } from '../args';
 import { makeEvent, type RunnerEvent, type SweepRunEvent } from '../events';
 import { writeAtomic } from '../files';
-import { readRecordJson } from '../records';
+import { readRecordObject, RunRecordError } from '../records';
 import { resolveTask, TaskFileError } from '../tasks';
 import { BACKEND_CHOICES } from '../ppo/backend';
 import { type Engine, trainJob, type JobState, type TrainJob } from './engine';
@@ -91,13 +91,14 @@ type SweepJob = TrainJob & { reward: string; rewardOriginal: string };
  * match (same task, budget, seeds, start and reward files, unchanged since).
  */
 function openSweep(o: SweepOptions, dir: string, taskId: string): { state: SweepState; save: () => void } {
-  mkdirSync(path.join(dir, 'rewards'), { recursive: true });
   const names = rewardNames(o.rewards);
   const rewards = o.rewards.map((file, i) => ({ name: names[i]!, file: path.resolve(file), sha256: sha256(file) }));
   const stateFile = path.join(dir, SWEEP_FILES.state);
   let state: SweepState = { version: 1, task: taskId, steps: o.steps, seeds: o.seeds, init: o.init ? path.resolve(o.init) : null, rewards, runs: {} };
   if (existsSync(stateFile)) {
-    const earlier = readRecordJson(stateFile) as SweepState;
+    const earlier = readRecordObject(stateFile, "a sweep's state") as unknown as SweepState;
+    if (!Array.isArray(earlier.rewards) || !earlier.runs || typeof earlier.runs !== 'object')
+      throw new RunRecordError(`${stateFile}: a sweep's state lists its rewards and runs, this one does not`);
     const differs = (['task', 'steps', 'seeds', 'init'] as const).filter((k) => earlier[k] !== state[k]);
     if (JSON.stringify(earlier.rewards.map((r) => [r.name, r.file])) !== JSON.stringify(rewards.map((r) => [r.name, r.file]))) differs.push('rewards' as never);
     if (differs.length > 0)
@@ -115,6 +116,7 @@ function openSweep(o: SweepOptions, dir: string, taskId: string): { state: Sweep
     o.say?.(`resuming the sweep in ${dir}`);
   }
   // The runs train these copies: on a cluster only DIR needs to be shared, and editing a file mid-sweep changes nothing.
+  mkdirSync(path.join(dir, 'rewards'), { recursive: true });
   for (const r of rewards) {
     const copy = rewardCopyIn(dir, r);
     if (!existsSync(copy)) writeAtomic(copy, readFileSync(r.file));

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { writeAtomic } from '../files';
 import { resolveTask } from '../tasks';
-import { readRecordJson, RUN_FILES, type RunSummary } from '../records';
+import { readRecordObject, RUN_FILES, type RunSummary } from '../records';
 import {
   compareOverSeeds,
   compareRates,
@@ -223,7 +223,7 @@ function openTable(out: string, tasks: string[], config: TableConfig): void {
   mkdirSync(out, { recursive: true });
   const configFile = path.join(out, 'table-config.json');
   if (existsSync(configFile)) {
-    const before = readRecordJson(configFile) as TableConfig;
+    const before = readRecordObject(configFile, "a table's settings") as unknown as TableConfig;
     const changed = (Object.keys(config) as (keyof TableConfig)[]).filter((k) => before[k] !== config[k]);
     if (changed.length > 0) {
       throw new CommandError(
