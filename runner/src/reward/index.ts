@@ -385,7 +385,7 @@ export class RewardSandbox {
     if (obs.length !== this.numEnvs) throw new Error(`step: expected ${this.numEnvs} observations, got ${obs.length}`);
     const packed = this.encoder.encode(obs);
     const reply = await this.request({ op: 'step', ...packed }, this.limits.callWallMs * obs.length + this.limits.stepSlackMs + HOST_GRACE_MS);
-    return Float64Array.from((reply as { values: number[] }).values);
+    return valuesOf(reply);
   }
 
   /**
@@ -397,7 +397,7 @@ export class RewardSandbox {
     for (const e of envs) if (!Number.isInteger(e) || e < 0 || e >= this.numEnvs) throw new Error(`stepEnvs: env ${e} is not in 0..${this.numEnvs - 1}`);
     const packed = this.encoder.encode(obs);
     const reply = await this.request({ op: 'step', ...packed, envs }, this.limits.callWallMs * obs.length + this.limits.stepSlackMs + HOST_GRACE_MS);
-    return { values: Float64Array.from((reply as { values: number[] }).values), detail: (reply as { detail?: StepDetail }).detail };
+    return { values: valuesOf(reply), detail: reply.detail };
   }
 
   /** What a coverage sandbox counted so far, per env and statement. */
@@ -483,6 +483,14 @@ export class RewardSandbox {
   }
 }
 
+/**
+ * A step's rewards, in an array of their own: the TypeScript host sends a Float64Array, which arrives as a view into
+ * the message's bytes, the Python host sends numbers.
+ */
+function valuesOf(reply: HostReply & { ok: true }): Float64Array {
+  return Float64Array.from(reply.values ?? []);
+}
+
 /** The host's last words: its last line of stderr that says something (not a stack frame, not Node's version line). */
 function lastLine(text: string): string {
   const lines = text.trim().split('\n');
@@ -537,7 +545,8 @@ class ObservationEncoder {
     this.length = 0;
     this.newNames = [];
     for (const o of obs) for (const write of this.writers) write(o);
-    return { newNames: this.newNames, data: this.buffer.slice(0, this.length), count: obs.length };
+    // A view, not a copy: sending copies its bytes (and only those) into the message.
+    return { newNames: this.newNames, data: this.buffer.subarray(0, this.length), count: obs.length };
   }
 
   private writer(f: WireField): (o: StepObservation) => void {

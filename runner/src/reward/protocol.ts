@@ -113,7 +113,7 @@ export interface StepDetail {
   sparse?: number[];
 }
 export type HostReply = { id: number } & (
-  | { ok: true; values?: number[]; detail?: StepDetail; coverage?: CoverageCounts; statements?: StatementSpan[] }
+  | { ok: true; values?: Float64Array | number[]; detail?: StepDetail; coverage?: CoverageCounts; statements?: StatementSpan[] }
   | { ok: false; failure: HostFailure }
 );
 

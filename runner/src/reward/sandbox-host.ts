@@ -191,7 +191,8 @@ const DRIVER = String.raw`(function (loopMarker, errorChars, coverageMarker, sta
     // its size and then per entry the name's id and the value (e.g. nNearest, (nameId, distance, yaw, pitch)*, …).
     step(newNames, data, count, envs) {
       for (let i = 0; i < newNames.length; i++) names[names.length] = newNames[i];
-      const out = new Array(count);
+      // A typed array leaves the isolate, and crosses to the trainer, as one block of bytes.
+      const out = new Float64Array(count);
       const detail = statements > 0 ? { last: new Array(count), dense: entry === 'dense' ? new Array(count) : undefined, sparse: entry === 'dense' ? new Array(count) : undefined } : undefined;
       // The slowest call by wall clock; the host decides with the isolate's CPU time whether it was a time-out.
       const slowest = { ms: -1, env: -1, entry: entry, loop: 0 };
@@ -296,7 +297,7 @@ class Sandbox {
     return this.req.limits.callWallMs * Math.max(1, count) + this.req.limits.stepSlackMs;
   }
 
-  step({ newNames, data, count, envs }: PackedStep): { values: number[]; detail?: StepDetail } | { failure: HostFailure } {
+  step({ newNames, data, count, envs }: PackedStep): { values: Float64Array; detail?: StepDetail } | { failure: HostFailure } {
     // A call that never returns runs into the step's wall-clock budget, loose enough that a loaded
     // machine's scheduling stalls do not end a healthy run.
     this.phase = 'step';
@@ -308,7 +309,7 @@ class Sandbox {
       arguments: { copy: true },
       timeout: this.stepBudgetMs(count),
       result: { copy: true },
-    }) as { values: number[]; slowest: { ms: number; env: number; entry: string; loop: number }; detail?: StepDetail } | HostFailure;
+    }) as { values: Float64Array; slowest: { ms: number; env: number; entry: string; loop: number }; detail?: StepDetail } | HostFailure;
     if (!('values' in result)) return { failure: result };
     // A call that returned but took longer than the limit is a time-out only if the isolate really spent
     // that long computing: wall time alone also counts the moments the OS ran something else.
