@@ -83,7 +83,7 @@ test('a rebuild replaces dist/ files by rename: a sandbox host running from dist
     let k = 1;
     const first = await call(packed(k, true));
     // Compared field by field: a reply may carry more (a probe's coverage detail, undefined here).
-    const fields = (r: HostReply) => ({ id: r.id, ok: r.ok, values: r.ok ? r.values : undefined });
+    const fields = (r: HostReply) => ({ id: r.id, ok: r.ok, values: r.ok && r.values ? Array.from(r.values) : undefined });
     assert.deepEqual(fields(first), { id: 3, ok: true, values: [1] });
     const inodes = (files: string[]) => files.map((f) => statSync(f).ino);
     const watched = [addon, path.join(dist, 'sandbox-host.js'), path.join(dist, 'cli.js')];
