@@ -110,7 +110,8 @@ function printTable(header: string[], rows: string[][]): void {
 export async function run(): Promise<void> {
   console.log(
     'reference (2-core AMD EPYC VM, fused engine, every thread from the start): 2026-11-26 12:47-12:58, load average 16.5-20.0: e56fc76 784 frames per CPU-second (83.6 s: main thread 45.3, env worker 18.5, helper threads 13.8, reward host 6.0); ' +
-      '19:01-19:26, load 8-12, two pairs: 820a9e3 948 / 886 (69.1 / 74.0 s, PPO update 17.6 / 19.0), with the WebAssembly kernels 1,207 / 1,213 (54.3 / 54.0 s, PPO update 5.3 / 5.4).',
+      '19:01-19:26, load 8-12, two pairs: 820a9e3 948 / 886 (69.1 / 74.0 s, PPO update 17.6 / 19.0), with the WebAssembly kernels 1,207 / 1,213 (54.3 / 54.0 s, PPO update 5.3 / 5.4); ' +
+      '20:34-20:41, idle (load 1.3-1.9), three pairs: 820a9e3 1,137 / 1,145 / 1,260, de375c1 1,487 / 1,656 / 1,717 (57.6 / 57.3 / 52.0 -> 44.1 / 39.6 / 38.2 s).',
   );
   console.log(
     `method: train() on approach-tree, dense reward, seed 0, 32 envs, ${FRAMES.toLocaleString('en')} frames, no evaluation, engines ${BACKENDS.join(', ')}, ` +
