@@ -470,6 +470,20 @@ function adam(): Fn {
     const [gi, mi, vi] = ['gi', 'mi', 'vi'].map((x) => f.l(`${x}${lanes.width}`, lanes.type));
     const spread = lanes.width === 1 ? [] : constants.flatMap((name) => [...get(f.l(name)), ...lanes.spread, ...set(c[name]!)]);
     const ptr = (base: number, wide: boolean): Bytes => [...get(base), ...get(wide ? at64 : at32), ADD];
+    /** moment = beta · moment + oneMinusBeta · (term applied), kept in `out` and stored back as float32. */
+    const movingAverage = (moment: number, beta: number, oneMinusBeta: number, term: Bytes, out: number): Bytes => [
+      ...get(beta),
+      ...ptr(moment, false),
+      ...lanes.loadF32,
+      ...lanes.mul,
+      ...get(oneMinusBeta),
+      ...term,
+      ...lanes.add,
+      ...set(out),
+      ...ptr(moment, false),
+      ...get(out),
+      ...lanes.storeF32,
+    ];
     return [
       ...spread,
       ...loop([], [...get(k), ...i32(lanes.width), ADD, ...get(n!), GT_S], inc(k, i32(lanes.width)), [
@@ -482,34 +496,9 @@ function adam(): Fn {
         ...get(c.scale!),
         ...lanes.mul,
         ...set(gi),
-        // m
-        ...get(c.beta1!),
-        ...ptr(m!, false),
-        ...lanes.loadF32,
-        ...lanes.mul,
-        ...get(c.oneMinusBeta1!),
-        ...get(gi),
-        ...lanes.mul,
-        ...lanes.add,
-        ...set(mi),
-        ...ptr(m!, false),
-        ...get(mi),
-        ...lanes.storeF32,
-        // v
-        ...get(c.beta2!),
-        ...ptr(v!, false),
-        ...lanes.loadF32,
-        ...lanes.mul,
-        ...get(c.oneMinusBeta2!),
-        ...get(gi),
-        ...lanes.mul,
-        ...get(gi),
-        ...lanes.mul,
-        ...lanes.add,
-        ...set(vi),
-        ...ptr(v!, false),
-        ...get(vi),
-        ...lanes.storeF32,
+        // m = β1 · m + (1 − β1) · g, and v = β2 · v + (1 − β2) · g · g
+        ...movingAverage(m!, c.beta1!, c.oneMinusBeta1!, [...get(gi), ...lanes.mul], mi),
+        ...movingAverage(v!, c.beta2!, c.oneMinusBeta2!, [...get(gi), ...lanes.mul, ...get(gi), ...lanes.mul], vi),
         // p
         ...ptr(p!, false),
         ...ptr(p!, false),
