@@ -22,6 +22,24 @@ import { tempDir } from './helpers/tmp';
 import type { RunnerEvent } from '../src/events';
 
 const WEAK = path.join(__dirname, 'fixtures/rewards/weak-approach-tree.reward.ts');
+
+/** The no-LLM loop from WEAK on approach-tree, 2 candidates, its training and evaluation scripted by `runSteps`. */
+function scriptedLoop(out: string, iterations: number, runSteps: RunSteps, say: (line: string) => void = () => {}): Promise<LoopResult> {
+  return runLoop({
+    task: resolveTask('approach-tree'),
+    iterations,
+    out,
+    candidates: 2,
+    steps: 2048,
+    seed: 7,
+    startReward: WEAK,
+    noLlm: true,
+    foundation: { demos: 4 },
+    train: { evalEpisodes: 100 },
+    say,
+    runSteps,
+  });
+}
 const out = tempDir('loop-decision-');
 after(() => rmSync(out, { recursive: true, force: true }));
 
@@ -135,20 +153,7 @@ test('loop --no-llm decides by the difference test, evaluates close calls again 
     },
   };
   const lines: string[] = [];
-  const result: LoopResult = await runLoop({
-    task: resolveTask('approach-tree'),
-    iterations: 3,
-    out,
-    candidates: 2,
-    steps: 2048,
-    seed: 7,
-    startReward: WEAK,
-    noLlm: true,
-    foundation: { demos: 4 },
-    train: { evalEpisodes: 100 },
-    say: (l) => lines.push(l),
-    runSteps: steps,
-  });
+  const result: LoopResult = await scriptedLoop(out, 3, steps, (l) => lines.push(l));
   assert.deepEqual(trainedRuns, Object.keys(TRAINED));
   const [it1, it2, it3] = result.iterations;
 
@@ -314,21 +319,7 @@ test("a resumed loop lists the suggestions of its runs' analyses as they are now
     },
     evaluate: () => assert.fail('no close call to look at again'),
   };
-  const loop = (iterations: number) =>
-    runLoop({
-      task: resolveTask('approach-tree'),
-      iterations,
-      out: dir,
-      candidates: 2,
-      steps: 2048,
-      seed: 7,
-      startReward: WEAK,
-      noLlm: true,
-      foundation: { demos: 4 },
-      train: { evalEpisodes: 100 },
-      say: () => {},
-      runSteps: steps,
-    });
+  const loop = (iterations: number) => scriptedLoop(dir, iterations, steps);
   const first = await loop(1);
   const run = path.join(dir, first.iterations[0]!.run!);
   // The starting reward's run analysed again (a newer analyzer): its findings worded anew, one gone, one new.
