@@ -36,13 +36,15 @@ export function patchTarget(source: { named: string } | { runDir: string }): Pat
   const recorded = summary?.reward_file;
   if (typeof recorded !== 'string' || recorded === '')
     throw new PatchTargetError(`${summaryFile} does not record the reward file the run trained on; name the file to patch: --to FILE`);
+  const unreadable = (err: unknown) =>
+    new PatchTargetError(
+      `${recorded} (the reward file recorded in ${summaryFile}): ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}; name the file to patch: --to FILE`,
+    );
   let real: string;
   try {
     real = realpathSync(recorded);
   } catch (err) {
-    throw new PatchTargetError(
-      `${recorded} (the reward file recorded in ${summaryFile}): ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}; name the file to patch: --to FILE`,
-    );
+    throw unreadable(err);
   }
   if (!REWARD_FILE_PATTERN.test(recorded) || !REWARD_FILE_PATTERN.test(real))
     throw new PatchTargetError(
@@ -58,9 +60,7 @@ export function patchTarget(source: { named: string } | { runDir: string }): Pat
   try {
     content = readFileSync(real);
   } catch (err) {
-    throw new PatchTargetError(
-      `${recorded} (the reward file recorded in ${summaryFile}): ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}; name the file to patch: --to FILE`,
-    );
+    throw unreadable(err);
   }
   const actual = sha256Hex(content);
   if (actual !== expected)
