@@ -385,7 +385,7 @@ export class RewardSandbox {
     if (obs.length !== this.numEnvs) throw new Error(`step: expected ${this.numEnvs} observations, got ${obs.length}`);
     const packed = this.encoder.encode(obs);
     const reply = await this.request({ op: 'step', ...packed }, this.limits.callWallMs * obs.length + this.limits.stepSlackMs + HOST_GRACE_MS);
-    return valuesOf(reply);
+    return valuesOf(reply, obs.length);
   }
 
   /**
@@ -397,7 +397,7 @@ export class RewardSandbox {
     for (const e of envs) if (!Number.isInteger(e) || e < 0 || e >= this.numEnvs) throw new Error(`stepEnvs: env ${e} is not in 0..${this.numEnvs - 1}`);
     const packed = this.encoder.encode(obs);
     const reply = await this.request({ op: 'step', ...packed, envs }, this.limits.callWallMs * obs.length + this.limits.stepSlackMs + HOST_GRACE_MS);
-    return { values: valuesOf(reply), detail: reply.detail };
+    return { values: valuesOf(reply, obs.length), detail: reply.detail };
   }
 
   /** What a coverage sandbox counted so far, per env and statement. */
@@ -485,10 +485,11 @@ export class RewardSandbox {
 
 /**
  * A step's rewards, in an array of their own: the TypeScript host sends a Float64Array, which arrives as a view into
- * the message's bytes, the Python host sends numbers.
+ * the message's bytes, the Python host sends numbers. One per observation, or the host broke the protocol.
  */
-function valuesOf(reply: HostReply & { ok: true }): Float64Array {
-  return Float64Array.from(reply.values ?? []);
+function valuesOf(reply: HostReply & { ok: true }, count: number): Float64Array {
+  if (reply.values?.length !== count) throw new Error(`reward host: a step of ${count} observations answered with ${reply.values?.length ?? 'no'} rewards`);
+  return Float64Array.from(reply.values);
 }
 
 /** The host's last words: its last line of stderr that says something (not a stack frame, not Node's version line). */
