@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BUILTIN_TASKS, type TaskSpec } from '../src/tasks';
 import { S } from '../src/env/game/registry';
+import { GAME_FACTS } from '../src/schema';
 import { DEG, ViewResult, nearestDict, observeView, type ViewEntity, type ViewPose } from '../src/env/game/observe';
 import { SimEnv } from '../src/env/sim/sim';
 import type { SimWorld } from '../src/env/sim/world';
@@ -131,4 +132,77 @@ test('underground: the fast view equals the straightforward walk in caves and in
     }));
   }
   assert.equal(compared, 180);
+});
+
+/** The pose the env's view was taken from (feet, facing). */
+const poseOf = (env: SimEnv): ViewPose => ({ x: env.entity.pos.x, y: env.entity.pos.y, z: env.entity.pos.z, yaw: env.entity.yaw, pitch: env.entity.pitch });
+
+/** What a view shows a policy and a reward (nearest of each name, LiDAR), taken afresh with no view kept. */
+function freshView(env: SimEnv, pose: ViewPose): ViewResult {
+  const fresh = new ViewResult();
+  observeView(env.world, pose, env.mobs as ViewEntity[], fresh);
+  return fresh;
+}
+function assertSameSight(kept: ViewResult, fresh: ViewResult, where: string): void {
+  assert.deepEqual(nearestDict(kept), nearestDict(fresh), where);
+  assert.deepEqual([...kept.seen.subarray(0, kept.seenCount)], [...fresh.seen.subarray(0, fresh.seenCount)], where);
+  assert.deepEqual([...kept.lidarDist], [...fresh.lidarDist], where);
+  assert.deepEqual([...kept.lidarState].map((s, r) => (kept.lidarDist[r] === Infinity ? 0 : s)), [...fresh.lidarState].map((s, r) => (fresh.lidarDist[r] === Infinity ? 0 : s)), where);
+}
+
+test('a view from an unchanged pose reuses the blocks it saw until a block changes, and sees what a fresh walk sees', () => {
+  const env = startEnv(BUILTIN_TASKS['explore-diamond']!, 3);
+  const pose = poseOf(env);
+  const view = new ViewResult();
+  observeView(env.world, pose, env.mobs as ViewEntity[], view);
+  assert.ok(view.cellVisits > 0);
+  view.cellVisits = 0;
+  observeView(env.world, { ...pose }, env.mobs as ViewEntity[], view);
+  assert.equal(view.cellVisits, 0, 'the same pose in the same world: the blocks are reused, none looked at');
+  assertSameSight(view, freshView(env, pose), 'reused');
+
+  // A block set in front of the eyes: the kept blocks are stale, the view walks again and sees it.
+  const before = nearestDict(view);
+  const eyeY = Math.floor(pose.y + 1.62);
+  const fx = Math.floor(pose.x - Math.sin(pose.yaw) * 2),
+    fz = Math.floor(pose.z - Math.cos(pose.yaw) * 2);
+  env.world.setState(fx, eyeY, fz, S.diamond_ore);
+  observeView(env.world, pose, env.mobs as ViewEntity[], view);
+  assert.ok(view.cellVisits > 0, 'a changed block makes the view walk again');
+  assert.notDeepEqual(nearestDict(view), before);
+  assert.ok(nearestDict(view).diamond_ore, 'the ore set in front is seen');
+  assertSameSight(view, freshView(env, pose), 'after a block changed');
+
+  // Another world at the same pose (the next episode on the same seed) is walked, not reused.
+  const other = startEnv(BUILTIN_TASKS['explore-diamond']!, 3);
+  view.cellVisits = 0;
+  observeView(other.world, pose, other.mobs as ViewEntity[], view);
+  assert.ok(view.cellVisits > 0, 'a new world is walked');
+  assertSameSight(view, freshView(other, pose), 'another world');
+});
+
+test('digging in place underground: every step sees what a fresh walk sees, most steps reuse the blocks', () => {
+  const task = BUILTIN_TASKS['explore-diamond']!;
+  const features = new Float32Array(new SimEnv(task).featureSize);
+  const [attack, turnDown, turnLeft, forward] = ['attack', 'turn_down', 'turn_left', 'forward'].map((a) => GAME_FACTS.actions.indexOf(a as never));
+  let steps = 0,
+    reused = 0,
+    changes = 0;
+  for (const seed of [1, 9]) {
+    const env = new SimEnv(task);
+    env.reset(seed, features, 0);
+    for (let k = 0; k < 600; k++) {
+      // Mostly attacking what is in front (blocks break, gravel falls, fluids may flow in), with a turn or a step now and then.
+      const action = k % 97 === 40 ? turnDown : k % 61 === 30 ? turnLeft : k % 53 === 20 ? forward : attack;
+      const visits = env.view.cellVisits,
+        version = env.world.blockVersion;
+      env.step(action!, features, 0);
+      if (env.view.cellVisits === visits) reused++;
+      if (env.world.blockVersion !== version) changes++;
+      assertSameSight(env.view, freshView(env, poseOf(env)), `seed ${seed}, step ${k + 1}`);
+      steps++;
+    }
+  }
+  assert.ok(changes >= 10, `blocks changed on ${changes} steps: the digging must change the world`);
+  assert.ok(reused > steps / 2, `${reused} of ${steps} views reused`);
 });

@@ -25,6 +25,12 @@ export interface BlockAccess {
    * x/z column's highest visible block.
    */
   readonly columnStore?: ColumnStore;
+  /**
+   * Optional speed-up (the simulator has it): a count that changes whenever any block state changes. With it, a
+   * view from exactly the pose of the last one reuses the blocks that view saw (mobs are looked at anew): an agent
+   * standing still while it digs or attacks makes most of an explore-diamond episode's steps.
+   */
+  readonly blockVersion?: number;
 }
 /** `ChunkColumn.heights` of an x/z column whose band's `above` fill is visible (no bound). */
 export const HEIGHT_UNBOUNDED = 32767;
@@ -114,13 +120,82 @@ export class ViewResult {
    * or water surface (Infinity if none within 64 m) and its state id. Mobs are not in these (features add them). */
   readonly lidarDist = new Float64Array(LIDAR_COUNT);
   readonly lidarState = new Int32Array(LIDAR_COUNT);
-  /** Number of blocks looked at (cost accounting for benchmarks). */
+  /** Number of blocks looked at (cost accounting for benchmarks; a reused view looks at none). */
   cellVisits = 0;
+
+  // What the last view saw of blocks (before mobs), and from where, in which world at which block version: the
+  // next view from the same pose in an unchanged world sees the same blocks (observeView reuses them).
+  private blocksWorld: BlockAccess | null = null;
+  private blocksVersion = 0;
+  private readonly blocksPose = new Float64Array(5);
+  private blocksInsideSolid = false;
+  private blocksSeenCount = 0;
+  private readonly blocksSeen = new Int32Array(NAME_COUNT);
+  private readonly blocksDist = new Float64Array(NAME_COUNT);
+  private readonly blocksYaw = new Float64Array(NAME_COUNT);
+  private readonly blocksPitch = new Float64Array(NAME_COUNT);
+  private readonly blocksLidarDist = new Float64Array(LIDAR_COUNT);
+  private readonly blocksLidarState = new Int32Array(LIDAR_COUNT);
 
   clear(): void {
     for (let k = 0; k < this.seenCount; k++) this.dist[this.seen[k]!] = Infinity;
     this.seenCount = 0;
     this.lidarDist.fill(Infinity);
+  }
+
+  /** Keeps what this view holds now (its blocks) as seen from `pose` in `world` at its current block version. */
+  keepBlocks(world: BlockAccess, pose: ViewPose, insideSolid: boolean): void {
+    if (world.blockVersion === undefined) return;
+    this.blocksWorld = world;
+    this.blocksVersion = world.blockVersion;
+    const p = this.blocksPose;
+    p[0] = pose.x;
+    p[1] = pose.y;
+    p[2] = pose.z;
+    p[3] = pose.yaw;
+    p[4] = pose.pitch;
+    this.blocksInsideSolid = insideSolid;
+    this.blocksSeenCount = this.seenCount;
+    for (let k = 0; k < this.seenCount; k++) {
+      const i = this.seen[k]!;
+      this.blocksSeen[k] = i;
+      this.blocksDist[k] = this.dist[i]!;
+      this.blocksYaw[k] = this.yaw[i]!;
+      this.blocksPitch[k] = this.pitch[i]!;
+    }
+    this.blocksLidarDist.set(this.lidarDist);
+    this.blocksLidarState.set(this.lidarState);
+  }
+
+  /**
+   * Whether the kept blocks were seen from exactly `pose` in `world` as it is now; if so, this view holds them
+   * again (in the order they were first seen, as the walk left them). Returns whether the eyes were inside a
+   * solid block (which then is all there is to see); null when nothing could be reused.
+   */
+  reuseBlocks(world: BlockAccess, pose: ViewPose): boolean | null {
+    const p = this.blocksPose;
+    if (
+      world !== this.blocksWorld ||
+      world.blockVersion !== this.blocksVersion ||
+      pose.x !== p[0] ||
+      pose.y !== p[1] ||
+      pose.z !== p[2] ||
+      pose.yaw !== p[3] ||
+      pose.pitch !== p[4]
+    )
+      return null;
+    this.clear();
+    for (let k = 0; k < this.blocksSeenCount; k++) {
+      const i = this.blocksSeen[k]!;
+      this.seen[k] = i;
+      this.dist[i] = this.blocksDist[k]!;
+      this.yaw[i] = this.blocksYaw[k]!;
+      this.pitch[i] = this.blocksPitch[k]!;
+    }
+    this.seenCount = this.blocksSeenCount;
+    this.lidarDist.set(this.blocksLidarDist);
+    this.lidarState.set(this.blocksLidarState);
+    return this.blocksInsideSolid;
   }
 
   /** Records a sighting if it is the nearest of its name so far. */
@@ -602,32 +677,22 @@ let BOX_POINT_REACH = 0;
 for (let p = 0; p < BOX_POINTS.length; p += 3) BOX_POINT_REACH = Math.max(BOX_POINT_REACH, Math.hypot(BOX_POINTS[p]!, BOX_POINTS[p + 2]!));
 
 /**
- * Fills `out` with what the agent at `pose` sees: every block type and mob in the field of view
- * (relative yaw within ±35°, pitch within ±30°, at most 64 m, a line of sight to some part of it), the
- * nearest instance each, and the LiDAR grid. Distances are from the eyes to the nearest point of the block
- * or the mob's bounding box; angles are those of its centre (clamped to the field of view when only an edge
- * is in it), as the schema has them: yaw positive to the right, pitch positive below the line of sight.
+ * The block part of a view (planes walked from the eyes at stepEx, stepEy, stepEz), kept in `out` for the next
+ * view from the same pose. Returns whether the eyes are inside a solid block.
  */
-export function observeView(world: BlockAccess, pose: ViewPose, entities: readonly ViewEntity[], out: ViewResult): void {
+function observeBlocks(world: BlockAccess, pose: ViewPose, out: ViewResult): boolean {
   out.clear();
-  const ex = pose.x,
-    ey = pose.y + EYE_HEIGHT,
-    ez = pose.z;
-  stepEx = ex;
-  stepEy = ey;
-  stepEz = ez;
-  stepYaw = pose.yaw;
-  stepPitch = pose.pitch;
   viewStep++;
-  chunkBaseX = (Math.floor(ex) >> 4) - 5;
-  chunkBaseZ = (Math.floor(ez) >> 4) - 5;
-  const start = world.stateAt(Math.floor(ex), Math.floor(ey), Math.floor(ez));
+  chunkBaseX = (Math.floor(stepEx) >> 4) - 5;
+  chunkBaseZ = (Math.floor(stepEz) >> 4) - 5;
+  const start = world.stateAt(Math.floor(stepEx), Math.floor(stepEy), Math.floor(stepEz));
   if (occludes[start] === 1) {
     // Eyes inside a solid block see that block and nothing else.
     out.note(toBlock[start]!, 0, 0, 0);
     out.lidarDist.fill(0);
     out.lidarState.fill(start);
-    return;
+    out.keepBlocks(world, pose, true);
+    return true;
   }
   const mLo = Math.tan(Math.max(-MAX_ELEVATION, pose.pitch - FOV_PITCH));
   const mHi = Math.tan(Math.min(MAX_ELEVATION, pose.pitch + FOV_PITCH));
@@ -648,6 +713,29 @@ export function observeView(world: BlockAccess, pose: ViewPose, entities: readon
     planeAt[PLANE_HZ] = -Math.cos(yaw);
     tracePlane(world, c, out, c % LIDAR_EVERY === 0 ? c / LIDAR_EVERY : -1);
   }
+  out.keepBlocks(world, pose, false);
+  return false;
+}
+
+/**
+ * Fills `out` with what the agent at `pose` sees: every block type and mob in the field of view
+ * (relative yaw within ±35°, pitch within ±30°, at most 64 m, a line of sight to some part of it), the
+ * nearest instance each, and the LiDAR grid. Distances are from the eyes to the nearest point of the block
+ * or the mob's bounding box; angles are those of its centre (clamped to the field of view when only an edge
+ * is in it), as the schema has them: yaw positive to the right, pitch positive below the line of sight.
+ */
+export function observeView(world: BlockAccess, pose: ViewPose, entities: readonly ViewEntity[], out: ViewResult): void {
+  const ex = pose.x,
+    ey = pose.y + EYE_HEIGHT,
+    ez = pose.z;
+  stepEx = ex;
+  stepEy = ey;
+  stepEz = ez;
+  stepYaw = pose.yaw;
+  stepPitch = pose.pitch;
+  const reused = out.reuseBlocks(world, pose);
+  const insideSolid = reused ?? observeBlocks(world, pose, out);
+  if (insideSolid) return;
   for (const e of entities) {
     const half = e.width / 2;
     // Nearest point of the bounding box to the eyes.

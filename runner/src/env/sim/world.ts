@@ -73,6 +73,8 @@ export class SimWorld implements BlockAccess, ColumnStore {
   generated = 0;
   /** `chunkKey`s of the generated chunk columns, in generation order. */
   readonly generatedKeys: number[] = [];
+  /** Changes with every block state set (the view reuses what it saw from an unchanged pose until it does). */
+  blockVersion = 0;
   /** Game ticks this world has run (fluid ticks are scheduled on it). */
   time = 0;
   /** Scheduled fluid ticks: due tick → packed cell positions. */
@@ -150,6 +152,7 @@ export class SimWorld implements BlockAccess, ColumnStore {
 
   setState(x: number, y: number, z: number, state: number): void {
     if (y < this.minY || y >= this.maxY) return;
+    this.blockVersion++;
     const c = this.column(x >> 4, z >> 4);
     c.cells[((y - this.minY) << 8) | ((z & 15) << 4) | (x & 15)] = state;
     const xz = ((z & 15) << 4) | (x & 15);
