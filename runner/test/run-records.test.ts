@@ -61,7 +61,9 @@ test('resume refuses a metrics.ndjson shorter than the checkpoint expects, namin
   });
 });
 
-test('resume refuses a truncated state.json and an empty optimizer.bin, naming each file', { timeout: 120_000 }, async () => {
+test('resume refuses a truncated state.json, an empty optimizer.bin and an optimizer.json that is no layout, naming each file', {
+  timeout: 120_000,
+}, async () => {
   const a = await runCopy('truncated-state');
   const state = path.join(a, RUN_FILES.checkpoint, 'state.json');
   writeFileSync(state, readFileSync(state, 'utf8').slice(0, 40));
@@ -73,6 +75,12 @@ test('resume refuses a truncated state.json and an empty optimizer.bin, naming e
     train({ out: b, resume: true, backend: 'cpu' }),
     new RegExp(`${bin.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: 0 bytes, but optimizer.json describes \\d+`),
   );
+  const c = await runCopy('optimizer-layout');
+  const layout = path.join(c, RUN_FILES.checkpoint, 'optimizer.json');
+  writeFileSync(layout, '{"shape": [2, 3]}\n');
+  await assert.rejects(train({ out: c, resume: true, backend: 'cpu' }), {
+    message: `${layout}: not a list of optimizer variables, each with its shape; the checkpoint is damaged — start the run again with --overwrite (or copy a good checkpoint over it)`,
+  });
 });
 
 test('a run folder whose training never wrote a checkpoint starts again without --overwrite; --resume says why it cannot', { timeout: 120_000 }, async () => {
