@@ -2,7 +2,7 @@
 // sweeps and the extension's dashboard. One definition here, with the checked readers everyone uses, so
 // writer and readers cannot drift and a malformed file fails with its location.
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { wilson, type RateComparison } from './stats';
 import type { DeathCause, NearestBlocks, RecordedObservation } from './schema';
@@ -484,27 +484,55 @@ export class RunRecordError extends Error {
 }
 
 /**
- * The one reader of a folder's own JSON records (a run's, a loop's, a sweep's, a table's), parsed. The folder
- * may be someone else's, so a record that is a folder, cannot be read, is not JSON, or is a symbolic link to a
- * file outside `folder` (its own folder by default; it is not followed) is a RunRecordError naming the file
- * and what is wrong with it.
+ * The most bytes a record may hold to be read whole. Far above any run's (a held-out episode is ~50 kB in
+ * episodes.ndjson, so 1,000 of them ~50 MB; a checkpoint's weights and optimizer a few hundred kB), and below
+ * the longest string Node can hold (512 MiB), so a forged size is refused unread rather than met as a crash.
  */
-export function readRecordJson(file: string, folder = path.dirname(file)): unknown {
-  let text: string;
+export const MAX_RECORD_BYTES = 256 * 1024 * 1024;
+
+/**
+ * The one reader of a folder's own files (a run's records and checkpoint, a loop's, a sweep's, a table's), as
+ * bytes. The folder may be someone else's, so a file that is a folder, cannot be read, holds more than
+ * MAX_RECORD_BYTES, or is a symbolic link to a file outside `folder` (its own folder by default; it is not
+ * followed) is a RunRecordError naming the file and what is wrong with it, and nothing is read.
+ */
+export function readRecordBytes(file: string, folder = path.dirname(file)): Buffer {
   try {
     const link = lstatSync(file).isSymbolicLink();
     const real = link ? realpathSync(file) : file;
     const inside = path.relative(realpathSync(folder), real);
     if (link && (inside.startsWith('..') || path.isAbsolute(inside)))
       throw new RunRecordError(`${file}: a symbolic link to ${real}, outside ${folder}; not read`);
-    if (statSync(real).isDirectory()) throw new RunRecordError(`${file}: a folder, not a file`);
-    text = readFileSync(real, 'utf8');
+    const fd = openSync(real, 'r');
+    try {
+      const stats = fstatSync(fd);
+      if (stats.isDirectory()) throw new RunRecordError(`${file}: a folder, not a file`);
+      if (stats.size > MAX_RECORD_BYTES)
+        throw new RunRecordError(
+          `${file}: ${stats.size.toLocaleString('en-US')} bytes, more than the ${MAX_RECORD_BYTES / 1024 / 1024} MiB a record may hold; not read`,
+        );
+      const bytes = Buffer.alloc(stats.size);
+      let read = 0;
+      while (read < bytes.length) {
+        const n = readSync(fd, bytes, read, bytes.length - read, read);
+        if (n === 0) break; // shortened since fstat
+        read += n;
+      }
+      return bytes.subarray(0, read);
+    } finally {
+      closeSync(fd);
+    }
   } catch (err) {
     if (err instanceof RunRecordError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' || code === 'EPERM' ? 'not readable (permission denied)' : (err as Error).message;
     throw new RunRecordError(`${file}: cannot be read: ${why}`);
   }
+}
+
+/** A folder's JSON record, parsed (`readRecordBytes` checks where it points and its size); not JSON is a RunRecordError. */
+export function readRecordJson(file: string, folder = path.dirname(file)): unknown {
+  const text = readRecordBytes(file, folder).toString('utf8');
   try {
     return JSON.parse(text);
   } catch (err) {
@@ -596,7 +624,7 @@ export function requireTrainingSummary(runDir: string): RunSummary {
 export function readMetrics(runDir: string): UpdateMetrics[] {
   const file = path.join(runDir, RUN_FILES.metrics);
   if (!existsSync(file)) return [];
-  const lines = readFileSync(file, 'utf8').split('\n');
+  const lines = readRecordBytes(file).toString('utf8').split('\n');
   const last = lines.reduce((k, line, i) => (line.trim() ? i : k), -1);
   const out: UpdateMetrics[] = [];
   lines.forEach((line, i) => {
@@ -629,7 +657,8 @@ export function readEpisodes(runDir: string): EpisodeRecord[] {
     throw new RunRecordError(`${file}: no evaluation episodes (is ${runDir} a finished run folder?)`);
   }
   const out: EpisodeRecord[] = [];
-  readFileSync(file, 'utf8')
+  readRecordBytes(file)
+    .toString('utf8')
     .split('\n')
     .forEach((line, i) => {
       if (line.trim() === '') return;

@@ -2,11 +2,25 @@
 // file that is wrong; and a run whose training never wrote a checkpoint starts again without --overwrite.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, cpSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import type { RunnerEvent } from '../src/events';
 import { readSweepResults, RUN_FILES, SWEEP_FILES } from '../src/records';
 import { loadPolicy, train, type TrainOptions } from '../src/runs/train';
+import { cliAll } from './helpers/cli-all';
 import { tempDir } from './helpers/tmp';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -47,7 +61,9 @@ test('resume refuses a metrics.ndjson shorter than the checkpoint expects, namin
   });
 });
 
-test('resume refuses a truncated state.json and an empty optimizer.bin, naming each file', { timeout: 120_000 }, async () => {
+test('resume refuses a truncated state.json, an empty optimizer.bin and an optimizer.json that is no layout, naming each file', {
+  timeout: 120_000,
+}, async () => {
   const a = await runCopy('truncated-state');
   const state = path.join(a, RUN_FILES.checkpoint, 'state.json');
   writeFileSync(state, readFileSync(state, 'utf8').slice(0, 40));
@@ -59,6 +75,12 @@ test('resume refuses a truncated state.json and an empty optimizer.bin, naming e
     train({ out: b, resume: true, backend: 'cpu' }),
     new RegExp(`${bin.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: 0 bytes, but optimizer.json describes \\d+`),
   );
+  const c = await runCopy('optimizer-layout');
+  const layout = path.join(c, RUN_FILES.checkpoint, 'optimizer.json');
+  writeFileSync(layout, '{"shape": [2, 3]}\n');
+  await assert.rejects(train({ out: c, resume: true, backend: 'cpu' }), {
+    message: `${layout}: not a list of optimizer variables, each with its shape; the checkpoint is damaged — start the run again with --overwrite (or copy a good checkpoint over it)`,
+  });
 });
 
 test('a run folder whose training never wrote a checkpoint starts again without --overwrite; --resume says why it cannot', { timeout: 120_000 }, async () => {
@@ -110,4 +132,76 @@ test('weights that are not finite numbers are refused, naming the file: resume, 
   await assert.rejects(train({ out: dir, resume: true, backend: 'cpu' }), refused);
   await assert.rejects(train({ ...TINY, out: path.join(tmp, 'from-nan'), init: dir }), refused);
   await assert.rejects(loadPolicy(dir, { backend: 'cpu' }), refused);
+});
+
+test('a checkpoint file that links out of its folder, or is larger than a record may be, is one located line from train --resume, eval and train --init, and is not read', {
+  timeout: 240_000,
+}, async () => {
+  /** A copy of the tiny run whose `file` (in its checkpoint) now lives outside the run, linked back in. */
+  const linkedOut = async (name: string, file: string) => {
+    const dir = await runCopy(name);
+    // Resume has frames left to train, so it gets as far as the policy and the optimizer.
+    const state = path.join(dir, RUN_FILES.checkpoint, 'state.json');
+    writeFileSync(state, JSON.stringify({ ...JSON.parse(readFileSync(state, 'utf8')), totalFrames: 128 }));
+    const inside = file === RUN_FILES.metrics ? path.join(dir, file) : path.join(dir, RUN_FILES.checkpoint, file);
+    const outside = path.join(tmp, `outside-${name}-${file}`);
+    renameSync(inside, outside);
+    symlinkSync(outside, inside);
+    return path.relative(tmp, inside);
+  };
+  const refused = (linked: string) =>
+    `${linked}: a symbolic link to outside-${linked.split(path.sep)[0]}-${path.basename(linked)}, outside ${path.dirname(linked)}; not read`;
+  const resumed: string[] = [];
+  for (const file of ['state.json', 'optimizer.json', 'optimizer.bin', 'weights.bin', 'policy.json', RUN_FILES.metrics])
+    resumed.push(await linkedOut(`resume-${resumed.length}`, file));
+  const evaluated = [await linkedOut('eval-0', 'weights.bin'), await linkedOut('eval-1', 'policy.json')];
+  const initial = await linkedOut('init', 'weights.bin');
+  // The right kind of file, but 300 MiB (sparse, so the test writes nothing): refused by its size, unread.
+  const huge = path.join(await runCopy('huge-weights'), RUN_FILES.checkpoint, 'weights.bin');
+  truncateSync(huge, 300 * 1024 * 1024);
+  const train = [
+    '--task',
+    'approach-tree',
+    '--steps',
+    '16',
+    '--envs',
+    '2',
+    '--rollout-steps',
+    '8',
+    '--eval-episodes',
+    '0',
+    '--workers',
+    '0',
+    '--backend',
+    'cpu',
+  ];
+  const commands = [
+    ...resumed.map((linked) => ['train', '--resume', linked.split(path.sep)[0]!, '--backend', 'cpu']),
+    ...evaluated.map((linked) => ['eval', linked.split(path.sep)[0]!, '--out', 'eval-out', '--episodes', '1', '--backend', 'cpu']),
+    ['train', REWARD, ...train, '--init', initial.split(path.sep)[0]!, '--out', 'init-out'],
+    ['eval', 'huge-weights', '--out', 'huge-out', '--episodes', '1', '--backend', 'cpu'],
+  ];
+  const results = await cliAll(
+    tmp,
+    commands.map((args) => ({ args })),
+  );
+  const expected = [
+    ...[...resumed, ...evaluated].map(refused),
+    refused(initial),
+    `huge-weights/checkpoint/weights.bin: 314,572,800 bytes, more than the 256 MiB a record may hold; not read`,
+  ];
+  const shown = results.map((r, i) => {
+    // --init's checkpoint is named absolute (the run records where it started from); the scratch folder may be a link.
+    const err = r.err.replaceAll(realpathSync(tmp) + path.sep, '').replaceAll(tmp + path.sep, '');
+    assert.doesNotMatch(err, /^\s+at /m, 'no stack trace');
+    // Training says what it starts before it loads the checkpoint; the error is the last line, and the only one.
+    const errors = err.split('\n').filter((line) => line.startsWith('rewardsmith '));
+    return `exit ${r.code}: ${errors.join(' | ')}`;
+  });
+  assert.deepEqual(
+    shown,
+    expected.map((e, i) => `exit 1: rewardsmith ${commands[i]![0]}: ${e}`),
+  );
+  for (const linked of [...resumed, ...evaluated, initial]) assert.ok(lstatSync(path.join(tmp, linked)).isSymbolicLink(), `${linked} left as it was`);
+  assert.ok(!existsSync(path.join(tmp, 'eval-out', RUN_FILES.summary)) && !existsSync(path.join(tmp, 'init-out', RUN_FILES.summary)), 'no run was made');
 });

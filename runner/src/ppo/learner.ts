@@ -3,8 +3,8 @@
 // the same checkpoint files: weights.bin in variable order, and optimizer.json + optimizer.bin as TensorFlow.js's
 // Adam saves itself (the iteration count, then every variable's first moment, then every second moment), so a
 // checkpoint from one engine resumes on the other.
-import { readFileSync } from 'node:fs';
 import { writeAtomic } from '../files';
+import { readRecordJson } from '../records';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { ensureBackend, type BackendChoice, type BackendSelection } from './backend';
@@ -136,7 +136,8 @@ export async function saveOptimizer(dir: string, learner: Learner): Promise<void
 }
 
 export async function restoreOptimizer(dir: string, learner: Learner): Promise<void> {
-  const layout = JSON.parse(readFileSync(path.join(dir, 'optimizer.json'), 'utf8')) as { name: string; shape: number[] }[];
+  // Checked as a layout by run-folder.ts's readCheckpoint, which found this checkpoint.
+  const layout = readRecordJson(path.join(dir, 'optimizer.json')) as { name: string; shape: number[] }[];
   const values = readFloat32(path.join(dir, 'optimizer.bin'));
   let o = 0;
   const weights = layout.map(({ name, shape }) => {

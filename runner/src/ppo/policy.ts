@@ -2,9 +2,10 @@
 // the policy and the value function), evaluated for all environments in one batch; its on-disk form; and
 // the seeded random stream used for initialisation, action sampling and minibatch order (so a run is
 // reproducible and a resumed run continues the same stream).
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { writeAtomic } from '../files';
+import { readRecordBytes, readRecordJson } from '../records';
 import * as tf from '@tensorflow/tfjs-core';
 import { GAME_FACTS } from '../schema';
 import { Mulberry32 } from '../seeds';
@@ -168,16 +169,14 @@ export function savePolicy(net: PolicyNetwork, dir: string, task: string, extra:
   writeAtomic(path.join(dir, POLICY_FILE), JSON.stringify(file, null, 2) + '\n');
 }
 
-/** Reads a checkpoint's policy.json and weights.bin (checked against each other by the network's setWeights). */
+/**
+ * Reads a checkpoint's policy.json and weights.bin (checked against each other by the network's setWeights),
+ * each through the checked reader: a checkpoint may be someone else's.
+ */
 export function readPolicyCheckpoint(dir: string): { file: PolicyFile; weights: Float32Array } {
   const jsonPath = path.join(dir, POLICY_FILE);
-  let file: PolicyFile;
-  try {
-    file = JSON.parse(readFileSync(jsonPath, 'utf8')) as PolicyFile;
-  } catch (err) {
-    throw new Error(`${jsonPath}: not a Rewardsmith checkpoint (${err instanceof Error ? err.message : String(err)})`);
-  }
-  if (file.format !== 'rewardsmith-policy' || file.version !== 1) throw new Error(`${jsonPath}: unknown checkpoint format`);
+  const file = readRecordJson(jsonPath) as PolicyFile | null;
+  if (file?.format !== 'rewardsmith-policy' || file.version !== 1) throw new Error(`${jsonPath}: unknown checkpoint format`);
   return { file, weights: readFloat32(path.join(dir, WEIGHTS_FILE)) };
 }
 
@@ -191,7 +190,7 @@ export function float32Bytes(values: Float32Array): Buffer {
  * that scores "0 %".
  */
 export function readFloat32(file: string): Float32Array {
-  const buf = readFileSync(file);
+  const buf = readRecordBytes(file);
   if (buf.byteLength % 4 !== 0) throw new Error(`${file}: ${buf.byteLength} bytes, not a whole number of float32 values; the file is damaged`);
   const copy = new Uint8Array(buf.byteLength);
   copy.set(buf);
@@ -230,13 +229,7 @@ export function sampleActions(probs: Float32Array, batch: number, numActions: nu
 
 /** A run folder or a checkpoint folder → the folder that holds policy.json. */
 export function resolveCheckpointDir(dir: string): string {
-  for (const candidate of [dir, path.join(dir, 'checkpoint')]) {
-    try {
-      readFileSync(path.join(candidate, POLICY_FILE));
-      return candidate;
-    } catch {
-      /* try the next */
-    }
-  }
+  // Where policy.json is; it is read (checked) by readPolicyCheckpoint.
+  for (const candidate of [dir, path.join(dir, 'checkpoint')]) if (existsSync(path.join(candidate, POLICY_FILE))) return candidate;
   throw new Error(`${dir}: no checkpoint here (expected ${POLICY_FILE} in it or in its checkpoint/ folder)`);
 }

@@ -3,10 +3,10 @@
 // or repeated. A checkpoint is written beside the old one and renamed over it, so a kill at any moment leaves
 // one complete checkpoint (the current one, or `.old` between the renames).
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { writeAtomic } from '../files';
-import { metricsCsv, readRecordJson, readSummary, RUN_FILES, type RunSummary, type UpdateMetrics } from '../records';
+import { metricsCsv, readRecordBytes, readRecordJson, readSummary, RUN_FILES, type RunSummary, type UpdateMetrics } from '../records';
 import { savePolicy } from '../ppo/policy';
 import { saveOptimizer, type Learner } from '../ppo/learner';
 import type { PpoHyperparameters } from '../ppo/ppo';
@@ -81,7 +81,8 @@ export function clearRun(runDir: string): void {
 
 /**
  * Reads the newest complete checkpoint of a run (a SIGKILL between the renames leaves the old one) and checks
- * it before anything trusts it: state.json parses and has its counters, the optimizer's bytes match its layout.
+ * it before anything trusts it: each file is read through the checked reader (no link out of the checkpoint's
+ * folder, a bounded size), state.json parses and has its counters, the optimizer's bytes match its layout.
  */
 export function readCheckpoint(runDir: string): { dir: string; state: TrainState } | null {
   for (const name of [RUN_FILES.checkpoint, CHECKPOINT_OLD]) {
@@ -90,12 +91,15 @@ export function readCheckpoint(runDir: string): { dir: string; state: TrainState
     if (!existsSync(file)) continue;
     const damaged = (what: string) =>
       new RunFilesError(`${what}; the checkpoint is damaged — start the run again with --overwrite (or copy a good checkpoint over it)`);
-    let state: TrainState;
-    try {
-      state = JSON.parse(readFileSync(file, 'utf8')) as TrainState;
-    } catch (err) {
-      throw damaged(`${file}: truncated or not JSON (${(err as Error).message})`);
-    }
+    const readJson = (json: string): unknown => {
+      const text = readRecordBytes(json).toString('utf8');
+      try {
+        return JSON.parse(text);
+      } catch (err) {
+        throw damaged(`${json}: truncated or not JSON (${(err as Error).message})`);
+      }
+    };
+    const state = readJson(file) as TrainState;
     for (const key of ['frames', 'update', 'metricsLines', 'totalFrames', 'numEnvs', 'rolloutSteps', 'seed', 'rng'] as const) {
       if (typeof state?.[key] !== 'number') throw damaged(`${file}: "${key}" is missing or not a number`);
     }
@@ -104,14 +108,11 @@ export function readCheckpoint(runDir: string): { dir: string; state: TrainState
     const bytesFile = path.join(dir, 'optimizer.bin');
     if (!existsSync(layoutFile)) throw damaged(`${layoutFile}: missing`);
     if (!existsSync(bytesFile)) throw damaged(`${bytesFile}: missing`);
-    let layout: { shape: number[] }[];
-    try {
-      layout = JSON.parse(readFileSync(layoutFile, 'utf8')) as { shape: number[] }[];
-    } catch (err) {
-      throw damaged(`${layoutFile}: truncated or not JSON (${(err as Error).message})`);
-    }
+    const layout = readJson(layoutFile) as { shape: number[] }[];
+    if (!Array.isArray(layout) || !layout.every((w) => Array.isArray(w?.shape) && w.shape.every((n) => Number.isInteger(n) && n >= 0)))
+      throw damaged(`${layoutFile}: not a list of optimizer variables, each with its shape`);
     const expected = 4 * layout.reduce((sum, w) => sum + w.shape.reduce((a, b) => a * b, 1), 0);
-    const actual = statSync(bytesFile).size;
+    const actual = readRecordBytes(bytesFile).length;
     if (actual !== expected) throw damaged(`${bytesFile}: ${actual} bytes, but optimizer.json describes ${expected}`);
     return { dir, state };
   }
@@ -129,11 +130,7 @@ export function checkpointState(checkpointDir: string): TrainState | null {
 
 /** metrics.ndjson must hold every update the checkpoint has counted, or the curve would silently lose them. */
 export function checkMetricsAgainstCheckpoint(metricsFile: string, state: TrainState): void {
-  const lines = existsSync(metricsFile)
-    ? readFileSync(metricsFile, 'utf8')
-        .split('\n')
-        .filter((l) => l.trim() !== '')
-    : [];
+  const lines = existsSync(metricsFile) ? metricsLines(metricsFile) : [];
   if (lines.length < state.metricsLines) {
     throw new RunFilesError(
       `${metricsFile}: ${lines.length} line(s), but the checkpoint has counted ${state.metricsLines} update(s): ` +
@@ -164,25 +161,27 @@ export async function writeCheckpoint(runDir: string, task: string, learner: Lea
   rmSync(old, { recursive: true, force: true });
 }
 
+/** The non-empty lines of a run's metrics.ndjson, read through the checked reader. */
+function metricsLines(file: string): string[] {
+  return readRecordBytes(file)
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
+}
+
 /** Keeps the first `lines` lines of metrics.ndjson: updates after the checkpoint are redone on resume. */
 export function truncateMetrics(file: string, lines: number): void {
   if (!existsSync(file)) {
     writeAtomic(file, '');
     return;
   }
-  const kept = readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .slice(0, lines);
+  const kept = metricsLines(file).slice(0, lines);
   writeAtomic(file, kept.map((l) => l + '\n').join(''));
 }
 
 /** metrics.csv beside metrics.ndjson, rewritten from it (at each checkpoint and at the end). */
 export function writeMetricsCsv(metricsFile: string, csvFile: string): void {
-  const lines = readFileSync(metricsFile, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as UpdateMetrics);
+  const lines = metricsLines(metricsFile).map((l) => JSON.parse(l) as UpdateMetrics);
   writeAtomic(csvFile, metricsCsv(lines));
 }
 
