@@ -147,7 +147,11 @@ function assertSameSight(kept: ViewResult, fresh: ViewResult, where: string): vo
   assert.deepEqual(nearestDict(kept), nearestDict(fresh), where);
   assert.deepEqual([...kept.seen.subarray(0, kept.seenCount)], [...fresh.seen.subarray(0, fresh.seenCount)], where);
   assert.deepEqual([...kept.lidarDist], [...fresh.lidarDist], where);
-  assert.deepEqual([...kept.lidarState].map((s, r) => (kept.lidarDist[r] === Infinity ? 0 : s)), [...fresh.lidarState].map((s, r) => (fresh.lidarDist[r] === Infinity ? 0 : s)), where);
+  assert.deepEqual(
+    [...kept.lidarState].map((s, r) => (kept.lidarDist[r] === Infinity ? 0 : s)),
+    [...fresh.lidarState].map((s, r) => (fresh.lidarDist[r] === Infinity ? 0 : s)),
+    where,
+  );
 }
 
 test('a view from an unchanged pose reuses the blocks it saw until a block changes, and sees what a fresh walk sees', () => {
