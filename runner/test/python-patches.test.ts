@@ -188,3 +188,55 @@ test('analyze a run with lava deaths against a Python reward: a Python diff that
   assert.equal(now, applyUnifiedDiff(text, lava.diff));
   assert.deepEqual(problems(reward, now), []);
 });
+
+test('a braced TypeScript note counts as a note, as its Python twin does: a patch goes below it in both, and both pay the same', async () => {
+  // Twin rewards: pay on every step once an oak log has been seen this episode, recorded by a note that opens dense.
+  const twins = {
+    'note.reward.ts': [
+      '// task: approach-tree',
+      'export function dense(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA) {',
+      '  if (current_nearest_blocks.oak_log !== undefined) {',
+      '    GLOBAL_DATA.tree_seen = true;',
+      '  }',
+      '  return GLOBAL_DATA.tree_seen ? 1 : 0;',
+      '}',
+      '',
+      'export function sparse(current_nearest_blocks, previous_nearest_blocks, inventory_change, health) {',
+      '  return 0;',
+      '}',
+      '',
+    ],
+    'note.reward.py': [
+      'def dense(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA):',
+      '    if "oak_log" in current_nearest_blocks:',
+      '        GLOBAL_DATA["tree_seen"] = True',
+      '    return 1 if "tree_seen" in GLOBAL_DATA else 0',
+      '',
+      '',
+      'def sparse(current_nearest_blocks, previous_nearest_blocks, inventory_change, health):',
+      '    return 0',
+      '',
+    ],
+  };
+  const seen: Record<string, { patchBelowNote: boolean; paid: number[] }> = {};
+  for (const [name, lines] of Object.entries(twins)) {
+    const p = patchReward(name, lines.join('\n'), REQUESTS[2]!); // the pitch limit: returns -1 first when looking far down
+    const body = p.patched.split('\n');
+    const note = body.findIndex((l) => /tree_seen\W*= *(true|True)/.test(l));
+    const patch = body.findIndex((l) => /^\s*(\/\/|#) Analyzer:/.test(l));
+    const file = path.join(dir, `patched-${name}`);
+    writeFileSync(file, p.patched);
+    const sandbox = await RewardSandbox.open(file, 1);
+    try {
+      await sandbox.beginEpisodes([0], [obs({}, 0)]);
+      // A tree in view while looking 80° down (the pitch limit's -1), then looking ahead with no tree in view:
+      // the tree was seen, so the second step pays.
+      const paid = [...(await sandbox.step([obs({ oak_log: [6, 0, 0] }, 1, 80)])), ...(await sandbox.step([obs({}, 2)]))];
+      seen[name] = { patchBelowNote: note >= 0 && note < patch, paid };
+    } finally {
+      await sandbox.close();
+    }
+  }
+  const expected = { patchBelowNote: true, paid: [-0.1, 0.1] };
+  assert.deepEqual(seen, { 'note.reward.ts': expected, 'note.reward.py': expected });
+});

@@ -258,8 +258,8 @@ export interface IfShape {
 }
 
 /**
- * Is the statement a note, `if (…) GLOBAL_DATA.key = true` (Python: `if …: GLOBAL_DATA["key"] = True`) with no
- * else? The exploration patch records that a target was seen with one. It never returns and must run on every
+ * Is the statement a note, `if (…) GLOBAL_DATA.key = true`, braced or not (Python: `if …: GLOBAL_DATA["key"] = True`),
+ * with no else? The exploration patch records that a target was seen with one. It never returns and must run on every
  * call: a patch placed above it that returns first would leave the flag unset, so patches go below the notes
  * that open the dense function (`leadingNotes`).
  */
@@ -274,20 +274,21 @@ export function leadingNotes<S>(statements: readonly S[], shape: (s: S) => IfSha
   return first < 0 ? statements.length : first;
 }
 
-/** A TypeScript statement as the note rule reads it (an `if` whose branch is one statement, braces being another). */
+/** A TypeScript statement as the note rule reads it: an `if` and its branch's statements (one, or those in its braces). */
 function ifShape(s: ts.Statement): IfShape | undefined {
   if (!ts.isIfStatement(s)) return undefined;
   const then = s.thenStatement;
-  const e = ts.isExpressionStatement(then) ? then.expression : undefined;
-  const assigned =
-    e &&
-    ts.isBinaryExpression(e) &&
-    e.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
-    ts.isPropertyAccessExpression(e.left) &&
-    ts.isIdentifier(e.left.expression)
+  const assignment = (st: ts.Statement) => {
+    const e = ts.isExpressionStatement(st) ? st.expression : undefined;
+    return e &&
+      ts.isBinaryExpression(e) &&
+      e.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
+      ts.isPropertyAccessExpression(e.left) &&
+      ts.isIdentifier(e.left.expression)
       ? { object: e.left.expression.text, setsTrue: e.right.kind === ts.SyntaxKind.TrueKeyword }
       : undefined;
-  return { hasElse: !!s.elseStatement, branch: [assigned] };
+  };
+  return { hasElse: !!s.elseStatement, branch: (ts.isBlock(then) ? [...then.statements] : [then]).map(assignment) };
 }
 
 /** Inserts `lines` (already relative-indented) as the first statements of the dense function (below its notes), or before the return for a variable. */
