@@ -15,9 +15,15 @@ if (!fs.existsSync(cli)) {
 // REWARDSMITH_DEBUG=1 prints an unexpected error's stack (runner/src/args.ts): mapped through the bundle's source
 // map, so that it names runner/src/ files and lines rather than positions in the whitespace-minified bundle. Only
 // then: Node reads and parses the 30 MB map when it compiles the bundle (about +0.9 CPU s a command, measured on
-// `train --help`), and it maps only modules loaded by require, not the code cache's vm.Script.
+// `train --help`), and it maps only modules loaded by require, not the code cache's vm.Script. The npm package
+// and the extension leave the map out (it would double what they install), so there the stack stays unmapped,
+// and the command says so rather than let the positions pass for source lines.
 if (process.env.REWARDSMITH_DEBUG === '1') {
-  process.setSourceMapsEnabled(true);
+  if (fs.existsSync(`${cli}.map`)) process.setSourceMapsEnabled(true);
+  else
+    process.stderr.write(
+      `rewardsmith: REWARDSMITH_DEBUG=1: this installation has no ${path.basename(cli)}.map (packages leave the source map out), so stacks name positions in ${cli}, not runner/src/ lines; a checkout's \`npm run build\` has the map\n`,
+    );
   require(cli);
 } else runWithCodeCache(cli);
 

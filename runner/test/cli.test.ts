@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cliAll, type CliResult } from './helpers/cli-all';
 import { tempDir } from './helpers/tmp';
@@ -213,4 +213,36 @@ test("REWARDSMITH_DEBUG=1: an unexpected error of the installed command prints i
   assert.ok(debug.stderr.startsWith(plain.stderr), `the same message first:\n${debug.stderr}`);
   assert.match(debug.stderr, /^ +at Loop\.run \(.*runner[/\\]src[/\\]llm[/\\]loop\.ts:\d+:\d+\)$/m);
   assert.doesNotMatch(debug.stderr, /dist[/\\]cli\.js/, 'no frame left in the bundle');
+});
+
+test('REWARDSMITH_DEBUG=1 where the source map is not installed (as npm pack ships the CLI): the command says its stack is unmapped', () => {
+  // An installation as the package lays it out: the bundle and runner/bin/ without dist/cli.js.map. The bundle is
+  // a copy (Node would find the map beside a link's target); everything else beside it is linked.
+  const root = path.join(__dirname, '..', '..');
+  const install = mkdtempSync(path.join(dir, 'installed-'));
+  mkdirSync(path.join(install, 'dist'));
+  for (const f of readdirSync(path.join(root, 'dist')))
+    if (f === 'cli.js') copyFileSync(path.join(root, 'dist', f), path.join(install, 'dist', f));
+    else if (f !== 'cli.js.map' && !f.endsWith('.v8cache')) symlinkSync(path.join(root, 'dist', f), path.join(install, 'dist', f));
+  cpSync(path.join(root, 'runner', 'bin'), path.join(install, 'runner', 'bin'), { recursive: true });
+  symlinkSync(path.join(root, 'node_modules'), path.join(install, 'node_modules'));
+  assert.ok(!existsSync(path.join(install, 'dist', 'cli.js.map')));
+  writeFileSync(path.join(dir, 'debug-file'), '');
+  const run = spawnSync(
+    process.execPath,
+    [
+      path.join(install, 'runner/bin/rewardsmith.js'),
+      ...['loop', '--task', 'approach-tree', '--no-llm', '--iterations', '1', '--out', path.join(dir, 'debug-file', 'loop')],
+      ...['--reward', path.join(root, 'runner/rewards/approach-tree.dense.reward.ts')],
+    ],
+    { cwd: dir, encoding: 'utf8', env: { ...process.env, REWARDSMITH_DEBUG: '1' }, timeout: 120_000 },
+  );
+  assert.equal(run.status, 1, run.stderr);
+  const [notice, message] = run.stderr.split('\n');
+  assert.equal(
+    notice,
+    `rewardsmith: REWARDSMITH_DEBUG=1: this installation has no cli.js.map (packages leave the source map out), so stacks name positions in ${path.join(install, 'dist', 'cli.js')}, not runner/src/ lines; a checkout's \`npm run build\` has the map`,
+  );
+  assert.match(message!, /^rewardsmith loop: /);
+  assert.match(run.stderr, /^ +at Loop\.run \(.*dist[/\\]cli\.js:\d+:\d+\)$/m, 'the stack names the bundle, as the notice says');
 });
