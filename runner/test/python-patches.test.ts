@@ -189,7 +189,7 @@ test('analyze a run with lava deaths against a Python reward: a Python diff that
   assert.deepEqual(problems(reward, now), []);
 });
 
-test('a braced TypeScript note counts as a note, as its Python twin does: a patch goes below it in both, and both pay the same', async () => {
+test('a braced TypeScript note, or one with a subscript, counts as a note, as its Python twin does: a patch goes below it in both, and both pay the same', async () => {
   // Twin rewards: pay on every step once an oak log has been seen this episode, recorded by a note that opens dense.
   const twins = {
     'note.reward.ts': [
@@ -198,6 +198,19 @@ test('a braced TypeScript note counts as a note, as its Python twin does: a patc
       '  if (current_nearest_blocks.oak_log !== undefined) {',
       '    GLOBAL_DATA.tree_seen = true;',
       '  }',
+      '  return GLOBAL_DATA.tree_seen ? 1 : 0;',
+      '}',
+      '',
+      'export function sparse(current_nearest_blocks, previous_nearest_blocks, inventory_change, health) {',
+      '  return 0;',
+      '}',
+      '',
+    ],
+    // The same note written as Python writes it, with a subscript.
+    'note-subscript.reward.ts': [
+      '// task: approach-tree',
+      'export function dense(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA) {',
+      "  if (current_nearest_blocks.oak_log !== undefined) GLOBAL_DATA['tree_seen'] = true;",
       '  return GLOBAL_DATA.tree_seen ? 1 : 0;',
       '}',
       '',
@@ -238,5 +251,5 @@ test('a braced TypeScript note counts as a note, as its Python twin does: a patc
     }
   }
   const expected = { patchBelowNote: true, paid: [-0.1, 0.1] };
-  assert.deepEqual(seen, { 'note.reward.ts': expected, 'note.reward.py': expected });
+  assert.deepEqual(seen, { 'note.reward.ts': expected, 'note-subscript.reward.ts': expected, 'note.reward.py': expected });
 });

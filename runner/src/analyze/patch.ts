@@ -258,10 +258,10 @@ export interface IfShape {
 }
 
 /**
- * Is the statement a note, `if (…) GLOBAL_DATA.key = true`, braced or not (Python: `if …: GLOBAL_DATA["key"] = True`),
- * with no else? The exploration patch records that a target was seen with one. It never returns and must run on every
- * call: a patch placed above it that returns first would leave the flag unset, so patches go below the notes
- * that open the dense function (`leadingNotes`).
+ * Is the statement a note, `if (…) GLOBAL_DATA.key = true` (or `GLOBAL_DATA['key']`), braced or not (Python:
+ * `if …: GLOBAL_DATA["key"] = True`), with no else? The exploration patch records that a target was seen with one.
+ * It never returns and must run on every call: a patch placed above it that returns first would leave the flag
+ * unset, so patches go below the notes that open the dense function (`leadingNotes`).
  */
 function isNote(s: IfShape | undefined): boolean {
   const only = s && !s.hasElse && s.branch.length === 1 ? s.branch[0] : undefined;
@@ -278,15 +278,13 @@ export function leadingNotes<S>(statements: readonly S[], shape: (s: S) => IfSha
 function ifShape(s: ts.Statement): IfShape | undefined {
   if (!ts.isIfStatement(s)) return undefined;
   const then = s.thenStatement;
+  // `object.key = value` or, as Python writes it, `object['key'] = value`.
   const assignment = (st: ts.Statement) => {
     const e = ts.isExpressionStatement(st) ? st.expression : undefined;
-    return e &&
-      ts.isBinaryExpression(e) &&
-      e.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
-      ts.isPropertyAccessExpression(e.left) &&
-      ts.isIdentifier(e.left.expression)
-      ? { object: e.left.expression.text, setsTrue: e.right.kind === ts.SyntaxKind.TrueKeyword }
-      : undefined;
+    if (!e || !ts.isBinaryExpression(e) || e.operatorToken.kind !== ts.SyntaxKind.EqualsToken) return undefined;
+    const target = e.left;
+    const keyed = ts.isPropertyAccessExpression(target) || (ts.isElementAccessExpression(target) && ts.isStringLiteralLike(target.argumentExpression));
+    return keyed && ts.isIdentifier(target.expression) ? { object: target.expression.text, setsTrue: e.right.kind === ts.SyntaxKind.TrueKeyword } : undefined;
   };
   return { hasElse: !!s.elseStatement, branch: (ts.isBlock(then) ? [...then.statements] : [then]).map(assignment) };
 }
