@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { didYouMean, parseCommandArgs, reportCommandError, takeNotedRunFolder, UsageError } from './args';
+import { isInsideFolder } from './files';
 import { readSuggestions, readSummary } from './records';
 
 type CommandMain = (argv: string[]) => Promise<number>;
@@ -148,7 +149,7 @@ async function afterRun(command: string, runDir: string, events: boolean): Promi
   // Paths as the user would type them: relative below the current folder, absolute elsewhere.
   const shown = (p: string) => {
     const rel = path.relative(process.cwd(), path.resolve(p));
-    return rel === '' ? '.' : rel.startsWith('..') || path.isAbsolute(rel) ? path.resolve(p) : rel;
+    return rel === '' ? '.' : isInsideFolder(process.cwd(), p) ? rel : path.resolve(p);
   };
   const dir = shown(runDir);
   let where: string;

@@ -14,6 +14,15 @@ export function cacheDir(name: string): string {
   return path.join(base, 'rewardsmith', name);
 }
 
+/**
+ * Whether `target` is `folder` itself or lies inside it, by their paths as given (resolved, no link followed):
+ * `..notes.json` in the folder is inside, `../notes.json` and a path on another drive are not.
+ */
+export function isInsideFolder(folder: string, target: string): boolean {
+  const rel = path.relative(path.resolve(folder), path.resolve(target));
+  return !(rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel));
+}
+
 /** A write refused because the path is a symbolic link or something else that is not a plain file. */
 export class UnsafePathError extends Error {
   override name = 'UnsafePathError';

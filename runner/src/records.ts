@@ -2,8 +2,9 @@
 // sweeps and the extension's dashboard. One definition here, with the checked readers everyone uses, so
 // writer and readers cannot drift and a malformed file fails with its location.
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { isInsideFolder } from './files';
 import { wilson, type RateComparison } from './stats';
 import type { DeathCause, NearestBlocks, RecordedObservation } from './schema';
 
@@ -348,6 +349,25 @@ export function runRewardCopy(runDir: string): string {
   return existsSync(python) ? python : path.join(runDir, RUN_FILES.rewardCopy);
 }
 
+/** A run's reward copy as read once: its path (for messages and the sandbox's name), its text and its bytes' sha256. */
+export interface RewardCopy {
+  file: string;
+  text: string;
+  sha256: string;
+}
+
+/**
+ * The run's reward copy (`runRewardCopy`), its text and its bytes' sha256, read once by `readRecordBytes` within
+ * the run folder: what is hashed, compared and compiled is this text, never the file read again by its path. Undefined when the
+ * run has no copy (nothing at its path); a copy that links out of the run folder is a RunRecordError.
+ */
+export function readRunRewardCopy(runDir: string): RewardCopy | undefined {
+  const file = runRewardCopy(runDir);
+  if (!lstatSync(file, { throwIfNoEntry: false })) return undefined;
+  const bytes = readRecordBytes(file, runDir);
+  return { file, text: bytes.toString('utf8'), sha256: sha256Hex(bytes) };
+}
+
 /** Columns of metrics.csv, in the order of UpdateMetrics. */
 export const METRICS_COLUMNS: readonly (keyof UpdateMetrics)[] = [
   'update',
@@ -493,17 +513,17 @@ export const MAX_RECORD_BYTES = 256 * 1024 * 1024;
 /**
  * The one reader of a folder's own files (a run's records and checkpoint, a loop's, a sweep's, a table's), as
  * bytes. The folder may be someone else's, so a file that is a folder, cannot be read, holds more than
- * MAX_RECORD_BYTES, or is a symbolic link to a file outside `folder` (its own folder by default; it is not
- * followed) is a RunRecordError naming the file and what is wrong with it, and nothing is read.
+ * MAX_RECORD_BYTES, or lies outside `folder` once its links are resolved (the file a symbolic link, or a folder
+ * on its way such as a run's `checkpoint/`) is a RunRecordError naming the file and what is wrong with it, and
+ * nothing is read. `folder` is the file's own by default; a caller that knows the folder the user named (a run
+ * folder, a checkpoint folder) passes it, so that a linked subfolder cannot lead out of it.
  */
 export function readRecordBytes(file: string, folder = path.dirname(file)): Buffer {
   try {
-    const link = lstatSync(file).isSymbolicLink();
-    const real = link ? realpathSync(file) : file;
-    const inside = path.relative(realpathSync(folder), real);
-    if (link && (inside.startsWith('..') || path.isAbsolute(inside)))
-      throw new RunRecordError(`${file}: a symbolic link to ${real}, outside ${folder}; not read`);
-    const fd = openSync(real, 'r');
+    const real = realpathSync(file);
+    if (!isInsideFolder(realpathSync(folder), real)) throw new RunRecordError(`${file}: ${linkOutOf(file, folder, real)}; not read`);
+    // Not following a link that replaced the resolved file since.
+    const fd = openSync(real, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
     try {
       const stats = fstatSync(fd);
       if (stats.isDirectory()) throw new RunRecordError(`${file}: a folder, not a file`);
@@ -528,6 +548,14 @@ export function readRecordBytes(file: string, folder = path.dirname(file)): Buff
     const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' || code === 'EPERM' ? 'not readable (permission denied)' : (err as Error).message;
     throw new RunRecordError(`${file}: cannot be read: ${why}`);
   }
+}
+
+/** How `file` (which resolves to `real`, outside `folder`) leads out: itself a link, or a folder on the way. */
+function linkOutOf(file: string, folder: string, real: string): string {
+  if (lstatSync(file).isSymbolicLink()) return `a symbolic link to ${real}, outside ${folder}`;
+  for (let dir = path.dirname(file); isInsideFolder(folder, dir) && path.resolve(dir) !== path.resolve(folder); dir = path.dirname(dir))
+    if (lstatSync(dir).isSymbolicLink()) return `in ${dir}, a symbolic link to ${realpathSync(dir)}, outside ${folder}`;
+  return `resolves to ${real}, outside ${folder}`;
 }
 
 /** A folder's JSON record, parsed (`readRecordBytes` checks where it points and its size); not JSON is a RunRecordError. */

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { appendNoFollow, makeFolder, writeAtomic } from '../src/files';
+import { appendNoFollow, isInsideFolder, makeFolder, writeAtomic } from '../src/files';
 import { RUN_FILES } from '../src/records';
 import { tempDir } from './helpers/tmp';
 
@@ -76,4 +76,14 @@ test("writeAtomic, appendNoFollow and makeFolder: links refused, a killed write'
   writeAtomic(script, '#!/bin/sh\n', { mode: 0o755 });
   writeAtomic(script, '#!/bin/sh\ntrue\n');
   assert.equal(lstatSync(script).mode & 0o777, 0o755);
+});
+
+test('isInsideFolder: a name that starts with two dots is inside the folder; its parent, a sibling that shares its prefix and its own parent are not', () => {
+  const run = path.resolve('/data/run');
+  assert.ok(isInsideFolder(run, path.join(run, '..x')));
+  assert.ok(isInsideFolder(run, path.join(run, 'checkpoint', '..notes.json')));
+  assert.ok(isInsideFolder(run, run));
+  assert.ok(!isInsideFolder(run, path.join(run, '..', 'x')));
+  assert.ok(!isInsideFolder(run, path.resolve('/data/run2/summary.json')));
+  assert.ok(!isInsideFolder(run, path.dirname(run)));
 });

@@ -18,9 +18,9 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import type { RunnerEvent } from '../src/events';
-import { readSweepResults, RUN_FILES, SWEEP_FILES } from '../src/records';
+import { readSummary, readSweepResults, RUN_FILES, SWEEP_FILES } from '../src/records';
 import { loadPolicy, train, type TrainOptions } from '../src/runs/train';
-import { cliAll } from './helpers/cli-all';
+import { cliAll, cliSession } from './helpers/cli-all';
 import { tempDir } from './helpers/tmp';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -134,23 +134,28 @@ test('weights that are not finite numbers are refused, naming the file: resume, 
   await assert.rejects(loadPolicy(dir, { backend: 'cpu' }), refused);
 });
 
+/** `dir`, its checkpoint given frames left to train: resume gets as far as the policy, the optimizer and the reward (a finished run has nothing to resume). */
+function withFramesLeft(dir: string): string {
+  const state = path.join(dir, RUN_FILES.checkpoint, 'state.json');
+  writeFileSync(state, JSON.stringify({ ...JSON.parse(readFileSync(state, 'utf8')), totalFrames: 128 }));
+  return dir;
+}
+
 test('a checkpoint file that links out of its folder, or is larger than a record may be, is one located line from train --resume, eval and train --init, and is not read', {
   timeout: 240_000,
 }, async () => {
   /** A copy of the tiny run whose `file` (in its checkpoint) now lives outside the run, linked back in. */
   const linkedOut = async (name: string, file: string) => {
-    const dir = await runCopy(name);
-    // Resume has frames left to train, so it gets as far as the policy and the optimizer.
-    const state = path.join(dir, RUN_FILES.checkpoint, 'state.json');
-    writeFileSync(state, JSON.stringify({ ...JSON.parse(readFileSync(state, 'utf8')), totalFrames: 128 }));
+    const dir = withFramesLeft(await runCopy(name));
     const inside = file === RUN_FILES.metrics ? path.join(dir, file) : path.join(dir, RUN_FILES.checkpoint, file);
     const outside = path.join(tmp, `outside-${name}-${file}`);
     renameSync(inside, outside);
     symlinkSync(outside, inside);
     return path.relative(tmp, inside);
   };
+  // Each file is held to the run folder named on the command line (not only to its own folder).
   const refused = (linked: string) =>
-    `${linked}: a symbolic link to outside-${linked.split(path.sep)[0]}-${path.basename(linked)}, outside ${path.dirname(linked)}; not read`;
+    `${linked}: a symbolic link to outside-${linked.split(path.sep)[0]}-${path.basename(linked)}, outside ${linked.split(path.sep)[0]}; not read`;
   const resumed: string[] = [];
   for (const file of ['state.json', 'optimizer.json', 'optimizer.bin', 'weights.bin', 'policy.json', RUN_FILES.metrics])
     resumed.push(await linkedOut(`resume-${resumed.length}`, file));
@@ -204,4 +209,110 @@ test('a checkpoint file that links out of its folder, or is larger than a record
   );
   for (const linked of [...resumed, ...evaluated, initial]) assert.ok(lstatSync(path.join(tmp, linked)).isSymbolicLink(), `${linked} left as it was`);
   assert.ok(!existsSync(path.join(tmp, 'eval-out', RUN_FILES.summary)) && !existsSync(path.join(tmp, 'init-out', RUN_FILES.summary)), 'no run was made');
+});
+
+/** `text` with the scratch folder's path (as given, and with its links resolved) left out, as a user reads it from there. */
+const fromTmp = (text: string) => text.replaceAll(realpathSync(tmp) + path.sep, '').replaceAll(tmp + path.sep, '');
+
+test("a run's reward copy that links out of the run folder is one located line from eval, train --resume, analyze and apply, and is not read", {
+  timeout: 240_000,
+}, async () => {
+  /** `run`'s reward.ts moved out of it (the same text, so only where it lies is wrong), linked back in. */
+  const linkCopyOut = (run: string) => {
+    const copy = path.join(tmp, run, RUN_FILES.rewardCopy);
+    const outside = path.join(tmp, `outside-${run}.reward.ts`);
+    renameSync(copy, outside);
+    symlinkSync(outside, copy);
+    return `${path.join(run, RUN_FILES.rewardCopy)}: a symbolic link to outside-${run}.reward.ts, outside ${run}; not read`;
+  };
+  await runCopy('copy-eval');
+  withFramesLeft(await runCopy('copy-resume'));
+  // analyze and apply need held-out episodes: a recorded run with its own copy, analysed while the copy was in place.
+  for (const run of ['copy-analyze', 'copy-apply']) cpSync(path.join(__dirname, 'fixtures/runs/lava-deaths'), path.join(tmp, run), { recursive: true });
+  const user = path.join(tmp, 'mine.reward.ts');
+  cpSync(path.join(tmp, 'copy-apply', RUN_FILES.rewardCopy), user);
+  const session = cliSession(tmp);
+  try {
+    const analysed = await session.run(['analyze', 'copy-apply']);
+    assert.equal(analysed.code, 0, analysed.err);
+    const runs = ['copy-eval', 'copy-resume', 'copy-analyze', 'copy-apply'];
+    const expected = runs.map(linkCopyOut);
+    const commands = [
+      ['eval', 'copy-eval', '--out', 'copy-eval-out', '--episodes', '1', '--backend', 'cpu'],
+      ['train', '--resume', 'copy-resume', '--backend', 'cpu'],
+      ['analyze', 'copy-analyze'],
+      ['apply', 'copy-apply', '--suggestion', 'death-lava', '--to', user],
+    ];
+    const shown: string[] = [];
+    for (const args of commands) {
+      const r = await session.run(args);
+      const err = fromTmp(r.err);
+      assert.doesNotMatch(err, /^\s+at /m, 'no stack trace');
+      shown.push(
+        `exit ${r.code}: ${err
+          .split('\n')
+          .filter((line) => line.startsWith('rewardsmith '))
+          .join(' | ')}`,
+      );
+    }
+    assert.deepEqual(
+      shown,
+      expected.map((e, i) => `exit 1: rewardsmith ${commands[i]![0]}: ${e}`),
+    );
+  } finally {
+    session.close();
+  }
+  for (const run of ['copy-eval', 'copy-resume', 'copy-analyze', 'copy-apply'])
+    assert.ok(lstatSync(path.join(tmp, run, RUN_FILES.rewardCopy)).isSymbolicLink(), `${run}'s link left as it was`);
+  assert.ok(!existsSync(path.join(tmp, 'copy-eval-out', RUN_FILES.summary)), 'no evaluation was made');
+  assert.equal(readFileSync(user, 'utf8'), readFileSync(path.join(tmp, 'outside-copy-apply.reward.ts'), 'utf8'), 'nothing was patched');
+});
+
+test('a checkpoint folder that is a link out of the run folder is refused by eval and train --resume; eval of a checkpoint folder named itself holds its files to that folder', {
+  timeout: 240_000,
+}, async () => {
+  // A run whose checkpoint/ lives elsewhere, linked back in: every file in it is a plain file.
+  const linked = withFramesLeft(await runCopy('linked-checkpoint'));
+  const elsewhere = path.join(tmp, 'elsewhere-checkpoint');
+  renameSync(path.join(linked, RUN_FILES.checkpoint), elsewhere);
+  symlinkSync(elsewhere, path.join(linked, RUN_FILES.checkpoint));
+  // A checkpoint folder named directly, whose weights.bin links to a file of its run, outside the folder named.
+  const direct = await runCopy('direct');
+  const weights = path.join(direct, RUN_FILES.checkpoint, 'weights.bin');
+  renameSync(weights, path.join(direct, 'weights.bin'));
+  symlinkSync(path.join(direct, 'weights.bin'), weights);
+  const folder = path.join('linked-checkpoint', RUN_FILES.checkpoint);
+  const through = `in ${folder}, a symbolic link to elsewhere-checkpoint, outside linked-checkpoint; not read`;
+  const results = await cliAll(tmp, [
+    { args: ['eval', 'linked-checkpoint', '--out', 'linked-eval', '--episodes', '1', '--backend', 'cpu'] },
+    { args: ['train', '--resume', 'linked-checkpoint', '--backend', 'cpu'] },
+    { args: ['eval', path.join('direct', RUN_FILES.checkpoint), '--out', 'direct-eval', '--episodes', '1', '--backend', 'cpu'] },
+    // The user names the linked folder itself: that folder is the one its files must stay in, and they do.
+    { args: ['eval', folder, '--out', 'named-eval', '--episodes', '1', '--backend', 'cpu'] },
+  ]);
+  const shown = results.map(
+    (r) =>
+      `exit ${r.code}: ${fromTmp(r.err)
+        .split('\n')
+        .filter((line) => line.startsWith('rewardsmith '))
+        .join(' | ')}`,
+  );
+  assert.deepEqual(shown, [
+    `exit 1: rewardsmith eval: ${path.join(folder, 'policy.json')}: ${through}`,
+    `exit 1: rewardsmith train: ${path.join(folder, 'state.json')}: ${through}`,
+    `exit 1: rewardsmith eval: ${path.join('direct', RUN_FILES.checkpoint, 'weights.bin')}: a symbolic link to ${path.join('direct', 'weights.bin')}, outside ${path.join('direct', RUN_FILES.checkpoint)}; not read`,
+    'exit 0: ',
+  ]);
+  assert.ok(existsSync(path.join(tmp, 'named-eval', RUN_FILES.summary)), 'the checkpoint folder named was evaluated');
+  assert.ok(!existsSync(path.join(tmp, 'linked-eval', RUN_FILES.summary)) && !existsSync(path.join(tmp, 'direct-eval', RUN_FILES.summary)));
+});
+
+test('a record whose name starts with two dots (..summary.json) lies inside its run folder: analyze reads it through a link beside it', async () => {
+  const run = path.join(tmp, 'dots');
+  cpSync(path.join(__dirname, 'fixtures/runs/lava-deaths'), run, { recursive: true });
+  renameSync(path.join(run, RUN_FILES.summary), path.join(run, `..${RUN_FILES.summary}`));
+  symlinkSync(`..${RUN_FILES.summary}`, path.join(run, RUN_FILES.summary));
+  const [r] = await cliAll(tmp, [{ args: ['analyze', 'dots'] }]);
+  assert.equal(r!.code, 0, r!.err);
+  assert.equal(readSummary(run)?.task, 'explore-diamond');
 });

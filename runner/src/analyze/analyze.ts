@@ -11,12 +11,13 @@ import { makeEvent, type RunnerEvent } from '../events';
 import { formatRate, wilson } from '../stats';
 import {
   readEpisodes,
+  readRunRewardCopy,
   readSuggestions,
   readSummary,
   runTaskRef,
   RUN_FILES,
-  runRewardCopy,
   RunRecordError,
+  type RewardCopy,
   type RunSummary,
   type SuggestionRecord,
   type SuggestionsRecord,
@@ -54,23 +55,25 @@ function taskOf(summary: RunSummary | undefined): { task?: TaskSpec; error?: str
   }
 }
 
-/** The reward file to patch: the one given, else the run's copy, else the one the summary names. */
-function rewardFileFor(runDir: string, summary: RunSummary | undefined, given: string | undefined): string | undefined {
+/**
+ * The reward file to patch and its text: the one given, else the run's copy (`copy`, read checked within the
+ * run folder), else the one the summary names.
+ */
+function rewardFor(summary: RunSummary | undefined, copy: RewardCopy | undefined, given: string | undefined): { file: string; text: string } | undefined {
+  const read = (file: string) => ({ file, text: readFileSync(file, 'utf8') });
   if (given) {
     if (!existsSync(given)) throw new RunRecordError(`${given}: reward file not found`);
-    return given;
+    return read(given);
   }
-  const copy = runRewardCopy(runDir);
-  if (existsSync(copy)) return copy;
-  if (summary?.reward_file && existsSync(summary.reward_file)) return summary.reward_file;
+  if (copy) return copy;
+  if (summary?.reward_file && existsSync(summary.reward_file)) return read(summary.reward_file);
   return undefined;
 }
 
 /** Whether `text` is the reward the run's episodes were recorded with (its summary's hash, else its copy). */
-function isRecordedReward(runDir: string, summary: RunSummary | undefined, text: string): boolean {
+function isRecordedReward(summary: RunSummary | undefined, copy: RewardCopy | undefined, text: string): boolean {
   if (summary?.reward_sha256) return createHash('sha256').update(text).digest('hex') === summary.reward_sha256;
-  const copy = runRewardCopy(runDir);
-  return !existsSync(copy) || readFileSync(copy, 'utf8') === text;
+  return !copy || copy.text === text;
 }
 
 function evidenceText(items: EpisodeEvidence[]): string {
@@ -125,15 +128,17 @@ export async function analyzeRun(runDir: string, opts: { rewardFile?: string; ta
   const episodes = readEpisodes(runDir);
   const resolved = opts.task ? { task: opts.task } : taskOf(summary);
   const task = resolved.task;
-  const file = rewardFileFor(runDir, summary, opts.rewardFile);
-  const reward = file ? { file, text: readFileSync(file, 'utf8') } : undefined;
+  // The run's copy is read once, checked (no link out of the run folder); its text is what is compared and re-run.
+  const copy = readRunRewardCopy(runDir);
+  const reward = rewardFor(summary, copy, opts.rewardFile);
+  const file = reward?.file;
   if (file) await preparePatches(file);
   const failed = episodes.filter((e) => !e.success);
   const deathCauses: Record<string, number> = {};
   for (const e of episodes) if (e.died) deathCauses[e.deathCause ?? 'other'] = (deathCauses[e.deathCause ?? 'other'] ?? 0) + 1;
   const main = Object.entries(deathCauses).sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
   // A rollout without a reward (a random policy, say) records zeros; the reward's sign then means nothing.
-  const rewarded = !summary || !!summary.reward_file || existsSync(runRewardCopy(runDir));
+  const rewarded = !summary || !!summary.reward_file || copy !== undefined;
   let facts: RewardFacts | undefined;
   let rerunError: string | undefined;
   if (reward && rewarded) {
@@ -141,8 +146,8 @@ export async function analyzeRun(runDir: string, opts: { rewardFile?: string; ta
     if (task && failed.length > 0) {
       // Another reward than the episodes were recorded with (`--reward` after a patch): their recorded
       // returns are not this reward's, so every episode is re-run and its returns compared instead.
-      const recordedWith = isRecordedReward(runDir, summary, reward.text);
-      const r = await rerunReward(reward.file, recordedWith ? failed : episodes, task.attack);
+      const recordedWith = isRecordedReward(summary, copy, reward.text);
+      const r = await rerunReward(reward.file, recordedWith ? failed : episodes, task.attack, reward.text);
       if ('error' in r) rerunError = r.error;
       else {
         facts = { ...facts, rerun: r.steps, rerunSource: 'sandbox' };

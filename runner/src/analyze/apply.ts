@@ -11,7 +11,7 @@ import { CommandError, didYouMean, parseCommandArgs, requireExisting, runCommand
 import { applyUnifiedDiff, PatchError, unifiedDiff } from '../diff';
 import { writeAtomic } from '../files';
 import { patchTarget, PatchTargetError, type PatchTarget } from '../patch-target';
-import { readSuggestions, RUN_FILES, runRewardCopy } from '../records';
+import { readRunRewardCopy, readSuggestions, RUN_FILES, runRewardCopy } from '../records';
 
 export const APPLY_SPEC = {
   command: 'apply',
@@ -103,12 +103,13 @@ export function applySuggestions(runDir: string, ids: readonly string[], opts: A
   const file = target.file;
   const current = readFileSync(file, 'utf8');
   // A patch written against the run's copy of the reward fits only that text; only the run's own copy is read
-  // as that base (suggestions.json's rewardFile is a record too, so no other path it names is opened).
-  const runCopy = runRewardCopy(runDir);
-  const baseIsRunCopy = analysis.rewardFile !== null && path.resolve(analysis.rewardFile) === path.resolve(runCopy);
-  if (baseIsRunCopy && existsSync(runCopy) && current !== readFileSync(runCopy, 'utf8')) {
+  // as that base, checked (no link out of the run folder; suggestions.json's rewardFile is a record too, so no
+  // other path it names is opened).
+  const baseIsRunCopy = analysis.rewardFile !== null && path.resolve(analysis.rewardFile) === path.resolve(runRewardCopy(runDir));
+  const runCopy = baseIsRunCopy ? readRunRewardCopy(runDir) : undefined;
+  if (runCopy && current !== runCopy.text) {
     throw new CommandError(
-      `${file} changed since the run trained on it (it differs from the run's copy ${runCopy}), ` +
+      `${file} changed since the run trained on it (it differs from the run's copy ${runCopy.file}), ` +
         `so ${chosen.length === 1 ? 'this patch, written for the trained version,' : 'these patches, written for the trained version,'} may no longer fit; nothing was changed. ` +
         `Run \`rewardsmith analyze ${runDir} --reward ${file}\` for patches to the file as it is now, then apply again`,
     );

@@ -13,13 +13,14 @@ export function denseSign(reward: number): number {
 
 /**
  * The reward of each call on each sequence of observations, one after another in one sandbox: a sequence begins
- * an episode with its first observation (a fresh GLOBAL_DATA) and each later one is a step. Throws RewardError.
+ * an episode with its first observation (a fresh GLOBAL_DATA) and each later one is a step. `source` is the
+ * file's text when it has been read already (a run's checked copy), else the file is read. Throws RewardError.
  */
-export async function rewardsOn(file: string, sequences: StepObservation[][], attack: boolean): Promise<number[][]> {
+export async function rewardsOn(file: string, sequences: StepObservation[][], attack: boolean, source?: string): Promise<number[][]> {
   let sandbox: RewardSandbox | undefined;
   const keepAlive = setInterval(() => {}, 1 << 30); // the sandbox host is unref'd
   try {
-    sandbox = await RewardSandbox.open(file, 1, { attack });
+    sandbox = await RewardSandbox.open(file, 1, { attack, source });
     const out: number[][] = [];
     for (const obs of sequences) {
       const values: number[] = [];
@@ -40,13 +41,19 @@ export async function rewardsOn(file: string, sequences: StepObservation[][], at
  * Each episode's recorded steps after the first, re-run from a fresh GLOBAL_DATA at the first recorded step
  * (the steps before it were not recorded). Returns undefined, with the reason, when the reward cannot run.
  */
-export async function rerunReward(file: string, episodes: EpisodeRecord[], attack: boolean): Promise<{ steps: Map<number, RerunStep[]> } | { error: string }> {
+export async function rerunReward(
+  file: string,
+  episodes: EpisodeRecord[],
+  attack: boolean,
+  source?: string,
+): Promise<{ steps: Map<number, RerunStep[]> } | { error: string }> {
   const replayed = episodes.filter((ep) => ep.lastSteps.length >= 2);
   try {
     const rewards = await rewardsOn(
       file,
       replayed.map((ep) => ep.lastSteps.map(stepObservationOf)),
       attack,
+      source,
     );
     const out = new Map<number, RerunStep[]>();
     replayed.forEach((ep, i) => {

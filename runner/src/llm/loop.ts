@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { makeEvent } from '../events';
-import { writeAtomic } from '../files';
+import { isInsideFolder, writeAtomic } from '../files';
 import {
   checkpointHeldOut,
   LOOP_FILES,
@@ -188,7 +188,7 @@ function heldOutText(summary: RunSummary, start: LoopStart): string {
 function seedsSeen(runDir: string): number[] {
   const seeds: number[] = [];
   try {
-    const state = readRecordJson(path.join(runDir, RUN_FILES.checkpoint, 'state.json')) as { trainingSeeds?: number[] };
+    const state = readRecordJson(path.join(runDir, RUN_FILES.checkpoint, 'state.json'), runDir) as { trainingSeeds?: number[] };
     seeds.push(...(state.trainingSeeds ?? []));
   } catch {
     // no checkpoint state: no training worlds to leave out
@@ -211,7 +211,7 @@ export const FOUNDATION_DIR = 'foundation';
 function startText(start: LoopStart, out: string): string {
   if (start.kind === 'scratch' || !start.checkpoint) return 'from scratch';
   const where = path.relative(out, start.checkpoint);
-  return start.kind === 'foundation' ? `from the foundation policy (${where})` : `from ${where.startsWith('..') ? start.checkpoint : where}`;
+  return start.kind === 'foundation' ? `from the foundation policy (${where})` : `from ${isInsideFolder(out, start.checkpoint) ? where : start.checkpoint}`;
 }
 
 /** Runs the improvement loop; results.json and results.txt (the table) are in `o.out` afterwards. */

@@ -35,9 +35,9 @@ export function newNetwork(engine: Engine, config: PolicyConfig, rng: Rng): Poli
   return engine === 'js' ? new FusedActorCritic(config, rng) : new ActorCritic(config, rng);
 }
 
-/** Reads a checkpoint folder's network (policy.json + weights.bin) onto the engine. */
-export function loadNetwork(dir: string, engine: Engine): { net: PolicyNetwork; file: PolicyFile } {
-  const { file, weights } = readPolicyCheckpoint(dir);
+/** Reads a checkpoint folder's network (policy.json + weights.bin) onto the engine, from within `root` (readPolicyCheckpoint). */
+export function loadNetwork(dir: string, engine: Engine, root = dir): { net: PolicyNetwork; file: PolicyFile } {
+  const { file, weights } = readPolicyCheckpoint(dir, root);
   const net = newNetwork(engine, { featureSize: file.featureSize, numActions: file.numActions, hidden: file.hidden }, new Rng(0));
   try {
     net.setWeights(weights);
@@ -135,10 +135,10 @@ export async function saveOptimizer(dir: string, learner: Learner): Promise<void
   writeAtomic(path.join(dir, 'optimizer.json'), JSON.stringify(weights.map((w) => ({ name: w.name, shape: w.shape }))) + '\n');
 }
 
-export async function restoreOptimizer(dir: string, learner: Learner): Promise<void> {
+export async function restoreOptimizer(dir: string, learner: Learner, root = dir): Promise<void> {
   // Checked as a layout by run-folder.ts's readCheckpoint, which found this checkpoint.
-  const layout = readRecordJson(path.join(dir, 'optimizer.json')) as { name: string; shape: number[] }[];
-  const values = readFloat32(path.join(dir, 'optimizer.bin'));
+  const layout = readRecordJson(path.join(dir, 'optimizer.json'), root) as { name: string; shape: number[] }[];
+  const values = readFloat32(path.join(dir, 'optimizer.bin'), root);
   let o = 0;
   const weights = layout.map(({ name, shape }) => {
     const size = shape.reduce((a, b) => a * b, 1);
@@ -167,7 +167,7 @@ export interface LoadedPolicy {
 export async function loadPolicy(checkpointDir: string, opts: { backend?: BackendChoice; seed?: number; greedy?: boolean } = {}): Promise<LoadedPolicy> {
   const selection = await ensureBackend(opts.backend ?? 'auto');
   const dir = resolveCheckpointDir(checkpointDir);
-  const { net, file } = loadNetwork(dir, engineOf(selection));
+  const { net, file } = loadNetwork(dir, engineOf(selection), checkpointDir);
   const rng = new Rng(opts.seed ?? 0);
   return {
     task: file.task,

@@ -171,13 +171,14 @@ export function savePolicy(net: PolicyNetwork, dir: string, task: string, extra:
 
 /**
  * Reads a checkpoint's policy.json and weights.bin (checked against each other by the network's setWeights),
- * each through the checked reader: a checkpoint may be someone else's.
+ * each through the checked reader: a checkpoint may be someone else's. `root` is the folder the user named (a
+ * run folder, or the checkpoint folder itself): no file is read from outside it, even through a linked folder.
  */
-export function readPolicyCheckpoint(dir: string): { file: PolicyFile; weights: Float32Array } {
+export function readPolicyCheckpoint(dir: string, root = dir): { file: PolicyFile; weights: Float32Array } {
   const jsonPath = path.join(dir, POLICY_FILE);
-  const file = readRecordJson(jsonPath) as PolicyFile | null;
+  const file = readRecordJson(jsonPath, root) as PolicyFile | null;
   if (file?.format !== 'rewardsmith-policy' || file.version !== 1) throw new Error(`${jsonPath}: unknown checkpoint format`);
-  return { file, weights: readFloat32(path.join(dir, WEIGHTS_FILE)) };
+  return { file, weights: readFloat32(path.join(dir, WEIGHTS_FILE), root) };
 }
 
 export function float32Bytes(values: Float32Array): Buffer {
@@ -187,10 +188,10 @@ export function float32Bytes(values: Float32Array): Buffer {
 /**
  * A file of float32 values (weights, optimizer moments), each one checked to be finite: a damaged or forged
  * file (all 0xFF bytes are NaNs) is refused with its name, rather than trained on or evaluated as a policy
- * that scores "0 %".
+ * that scores "0 %". Read within `root` (readRecordBytes).
  */
-export function readFloat32(file: string): Float32Array {
-  const buf = readRecordBytes(file);
+export function readFloat32(file: string, root = path.dirname(file)): Float32Array {
+  const buf = readRecordBytes(file, root);
   if (buf.byteLength % 4 !== 0) throw new Error(`${file}: ${buf.byteLength} bytes, not a whole number of float32 values; the file is damaged`);
   const copy = new Uint8Array(buf.byteLength);
   copy.set(buf);

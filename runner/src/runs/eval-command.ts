@@ -5,7 +5,7 @@ import path from 'node:path';
 import { noteRunFolder, parseCommandArgs, requireExisting, runCommand, UsageError } from '../args';
 import { makeEvent } from '../events';
 import { writeAtomic } from '../files';
-import { RUN_FILES, runRewardCopy, type RunSummary } from '../records';
+import { readRunRewardCopy, RUN_FILES, type RunSummary } from '../records';
 import { RewardError, RewardSandbox } from '../reward/index';
 import { resolveTask } from '../tasks';
 import { BACKEND_CHOICES, ensureBackend, type BackendChoice } from '../ppo/backend';
@@ -52,13 +52,15 @@ async function evalMain(argv: string[]): Promise<number> {
   try {
     const dir = resolveCheckpointDir(checkpoint);
     const backend = await ensureBackend(v.backend as BackendChoice);
-    const loaded = loadNetwork(dir, engineOf(backend));
+    // The checkpoint's files stay inside the folder named, even through a linked checkpoint/ folder.
+    const loaded = loadNetwork(dir, engineOf(backend), checkpoint);
     net = loaded.net;
-    const state = checkpointState(dir);
+    const state = checkpointState(dir, checkpoint);
     const task = resolveTask(v.task ?? state?.taskFile ?? loaded.file.task);
-    const runCopy = runRewardCopy(path.join(dir, '..'));
-    const rewardFile = v.reward ?? (existsSync(runCopy) ? runCopy : state?.rewardFile);
     if (v.reward !== undefined && !existsSync(v.reward)) throw new UsageError(`--reward ${v.reward}: no such file`);
+    // The run's copy beside the checkpoint folder, read (checked) once: its checked text is compiled and hashed.
+    const runCopy = v.reward === undefined ? readRunRewardCopy(path.join(dir, '..')) : undefined;
+    const rewardFile = v.reward ?? runCopy?.file ?? state?.rewardFile;
     // A checkpoint from `pretrain` has no reward: its evaluation counts successes and records no rewards.
     const hasReward = rewardFile !== undefined && existsSync(rewardFile);
     if (!hasReward && state) throw new UsageError('no reward file for the checkpoint; pass --reward FILE');
@@ -82,7 +84,7 @@ async function evalMain(argv: string[]): Promise<number> {
         resumed_from_frames: 0,
       }),
     );
-    sandbox = hasReward ? await RewardSandbox.open(rewardFile, numEnvs, { attack: task.attack, episodeSteps: task.maxSteps }) : null;
+    sandbox = hasReward ? await RewardSandbox.open(rewardFile, numEnvs, { attack: task.attack, episodeSteps: task.maxSteps, source: runCopy?.text }) : null;
     reporter.evalProgress(0, episodes);
     const result = await evaluatePolicy(loaded, state, {
       task,
@@ -102,7 +104,7 @@ async function evalMain(argv: string[]): Promise<number> {
       task: task.id,
       task_file: task.file ?? null,
       reward_file: hasReward ? path.resolve(rewardFile) : null,
-      reward_sha256: hasReward ? sha256(rewardFile) : null,
+      reward_sha256: hasReward ? (runCopy?.sha256 ?? sha256(rewardFile)) : null,
       seed,
       env: 'sim',
       env_steps: state?.frames ?? 0,

@@ -10,7 +10,17 @@ import type { StepObservation } from '../schema';
 import { HOLD_ACTION, type VecEnv } from '../env/types';
 import { createEnv } from '../env/index';
 import { hash32, nextEpisodeSeed } from '../seeds';
-import { RUN_FILES, rateRecord, runRewardCopy, type BelowStart, type EpisodeRecord, type GeneralisationGap, type RunSummary } from '../records';
+import {
+  readRunRewardCopy,
+  RUN_FILES,
+  rateRecord,
+  runRewardCopy,
+  RunRecordError,
+  type BelowStart,
+  type EpisodeRecord,
+  type GeneralisationGap,
+  type RunSummary,
+} from '../records';
 import { EpisodeRecorder } from './recorder';
 import { makeEvent, type RunnerEvent } from '../events';
 import { RewardSandbox } from '../reward/index';
@@ -237,12 +247,15 @@ export async function evaluateCheckpoint(o: {
 }): Promise<{ summary: EvalSummary; episodes: EpisodeRecord[] }> {
   const backend = await ensureBackend(o.backend ?? 'auto');
   const dir = resolveCheckpointDir(o.runDir);
-  const loaded = loadNetwork(dir, engineOf(backend));
-  const state = checkpointState(dir);
+  // Every file read stays inside the run folder: its checkpoint and its reward copy, whose checked text is compiled.
+  const copy = readRunRewardCopy(o.runDir);
+  if (!copy) throw new RunRecordError(`${runRewardCopy(o.runDir)}: no such file (the run's copy of its reward)`);
+  const loaded = loadNetwork(dir, engineOf(backend), o.runDir);
+  const state = checkpointState(dir, o.runDir);
   const envs = Math.min(EVAL_ENVS, o.episodes);
   let sandbox: RewardSandbox | null = null;
   try {
-    sandbox = await RewardSandbox.open(runRewardCopy(o.runDir), envs, { attack: o.task.attack, episodeSteps: o.task.maxSteps });
+    sandbox = await RewardSandbox.open(copy.file, envs, { attack: o.task.attack, episodeSteps: o.task.maxSteps, source: copy.text });
     const result = await evaluatePolicy(loaded, state, { task: o.task, episodes: o.episodes, envs, seed: o.seed, sandbox, excludeSeeds: o.excludeSeeds });
     mkdirSync(o.out, { recursive: true });
     writeEvalRecords(o.out, result.episodes);

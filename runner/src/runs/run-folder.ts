@@ -81,8 +81,8 @@ export function clearRun(runDir: string): void {
 
 /**
  * Reads the newest complete checkpoint of a run (a SIGKILL between the renames leaves the old one) and checks
- * it before anything trusts it: each file is read through the checked reader (no link out of the checkpoint's
- * folder, a bounded size), state.json parses and has its counters, the optimizer's bytes match its layout.
+ * it before anything trusts it: each file is read through the checked reader (nothing from outside the run
+ * folder, even through a linked checkpoint folder; a bounded size), state.json parses and has its counters, the optimizer's bytes match its layout.
  */
 export function readCheckpoint(runDir: string): { dir: string; state: TrainState } | null {
   for (const name of [RUN_FILES.checkpoint, CHECKPOINT_OLD]) {
@@ -92,7 +92,7 @@ export function readCheckpoint(runDir: string): { dir: string; state: TrainState
     const damaged = (what: string) =>
       new RunFilesError(`${what}; the checkpoint is damaged — start the run again with --overwrite (or copy a good checkpoint over it)`);
     const readJson = (json: string): unknown => {
-      const text = readRecordBytes(json).toString('utf8');
+      const text = readRecordBytes(json, runDir).toString('utf8');
       try {
         return JSON.parse(text);
       } catch (err) {
@@ -112,7 +112,7 @@ export function readCheckpoint(runDir: string): { dir: string; state: TrainState
     if (!Array.isArray(layout) || !layout.every((w) => Array.isArray(w?.shape) && w.shape.every((n) => Number.isInteger(n) && n >= 0)))
       throw damaged(`${layoutFile}: not a list of optimizer variables, each with its shape`);
     const expected = 4 * layout.reduce((sum, w) => sum + w.shape.reduce((a, b) => a * b, 1), 0);
-    const actual = readRecordBytes(bytesFile).length;
+    const actual = readRecordBytes(bytesFile, runDir).length;
     if (actual !== expected) throw damaged(`${bytesFile}: ${actual} bytes, but optimizer.json describes ${expected}`);
     return { dir, state };
   }
@@ -121,11 +121,12 @@ export function readCheckpoint(runDir: string): { dir: string; state: TrainState
 
 /**
  * The training state beside a checkpoint's policy, for evaluating it (null for a checkpoint without one, such
- * as `pretrain`'s); unlike `readCheckpoint`, no optimizer is needed.
+ * as `pretrain`'s); unlike `readCheckpoint`, no optimizer is needed. Read within `root`, the folder the user
+ * named (the run folder, or the checkpoint folder itself).
  */
-export function checkpointState(checkpointDir: string): TrainState | null {
+export function checkpointState(checkpointDir: string, root = checkpointDir): TrainState | null {
   const file = path.join(checkpointDir, 'state.json');
-  return existsSync(file) ? (readRecordJson(file) as TrainState) : null;
+  return existsSync(file) ? (readRecordJson(file, root) as TrainState) : null;
 }
 
 /** metrics.ndjson must hold every update the checkpoint has counted, or the curve would silently lose them. */

@@ -12,7 +12,17 @@ import { createEnv } from '../env/index';
 import type { VecEnv } from '../env/types';
 import { RewardError, RewardSandbox } from '../reward/index';
 import { makeEvent, type RunnerEvent } from '../events';
-import { RUN_FILES, rewardCopyName, runRewardCopy, type EpisodeRecord, type RunSummary, type UpdateMetrics } from '../records';
+import {
+  readRunRewardCopy,
+  RUN_FILES,
+  rewardCopyName,
+  runRewardCopy,
+  sha256Hex,
+  type EpisodeRecord,
+  type RewardCopy,
+  type RunSummary,
+  type UpdateMetrics,
+} from '../records';
 import { ensureBackend, type BackendChoice } from '../ppo/backend';
 import { DEFAULT_CHECKPOINT_EVERY, DEFAULT_ENVS, DEFAULT_ROLLOUT_STEPS, DEFAULT_STEPS, writeStoredConfig, type TrainConfig } from './config';
 import { Rng, resolveCheckpointDir, type PolicyNetwork } from '../ppo/policy';
@@ -117,7 +127,8 @@ const LIVE_ANALYSIS_EVERY = 8;
 export async function train(options: TrainOptions): Promise<RunSummary> {
   const runDir = path.resolve(options.out);
   const emit = options.emit ?? (() => {});
-  const { state, task, previous, rewardCopy } = openRun(options, runDir, emit);
+  const { state, task, previous, reward } = openRun(options, runDir, emit);
+  const rewardCopy = reward.file;
   const backend = await ensureBackend(options.backend ?? 'auto');
   const metricsFile = path.join(runDir, RUN_FILES.metrics);
   truncateMetrics(metricsFile, state.metricsLines);
@@ -153,7 +164,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
     // Training episodes end at the run's limit; the held-out evaluation below runs `task` to its own.
     const trainingTask = trainingEpisodes(task, state);
     // The reward copy is what trains: the user may edit the original while the run goes on.
-    sandbox = await RewardSandbox.open(rewardCopy, n, { attack: task.attack, episodeSteps: trainingTask.maxSteps });
+    sandbox = await RewardSandbox.open(rewardCopy, n, { attack: task.attack, episodeSteps: trainingTask.maxSteps, source: reward.text });
     env = await createEnv({ task: trainingTask, numEnvs: n, seed: state.seed, workers: options.workers });
     policies = await startPolicies(engineOf(backend), env.featureSize, state, task, previous?.dir ?? null);
     const { learner, initNet } = policies;
@@ -220,7 +231,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
     env = null;
     await sandbox.close();
     sandbox = null;
-    const result = await heldOutEvaluation(options, { task, state, net: learner.net, trainingSeeds, rewardCopy, emit });
+    const result = await heldOutEvaluation(options, { task, state, net: learner.net, trainingSeeds, reward, emit });
     const trainSuccess = successCurve.estimate();
     const gap = result ? generalisationGap(trainSuccess, result.summary.success, { train: trainingTask.maxSteps, heldOut: task.maxSteps }) : null;
     const below = result && state.init ? belowStart(result.summary.success, state.init) : null;
@@ -273,7 +284,7 @@ function openRun(
   options: TrainOptions,
   runDir: string,
   emit: (e: RunnerEvent) => void,
-): { state: TrainState; task: TaskSpec; previous: { dir: string; state: TrainState } | null; rewardCopy: string } {
+): { state: TrainState; task: TaskSpec; previous: { dir: string; state: TrainState } | null; reward: RewardCopy } {
   const previous = options.resume ? readCheckpoint(runDir) : null;
   // A new run's options are checked before an earlier run in the folder is cleared.
   const fresh = options.resume ? null : newRun(options);
@@ -307,11 +318,15 @@ function openRun(
     if (options.rewardFile && sha256(options.rewardFile) !== state.rewardSha256) {
       throw new Error(`${options.rewardFile} changed since the run started; resume trains the copy in ${rewardCopy}, or start a new run`);
     }
-    return { state, task, previous, rewardCopy };
+    // The run folder may be someone else's: its copy is read once, checked, and that text is what trains.
+    const copy = readRunRewardCopy(runDir);
+    if (!copy) throw new RunFilesError(`${rewardCopy}: no such file (the run's copy of its reward, which resume trains)`);
+    return { state, task, previous, reward: copy };
   }
   const { task, state, rewardFile } = fresh!;
   mkdirSync(runDir, { recursive: true });
-  writeAtomic(rewardCopy, readFileSync(rewardFile));
+  const bytes = readFileSync(rewardFile);
+  writeAtomic(rewardCopy, bytes);
   storeConfig(
     runDir,
     options.config ?? {
@@ -330,7 +345,7 @@ function openRun(
     },
     state.trainEpisodeSteps!,
   );
-  return { state, task, previous: null, rewardCopy };
+  return { state, task, previous: null, reward: { file: rewardCopy, text: bytes.toString('utf8'), sha256: sha256Hex(bytes) } };
 }
 
 /** The run's configuration as it trains: the training-episode limit in effect, not only the one given. */
@@ -402,14 +417,15 @@ async function startPolicies(
   checkpointDir: string | null,
 ): Promise<Policies> {
   const config = { featureSize, numActions: GAME_FACTS.actions.length, hidden: [64, 64] };
-  const net = checkpointDir ? loadNetwork(checkpointDir, engine).net : newNetwork(engine, config, new Rng(state.seed ^ 0x1417));
+  // The checkpoint is readCheckpoint's, a folder of the run folder (its parent): no file is read from outside that.
+  const net = checkpointDir ? loadNetwork(checkpointDir, engine, path.dirname(checkpointDir)).net : newNetwork(engine, config, new Rng(state.seed ^ 0x1417));
   const learner = createLearner(engine, net, state.hyperparameters.learningRate);
   let initNet: PolicyNetwork | null = null;
   try {
-    if (checkpointDir) await restoreOptimizer(checkpointDir, learner);
+    if (checkpointDir) await restoreOptimizer(checkpointDir, learner, path.dirname(checkpointDir));
     let initWorldSeeds: number[] = [];
     if (state.init) {
-      const loaded = loadNetwork(resolveCheckpointDir(state.init), engine);
+      const loaded = loadNetwork(resolveCheckpointDir(state.init), engine, state.init);
       initNet = loaded.net;
       if (loaded.file.featureSize !== featureSize) {
         throw new Error(`--init ${state.init} was trained with ${loaded.file.featureSize} features (${loaded.file.task}); ${task.id} has ${featureSize}`);
@@ -430,14 +446,14 @@ async function startPolicies(
 /** The held-out evaluation after training, in a reward sandbox of its own (null when `evalEpisodes` is 0). */
 async function heldOutEvaluation(
   options: TrainOptions,
-  run: { task: TaskSpec; state: TrainState; net: PolicyNetwork; trainingSeeds: Set<number>; rewardCopy: string; emit: (e: RunnerEvent) => void },
+  run: { task: TaskSpec; state: TrainState; net: PolicyNetwork; trainingSeeds: Set<number>; reward: RewardCopy; emit: (e: RunnerEvent) => void },
 ): Promise<Awaited<ReturnType<typeof evaluate>> | null> {
   const { task, state } = run;
   const episodes = options.evalEpisodes ?? DEFAULT_EVAL_EPISODES;
   if (episodes <= 0) return null;
   options.onEvalEpisode?.(0, episodes);
   const numEnvs = Math.max(1, Math.min(options.evalEnvs ?? options.config?.evalEnvs ?? Math.min(state.numEnvs, EVAL_ENVS), episodes));
-  const sandbox = await RewardSandbox.open(run.rewardCopy, numEnvs, { attack: task.attack, episodeSteps: task.maxSteps });
+  const sandbox = await RewardSandbox.open(run.reward.file, numEnvs, { attack: task.attack, episodeSteps: task.maxSteps, source: run.reward.text });
   try {
     return await evaluate({
       task,
