@@ -8,6 +8,8 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { appendNoFollow, isInsideFolder, makeFolder, writeAtomic } from '../src/files';
+import { newNetwork } from '../src/ppo/learner';
+import { Rng, savePolicy } from '../src/ppo/policy';
 import { RUN_FILES } from '../src/records';
 import { tempDir } from './helpers/tmp';
 
@@ -76,6 +78,65 @@ test("writeAtomic, appendNoFollow and makeFolder: links refused, a killed write'
   writeAtomic(script, '#!/bin/sh\n', { mode: 0o755 });
   writeAtomic(script, '#!/bin/sh\ntrue\n');
   assert.equal(lstatSync(script).mode & 0o777, 0o755);
+});
+
+test("sweep refuses a rewards/ folder that links out of the sweep folder, and a reward copy there that links out; the link's target is untouched", () => {
+  const dir = tempDir('rewardsmith-files-');
+  const dense = path.join(ROOT, 'runner/rewards/approach-tree.dense.reward.ts');
+  const sweep = (out: string) =>
+    cli(
+      'sweep',
+      '--task',
+      'approach-tree',
+      '--rewards',
+      dense,
+      '--seeds',
+      '1',
+      '--steps',
+      '16',
+      '--envs',
+      '2',
+      '--eval-episodes',
+      '1',
+      '--workers',
+      '0',
+      '--out',
+      out,
+    );
+  const linkedFolder = path.join(dir, 'sweep-a');
+  const elsewhere = path.join(dir, 'elsewhere');
+  mkdirSync(linkedFolder);
+  mkdirSync(elsewhere);
+  symlinkSync(elsewhere, path.join(linkedFolder, 'rewards'));
+  const a = sweep(linkedFolder);
+  assert.equal(a.status, 1, a.stdout);
+  assert.match(a.stderr, /^rewardsmith sweep: .*sweep-a\/rewards is a symbolic link \(to .*elsewhere\); refusing to write through it, nothing was written/m);
+  assert.deepEqual(readdirSync(elsewhere), []);
+  // A copy already in place (the same text, so only where it lies is wrong) is the text the runs would train.
+  const linkedCopy = path.join(dir, 'sweep-b');
+  mkdirSync(path.join(linkedCopy, 'rewards'), { recursive: true });
+  const outside = path.join(dir, 'outside.reward.ts');
+  cpSync(dense, outside);
+  symlinkSync(outside, path.join(linkedCopy, 'rewards', 'approach-tree.dense.reward.ts'));
+  const b = sweep(linkedCopy);
+  assert.equal(b.status, 1, b.stdout);
+  assert.match(
+    b.stderr,
+    /^rewardsmith sweep: .*sweep-b\/rewards\/approach-tree\.dense\.reward\.ts: a symbolic link to .*outside\.reward\.ts, outside .*sweep-b; not read$/m,
+  );
+  assert.ok(!existsSync(path.join(linkedCopy, 'runs')), 'nothing was trained');
+});
+
+test("a policy is not saved into a checkpoint folder that is a link (pretrain's out/checkpoint): refused, the link's target untouched", () => {
+  const dir = tempDir('rewardsmith-files-');
+  const elsewhere = path.join(dir, 'elsewhere');
+  mkdirSync(elsewhere);
+  const checkpoint = path.join(dir, 'foundation', RUN_FILES.checkpoint);
+  mkdirSync(path.dirname(checkpoint));
+  symlinkSync(elsewhere, checkpoint);
+  const net = newNetwork('js', { featureSize: 4, numActions: 3, hidden: [4] }, new Rng(1));
+  assert.throws(() => savePolicy(net, checkpoint, 'approach-tree'), { name: 'UnsafePathError', message: /checkpoint is a symbolic link/ });
+  assert.deepEqual(readdirSync(elsewhere), []);
 });
 
 test('isInsideFolder: a name that starts with two dots is inside the folder; its parent, a sibling that shares its prefix and its own parent are not', () => {

@@ -2,9 +2,9 @@
 // the policy and the value function), evaluated for all environments in one batch; its on-disk form; and
 // the seeded random stream used for initialisation, action sampling and minibatch order (so a run is
 // reproducible and a resumed run continues the same stream).
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { writeAtomic } from '../files';
+import { makeFolder, writeAtomic } from '../files';
 import { readRecordBytes, readRecordJson } from '../records';
 import * as tf from '@tensorflow/tfjs-core';
 import { GAME_FACTS } from '../schema';
@@ -153,9 +153,9 @@ export class ActorCritic implements PolicyNetwork {
   }
 }
 
-/** Writes a network's policy.json + weights.bin into `dir`. */
+/** Writes a network's policy.json + weights.bin into `dir` (refusing a symbolic link in its place: the folder may be someone else's). */
 export function savePolicy(net: PolicyNetwork, dir: string, task: string, extra: Pick<PolicyFile, 'worldSeeds'> = {}): void {
-  mkdirSync(dir, { recursive: true });
+  makeFolder(dir);
   const file: PolicyFile = {
     format: 'rewardsmith-policy',
     version: 1,

@@ -3,12 +3,12 @@
 // so the same command run again resumes: completed runs are kept, jobs still queued or running (the sweep was
 // killed, not the jobs) are waited for, and failed or cancelled runs start again (from their checkpoint).
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CommandError, PROCESS_IO, UsageError, parseCommandArgs, runCommand, type CommandIo } from '../args';
 import { makeEvent, type RunnerEvent, type SweepRunEvent } from '../events';
-import { writeAtomic } from '../files';
-import { readRecordObject, RunRecordError } from '../records';
+import { makeFolder, writeAtomic } from '../files';
+import { readRecordBytes, readRecordObject, RunRecordError, sha256Hex } from '../records';
 import { resolveTask, TaskFileError } from '../tasks';
 import { BACKEND_CHOICES } from '../ppo/backend';
 import { type Engine, trainJob, type JobState, type TrainJob } from './engine';
@@ -116,10 +116,14 @@ function openSweep(o: SweepOptions, dir: string, taskId: string): { state: Sweep
     o.say?.(`resuming the sweep in ${dir}`);
   }
   // The runs train these copies: on a cluster only DIR needs to be shared, and editing a file mid-sweep changes nothing.
-  mkdirSync(path.join(dir, 'rewards'), { recursive: true });
+  // DIR may be someone else's: no copy is written through a linked rewards/ folder, and a copy already there
+  // is trained only when it is read within DIR (records.ts) and holds the text the sweep started with.
+  makeFolder(path.join(dir, 'rewards'));
   for (const r of rewards) {
     const copy = rewardCopyIn(dir, r);
     if (!existsSync(copy)) writeAtomic(copy, readFileSync(r.file));
+    else if (sha256Hex(readRecordBytes(copy, dir)) !== r.sha256)
+      throw new RunRecordError(`${copy}: not the text of ${r.file} this sweep trains (its sha256 differs); remove it, or choose another --out`);
   }
   const save = () => writeAtomic(stateFile, JSON.stringify(state, null, 2) + '\n');
   save();
