@@ -121,3 +121,15 @@ export function makeFolder(dir: string): void {
   if (st && !st.isDirectory()) throw new UnsafePathError(`${dir} is not a folder; nothing was written`);
   mkdirSync(dir, { recursive: true });
 }
+
+/**
+ * Creates `dir`, a folder below `root` (the folder the user named: a sweep's, a table's), one level at a time,
+ * refusing a symbolic link at every level below `root`: a linked `runs/` would lead every run written there
+ * out of the folder.
+ */
+export function makeFolderBelow(root: string, dir: string): void {
+  if (!isInsideFolder(root, dir)) throw new UnsafePathError(`${dir} is not inside ${root}; nothing was written`);
+  let at = path.resolve(root);
+  mkdirSync(at, { recursive: true });
+  for (const part of path.relative(at, path.resolve(dir)).split(path.sep).filter(Boolean)) makeFolder((at = path.join(at, part)));
+}

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { appendNoFollow, isInsideFolder, makeFolder, writeAtomic } from '../src/files';
+import { appendNoFollow, isInsideFolder, makeFolder, makeFolderBelow, writeAtomic } from '../src/files';
 import { newNetwork } from '../src/ppo/learner';
 import { Rng, savePolicy } from '../src/ppo/policy';
 import { RUN_FILES } from '../src/records';
@@ -80,7 +80,7 @@ test("writeAtomic, appendNoFollow and makeFolder: links refused, a killed write'
   assert.equal(lstatSync(script).mode & 0o777, 0o755);
 });
 
-test("sweep refuses a rewards/ folder that links out of the sweep folder, and a reward copy there that links out; the link's target is untouched", () => {
+test("sweep refuses a rewards/ or runs/ folder that links out of the sweep folder, and a reward copy there that links out; the link's target is untouched", () => {
   const dir = tempDir('rewardsmith-files-');
   const dense = path.join(ROOT, 'runner/rewards/approach-tree.dense.reward.ts');
   const sweep = (out: string) =>
@@ -125,6 +125,16 @@ test("sweep refuses a rewards/ folder that links out of the sweep folder, and a 
     /^rewardsmith sweep: .*sweep-b\/rewards\/approach-tree\.dense\.reward\.ts: a symbolic link to .*outside\.reward\.ts, outside .*sweep-b; not read$/m,
   );
   assert.ok(!existsSync(path.join(linkedCopy, 'runs')), 'nothing was trained');
+  // A runs/ folder that links out would take every run's folder (its checkpoint, its records) with it.
+  const linkedRuns = path.join(dir, 'sweep-c');
+  const runsElsewhere = path.join(dir, 'runs-elsewhere');
+  mkdirSync(linkedRuns);
+  mkdirSync(runsElsewhere);
+  symlinkSync(runsElsewhere, path.join(linkedRuns, 'runs'));
+  const c = sweep(linkedRuns);
+  assert.equal(c.status, 1, c.stdout);
+  assert.match(c.stderr, /^rewardsmith sweep: .*sweep-c\/runs is a symbolic link \(to .*runs-elsewhere\); refusing to write through it, nothing was written/m);
+  assert.deepEqual(readdirSync(runsElsewhere), []);
 });
 
 test("a policy is not saved into a checkpoint folder that is a link (pretrain's out/checkpoint): refused, the link's target untouched", () => {
@@ -147,4 +157,26 @@ test('isInsideFolder: a name that starts with two dots is inside the folder; its
   assert.ok(!isInsideFolder(run, path.join(run, '..', 'x')));
   assert.ok(!isInsideFolder(run, path.resolve('/data/run2/summary.json')));
   assert.ok(!isInsideFolder(run, path.dirname(run)));
+});
+
+test("makeFolderBelow (a table's cells, a sweep's runs): a link at any level below the folder named is refused; the named folder may itself be a link", () => {
+  const dir = tempDir('rewardsmith-files-');
+  const elsewhere = path.join(dir, 'elsewhere');
+  mkdirSync(elsewhere);
+  const table = path.join(dir, 'table');
+  mkdirSync(path.join(table, 'approach-tree'), { recursive: true });
+  symlinkSync(elsewhere, path.join(table, 'approach-tree', 'seed-0'));
+  assert.throws(() => makeFolderBelow(table, path.join(table, 'approach-tree', 'seed-0', 'dense')), {
+    name: 'UnsafePathError',
+    message: /approach-tree\/seed-0 is a symbolic link/,
+  });
+  assert.deepEqual(readdirSync(elsewhere), []);
+  assert.throws(() => makeFolderBelow(table, path.join(dir, 'other')), { name: 'UnsafePathError', message: /is not inside/ });
+  makeFolderBelow(table, path.join(table, 'approach-tree', 'seed-1', 'dense'));
+  assert.ok(lstatSync(path.join(table, 'approach-tree', 'seed-1', 'dense')).isDirectory());
+  // The user's own choice of folder is followed.
+  const named = path.join(dir, 'named');
+  symlinkSync(elsewhere, named);
+  makeFolderBelow(named, path.join(named, 'runs'));
+  assert.deepEqual(readdirSync(elsewhere), ['runs']);
 });

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CommandError, PROCESS_IO, UsageError, parseCommandArgs, runCommand, type CommandIo } from '../args';
 import { makeEvent, type RunnerEvent, type SweepRunEvent } from '../events';
-import { makeFolder, writeAtomic } from '../files';
+import { makeFolder, makeFolderBelow, writeAtomic } from '../files';
 import { readRecordBytes, readRecordObject, RunRecordError, sha256Hex } from '../records';
 import { resolveTask, TaskFileError } from '../tasks';
 import { BACKEND_CHOICES } from '../ppo/backend';
@@ -248,6 +248,8 @@ export async function sweep(o: SweepOptions): Promise<SweepResults> {
   const task = resolveTask(o.task);
   const { state, save } = openSweep(o, dir, task.id);
   const jobs = sweepJobs(o, dir, state);
+  // The runs' folders, made here so that none is reached through a link placed in the sweep folder (runs/, a reward's, a seed's).
+  for (const job of jobs) makeFolderBelow(dir, job.runDir);
   const progress = new SweepProgress(o, state, save, jobs.length, jobs);
   const writeResults = (): SweepResults => {
     const meta = {

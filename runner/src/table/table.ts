@@ -9,7 +9,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { writeAtomic } from '../files';
+import { makeFolderBelow, writeAtomic } from '../files';
 import { resolveTask } from '../tasks';
 import { readRecordObject, RUN_FILES, type RunSummary } from '../records';
 import {
@@ -245,6 +245,8 @@ async function tableSeed(o: TableOptions, out: string, config: TableConfig, task
   const log = o.log ?? (() => {});
   const where = (jobId: string | null) => (jobId ? ` (${o.engine.kind === 'slurm' ? 'job' : 'pid'} ${jobId})` : '');
   const run = async (job: Job, what: string): Promise<{ result: JobResult; summary: RunSummary | null }> => {
+    // No cell is written through a link placed in the table's folder (a task's, a seed's, a method's).
+    makeFolderBelow(out, job.runDir);
     const result = await o.engine.run(job, {
       signal: o.signal,
       onState: (s, jobId) => s === 'queued' && log(`${task} seed ${seed}: ${what}${where(jobId)}`),
