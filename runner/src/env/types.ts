@@ -51,6 +51,30 @@ export interface VecEnv {
   close(): Promise<void>;
 }
 
+/**
+ * Optional extension of a VecEnv whose last envs step in another thread: a step split in two, so that the caller
+ * can work (rewards, acting, recording) on the first envs while the others are stepped. The envs, worlds and
+ * results are those of `step`; only when each part is stepped moves.
+ */
+export interface SplitStepVecEnv extends VecEnv {
+  /** Envs [0, localEnvs) step in the calling thread (`stepLocal`), envs [localEnvs, numEnvs) in another. */
+  readonly localEnvs: number;
+  /** Starts stepping envs [localEnvs, numEnvs) with these actions (one per env, HOLD_ACTION holds); returns at once. */
+  startRemoteStep(actions: Int32Array): void;
+  /** The result of the remote step started last, for envs [localEnvs, numEnvs) (index 0 is env localEnvs). */
+  finishRemoteStep(): Promise<VecStepResult>;
+  /** Steps envs [0, localEnvs) in this thread now. */
+  stepLocal(actions: Int32Array): VecStepResult;
+}
+
+/** The env as a SplitStepVecEnv when it can step part of its envs elsewhere (else null: step it whole). */
+export function splitStepOf(env: VecEnv): SplitStepVecEnv | null {
+  const split = env as Partial<SplitStepVecEnv>;
+  return typeof split.startRemoteStep === 'function' && split.localEnvs !== undefined && split.localEnvs > 0 && split.localEnvs < env.numEnvs
+    ? (env as SplitStepVecEnv)
+    : null;
+}
+
 export interface EnvOptions {
   task: TaskSpec;
   numEnvs: number;
@@ -62,6 +86,8 @@ export interface EnvOptions {
   /** sim only: worker threads that step shares of the envs besides the calling thread (0 = all in this
    * thread); default: one per further core, for batches of 8 or more. */
   workers?: number;
+  /** sim only, with workers: how many envs (the first ones) the calling thread steps; default: its fair share. */
+  localEnvs?: number;
 }
 
 export type { ActionName };

@@ -250,6 +250,7 @@ export class FusedActorCritic implements PolicyNetwork {
   readonly valueLayers: Dense[];
   /** Bumped whenever the weights change (setWeights, an optimizer step): acting re-reads them only then. */
   version = 0;
+  readonly rowsIndependent = true;
   private acting: ForwardWorkspace | null = null;
 
   constructor(

@@ -59,6 +59,9 @@ export interface PolicyNetwork {
   readonly shapes: number[][];
   /** Action probabilities (batch × actions) and values (batch) for a batch of feature rows. */
   evaluate(features: Float32Array, batch: number): { probs: Float32Array; values: Float32Array };
+  /** A row's outputs are the same bits in any batch (evaluating a batch's rows in slices gives what the batch
+   * gives): true for the fused network, whose rows' sums run alone; TensorFlow.js's kernels promise nothing. */
+  readonly rowsIndependent: boolean;
   /** All weights, concatenated in variable order. */
   weights(): Float32Array;
   setWeights(values: Float32Array): void;
@@ -72,6 +75,7 @@ export interface ForwardResult {
 
 /** Policy and value MLPs as raw variables (tfjs-core only: fewer layers of abstraction, fast on wasm). */
 export class ActorCritic implements PolicyNetwork {
+  readonly rowsIndependent = false;
   readonly variables: tf.Variable[];
   private readonly policyLayers: [tf.Variable, tf.Variable][];
   private readonly valueLayers: [tf.Variable, tf.Variable][];

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { makeFolder, writeAtomic } from '../files';
 import type { TaskSpec } from '../tasks';
 import type { StepObservation } from '../schema';
-import { HOLD_ACTION, type VecEnv } from '../env/types';
+import { HOLD_ACTION, splitStepOf, type SplitStepVecEnv, type StepInfo, type VecEnv } from '../env/types';
 import { createEnv } from '../env/index';
 import { hash32, nextEpisodeSeed } from '../seeds';
 import {
@@ -49,6 +49,12 @@ export interface EvaluateOptions {
   trainingSeeds: ReadonlySet<number>;
   /** One action per env for numEnvs × featureSize features. */
   act: (features: Float32Array, numEnvs: number) => Int32Array;
+  /**
+   * `act` on a batch gives what it gives on consecutive slices of it, acted on in order (a row's action depends on
+   * its features and on the draws made before it, never on the batch's size): the evaluation then acts for the
+   * envs in two parts and steps one part while it works on the other.
+   */
+  rowwiseAct?: boolean;
   sandbox: RewardSandbox | null;
   workers?: number;
   emit?: (e: RunnerEvent) => void;
@@ -59,101 +65,237 @@ export type EvalSummary = RunSummary['eval'];
 
 export async function evaluate(opts: EvaluateOptions): Promise<{ summary: EvalSummary; episodes: EpisodeRecord[]; frames: number }> {
   const n = Math.max(1, Math.min(opts.numEnvs, opts.episodes));
-  const env: VecEnv = await createEnv({ task: opts.task, numEnvs: n, seed: opts.seed, workers: opts.workers });
+  const localEnvs = opts.rowwiseAct ? Math.round(n * PIPELINE_LOCAL_SHARE) : undefined;
+  const env: VecEnv = await createEnv({ task: opts.task, numEnvs: n, seed: opts.seed, workers: opts.workers, localEnvs });
   try {
-    return await runEpisodes(env, n, opts);
+    const book = new EpisodeBook(n, opts);
+    const firstSeeds = Array.from({ length: n }, (_, i) => {
+      let attempt = 0,
+        s = evalStreamSeed(opts.seed, i);
+      while (!book.heldOut(s)) s = evalStreamSeed(opts.seed, i, ++attempt);
+      return s;
+    });
+    const reset = await env.reset(firstSeeds);
+    reset.obs.forEach((o, i) => book.begin(i, firstSeeds[i]!, book.number(i, firstSeeds[i]!), o));
+    await opts.sandbox?.beginEpisodes(
+      reset.obs.map((_, i) => i),
+      reset.obs,
+    );
+    const split = opts.rowwiseAct ? splitStepOf(env) : null;
+    await (split ? runPipelined(split, book, reset.features, opts) : runEpisodes(env, book, reset.features, opts));
+    const episodes = book.episodes.sort((a, b) => a.episode - b.episode);
+    return { summary: summarise(episodes), episodes, frames: book.frames };
   } finally {
     await env.close();
   }
 }
 
-async function runEpisodes(env: VecEnv, n: number, opts: EvaluateOptions) {
-  const episodes: EpisodeRecord[] = [];
-  let started = 0,
-    frames = 0;
-  const heldOut = (s: number) => !opts.trainingSeeds.has(s);
-  const firstSeeds = Array.from({ length: n }, (_, i) => {
-    let attempt = 0,
-      s = evalStreamSeed(opts.seed, i);
-    while (!heldOut(s)) s = evalStreamSeed(opts.seed, i, ++attempt);
-    return s;
-  });
-  const recorder = new EpisodeRecorder(opts.sandbox?.compiled.exportsKind ?? null);
-  // An env whose episode does not count once all counted episodes have started is held (not stepped): nothing it
-  // does can count any more. The others step as before (each env's worlds, actions and rewards are its own).
-  const held = new Uint8Array(n);
-  const begin = (i: number, seed: number, obs: StepObservation) => {
-    const counted = started < opts.episodes && heldOut(seed);
-    recorder.begin(i, seed, counted ? started++ : -1, obs, counted);
-    if (!counted && started >= opts.episodes) held[i] = 1;
-  };
-  const reset = await env.reset(firstSeeds);
-  reset.obs.forEach((o, i) => begin(i, firstSeeds[i]!, o));
-  await opts.sandbox?.beginEpisodes(
-    reset.obs.map((_, i) => i),
-    reset.obs,
-  );
-  let features = reset.features;
-  while (episodes.length < opts.episodes) {
-    const actions = opts.act(features, n);
-    const stepped: number[] = [];
-    for (let i = 0; i < n; i++) {
-      if (held[i]) actions[i] = HOLD_ACTION;
-      else stepped.push(i);
-    }
-    const res = await env.step(actions);
-    frames += stepped.length;
-    const rewards = await stepRewards(opts.sandbox, res.obs, stepped);
-    const doneEnvs: number[] = [],
-      doneObs: StepObservation[] = [];
-    for (const i of stepped) {
-      const obs = res.obs[i]!,
-        info = res.info[i]!;
-      recorder.step(i, actions[i]!, rewards[i]!, obs, info);
-      if (!info.done) continue;
-      const record = recorder.finish(i, obs, info);
-      if (record) {
-        episodes.push(record);
-        opts.onEpisode?.(episodes.length, opts.episodes);
-        if (!record.success) {
-          opts.emit?.(
-            makeEvent({
-              type: 'episode_failed',
-              episode: record.episode,
-              seed: record.seed,
-              steps: record.steps,
-              died: record.died,
-              death_cause: record.deathCause,
-              path: record.path.map(([x, , z]) => [x, z] as [number, number]),
-            }),
-          );
-        }
-      }
-      // The env has auto-reset onto the next seed of its stream (the same rule the simulator applies).
-      begin(i, nextEpisodeSeed(recorder.seedOf(i), i), res.resetObs[i]!);
-      doneEnvs.push(i);
-      doneObs.push(res.resetObs[i]!);
-    }
-    if (opts.sandbox && doneEnvs.length > 0) await opts.sandbox.beginEpisodes(doneEnvs, doneObs);
-    features = res.features;
+/**
+ * The calling thread's share of the envs when the evaluation is pipelined: besides stepping them it requests the
+ * rewards (the reward host runs while it waits), acts and records for all envs, so the worker takes the larger
+ * share. 100 approach-tree episodes on 25 envs, 2 cores: on the idle machine's profile of whole steps (12 envs
+ * here, 13 in the worker, the worker idle 42 % of the time) both sides balance at about 9 envs here; under load
+ * (thread CPU time, 50 episodes) at about 5. 8 of 25 sits between.
+ */
+const PIPELINE_LOCAL_SHARE = 0.32;
+
+/** What an evaluation counts and records, step by step: which episodes count, in what order, and their records. */
+class EpisodeBook {
+  readonly episodes: EpisodeRecord[] = [];
+  /** An env whose episode does not count once all counted episodes have started is held (not stepped): nothing
+   * it does can count any more. The others step as before (each env's worlds, actions and rewards are its own). */
+  readonly held: Uint8Array;
+  readonly recorder: EpisodeRecorder;
+  frames = 0;
+  private started = 0;
+
+  constructor(
+    n: number,
+    private readonly opts: EvaluateOptions,
+  ) {
+    this.held = new Uint8Array(n);
+    this.recorder = new EpisodeRecorder(opts.sandbox?.compiled.exportsKind ?? null);
   }
-  episodes.sort((a, b) => a.episode - b.episode);
-  return { summary: summarise(episodes), episodes, frames };
+
+  heldOut(seed: number): boolean {
+    return !this.opts.trainingSeeds.has(seed);
+  }
+
+  get complete(): boolean {
+    return this.episodes.length >= this.opts.episodes;
+  }
+
+  /**
+   * The number of the episode env i starts on `seed`, or -1 if it does not count. Counted episodes are numbered
+   * in the order envs start them (env index order within a step); an env whose new episode does not count once
+   * all have started is held from now on.
+   */
+  number(i: number, seed: number): number {
+    const counted = this.started < this.opts.episodes && this.heldOut(seed);
+    const episode = counted ? this.started++ : -1;
+    if (!counted && this.started >= this.opts.episodes) this.held[i] = 1;
+    return episode;
+  }
+
+  begin(i: number, seed: number, episode: number, obs: StepObservation): void {
+    this.recorder.begin(i, seed, episode, obs, episode >= 0);
+  }
+
+  /** The seed env i has auto-reset onto after its episode ended (the same rule the simulator applies). */
+  nextSeed(i: number): number {
+    return nextEpisodeSeed(this.recorder.seedOf(i), i);
+  }
+
+  /** Records env i's step; at the end of a counted episode, its record. */
+  step(i: number, action: number, reward: number, obs: StepObservation, info: StepInfo): void {
+    this.recorder.step(i, action, reward, obs, info);
+    if (!info.done) return;
+    const record = this.recorder.finish(i, obs, info);
+    if (!record) return;
+    this.episodes.push(record);
+    this.opts.onEpisode?.(this.episodes.length, this.opts.episodes);
+    if (!record.success) {
+      this.opts.emit?.(
+        makeEvent({
+          type: 'episode_failed',
+          episode: record.episode,
+          seed: record.seed,
+          steps: record.steps,
+          died: record.died,
+          death_cause: record.deathCause,
+          path: record.path.map(([x, , z]) => [x, z] as [number, number]),
+        }),
+      );
+    }
+  }
+
+  /** Actions for envs [first, first + count) from their features (held envs hold). */
+  act(features: Float32Array, first: number, count: number): Int32Array {
+    const actions = this.opts.act(features, count);
+    for (let r = 0; r < count; r++) if (this.held[first + r]) actions[r] = HOLD_ACTION;
+    return actions;
+  }
 }
 
-/** Each stepped env's reward for its observation (0 for the others, and without a reward). */
-async function stepRewards(sandbox: RewardSandbox | null, obs: StepObservation[], stepped: number[]): Promise<Float64Array> {
-  if (!sandbox) return new Float64Array(obs.length);
-  if (stepped.length === obs.length) return sandbox.step(obs);
-  const rewards = new Float64Array(obs.length);
-  const { values } = await sandbox.stepEnvs(
-    stepped,
-    stepped.map((i) => obs[i]!),
-  );
-  stepped.forEach((env, k) => {
-    rewards[env] = values[k]!;
-  });
-  return rewards;
+/** The envs of [first, first + count) that these actions step (not held), as env indices. */
+function steppedEnvs(actions: Int32Array, first: number): number[] {
+  const stepped: number[] = [];
+  for (let r = 0; r < actions.length; r++) if (actions[r] !== HOLD_ACTION) stepped.push(first + r);
+  return stepped;
+}
+
+/** Whole steps: act for every env, step them all, reward, record. */
+async function runEpisodes(env: VecEnv, book: EpisodeBook, firstFeatures: Float32Array, opts: EvaluateOptions): Promise<void> {
+  let features = firstFeatures;
+  while (!book.complete) {
+    const actions = book.act(features, 0, env.numEnvs);
+    const stepped = steppedEnvs(actions, 0);
+    const res = await env.step(actions);
+    book.frames += stepped.length;
+    const rewards = await stepRewards(
+      opts.sandbox,
+      stepped,
+      stepped.map((i) => res.obs[i]!),
+      env.numEnvs,
+    );
+    const done: number[] = [];
+    stepped.forEach((i, k) => {
+      book.step(i, actions[i]!, rewards[k]!, res.obs[i]!, res.info[i]!);
+      if (!res.info[i]!.done) return;
+      const seed = book.nextSeed(i);
+      book.begin(i, seed, book.number(i, seed), res.resetObs[i]!);
+      done.push(i);
+    });
+    await beginEpisodes(
+      opts.sandbox,
+      done,
+      done.map((i) => res.resetObs[i]!),
+    );
+    features = res.features;
+  }
+}
+
+/**
+ * The same steps, pipelined over the two parts of a split env: part B, envs [0, k), stepped in this thread, and
+ * part A, envs [k, n), stepped by a worker. While the worker steps A(t), this thread steps B(t), takes B's
+ * rewards, records B and acts for B(t+1); then it takes A(t), numbers A's new episodes, acts for A(t+1) and starts
+ * it at once, and only then takes A(t)'s rewards and records A. Everything a whole step orders stays in its
+ * order: actions are drawn for B(t+1) before A(t+1) (env order, as one batch draws them; `rowwiseAct`), episodes
+ * are numbered and recorded B's before A's, the reward host sees B(t)'s calls, A(t)'s, then the episodes begun at
+ * t; so the records are those of runEpisodes, byte for byte.
+ */
+async function runPipelined(env: SplitStepVecEnv, book: EpisodeBook, firstFeatures: Float32Array, opts: EvaluateOptions): Promise<void> {
+  const n = env.numEnvs,
+    k = env.localEnvs,
+    f = env.featureSize;
+  let actionsB = book.act(firstFeatures.subarray(0, k * f), 0, k);
+  let actionsA = book.act(firstFeatures.subarray(k * f), k, n - k);
+  env.startRemoteStep(actionsA);
+  while (!book.complete) {
+    const resB = env.stepLocal(actionsB);
+    const steppedB = steppedEnvs(actionsB, 0);
+    const rewardsB = await stepRewards(
+      opts.sandbox,
+      steppedB,
+      steppedB.map((i) => resB.obs[i]!),
+      n,
+    );
+    const done: number[] = [],
+      doneObs: StepObservation[] = [];
+    steppedB.forEach((i, j) => {
+      book.step(i, actionsB[i]!, rewardsB[j]!, resB.obs[i]!, resB.info[i]!);
+      if (!resB.info[i]!.done) return;
+      const seed = book.nextSeed(i);
+      book.begin(i, seed, book.number(i, seed), resB.resetObs[i]!);
+      done.push(i);
+      doneObs.push(resB.resetObs[i]!);
+    });
+    book.frames += steppedB.length;
+    actionsB = book.act(resB.features, 0, k);
+
+    const resA = await env.finishRemoteStep();
+    const steppedA = steppedEnvs(actionsA, k);
+    // A's new episodes are numbered (and holds decided) before A's records, which wait for the rewards, so that
+    // A's next actions go to the worker now; the numbers are those recording in order would give.
+    const starts = new Map<number, { seed: number; episode: number }>();
+    for (const i of steppedA) {
+      if (!resA.info[i - k]!.done) continue;
+      const seed = book.nextSeed(i);
+      starts.set(i, { seed, episode: book.number(i, seed) });
+    }
+    const stepped = actionsA;
+    actionsA = book.act(resA.features, k, n - k);
+    env.startRemoteStep(actionsA);
+    const rewardsA = await stepRewards(
+      opts.sandbox,
+      steppedA,
+      steppedA.map((i) => resA.obs[i - k]!),
+      n,
+    );
+    steppedA.forEach((i, j) => {
+      book.step(i, stepped[i - k]!, rewardsA[j]!, resA.obs[i - k]!, resA.info[i - k]!);
+      const start = starts.get(i);
+      if (!start) return;
+      book.begin(i, start.seed, start.episode, resA.resetObs[i - k]!);
+      done.push(i);
+      doneObs.push(resA.resetObs[i - k]!);
+    });
+    book.frames += steppedA.length;
+    await beginEpisodes(opts.sandbox, done, doneObs);
+  }
+  // The worker's last step (started before the evaluation knew it was complete) is taken when the env closes.
+}
+
+/** The rewards of the stepped envs' observations, in their order (0 without a reward). */
+async function stepRewards(sandbox: RewardSandbox | null, envs: number[], obs: StepObservation[], numEnvs: number): Promise<Float64Array> {
+  if (!sandbox) return new Float64Array(envs.length);
+  if (envs.length === numEnvs) return sandbox.step(obs);
+  return (await sandbox.stepEnvs(envs, obs)).values;
+}
+
+/** Starts the reward's episodes of envs that have just reset. */
+async function beginEpisodes(sandbox: RewardSandbox | null, envs: number[], firstObs: StepObservation[]): Promise<void> {
+  if (sandbox && envs.length > 0) await sandbox.beginEpisodes(envs, firstObs);
 }
 
 export function summarise(episodes: EpisodeRecord[]): EvalSummary {
@@ -228,6 +370,7 @@ export function evaluatePolicy(
     trainingSeeds,
     workers: o.workers,
     act: sampledActions(loaded.net, loaded.file.numActions, o.seed),
+    rowwiseAct: loaded.net.rowsIndependent,
   });
 }
 
