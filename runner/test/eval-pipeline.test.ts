@@ -11,7 +11,8 @@ import { FusedActorCritic } from '../src/ppo/fused';
 import { engineOf, newNetwork } from '../src/ppo/learner';
 import { Rng } from '../src/ppo/policy';
 import { RewardSandbox } from '../src/reward/index';
-import { evaluate, sampledActions, type EvaluateOptions } from '../src/runs/evaluate';
+import { evalStreamSeed, evaluate, sampledActions, type EvaluateOptions } from '../src/runs/evaluate';
+import { nextEpisodeSeed } from '../src/seeds';
 import { GAME_FACTS } from '../src/schema';
 import { BUILTIN_TASKS, type TaskSpec } from '../src/tasks';
 
@@ -49,6 +50,15 @@ function walker(seed: number, featureSize: number, sizes: number[]): EvaluateOpt
   };
 }
 
+/** World `k` (0 = the first) of env i's evaluation stream for seed 11. */
+const world = (i: number, k: number): number => (k === 0 ? evalStreamSeed(11, i) : nextEpisodeSeed(world(i, k - 1), i));
+/**
+ * Training worlds in the evaluation's seed streams: not counted, but played (stepped, not held) by envs whose
+ * counted episodes are still to start: env 3's second world, and envs 0 and 1 from their third on, so that they
+ * still play when the worker's envs end the last counted episodes.
+ */
+const TRAINED = new Set([world(3, 1), ...[0, 1].flatMap((i) => [2, 3, 4, 5].map((k) => world(i, k)))]);
+
 async function featureSize(): Promise<number> {
   const env = await createEnv({ task, numEnvs: 1, seed: 0, workers: 0 });
   await env.close();
@@ -59,6 +69,12 @@ async function featureSize(): Promise<number> {
 async function run(workers: 0 | 1, act: (sizes: number[]) => EvaluateOptions['act']) {
   const sizes: number[] = [];
   const sandbox = await RewardSandbox.open(REWARD, 5, { attack: false, episodeSteps: task.maxSteps });
+  // What the reward host is asked, in order: each reward call's env, and each episode begun ('begin N').
+  const calls: (number | string)[] = [];
+  const { step, stepEnvs, beginEpisodes } = sandbox;
+  sandbox.step = (obs) => (calls.push(...obs.map((_, i) => i)), step.call(sandbox, obs));
+  sandbox.stepEnvs = (envs, obs) => (calls.push(...envs), stepEnvs.call(sandbox, envs, obs));
+  sandbox.beginEpisodes = (envs, obs) => (calls.push(...envs.map((e) => `begin ${e}`)), beginEpisodes.call(sandbox, envs, obs));
   try {
     const failed: number[] = [];
     const progress: number[] = [];
@@ -67,7 +83,7 @@ async function run(workers: 0 | 1, act: (sizes: number[]) => EvaluateOptions['ac
       episodes: 13,
       numEnvs: 5,
       seed: 11,
-      trainingSeeds: new Set(),
+      trainingSeeds: TRAINED,
       act: act(sizes),
       rowwiseAct: true,
       sandbox,
@@ -77,7 +93,7 @@ async function run(workers: 0 | 1, act: (sizes: number[]) => EvaluateOptions['ac
       },
       onEpisode: (done) => progress.push(done),
     });
-    return { ...result, sizes, failed, progress };
+    return { ...result, sizes, failed, progress, calls };
   } finally {
     await sandbox.close();
   }
@@ -97,14 +113,17 @@ test('a pipelined evaluation records the episodes whole steps record, byte for b
   assert.deepEqual(piped.summary, plain.summary);
   assert.deepEqual(piped.failed, plain.failed, 'the same failed episodes, reported in the same order');
   assert.deepEqual(piped.progress, plain.progress);
+  assert.deepEqual(piped.calls, plain.calls, 'the reward host gets the same calls and begins, in the same order');
   // What the case covers: episodes numbered across both parts in one step (the time limit ends every env's first
-  // episode in step 60), episodes that end earlier, and envs held after the last counted episode started.
+  // episode in step 60), episodes that end earlier, uncounted episodes on training worlds, and envs held after the
+  // last counted episode started.
   const steps = new Set(plain.episodes.map((e) => e.steps));
   assert.ok(steps.has(60) && steps.size > 1, `episodes end at the limit and before it: ${[...steps]}`);
   assert.ok(
     plain.episodes.some((e) => e.success),
     'some episodes reach a flower',
   );
+  assert.ok(plain.episodes.every((e) => !TRAINED.has(e.seed)));
   assert.ok(plain.frames < plain.sizes.length * 5, `some envs were held: ${plain.frames} frames in ${plain.sizes.length} steps of 5 envs`);
 });
 
@@ -154,7 +173,7 @@ test("the fused network's outputs for a batch's rows are the same bits when the 
 test('a split step gives each env what a whole step gives it, and an env closed between the halves closes cleanly', async () => {
   const seeds = Array.from({ length: 7 }, (_, i) => 50 + i);
   const whole = await createEnv({ task, numEnvs: 7, seed: 0, workers: 0 });
-  const env = await createEnv({ task, numEnvs: 7, seed: 0, workers: 1, localEnvs: 3 });
+  const env = await createEnv({ task, numEnvs: 7, seed: 0, workers: 1, callerWork: 0.15 });
   const split = splitStepOf(env)!;
   try {
     assert.equal(splitStepOf(whole), null, 'an env without a worker is stepped whole');

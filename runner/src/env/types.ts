@@ -86,8 +86,11 @@ export interface EnvOptions {
   /** sim only: worker threads that step shares of the envs besides the calling thread (0 = all in this
    * thread); default: one per further core, for batches of 8 or more. */
   workers?: number;
-  /** sim only, with workers: how many envs (the first ones) the calling thread steps; default: its fair share. */
-  localEnvs?: number;
+  /**
+   * sim only, with workers: the calling thread's own work between steps (rewards, acting, recording), per env, as a
+   * fraction of an env's step; its shard shrinks by it so that it and the workers keep pace. Default 0.
+   */
+  callerWork?: number;
 }
 
 export type { ActionName };

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { makeFolder, writeAtomic } from '../files';
 import type { TaskSpec } from '../tasks';
 import type { StepObservation } from '../schema';
-import { HOLD_ACTION, splitStepOf, type SplitStepVecEnv, type StepInfo, type VecEnv } from '../env/types';
+import { HOLD_ACTION, splitStepOf, type SplitStepVecEnv, type StepInfo, type VecEnv, type VecStepResult } from '../env/types';
 import { createEnv } from '../env/index';
 import { hash32, nextEpisodeSeed } from '../seeds';
 import {
@@ -65,8 +65,8 @@ export type EvalSummary = RunSummary['eval'];
 
 export async function evaluate(opts: EvaluateOptions): Promise<{ summary: EvalSummary; episodes: EpisodeRecord[]; frames: number }> {
   const n = Math.max(1, Math.min(opts.numEnvs, opts.episodes));
-  const localEnvs = opts.rowwiseAct ? Math.round(n * PIPELINE_LOCAL_SHARE) : undefined;
-  const env: VecEnv = await createEnv({ task: opts.task, numEnvs: n, seed: opts.seed, workers: opts.workers, localEnvs });
+  const callerWork = opts.rowwiseAct ? PIPELINE_CALLER_WORK : undefined;
+  const env: VecEnv = await createEnv({ task: opts.task, numEnvs: n, seed: opts.seed, workers: opts.workers, callerWork });
   try {
     const book = new EpisodeBook(n, opts);
     const firstSeeds = Array.from({ length: n }, (_, i) => {
@@ -91,13 +91,13 @@ export async function evaluate(opts: EvaluateOptions): Promise<{ summary: EvalSu
 }
 
 /**
- * The calling thread's share of the envs when the evaluation is pipelined: besides stepping them it requests the
- * rewards (the reward host runs while it waits), acts and records for all envs, so the worker takes the larger
- * share. 100 approach-tree episodes on 25 envs, 2 cores: on the idle machine's profile of whole steps (12 envs
- * here, 13 in the worker, the worker idle 42 % of the time) both sides balance at about 9 envs here; under load
- * (thread CPU time, 50 episodes) at about 5. 8 of 25 sits between.
+ * The calling thread's own work per env when the evaluation is pipelined, as a fraction of an env's step: it
+ * requests the rewards (the reward host runs while it waits), acts and records for all envs, so the worker takes
+ * the larger share. 100 approach-tree episodes on 25 envs, 2 cores: on the idle machine's profile of whole steps
+ * (12 envs here, 13 in the worker, the worker idle 42 % of the time) both sides balance at about 9 envs here;
+ * under load (thread CPU time, 50 episodes) at about 5. 0.34 gives 8 of 25 (one worker), between the two.
  */
-const PIPELINE_LOCAL_SHARE = 0.32;
+const PIPELINE_CALLER_WORK = 0.34;
 
 /** What an evaluation counts and records, step by step: which episodes count, in what order, and their records. */
 class EpisodeBook {
@@ -108,12 +108,14 @@ class EpisodeBook {
   readonly recorder: EpisodeRecorder;
   frames = 0;
   private started = 0;
+  private readonly counted: Uint8Array;
 
   constructor(
     n: number,
     private readonly opts: EvaluateOptions,
   ) {
     this.held = new Uint8Array(n);
+    this.counted = new Uint8Array(n);
     this.recorder = new EpisodeRecorder(opts.sandbox?.compiled.exportsKind ?? null);
   }
 
@@ -139,6 +141,12 @@ class EpisodeBook {
 
   begin(i: number, seed: number, episode: number, obs: StepObservation): void {
     this.recorder.begin(i, seed, episode, obs, episode >= 0);
+    this.counted[i] = episode >= 0 ? 1 : 0;
+  }
+
+  /** Env i's current episode counts (its end adds a record). */
+  counts(i: number): boolean {
+    return this.counted[i] === 1;
   }
 
   /** The seed env i has auto-reset onto after its episode ended (the same rule the simulator applies). */
@@ -215,75 +223,99 @@ async function runEpisodes(env: VecEnv, book: EpisodeBook, firstFeatures: Float3
   }
 }
 
+/** A part's step whose rewards are on their way (requested, not yet taken). */
+interface PartStep {
+  first: number;
+  res: VecStepResult;
+  actions: Int32Array;
+  stepped: number[];
+  rewards: Promise<Float64Array>;
+  /** The episodes its done envs started (numbered before its records). */
+  starts: Map<number, { seed: number; episode: number }>;
+}
+
 /**
  * The same steps, pipelined over the two parts of a split env: part B, envs [0, k), stepped in this thread, and
- * part A, envs [k, n), stepped by a worker. While the worker steps A(t), this thread steps B(t), takes B's
- * rewards, records B and acts for B(t+1); then it takes A(t), numbers A's new episodes, acts for A(t+1) and starts
- * it at once, and only then takes A(t)'s rewards and records A. Everything a whole step orders stays in its
- * order: actions are drawn for B(t+1) before A(t+1) (env order, as one batch draws them; `rowwiseAct`), episodes
- * are numbered and recorded B's before A's, the reward host sees B(t)'s calls, A(t)'s, then the episodes begun at
- * t; so the records are those of runEpisodes, byte for byte.
+ * part A, envs [k, n), stepped by a worker. While the worker steps A(t), this thread records B(t) and acts for
+ * B(t+1); then it takes A(t), numbers A's new episodes, acts for A(t+1) and starts it at once; it requests A(t)'s
+ * rewards, begins the reward's new episodes, steps B(t+1) while the reward host computes, requests B(t+1)'s
+ * rewards, and records A(t) when its rewards come. Everything a whole step orders stays in its order: actions
+ * are drawn for B(t+1) before A(t+1) (env order, as one batch draws them; `rowwiseAct`), episodes are numbered
+ * and recorded B's before A's, and the reward host gets B(t)'s calls, A(t)'s, the episodes begun at t, then
+ * B(t+1)'s; so the records are those of runEpisodes, byte for byte. Nothing is stepped or rewarded past the step
+ * that completes the evaluation (known when A's part is numbered), except the worker's last step, never read.
  */
 async function runPipelined(env: SplitStepVecEnv, book: EpisodeBook, firstFeatures: Float32Array, opts: EvaluateOptions): Promise<void> {
   const n = env.numEnvs,
     k = env.localEnvs,
     f = env.featureSize;
-  let actionsB = book.act(firstFeatures.subarray(0, k * f), 0, k);
+  const request = (part: Omit<PartStep, 'rewards' | 'starts'>): PartStep => {
+    const rewards = stepRewards(
+      opts.sandbox,
+      part.stepped,
+      part.stepped.map((i) => part.res.obs[i - part.first]!),
+      n,
+    );
+    rewards.catch(() => undefined); // taken (and thrown) where it is awaited; meanwhile it is not unhandled
+    return { ...part, rewards, starts: new Map() };
+  };
+  const stepB = (actions: Int32Array) => request({ first: 0, res: env.stepLocal(actions), actions, stepped: steppedEnvs(actions, 0) });
+  /** Records a part's step; its done envs begin the episodes numbered for them (numbered now if not yet). */
+  const record = async (part: PartStep, done: number[], doneObs: StepObservation[]) => {
+    const rewards = await part.rewards;
+    part.stepped.forEach((i, j) => {
+      const r = i - part.first;
+      book.step(i, part.actions[r]!, rewards[j]!, part.res.obs[r]!, part.res.info[r]!);
+      if (!part.res.info[r]!.done) return;
+      const start = part.starts.get(i) ?? numberStart(book, i);
+      book.begin(i, start.seed, start.episode, part.res.resetObs[r]!);
+      done.push(i);
+      doneObs.push(part.res.resetObs[r]!);
+    });
+    book.frames += part.stepped.length;
+  };
+
+  if (book.complete) return;
+  const firstB = book.act(firstFeatures.subarray(0, k * f), 0, k);
   let actionsA = book.act(firstFeatures.subarray(k * f), k, n - k);
   env.startRemoteStep(actionsA);
-  while (!book.complete) {
-    const resB = env.stepLocal(actionsB);
-    const steppedB = steppedEnvs(actionsB, 0);
-    const rewardsB = await stepRewards(
-      opts.sandbox,
-      steppedB,
-      steppedB.map((i) => resB.obs[i]!),
-      n,
-    );
+  let partB = stepB(firstB);
+  let partA: PartStep | null = null;
+  let begun: Promise<void> = Promise.resolve();
+  for (;;) {
     const done: number[] = [],
       doneObs: StepObservation[] = [];
-    steppedB.forEach((i, j) => {
-      book.step(i, actionsB[i]!, rewardsB[j]!, resB.obs[i]!, resB.info[i]!);
-      if (!resB.info[i]!.done) return;
-      const seed = book.nextSeed(i);
-      book.begin(i, seed, book.number(i, seed), resB.resetObs[i]!);
-      done.push(i);
-      doneObs.push(resB.resetObs[i]!);
-    });
-    book.frames += steppedB.length;
-    actionsB = book.act(resB.features, 0, k);
+    if (partA) await record(partA, [], []);
+    await record(partB, done, doneObs);
+    const actionsB = book.act(partB.res.features, 0, k);
 
-    const resA = await env.finishRemoteStep();
-    const steppedA = steppedEnvs(actionsA, k);
-    // A's new episodes are numbered (and holds decided) before A's records, which wait for the rewards, so that
-    // A's next actions go to the worker now; the numbers are those recording in order would give.
-    const starts = new Map<number, { seed: number; episode: number }>();
-    for (const i of steppedA) {
-      if (!resA.info[i - k]!.done) continue;
-      const seed = book.nextSeed(i);
-      starts.set(i, { seed, episode: book.number(i, seed) });
+    partA = request({ first: k, res: await env.finishRemoteStep(), actions: actionsA, stepped: steppedEnvs(actionsA, k) });
+    // A's new episodes are numbered (and holds decided) now, after B's, as a whole step numbers them, so that
+    // A's next actions go to the worker before A's rewards come.
+    let finishing = book.episodes.length;
+    for (const i of partA.stepped) {
+      if (!partA.res.info[i - k]!.done) continue;
+      if (book.counts(i)) finishing++;
+      partA.starts.set(i, numberStart(book, i));
     }
-    const stepped = actionsA;
-    actionsA = book.act(resA.features, k, n - k);
+    actionsA = book.act(partA.res.features, k, n - k);
     env.startRemoteStep(actionsA);
-    const rewardsA = await stepRewards(
-      opts.sandbox,
-      steppedA,
-      steppedA.map((i) => resA.obs[i - k]!),
-      n,
-    );
-    steppedA.forEach((i, j) => {
-      book.step(i, stepped[i - k]!, rewardsA[j]!, resA.obs[i - k]!, resA.info[i - k]!);
-      const start = starts.get(i);
-      if (!start) return;
-      book.begin(i, start.seed, start.episode, resA.resetObs[i - k]!);
-      done.push(i);
-      doneObs.push(resA.resetObs[i - k]!);
-    });
-    book.frames += steppedA.length;
-    await beginEpisodes(opts.sandbox, done, doneObs);
+    for (const i of partA.stepped) if (partA.starts.has(i)) done.push(i), doneObs.push(partA.res.resetObs[i - k]!);
+    await begun;
+    begun = beginEpisodes(opts.sandbox, done, doneObs);
+    begun.catch(() => undefined);
+    if (finishing >= opts.episodes) break;
+    partB = stepB(actionsB);
   }
+  await record(partA, [], []);
+  await begun;
   // The worker's last step (started before the evaluation knew it was complete) is taken when the env closes.
+}
+
+/** Numbers the episode env i has auto-reset into. */
+function numberStart(book: EpisodeBook, i: number): { seed: number; episode: number } {
+  const seed = book.nextSeed(i);
+  return { seed, episode: book.number(i, seed) };
 }
 
 /** The rewards of the stepped envs' observations, in their order (0 without a reward). */

@@ -231,7 +231,7 @@ export class SimVecEnv implements SplitStepVecEnv {
   static async create(opts: EnvOptions, workers: number): Promise<SimVecEnv> {
     const env = new SimVecEnv(opts.task, opts.numEnvs);
     const parts = Math.max(1, Math.min(workers + 1, opts.numEnvs));
-    const sizes = shardSizes(opts.numEnvs, parts, opts.localEnvs);
+    const sizes = shardSizes(opts.numEnvs, parts, opts.callerWork);
     env.localCount = sizes[0]!;
     env.local = new SimBatch(opts.task, env.localCount, 0);
     env.featureSize = env.local.featureSize;
@@ -360,17 +360,16 @@ function joinResults(first: VecStepResult, then: VecStepResult, featureSize: num
  * takes in the workers' replies, which made its shard 7 % slower per env than a worker's (64 envs, approach-tree:
  * 5.07 against 4.72 ms per step, the worker then idle); it gets the share of a thread 0.93 times as fast, so
  * that both finish together (measured: 9,850 → 10,200–10,650 steps/s for 64 envs on 2 cores). A caller that
- * does more of its own work between steps names its share, `local` (at least one env, and one per worker).
+ * works `callerWork` of an env's step per env besides (EnvOptions.callerWork) steps that much fewer: with W
+ * workers, its envs take local / 0.93 + callerWork × numEnvs and each worker's (numEnvs − local) / W.
  */
-export function shardSizes(numEnvs: number, parts: number, local?: number): number[] {
+export function shardSizes(numEnvs: number, parts: number, callerWork = 0): number[] {
   if (parts <= 1) return [numEnvs];
-  const mine =
-    local === undefined
-      ? Math.max(1, Math.min(Math.floor(numEnvs / parts), Math.round((numEnvs * CALLING_THREAD_SPEED) / (CALLING_THREAD_SPEED + parts - 1))))
-      : Math.max(1, Math.min(Math.round(local), numEnvs - (parts - 1)));
-  const rest = numEnvs - mine,
-    workers = parts - 1;
-  return [mine, ...Array.from({ length: workers }, (_, w) => Math.floor(rest / workers) + (w < rest % workers ? 1 : 0))];
+  const workers = parts - 1;
+  const balanced = (CALLING_THREAD_SPEED * numEnvs * (1 - workers * callerWork)) / (CALLING_THREAD_SPEED + workers);
+  const local = Math.max(1, Math.min(Math.floor(numEnvs / parts), numEnvs - workers, Math.round(balanced)));
+  const rest = numEnvs - local;
+  return [local, ...Array.from({ length: workers }, (_, w) => Math.floor(rest / workers) + (w < rest % workers ? 1 : 0))];
 }
 const CALLING_THREAD_SPEED = 0.93;
 
