@@ -316,3 +316,97 @@ test('a record whose name starts with two dots (..summary.json) lies inside its 
   assert.equal(r!.code, 0, r!.err);
   assert.equal(readSummary(run)?.task, 'explore-diamond');
 });
+
+test('a path a record names is not opened on its word: eval and analyze without a reward copy ask for --reward, train --resume asks for --init again, and an edited copy is not resumed', {
+  timeout: 300_000,
+}, async () => {
+  // A reward outside every run folder that a record names: run, it would throw and name itself.
+  const planted = path.join(tmp, 'planted.reward.ts');
+  writeFileSync(planted, `// task: approach-tree\nexport function reward(): number {\n  throw new Error('planted reward ran');\n}\n`);
+  const user = path.join(tmp, 'mine.reward.ts');
+  cpSync(REWARD, user);
+  // eval: a checkpoint whose run has no copy, and whose state.json names the planted reward.
+  const evalRun = await runCopy('no-copy-eval');
+  rmSync(path.join(evalRun, RUN_FILES.rewardCopy));
+  const state = path.join(evalRun, RUN_FILES.checkpoint, 'state.json');
+  writeFileSync(state, JSON.stringify({ ...JSON.parse(readFileSync(state, 'utf8')), rewardFile: planted }));
+  // analyze: recorded episodes without a copy, whose summary names the planted reward.
+  const analyzeRun = path.join(tmp, 'no-copy-analyze');
+  cpSync(path.join(__dirname, 'fixtures/runs/lava-deaths'), analyzeRun, { recursive: true });
+  rmSync(path.join(analyzeRun, RUN_FILES.rewardCopy));
+  const summaryFile = path.join(analyzeRun, RUN_FILES.summary);
+  writeFileSync(summaryFile, JSON.stringify({ ...JSON.parse(readFileSync(summaryFile, 'utf8')), reward_file: planted }));
+  // train --resume: runs started from --init outside their folder; one with its init's weights changed since.
+  const init = path.join(await runCopy('init-source'), RUN_FILES.checkpoint);
+  for (const name of ['init-resume', 'init-changed']) {
+    await train({ ...TINY, out: path.join(tmp, name), init });
+    withFramesLeft(path.join(tmp, name));
+  }
+  // train --resume: a run whose reward copy was edited after it started.
+  const edited = withFramesLeft(await runCopy('edited-copy'));
+  writeFileSync(path.join(edited, RUN_FILES.rewardCopy), readFileSync(path.join(edited, RUN_FILES.rewardCopy), 'utf8') + '\n// edited\n');
+  const session = cliSession(tmp);
+  const shown: string[] = [];
+  try {
+    const commands = [
+      ['eval', 'no-copy-eval', '--out', 'no-copy-eval-out', '--episodes', '1', '--backend', 'cpu'],
+      ['analyze', 'no-copy-analyze'],
+      ['train', '--resume', 'init-resume', '--backend', 'cpu'],
+      ['train', '--resume', 'edited-copy', '--backend', 'cpu'],
+      // The user names what the records would have: each is used.
+      ['eval', 'no-copy-eval', '--reward', user, '--out', 'no-copy-eval-out', '--episodes', '1', '--backend', 'cpu'],
+      // eval's folder holds the reward it recorded with, so it is analysed without --reward.
+      ['analyze', 'no-copy-eval-out'],
+      ['analyze', 'no-copy-analyze', '--reward', user],
+      ['train', '--resume', 'init-resume', '--init', init, '--backend', 'cpu'],
+    ];
+    for (const args of commands) {
+      if (args[2] === 'init-resume' && args[3] === '--init') {
+        // The init checkpoint changed after init-changed started: named again, it is refused by its weights' hash.
+        const weights = path.join(init, 'weights.bin');
+        const before = readFileSync(weights);
+        const changed = new Float32Array(new Uint8Array(before).buffer);
+        changed[0] = changed[0]! + 1;
+        writeFileSync(weights, Buffer.from(changed.buffer));
+        const r = await session.run(['train', '--resume', 'init-changed', '--init', init, '--backend', 'cpu']);
+        shown.push(
+          `exit ${r.code}: ${fromTmp(r.err)
+            .split('\n')
+            .filter((line) => line.startsWith('rewardsmith '))
+            .join(' | ')}`,
+        );
+        writeFileSync(weights, before);
+      }
+      const r = await session.run(args);
+      const err = fromTmp(r.err);
+      assert.doesNotMatch(err, /^\s+at /m, 'no stack trace');
+      assert.doesNotMatch(r.out + err, /planted/, 'the planted reward was neither run nor read');
+      shown.push(
+        `exit ${r.code}: ${err
+          .split('\n')
+          .filter((line) => line.startsWith('rewardsmith '))
+          .join(' | ')}`,
+      );
+    }
+  } finally {
+    session.close();
+  }
+  const initShown = fromTmp(init);
+  assert.deepEqual(shown, [
+    `exit 2: rewardsmith eval: no-copy-eval has no reward copy (reward.ts or reward.py) beside its checkpoint; pass --reward FILE, the reward to record per-step rewards with`,
+    `exit 1: rewardsmith analyze: ${path.join('no-copy-analyze', RUN_FILES.summary)}: the run has no reward copy (reward.ts or reward.py); name the reward it trained on: --reward FILE`,
+    `exit 2: rewardsmith train: init-resume started from --init ${initShown}, outside the run folder, and a run folder's records do not choose a checkpoint to load; name it again: rewardsmith train --resume init-resume --init ${initShown}`,
+    `exit 1: rewardsmith train: ${path.join('edited-copy', RUN_FILES.rewardCopy)}: edited since the run started (its sha256 is not the one ${path.join('edited-copy', RUN_FILES.checkpoint, 'state.json')} records), so resuming would train a reward its first 64 frames did not; start a new run with it instead: rewardsmith train ${path.join('edited-copy', RUN_FILES.rewardCopy)} --task approach-tree --out NEW_DIR`,
+    'exit 0: ',
+    'exit 0: ',
+    'exit 0: ',
+    `exit 1: rewardsmith train: --init ${initShown}: its weights changed since the run started (their sha256 is not the one ${path.join('init-changed', RUN_FILES.checkpoint, 'state.json')} records), and a resumed run keeps the policy its KL term is measured against; start a new run from it instead`,
+    'exit 0: ',
+  ]);
+  assert.equal(
+    readFileSync(path.join(tmp, 'no-copy-eval-out', RUN_FILES.rewardCopy), 'utf8'),
+    readFileSync(user, 'utf8'),
+    'eval keeps the reward it recorded with',
+  );
+  assert.equal(readSummary(path.join(tmp, 'init-resume'))?.train.frames, 128, 'the run named with its --init resumed to the end');
+});

@@ -57,16 +57,25 @@ function taskOf(summary: RunSummary | undefined): { task?: TaskSpec; error?: str
 
 /**
  * The reward file to patch and its text: the one given, else the run's copy (`copy`, read checked within the
- * run folder), else the one the summary names.
+ * run folder); a run that recorded a reward but holds no copy needs it given.
  */
-function rewardFor(summary: RunSummary | undefined, copy: RewardCopy | undefined, given: string | undefined): { file: string; text: string } | undefined {
+function rewardFor(
+  runDir: string,
+  summary: RunSummary | undefined,
+  copy: RewardCopy | undefined,
+  given: string | undefined,
+): { file: string; text: string } | undefined {
   const read = (file: string) => ({ file, text: readFileSync(file, 'utf8') });
   if (given) {
     if (!existsSync(given)) throw new RunRecordError(`${given}: reward file not found`);
     return read(given);
   }
   if (copy) return copy;
-  if (summary?.reward_file && existsSync(summary.reward_file)) return read(summary.reward_file);
+  // The reward_file the summary names is not read on its word (the folder may be someone else's): --reward names it.
+  if (summary?.reward_file)
+    throw new RunRecordError(
+      `${path.join(runDir, RUN_FILES.summary)}: the run has no reward copy (${RUN_FILES.rewardCopy} or ${RUN_FILES.pythonRewardCopy}); name the reward it trained on: --reward FILE`,
+    );
   return undefined;
 }
 
@@ -130,7 +139,7 @@ export async function analyzeRun(runDir: string, opts: { rewardFile?: string; ta
   const task = resolved.task;
   // The run's copy is read once, checked (no link out of the run folder); its text is what is compared and re-run.
   const copy = readRunRewardCopy(runDir);
-  const reward = rewardFor(summary, copy, opts.rewardFile);
+  const reward = rewardFor(runDir, summary, copy, opts.rewardFile);
   const file = reward?.file;
   if (file) await preparePatches(file);
   const failed = episodes.filter((e) => !e.success);
@@ -242,7 +251,7 @@ with evidence and patches to the reward file, and prints a summary.`,
     reward: {
       type: 'string',
       valueName: 'FILE',
-      description: `reward file to patch (default: RUN_DIR/${RUN_FILES.rewardCopy} or ${RUN_FILES.pythonRewardCopy}, else the summary's reward_file)`,
+      description: `reward file to patch (default: RUN_DIR/${RUN_FILES.rewardCopy} or ${RUN_FILES.pythonRewardCopy})`,
     },
     events: { type: 'string', choices: ['ndjson'], description: 'stream suggestion events on stdout (the summary goes to stderr)' },
   },

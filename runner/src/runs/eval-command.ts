@@ -1,11 +1,11 @@
 // `rewardsmith eval`: a checkpoint (a run folder or its checkpoint/ folder) evaluated on held-out worlds into a
 // folder of its own, with summary.json and eval/ as a training run has them.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { noteRunFolder, parseCommandArgs, requireExisting, runCommand, UsageError } from '../args';
 import { makeEvent } from '../events';
 import { writeAtomic } from '../files';
-import { readRunRewardCopy, RUN_FILES, type RunSummary } from '../records';
+import { readRunRewardCopy, rewardCopyName, RUN_FILES, sha256Hex, type RewardCopy, type RunSummary } from '../records';
 import { RewardError, RewardSandbox } from '../reward/index';
 import { resolveTask } from '../tasks';
 import { BACKEND_CHOICES, ensureBackend, type BackendChoice } from '../ppo/backend';
@@ -14,7 +14,7 @@ import { resolveCheckpointDir, type PolicyNetwork } from '../ppo/policy';
 import { MAX_ENVS } from './config';
 import { DEFAULT_EVAL_EPISODES, EVAL_ENVS, evalEvent, evaluatePolicy, writeEvalRecords } from './evaluate';
 import { asCommandError, Reporter, resultTable } from './reporter';
-import { checkpointState, sha256, trainingEpisodes, trainingSummary } from './run-folder';
+import { checkpointState, hasCheckpoint, trainingEpisodes, trainingSummary } from './run-folder';
 import { generalisationGap, TrainingSuccess } from './training-success';
 
 const EVAL_SPEC = {
@@ -58,12 +58,17 @@ async function evalMain(argv: string[]): Promise<number> {
     const state = checkpointState(dir, checkpoint);
     const task = resolveTask(v.task ?? state?.taskFile ?? loaded.file.task);
     if (v.reward !== undefined && !existsSync(v.reward)) throw new UsageError(`--reward ${v.reward}: no such file`);
-    // The run's copy beside the checkpoint folder, read (checked) once: its checked text is compiled and hashed.
-    const runCopy = v.reward === undefined ? readRunRewardCopy(path.join(dir, '..')) : undefined;
-    const rewardFile = v.reward ?? runCopy?.file ?? state?.rewardFile;
+    // The reward named, else the run's copy beside the checkpoint folder (read checked): each read once, and that
+    // text is compiled, hashed and copied. The path state.json records is never compiled on its word: the folder
+    // may be someone else's.
+    const reward = v.reward !== undefined ? readRewardFile(v.reward) : readRunRewardCopy(path.join(dir, '..'));
+    const rewardFile = reward?.file;
     // A checkpoint from `pretrain` has no reward: its evaluation counts successes and records no rewards.
-    const hasReward = rewardFile !== undefined && existsSync(rewardFile);
-    if (!hasReward && state) throw new UsageError('no reward file for the checkpoint; pass --reward FILE');
+    const hasReward = rewardFile !== undefined;
+    if (!hasReward && state)
+      throw new UsageError(
+        `${path.join(dir, '..')} has no reward copy (${RUN_FILES.rewardCopy} or ${RUN_FILES.pythonRewardCopy}) beside its checkpoint; pass --reward FILE, the reward to record per-step rewards with`,
+      );
     const episodes = v.episodes;
     const seed = v.seed ?? state?.seed ?? 0;
     const numEnvs = Math.min(v.envs, episodes);
@@ -84,7 +89,9 @@ async function evalMain(argv: string[]): Promise<number> {
         resumed_from_frames: 0,
       }),
     );
-    sandbox = hasReward ? await RewardSandbox.open(rewardFile, numEnvs, { attack: task.attack, episodeSteps: task.maxSteps, source: runCopy?.text }) : null;
+    sandbox = hasReward ? await RewardSandbox.open(rewardFile, numEnvs, { attack: task.attack, episodeSteps: task.maxSteps, source: reward!.text }) : null;
+    // Its own copy, as a training run has one, so that `analyze DIR` finds the reward (not in a training run's own folder, whose copy trains).
+    if (reward && !hasCheckpoint(runDir)) writeAtomic(path.join(runDir, rewardCopyName(reward.file)), reward.text);
     reporter.evalProgress(0, episodes);
     const result = await evaluatePolicy(loaded, state, {
       task,
@@ -104,7 +111,7 @@ async function evalMain(argv: string[]): Promise<number> {
       task: task.id,
       task_file: task.file ?? null,
       reward_file: hasReward ? path.resolve(rewardFile) : null,
-      reward_sha256: hasReward ? (runCopy?.sha256 ?? sha256(rewardFile)) : null,
+      reward_sha256: reward?.sha256 ?? null,
       seed,
       env: 'sim',
       env_steps: state?.frames ?? 0,
@@ -136,4 +143,10 @@ async function evalMain(argv: string[]): Promise<number> {
     net?.dispose();
     clearInterval(keepAlive);
   }
+}
+
+/** A reward file the user named, read once: its text is what is compiled, hashed and copied. */
+function readRewardFile(file: string): RewardCopy {
+  const bytes = readFileSync(file);
+  return { file, text: bytes.toString('utf8'), sha256: sha256Hex(bytes) };
 }

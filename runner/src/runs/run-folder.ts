@@ -29,6 +29,8 @@ export interface TrainState {
   trainEpisodeSteps?: number;
   hyperparameters: PpoHyperparameters;
   init: string | null;
+  /** sha256 of the --init policy's weights when the run started (absent: no --init, or an older checkpoint); a resume checks it. */
+  initWeightsSha256?: string;
   frames: number;
   update: number;
   metricsLines: number;

@@ -43,7 +43,8 @@ export async function trainCommand(argv: string[], hooks: { liveAnalysis?: LiveA
         out: inv.out,
         envs: c.envs,
         backend: c.backend,
-        init: c.init ?? undefined,
+        // On resume, only an --init named now: the one config.json records is not loaded on its word (train.ts initRoot).
+        init: (inv.resume && !inv.explicit.has('init') ? null : c.init) ?? undefined,
         resume: inv.resume,
         overwrite: inv.overwrite,
         evalEpisodes: c.evalEpisodes,

@@ -4,7 +4,7 @@
 // train-command.ts and eval-command.ts. Programs (the loop, `table`, the bench) import this module.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { appendNoFollow, writeAtomic } from '../files';
+import { appendNoFollow, isInsideFolder, writeAtomic } from '../files';
 import { UsageError } from '../args';
 import { GAME_FACTS } from '../schema';
 import { resolveTask, type TaskSpec } from '../tasks';
@@ -25,7 +25,7 @@ import {
 } from '../records';
 import { ensureBackend, type BackendChoice } from '../ppo/backend';
 import { DEFAULT_CHECKPOINT_EVERY, DEFAULT_ENVS, DEFAULT_ROLLOUT_STEPS, DEFAULT_STEPS, writeStoredConfig, type TrainConfig } from './config';
-import { Rng, resolveCheckpointDir, type PolicyNetwork } from '../ppo/policy';
+import { float32Bytes, Rng, resolveCheckpointDir, type PolicyNetwork } from '../ppo/policy';
 import { DEFAULT_HYPERPARAMETERS, explainedVariance, ReturnNormaliser, RolloutBuffer, type PpoHyperparameters } from '../ppo/ppo';
 import { createLearner, engineOf, loadNetwork, newNetwork, restoreOptimizer, type Learner } from '../ppo/learner';
 import { measured, measuredAsync, type PhaseProfile } from '../ppo/profile';
@@ -166,7 +166,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
     // The reward copy is what trains: the user may edit the original while the run goes on.
     sandbox = await RewardSandbox.open(rewardCopy, n, { attack: task.attack, episodeSteps: trainingTask.maxSteps, source: reward.text });
     env = await createEnv({ task: trainingTask, numEnvs: n, seed: state.seed, workers: options.workers });
-    policies = await startPolicies(engineOf(backend), env.featureSize, state, task, previous?.dir ?? null);
+    policies = await startPolicies(engineOf(backend), env.featureSize, state, task, previous?.dir ?? null, options.init);
     const { learner, initNet } = policies;
     // Worlds the initial policy learned from (demonstrations) are not held out for this run either.
     for (const s of policies.initWorldSeeds) trainingSeeds.add(s);
@@ -321,6 +321,12 @@ function openRun(
     // The run folder may be someone else's: its copy is read once, checked, and that text is what trains.
     const copy = readRunRewardCopy(runDir);
     if (!copy) throw new RunFilesError(`${rewardCopy}: no such file (the run's copy of its reward, which resume trains)`);
+    if (typeof state.rewardSha256 === 'string' && copy.sha256 !== state.rewardSha256) {
+      throw new RunFilesError(
+        `${copy.file}: edited since the run started (its sha256 is not the one ${path.join(previous.dir, 'state.json')} records), so resuming would train ` +
+          `a reward its first ${state.frames.toLocaleString('en-US')} frames did not; start a new run with it instead: rewardsmith train ${copy.file} --task ${state.taskFile ?? state.task} --out NEW_DIR`,
+      );
+    }
     return { state, task, previous, reward: copy };
   }
   const { task, state, rewardFile } = fresh!;
@@ -415,6 +421,7 @@ async function startPolicies(
   state: TrainState,
   task: TaskSpec,
   checkpointDir: string | null,
+  namedInit: string | undefined,
 ): Promise<Policies> {
   const config = { featureSize, numActions: GAME_FACTS.actions.length, hidden: [64, 64] };
   // The checkpoint is readCheckpoint's, a folder of the run folder (its parent): no file is read from outside that.
@@ -425,11 +432,19 @@ async function startPolicies(
     if (checkpointDir) await restoreOptimizer(checkpointDir, learner, path.dirname(checkpointDir));
     let initWorldSeeds: number[] = [];
     if (state.init) {
-      const loaded = loadNetwork(resolveCheckpointDir(state.init), engine, state.init);
+      const runDir = checkpointDir ? path.dirname(checkpointDir) : null;
+      const loaded = loadNetwork(resolveCheckpointDir(state.init), engine, initRoot(state.init, runDir, namedInit));
       initNet = loaded.net;
       if (loaded.file.featureSize !== featureSize) {
         throw new Error(`--init ${state.init} was trained with ${loaded.file.featureSize} features (${loaded.file.task}); ${task.id} has ${featureSize}`);
       }
+      const weightsSha256 = sha256Hex(float32Bytes(initNet.weights()));
+      if (!runDir) state.initWeightsSha256 = weightsSha256;
+      else if (typeof state.initWeightsSha256 === 'string' && state.initWeightsSha256 !== weightsSha256)
+        throw new RunFilesError(
+          `--init ${state.init}: its weights changed since the run started (their sha256 is not the one ${path.join(checkpointDir!, 'state.json')} records), ` +
+            'and a resumed run keeps the policy its KL term is measured against; start a new run from it instead',
+        );
       if (!checkpointDir) net.setWeights(initNet.weights());
       initWorldSeeds = loaded.file.worldSeeds ?? [];
     }
@@ -441,6 +456,26 @@ async function startPolicies(
     initNet?.dispose();
     throw err;
   }
+}
+
+/**
+ * The folder a run's `--init` checkpoint (`init`, as state.json records it) is read within. A new run's was named
+ * by the user. A resumed run's path comes from its records, which may be someone else's, so it is followed only
+ * when it lies inside the run folder (`resumedRun`) or the user names it again (`named`, which must be it).
+ */
+function initRoot(init: string, resumedRun: string | null, named: string | undefined): string {
+  if (!resumedRun) return init;
+  if (named !== undefined) {
+    if (path.resolve(named) !== path.resolve(init))
+      throw new UsageError(
+        `--init ${named} is not the checkpoint ${resumedRun} started from (${init}); a resumed run keeps its --init — start a new run to change it`,
+      );
+    return init;
+  }
+  if (isInsideFolder(resumedRun, init)) return resumedRun;
+  throw new UsageError(
+    `${resumedRun} started from --init ${init}, outside the run folder, and a run folder's records do not choose a checkpoint to load; name it again: rewardsmith train --resume ${resumedRun} --init ${init}`,
+  );
 }
 
 /** The held-out evaluation after training, in a reward sandbox of its own (null when `evalEpisodes` is 0). */

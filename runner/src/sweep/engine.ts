@@ -144,7 +144,8 @@ export function trainJob(job: TrainJob): Job {
     name: job.name,
     runDir: job.runDir,
     start: [...start, ...runOptions(job)],
-    resume: ['train', '--resume', job.runDir, ...runOptions(job)],
+    // The --init again: a resumed run loads the checkpoint it started from only when named on the command line.
+    resume: ['train', '--resume', job.runDir, ...(job.init ? ['--init', job.init] : []), ...runOptions(job)],
     frames: job.steps,
   };
 }
