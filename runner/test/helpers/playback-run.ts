@@ -1,11 +1,11 @@
 // A run folder with playable episodes, recorded the way a real run records them: `evaluate` (the one
 // episode recorder) in the simulator with the reward in its sandbox, a seeded walk-and-turn policy, a task file
 // with a short step limit, and the summary a training run writes (no training: playback needs none).
-import { writeFileSync } from 'node:fs';
+import { copyFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { evaluate, writeEvalRecords } from '../../src/runs/evaluate';
 import { RewardSandbox } from '../../src/reward/index';
-import { RUN_FILES, type EpisodeRecord, type RunSummary } from '../../src/records';
+import { RUN_FILES, rewardCopyName, type EpisodeRecord, type RunSummary } from '../../src/records';
 import { resolveTask } from '../../src/tasks';
 
 export const PLAYBACK_TASK_FILE = path.join(__dirname, '..', 'fixtures', 'short-approach-pig.yaml');
@@ -54,6 +54,8 @@ export async function recordPlaybackRun(dir: string, episodes = 4, seed = 11, ta
       generalisation_gap: null,
     };
     writeFileSync(path.join(dir, RUN_FILES.summary), `${JSON.stringify(summary, null, 1)}\n`);
+    // As train and eval leave it: the reward the records were made with, copied into the run (analyze reads it).
+    copyFileSync(PLAYBACK_REWARD, path.join(dir, rewardCopyName(PLAYBACK_REWARD)));
     return res.episodes;
   } finally {
     await sandbox.close();
