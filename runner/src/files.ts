@@ -3,8 +3,24 @@
 // symbolic link: a temporary file is created exclusively (O_EXCL, which also fails on a dangling link), a
 // destination that is a link is refused rather than followed, and a file appended to is opened with
 // O_NOFOLLOW. Whole files are replaced atomically (temporary file, then rename), so a file that exists is
-// complete and a crash never leaves one half written.
-import { closeSync, constants, fchmodSync, lstatSync, mkdirSync, openSync, readlinkSync, renameSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
+// complete and a crash never leaves one half written. Reading such a folder's file is `readRecordBytes`: no link
+// out of the folder, a bounded size.
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+  type Stats,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -132,4 +148,66 @@ export function makeFolderBelow(root: string, dir: string): void {
   let at = path.resolve(root);
   mkdirSync(at, { recursive: true });
   for (const part of path.relative(at, path.resolve(dir)).split(path.sep).filter(Boolean)) makeFolder((at = path.join(at, part)));
+}
+
+// ----- the checked read of a shared folder's file ---------------------------------------------------------
+
+/** A problem with the run folder's files, with the file (and line) it is in. */
+export class RunRecordError extends Error {
+  override name = 'RunRecordError';
+}
+
+/**
+ * The most bytes a record may hold to be read whole. Far above any run's (a held-out episode is ~50 kB in
+ * episodes.ndjson, so 1,000 of them ~50 MB; a checkpoint's weights and optimizer a few hundred kB), and below
+ * the longest string Node can hold (512 MiB), so a forged size is refused unread rather than met as a crash.
+ */
+export const MAX_RECORD_BYTES = 256 * 1024 * 1024;
+
+/**
+ * The one reader of a folder's own files (a run's records and checkpoint, a loop's, a sweep's, a table's), as
+ * bytes. The folder may be someone else's, so a file that is a folder, cannot be read, holds more than
+ * MAX_RECORD_BYTES, or lies outside `folder` once its links are resolved (the file a symbolic link, or a folder
+ * on its way such as a run's `checkpoint/`) is a RunRecordError naming the file and what is wrong with it, and
+ * nothing is read. `folder` is the file's own by default; a caller that knows the folder the user named (a run
+ * folder, a checkpoint folder) passes it, so that a linked subfolder cannot lead out of it.
+ */
+export function readRecordBytes(file: string, folder = path.dirname(file)): Buffer {
+  try {
+    const real = realpathSync(file);
+    if (!isInsideFolder(realpathSync(folder), real)) throw new RunRecordError(`${file}: ${linkOutOf(file, folder, real)}; not read`);
+    // Not following a link that replaced the resolved file since.
+    const fd = openSync(real, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    try {
+      const stats = fstatSync(fd);
+      if (stats.isDirectory()) throw new RunRecordError(`${file}: a folder, not a file`);
+      if (stats.size > MAX_RECORD_BYTES)
+        throw new RunRecordError(
+          `${file}: ${stats.size.toLocaleString('en-US')} bytes, more than the ${MAX_RECORD_BYTES / 1024 / 1024} MiB a record may hold; not read`,
+        );
+      const bytes = Buffer.alloc(stats.size);
+      let read = 0;
+      while (read < bytes.length) {
+        const n = readSync(fd, bytes, read, bytes.length - read, read);
+        if (n === 0) break; // shortened since fstat
+        read += n;
+      }
+      return bytes.subarray(0, read);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (err) {
+    if (err instanceof RunRecordError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' || code === 'EPERM' ? 'not readable (permission denied)' : (err as Error).message;
+    throw new RunRecordError(`${file}: cannot be read: ${why}`);
+  }
+}
+
+/** How `file` (which resolves to `real`, outside `folder`) leads out: itself a link, or a folder on the way. */
+function linkOutOf(file: string, folder: string, real: string): string {
+  if (lstatSync(file).isSymbolicLink()) return `a symbolic link to ${real}, outside ${folder}`;
+  for (let dir = path.dirname(file); isInsideFolder(folder, dir) && path.resolve(dir) !== path.resolve(folder); dir = path.dirname(dir))
+    if (lstatSync(dir).isSymbolicLink()) return `in ${dir}, a symbolic link to ${realpathSync(dir)}, outside ${folder}`;
+  return `resolves to ${real}, outside ${folder}`;
 }

@@ -2,9 +2,9 @@
 // sweeps and the extension's dashboard. One definition here, with the checked readers everyone uses, so
 // writer and readers cannot drift and a malformed file fails with its location.
 import { createHash } from 'node:crypto';
-import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { isInsideFolder } from './files';
+import { readRecordBytes, RunRecordError } from './files';
 import { wilson, type RateComparison } from './stats';
 import type { DeathCause, NearestBlocks, RecordedObservation } from './schema';
 
@@ -498,65 +498,8 @@ export interface SweepResults {
 
 // ----- checked readers -----------------------------------------------------------------------------------
 
-/** A problem with the run folder's files, with the file (and line) it is in. */
-export class RunRecordError extends Error {
-  override name = 'RunRecordError';
-}
-
-/**
- * The most bytes a record may hold to be read whole. Far above any run's (a held-out episode is ~50 kB in
- * episodes.ndjson, so 1,000 of them ~50 MB; a checkpoint's weights and optimizer a few hundred kB), and below
- * the longest string Node can hold (512 MiB), so a forged size is refused unread rather than met as a crash.
- */
-export const MAX_RECORD_BYTES = 256 * 1024 * 1024;
-
-/**
- * The one reader of a folder's own files (a run's records and checkpoint, a loop's, a sweep's, a table's), as
- * bytes. The folder may be someone else's, so a file that is a folder, cannot be read, holds more than
- * MAX_RECORD_BYTES, or lies outside `folder` once its links are resolved (the file a symbolic link, or a folder
- * on its way such as a run's `checkpoint/`) is a RunRecordError naming the file and what is wrong with it, and
- * nothing is read. `folder` is the file's own by default; a caller that knows the folder the user named (a run
- * folder, a checkpoint folder) passes it, so that a linked subfolder cannot lead out of it.
- */
-export function readRecordBytes(file: string, folder = path.dirname(file)): Buffer {
-  try {
-    const real = realpathSync(file);
-    if (!isInsideFolder(realpathSync(folder), real)) throw new RunRecordError(`${file}: ${linkOutOf(file, folder, real)}; not read`);
-    // Not following a link that replaced the resolved file since.
-    const fd = openSync(real, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
-    try {
-      const stats = fstatSync(fd);
-      if (stats.isDirectory()) throw new RunRecordError(`${file}: a folder, not a file`);
-      if (stats.size > MAX_RECORD_BYTES)
-        throw new RunRecordError(
-          `${file}: ${stats.size.toLocaleString('en-US')} bytes, more than the ${MAX_RECORD_BYTES / 1024 / 1024} MiB a record may hold; not read`,
-        );
-      const bytes = Buffer.alloc(stats.size);
-      let read = 0;
-      while (read < bytes.length) {
-        const n = readSync(fd, bytes, read, bytes.length - read, read);
-        if (n === 0) break; // shortened since fstat
-        read += n;
-      }
-      return bytes.subarray(0, read);
-    } finally {
-      closeSync(fd);
-    }
-  } catch (err) {
-    if (err instanceof RunRecordError) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' || code === 'EPERM' ? 'not readable (permission denied)' : (err as Error).message;
-    throw new RunRecordError(`${file}: cannot be read: ${why}`);
-  }
-}
-
-/** How `file` (which resolves to `real`, outside `folder`) leads out: itself a link, or a folder on the way. */
-function linkOutOf(file: string, folder: string, real: string): string {
-  if (lstatSync(file).isSymbolicLink()) return `a symbolic link to ${real}, outside ${folder}`;
-  for (let dir = path.dirname(file); isInsideFolder(folder, dir) && path.resolve(dir) !== path.resolve(folder); dir = path.dirname(dir))
-    if (lstatSync(dir).isSymbolicLink()) return `in ${dir}, a symbolic link to ${realpathSync(dir)}, outside ${folder}`;
-  return `resolves to ${real}, outside ${folder}`;
-}
+// The byte-level checked read (links, size) is files.ts's `readRecordBytes`; these parse what it returns.
+export { MAX_RECORD_BYTES, readRecordBytes, RunRecordError } from './files';
 
 /** A folder's JSON record, parsed (`readRecordBytes` checks where it points and its size); not JSON is a RunRecordError. */
 export function readRecordJson(file: string, folder = path.dirname(file)): unknown {
