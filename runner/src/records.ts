@@ -364,7 +364,11 @@ export interface RewardCopy {
 export function readRunRewardCopy(runDir: string): RewardCopy | undefined {
   const file = runRewardCopy(runDir);
   if (!lstatSync(file, { throwIfNoEntry: false })) return undefined;
-  const bytes = readRecordBytes(file, runDir);
+  return rewardCopyOf(file, readRecordBytes(file, runDir));
+}
+
+/** A reward file's bytes as read once: the text compiled, its hash and where it came from. */
+export function rewardCopyOf(file: string, bytes: Buffer): RewardCopy {
   return { file, text: bytes.toString('utf8'), sha256: sha256Hex(bytes) };
 }
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { noteRunFolder, parseCommandArgs, requireExisting, runCommand, UsageError } from '../args';
 import { makeEvent } from '../events';
 import { writeAtomic } from '../files';
-import { readRunRewardCopy, rewardCopyName, RUN_FILES, sha256Hex, type RewardCopy, type RunSummary } from '../records';
+import { readRunRewardCopy, rewardCopyName, rewardCopyOf, RUN_FILES, type RewardCopy, type RunSummary } from '../records';
 import { RewardError, RewardSandbox } from '../reward/index';
 import { resolveTask } from '../tasks';
 import { BACKEND_CHOICES, ensureBackend, type BackendChoice } from '../ppo/backend';
@@ -147,6 +147,5 @@ async function evalMain(argv: string[]): Promise<number> {
 
 /** A reward file the user named, read once: its text is what is compiled, hashed and copied. */
 function readRewardFile(file: string): RewardCopy {
-  const bytes = readFileSync(file);
-  return { file, text: bytes.toString('utf8'), sha256: sha256Hex(bytes) };
+  return rewardCopyOf(file, readFileSync(file));
 }

@@ -210,8 +210,8 @@ async function runEpisodes(env: VecEnv, book: EpisodeBook, firstFeatures: Float3
     stepped.forEach((i, k) => {
       book.step(i, actions[i]!, rewards[k]!, res.obs[i]!, res.info[i]!);
       if (!res.info[i]!.done) return;
-      const seed = book.nextSeed(i);
-      book.begin(i, seed, book.number(i, seed), res.resetObs[i]!);
+      const start = numberStart(book, i);
+      book.begin(i, start.seed, start.episode, res.resetObs[i]!);
       done.push(i);
     });
     await beginEpisodes(

@@ -16,6 +16,7 @@ import {
   readRunRewardCopy,
   RUN_FILES,
   rewardCopyName,
+  rewardCopyOf,
   runRewardCopy,
   sha256Hex,
   type EpisodeRecord,
@@ -351,7 +352,7 @@ function openRun(
     },
     state.trainEpisodeSteps!,
   );
-  return { state, task, previous: null, reward: { file: rewardCopy, text: bytes.toString('utf8'), sha256: sha256Hex(bytes) } };
+  return { state, task, previous: null, reward: rewardCopyOf(rewardCopy, bytes) };
 }
 
 /** The run's configuration as it trains: the training-episode limit in effect, not only the one given. */
