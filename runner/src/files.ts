@@ -17,6 +17,7 @@ import {
   readSync,
   realpathSync,
   renameSync,
+  statSync,
   unlinkSync,
   writeFileSync,
   type Stats,
@@ -166,24 +167,30 @@ export const MAX_RECORD_BYTES = 256 * 1024 * 1024;
 
 /**
  * The one reader of a folder's own files (a run's records and checkpoint, a loop's, a sweep's, a table's), as
- * bytes. The folder may be someone else's, so a file that is a folder, cannot be read, holds more than
- * MAX_RECORD_BYTES, or lies outside `folder` once its links are resolved (the file a symbolic link, or a folder
- * on its way such as a run's `checkpoint/`) is a RunRecordError naming the file and what is wrong with it, and
- * nothing is read. `folder` is the file's own by default; a caller that knows the folder the user named (a run
- * folder, a checkpoint folder) passes it, so that a linked subfolder cannot lead out of it.
+ * bytes. The folder may be someone else's, so a file that is a folder or not a plain file (a FIFO, a device),
+ * cannot be read, holds more than `maxBytes` (MAX_RECORD_BYTES unless less is asked), or lies outside `folder`
+ * once its links are resolved (the file a symbolic link, or a folder on its way such as a run's `checkpoint/`)
+ * is a RunRecordError naming the file and what is wrong with it, and nothing is read. `folder` is the file's own
+ * by default; a caller that knows the folder the user named (a run folder, a checkpoint folder) passes it, so
+ * that a linked subfolder cannot lead out of it.
+ *
+ * The file is opened first and what is checked is the opened file, never the path again: a link swapped in
+ * between a check and the open could otherwise lead the read out of the folder. It is opened without waiting
+ * (O_NONBLOCK), so that a FIFO placed there is refused rather than waited on.
  */
-export function readRecordBytes(file: string, folder = path.dirname(file)): Buffer {
+export function readRecordBytes(file: string, folder = path.dirname(file), maxBytes = MAX_RECORD_BYTES): Buffer {
   try {
-    const real = realpathSync(file);
-    if (!isInsideFolder(realpathSync(folder), real)) throw new RunRecordError(`${file}: ${linkOutOf(file, folder, real)}; not read`);
-    // Not following a link that replaced the resolved file since.
-    const fd = openSync(real, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    const fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
     try {
       const stats = fstatSync(fd);
+      const opened = openedPath(fd, file, stats);
+      if (opened === null) throw new RunRecordError(`${file}: replaced while it was being opened (a link swapped in?); not read`);
+      if (!isInsideFolder(realpathSync(folder), opened)) throw new RunRecordError(`${file}: ${linkOutOf(file, folder, opened)}; not read`);
       if (stats.isDirectory()) throw new RunRecordError(`${file}: a folder, not a file`);
-      if (stats.size > MAX_RECORD_BYTES)
+      if (!stats.isFile()) throw new RunRecordError(`${file}: not a plain file (${fileKind(stats)}); not read`);
+      if (stats.size > maxBytes)
         throw new RunRecordError(
-          `${file}: ${stats.size.toLocaleString('en-US')} bytes, more than the ${MAX_RECORD_BYTES / 1024 / 1024} MiB a record may hold; not read`,
+          `${file}: ${stats.size.toLocaleString('en-US')} bytes, more than the ${byteSize(maxBytes)} ${maxBytes === MAX_RECORD_BYTES ? 'a record' : 'this file'} may hold; not read`,
         );
       const bytes = Buffer.alloc(stats.size);
       let read = 0;
@@ -199,10 +206,38 @@ export function readRecordBytes(file: string, folder = path.dirname(file)): Buff
   } catch (err) {
     if (err instanceof RunRecordError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' || code === 'EPERM' ? 'not readable (permission denied)' : (err as Error).message;
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EACCES' || code === 'EPERM'
+          ? 'not readable (permission denied)'
+          : code === 'ENXIO'
+            ? 'not a plain file (a socket)'
+            : (err as Error).message;
     throw new RunRecordError(`${file}: cannot be read: ${why}`);
   }
 }
+
+/**
+ * Where the opened file `fd` (opened by the name `file`) lies, links resolved: on Linux the kernel's own name for
+ * the descriptor; elsewhere `file` resolved again, which must still be the opened file (same device and inode),
+ * else null (it was replaced since the open).
+ */
+function openedPath(fd: number, file: string, stats: Stats): string | null {
+  if (process.platform === 'linux') {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      /* no /proc mounted: resolved by name below */
+    }
+  }
+  const real = realpathSync(file);
+  const now = statSync(real);
+  return now.dev === stats.dev && now.ino === stats.ino ? real : null;
+}
+
+const fileKind = (s: Stats) => (s.isFIFO() ? 'a FIFO' : s.isCharacterDevice() || s.isBlockDevice() ? 'a device' : s.isSocket() ? 'a socket' : 'not a file');
+const byteSize = (n: number) => (n >= 1024 * 1024 ? `${n / 1024 / 1024} MiB` : `${(n / 1024).toLocaleString('en-US')} KiB`);
 
 /** How `file` (which resolves to `real`, outside `folder`) leads out: itself a link, or a folder on the way. */
 function linkOutOf(file: string, folder: string, real: string): string {

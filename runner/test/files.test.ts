@@ -5,12 +5,26 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import fs, {
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
-import { appendNoFollow, isInsideFolder, makeFolder, makeFolderBelow, writeAtomic } from '../src/files';
+import { appendNoFollow, isInsideFolder, makeFolder, makeFolderBelow, readRecordBytes, RunRecordError, writeAtomic } from '../src/files';
 import { newNetwork } from '../src/ppo/learner';
 import { Rng, savePolicy } from '../src/ppo/policy';
 import { RUN_FILES } from '../src/records';
+import { cliAll } from './helpers/cli-all';
 import { tempDir } from './helpers/tmp';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -179,4 +193,81 @@ test("makeFolderBelow (a table's cells, a sweep's runs): a link at any level bel
   symlinkSync(elsewhere, named);
   makeFolderBelow(named, path.join(named, 'runs'));
   assert.deepEqual(readdirSync(elsewhere), ['runs']);
+});
+
+/**
+ * Runs `read` while another process (played here by `swap`) changes the folder once, right after the first call
+ * of fs's `name` returns: the moment between a check and an open where a swapped link does harm.
+ */
+function swappedAfter<T>(name: 'openSync' | 'realpathSync', swap: () => void, read: () => T): T {
+  const original = fs[name] as (...args: unknown[]) => unknown;
+  let swapped = false;
+  (fs as Record<string, unknown>)[name] = (...args: unknown[]) => {
+    const result = original(...args);
+    if (!swapped) {
+      swapped = true;
+      swap();
+    }
+    return result;
+  };
+  try {
+    return read();
+  } finally {
+    (fs as Record<string, unknown>)[name] = original;
+  }
+}
+
+test('readRecordBytes reads the file it opened: a folder swapped for a link out after its path was looked at is not followed, and a link out swapped back in after the open is refused', () => {
+  const dir = tempDir('rewardsmith-files-');
+  const run = path.join(dir, 'run');
+  const outside = path.join(dir, 'outside');
+  mkdirSync(path.join(run, RUN_FILES.checkpoint), { recursive: true });
+  mkdirSync(outside);
+  writeFileSync(path.join(run, RUN_FILES.checkpoint, 'state.json'), '{"inside":true}');
+  writeFileSync(path.join(outside, 'state.json'), '{"secret":true}');
+  const file = path.join(run, RUN_FILES.checkpoint, 'state.json');
+  // checkpoint/ moved aside (still in the run) and a link to the outside folder put in its place.
+  const linkCheckpointOut = () => {
+    renameSync(path.join(run, RUN_FILES.checkpoint), path.join(run, 'checkpoint-moved'));
+    symlinkSync(outside, path.join(run, RUN_FILES.checkpoint));
+  };
+  let read: string | Error;
+  try {
+    read = swappedAfter('realpathSync', linkCheckpointOut, () => readRecordBytes(file, run)).toString('utf8');
+  } catch (err) {
+    read = err as Error;
+  }
+  assert.ok(read === '{"inside":true}' || (read instanceof RunRecordError && /outside/.test(read.message)), `read ${String(read)}`);
+
+  // The other way round: the link leads out when the file is opened, and back in when it is looked at after.
+  const linked = path.join(dir, 'linked');
+  mkdirSync(linked);
+  writeFileSync(path.join(linked, 'own.json'), '{"inside":true}');
+  const summary = path.join(linked, RUN_FILES.summary);
+  symlinkSync(path.join(outside, 'state.json'), summary);
+  const linkBackIn = () => {
+    unlinkSync(summary);
+    symlinkSync('own.json', summary);
+  };
+  assert.throws(() => swappedAfter('openSync', linkBackIn, () => readRecordBytes(summary)), {
+    name: 'RunRecordError',
+    message: `${summary}: a symbolic link to ${realpathSync(path.join(outside, 'state.json'))}, outside ${linked}; not read`,
+  });
+});
+
+test('a record that is a FIFO is refused at once, naming it, rather than waited on; one larger than its bound is refused unread', async () => {
+  const dir = tempDir('rewardsmith-files-');
+  const run = path.join(dir, 'run');
+  cpSync(path.join(__dirname, 'fixtures/runs/lava-deaths'), run, { recursive: true });
+  rmSync(path.join(run, RUN_FILES.episodes));
+  assert.equal(spawnSync('mkfifo', [path.join(run, RUN_FILES.episodes)]).status, 0);
+  // Opened as a record is read, a FIFO waits for a writer that never comes: the bound ends that wait.
+  const [r] = await cliAll(dir, [{ args: ['analyze', 'run'] }], 60_000);
+  assert.deepEqual(r, { code: 1, out: '', err: `rewardsmith analyze: ${path.join('run', RUN_FILES.episodes)}: not a plain file (a FIFO); not read\n` });
+  const big = path.join(run, 'results.txt');
+  writeFileSync(big, 'x'.repeat(2048));
+  assert.throws(() => readRecordBytes(big, run, 1024), {
+    name: 'RunRecordError',
+    message: `${big}: 2,048 bytes, more than the 1 KiB this file may hold; not read`,
+  });
 });
