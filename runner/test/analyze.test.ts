@@ -225,7 +225,12 @@ describe('analyze: recorded runs with known failure causes', () => {
     assert.match(gamed.message, /Failing pays more than succeeding/);
     // While training runs, the same classifier sees the rewards the agent received, and says that rather than "re-run".
     const reward = path.join(dir, RUN_FILES.rewardCopy);
-    const live = await liveAnalysis(readEpisodesOf(dir), { frames: 64_000, totalFrames: 256_000, task: resolveTask('approach-tree'), rewardFile: reward });
+    const live = await liveAnalysis(readEpisodesOf(dir), {
+      frames: 64_000,
+      totalFrames: 256_000,
+      task: resolveTask('approach-tree'),
+      reward: { file: reward, text: readFileSync(reward, 'utf8') },
+    });
     const liveGamed = live.find((e) => e.type === 'suggestion' && e.id === 'training/reward-gamed');
     assert.ok(liveGamed && liveGamed.type === 'suggestion', live.map((e) => (e.type === 'suggestion' ? e.id : e.type)).join(', '));
     assert.match(liveGamed.message, /in the rewards the agent received during training \(recorded, not re-run\), the dense term was positive/);

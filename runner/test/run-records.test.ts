@@ -1,5 +1,6 @@
 // A run folder's records checked against its checkpoint before a resume trusts them, each problem naming the
 // file that is wrong; and a run whose training never wrote a checkpoint starts again without --overwrite.
+import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -18,7 +19,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import type { RunnerEvent } from '../src/events';
-import { readSummary, readSweepResults, RUN_FILES, SWEEP_FILES } from '../src/records';
+import { readSummary, readSweepResults, RUN_FILES, sha256Hex, SWEEP_FILES } from '../src/records';
 import { loadPolicy, train, type TrainOptions } from '../src/runs/train';
 import { cliAll, cliSession } from './helpers/cli-all';
 import { tempDir } from './helpers/tmp';
@@ -409,4 +410,51 @@ test('a path a record names is not opened on its word: eval and analyze without 
     'eval keeps the reward it recorded with',
   );
   assert.equal(readSummary(path.join(tmp, 'init-resume'))?.train.frames, 128, 'the run named with its --init resumed to the end');
+});
+
+test("a reward error in a resumed run points at the run's own copy, not at the reward file its records name, which is not opened; a file named again (train FILE --resume DIR) is pointed at", {
+  timeout: 240_000,
+}, async () => {
+  // A run whose copy throws (its state.json's hash made to match, as a colleague's edited records would), and
+  // whose state.json names, as the file the user edits, a FIFO outside the run: opened, it would never answer.
+  const throwing = [
+    '// task: approach-tree',
+    'export function reward_function(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA) {',
+    "  throw new Error('copy ran');",
+    '}',
+    '',
+  ].join('\n');
+  const forged = (name: string) => {
+    const dir = path.join(tmp, name);
+    writeFileSync(path.join(dir, RUN_FILES.rewardCopy), throwing);
+    const state = path.join(dir, RUN_FILES.checkpoint, 'state.json');
+    const recorded = path.join(tmp, `${name}-named.reward.ts`);
+    writeFileSync(state, JSON.stringify({ ...JSON.parse(readFileSync(state, 'utf8')), rewardFile: recorded, rewardSha256: sha256Hex(throwing) }));
+    return recorded;
+  };
+  withFramesLeft(await runCopy('forged-resume'));
+  assert.equal(spawnSync('mkfifo', [forged('forged-resume')]).status, 0);
+  // The same run resumed with the user's file named again (the same text): the error points at that file.
+  withFramesLeft(await runCopy('named-resume'));
+  writeFileSync(forged('named-resume'), throwing);
+  const results = await cliAll(
+    tmp,
+    [
+      { args: ['train', '--resume', 'forged-resume', '--backend', 'cpu'] },
+      { args: ['train', 'named-resume-named.reward.ts', '--resume', 'named-resume', '--backend', 'cpu'] },
+    ],
+    120_000,
+  );
+  const shown = results.map((r) => {
+    assert.doesNotMatch(r.err, /^\s+at /m, 'no stack trace');
+    return `exit ${r.code}: ${fromTmp(r.err)
+      .split('\n')
+      .filter((line) => line.startsWith('rewardsmith '))
+      .join(' | ')}`;
+  });
+  assert.match(
+    shown[0]!,
+    new RegExp(`^exit 1: rewardsmith train: reward error \\(\\w+\\) at ${path.join('forged-resume', RUN_FILES.rewardCopy)}:3:\\d+: .*copy ran`),
+  );
+  assert.match(shown[1]!, /^exit 1: rewardsmith train: reward error \(\w+\) at named-resume-named\.reward\.ts:3:\d+: .*copy ran/);
 });

@@ -115,7 +115,10 @@ export interface TrainOptions {
  */
 export type RewardGate = (rewardFile: string, task: TaskSpec) => Promise<{ report: string[]; errors: number }>;
 
-export type LiveAnalysis = (window: EpisodeRecord[], at: { frames: number; totalFrames: number; task: TaskSpec; rewardFile: string }) => Promise<RunnerEvent[]>;
+export type LiveAnalysis = (
+  window: EpisodeRecord[],
+  at: { frames: number; totalFrames: number; task: TaskSpec; reward: { file: string; text: string } },
+) => Promise<RunnerEvent[]>;
 
 // Training episodes the live analysis looks at (the most recent finished ones), and how often it runs.
 const LIVE_WINDOW = 64;
@@ -214,7 +217,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
       state.metricsLines = state.update;
       emit(makeEvent({ type: 'progress', ...metrics, total_frames: state.totalFrames }));
       if (options.liveAnalysis && state.update % LIVE_ANALYSIS_EVERY === 0 && state.frames < state.totalFrames && recent!.window.some((e) => !e.success)) {
-        const at = { frames: state.frames, totalFrames: state.totalFrames, task, rewardFile: state.rewardFile };
+        const at = { frames: state.frames, totalFrames: state.totalFrames, task, reward: { file: editedFile(options, reward), text: reward.text } };
         for (const e of await options.liveAnalysis([...recent!.window], at)) emit(e);
       }
       if (state.update % (options.checkpointEvery ?? DEFAULT_CHECKPOINT_EVERY) === 0 || state.frames >= state.totalFrames) {
@@ -261,7 +264,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
     emit(makeEvent({ type: 'finished', ok: true, run_dir: runDir, summary: summaryFile }));
     return summary;
   } catch (caught) {
-    const err = reportedError(caught, state, rewardCopy);
+    const err = reportedError(caught, options, reward);
     if (err instanceof RewardError)
       emit(makeEvent({ type: 'reward_error', file: err.file, line: err.line, column: err.column, kind: err.kind, message: err.detail }));
     emit(makeEvent({ type: 'finished', ok: false, run_dir: runDir, summary: null, error: err instanceof Error ? err.message : String(err) }));
@@ -330,9 +333,8 @@ function openRun(
     }
     return { state, task, previous, reward: copy };
   }
-  const { task, state, rewardFile } = fresh!;
+  const { task, state, bytes } = fresh!;
   mkdirSync(runDir, { recursive: true });
-  const bytes = readFileSync(rewardFile);
   writeAtomic(rewardCopy, bytes);
   storeConfig(
     runDir,
@@ -360,17 +362,18 @@ function storeConfig(runDir: string, config: TrainConfig, trainEpisodeSteps: num
   writeStoredConfig(runDir, { ...config, trainEpisodeSteps });
 }
 
-/** A new run's task and counters, its options checked. */
-function newRun(options: TrainOptions): { task: TaskSpec; state: TrainState; rewardFile: string } {
+/** A new run's task and counters, its options checked, and its reward file's bytes, read once: what is copied is what is hashed. */
+function newRun(options: TrainOptions): { task: TaskSpec; state: TrainState; bytes: Buffer } {
   const { rewardFile } = options;
   if (!rewardFile) throw new Error('a reward file is required');
   if (options.task === undefined) throw new Error('a task is required (--task)');
   const task = typeof options.task === 'string' ? resolveTask(options.task) : options.task;
-  return { task, state: newRunState(options, rewardFile, task), rewardFile };
+  const bytes = readFileSync(rewardFile);
+  return { task, state: newRunState(options, rewardFile, sha256Hex(bytes), task), bytes };
 }
 
 /** The counters of a run that has not trained yet. */
-function newRunState(options: TrainOptions, rewardFile: string, task: TaskSpec): TrainState {
+function newRunState(options: TrainOptions, rewardFile: string, rewardSha256: string, task: TaskSpec): TrainState {
   const trainEpisodeSteps = options.trainEpisodeSteps ?? task.trainEpisodeSteps ?? task.maxSteps;
   if (trainEpisodeSteps > task.maxSteps) {
     throw new UsageError(
@@ -385,7 +388,7 @@ function newRunState(options: TrainOptions, rewardFile: string, task: TaskSpec):
     task: task.id,
     ...(task.file ? { taskFile: task.file } : {}),
     rewardFile: path.resolve(rewardFile),
-    rewardSha256: sha256(rewardFile),
+    rewardSha256,
     seed,
     totalFrames: options.steps ?? DEFAULT_STEPS,
     numEnvs,
@@ -546,9 +549,19 @@ function countUpdate(
   };
 }
 
-/** The run trains its copy of the reward: a reward error points at the file the user edits while it is unchanged. */
-function reportedError(err: unknown, state: TrainState, rewardCopy: string): unknown {
-  if (!(err instanceof RewardError) || path.resolve(err.file) !== rewardCopy) return err;
-  if (!existsSync(state.rewardFile) || sha256(state.rewardFile) !== state.rewardSha256) return err;
-  return new RewardError(err.kind, state.rewardFile, err.line, err.column, err.detail, err.env);
+/**
+ * The file a reward error or a patch points at: the reward file this command named (`train FILE`, or `--resume
+ * DIR --reward FILE`) while it still holds the text the run trains, which is the file the user edits; else the
+ * run's own copy. Never the path the run's records name: the folder may be someone else's.
+ */
+function editedFile(options: TrainOptions, reward: RewardCopy): string {
+  const named = options.rewardFile;
+  return named && existsSync(named) && sha256(named) === reward.sha256 ? path.resolve(named) : reward.file;
+}
+
+/** The run trains its copy of the reward: a reward error in it points at the file the user edits (`editedFile`). */
+function reportedError(err: unknown, options: TrainOptions, reward: RewardCopy): unknown {
+  if (!(err instanceof RewardError) || path.resolve(err.file) !== reward.file) return err;
+  const file = editedFile(options, reward);
+  return file === reward.file ? err : new RewardError(err.kind, file, err.line, err.column, err.detail, err.env);
 }
