@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { critiqueRequest, setLlmApiKeyNotification, type AnalyzerSuggestion } from '../../protocol/src/lsp';
 import { trainingSuccessText } from './core';
+import { RunRecordError } from '../../runner/src/records';
 import { readLoopTable } from './loop-results';
 import { API_KEY_SECRET, failureReason } from './runner';
 import { toAnalyzerSuggestion } from './suggestions';
@@ -94,8 +95,13 @@ export function registerLlmCommands(s: Services): void {
         ),
     );
     dashboard.sendPastRuns();
-    const table = readLoopTable(outDir);
-    if (table) dashboard.showLoopResults(`${task}, ${iterations} iterations (${outDir})`, table);
+    try {
+      const table = readLoopTable(outDir);
+      if (table) dashboard.showLoopResults(`${task}, ${iterations} iterations (${outDir})`, table);
+    } catch (err) {
+      if (!(err instanceof RunRecordError)) throw err;
+      void vscode.window.showWarningMessage(`Rewardsmith: the loop's table is not shown: ${err.message}`);
+    }
     if (found.length) suggestions.set(document.uri, found);
     if (result.code === 0)
       void vscode.window

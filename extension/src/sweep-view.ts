@@ -1,8 +1,9 @@
 // The sweep panel's content, without an editor: the `rewardsmith sweep` arguments from the settings, the
 // per-run table kept up to date from the runner's `sweep_run` events, and the HTML of the panel (a table per
 // run while it goes, then the ranking with its intervals and the runner's own plot).
+import * as path from 'node:path';
 import type { RunnerEvent, SweepRunEvent } from '../../runner/src/events';
-import type { SweepResults } from '../../runner/src/records';
+import { readRecordText, readSweepResults, RunRecordError, SWEEP_FILES, type SweepResults } from '../../runner/src/records';
 import { formatDifference, percent } from '../../runner/src/stats';
 
 export interface SweepSettings {
@@ -78,7 +79,30 @@ export class SweepProgress {
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
-/** The panel's HTML (no script: it is re-rendered by the host). `plotSvg` is the runner's results.svg. */
+/** The runner's plot is tens of kilobytes; a larger results.svg is not one it wrote. */
+const MAX_PLOT_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The sweep's results and plot so far, both read by the runner's checked readers (the sweep folder may be on a
+ * shared disk): nulls before the first run finished, or when either is damaged, a link out of the folder or too
+ * large, which `report` is told (naming the file).
+ */
+export function readSweepView(dir: string, report: (message: string) => void): { results: SweepResults | null; svg: string | null } {
+  try {
+    const results = readSweepResults(dir);
+    const svg = results ? readRecordText(path.join(dir, SWEEP_FILES.plot), MAX_PLOT_BYTES) : undefined;
+    return results && svg !== undefined ? { results, svg } : { results: null, svg: null };
+  } catch (err) {
+    if (!(err instanceof RunRecordError)) throw err;
+    report(err.message);
+    return { results: null, svg: null };
+  }
+}
+
+/**
+ * The panel's HTML (no script: it is re-rendered by the host). `plotSvg` is the runner's results.svg, shown as an
+ * image: its markup, from a folder that may be someone else's, never becomes part of the page.
+ */
 export function sweepHtml(title: string, progress: SweepProgress, results: SweepResults | null, plotSvg: string | null, csp: string): string {
   const rows = [...progress.runs.values()].map((r) => {
     const done = r.totalFrames > 0 ? Math.min(100, Math.round((100 * r.frames) / r.totalFrames)) : 0;
@@ -116,7 +140,7 @@ export function sweepHtml(title: string, progress: SweepProgress, results: Sweep
   <table id="ranking"><tr><th>rank</th><th>reward</th><th>mean success</th><th>95 % CI</th><th>difference to the leader</th><th>behind it</th></tr>${ranking.join('')}</table>`
       : ''
   }
-  ${plotSvg ? `<div class="plot">${plotSvg}</div>` : ''}
+  ${plotSvg ? `<div class="plot"><img alt="held-out success per reward, with intervals" src="data:image/svg+xml;base64,${Buffer.from(plotSvg).toString('base64')}"></div>` : ''}
   <h3>Runs</h3>
   <table id="runs"><tr><th>run</th><th>state</th><th>job</th><th>frames</th><th>held-out success</th></tr>${rows.join('') || '<tr><td colspan="5">submitting…</td></tr>'}</table>
 </body></html>`;

@@ -1,27 +1,14 @@
 // "Sweep rewards…": the selected reward files × N seeds through `rewardsmith sweep` (engine, seeds and extra
 // arguments from the settings), with a cancellable progress notification (cancel = the runner's Ctrl-C, which
 // scancels Slurm jobs) and a sweep panel: every run's state and progress, then the ranking with intervals.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { readSweepResults, RunRecordError, SWEEP_FILES, type SweepResults } from '../../runner/src/records';
+import { SWEEP_FILES } from '../../runner/src/records';
 import { failureReason, type Runner } from './runner';
-import { SweepProgress, sweepArgs, sweepHtml, type SweepSettings } from './sweep-view';
+import { readSweepView, SweepProgress, sweepArgs, sweepHtml, type SweepSettings } from './sweep-view';
 
 const CSP = `default-src 'none'; style-src 'unsafe-inline'; img-src data:`;
-
-/** The sweep's results (the runner's checked reader) and plot so far; nulls before the first run finished or when results.json is damaged (said once in `report`). */
-function readResults(dir: string, report: (message: string) => void): { results: SweepResults | null; svg: string | null } {
-  let results: SweepResults | undefined;
-  try {
-    results = readSweepResults(dir);
-  } catch (err) {
-    if (!(err instanceof RunRecordError)) throw err;
-    report(err.message);
-  }
-  const plot = path.join(dir, SWEEP_FILES.plot);
-  return results && existsSync(plot) ? { results, svg: readFileSync(plot, 'utf8') } : { results: null, svg: null };
-}
 
 export function registerSweep(context: vscode.ExtensionContext, runner: Runner, runsRoot: () => string | undefined): void {
   const sweepRewards = async (clicked?: vscode.Uri, selected?: vscode.Uri[]) => {
@@ -69,7 +56,7 @@ export function registerSweep(context: vscode.ExtensionContext, runner: Runner, 
     let damaged: string | undefined;
     const render = () => {
       if (disposed) return;
-      const { results, svg } = readResults(out, (message) => {
+      const { results, svg } = readSweepView(out, (message) => {
         if (message !== damaged) void vscode.window.showWarningMessage(`Rewardsmith: ${message}`);
         damaged = message;
       });

@@ -1,11 +1,14 @@
 // The sweep panel's logic without an editor: arguments from the settings, run rows from the runner's events,
 // and the ranking with intervals once results.json exists.
 import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { test } from 'node:test';
 import { makeEvent, type RunnerEvent } from '../../runner/src/events';
 import type { SweepResults } from '../../runner/src/records';
 import { compareRates } from '../../runner/src/stats';
-import { SweepProgress, sweepArgs, sweepHtml } from '../src/sweep-view';
+import { readSweepView, SweepProgress, sweepArgs, sweepHtml } from '../src/sweep-view';
 
 const run = (run: string, state: Extract<RunnerEvent, { type: 'sweep_run' }>['state'], frames: number, extra: object = {}) =>
   makeEvent({
@@ -112,4 +115,35 @@ test('with results, the ranking lists mean success with its interval and differe
   assert.match(html, /<td>62\.5 %<\/td><td>\[37\.5, 87\.5\] %<\/td><td>leader<\/td><td>2 seeds, 8 episodes<\/td>/);
   assert.match(html, /<td>25\.0 %<\/td><td>\[0\.0, 50\.0\] %<\/td><td>−37\.5 pts \[−[\d.]+, \+[\d.]+\] \(90 % CI\)<\/td>/);
   assert.match(html, /<td>broken<\/td><td colspan="4">no completed run<\/td>/);
+});
+
+test("the panel's plot is the sweep folder's own results.svg, shown as an image: a link out of the folder is refused and said, naming it", () => {
+  const root = mkdtempSync(path.join(tmpdir(), 'sweep-view-'));
+  try {
+    const sweep = path.join(root, 'sweep');
+    mkdirSync(sweep);
+    writeFileSync(path.join(sweep, 'results.json'), JSON.stringify({ runs: [], rewards: [] }));
+    // Markup from a folder that may be someone else's: a link in it must not become part of the panel.
+    const plot = '<svg xmlns="http://www.w3.org/2000/svg"><a href="https://example.com/login"><text>sign in</text></a></svg>';
+    writeFileSync(path.join(sweep, 'results.svg'), plot);
+    const said: string[] = [];
+    const view = readSweepView(sweep, (m) => said.push(m));
+    assert.equal(view.svg, plot);
+    const html = sweepHtml('Sweep', new SweepProgress(), view.results, view.svg, "default-src 'none'");
+    assert.ok(html.includes(`<img alt="held-out success per reward, with intervals" src="data:image/svg+xml;base64,${Buffer.from(plot).toString('base64')}">`));
+    assert.doesNotMatch(html, /<svg|example\.com/);
+
+    writeFileSync(path.join(root, 'secret.svg'), '<svg xmlns="http://www.w3.org/2000/svg"><text>not the sweep</text></svg>');
+    rmSync(path.join(sweep, 'results.svg'));
+    symlinkSync(path.join(root, 'secret.svg'), path.join(sweep, 'results.svg'));
+    assert.deepEqual(
+      readSweepView(sweep, (m) => said.push(m)),
+      { results: null, svg: null },
+    );
+    assert.deepEqual(said, [
+      `${path.join(sweep, 'results.svg')}: a symbolic link to ${path.join(realpathSync(root), 'secret.svg')}, outside ${sweep}; not read`,
+    ]);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });

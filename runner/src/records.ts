@@ -367,6 +367,16 @@ export function readRunRewardCopy(runDir: string): RewardCopy | undefined {
   return rewardCopyOf(file, readRecordBytes(file, runDir));
 }
 
+/**
+ * A text file of a folder that may be someone else's (a sweep's plot, a loop's table), read by `readRecordBytes`
+ * within its folder and at most `maxBytes`; undefined when there is none. A link out of the folder, a folder, a
+ * FIFO or a larger file is a RunRecordError naming it.
+ */
+export function readRecordText(file: string, maxBytes?: number): string | undefined {
+  if (!lstatSync(file, { throwIfNoEntry: false })) return undefined;
+  return readRecordBytes(file, path.dirname(file), maxBytes).toString('utf8');
+}
+
 /** A reward file's bytes as read once: the text compiled, its hash and where it came from. */
 export function rewardCopyOf(file: string, bytes: Buffer): RewardCopy {
   return { file, text: bytes.toString('utf8'), sha256: sha256Hex(bytes) };
