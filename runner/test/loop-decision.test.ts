@@ -7,7 +7,7 @@
 //   iteration 3: candidate 1 ahead at every look (28 → 55/200 → 80/300 against 20 → 41 → 65), never shown
 //                better: rejected although its figure is the best of the loop; candidate 2 worse (8 of 100).
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { DECISION_LOOKS, runLoop } from '../src/llm/loop';
@@ -390,6 +390,42 @@ test("a decision's extra look evaluates a trained policy on worlds it neither tr
     fresh,
     'the look keeps its episode records',
   );
+  // A look's folder that is a link (a loop folder someone else prepared) is refused before evaluating, not written through.
+  const elsewhere = path.join(out, 'look-elsewhere');
+  mkdirSync(elsewhere);
+  symlinkSync(elsewhere, path.join(runDir, 'linked-look'));
+  const linkedLook = {
+    runDir,
+    task: resolveTask(shortTask),
+    episodes: 6,
+    seed: 7,
+    excludeSeeds: [],
+    out: path.join(runDir, 'linked-look'),
+    backend: 'cpu' as const,
+  };
+  await assert.rejects(evaluateCheckpoint(linkedLook), {
+    name: 'UnsafePathError',
+    message: /linked-look is a symbolic link \(to .*look-elsewhere\); refusing to write through it/,
+  });
+  assert.deepEqual(readdirSync(elsewhere), []);
+});
+
+test('a loop folder whose iteration folder is a link out of it is refused, naming the link, before anything is written or trained through it', async () => {
+  const loop = path.join(out, 'linked-iteration');
+  const elsewhere = path.join(out, 'iteration-elsewhere');
+  mkdirSync(loop);
+  mkdirSync(elsewhere);
+  const foundation = path.join(loop, 'foundation');
+  mkdirSync(foundation);
+  writeFileSync(path.join(foundation, 'summary.json'), JSON.stringify(summary(22, 100)));
+  writeFileSync(path.join(foundation, 'pretrain.json'), JSON.stringify({ demos: 4 }));
+  symlinkSync(elsewhere, path.join(loop, 'iteration-1'));
+  const never = async () => assert.fail('nothing is trained or evaluated');
+  await assert.rejects(scriptedLoop(loop, 1, { train: never, evaluate: never }), {
+    name: 'UnsafePathError',
+    message: /iteration-1 is a symbolic link \(to .*iteration-elsewhere\); refusing to write through it, nothing was written/,
+  });
+  assert.deepEqual(readdirSync(elsewhere), []);
 });
 
 test('train --init: a fine-tuned result below its own starting policy is named, with the difference', () => {

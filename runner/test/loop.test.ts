@@ -5,7 +5,7 @@
 // records, not learning, and a 2,000-step evaluation and its report's playback would cost most of the test.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { designCommand } from '../src/llm/design-command';
 import { loopCommand } from '../src/llm/loop-command';
@@ -386,6 +386,21 @@ describe('rewardsmith design', () => {
     } finally {
       await server.close();
     }
+  });
+
+  it("refuses a .rewardsmith-design beside --out that is a link out of the folder: nothing in the link's target is removed or written", async () => {
+    process.env.OPENAI_BASE_URL = 'http://127.0.0.1:9/v1';
+    process.env.OPENAI_API_KEY = 'k';
+    const dir = tempDir('design-linked-');
+    const elsewhere = path.join(dir, 'elsewhere');
+    mkdirSync(path.join(elsewhere, 'tree'), { recursive: true });
+    writeFileSync(path.join(elsewhere, 'tree', 'notes.txt'), 'precious\n');
+    const project = path.join(dir, 'project');
+    mkdirSync(project);
+    symlinkSync(elsewhere, path.join(project, '.rewardsmith-design'));
+    assert.equal(await capture((io) => designCommand(['--task', 'approach-tree', '--out', path.join(project, 'tree.reward.ts')], io)), 1);
+    assert.match(stderr.join(''), /^rewardsmith design: \S+\.rewardsmith-design is a symbolic link \(to \S+elsewhere\); refusing to write through it/m);
+    assert.deepEqual(readdirSync(path.join(elsewhere, 'tree')), ['notes.txt']);
   });
 
   it('--events ndjson: stdout carries only events, each progress line a log event; people read the same lines on stderr', async () => {

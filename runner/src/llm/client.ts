@@ -7,7 +7,6 @@
 // forever), and all attempts with their backoff by a total budget. Every response body is bounded in size too:
 // the client reads it through a fetch that stops at `maxBodyBytes` (a server that streams a body forever grew
 // the process by ~55 MB/s until the deadline).
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { appendNoFollow } from '../files';
 import OpenAI from 'openai';
@@ -126,7 +125,11 @@ export interface LlmCallRecord {
   error: string | null;
 }
 
-/** Where calls are logged: a folder (appends to `llm-calls.ndjson` there) or a callback (e.g. an output channel). */
+/**
+ * Where calls are logged: a folder (appends to `llm-calls.ndjson` there) or a callback (e.g. an output channel).
+ * The folder is its owner's, made before the first call (the loop's --out, the design's work folder); it is not
+ * made here, where a linked folder could not be told from the one the user named.
+ */
 export type LlmLog = { dir: string } | ((record: LlmCallRecord) => void);
 
 export const LLM_LOG_FILE = 'llm-calls.ndjson';
@@ -137,7 +140,6 @@ function writeLog(log: LlmLog | undefined, record: LlmCallRecord): void {
     log(record);
     return;
   }
-  mkdirSync(log.dir, { recursive: true });
   appendNoFollow(path.join(log.dir, LLM_LOG_FILE), JSON.stringify(record) + '\n');
 }
 

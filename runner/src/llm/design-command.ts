@@ -2,7 +2,7 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { CommandError, PROCESS_IO, UsageError, type CommandIo } from '../args';
-import { writeAtomic } from '../files';
+import { makeFolderBelow, writeAtomic } from '../files';
 import { resolveTask } from '../tasks';
 import { LlmNotConfiguredError, resolveLlmConfig, isLlmConfigured } from './client';
 import { EVENTS_OPTION, runLlmCommand } from './command';
@@ -32,6 +32,9 @@ export function designCommand(argv: string[], terminal: CommandIo = PROCESS_IO):
     const language = (values.language ?? (/\.py$/i.test(out) ? 'py' : 'ts')) === 'py' ? 'python' : 'typescript';
     if ((language === 'python') !== /\.py$/i.test(out))
       throw new UsageError(`--out ${values.out} does not end in .${language === 'python' ? 'py' : 'ts'}, the extension of --language ${values.language}`);
+    // The work folder lies in the folder of --out, which may be shared: a linked .rewardsmith-design is refused
+    // before anything in it is removed (rm follows a link on the way, not one in the last place).
+    makeFolderBelow(path.dirname(out), path.dirname(workDir));
     rmSync(workDir, { recursive: true, force: true });
     progress(`designing a reward for ${task.id}`);
     const reviewed = await designAndReview({ task, request: { kind: 'initial' }, dir: workDir, log: { dir: workDir }, language });

@@ -3,9 +3,9 @@
 // back to the designer with the diagnostics and is never trained), then the LLM critic, up to 3 rounds, told what
 // the probes measured (their warnings: the reward replayed on the task's probe bank), which also go back to the
 // designer with the critique.
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { writeAtomic } from '../files';
+import { makeFolder, writeAtomic } from '../files';
 import { lintText } from '../lint/rules';
 import { probeDiagnostic } from '../lint/check';
 import { probeReward } from '../probe/index';
@@ -196,7 +196,7 @@ export async function designAndReview(opts: ReviewOptions): Promise<ReviewedRewa
   const limits = { ...REVIEW_LIMITS, ...opts.limits };
   const extension = FENCES[opts.language ?? 'typescript'].extension;
   if (extension === 'py') await loadPythonParser();
-  mkdirSync(opts.dir, { recursive: true });
+  makeFolder(opts.dir);
   const steps: ReviewStep[] = [];
   let request = opts.request;
   let lintFixes = 0;

@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { makeEvent } from '../events';
-import { isInsideFolder, writeAtomic } from '../files';
+import { isInsideFolder, makeFolderBelow, writeAtomic } from '../files';
 import {
   checkpointHeldOut,
   LOOP_FILES,
@@ -104,10 +104,13 @@ function designedCandidates(candidates: CandidateResult[], chosen: CandidateResu
 
 /**
  * Runs `compute` unless its result file exists from an earlier (interrupted) run of the loop. A result that
- * `keep` rejects (a failure worth retrying on the next run) is returned but not recorded.
+ * `keep` rejects (a failure worth retrying on the next run) is returned but not recorded. `root` is the loop's
+ * folder: a recorded result is read only from inside it, and the result's folder is made below it with no link
+ * at any level, so that neither `compute`'s files nor the result are written out of the folder.
  */
-async function cached<T>(file: string, compute: () => Promise<T>, keep: (value: T) => boolean = () => true): Promise<T> {
-  if (existsSync(file)) return readRecordJson(file) as T;
+async function cached<T>(root: string, file: string, compute: () => Promise<T>, keep: (value: T) => boolean = () => true): Promise<T> {
+  if (existsSync(file)) return readRecordJson(file, root) as T;
+  makeFolderBelow(root, path.dirname(file));
   const value = await compute();
   if (keep(value)) writeAtomic(file, json(value));
   return value;
@@ -283,6 +286,7 @@ class Loop {
 
   /** One candidate's training run from the loop's start policy, with the loop's budget. */
   private async train(rewardFile: string, runDir: string, start: LoopStart): Promise<TrainOutcome> {
+    makeFolderBelow(this.o.out, runDir);
     return (this.o.runSteps ?? REAL_STEPS).train({
       rewardFile,
       task: this.o.task,
@@ -312,6 +316,7 @@ class Loop {
     for (let attempt = 1; attempt <= 1 + MAX_EXECUTION_FIXES; attempt++) {
       const attemptDir = path.join(dir, `attempt-${attempt}`);
       const reviewed = await cached<ReviewedReward>(
+        this.o.out,
         path.join(attemptDir, 'review.json'),
         () => designAndReview({ task: this.o.task, request, firstDraft: draft, dir: attemptDir, llm: this.o.llm, log: this.log, language: this.language }),
         (r) => r.source !== null,
@@ -344,7 +349,7 @@ class Loop {
       }
       const start = await this.startPolicy();
       this.say(`  candidate ${k}: training on ${this.rel(rewardFile)} for ${this.o.steps} frames ${startText(start, this.o.out)}`);
-      const outcome = await cached<TrainOutcome>(path.join(attemptDir, 'train.json'), () => this.train(rewardFile, runDir, start));
+      const outcome = await cached<TrainOutcome>(this.o.out, path.join(attemptDir, 'train.json'), () => this.train(rewardFile, runDir, start));
       if (outcome.ok) {
         const summary = requireTrainingSummary(runDir);
         this.say(`  candidate ${k}: ${heldOutText(summary, start)}, deaths ${rateText(summary.eval.death)}`);
@@ -369,14 +374,14 @@ class Loop {
     const rewardFile = path.join(this.o.out, chosen.reward!);
     const rewardSource = readFileSync(rewardFile, 'utf8');
     // The programmatic analysis is the run's suggestions.json, as `rewardsmith analyze` writes it.
-    const programmatic = await cached<Analysis & { version: number }>(path.join(runDir, RUN_FILES.suggestions), async () => ({
+    const programmatic = await cached<Analysis & { version: number }>(this.o.out, path.join(runDir, RUN_FILES.suggestions), async () => ({
       version: 1,
       ...(await analyzeRun(runDir, { rewardFile, task: this.o.task })),
     }));
     const found: ProgrammaticFinding[] = programmatic.suggestions;
     const llm = this.o.noLlm
       ? null
-      : await cached<LlmAnalysis>(path.join(iterDir, 'llm-analysis.json'), () =>
+      : await cached<LlmAnalysis>(this.o.out, path.join(iterDir, 'llm-analysis.json'), () =>
           analyzeWithLlm({
             task: this.o.task,
             rewardSource,
@@ -464,6 +469,7 @@ class Loop {
     patched?: { file: string; text: string },
   ): Promise<CandidateResult> {
     const attemptDir = path.join(iterDir, `candidate-${k}`, 'attempt-1');
+    makeFolderBelow(this.o.out, attemptDir);
     const rewardFile = path.join(attemptDir, this.rewardName);
     if (!existsSync(rewardFile)) writeAtomic(rewardFile, source);
     const refused = patched && (await screenReward(rewardFile, this.o.task, patched));
@@ -477,6 +483,7 @@ class Loop {
       `  candidate ${k}${applied.length ? ` (${applied.join(' + ')})` : ''}: training on ${this.rel(rewardFile)} for ${this.o.steps} frames ${startText(start, this.o.out)}`,
     );
     const outcome = await cached<TrainOutcome>(
+      this.o.out,
       path.join(attemptDir, 'train.json'),
       () => this.train(rewardFile, runDir, start),
       // A sandbox host that died (not the reward's own error) is not recorded: resuming the loop retries it.
@@ -620,7 +627,7 @@ class Loop {
         `iteration ${i}: candidate ${best.candidate} is ahead, ${formatDifference(comparison)}, but not shown better; evaluating both rewards on ${step} more held-out worlds (look ${look + 1} of ${DECISION_LOOKS})`,
       );
       const lookDir = path.join(iterDir, 'decision', `look-${look + 1}`);
-      const extra = await cached(path.join(lookDir, 'look.json'), async () => {
+      const extra = await cached(this.o.out, path.join(lookDir, 'look.json'), async () => {
         const request = (runDir: string, who: string): ExtraEvaluation => ({
           runDir,
           task: this.o.task,
@@ -687,6 +694,7 @@ class Loop {
       const iterDir = path.join(o.out, `iteration-${i}`);
       const iterationFile = path.join(iterDir, 'iteration.json');
       const result = await cached<IterationResult>(
+        this.o.out,
         iterationFile,
         async (): Promise<IterationResult> => {
           const prev = results[results.length - 1];

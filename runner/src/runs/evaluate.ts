@@ -2,7 +2,6 @@
 // reward in its sandbox (so records carry the rewards the agent saw), and write the run's evaluation records
 // in the analyzer's format (last 32 steps, final state, full path).
 
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { makeFolder, writeAtomic } from '../files';
 import type { TaskSpec } from '../tasks';
@@ -430,9 +429,10 @@ export async function evaluateCheckpoint(o: {
   const envs = Math.min(EVAL_ENVS, o.episodes);
   let sandbox: RewardSandbox | null = null;
   try {
+    // Made before evaluating, so that a link in its place is refused before the work rather than after.
+    makeFolder(o.out);
     sandbox = await RewardSandbox.open(copy.file, envs, { attack: o.task.attack, episodeSteps: o.task.maxSteps, source: copy.text });
     const result = await evaluatePolicy(loaded, state, { task: o.task, episodes: o.episodes, envs, seed: o.seed, sandbox, excludeSeeds: o.excludeSeeds });
-    mkdirSync(o.out, { recursive: true });
     writeEvalRecords(o.out, result.episodes);
     return { summary: result.summary, episodes: result.episodes };
   } finally {
