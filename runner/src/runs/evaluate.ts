@@ -222,93 +222,102 @@ async function runEpisodes(env: VecEnv, book: EpisodeBook, firstFeatures: Float3
   }
 }
 
-/** A part's step whose rewards are on their way (requested, not yet taken). */
+/** A part's step: its results, the actions that made it, the envs they stepped and the episodes its done envs start. */
 interface PartStep {
   first: number;
   res: VecStepResult;
   actions: Int32Array;
   stepped: number[];
-  rewards: Promise<Float64Array>;
-  /** The episodes its done envs started (numbered before its records). */
+  /** The episode each done env starts, numbered (and holds decided) as soon as the part's step is taken. */
   starts: Map<number, { seed: number; episode: number }>;
 }
 
 /**
  * The same steps, pipelined over the two parts of a split env: part B, envs [0, k), stepped in this thread, and
- * part A, envs [k, n), stepped by a worker. While the worker steps A(t), this thread records B(t) and acts for
- * B(t+1); then it takes A(t), numbers A's new episodes, acts for A(t+1) and starts it at once; it requests A(t)'s
- * rewards, begins the reward's new episodes, steps B(t+1) while the reward host computes, requests B(t+1)'s
- * rewards, and records A(t) when its rewards come. Everything a whole step orders stays in its order: actions
- * are drawn for B(t+1) before A(t+1) (env order, as one batch draws them; `rowwiseAct`), episodes are numbered
- * and recorded B's before A's, and the reward host gets B(t)'s calls, A(t)'s, the episodes begun at t, then
- * B(t+1)'s; so the records are those of runEpisodes, byte for byte. Nothing is stepped or rewarded past the step
- * that completes the evaluation (known when A's part is numbered), except the worker's last step, never read.
+ * part A, envs [k, n), stepped by a worker. While the worker steps A(t), this thread records step t − 1 (B's
+ * envs, then A's), numbers B(t)'s new episodes and acts for B(t+1); then it takes A(t), numbers A's new episodes,
+ * acts for A(t+1) and starts it at once; it requests the rewards of B(t) and A(t) together (one round trip to the
+ * reward host per step, as whole steps make), begins the reward's new episodes and steps B(t+1) while the reward
+ * host computes. Everything a whole step orders stays in its order: actions are drawn for B(t+1) before
+ * A(t+1) (env order, as one batch draws them; `rowwiseAct`), episodes are numbered and recorded B's before A's,
+ * and the reward host gets the calls of B(t) and A(t) in env order, the episodes begun at t, then those of
+ * B(t+1) and A(t+1); so the records are those of runEpisodes, byte for byte. Nothing is stepped or rewarded past
+ * the step that completes the evaluation (known when A's part is numbered), except the worker's last step, never read.
  */
 async function runPipelined(env: SplitStepVecEnv, book: EpisodeBook, firstFeatures: Float32Array, opts: EvaluateOptions): Promise<void> {
   const n = env.numEnvs,
     k = env.localEnvs,
     f = env.featureSize;
-  const request = (part: Omit<PartStep, 'rewards' | 'starts'>): PartStep => {
-    const rewards = stepRewards(
-      opts.sandbox,
-      part.stepped,
-      part.stepped.map((i) => part.res.obs[i - part.first]!),
-      n,
-    );
-    rewards.catch(() => undefined); // taken (and thrown) where it is awaited; meanwhile it is not unhandled
-    return { ...part, rewards, starts: new Map() };
+  /** Numbers the episodes a part's done envs start; returns how many counted episodes it finishes. */
+  const numberStarts = (part: PartStep): number => {
+    let finishing = 0;
+    for (const i of part.stepped) {
+      if (!part.res.info[i - part.first]!.done) continue;
+      if (book.counts(i)) finishing++;
+      part.starts.set(i, numberStart(book, i));
+    }
+    return finishing;
   };
-  const stepB = (actions: Int32Array) => request({ first: 0, res: env.stepLocal(actions), actions, stepped: steppedEnvs(actions, 0) });
-  /** Records a part's step; its done envs begin the episodes numbered for them (numbered now if not yet). */
-  const record = async (part: PartStep, done: number[], doneObs: StepObservation[]) => {
-    const rewards = await part.rewards;
+  /** Records a part's step with its rewards (from `offset` in them); its done envs begin their numbered episodes. */
+  const record = (part: PartStep, rewards: Float64Array, offset: number) => {
     part.stepped.forEach((i, j) => {
       const r = i - part.first;
-      book.step(i, part.actions[r]!, rewards[j]!, part.res.obs[r]!, part.res.info[r]!);
+      book.step(i, part.actions[r]!, rewards[offset + j]!, part.res.obs[r]!, part.res.info[r]!);
       if (!part.res.info[r]!.done) return;
-      const start = part.starts.get(i) ?? numberStart(book, i);
+      const start = part.starts.get(i)!;
       book.begin(i, start.seed, start.episode, part.res.resetObs[r]!);
-      done.push(i);
-      doneObs.push(part.res.resetObs[r]!);
     });
     book.frames += part.stepped.length;
   };
+  const stepB = (actions: Int32Array): PartStep => ({ first: 0, res: env.stepLocal(actions), actions, stepped: steppedEnvs(actions, 0), starts: new Map() });
 
   if (book.complete) return;
   const firstB = book.act(firstFeatures.subarray(0, k * f), 0, k);
   let actionsA = book.act(firstFeatures.subarray(k * f), k, n - k);
   env.startRemoteStep(actionsA);
   let partB = stepB(firstB);
-  let partA: PartStep | null = null;
+  let pending: { rewards: Promise<Float64Array>; partB: PartStep; partA: PartStep } | null = null;
   let begun: Promise<void> = Promise.resolve();
   for (;;) {
-    const done: number[] = [],
-      doneObs: StepObservation[] = [];
-    if (partA) await record(partA, [], []);
-    await record(partB, done, doneObs);
+    if (pending) recordBoth(await pending.rewards, pending.partB, pending.partA);
+    let finishing = book.episodes.length + numberStarts(partB);
     const actionsB = book.act(partB.res.features, 0, k);
 
-    partA = request({ first: k, res: await env.finishRemoteStep(), actions: actionsA, stepped: steppedEnvs(actionsA, k) });
+    const partA: PartStep = { first: k, res: await env.finishRemoteStep(), actions: actionsA, stepped: steppedEnvs(actionsA, k), starts: new Map() };
     // A's new episodes are numbered (and holds decided) now, after B's, as a whole step numbers them, so that
-    // A's next actions go to the worker before A's rewards come.
-    let finishing = book.episodes.length;
-    for (const i of partA.stepped) {
-      if (!partA.res.info[i - k]!.done) continue;
-      if (book.counts(i)) finishing++;
-      partA.starts.set(i, numberStart(book, i));
-    }
+    // A's next actions go to the worker before the rewards come.
+    finishing += numberStarts(partA);
     actionsA = book.act(partA.res.features, k, n - k);
     env.startRemoteStep(actionsA);
-    for (const i of partA.stepped) if (partA.starts.has(i)) done.push(i), doneObs.push(partA.res.resetObs[i - k]!);
+    const stepped = [...partB.stepped, ...partA.stepped];
+    const rewards = stepRewards(
+      opts.sandbox,
+      stepped,
+      stepped.map((i) => (i < k ? partB.res.obs[i]! : partA.res.obs[i - k]!)),
+      n,
+    );
+    rewards.catch(() => undefined); // taken (and thrown) where it is awaited; meanwhile it is not unhandled
+    const done = stepped.filter((i) => (i < k ? partB : partA).starts.has(i));
     await begun;
-    begun = beginEpisodes(opts.sandbox, done, doneObs);
+    begun = beginEpisodes(
+      opts.sandbox,
+      done,
+      done.map((i) => (i < k ? partB.res.resetObs[i]! : partA.res.resetObs[i - k]!)),
+    );
     begun.catch(() => undefined);
+    pending = { rewards, partB, partA };
     if (finishing >= opts.episodes) break;
     partB = stepB(actionsB);
   }
-  await record(partA, [], []);
+  recordBoth(await pending.rewards, pending.partB, pending.partA);
   await begun;
   // The worker's last step (started before the evaluation knew it was complete) is taken when the env closes.
+
+  /** Records B's part of a step, then A's, with the rewards of both (B's first). */
+  function recordBoth(rewards: Float64Array, b: PartStep, a: PartStep): void {
+    record(b, rewards, 0);
+    record(a, rewards, b.stepped.length);
+  }
 }
 
 /** Numbers the episode env i has auto-reset into. */
