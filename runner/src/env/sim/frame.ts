@@ -178,15 +178,21 @@ export function renderFrame(world: SimWorld, pose: ViewPose, mobs: readonly Fram
     return yawOff <= FOV_YAW + spread && el >= pose.pitch - FOV_PITCH - spread && el <= pose.pitch + FOV_PITCH + spread;
   });
   const skyAbove = stateVisible[world.above] === 0;
+  // A column's yaw is the same in every row: its sine and cosine are taken once per frame, not once per pixel.
+  if (columnSin.length < width) (columnSin = new Float64Array(width)), (columnCos = new Float64Array(width));
+  for (let c = 0; c < width; c++) {
+    // Relative yaw is positive to the right; the pose's yaw grows turning left.
+    const yaw = pose.yaw - (-FOV_YAW + (2 * FOV_YAW * (c + 0.5)) / width);
+    columnSin[c] = Math.sin(yaw);
+    columnCos[c] = Math.cos(yaw);
+  }
   for (let r = 0; r < height; r++) {
     const el = Math.max(-MAX_ELEVATION, Math.min(MAX_ELEVATION, pose.pitch + FOV_PITCH - (2 * FOV_PITCH * (r + 0.5)) / height));
     const ce = Math.cos(el),
       dy = Math.sin(el);
     for (let c = 0; c < width; c++) {
-      // Relative yaw is positive to the right; the pose's yaw grows turning left.
-      const yaw = pose.yaw - (-FOV_YAW + (2 * FOV_YAW * (c + 0.5)) / width);
-      const dx = -Math.sin(yaw) * ce,
-        dz = -Math.cos(yaw) * ce;
+      const dx = -columnSin[c]! * ce,
+        dz = -columnCos[c]! * ce;
       let index = castBlock(world, ox, oy, oz, dx, dy, dz, skyAbove);
       let t = hitT;
       for (const m of near) {
@@ -200,6 +206,10 @@ export function renderFrame(world: SimWorld, pose: ViewPose, mobs: readonly Fram
     }
   }
 }
+
+/** Each column's sin and cos of yaw for the frame being drawn. */
+let columnSin = new Float64Array(FRAME_WIDTH);
+let columnCos = new Float64Array(FRAME_WIDTH);
 
 /** Distance along the ray of the last `castBlock` hit (Infinity for sky and fog). */
 let hitT = Infinity;
