@@ -148,7 +148,7 @@ test('a checkpoint file that links out of its folder, or is larger than a record
   /** A copy of the tiny run whose `file` (in its checkpoint) now lives outside the run, linked back in. */
   const linkedOut = async (name: string, file: string) => {
     const dir = withFramesLeft(await runCopy(name));
-    const inside = file === RUN_FILES.metrics ? path.join(dir, file) : path.join(dir, RUN_FILES.checkpoint, file);
+    const inside = file === RUN_FILES.metrics || file === RUN_FILES.config ? path.join(dir, file) : path.join(dir, RUN_FILES.checkpoint, file);
     const outside = path.join(tmp, `outside-${name}-${file}`);
     renameSync(inside, outside);
     symlinkSync(outside, inside);
@@ -158,7 +158,7 @@ test('a checkpoint file that links out of its folder, or is larger than a record
   const refused = (linked: string) =>
     `${linked}: a symbolic link to outside-${linked.split(path.sep)[0]}-${path.basename(linked)}, outside ${linked.split(path.sep)[0]}; not read`;
   const resumed: string[] = [];
-  for (const file of ['state.json', 'optimizer.json', 'optimizer.bin', 'weights.bin', 'policy.json', RUN_FILES.metrics])
+  for (const file of ['state.json', 'optimizer.json', 'optimizer.bin', 'weights.bin', 'policy.json', RUN_FILES.metrics, RUN_FILES.config])
     resumed.push(await linkedOut(`resume-${resumed.length}`, file));
   const evaluated = [await linkedOut('eval-0', 'weights.bin'), await linkedOut('eval-1', 'policy.json')];
   const initial = await linkedOut('init', 'weights.bin');

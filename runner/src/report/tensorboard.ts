@@ -9,9 +9,10 @@
 //  - a Summary (summary.proto) holds repeated Value value = 1; a Value holds tag = 1 (string) and
 //    simple_value = 2 (float), the scalar TensorBoard plots.
 // The protobuf encoding here covers only those fields: varints, 64-bit, 32-bit and length-delimited fields.
-import { lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { makeFolder, writeAtomic } from '../files';
 
 // CRC-32C (Castagnoli), reflected polynomial 0x82f63b78, as TFRecord uses.
 const CRC32C_TABLE = (() => {
@@ -117,8 +118,7 @@ export interface ScalarStep {
  */
 export function writeEventFile(dir: string, steps: readonly ScalarStep[], startTime = steps[0]?.wallTime ?? Date.now() / 1000): string {
   // The folder is inside a run folder, which is shared input: never write through a link it holds.
-  if (lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink()) throw new Error(`${dir} is a symbolic link; no event file written through it`);
-  mkdirSync(dir, { recursive: true });
+  makeFolder(dir);
   for (const old of readdirSync(dir)) if (old.startsWith('events.out.tfevents.')) rmSync(path.join(dir, old), { force: true });
   const records = [tfRecord(encodeEvent({ wallTime: startTime, fileVersion: TENSORBOARD_FILE_VERSION }))];
   for (const s of steps) {
@@ -127,6 +127,6 @@ export function writeEventFile(dir: string, steps: readonly ScalarStep[], startT
   }
   const host = hostname().replace(/[^A-Za-z0-9.-]/g, '_') || 'localhost';
   const file = path.join(dir, `events.out.tfevents.${Math.floor(startTime)}.${host}`);
-  writeFileSync(file, Buffer.concat(records));
+  writeAtomic(file, Buffer.concat(records));
   return file;
 }

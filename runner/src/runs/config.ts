@@ -4,7 +4,7 @@
 // (`config.json`) so that `--resume` continues with exactly the options the run started with.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { writeAtomic } from '../files';
+import { readRecordBytes, writeAtomic } from '../files';
 import {
   applyOptionsFile,
   checkValue,
@@ -344,9 +344,11 @@ export function readStoredConfig(runDir: string): TrainConfig | null {
   const file = path.join(runDir, RUN_FILES.config);
   if (!existsSync(file)) return null;
   const damaged = (what: string) => new RunRecordError(`${file}: ${what}; the run's files are untouched`);
+  // Read within the run folder, bounded: the folder may be someone else's.
+  const text = readRecordBytes(file, runDir).toString('utf8');
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
+    parsed = JSON.parse(text);
   } catch (err) {
     throw damaged(`not valid JSON (${(err as Error).message})`);
   }
