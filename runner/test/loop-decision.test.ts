@@ -348,6 +348,40 @@ test("a resumed loop lists the suggestions of its runs' analyses as they are now
   assert.doesNotMatch(table, /died-in-lava|re-analysed|scripted finding/);
 });
 
+test('a resumed loop whose records name a reward outside its folder refuses it, naming it, and reads nothing there', async () => {
+  const dir = path.join(out, 'forged');
+  const foundation = path.join(dir, 'foundation');
+  mkdirSync(foundation, { recursive: true });
+  writeFileSync(path.join(foundation, 'summary.json'), JSON.stringify(summary(22, 100)));
+  writeFileSync(path.join(foundation, 'pretrain.json'), JSON.stringify({ demos: 4 }));
+  const trained: string[] = [];
+  const steps: RunSteps = {
+    async train(o: TrainStepOptions) {
+      trained.push(path.relative(dir, o.out));
+      mkdirSync(o.out, { recursive: true });
+      writeFileSync(path.join(o.out, 'summary.json'), JSON.stringify(summary(11, 100)));
+      writeFileSync(
+        path.join(o.out, 'suggestions.json'),
+        JSON.stringify({ failed_episodes: 89, explained_episodes: 89, suggestions: [finding('reward-gamed', 56, approach)] }),
+      );
+      return { ok: true };
+    },
+    evaluate: () => assert.fail('no close call to look at again'),
+  };
+  await scriptedLoop(dir, 1, steps);
+  // The first iteration's record edited to name, as the reward in force, a file beside the loop folder.
+  const planted = path.join(out, 'planted.reward.ts');
+  writeFileSync(planted, readFileSync(WEAK, 'utf8').replace('// task:', '// planted\n// task:'));
+  const record = path.join(dir, 'iteration-1', 'iteration.json');
+  const it1 = JSON.parse(readFileSync(record, 'utf8')) as { reward: string };
+  writeFileSync(record, JSON.stringify({ ...it1, reward: path.join('..', 'planted.reward.ts') }));
+  await assert.rejects(scriptedLoop(dir, 2, steps), {
+    name: 'RunRecordError',
+    message: `${path.join(dir, '..', 'planted.reward.ts')}: named by ${dir}'s records, but outside that folder; not read`,
+  });
+  assert.deepEqual(trained, [path.join('iteration-1', 'candidate-1', 'attempt-1', 'run')], 'no candidate was made from it');
+});
+
 test("a decision's extra look evaluates a trained policy on worlds it neither trained on nor was evaluated on", async () => {
   // A tiny real run (64 frames, 6 held-out episodes of approach-tree cut to 120 steps by a task file), then the
   // loop's extra evaluation of its checkpoint.

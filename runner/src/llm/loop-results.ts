@@ -2,8 +2,8 @@
 // difference to the reward in force by the loop's decision rule, the patches it applied, the decision and why),
 // what became of each suggestion, and the best reward measured in the whole loop. The CLI prints it, the loop
 // writes it beside results.json (results.txt) for the editor's loop view.
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { readRecordBytes } from '../files';
 import { rateRecord, type RateRecord, type RunSummary } from '../records';
 import { readStoredConfig, type TrainConfig } from '../runs/config';
 import { formatDifference, type RateComparison } from '../stats';
@@ -126,9 +126,10 @@ export function suggestionOutcomes(out: string, results: IterationResult[]): Sug
   return list;
 }
 
+/** A candidate's reward text, read within the loop's folder (its records may be someone else's); '' when it cannot be. */
 function readRewardText(out: string, reward: string): string {
   try {
-    return readFileSync(path.join(out, reward), 'utf8');
+    return readRecordBytes(path.join(out, reward), out).toString('utf8');
   } catch {
     return '';
   }

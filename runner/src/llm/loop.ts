@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { makeEvent } from '../events';
-import { isInsideFolder, makeFolderBelow, writeAtomic } from '../files';
+import { isInsideFolder, makeFolderBelow, readRecordBytes, writeAtomic } from '../files';
 import {
   checkpointHeldOut,
   LOOP_FILES,
@@ -307,6 +307,21 @@ class Loop {
     return path.relative(this.o.out, p);
   }
 
+  /**
+   * A reward or run the loop's records name (`iteration-2/candidate-1/attempt-1/reward.ts`), as a path in the
+   * loop's folder: the records may be someone else's, so a name that leads out of the folder is refused.
+   */
+  private inLoop(name: string): string {
+    const file = path.join(this.o.out, name);
+    if (!isInsideFolder(this.o.out, file)) throw new RunRecordError(`${file}: named by ${this.o.out}'s records, but outside that folder; not read`);
+    return file;
+  }
+
+  /** The text of a reward the loop's records name, read within the loop's folder (`inLoop`, `readRecordBytes`). */
+  private readInLoop(name: string): string {
+    return readRecordBytes(this.inLoop(name), this.o.out).toString('utf8');
+  }
+
   /** One candidate: review (design → lint → critic), train; a run-time reward error goes back to the designer. */
   private async candidate(iterDir: string, k: number, base: DesignRequest, firstDraft: string | undefined): Promise<CandidateResult> {
     const dir = path.join(iterDir, `candidate-${k}`);
@@ -370,9 +385,9 @@ class Loop {
   }
 
   private async analyze(iterDir: string, chosen: CandidateResult): Promise<NonNullable<IterationResult['analysis']>> {
-    const runDir = path.join(this.o.out, chosen.run!);
-    const rewardFile = path.join(this.o.out, chosen.reward!);
-    const rewardSource = readFileSync(rewardFile, 'utf8');
+    const runDir = this.inLoop(chosen.run!);
+    const rewardFile = this.inLoop(chosen.reward!);
+    const rewardSource = this.readInLoop(chosen.reward!);
     // The programmatic analysis is the run's suggestions.json, as `rewardsmith analyze` writes it.
     const programmatic = await cached<Analysis & { version: number }>(this.o.out, path.join(runDir, RUN_FILES.suggestions), async () => ({
       version: 1,
@@ -434,7 +449,7 @@ class Loop {
   private analysisNow(it: IterationResult, prev: IterationResult | undefined): IterationResult['analysis'] {
     if (!it.analysis || !it.run) return it.analysis;
     if (it.chosen === 0) return prev?.analysis ?? it.analysis;
-    const programmatic = readAnalysis(path.join(this.o.out, it.run));
+    const programmatic = readAnalysis(this.inLoop(it.run));
     if (!programmatic) return it.analysis;
     return { llm: it.analysis.llm, findings: programmatic.suggestions, suggestions: this.suggestionRecords(it.analysis.llm, programmatic) };
   }
@@ -444,7 +459,7 @@ class Loop {
     if (!chosen?.summary || !prev.analysis) return null;
     return {
       kind: 'update',
-      previous: readFileSync(path.join(this.o.out, chosen.reward!), 'utf8'),
+      previous: this.readInLoop(chosen.reward!),
       statistics: statisticsText(chosen.summary),
       // The programmatic findings reach the designer as P-suggestions (below), with their patches.
       analysis: prev.analysis.llm?.analysis ?? 'No analysis.',
@@ -542,15 +557,15 @@ class Loop {
       const c = await this.trainCandidate(iterDir, 1, readFileSync(o.startReward!, 'utf8'), []);
       if (!c.summary) return result(null, [c], false, null, null);
       c.decision = 'kept (the starting reward)';
-      writeAtomic(path.join(iterDir, this.rewardName), readFileSync(path.join(o.out, c.reward!), 'utf8'));
+      writeAtomic(path.join(iterDir, this.rewardName), this.readInLoop(c.reward!));
       return result(c, [c], false, await this.analyze(iterDir, c), null);
     }
     // The reward in force: the latest iteration that kept a new one (an iteration that kept the previous one has chosen 0).
     const keeper = [...done].reverse().find((it) => it.chosen !== 0)!;
     const current = keeper.candidates.find((c) => c.candidate === keeper.chosen)!;
-    const currentFile = path.join(o.out, prev.reward!);
-    const currentText = readFileSync(currentFile, 'utf8');
-    const analysis = readAnalysis(path.join(o.out, current.run!));
+    const currentFile = this.inLoop(prev.reward!);
+    const currentText = this.readInLoop(prev.reward!);
+    const analysis = readAnalysis(this.inLoop(current.run!));
     if (!analysis) throw new RunRecordError(`${path.join(o.out, current.run!, RUN_FILES.suggestions)}: the run has not been analysed`);
     const suggestions = analysis.suggestions as Suggestion[];
     const tried = new Set(done.flatMap((it) => it.candidates.map((c) => (c.applied ?? []).join('+'))));
@@ -593,7 +608,7 @@ class Loop {
       return { ...result(kept, candidates, true, prev.analysis, decision), chosen: 0 };
     }
     this.say(`iteration ${i}: candidate ${best!.candidate} ${decision.reason}`);
-    writeAtomic(path.join(iterDir, this.rewardName), readFileSync(path.join(o.out, best!.reward!), 'utf8'));
+    writeAtomic(path.join(iterDir, this.rewardName), this.readInLoop(best!.reward!));
     return result(best, candidates, false, await this.analyze(iterDir, best!), decision);
   }
 
@@ -615,7 +630,7 @@ class Loop {
     let cand = heldOut(best.summary!);
     let cur = heldOut(current.summary!);
     const step = Math.min(cand.n, cur.n);
-    const runs = { candidate: path.join(this.o.out, best.run!), current: path.join(this.o.out, current.run!) };
+    const runs = { candidate: this.inLoop(best.run!), current: this.inLoop(current.run!) };
     const seen = [...seedsSeen(runs.candidate), ...seedsSeen(runs.current)];
     const looks: DecisionLook[] = [];
     for (let look = 1; ; look++) {
@@ -712,7 +727,7 @@ class Loop {
           let chosen: CandidateResult | null = null;
           for (const c of candidates) if (c.summary && (!chosen || better(c.summary, chosen.summary!))) chosen = c;
           if (chosen && o.candidates > 1) this.say(`iteration ${i}: keeping candidate ${chosen.candidate} (best evaluation success)`);
-          if (chosen) writeAtomic(path.join(iterDir, this.rewardName), readFileSync(path.join(o.out, chosen.reward!), 'utf8'));
+          if (chosen) writeAtomic(path.join(iterDir, this.rewardName), this.readInLoop(chosen.reward!));
           const analysis = chosen ? await this.analyze(iterDir, chosen) : null;
           const annotated = chosen ? designedCandidates(candidates, chosen, prev, await this.startPolicy()) : candidates;
           return {
