@@ -24,6 +24,7 @@ import { appendNoFollow, isInsideFolder, makeFolder, makeFolderBelow, readRecord
 import { newNetwork } from '../src/ppo/learner';
 import { Rng, savePolicy } from '../src/ppo/policy';
 import { RUN_FILES } from '../src/records';
+import { JOB_FILES, LocalEngine } from '../src/sweep/engine';
 import { cliAll } from './helpers/cli-all';
 import { tempDir } from './helpers/tmp';
 
@@ -270,4 +271,16 @@ test('a record that is a FIFO is refused at once, naming it, rather than waited 
     name: 'RunRecordError',
     message: `${big}: 2,048 bytes, more than the 1 KiB this file may hold; not read`,
   });
+});
+
+test("a job's folder (a sweep's or table's run): a job-exit.json.tmp placed there as a link out is not written through; the exit is recorded in the folder", async () => {
+  const dir = tempDir('rewardsmith-files-');
+  const runDir = path.join(dir, 'run');
+  mkdirSync(runDir);
+  const target = victim(dir);
+  symlinkSync(target, path.join(runDir, `${JOB_FILES.exit}.tmp`));
+  const result = await new LocalEngine({ parallel: 1, pollMs: 50 }).run({ name: 'help', runDir, start: ['lint', '--help'] });
+  assert.equal(readFileSync(target, 'utf8'), 'precious\n');
+  assert.ok(lstatSync(path.join(runDir, JOB_FILES.exit)).isFile());
+  assert.equal(result.exit?.exit_code, 0);
 });

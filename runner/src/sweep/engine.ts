@@ -14,7 +14,7 @@ import { execFile, spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openForAppend, writeAtomic } from '../files';
+import { openForAppend, readRecordBytes, writeAtomic } from '../files';
 import { pathToFileURL } from 'node:url';
 import { StringDecoder } from 'node:string_decoder';
 import { parseEvent, type RunnerEvent } from '../events';
@@ -182,6 +182,10 @@ cd ${shellQuote(job.runDir)} || exit 1
 rm -f ${JOB_FILES.exit}
 ${run}
 code=$?
+# The folder may be shared: whatever lies at the temporary name (a link) is removed, and noclobber (set -C)
+# makes the shell create the file rather than write through one put back since.
+rm -f ${JOB_FILES.exit}.tmp
+set -C
 printf '{"exit_code":%d,"started":%s,"ended":%s,"host":"%s"}\\n' "$code" "$started" "$(date +%s.%N)" "$(hostname)" > ${JOB_FILES.exit}.tmp
 mv ${JOB_FILES.exit}.tmp ${JOB_FILES.exit}
 exit $code
@@ -196,7 +200,7 @@ interface JobRecord {
 
 function readRecord(runDir: string): JobRecord | null {
   try {
-    const r = JSON.parse(readFileSync(path.join(runDir, JOB_FILES.record), 'utf8')) as JobRecord;
+    const r = JSON.parse(readRecordBytes(path.join(runDir, JOB_FILES.record), runDir).toString('utf8')) as JobRecord;
     return typeof r.job_id === 'string' && (r.engine === 'local' || r.engine === 'slurm') ? r : null;
   } catch {
     return null;
@@ -205,7 +209,7 @@ function readRecord(runDir: string): JobRecord | null {
 
 function readExit(runDir: string): JobExit | null {
   try {
-    return JSON.parse(readFileSync(path.join(runDir, JOB_FILES.exit), 'utf8')) as JobExit;
+    return JSON.parse(readRecordBytes(path.join(runDir, JOB_FILES.exit), runDir).toString('utf8')) as JobExit;
   } catch {
     return null;
   }
@@ -214,7 +218,7 @@ function readExit(runDir: string): JobExit | null {
 /** Frames trained so far: the last line of the run's metrics.ndjson. */
 function framesSoFar(runDir: string): number | null {
   try {
-    const lines = readFileSync(path.join(runDir, RUN_FILES.metrics), 'utf8').trimEnd().split('\n');
+    const lines = readRecordBytes(path.join(runDir, RUN_FILES.metrics), runDir).toString('utf8').trimEnd().split('\n');
     const last = lines[lines.length - 1];
     return last ? (JSON.parse(last) as { frames: number }).frames : null;
   } catch {
@@ -226,7 +230,7 @@ function framesSoFar(runDir: string): number | null {
 function failureFromLog(runDir: string): Pick<JobResult, 'message' | 'rewardError'> {
   let text = '';
   try {
-    text = readFileSync(path.join(runDir, JOB_FILES.log), 'utf8');
+    text = readRecordBytes(path.join(runDir, JOB_FILES.log), runDir).toString('utf8');
   } catch {
     return { message: null, rewardError: null };
   }
