@@ -1,7 +1,8 @@
 // The one rule for which file a suggestion's patch may change: `rewardsmith apply` and the editor's Apply both
 // call `patchTarget`, so a run folder from someone else can never steer a write the two would judge differently.
-import { readFileSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
+import { readRecordBytes, RunRecordError } from './files';
 import { readSummary, REWARD_FILE_EXTENSIONS, REWARD_FILE_PATTERN, RUN_FILES, sha256Hex } from './records';
 
 /** Why a suggestion's patch may not change a file; nothing has been changed. */
@@ -58,8 +59,11 @@ export function patchTarget(source: { named: string } | { runDir: string }): Pat
     );
   let content: Uint8Array;
   try {
-    content = readFileSync(real);
+    // The path is the record's: read without waiting and bounded, so a FIFO or a device there is refused, not read.
+    content = readRecordBytes(real, path.dirname(real));
   } catch (err) {
+    if (err instanceof RunRecordError)
+      throw new PatchTargetError(`${err.message} (the reward file recorded in ${summaryFile}); nothing was changed. Name the file to patch: --to FILE`);
     throw unreadable(err);
   }
   const actual = sha256Hex(content);

@@ -4,6 +4,7 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { analyzeRun } from '../src/analyze/analyze';
@@ -164,6 +165,16 @@ test("apply never patches a file the records name unless it is the run's reward 
   assert.equal(linked.status, 1, linked.stdout);
   assert.match(linked.stderr, /shipped\.reward\.ts \(a link to .*index\.js\), named by .*summary\.json, is not a reward file/);
   assert.equal(readFileSync(pkg, 'utf8'), bashrcText);
+  // A FIFO named like a reward: opened as the record says, it would never answer; refused at once instead.
+  const fifo = path.join(path.dirname(bashrc), 'waiting.reward.ts');
+  assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+  setSummary(run, { reward_file: fifo, reward_sha256: createHash('sha256').update(bashrcText).digest('hex') });
+  const waiting = await cli(run, '--suggestion', id);
+  assert.equal(waiting.status, 1, waiting.stdout);
+  assert.match(
+    waiting.stderr,
+    /^rewardsmith apply: \S+waiting\.reward\.ts: not a plain file \(a FIFO\); not read \(the reward file recorded in \S+summary\.json\); nothing was changed/,
+  );
   // No hash recorded: the path alone is not enough.
   setSummary(run, { reward_file: tool, reward_sha256: null });
   const unhashed = await cli(run, '--suggestion', id);
