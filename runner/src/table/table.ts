@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { makeFolderBelow, writeAtomic } from '../files';
 import { resolveTask } from '../tasks';
-import { readRecordObject, RUN_FILES, type RunSummary } from '../records';
+import { readRecordObject, readSummary, RUN_FILES, RunRecordError, type RunSummary } from '../records';
 import {
   compareOverSeeds,
   compareRates,
@@ -180,13 +180,13 @@ export interface TableResult {
 
 const cellDir = (out: string, task: string, seed: number, method: Method) => path.join(out, task, `seed-${seed}`, method);
 
-function readSummary(dir: string): RunSummary | null {
-  const file = path.join(dir, RUN_FILES.summary);
-  if (!existsSync(file)) return null;
+/** A cell's summary through the one checked reader, within the cell's folder; its problem (a link out, damage) as text. */
+function readCellSummary(dir: string): { summary: RunSummary | null; problem: string | null } {
   try {
-    return JSON.parse(readFileSync(file, 'utf8')) as RunSummary;
-  } catch {
-    return null; // torn write: the cell is redone
+    return { summary: readSummary(dir) ?? null, problem: null };
+  } catch (err) {
+    if (!(err instanceof RunRecordError)) throw err;
+    return { summary: null, problem: err.message };
   }
 }
 
@@ -251,9 +251,9 @@ async function tableSeed(o: TableOptions, out: string, config: TableConfig, task
       signal: o.signal,
       onState: (s, jobId) => s === 'queued' && log(`${task} seed ${seed}: ${what}${where(jobId)}`),
     });
-    const summary = result.state === 'completed' ? readSummary(job.runDir) : null;
+    const { summary, problem } = result.state === 'completed' ? readCellSummary(job.runDir) : { summary: null, problem: null };
     if (result.state === 'failed' || (result.state === 'completed' && !summary))
-      failed.push(`${job.name}: ${result.message ?? 'no summary.json'} (log: ${path.join(job.runDir, 'job.log')})`);
+      failed.push(`${job.name}: ${problem ?? result.message ?? 'no summary.json'} (log: ${path.join(job.runDir, 'job.log')})`);
     return { result, summary };
   };
   const foundationDir = cellDir(out, task, seed, 'foundation');
