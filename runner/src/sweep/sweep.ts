@@ -2,7 +2,6 @@
 // into DIR/results.json, results.md and results.svg. DIR/sweep.json records the settings and each run's job,
 // so the same command run again resumes: completed runs are kept, jobs still queued or running (the sweep was
 // killed, not the jobs) are waited for, and failed or cancelled runs start again (from their checkpoint).
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CommandError, PROCESS_IO, UsageError, parseCommandArgs, runCommand, type CommandIo } from '../args';
@@ -48,8 +47,6 @@ interface SweepState {
   runs: Record<string, { engine: 'local' | 'slurm'; jobId: string | null; state: JobState; wallSeconds: number | null; message: string | null }>;
 }
 
-const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
-
 /** The sweep's copy of a reward, in its own language: `DIR/rewards/<name>.reward.ts` or `.reward.py`. */
 function rewardCopyIn(dir: string, r: { name: string; file: string }): string {
   return path.join(dir, 'rewards', `${r.name}.reward.${/\.py$/i.test(r.file) ? 'py' : 'ts'}`);
@@ -92,7 +89,9 @@ type SweepJob = TrainJob & { reward: string; rewardOriginal: string };
  */
 function openSweep(o: SweepOptions, dir: string, taskId: string): { state: SweepState; save: () => void } {
   const names = rewardNames(o.rewards);
-  const rewards = o.rewards.map((file, i) => ({ name: names[i]!, file: path.resolve(file), sha256: sha256(file) }));
+  // Each reward file read once: the copy the runs train is the text whose sha256 the sweep records.
+  const bytes = o.rewards.map((file) => readFileSync(file));
+  const rewards = o.rewards.map((file, i) => ({ name: names[i]!, file: path.resolve(file), sha256: sha256Hex(bytes[i]!) }));
   const stateFile = path.join(dir, SWEEP_FILES.state);
   let state: SweepState = { version: 1, task: taskId, steps: o.steps, seeds: o.seeds, init: o.init ? path.resolve(o.init) : null, rewards, runs: {} };
   if (existsSync(stateFile)) {
@@ -119,9 +118,9 @@ function openSweep(o: SweepOptions, dir: string, taskId: string): { state: Sweep
   // DIR may be someone else's: no copy is written through a linked rewards/ folder, and a copy already there
   // is trained only when it is read within DIR (records.ts) and holds the text the sweep started with.
   makeFolder(path.join(dir, 'rewards'));
-  for (const r of rewards) {
+  for (const [i, r] of rewards.entries()) {
     const copy = rewardCopyIn(dir, r);
-    if (!existsSync(copy)) writeAtomic(copy, readFileSync(r.file));
+    if (!existsSync(copy)) writeAtomic(copy, bytes[i]!);
     else if (sha256Hex(readRecordBytes(copy, dir)) !== r.sha256)
       throw new RunRecordError(`${copy}: not the text of ${r.file} this sweep trains (its sha256 differs); remove it, or choose another --out`);
   }
