@@ -23,6 +23,7 @@ import {
   LIDAR_COLUMNS,
   LIDAR_ROWS,
   type ViewEntity,
+  VIEW_COLUMNS,
   type ViewPose,
   type ViewResult,
 } from './view';
@@ -37,6 +38,7 @@ export {
   LIDAR_COUNT,
   LIDAR_ROWS,
   type ViewEntity,
+  VIEW_COLUMNS,
   type ViewPose,
   ViewResult,
 } from './view';
@@ -47,8 +49,6 @@ const FOV_YAW = GAME_FACTS.fovYawDeg * DEG;
 const FOV_PITCH = GAME_FACTS.fovPitchDeg * DEG;
 const VIEW = GAME_FACTS.viewDistance;
 
-/** The vertical planes: 81 across the yaw field of view, 0.875° apart, edge to edge. */
-export const VIEW_COLUMNS = 81;
 const columnYaw = new Float64Array(VIEW_COLUMNS);
 for (let c = 0; c < VIEW_COLUMNS; c++) columnYaw[c] = -FOV_YAW + (2 * FOV_YAW * c) / (VIEW_COLUMNS - 1);
 const LIDAR_EVERY = (VIEW_COLUMNS - 1) / (LIDAR_COLUMNS - 1);
@@ -563,6 +563,14 @@ function observeBlocks(world: BlockAccess, pose: ViewPose, out: ViewResult): boo
   const mLo = Math.tan(Math.max(-MAX_ELEVATION, pose.pitch - FOV_PITCH));
   const mHi = Math.tan(Math.min(MAX_ELEVATION, pose.pitch + FOV_PITCH));
   for (let r = 0; r < LIDAR_ROWS; r++) lidarSlope[r] = Math.tan(clamp(pose.pitch - lidarPitch[r]!, -MAX_ELEVATION, MAX_ELEVATION));
+  if (out.planesYaw !== pose.yaw) {
+    for (let c = 0; c < VIEW_COLUMNS; c++) {
+      const yaw = pose.yaw - columnYaw[c]!;
+      out.planesHx[c] = -Math.sin(yaw);
+      out.planesHz[c] = -Math.cos(yaw);
+    }
+    out.planesYaw = pose.yaw;
+  }
   for (const c of PLANE_ORDER) {
     const start = PLANE_START[c]!;
     if (start === 0) {
@@ -574,9 +582,8 @@ function observeBlocks(world: BlockAccess, pose: ViewPose, out: ViewResult): boo
         slot = start === SNAP_NEAR ? 0 : 1;
       openUnion((c - step) * 2 + slot, (c + step) * 2 + slot);
     }
-    const yaw = pose.yaw - columnYaw[c]!;
-    planeAt[PLANE_HX] = -Math.sin(yaw);
-    planeAt[PLANE_HZ] = -Math.cos(yaw);
+    planeAt[PLANE_HX] = out.planesHx[c]!;
+    planeAt[PLANE_HZ] = out.planesHz[c]!;
     tracePlane(world, c, out, c % LIDAR_EVERY === 0 ? c / LIDAR_EVERY : -1);
   }
   out.keepBlocks(world, pose, false);

@@ -4,6 +4,9 @@
 // that both backends, the features and the tests share these types without the walk's code.
 import { NAME_COUNT } from './registry';
 
+/** The vertical planes a view walks: 81 across the yaw field of view, 0.875° apart, edge to edge. */
+export const VIEW_COLUMNS = 81;
+
 /** Block state ids of the world (1.16.5 global palette). */
 export interface BlockAccess {
   stateAt(x: number, y: number, z: number): number;
@@ -87,6 +90,13 @@ export class ViewResult {
   readonly lidarState = new Int32Array(LIDAR_COUNT);
   /** Number of blocks looked at (cost accounting for benchmarks; a reused view looks at none). */
   cellVisits = 0;
+  /**
+   * The planes' horizontal directions (-sin, -cos of each plane's yaw) for the yaw `planesYaw` of the last walk
+   * (observe.ts fills them): an agent that did not turn walks the same planes, without 162 sin/cos calls.
+   */
+  planesYaw = Number.NaN;
+  readonly planesHx = new Float64Array(VIEW_COLUMNS);
+  readonly planesHz = new Float64Array(VIEW_COLUMNS);
 
   // What the last view saw of blocks (before mobs), and from where, in which world at which block version: the
   // next view from the same pose in an unchanged world sees the same blocks (observeView reuses them).
