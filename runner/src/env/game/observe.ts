@@ -15,18 +15,8 @@
 import { GAME_FACTS } from '../../schema';
 import type { NearestBlocks } from '../types';
 import { observableNames, stateOccludes, stateToBlock, stateVisible, WATER_BLOCK } from './registry';
-import {
-  type BlockAccess,
-  type ChunkColumn,
-  type ColumnStore,
-  HEIGHT_UNBOUNDED,
-  LIDAR_COLUMNS,
-  LIDAR_ROWS,
-  type ViewEntity,
-  VIEW_COLUMNS,
-  type ViewPose,
-  type ViewResult,
-} from './view';
+import type { BlockAccess, ChunkColumn, ColumnStore, ViewEntity, ViewPose, ViewResult } from './view';
+import * as view from './view';
 
 // The interfaces and the result type are view.ts's; importers keep taking them from here, beside observeView.
 export {
@@ -42,6 +32,13 @@ export {
   type ViewPose,
   ViewResult,
 } from './view';
+
+// Module-local copies of view.ts's constants: imported bindings compile to getter calls under tsx (the tests and
+// benches), too slow for the hot loop.
+const HEIGHT_UNBOUNDED = view.HEIGHT_UNBOUNDED;
+const LIDAR_COLUMNS = view.LIDAR_COLUMNS;
+const LIDAR_ROWS = view.LIDAR_ROWS;
+const VIEW_COLUMNS = view.VIEW_COLUMNS;
 
 export const EYE_HEIGHT = 1.62;
 export const DEG = Math.PI / 180;
