@@ -39,6 +39,7 @@ const HEIGHT_UNBOUNDED = view.HEIGHT_UNBOUNDED;
 const LIDAR_COLUMNS = view.LIDAR_COLUMNS;
 const LIDAR_ROWS = view.LIDAR_ROWS;
 const VIEW_COLUMNS = view.VIEW_COLUMNS;
+const CHUNK_SPAN = view.CHUNK_SPAN;
 
 export const EYE_HEIGHT = 1.62;
 export const DEG = Math.PI / 180;
@@ -199,11 +200,9 @@ function openUnion(slotA: number, slotB: number): void {
   openCount = n;
 }
 
-// The chunk columns around the eyes, looked up once per step (a map lookup per plane and chunk otherwise).
-const CHUNK_SPAN = 11; // 64 m around the eyes spans at most 10 chunks per axis
-const chunkCache: (ChunkColumn | undefined)[] = new Array(CHUNK_SPAN * CHUNK_SPAN);
-const chunkCacheStep = new Float64Array(CHUNK_SPAN * CHUNK_SPAN).fill(-1);
-let viewStep = 0;
+// The chunk columns around the eyes: this step's ViewResult's `chunks`, looked up once per env while its eyes stay in
+// one chunk (a map lookup per plane and chunk otherwise).
+let chunkCache: (ChunkColumn | undefined)[] = [];
 let chunkBaseX = 0,
   chunkBaseZ = 0;
 
@@ -270,14 +269,13 @@ function passesAbove(chunk: ChunkColumn, cx: number, cz: number): boolean {
   }
   return stepEy + L * s >= chunkTop + 1 + 1e-6;
 }
-/** The chunk column (cx, cz), through this step's cache of the chunks around the eyes. */
+/** The chunk column (cx, cz), through the env's cache of the chunks around the eyes. */
 function chunkAround(store: ColumnStore, cx: number, cz: number): ChunkColumn {
   const k = (cx - chunkBaseX) * CHUNK_SPAN + (cz - chunkBaseZ);
   let c = chunkCache[k];
-  if (c === undefined || chunkCacheStep[k] !== viewStep) {
+  if (c === undefined) {
     c = store.column(cx, cz);
     chunkCache[k] = c;
-    chunkCacheStep[k] = viewStep;
   }
   return c;
 }
@@ -545,9 +543,16 @@ for (let p = 0; p < BOX_POINTS.length; p += 3) BOX_POINT_REACH = Math.max(BOX_PO
  */
 function observeBlocks(world: BlockAccess, pose: ViewPose, out: ViewResult): boolean {
   out.clear();
-  viewStep++;
   chunkBaseX = (Math.floor(stepEx) >> 4) - 5;
   chunkBaseZ = (Math.floor(stepEz) >> 4) - 5;
+  const store = world.columnStore ?? null;
+  if (out.chunksStore !== store || out.chunksBaseX !== chunkBaseX || out.chunksBaseZ !== chunkBaseZ) {
+    out.chunks.fill(undefined);
+    out.chunksStore = store;
+    out.chunksBaseX = chunkBaseX;
+    out.chunksBaseZ = chunkBaseZ;
+  }
+  chunkCache = out.chunks;
   const start = world.stateAt(Math.floor(stepEx), Math.floor(stepEy), Math.floor(stepEz));
   if (occludes[start] === 1) {
     // Eyes inside a solid block see that block and nothing else.

@@ -4,6 +4,8 @@
 // that both backends, the features and the tests share these types without the walk's code.
 import { NAME_COUNT } from './registry';
 
+/** Chunks per axis of the square of chunk columns around the eyes a view reads: 64 m around them spans at most 10. */
+export const CHUNK_SPAN = 11;
 /** The vertical planes a view walks: 81 across the yaw field of view, 0.875° apart, edge to edge. */
 export const VIEW_COLUMNS = 81;
 
@@ -13,7 +15,7 @@ export interface BlockAccess {
   /**
    * Optional speed-up (the simulator has it; results are the same without it): direct access to 16×16
    * chunk columns, so planes read cells without a call per cell and skip the empty space above each
-   * x/z column's highest visible block.
+   * x/z column's highest visible block. A chunk's column is the same object on every call (views keep it).
    */
   readonly columnStore?: ColumnStore;
   /**
@@ -97,6 +99,15 @@ export class ViewResult {
   planesYaw = Number.NaN;
   readonly planesHx = new Float64Array(VIEW_COLUMNS);
   readonly planesHz = new Float64Array(VIEW_COLUMNS);
+  /**
+   * The chunk columns around the eyes (index (cx - chunksBaseX) · CHUNK_SPAN + (cz - chunksBaseZ)) that the walks
+   * have looked up in `chunksStore`, kept while the eyes stay in the same chunk of the same store: a store gives the
+   * same column object for a chunk every time, so the env's next view needs no map lookups (observe.ts fills them).
+   */
+  readonly chunks: (ChunkColumn | undefined)[] = new Array(CHUNK_SPAN * CHUNK_SPAN).fill(undefined);
+  chunksStore: ColumnStore | null = null;
+  chunksBaseX = 0;
+  chunksBaseZ = 0;
 
   // What the last view saw of blocks (before mobs), and from where, in which world at which block version: the
   // next view from the same pose in an unchanged world sees the same blocks (observeView reuses them).
