@@ -14,68 +14,32 @@
 // `{name: [d, yaw, pitch]}` dict is built from them once per step (`nearestDict`).
 import { GAME_FACTS } from '../../schema';
 import type { NearestBlocks } from '../types';
-import { NAME_COUNT, observableNames, stateOccludes, stateToBlock, stateVisible, WATER_BLOCK } from './registry';
+import { observableNames, stateOccludes, stateToBlock, stateVisible, WATER_BLOCK } from './registry';
+import type { BlockAccess, ChunkColumn, ColumnStore, ViewEntity, ViewPose, ViewResult } from './view';
+import * as view from './view';
 
-/** Block state ids of the world (1.16.5 global palette). */
-export interface BlockAccess {
-  stateAt(x: number, y: number, z: number): number;
-  /**
-   * Optional speed-up (the simulator has it; results are the same without it): direct access to 16×16
-   * chunk columns, so planes read cells without a call per cell and skip the empty space above each
-   * x/z column's highest visible block.
-   */
-  readonly columnStore?: ColumnStore;
-  /**
-   * Optional speed-up (the simulator has it): a count that changes whenever any block state changes. With it, a
-   * view from exactly the pose of the last one reuses the blocks that view saw (mobs are looked at anew): an agent
-   * standing still while it digs or attacks makes most of an explore-diamond episode's steps.
-   */
-  readonly blockVersion?: number;
-}
-/** `ChunkColumn.heights` of an x/z column whose band's `above` fill is visible (no bound). */
-export const HEIGHT_UNBOUNDED = 32767;
-/** Chunk columns of block states over a height band [minY, maxY); `below`/`above` fill the rest. */
-export interface ColumnStore {
-  readonly minY: number;
-  readonly maxY: number;
-  readonly below: number;
-  readonly above: number;
-  /**
-   * Cells indexed ((y - minY) << 8) | (z & 15) << 4 | (x & 15); `heights[(z & 15) << 4 | (x & 15)]`: an
-   * upper bound of the highest y with a visible block in that x/z column (HEIGHT_UNBOUNDED when the
-   * band's `above` fill is visible).
-   */
-  column(cx: number, cz: number): ChunkColumn;
-}
-/** One chunk column of a ColumnStore. */
-export interface ChunkColumn {
-  cells: Uint16Array;
-  heights: Int16Array;
-  /**
-   * Optional: an upper bound of every value in `heights` (the chunk's highest visible block). With it, planes
-   * whose unoccluded pitches pass above the whole chunk skip its cells.
-   */
-  top?: number;
-}
-/** A mob as the view sees it: feet centre and its bounding box size. */
-export interface ViewEntity {
-  /** Observable-name index (registry `mobNameIndex`). */
-  nameIndex: number;
-  x: number;
-  y: number;
-  z: number;
-  width: number;
-  height: number;
-}
-/** The agent's feet position and facing, mineflayer convention: yaw radians, 0 = facing −z, increasing turns
- * left; pitch radians, positive looks up. */
-export interface ViewPose {
-  x: number;
-  y: number;
-  z: number;
-  yaw: number;
-  pitch: number;
-}
+// The interfaces and the result type are view.ts's; importers keep taking them from here, beside observeView.
+export {
+  type BlockAccess,
+  type ChunkColumn,
+  type ColumnStore,
+  HEIGHT_UNBOUNDED,
+  LIDAR_COLUMNS,
+  LIDAR_COUNT,
+  LIDAR_ROWS,
+  type ViewEntity,
+  VIEW_COLUMNS,
+  type ViewPose,
+  ViewResult,
+} from './view';
+
+// Module-local copies of view.ts's constants: imported bindings compile to getter calls under tsx (the tests and
+// benches), too slow for the hot loop.
+const HEIGHT_UNBOUNDED = view.HEIGHT_UNBOUNDED;
+const LIDAR_COLUMNS = view.LIDAR_COLUMNS;
+const LIDAR_ROWS = view.LIDAR_ROWS;
+const VIEW_COLUMNS = view.VIEW_COLUMNS;
+const CHUNK_SPAN = view.CHUNK_SPAN;
 
 export const EYE_HEIGHT = 1.62;
 export const DEG = Math.PI / 180;
@@ -83,14 +47,8 @@ const FOV_YAW = GAME_FACTS.fovYawDeg * DEG;
 const FOV_PITCH = GAME_FACTS.fovPitchDeg * DEG;
 const VIEW = GAME_FACTS.viewDistance;
 
-/** The vertical planes: 81 across the yaw field of view, 0.875° apart, edge to edge. */
-export const VIEW_COLUMNS = 81;
 const columnYaw = new Float64Array(VIEW_COLUMNS);
 for (let c = 0; c < VIEW_COLUMNS; c++) columnYaw[c] = -FOV_YAW + (2 * FOV_YAW * c) / (VIEW_COLUMNS - 1);
-/** The LiDAR grid of the policy features: 9 columns (every 10th plane, 8.75° apart) × 5 rows (15° apart). */
-export const LIDAR_COLUMNS = 9;
-export const LIDAR_ROWS = 5;
-export const LIDAR_COUNT = LIDAR_COLUMNS * LIDAR_ROWS;
 const LIDAR_EVERY = (VIEW_COLUMNS - 1) / (LIDAR_COLUMNS - 1);
 /** Relative yaw of each LiDAR column and relative pitch of each LiDAR row (radians; positive = right / below). */
 export const lidarYaw = Array.from({ length: LIDAR_COLUMNS }, (_, c) => columnYaw[c * LIDAR_EVERY]!);
@@ -104,110 +62,6 @@ const BIG = 1e12;
  * one at every step of the walk (a typed-array load is a plain double). The same value either way.
  */
 const NEVER = new Float64Array([Infinity]);
-
-/** One step's view: nearest visible instance per observable name, and the LiDAR grid. */
-export class ViewResult {
-  readonly dist = new Float64Array(NAME_COUNT).fill(Infinity);
-  readonly yaw = new Float64Array(NAME_COUNT);
-  readonly pitch = new Float64Array(NAME_COUNT);
-  /**
-   * Names with a finite distance this step, in first-seen order: seen[0..seenCount). A typed array with a count:
-   * emptying an array (length = 0) gave back its backing store, and the next step's pushes allocated a new one.
-   */
-  readonly seen = new Int32Array(NAME_COUNT);
-  seenCount = 0;
-  /** Per LiDAR ray (row-major, from the lowest row's... see lidarPitch): distance to the first occluding block
-   * or water surface (Infinity if none within 64 m) and its state id. Mobs are not in these (features add them). */
-  readonly lidarDist = new Float64Array(LIDAR_COUNT);
-  readonly lidarState = new Int32Array(LIDAR_COUNT);
-  /** Number of blocks looked at (cost accounting for benchmarks; a reused view looks at none). */
-  cellVisits = 0;
-
-  // What the last view saw of blocks (before mobs), and from where, in which world at which block version: the
-  // next view from the same pose in an unchanged world sees the same blocks (observeView reuses them).
-  private blocksWorld: BlockAccess | null = null;
-  private blocksVersion = 0;
-  private readonly blocksPose = new Float64Array(5);
-  private blocksInsideSolid = false;
-  private blocksSeenCount = 0;
-  private readonly blocksSeen = new Int32Array(NAME_COUNT);
-  private readonly blocksDist = new Float64Array(NAME_COUNT);
-  private readonly blocksYaw = new Float64Array(NAME_COUNT);
-  private readonly blocksPitch = new Float64Array(NAME_COUNT);
-  private readonly blocksLidarDist = new Float64Array(LIDAR_COUNT);
-  private readonly blocksLidarState = new Int32Array(LIDAR_COUNT);
-
-  clear(): void {
-    for (let k = 0; k < this.seenCount; k++) this.dist[this.seen[k]!] = Infinity;
-    this.seenCount = 0;
-    this.lidarDist.fill(Infinity);
-  }
-
-  /** Keeps what this view holds now (its blocks) as seen from `pose` in `world` at its current block version. */
-  keepBlocks(world: BlockAccess, pose: ViewPose, insideSolid: boolean): void {
-    if (world.blockVersion === undefined) return;
-    this.blocksWorld = world;
-    this.blocksVersion = world.blockVersion;
-    const p = this.blocksPose;
-    p[0] = pose.x;
-    p[1] = pose.y;
-    p[2] = pose.z;
-    p[3] = pose.yaw;
-    p[4] = pose.pitch;
-    this.blocksInsideSolid = insideSolid;
-    this.blocksSeenCount = this.seenCount;
-    for (let k = 0; k < this.seenCount; k++) {
-      const i = this.seen[k]!;
-      this.blocksSeen[k] = i;
-      this.blocksDist[k] = this.dist[i]!;
-      this.blocksYaw[k] = this.yaw[i]!;
-      this.blocksPitch[k] = this.pitch[i]!;
-    }
-    this.blocksLidarDist.set(this.lidarDist);
-    this.blocksLidarState.set(this.lidarState);
-  }
-
-  /**
-   * Whether the kept blocks were seen from exactly `pose` in `world` as it is now; if so, this view holds them
-   * again (in the order they were first seen, as the walk left them). Returns whether the eyes were inside a
-   * solid block (which then is all there is to see); null when nothing could be reused.
-   */
-  reuseBlocks(world: BlockAccess, pose: ViewPose): boolean | null {
-    const p = this.blocksPose;
-    if (
-      world !== this.blocksWorld ||
-      world.blockVersion !== this.blocksVersion ||
-      pose.x !== p[0] ||
-      pose.y !== p[1] ||
-      pose.z !== p[2] ||
-      pose.yaw !== p[3] ||
-      pose.pitch !== p[4]
-    )
-      return null;
-    this.clear();
-    for (let k = 0; k < this.blocksSeenCount; k++) {
-      const i = this.blocksSeen[k]!;
-      this.seen[k] = i;
-      this.dist[i] = this.blocksDist[k]!;
-      this.yaw[i] = this.blocksYaw[k]!;
-      this.pitch[i] = this.blocksPitch[k]!;
-    }
-    this.seenCount = this.blocksSeenCount;
-    this.lidarDist.set(this.blocksLidarDist);
-    this.lidarState.set(this.blocksLidarState);
-    return this.blocksInsideSolid;
-  }
-
-  /** Records a sighting if it is the nearest of its name so far. */
-  note(index: number, d: number, yaw: number, pitch: number): void {
-    const cur = this.dist[index]!;
-    if (d >= cur) return;
-    if (cur === Infinity) this.seen[this.seenCount++] = index;
-    this.dist[index] = d;
-    this.yaw[index] = yaw;
-    this.pitch[index] = pitch;
-  }
-}
 
 // Module-local aliases: imported bindings compile to getter calls under tsx, too slow for the hot loop.
 const visible = stateVisible;
@@ -346,11 +200,9 @@ function openUnion(slotA: number, slotB: number): void {
   openCount = n;
 }
 
-// The chunk columns around the eyes, looked up once per step (a map lookup per plane and chunk otherwise).
-const CHUNK_SPAN = 11; // 64 m around the eyes spans at most 10 chunks per axis
-const chunkCache: (ChunkColumn | undefined)[] = new Array(CHUNK_SPAN * CHUNK_SPAN);
-const chunkCacheStep = new Float64Array(CHUNK_SPAN * CHUNK_SPAN).fill(-1);
-let viewStep = 0;
+// The chunk columns around the eyes: this step's ViewResult's `chunks`, looked up once per env while its eyes stay in
+// one chunk (a map lookup per plane and chunk otherwise).
+let chunkCache: (ChunkColumn | undefined)[] = [];
 let chunkBaseX = 0,
   chunkBaseZ = 0;
 
@@ -417,14 +269,13 @@ function passesAbove(chunk: ChunkColumn, cx: number, cz: number): boolean {
   }
   return stepEy + L * s >= chunkTop + 1 + 1e-6;
 }
-/** The chunk column (cx, cz), through this step's cache of the chunks around the eyes. */
+/** The chunk column (cx, cz), through the env's cache of the chunks around the eyes. */
 function chunkAround(store: ColumnStore, cx: number, cz: number): ChunkColumn {
   const k = (cx - chunkBaseX) * CHUNK_SPAN + (cz - chunkBaseZ);
   let c = chunkCache[k];
-  if (c === undefined || chunkCacheStep[k] !== viewStep) {
+  if (c === undefined) {
     c = store.column(cx, cz);
     chunkCache[k] = c;
-    chunkCacheStep[k] = viewStep;
   }
   return c;
 }
@@ -495,9 +346,16 @@ function tracePlane(world: BlockAccess, plane: number, out: ViewResult, lidarCol
         span[S0] = s0;
         skipping = passesAbove(c, cx, cz);
       }
-      if (skipping) {
-        // Step the DDA straight to the next chunk (the open pitches do not change on the way).
-        do {
+      top = heights![((z & 15) << 4) | (x & 15)]!;
+      // The DDA steps straight on, without the y-range arithmetic, through a chunk the plane passes above and, over
+      // open ground, through a run of cell columns wholly below the lowest open pitch (where the plane leaves them
+      // when it sinks, enters them when it rises): their y range below would be empty, the open pitches do not
+      // change. It stops at the chunk's edge or the next snapshot distance; the margin (as in passesAbove) keeps the
+      // columns it passes a strict subset of those the arithmetic finds empty.
+      const L = openLo[0]!;
+      if (skipping || ey + L * (L < 0 ? s1 : s0) >= top + 1 + 1e-6) {
+        const stopAt = snapAt < VIEW ? snapAt : VIEW;
+        for (;;) {
           if (tMaxX < tMaxZ) {
             s0 = tMaxX;
             x += stepX;
@@ -507,11 +365,14 @@ function tracePlane(world: BlockAccess, plane: number, out: ViewResult, lidarCol
             z += stepZ;
             tMaxZ += tDeltaZ;
           }
-        } while (x >> 4 === ccx && z >> 4 === ccz && s0 < VIEW);
+          if (s0 >= stopAt || x >> 4 !== ccx || z >> 4 !== ccz) break;
+          if (skipping) continue;
+          const next = L < 0 ? (tMaxX < tMaxZ ? tMaxX : tMaxZ) : s0;
+          if (ey + L * next < heights![((z & 15) << 4) | (x & 15)]! + 1 + 1e-6) break;
+        }
         inv0 = 1 / s0;
         continue;
       }
-      top = heights![((z & 15) << 4) | (x & 15)]!;
     }
     const inv1 = 1 / s1;
     // The y range the open pitches reach over this cell column, within 64 m of the eyes. The sphere only
@@ -682,9 +543,16 @@ for (let p = 0; p < BOX_POINTS.length; p += 3) BOX_POINT_REACH = Math.max(BOX_PO
  */
 function observeBlocks(world: BlockAccess, pose: ViewPose, out: ViewResult): boolean {
   out.clear();
-  viewStep++;
   chunkBaseX = (Math.floor(stepEx) >> 4) - 5;
   chunkBaseZ = (Math.floor(stepEz) >> 4) - 5;
+  const store = world.columnStore ?? null;
+  if (out.chunksStore !== store || out.chunksBaseX !== chunkBaseX || out.chunksBaseZ !== chunkBaseZ) {
+    out.chunks.fill(undefined);
+    out.chunksStore = store;
+    out.chunksBaseX = chunkBaseX;
+    out.chunksBaseZ = chunkBaseZ;
+  }
+  chunkCache = out.chunks;
   const start = world.stateAt(Math.floor(stepEx), Math.floor(stepEy), Math.floor(stepEz));
   if (occludes[start] === 1) {
     // Eyes inside a solid block see that block and nothing else.
@@ -697,6 +565,14 @@ function observeBlocks(world: BlockAccess, pose: ViewPose, out: ViewResult): boo
   const mLo = Math.tan(Math.max(-MAX_ELEVATION, pose.pitch - FOV_PITCH));
   const mHi = Math.tan(Math.min(MAX_ELEVATION, pose.pitch + FOV_PITCH));
   for (let r = 0; r < LIDAR_ROWS; r++) lidarSlope[r] = Math.tan(clamp(pose.pitch - lidarPitch[r]!, -MAX_ELEVATION, MAX_ELEVATION));
+  if (out.planesYaw !== pose.yaw) {
+    for (let c = 0; c < VIEW_COLUMNS; c++) {
+      const yaw = pose.yaw - columnYaw[c]!;
+      out.planesHx[c] = -Math.sin(yaw);
+      out.planesHz[c] = -Math.cos(yaw);
+    }
+    out.planesYaw = pose.yaw;
+  }
   for (const c of PLANE_ORDER) {
     const start = PLANE_START[c]!;
     if (start === 0) {
@@ -708,9 +584,8 @@ function observeBlocks(world: BlockAccess, pose: ViewPose, out: ViewResult): boo
         slot = start === SNAP_NEAR ? 0 : 1;
       openUnion((c - step) * 2 + slot, (c + step) * 2 + slot);
     }
-    const yaw = pose.yaw - columnYaw[c]!;
-    planeAt[PLANE_HX] = -Math.sin(yaw);
-    planeAt[PLANE_HZ] = -Math.cos(yaw);
+    planeAt[PLANE_HX] = out.planesHx[c]!;
+    planeAt[PLANE_HZ] = out.planesHz[c]!;
     tracePlane(world, c, out, c % LIDAR_EVERY === 0 ? c / LIDAR_EVERY : -1);
   }
   out.keepBlocks(world, pose, false);

@@ -1,0 +1,142 @@
+// The view alone (observeView), an earlier commit's (BENCH_VIEW_BEFORE, extracted with `git archive`) against this
+// tree's, on the same recorded states, in alternating pairs, so a load spike on the shared machine falls on both
+// alike: the approach-tree poses the scripted teacher walks through (what a trained policy's evaluation looks
+// like), a random policy's approach-tree and explore-diamond poses. Each state is a world, a pose and the mobs; each
+// world's views go into one ViewResult, in the order the states were recorded, as an env's do. Every state's two
+// views must be bit-identical (names seen and their order, distances, angles, LiDAR, blocks looked at): a
+// difference is printed and fails the bench.
+// Prints CPU microseconds per view (process CPU, all threads) and the median of the pairs' after/before ratios.
+// `npm run bench view-ab`.
+import { rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import path from 'node:path';
+import { GAME_FACTS } from '../src/schema';
+import { BUILTIN_TASKS } from '../src/tasks';
+import { Demonstrator } from '../src/pretrain/demonstrator';
+import { SimEnv } from '../src/env/sim/sim';
+import type { ViewEntity, ViewPose, ViewResult } from '../src/env/game/observe';
+import { extractTree } from './train.bench';
+
+const BEFORE = process.env.BENCH_VIEW_BEFORE ?? 'f863cf7';
+const PAIRS = Number(process.env.BENCH_VIEW_PAIRS ?? 8);
+const ROOT = path.join(__dirname, '..', '..');
+
+interface ViewCode {
+  observeView(world: SimEnv['world'], pose: ViewPose, mobs: readonly ViewEntity[], out: ViewResult): void;
+  ViewResult: new () => ViewResult;
+}
+interface State {
+  world: SimEnv['world'];
+  pose: ViewPose;
+  mobs: ViewEntity[];
+}
+
+/** Deterministic uniform numbers in [0, 1) (mulberry32). */
+function rng(seed: number): () => number {
+  let s = seed | 0;
+  return () => {
+    s = (s + 0x6d2b79f5) | 0;
+    let t = Math.imul(s ^ (s >>> 15), 1 | s);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Every `every`-th state of `steps` steps per seed, acted by the scripted teacher or uniformly at random. */
+function record(policy: 'teacher' | 'random', taskId: string, seeds: number[], steps: number, every: number): State[] {
+  const task = BUILTIN_TASKS[taskId]!;
+  const states: State[] = [];
+  for (const seed of seeds) {
+    const env = new SimEnv(task);
+    const features = new Float32Array(env.featureSize);
+    env.reset(seed, features, 0);
+    const random = rng(seed);
+    const teacher = policy === 'teacher' ? new Demonstrator(task, random) : null;
+    teacher?.reset(env);
+    for (let k = 0; k < steps; k++) {
+      env.step(teacher ? teacher.act(env) : Math.floor(random() * GAME_FACTS.actions.length), features, 0);
+      if (k % every !== 0) continue;
+      const e = env.entity;
+      const mobs = env.mobs.map((m) => ({ nameIndex: m.nameIndex, x: m.x, y: m.y, z: m.z, width: m.width, height: m.height }));
+      states.push({ world: env.world, pose: { x: e.pos.x, y: e.pos.y, z: e.pos.z, yaw: e.yaw, pitch: e.pitch }, mobs });
+    }
+  }
+  return states;
+}
+
+/** The first difference between two views, or '' when they are bit-identical. */
+function difference(a: ViewResult, b: ViewResult): string {
+  if (a.seenCount !== b.seenCount) return `${a.seenCount} vs ${b.seenCount} names seen`;
+  for (let k = 0; k < a.seenCount; k++) {
+    const i = a.seen[k]!;
+    if (b.seen[k] !== i || !Object.is(a.dist[i], b.dist[i]) || !Object.is(a.yaw[i], b.yaw[i]) || !Object.is(a.pitch[i], b.pitch[i])) return `name ${i}`;
+  }
+  for (let r = 0; r < a.lidarDist.length; r++)
+    if (!Object.is(a.lidarDist[r], b.lidarDist[r]) || (a.lidarDist[r] !== Infinity && a.lidarState[r] !== b.lidarState[r])) return `LiDAR ray ${r}`;
+  return a.cellVisits === b.cellVisits ? '' : `${a.cellVisits} vs ${b.cellVisits} blocks looked at`;
+}
+
+/**
+ * CPU seconds of this process for two passes of `code` over the states, each world's views kept in one ViewResult as
+ * an env keeps its own (what a view may reuse from the last one it took, both codes alike).
+ */
+function timeViews(code: ViewCode, states: State[]): number {
+  const views = new Map<State['world'], ViewResult>();
+  for (const s of states) if (!views.has(s.world)) views.set(s.world, new code.ViewResult());
+  const c0 = process.cpuUsage();
+  for (let pass = 0; pass < 2; pass++) for (const s of states) code.observeView(s.world, s.pose, s.mobs, views.get(s.world)!);
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / 1e6;
+}
+
+export async function run(): Promise<void> {
+  console.log(
+    `method: observeView of commit ${BEFORE} ("before") and of this tree ("after") in one process under tsx, on the same recorded states, ` +
+      `${PAIRS} pairs of two passes each after one of warm-up, the order flipped every pair; CPU from process.cpuUsage.`,
+  );
+  const beforeTree = extractTree(BEFORE);
+  try {
+    const before = require(path.join(beforeTree, 'runner/src/env/game/observe')) as ViewCode;
+    const after = require(path.join(ROOT, 'runner/src/env/game/observe')) as ViewCode;
+    const sets: [string, State[]][] = [
+      ['approach-tree, the scripted teacher', record('teacher', 'approach-tree', [1, 2, 3], 1500, 3)],
+      ['approach-tree, random policy', record('random', 'approach-tree', [11, 12, 13, 14], 300, 1)],
+      ['explore-diamond, random policy', record('random', 'explore-diamond', [21, 22, 23], 300, 1)],
+    ];
+    let differ = 0;
+    for (const [name, states] of sets) {
+      for (const s of states) {
+        const a = new after.ViewResult(),
+          b = new before.ViewResult();
+        after.observeView(s.world, s.pose, s.mobs, a);
+        before.observeView(s.world, s.pose, s.mobs, b);
+        const d = difference(a, b);
+        if (d && differ++ < 5) console.log(`DIFFERENT VIEW (${name}, pose ${JSON.stringify(s.pose)}): ${d}`);
+      }
+      timeViews(before, states);
+      timeViews(after, states);
+      const load0 = loadavg()[0]!;
+      let tb = 0,
+        ta = 0;
+      const ratios: number[] = [];
+      for (let p = 0; p < PAIRS; p++) {
+        const first = p % 2 === 0 ? before : after;
+        const t1 = timeViews(first, states),
+          t2 = timeViews(first === before ? after : before, states);
+        const [b, a] = first === before ? [t1, t2] : [t2, t1];
+        tb += b;
+        ta += a;
+        ratios.push(a / b);
+      }
+      ratios.sort((x, y) => x - y);
+      const micros = (t: number) => ((t / (PAIRS * 2 * states.length)) * 1e6).toFixed(1);
+      console.log(
+        `${name.padEnd(36)} ${states.length} states: before ${micros(tb)} µs of CPU per view, after ${micros(ta)}; ` +
+          `after/before ${(ta / tb).toFixed(3)} (median pair ${ratios[PAIRS >> 1]!.toFixed(3)}); load average ${load0.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}`,
+      );
+    }
+    if (differ > 0) throw new Error(`${differ} states seen differently by the two views`);
+  } finally {
+    rmSync(beforeTree, { recursive: true, force: true });
+  }
+}
