@@ -19,7 +19,7 @@ import { tempDir } from './helpers/tmp';
 
 const ROOT = path.resolve(__dirname, '../..');
 // `rewardsmith analyze ARGS…` through the real dispatcher, this file's command lines in one process (helpers/cli-all.ts).
-const session = cliSession(ROOT, 60_000);
+const session = cliSession(ROOT, 120_000);
 after(() => session.close());
 const cli = async (args: string[]) => {
   const r = await session.run(['analyze', ...args]);
