@@ -4,7 +4,6 @@
 // the webview: an evaluated, analysed run read as the host reads past runs; ▶ on a failed episode and on a
 // finding's evidence ask the host to play it, and the answer plays (from the cited step).
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,6 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { parsePlaybackRecord, PLAYBACK_LIMITS } from '../src/core';
 import { readPastRuns } from '../src/dashboard/past-runs';
 import { watchedPage, withChromium } from '../../runner/test/helpers/chromium';
+import { cliSession } from '../../runner/test/helpers/cli-all';
 import { recordPlaybackRun } from '../../runner/test/helpers/playback-run';
 import { writeDashboardPage } from './helpers/dashboard-page';
 
@@ -21,22 +21,23 @@ const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
 const dir = mkdtempSync(path.join(tmpdir(), 'rewardsmith-dashboard-playback-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-function cli(...args: string[]) {
-  return spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'runner/src/cli.ts'), ...args], {
-    encoding: 'utf8',
-    cwd: ROOT,
-    timeout: 240_000,
-    maxBuffer: PLAYBACK_LIMITS.chars,
-  });
+// `rewardsmith ARGS…` through the real dispatcher, this file's command lines in one child process
+// (runner/test/helpers/cli-all.ts); what it prints must fit what the host reads (PLAYBACK_LIMITS.chars).
+const session = cliSession(ROOT, 240_000);
+after(() => session.close());
+async function cli(...args: string[]) {
+  const r = await session.run(args);
+  assert.ok(r.out.length <= PLAYBACK_LIMITS.chars, `rewardsmith ${args[0]} printed ${r.out.length} characters, more than the host reads`);
+  return { status: r.code, stdout: r.out, stderr: r.err };
 }
 
 const RUN = path.join(dir, 'run');
 
-test('a rollout recorded by the CLI plays back as a record the dashboard accepts', { timeout: 300_000 }, () => {
+test('a rollout recorded by the CLI plays back as a record the dashboard accepts', { timeout: 300_000 }, async () => {
   const task = path.join(ROOT, 'runner/test/fixtures/short-approach-pig.yaml');
-  const rollout = cli('rollout', '--task', task, '--steps', '600', '--envs', '4', '--workers', '0', '--seed', '3', '--out', RUN);
+  const rollout = await cli('rollout', '--task', task, '--steps', '600', '--envs', '4', '--workers', '0', '--seed', '3', '--out', RUN);
   assert.equal(rollout.status, 0, rollout.stderr);
-  const played = cli('playback', RUN, '--episode', '0', '--format', 'json', '--max-frames', '40');
+  const played = await cli('playback', RUN, '--episode', '0', '--format', 'json', '--max-frames', '40');
   assert.equal(played.status, 0, played.stderr);
   const record = parsePlaybackRecord(played.stdout);
   assert.equal(record.episode, 0);
@@ -62,7 +63,7 @@ test("the dashboard webview: ▶ beside a failed episode, or beside a finding's 
   // An evaluated run with the analyzer's findings, read as the extension host reads past runs.
   mkdirSync(EVALUATED, { recursive: true });
   await recordPlaybackRun(EVALUATED);
-  const analyzed = cli('analyze', EVALUATED);
+  const analyzed = await cli('analyze', EVALUATED);
   assert.equal(analyzed.status, 0, analyzed.stderr);
   const runs = readPastRuns(dir);
   assert.deepEqual(
@@ -83,14 +84,14 @@ test("the dashboard webview: ▶ beside a failed episode, or beside a finding's 
       await tab.evaluate((runs) => window.postMessage({ type: 'past-runs', runs }, '*'), runs);
       const sent = () => tab.evaluate(() => (window as unknown as { sent: { type: string }[] }).sent.filter((m) => m.type === 'play'));
       // What the host answers: `rewardsmith playback --format json` for the episode asked for.
-      const answer = (episode: number) =>
-        parsePlaybackRecord(cli('playback', EVALUATED, '--episode', String(episode), '--format', 'json', '--max-frames', '40').stdout);
+      const answer = async (episode: number) =>
+        parsePlaybackRecord((await cli('playback', EVALUATED, '--episode', String(episode), '--format', 'json', '--max-frames', '40')).stdout);
       const readout = () => tab.locator('#playback .muted').first().textContent();
 
       await tab.locator('#map-legend button', { hasText: 'play' }).first().click();
       const failed = past!.failed[0]!;
       assert.deepEqual((await sent())[0], { type: 'play', dir: EVALUATED, episode: failed.episode });
-      const record = answer(failed.episode);
+      const record = await answer(failed.episode);
       await tab.evaluate((r) => window.postMessage({ type: 'playback', run: 'evaluated', record: r }, '*'), record);
       await tab.waitForFunction(() => /^step 0 of \d+ · start/.test(document.querySelector('#playback .muted')?.textContent ?? ''));
       const pixels = () => tab.evaluate(() => (document.querySelector('#playback canvas.frame') as HTMLCanvasElement).toDataURL());
@@ -104,7 +105,7 @@ test("the dashboard webview: ▶ beside a failed episode, or beside a finding's 
       const label = `▶ episode ${cited.episode}, steps ${cited.steps![0]}–${cited.steps![1]}`;
       await tab.locator('#findings li', { hasText: finding.id }).locator('button', { hasText: label }).first().click();
       assert.deepEqual((await sent())[1], { type: 'play', dir: EVALUATED, episode: cited.episode, step: cited.steps![0] });
-      const evidence = answer(cited.episode);
+      const evidence = await answer(cited.episode);
       await tab.evaluate(({ r, step }) => window.postMessage({ type: 'playback', run: 'evaluated', record: r, step }, '*'), {
         r: evidence,
         step: cited.steps![0],

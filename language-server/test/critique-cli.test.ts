@@ -1,24 +1,21 @@
 // `rewardsmith critique FILE` against the scripted OpenAI-compatible server (real openai client), and its
 // clear failures: no LLM configured, and an LLM that keeps failing.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
+import { cliSession } from '../../runner/test/helpers/cli-all';
 import { startLlmServer } from '../../runner/test/helpers/llm-server';
 
 const root = path.join(__dirname, '..', '..');
-const cli = path.join(root, 'runner', 'src', 'cli.ts');
 const file = path.join(__dirname, 'fixtures', 'buggy', 'paper-explore-diamond-printed.reward.ts');
 
-function critique(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', cli, 'critique', ...args],
-      { cwd: root, env: { ...process.env, OPENAI_API_KEY: '', OPENAI_BASE_URL: '', REWARDSMITH_MODEL: '', ...env } },
-      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
+// `rewardsmith critique ARGS…` through the real dispatcher, this file's command lines in one child process
+// (runner/test/helpers/cli-all.ts), asynchronous so that the LLM server in this process answers.
+const session = cliSession(root);
+after(() => session.close());
+async function critique(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  const r = await session.run(['critique', ...args], { env: { OPENAI_API_KEY: '', OPENAI_BASE_URL: '', REWARDSMITH_MODEL: '', ...env } });
+  return { code: r.code, stdout: r.out, stderr: r.err };
 }
 
 test('critique CLI prints the line-anchored review; exit 1 when the critic fails the reward', async () => {

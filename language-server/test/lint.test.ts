@@ -3,15 +3,14 @@
 // defect's line. Measures precision and recall, checks that every quick fix removes what it fixes, and runs
 // the headless `rewardsmith lint` CLI.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { test } from 'node:test';
-import { promisify } from 'node:util';
+import { after, test } from 'node:test';
 import { RewardProject } from '../../runner/src/lint/analysis';
 import { lintSnapshot, lintText, type RewardDiagnostic } from '../../runner/src/lint/rules';
 import { applyEdits } from '../../runner/test/helpers/rule-tester';
 import { tempDir } from '../../runner/test/helpers/tmp';
+import { cliSession } from '../../runner/test/helpers/cli-all';
 
 const root = path.join(__dirname, '..', '..');
 const fixtures = path.join(__dirname, 'fixtures');
@@ -165,15 +164,18 @@ test('each quick fix removes the diagnostic it fixes and adds no error', () => {
   assert.ok(applied >= 60, `applied ${applied} fixes`);
 });
 
+// `rewardsmith lint ARGS…` through the real dispatcher, this file's command lines in one child process (runner/test/helpers/cli-all.ts).
+const session = cliSession(root);
+after(() => session.close());
+const lintCli = async (...args: string[]) => {
+  const r = await session.run(['lint', ...args]);
+  return { code: r.code, stdout: r.out, stderr: r.err };
+};
+
 test('rewardsmith lint --format json prints the documented shape and exits 1 on errors', async () => {
-  const run = promisify(execFile);
-  const cli = path.join(root, 'runner', 'src', 'cli.ts');
   const bad = path.join(fixtures, 'buggy', 'paper-explore-diamond-printed.reward.ts');
   const good = path.join(fixtures, 'clean', 'paper-explore-diamond.reward.ts');
-  const failed = await run(process.execPath, ['--import', 'tsx', cli, 'lint', '--no-probe', '--format', 'json', bad, good], { cwd: root }).then(
-    () => assert.fail('lint should exit 1'),
-    (err: { code: number; stdout: string }) => err,
-  );
+  const failed = await lintCli('--no-probe', '--format', 'json', bad, good);
   assert.equal(failed.code, 1);
   const diagnostics = JSON.parse(failed.stdout) as Record<string, unknown>[];
   assert.deepEqual(Object.keys(diagnostics[0]!).sort(), ['code', 'file', 'message', 'range', 'severity', 'source']);
@@ -183,24 +185,13 @@ test('rewardsmith lint --format json prints the documented shape and exits 1 on 
   );
   assert.ok(diagnostics.every((d) => d.file === bad && d.source === 'rewardsmith' && d.severity === 'error'));
   // A clean file lints to []; a file that cannot be read is named on stderr and makes the exit code 2.
-  const missing = await run(
-    process.execPath,
-    ['--import', 'tsx', cli, 'lint', '--no-probe', '--format', 'json', good, path.join(root, 'does-not-exist.reward.ts')],
-    {
-      cwd: root,
-    },
-  ).then(
-    () => assert.fail('lint should exit 2'),
-    (err: { code: number; stdout: string; stderr: string }) => err,
-  );
+  const missing = await lintCli('--no-probe', '--format', 'json', good, path.join(root, 'does-not-exist.reward.ts'));
   assert.equal(missing.code, 2);
   assert.deepEqual(JSON.parse(missing.stdout), []);
   assert.match(missing.stderr, /^rewardsmith lint: .*does-not-exist.reward.ts: no such file\n$/);
 });
 
 test('rewardsmith lint: a file nested too deeply gets one located error and the other files keep their results', async () => {
-  const run = promisify(execFile);
-  const cli = path.join(root, 'runner', 'src', 'cli.ts');
   const dir = tempDir('lint-deep-');
   const head =
     'export function reward_function(current_nearest_blocks, previous_nearest_blocks, inventory_change, health, past_agent_positions, GLOBAL_DATA) {\n';
@@ -213,10 +204,7 @@ test('rewardsmith lint: a file nested too deeply gets one located error and the 
     `${head}  let r = 0;\n  if (health < 0) r = 0;\n${Array.from({ length: 5000 }, (_, i) => `  else if (health < ${i}) r = ${i};\n`).join('')}  return r;\n}\n`,
   );
   const bad = path.join(fixtures, 'buggy', 'paper-explore-diamond-printed.reward.ts');
-  const failed = await run(process.execPath, ['--import', 'tsx', cli, 'lint', '--no-probe', '--format', 'json', parens, chain, bad], { cwd: root }).then(
-    () => assert.fail('lint should exit 1'),
-    (err: { code: number; stdout: string; stderr: string }) => err,
-  );
+  const failed = await lintCli('--no-probe', '--format', 'json', parens, chain, bad);
   assert.equal(failed.code, 1, failed.stderr);
   assert.doesNotMatch(failed.stderr, /Maximum call stack|at \w+ \(/);
   const got = (JSON.parse(failed.stdout) as { file: string; code: string; range: { start: { line: number; character: number } }; message: string }[]).map(

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { cliNodeArgs } from '../../runner/test/helpers/cli-process';
 import { seedProbeBank } from '../../runner/test/helpers/probe-bank';
 import { tempDir } from '../../runner/test/helpers/tmp';
 
@@ -21,7 +21,7 @@ export function reward_function(current_nearest_blocks, previous_nearest_blocks,
 }
 `;
 
-test('Neovim (headless) gets diagnostics, hover and completion from rewardsmith lsp --stdio and applies a quick fix', { timeout: 180_000 }, (t) => {
+test('Neovim (headless) gets diagnostics, hover and completion from rewardsmith lsp --stdio and applies a quick fix', { timeout: 180_000 }, async (t) => {
   if (!NVIM) {
     if (process.env.CI) assert.fail("nvim is missing: .ci/run installs Debian's neovim");
     t.skip('nvim not installed (apt-get install neovim)');
@@ -35,14 +35,7 @@ test('Neovim (headless) gets diagnostics, hover and completion from rewardsmith 
   const out = path.join(dir, 'result.json');
   const line = 2;
   const text = REWARD.split('\n')[line]!;
-  const cmd = [
-    process.execPath,
-    '--import',
-    pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href,
-    path.join(ROOT, 'runner/src/cli.ts'),
-    'lsp',
-    '--stdio',
-  ];
+  const cmd = [process.execPath, ...(await cliNodeArgs()), 'lsp', '--stdio'];
   const r = spawnSync(NVIM, ['--headless', '--noplugin', '-u', 'NONE', '-i', 'NONE', '-c', `luafile ${path.join(__dirname, 'neovim', 'drive.lua')}`], {
     cwd: dir,
     encoding: 'utf8',

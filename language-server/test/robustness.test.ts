@@ -9,6 +9,7 @@ import { describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
 import type { CompletionItem, Hover, PublishDiagnosticsParams } from 'vscode-languageserver-protocol';
+import { serverNodeArgs } from '../../runner/test/helpers/cli-process';
 import { FramingCheck } from '../src/framing';
 
 const root = path.join(__dirname, '..', '..');
@@ -23,7 +24,7 @@ interface Server {
 }
 
 async function startServer(): Promise<Server> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'language-server', 'src', 'server.ts'), '--stdio'], {
+  const child = spawn(process.execPath, [...(await serverNodeArgs()), '--stdio'], {
     cwd: root,
     env: { ...process.env, OPENAI_BASE_URL: '', OPENAI_API_KEY: '' },
     stdio: ['pipe', 'pipe', 'pipe'],

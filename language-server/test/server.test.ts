@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
 import type { CodeAction, CompletionItem, Diagnostic, Hover, PublishDiagnosticsParams, TextEdit, WorkspaceEdit } from 'vscode-languageserver-protocol';
+import { serverNodeArgs } from '../../runner/test/helpers/cli-process';
 import { startLlmServer, type LlmTestServer } from '../../runner/test/helpers/llm-server';
 import {
   CLIENT_COMMANDS,
@@ -106,7 +107,7 @@ function editsOf(action: CodeAction): TextEdit[] {
 describe('language server over stdio', () => {
   before(async () => {
     llm = await startLlmServer(() => criticAnswer());
-    server = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'language-server', 'src', 'server.ts'), '--stdio'], {
+    server = spawn(process.execPath, [...(await serverNodeArgs()), '--stdio'], {
       cwd: root,
       env: { ...process.env, OPENAI_BASE_URL: '', OPENAI_API_KEY: 'test-key', REWARDSMITH_MODEL: '' },
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -2,7 +2,6 @@
 // by runner/test/fixtures/runs/generate.ts): it must name the cause with evidence, and every patch it proposes
 // must apply with GNU patch and with the extension's applier, lint clean, and compile in the reward runtime.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -15,9 +14,17 @@ import { RUN_FILES } from '../src/records';
 import { compileRewardFile, RewardSandbox } from '../src/reward/index';
 import type { EpisodeRecord } from '../src/records';
 import { applyWithPatch, lintProblems } from './helpers/patch-check';
+import { cliSession } from './helpers/cli-all';
 import { tempDir } from './helpers/tmp';
 
 const ROOT = path.resolve(__dirname, '../..');
+// `rewardsmith analyze ARGS…` through the real dispatcher, this file's command lines in one process (helpers/cli-all.ts).
+const session = cliSession(ROOT, 120_000);
+after(() => session.close());
+const cli = async (args: string[]) => {
+  const r = await session.run(['analyze', ...args]);
+  return { status: r.code, stdout: r.out, stderr: r.err };
+};
 const FIXTURES = path.join(__dirname, 'fixtures/runs');
 const tmp = tempDir('rewardsmith-analyze-');
 after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -238,7 +245,7 @@ describe('analyze: recorded runs with known failure causes', () => {
     assert.match(byId(a, 'target-not-approached').message, /had the target \(oak_log\) in view and did not walk up to it/);
     assert.equal(a.causes['reward-gamed'], gamed.episode_ids.length);
     checkPatches(a);
-    const out = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'runner/src/cli.ts'), 'analyze', dir], { encoding: 'utf8' });
+    const out = await cli([dir]);
     assert.match(out.stdout, /Coverage: \d+ of 22 failed episodes explained \(\d+ %\); causes: .*reward-gamed \d+/);
     const written = JSON.parse(readFileSync(path.join(dir, RUN_FILES.suggestions), 'utf8'));
     assert.equal(written.failed_episodes, 22);
@@ -321,18 +328,11 @@ describe('analyze: patches on every bundled reward', () => {
 });
 
 describe('analyze: command line', () => {
-  const cli = (args: string[]) =>
-    spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'runner/src/cli.ts'), 'analyze', ...args], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-
-  test('--events ndjson streams suggestion events and writes suggestions.json', () => {
+  test('--events ndjson streams suggestion events and writes suggestions.json', async () => {
     const dir = runCopy('lava-deaths');
     const reward = path.join(dir, 'explore-diamond.reward.ts');
     cpSync(path.join(dir, RUN_FILES.rewardCopy), reward);
-    const r = cli([dir, '--reward', reward, '--events', 'ndjson']);
+    const r = await cli([dir, '--reward', reward, '--events', 'ndjson']);
     assert.equal(r.status, 0, r.stderr);
     const events = r.stdout
       .trim()
@@ -355,17 +355,17 @@ describe('analyze: command line', () => {
     assert.ok(written.suggestions.every((s) => typeof s.evidence === 'string' && s.evidence.length > 0 && s.episodes.length > 0));
   });
 
-  test('a malformed episode line is reported with its file and line, and nothing is written', () => {
+  test('a malformed episode line is reported with its file and line, and nothing is written', async () => {
     const dir = runCopy('spin-in-place');
     const file = path.join(dir, RUN_FILES.episodes);
     const lines = readFileSync(file, 'utf8').split('\n');
     lines[2] = lines[2]!.slice(0, 50);
     writeFileSync(file, lines.join('\n'));
-    const r = cli([dir]);
+    const r = await cli([dir]);
     assert.equal(r.status, 1);
     assert.match(r.stderr, /eval\/episodes\.ndjson:3: not valid JSON/);
     assert.throws(() => readFileSync(path.join(dir, RUN_FILES.suggestions)), /ENOENT/);
-    const usage = cli([]);
+    const usage = await cli([]);
     assert.equal(usage.status, 2);
     assert.match(usage.stderr, /^rewardsmith analyze: missing RUN_DIR\nRun `rewardsmith analyze --help` for its options/);
   });

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { MAX_SETTINGS_FILE_BYTES, reportCommandError, type CommandIo } from '../src/args';
 import { parseTrainArgs, writeStoredConfig } from '../src/runs/config';
 import { loadTaskFile, TaskFileError } from '../src/tasks';
+import { cliAll } from './helpers/cli-all';
 import { tempDir } from './helpers/tmp';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -196,24 +197,22 @@ test('a large task file within the limit is checked in one pass: a duplicate key
   assert.equal(r.out, `${big}:1:${text.lastIndexOf('"id"') + 1}: duplicate key "id" (first at 1:2)`);
 });
 
-test('a configuration file: over the size limit refused, many keys checked in one pass, a duplicate key located', () => {
-  const cli = (...args: string[]) =>
-    spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'runner/src/cli.ts'), 'train', ...args], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      timeout: HANG_GUARD_MS,
-    });
+test('a configuration file: over the size limit refused, many keys checked in one pass, a duplicate key located', async () => {
   const big = file('big-config.json', manyKeys(120_000));
-  const over = cli('r.reward.ts', '--config', big, '--out', path.join(dir, 'never'));
-  assert.equal(over.status, 2, over.stderr);
+  const many = file('many-keys-config.json', manyKeys(50_000, '"task": "approach-tree", '));
+  // Both command lines in one child process through the real dispatcher (helpers/cli-all.ts), within twice the hang guard.
+  const [over, unknown] = await cliAll(
+    ROOT,
+    [big, many].map((config) => ({ args: ['train', 'r.reward.ts', '--config', config, '--out', path.join(dir, 'never')] })),
+    2 * HANG_GUARD_MS,
+  );
+  assert.equal(over!.code, 2, over!.err);
   assert.match(
-    over.stderr,
+    over!.err,
     new RegExp(`^rewardsmith train: ${big.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: [\\d,]+ bytes, more than the 1 MiB a configuration file may hold\n`),
   );
-  const many = file('many-keys-config.json', manyKeys(50_000, '"task": "approach-tree", '));
-  const unknown = cli('r.reward.ts', '--config', many, '--out', path.join(dir, 'never'));
-  assert.equal(unknown.status, 2, unknown.stderr);
-  assert.match(unknown.stderr, /many-keys-config\.json:1:27: unknown key "k0"/);
+  assert.equal(unknown!.code, 2, unknown!.err);
+  assert.match(unknown!.err, /many-keys-config\.json:1:27: unknown key "k0"/);
   const twice = file('twice.yaml', 'task: approach-tree\nseed: 1\nseed: 2\n');
   assert.match(trainError(['r.reward.ts', '--config', twice, '--out', 'runs/a']).err, /twice\.yaml:3:1: duplicate key "seed" \(first at 2:1\)/);
 });

@@ -2,7 +2,7 @@
 // disk): no write goes through a symbolic link placed there. The commands are run as a user runs them, on a
 // folder prepared with links that lead out of it; the link targets must be untouched and the command must say
 // which link it refused.
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs, {
@@ -25,12 +25,17 @@ import { newNetwork } from '../src/ppo/learner';
 import { Rng, savePolicy } from '../src/ppo/policy';
 import { RUN_FILES } from '../src/records';
 import { JOB_FILES, LocalEngine } from '../src/sweep/engine';
-import { cliAll } from './helpers/cli-all';
+import { cliAll, cliSession } from './helpers/cli-all';
 import { tempDir } from './helpers/tmp';
 
 const ROOT = path.join(__dirname, '..', '..');
-const cli = (...args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'runner/src/cli.ts'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+// `rewardsmith ARGS…` through the real dispatcher, this file's command lines in one process (helpers/cli-all.ts).
+const session = cliSession(ROOT, 120_000);
+after(() => session.close());
+const cli = async (...args: string[]) => {
+  const r = await session.run(args);
+  return { status: r.code, stdout: r.out, stderr: r.err };
+};
 
 /** A folder with a file outside the run to be protected. */
 function victim(dir: string): string {
@@ -39,13 +44,13 @@ function victim(dir: string): string {
   return file;
 }
 
-test('analyze refuses to write suggestions.json through a link that leads out of the run folder', () => {
+test('analyze refuses to write suggestions.json through a link that leads out of the run folder', async () => {
   const dir = tempDir('rewardsmith-files-');
   const run = path.join(dir, 'run');
   cpSync(path.join(__dirname, 'fixtures/runs/lava-deaths'), run, { recursive: true });
   const target = victim(dir);
   symlinkSync(target, path.join(run, RUN_FILES.suggestions));
-  const r = cli('analyze', run);
+  const r = await cli('analyze', run);
   assert.equal(r.status, 1, r.stdout);
   assert.match(
     r.stderr,
@@ -54,14 +59,14 @@ test('analyze refuses to write suggestions.json through a link that leads out of
   assert.equal(readFileSync(target, 'utf8'), 'precious\n');
 });
 
-test("rollout refuses an eval/ folder that is a link out of the run folder, writing nothing into the link's target", () => {
+test("rollout refuses an eval/ folder that is a link out of the run folder, writing nothing into the link's target", async () => {
   const dir = tempDir('rewardsmith-files-');
   const out = path.join(dir, 'run');
   const elsewhere = path.join(dir, 'elsewhere');
   mkdirSync(out);
   mkdirSync(elsewhere);
   symlinkSync(elsewhere, path.join(out, 'eval'));
-  const r = cli('rollout', '--task', 'approach-tree', '--policy', 'random', '--steps', '20', '--envs', '2', '--out', out);
+  const r = await cli('rollout', '--task', 'approach-tree', '--policy', 'random', '--steps', '20', '--envs', '2', '--out', out);
   assert.equal(r.status, 1, r.stdout);
   assert.match(r.stderr, /eval is a symbolic link \(to .*elsewhere\); refusing to write through it/);
   assert.deepEqual(readdirSync(elsewhere), []);
@@ -95,7 +100,7 @@ test("writeAtomic, appendNoFollow and makeFolder: links refused, a killed write'
   assert.equal(lstatSync(script).mode & 0o777, 0o755);
 });
 
-test("sweep refuses a rewards/ or runs/ folder that links out of the sweep folder, and a reward copy there that links out; the link's target is untouched", () => {
+test("sweep refuses a rewards/ or runs/ folder that links out of the sweep folder, and a reward copy there that links out; the link's target is untouched", async () => {
   const dir = tempDir('rewardsmith-files-');
   const dense = path.join(ROOT, 'runner/rewards/approach-tree.dense.reward.ts');
   const sweep = (out: string) =>
@@ -123,7 +128,7 @@ test("sweep refuses a rewards/ or runs/ folder that links out of the sweep folde
   mkdirSync(linkedFolder);
   mkdirSync(elsewhere);
   symlinkSync(elsewhere, path.join(linkedFolder, 'rewards'));
-  const a = sweep(linkedFolder);
+  const a = await sweep(linkedFolder);
   assert.equal(a.status, 1, a.stdout);
   assert.match(a.stderr, /^rewardsmith sweep: .*sweep-a\/rewards is a symbolic link \(to .*elsewhere\); refusing to write through it, nothing was written/m);
   assert.deepEqual(readdirSync(elsewhere), []);
@@ -133,7 +138,7 @@ test("sweep refuses a rewards/ or runs/ folder that links out of the sweep folde
   const outside = path.join(dir, 'outside.reward.ts');
   cpSync(dense, outside);
   symlinkSync(outside, path.join(linkedCopy, 'rewards', 'approach-tree.dense.reward.ts'));
-  const b = sweep(linkedCopy);
+  const b = await sweep(linkedCopy);
   assert.equal(b.status, 1, b.stdout);
   assert.match(
     b.stderr,
@@ -146,7 +151,7 @@ test("sweep refuses a rewards/ or runs/ folder that links out of the sweep folde
   mkdirSync(linkedRuns);
   mkdirSync(runsElsewhere);
   symlinkSync(runsElsewhere, path.join(linkedRuns, 'runs'));
-  const c = sweep(linkedRuns);
+  const c = await sweep(linkedRuns);
   assert.equal(c.status, 1, c.stdout);
   assert.match(c.stderr, /^rewardsmith sweep: .*sweep-c\/runs is a symbolic link \(to .*runs-elsewhere\); refusing to write through it, nothing was written/m);
   assert.deepEqual(readdirSync(runsElsewhere), []);

@@ -8,21 +8,20 @@ import { after, test } from 'node:test';
 import { parseEvent, type RunnerEvent } from '../src/events';
 import { readSummary } from '../src/records';
 import { analyzeRun, formatAnalysis } from '../src/analyze/analyze';
+import { cliNodeArgs } from './helpers/cli-process';
 import { tempDir } from './helpers/tmp';
 
 const ROOT = path.resolve(__dirname, '../..');
 const out = tempDir('live-suggestions-');
 after(() => rmSync(out, { recursive: true, force: true }));
 
-test('train --events ndjson: provisional suggestions with episode counts arrive before training ends', () => {
+test('train --events ndjson: provisional suggestions with episode counts arrive before training ends', async () => {
   const reward = path.join(__dirname, 'fixtures/rewards/weak-approach-tree.reward.ts');
   const task = path.join(__dirname, 'fixtures/short-approach-tree.yaml');
   const r = spawnSync(
     process.execPath,
     [
-      '--import',
-      'tsx',
-      path.join(ROOT, 'runner/src/cli.ts'),
+      ...(await cliNodeArgs()),
       'train',
       reward,
       '--task',

@@ -11,10 +11,10 @@ import { RewardSandbox } from '../src/reward/index';
 import { GAME_FACTS } from '../src/schema';
 import { RolloutBuffer } from '../src/ppo/ppo';
 import { parseEvent, type RunnerEvent } from '../src/events';
+import { cliNodeArgs } from './helpers/cli-process';
 import { tempDir } from './helpers/tmp';
 
 const ROOT = path.resolve(__dirname, '../..');
-const CLI = path.join(ROOT, 'runner/src/cli.ts');
 const DENSE_TREE = path.join(ROOT, 'runner/rewards/approach-tree.dense.reward.ts');
 const tmp = () => tempDir('rewardsmith-ppo-');
 
@@ -107,9 +107,10 @@ test('a short training run on the dense tree reward earns more reward than a ran
   assert.ok(trained > baseline + 0.01, `trained policy ${trained.toFixed(4)} per step vs random ${baseline.toFixed(4)}`);
 });
 
-function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const cli = await cliNodeArgs();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT });
+    const child = spawn(process.execPath, [...cli, ...args], { cwd: ROOT });
     let stdout = '',
       stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d));

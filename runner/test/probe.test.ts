@@ -1,9 +1,9 @@
 // Reward probes end to end: real simulator episodes (the probe bank), the reward replayed on them in the real
 // sandbox, and what a user sees: warnings at the line that pays a failure mode, quiet on a well-shaped reward,
 // errors where training would stop, and `train` refusing a reward with errors before it writes anything.
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,13 +15,19 @@ import { BEHAVIOURS, bankFile, probeBank, probeBankAsync, probeReward, replayBan
 import { statementTotals } from '../src/probe/replay';
 import { resolveTask } from '../src/tasks';
 import { parseTrainArgs } from '../src/runs/config';
+import { cliSession } from './helpers/cli-all';
 import { tempDir } from './helpers/tmp';
 
 const ROOT = path.join(__dirname, '..', '..');
 const FIXTURES = path.join(__dirname, 'fixtures', 'probe');
 const fixture = (name: string) => path.join(FIXTURES, name);
-const CLI = path.join(ROOT, 'runner', 'src', 'cli.ts');
-const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
+// `rewardsmith ARGS…` through the real dispatcher, this file's command lines in one process (helpers/cli-all.ts).
+const session = cliSession(ROOT);
+after(() => session.close());
+const cli = async (...args: string[]) => {
+  const r = await session.run(args);
+  return { status: r.code, stdout: r.out, stderr: r.err };
+};
 
 /** The lines a fixture marks with `// expect-probe: <code>`, as `line code`. */
 function expected(file: string): string[] {
@@ -190,9 +196,9 @@ describe('probe findings', () => {
 });
 
 describe('train refuses a reward with errors', () => {
-  it("refuses the 'magma' reward naming line 4, writing nothing to the run folder", () => {
+  it("refuses the 'magma' reward naming line 4, writing nothing to the run folder", async () => {
     const out = path.join(tempDir('rewardsmith-gate-'), 'run');
-    const r = cli('train', fixture('magma.reward.ts'), '--task', 'explore-diamond', '--out', out, '--events', 'ndjson');
+    const r = await cli('train', fixture('magma.reward.ts'), '--task', 'explore-diamond', '--out', out, '--events', 'ndjson');
     assert.equal(r.status, 1, r.stderr);
     // An editor tells the refusal from a failed run by its typed field (VS Code offers "Train anyway").
     const finished = r.stdout
@@ -221,7 +227,7 @@ describe('lint runs the probes', () => {
     const task = resolveTask('approach-cow');
     const probed = await checkReward(file, text, task);
     assert.ok(probed.diagnostics.some((d) => d.source === 'rewardsmith-probe' && d.code === 'probe-incentive'));
-    const r = cli('lint', '--no-probe', file);
+    const r = await cli('lint', '--no-probe', file);
     assert.equal(r.status, 0, r.stderr);
     assert.doesNotMatch(r.stdout, /probe-/);
   });

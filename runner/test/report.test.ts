@@ -2,20 +2,27 @@
 // reward, trained for real, and the analyzer's lava fixture), opened in headless Chromium with the network
 // cut off: it must render its charts with no console error and no request leaving the file, and show every
 // rate with its episode count and interval. A screenshot is kept (REWARDSMITH_TEST_ARTIFACTS, else a temp dir).
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { spawnSync } from 'node:child_process';
 import { analyzeRun } from '../src/analyze/analyze';
 import { readSuggestions, RUN_FILES } from '../src/records';
 import { loadRun, renderReport, writeReport } from '../src/report/report';
+import { cliSession } from './helpers/cli-all';
 import { tempDir } from './helpers/tmp';
 import { watchedPage, withChromium } from './helpers/chromium';
 
 const FIXTURES = path.join(__dirname, 'fixtures', 'runs');
 const ROOT = path.join(__dirname, '..', '..');
+// `rewardsmith report ARGS…` through the real dispatcher, this file's command lines in one process (helpers/cli-all.ts).
+const session = cliSession(ROOT, 120_000);
+after(() => session.close());
+const reportCli = async (...args: string[]) => {
+  const r = await session.run(['report', ...args]);
+  return { status: r.code, stdout: r.out, stderr: r.err };
+};
 
 function copyRuns(): { dir: string; runs: string[] } {
   const dir = tempDir('rewardsmith-report-');
@@ -96,27 +103,23 @@ test('the report opens offline in headless Chromium: charts drawn, no console er
   });
 });
 
-test('rewardsmith report: usage errors in the common format; the last line says where the page is', () => {
+test('rewardsmith report: usage errors in the common format; the last line says where the page is', async () => {
   const { runs } = copyRuns();
-  const cli = (...args: string[]) =>
-    spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'runner/src/cli.ts'), 'report', ...args], { encoding: 'utf8', cwd: ROOT });
-  const ok = cli(runs[0]!);
+  const ok = await reportCli(runs[0]!);
   assert.equal(ok.status, 0, ok.stderr);
   assert.equal(ok.stdout.trim().split('\n').pop(), `report: ${path.join(runs[0]!, 'report.html')} (open it in a browser; it works offline)`);
-  const missing = cli(path.join(runs[0]!, 'nope'));
+  const missing = await reportCli(path.join(runs[0]!, 'nope'));
   assert.equal(missing.status, 2);
   assert.match(missing.stderr, /^rewardsmith report: .*nope: no such run folder\nRun `rewardsmith report --help` for its options\.\n$/);
-  const usage = cli();
+  const usage = await reportCli();
   assert.equal(usage.status, 2);
   assert.match(usage.stderr, /^rewardsmith report: missing RUN\.\.\./);
-  const help = cli('--help');
+  const help = await reportCli('--help');
   assert.equal(help.status, 0);
   assert.match(help.stdout, /^usage: rewardsmith report RUN\.\.\. \[options\]/);
 });
 
 const PAYLOAD = '<img src=x onerror="document.title=\'pwned\'">';
-const reportCli = (...args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'runner/src/cli.ts'), 'report', ...args], { encoding: 'utf8', cwd: ROOT, timeout: 120_000 });
 // biome-ignore lint/suspicious/noExplicitAny: the tests edit records as plain JSON, any field
 const editJson = (file: string, edit: (value: any) => void) => {
   const value = JSON.parse(readFileSync(file, 'utf8'));
@@ -124,7 +127,7 @@ const editJson = (file: string, edit: (value: any) => void) => {
   writeFileSync(file, JSON.stringify(value, null, 2));
 };
 
-test('report writes no file through a symbolic link: a metrics.csv or report.html that links out of the run is refused', () => {
+test('report writes no file through a symbolic link: a metrics.csv or report.html that links out of the run is refused', async () => {
   const { dir, runs } = copyRuns();
   const run = runs[0]!;
   for (const name of ['metrics.csv', 'report.html']) {
@@ -133,7 +136,7 @@ test('report writes no file through a symbolic link: a metrics.csv or report.htm
     const link = path.join(run, name);
     rmSync(link, { force: true });
     symlinkSync(victim, link);
-    const r = reportCli(run);
+    const r = await reportCli(run);
     assert.equal(r.status, 1, r.stdout);
     assert.match(
       r.stderr,
@@ -151,7 +154,7 @@ test('markup where a number belongs is refused by the checked readers, naming th
   const { runs } = copyRuns();
   const tree = runs[0]!;
   editJson(path.join(tree, RUN_FILES.summary), (s) => (s.train.updates = PAYLOAD));
-  const r = reportCli(tree);
+  const r = await reportCli(tree);
   assert.equal(r.status, 1);
   assert.equal(r.stderr, `rewardsmith report: ${path.join(tree, RUN_FILES.summary)}: train.updates must be a number, got a string\n`);
   assert.ok(!existsSync(path.join(tree, RUN_FILES.report)));
@@ -172,7 +175,7 @@ test('markup where a number belongs is refused by the checked readers, naming th
   assert.throws(() => readSuggestions(lava), {
     message: `${file}: suggestions[0] (${analysis.suggestions[0]!.id}): episodes[0].steps must be [first, last] step numbers`,
   });
-  const page = reportCli(lava);
+  const page = await reportCli(lava);
   assert.equal(page.status, 1);
   assert.match(page.stderr, /episodes\[0\]\.steps must be \[first, last\] step numbers/);
 });

@@ -1,26 +1,31 @@
-// `rewardsmith rollout` as a user runs it: a child process, summary.json and episode records on disk.
-import { test } from 'node:test';
+// `rewardsmith rollout` as a user runs it: a child process (this file's command lines in one, helpers/cli-all.ts),
+// summary.json and episode records on disk.
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { EpisodeRecord, RateRecord } from '../src/records';
+import { cliSession } from './helpers/cli-all';
 import { tempDir } from './helpers/tmp';
 
 const root = path.join(__dirname, '..', '..');
 const fixture = path.join(__dirname, 'fixtures', 'short-approach-cow.yaml');
 
-function rollout(args: string[]) {
-  return spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'runner/src/cli.ts'), 'rollout', ...args], { cwd: root, encoding: 'utf8' });
+const session = cliSession(root);
+after(() => session.close());
+async function rollout(args: string[]) {
+  const r = await session.run(['rollout', ...args]);
+  return { status: r.code, stdout: r.out, stderr: r.err };
 }
 
-test('rollout writes summary.json and episode records, reproducibly by seed', (t) => {
+test('rollout writes summary.json and episode records, reproducibly by seed', async (t) => {
   const dirs = [tempDir('rs-rollout-'), tempDir('rs-rollout-')];
   t.after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-  const summaries = dirs.map((out, k) => {
+  const summaries = [];
+  for (const [k, out] of dirs.entries()) {
     // The second run steps the same envs in worker threads: results must not depend on that.
-    const r = rollout([
+    const r = await rollout([
       '--task',
       fixture,
       '--policy',
@@ -38,8 +43,8 @@ test('rollout writes summary.json and episode records, reproducibly by seed', (t
     ]);
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /short-approach-cow \(sim, random\): 2400 steps/);
-    return { summary: JSON.parse(readFileSync(path.join(out, 'summary.json'), 'utf8')) as Record<string, unknown>, stdout: r.stdout };
-  });
+    summaries.push({ summary: JSON.parse(readFileSync(path.join(out, 'summary.json'), 'utf8')) as Record<string, unknown>, stdout: r.stdout });
+  }
   const s = summaries[0]!.summary;
   assert.equal(s.task, 'short-approach-cow');
   assert.equal(s.env, 'sim');
@@ -79,17 +84,17 @@ test('rollout writes summary.json and episode records, reproducibly by seed', (t
   );
 });
 
-test('rollout: episodes cut off by the step budget are counted apart, not in the rates; none finished is said, not 0.0 %', (t) => {
+test('rollout: episodes cut off by the step budget are counted apart, not in the rates; none finished is said, not 0.0 %', async (t) => {
   const out = tempDir('rs-rollout-');
   t.after(() => rmSync(out, { recursive: true, force: true }));
-  const run = (steps: number, envs: number) => {
+  const run = async (steps: number, envs: number) => {
     const dir = path.join(out, String(steps));
-    const r = rollout(['--task', fixture, '--steps', String(steps), '--envs', String(envs), '--seed', '3', '--workers', '0', '--out', dir]);
+    const r = await rollout(['--task', fixture, '--steps', String(steps), '--envs', String(envs), '--seed', '3', '--workers', '0', '--out', dir]);
     assert.equal(r.status, 0, r.stderr);
     return { stdout: r.stdout, s: JSON.parse(readFileSync(path.join(dir, 'summary.json'), 'utf8')) as Record<string, unknown> };
   };
   // 200 steps per env with 150-step episodes: each env finishes one episode and is 50 steps into the next.
-  const some = run(1600, 8);
+  const some = await run(1600, 8);
   assert.equal(some.s.episodes_unfinished, 8);
   assert.equal((some.s.success as RateRecord).n, some.s.episodes);
   assert.match(
@@ -99,7 +104,7 @@ test('rollout: episodes cut off by the step budget are counted apart, not in the
     ),
   );
   // 10 steps per env: no episode ends, so there is no rate to give.
-  const none = run(20, 2);
+  const none = await run(20, 2);
   assert.equal(none.s.episodes, 0);
   assert.equal(none.s.episodes_unfinished, 2);
   assert.deepEqual(none.s.success, { count: 0, n: 0, rate: null, ci95: [0, 1] });
@@ -107,21 +112,21 @@ test('rollout: episodes cut off by the step budget are counted apart, not in the
   assert.doesNotMatch(none.stdout, /\d %/);
 });
 
-test('rollout rejects bad options with a clear message and exit code 2', () => {
-  let r = rollout(['--task', 'approach-tree', '--steps', 'many', '--out', tmpdir()]);
+test('rollout rejects bad options with a clear message and exit code 2', async () => {
+  let r = await rollout(['--task', 'approach-tree', '--steps', 'many', '--out', tmpdir()]);
   assert.equal(r.status, 2);
   assert.match(r.stderr, /--steps must be an integer/);
-  r = rollout(['--task', 'approach-tree', '--frobnicate', '1', '--out', tmpdir()]);
+  r = await rollout(['--task', 'approach-tree', '--frobnicate', '1', '--out', tmpdir()]);
   assert.equal(r.status, 2);
   assert.match(r.stderr, /unknown option --frobnicate/);
-  r = rollout(['--task', 'approach-tree']);
+  r = await rollout(['--task', 'approach-tree']);
   assert.equal(r.status, 2);
   assert.match(r.stderr, /--out DIR is required/);
-  r = rollout(['--task', 'approach-dragon', '--out', tmpdir()]);
+  r = await rollout(['--task', 'approach-dragon', '--out', tmpdir()]);
   assert.equal(r.status, 2);
   assert.match(r.stderr, /unknown task "approach-dragon" \(did you mean approach-cow\?\); built-in tasks: explore-diamond/);
   const missing = path.join(tmpdir(), 'rs-no-such-checkpoint');
-  r = rollout(['--task', 'approach-tree', '--policy', missing, '--out', tmpdir()]);
+  r = await rollout(['--task', 'approach-tree', '--policy', missing, '--out', tmpdir()]);
   assert.equal(r.status, 2);
   assert.match(r.stderr, /neither "random" nor a checkpoint folder/);
 });

@@ -10,10 +10,11 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEvent, type RunnerEvent, type SweepRunEvent } from '../src/events';
 import type { SweepResults } from '../src/sweep/results';
+import { cliAll } from './helpers/cli-all';
+import { cliNodeArgs } from './helpers/cli-process';
 import { tempDir } from './helpers/tmp';
 
 const ROOT = path.resolve(__dirname, '../..');
-const CLI = path.join(ROOT, 'runner/src/cli.ts');
 const DENSE = path.join(ROOT, 'runner/rewards/approach-tree.dense.reward.ts');
 const SPARSE = path.join(ROOT, 'runner/rewards/approach-tree.sparse.reward.ts');
 const TINY = ['--steps', '512', '--envs', '8', '--workers', '0', '--eval-episodes', '4'];
@@ -28,10 +29,11 @@ interface SweepRun {
   stderr: string;
 }
 
-/** Runs `rewardsmith sweep ARGS --events ndjson`; `act` sees each event and may signal the process. */
-function runSweep(args: string[], act?: (e: RunnerEvent, kill: (s: NodeJS.Signals) => void) => void): Promise<SweepRun> {
+/** Runs `rewardsmith sweep ARGS --events ndjson` (its jobs run the same CLI); `act` sees each event and may signal the process. */
+async function runSweep(args: string[], act?: (e: RunnerEvent, kill: (s: NodeJS.Signals) => void) => void): Promise<SweepRun> {
+  const cli = await cliNodeArgs();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'sweep', ...args, '--events', 'ndjson'], { cwd: ROOT });
+    const child = spawn(process.execPath, [...cli, 'sweep', ...args, '--events', 'ndjson'], { cwd: ROOT });
     const events: RunnerEvent[] = [];
     let buffered = '',
       stdout = '',
@@ -84,18 +86,24 @@ function assertCompleteResults(dir: string, rewards: string[], seeds: number): v
   assert.match(readFileSync(path.join(dir, 'results.svg'), 'utf8'), /^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
 }
 
-test('sweep: usage errors name the option and lose nothing', { timeout: 60_000 }, () => {
-  const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', CLI, 'sweep', ...args], { cwd: ROOT, encoding: 'utf8' });
+test('sweep: usage errors name the option and lose nothing', { timeout: 60_000 }, async () => {
   const out = tempDir('rewardsmith-sweep-usage-');
-  const missing = cli('--task', 'approach-tree', '--rewards', DENSE, 'nope.reward.ts', '--out', out);
-  assert.equal(missing.status, 2);
-  assert.match(missing.stderr, /^rewardsmith sweep: --rewards: nope\.reward\.ts: no such file/);
-  const slurmOnly = cli('--task', 'approach-tree', '--rewards', DENSE, '--out', out, '--partition', 'gpu');
-  assert.equal(slurmOnly.status, 2);
-  assert.match(slurmOnly.stderr, /--partition is a Slurm option; add --engine slurm/);
-  const task = cli('--task', 'approach-tre', '--rewards', DENSE, '--out', out);
-  assert.equal(task.status, 2);
-  assert.doesNotMatch(task.stderr, /\n\s+at /);
+  // The three command lines in one process through the real dispatcher (helpers/cli-all.ts).
+  const [missing, slurmOnly, task] = await cliAll(
+    ROOT,
+    [
+      ['--task', 'approach-tree', '--rewards', DENSE, 'nope.reward.ts', '--out', out],
+      ['--task', 'approach-tree', '--rewards', DENSE, '--out', out, '--partition', 'gpu'],
+      ['--task', 'approach-tre', '--rewards', DENSE, '--out', out],
+    ].map((args) => ({ args: ['sweep', ...args] })),
+    60_000,
+  );
+  assert.equal(missing!.code, 2);
+  assert.match(missing!.err, /^rewardsmith sweep: --rewards: nope\.reward\.ts: no such file/);
+  assert.equal(slurmOnly!.code, 2);
+  assert.match(slurmOnly!.err, /--partition is a Slurm option; add --engine slurm/);
+  assert.equal(task!.code, 2);
+  assert.doesNotMatch(task!.err, /\n\s+at /);
   assert.equal(existsSync(path.join(out, 'sweep.json')), false);
 });
 

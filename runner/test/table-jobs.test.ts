@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { cliNodeArgs } from './helpers/cli-process';
 import { tempDir } from './helpers/tmp';
 
 const ROOT = path.resolve(__dirname, '../..');
-const CLI = path.join(ROOT, 'runner/src/cli.ts');
 
 const slurm = spawnSync('squeue', ['-h'], { encoding: 'utf8' }).status === 0 || process.env.REWARDSMITH_REQUIRE_SLURM === '1';
 
@@ -22,10 +22,11 @@ interface TableRun {
   stderr: string;
 }
 
-/** Runs `rewardsmith table ARGS`; `act` sees each progress line (stderr) and may signal the process. */
-function runTable(args: string[], act?: (line: string, kill: (s: NodeJS.Signals) => void) => void): Promise<TableRun> {
+/** Runs `rewardsmith table ARGS` (its cells' jobs run the same CLI); `act` sees each progress line (stderr) and may signal the process. */
+async function runTable(args: string[], act?: (line: string, kill: (s: NodeJS.Signals) => void) => void): Promise<TableRun> {
+  const cli = await cliNodeArgs();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'table', ...args], { cwd: ROOT });
+    const child = spawn(process.execPath, [...cli, 'table', ...args], { cwd: ROOT });
     let stdout = '',
       stderr = '',
       partial = '';

@@ -12,10 +12,10 @@ import { RUN_FILES, type EpisodeRecord, type RunSummary, type UpdateMetrics } fr
 import { DEFAULT_ROLLOUT_STEPS } from '../src/runs/train';
 import { trainReward } from '../src/llm/train-step';
 import { BUILTIN_TASKS } from '../src/tasks';
+import { cliNodeArgs } from './helpers/cli-process';
 import { tempDir } from './helpers/tmp';
 
 const ROOT = path.resolve(__dirname, '../..');
-const CLI = path.join(ROOT, 'runner/src/cli.ts');
 const REWARD = path.join(ROOT, 'runner/rewards/approach-tree.dense.reward.ts');
 /** approach-tree with 120-step episodes (a user task file): its evaluations and their reports' playback are short. */
 const SHORT_TASK = path.join(ROOT, 'runner/test/fixtures/short-approach-tree.yaml');
@@ -28,9 +28,10 @@ interface CliRun {
 }
 
 /** Runs the CLI with --events ndjson; `killWhen` sees each event (and the process) and may SIGKILL the process. */
-function runTrain(args: string[], killWhen?: (e: RunnerEvent, child: ChildProcess) => boolean): Promise<CliRun> {
+async function runTrain(args: string[], killWhen?: (e: RunnerEvent, child: ChildProcess) => boolean): Promise<CliRun> {
+  const cli = await cliNodeArgs();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'train', ...args, '--events', 'ndjson'], { cwd: ROOT });
+    const child = spawn(process.execPath, [...cli, 'train', ...args, '--events', 'ndjson'], { cwd: ROOT });
     const events: RunnerEvent[] = [];
     let buffered = '',
       stderr = '';
@@ -210,10 +211,11 @@ test('train killed with SIGKILL resumes to the same total frames with no metric 
 
   // `eval CHECKPOINT` re-evaluates the trained policy into its own folder, with the run's reward copy.
   const evalDir = path.join(out, 'eval-again');
+  const cli = await cliNodeArgs();
   const evaluated = await new Promise<CliRun>((resolve) => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', CLI, 'eval', out, '--task', SHORT_TASK, '--episodes', '3', '--envs', '3', '--workers', '0', '--out', evalDir, '--events', 'ndjson'],
+      [...cli, 'eval', out, '--task', SHORT_TASK, '--episodes', '3', '--envs', '3', '--workers', '0', '--out', evalDir, '--events', 'ndjson'],
       { cwd: ROOT },
     );
     let stdout = '',
@@ -304,9 +306,10 @@ test("the loop's training step: a sandbox host that dies stops the loop (it is n
 
 test('a finished run: --eval-episodes 0 points to eval, not analyze; --resume says it has finished and changes nothing', { timeout: 300_000 }, async () => {
   const out = path.join(tempDir('rewardsmith-finished-'), 'run');
+  const node = await cliNodeArgs();
   const cli = (args: string[]) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'train', ...args], { cwd: ROOT });
+      const child = spawn(process.execPath, [...node, 'train', ...args], { cwd: ROOT });
       let stdout = '',
         stderr = '';
       child.stdout.on('data', (d: Buffer) => (stdout += d));
