@@ -14,6 +14,7 @@ import { GAME_FACTS } from '../src/schema';
 import { BUILTIN_TASKS } from '../src/tasks';
 import { Demonstrator } from '../src/pretrain/demonstrator';
 import { SimEnv } from '../src/env/sim/sim';
+import { mulberry32 as rng } from '../src/stats';
 import type { ViewEntity, ViewPose, ViewResult } from '../src/env/game/observe';
 import { extractTree } from './train.bench';
 
@@ -29,17 +30,6 @@ interface State {
   world: SimEnv['world'];
   pose: ViewPose;
   mobs: ViewEntity[];
-}
-
-/** Deterministic uniform numbers in [0, 1) (mulberry32). */
-function rng(seed: number): () => number {
-  let s = seed | 0;
-  return () => {
-    s = (s + 0x6d2b79f5) | 0;
-    let t = Math.imul(s ^ (s >>> 15), 1 | s);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Every `every`-th state of `steps` steps per seed, acted by the scripted teacher or uniformly at random. */

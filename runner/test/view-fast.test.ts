@@ -10,19 +10,9 @@ import { S } from '../src/env/game/registry';
 import { GAME_FACTS } from '../src/schema';
 import { DEG, ViewResult, nearestDict, observeView, type ViewEntity, type ViewPose } from '../src/env/game/observe';
 import { SimEnv } from '../src/env/sim/sim';
+import { mulberry32 as rng } from '../src/stats';
 import type { SimWorld } from '../src/env/sim/world';
 import { referenceView } from './helpers/reference-view';
-
-/** Deterministic uniform numbers in [0, 1) (mulberry32). */
-function rng(seed: number): () => number {
-  let s = seed | 0;
-  return () => {
-    s = (s + 0x6d2b79f5) | 0;
-    let t = Math.imul(s ^ (s >>> 15), 1 | s);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Differences between two views, as readable lines (empty: identical, bit for bit). */
 function differences(fast: ViewResult, slow: ViewResult): string[] {
