@@ -72,17 +72,28 @@ function checkReplaceable(file: string): Stats | null {
   return st;
 }
 
-/** Creates `file` and writes `data`, failing when anything (a file, a link, a dangling link) is already there. */
-export function writeNewFile(file: string, data: string | Uint8Array, mode = 0o666): void {
+/**
+ * Creates `file` and writes `data`, failing when anything (a file, a link, a dangling link) is already there:
+ * opened with O_EXCL|O_NOFOLLOW, so a link planted at its name is never written through. Given `root`, the opened
+ * file must lie inside it once links are resolved (a folder on its way swapped for a link), else nothing is written.
+ */
+export function writeNewFile(file: string, data: string | Uint8Array, mode = 0o666, root?: string): void {
   let fd: number;
   try {
-    fd = openSync(file, 'wx', mode);
+    fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), mode);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EEXIST' && code !== 'ELOOP') throw err;
     if (lstatOrNull(file)?.isSymbolicLink()) throw linkRefused(file);
     throw new UnsafePathError(`${file} already exists; refusing to overwrite it, nothing was written`);
   }
   try {
+    if (root !== undefined) {
+      const opened = openedPath(fd, file, fstatSync(fd));
+      // Left where it is, empty: removing it would be one more act through a path that leads out of `root`.
+      if (opened === null || !isInsideFolder(realpathSync(root), opened))
+        throw new UnsafePathError(`${file}: not written: it resolves to ${opened ?? 'a replaced file'}, outside ${root}`);
+    }
     if (mode !== 0o666) fchmodSync(fd, mode);
     writeFileSync(fd, data);
   } finally {
@@ -91,18 +102,33 @@ export function writeNewFile(file: string, data: string | Uint8Array, mode = 0o6
 }
 
 /**
- * Replaces `file` with `data` whole or not at all: a temporary file beside it (`file` + `tmpSuffix`) created
- * exclusively, then renamed over it (a rename replaces a link rather than following it, so a link placed
- * between the check and the rename harms nothing). A destination that is a symbolic link is refused; a
- * temporary file left by a killed write is replaced, a link in its place refused. An existing file keeps its
- * permissions. Creates the folder when it is missing.
+ * Replaces `file`, which lies below `root` (the folder the user named: a run's, a sweep's, a cache's), with
+ * `data` whole or not at all. Missing folders between `root` and `file` are made one level at a time and a
+ * symbolic link at any level below `root` is refused, so a linked `checkpoint/` or `eval/` in someone else's
+ * folder cannot lead the write out of it (links above `root` are the user's own and followed). The temporary
+ * file beside it (`file` + `tmpSuffix`) is created exclusively and without following a link (O_EXCL|O_NOFOLLOW),
+ * checked to lie inside `root` once opened, then renamed over `file` (a rename replaces a link rather than
+ * following it, so a link placed between the check and the rename harms nothing). A destination that is a
+ * symbolic link is refused; a temporary file left by a killed write is replaced, a link in its place refused.
+ * An existing file keeps its permissions. A refusal is an UnsafePathError naming `file` and why.
  */
-export function writeAtomic(file: string, data: string | Uint8Array, opts: { tmpSuffix?: string; mode?: number } = {}): void {
-  mkdirSync(path.dirname(file), { recursive: true });
+export function writeAtomic(root: string, file: string, data: string | Uint8Array, opts: { tmpSuffix?: string; mode?: number } = {}): void {
+  const folder = path.dirname(file);
+  if (!isInsideFolder(root, folder)) throw new UnsafePathError(`${file}: not inside ${root}; refusing to write it, nothing was written`);
+  try {
+    makeFolderBelow(root, folder);
+  } catch (err) {
+    if (err instanceof UnsafePathError) throw new UnsafePathError(`${file}: ${err.message}`);
+    throw err;
+  }
   const existing = checkReplaceable(file);
   const tmp = file + (opts.tmpSuffix ?? '.tmp');
   if (checkReplaceable(tmp)) unlinkSync(tmp);
-  writeNewFile(tmp, data, opts.mode ?? (existing ? existing.mode & 0o7777 : 0o666));
+  writeNewFile(tmp, data, opts.mode ?? (existing ? existing.mode & 0o7777 : 0o666), root);
+  // The folder made above may have been swapped for a link since: the rename's folder must still be inside.
+  const realFolder = realpathSync(folder);
+  if (!isInsideFolder(realpathSync(root), realFolder))
+    throw new UnsafePathError(`${file}: not written: its folder ${folder} now resolves to ${realFolder}, outside ${root}`);
   try {
     renameSync(tmp, file);
   } catch (err) {

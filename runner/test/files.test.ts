@@ -77,27 +77,82 @@ test("writeAtomic, appendNoFollow and makeFolder: links refused, a killed write'
   const target = victim(dir);
   const link = path.join(dir, 'out.json');
   symlinkSync(target, link);
-  assert.throws(() => writeAtomic(link, '{}'), { name: 'UnsafePathError', message: /out\.json is a symbolic link/ });
+  assert.throws(() => writeAtomic(dir, link, '{}'), { name: 'UnsafePathError', message: /out\.json is a symbolic link/ });
   assert.throws(() => appendNoFollow(link, 'x'), { name: 'UnsafePathError' });
   assert.throws(() => makeFolder(link), { name: 'UnsafePathError' });
   // A dangling link where the temporary file goes: O_EXCL refuses it rather than creating its target.
   const file = path.join(dir, 'state.json');
   const nowhere = path.join(dir, 'created-through-link');
   symlinkSync(nowhere, `${file}.tmp`);
-  assert.throws(() => writeAtomic(file, '{}'), { name: 'UnsafePathError', message: /state\.json\.tmp is a symbolic link/ });
+  assert.throws(() => writeAtomic(dir, file, '{}'), { name: 'UnsafePathError', message: /state\.json\.tmp is a symbolic link/ });
   assert.ok(!existsSync(nowhere));
   assert.equal(readFileSync(target, 'utf8'), 'precious\n');
   // A plain leftover is a write that was killed: replaced.
   const other = path.join(dir, 'results.json');
   writeFileSync(`${other}.tmp`, 'half');
-  writeAtomic(other, 'whole');
+  writeAtomic(dir, other, 'whole');
   assert.equal(readFileSync(other, 'utf8'), 'whole');
   assert.ok(!existsSync(`${other}.tmp`));
   // An existing file keeps its permissions across the replace.
   const script = path.join(dir, 'job.sh');
-  writeAtomic(script, '#!/bin/sh\n', { mode: 0o755 });
-  writeAtomic(script, '#!/bin/sh\ntrue\n');
+  writeAtomic(dir, script, '#!/bin/sh\n', { mode: 0o755 });
+  writeAtomic(dir, script, '#!/bin/sh\ntrue\n');
   assert.equal(lstatSync(script).mode & 0o777, 0o755);
+});
+
+test('writeAtomic refuses a folder on the way to the file that is a link out of the root, naming the file and the link; nothing written outside', () => {
+  const dir = tempDir('rewardsmith-files-');
+  const run = path.join(dir, 'run');
+  const elsewhere = path.join(dir, 'elsewhere');
+  mkdirSync(run);
+  mkdirSync(elsewhere);
+  // A shared run folder whose checkpoint/ leads out of it: neither a file in it nor one in a folder made below it is written.
+  symlinkSync(elsewhere, path.join(run, 'checkpoint'));
+  for (const file of [path.join(run, 'checkpoint', 'state.json'), path.join(run, 'checkpoint', 'new', 'weights.bin')])
+    assert.throws(() => writeAtomic(run, file, '{}'), {
+      name: 'UnsafePathError',
+      message: new RegExp(
+        `^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: .*checkpoint is a symbolic link \\(to .*elsewhere\\); refusing to write through it`,
+      ),
+    });
+  // A link deeper down, below folders that are real: refused at its own level.
+  mkdirSync(path.join(run, 'eval'));
+  symlinkSync(elsewhere, path.join(run, 'eval', 'episodes'));
+  assert.throws(() => writeAtomic(run, path.join(run, 'eval', 'episodes', 'e.ndjson'), ''), {
+    name: 'UnsafePathError',
+    message: /eval\/episodes is a symbolic link/,
+  });
+  // A file named outside the root at all.
+  assert.throws(() => writeAtomic(run, path.join(dir, 'out.json'), '{}'), { name: 'UnsafePathError', message: /out\.json: not inside .*run/ });
+  assert.deepEqual(readdirSync(elsewhere), []);
+  assert.ok(!existsSync(path.join(dir, 'out.json')));
+  // The root itself may be a link the user made (a scratch disk): followed, and missing folders below it made.
+  const scratch = path.join(dir, 'scratch');
+  symlinkSync(elsewhere, scratch);
+  writeAtomic(scratch, path.join(scratch, 'a', 'b.json'), '{}');
+  assert.equal(readFileSync(path.join(elsewhere, 'a', 'b.json'), 'utf8'), '{}');
+});
+
+test('writeAtomic never writes through a link planted at its temporary name, dangling or not', () => {
+  const dir = tempDir('rewardsmith-files-');
+  const run = path.join(dir, 'run');
+  mkdirSync(path.join(run, 'eval'), { recursive: true });
+  const target = victim(dir);
+  const nowhere = path.join(dir, 'created-through-link');
+  const file = path.join(run, 'eval', 'summary.json');
+  for (const [suffix, to] of [
+    ['.tmp', target],
+    [`.${process.pid}.tmp`, nowhere],
+  ] as const) {
+    symlinkSync(to, file + suffix);
+    assert.throws(() => writeAtomic(run, file, '{"forged":1}', { tmpSuffix: suffix }), {
+      name: 'UnsafePathError',
+      message: new RegExp(`summary\\.json${suffix.replace(/\./g, '\\.')} is a symbolic link`),
+    });
+  }
+  assert.equal(readFileSync(target, 'utf8'), 'precious\n');
+  assert.ok(!existsSync(nowhere));
+  assert.ok(!existsSync(file));
 });
 
 test("sweep refuses a rewards/ or runs/ folder that links out of the sweep folder, and a reward copy there that links out; the link's target is untouched", async () => {

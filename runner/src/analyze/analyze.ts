@@ -276,7 +276,7 @@ async function analyzeMain(argv: string[]): Promise<number> {
     throw new CommandError(err.message);
   }
   const out = path.join(runDir, RUN_FILES.suggestions);
-  writeAtomic(out, JSON.stringify({ version: 1, ...analysis }, null, 2) + '\n');
+  writeAtomic(runDir, out, JSON.stringify({ version: 1, ...analysis }, null, 2) + '\n');
   // Diffs quote the reward file, which a model may have written: no control sequence reaches the terminal.
   const text = terminalText(formatAnalysis(analysis) + `\nWrote ${out}\n`);
   if (events) {

@@ -133,7 +133,10 @@ export function applySuggestions(runDir: string, ids: readonly string[], opts: A
   const diff = chosen.length === 1 ? chosen[0]!.diff : unifiedDiff(current, patched, path.basename(file)).text;
   opts.announce?.(target, diff);
   // Written whole or not at all, to the file itself when the reward file is a link the user made to it.
-  if (!opts.dryRun) writeAtomic(realpathSync(file), patched, { tmpSuffix: '.rewardsmith-apply.tmp' });
+  if (!opts.dryRun) {
+    const real = realpathSync(file);
+    writeAtomic(path.dirname(real), real, patched, { tmpSuffix: '.rewardsmith-apply.tmp' });
+  }
   return { file, diff, written: !opts.dryRun, applied: chosen.map((c) => c.id) };
 }
 

@@ -38,13 +38,13 @@ export function designCommand(argv: string[], terminal: CommandIo = PROCESS_IO):
     rmSync(workDir, { recursive: true, force: true });
     progress(`designing a reward for ${task.id}`);
     const reviewed = await designAndReview({ task, request: { kind: 'initial' }, dir: workDir, log: { dir: workDir }, language });
-    writeAtomic(path.join(workDir, 'review.json'), JSON.stringify(reviewed, null, 2) + '\n');
+    writeAtomic(path.dirname(out), path.join(workDir, 'review.json'), JSON.stringify(reviewed, null, 2) + '\n');
     for (const s of reviewed.steps) {
       if (s.errors.length > 0) progress(`draft ${s.draft}: ${s.errors.length} static error(s), sent back to the designer`);
       else if (s.critique) progress(`draft ${s.draft}: critic ${s.critique.success ? 'passed' : `failed: ${s.critique.critique?.split('\n')[0] ?? ''}`}`);
     }
     if (reviewed.source === null) throw new CommandError(reviewed.failure ?? 'the designer produced no usable reward');
-    writeAtomic(out, reviewed.source);
+    writeAtomic(path.dirname(out), out, reviewed.source);
     progress(`wrote ${out}${reviewed.criticPassed ? '' : ' (the critic still had objections after 3 rounds; see the review in ' + workDir + ')'}`);
     return { out, summary: null };
   });

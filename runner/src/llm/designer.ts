@@ -208,7 +208,7 @@ export async function designAndReview(opts: ReviewOptions): Promise<ReviewedRewa
     given = undefined;
     const draft = steps.length + 1;
     const file = path.join(opts.dir, `draft-${draft}.reward.${extension}`);
-    writeAtomic(file, source);
+    writeAtomic(opts.dir, file, source);
     const statics = staticCheck(file, source);
     const probed = statics.some((d) => d.severity === 'error') ? [] : await probeWarnings(file, source, opts.task);
     const diagnostics = [...statics, ...probed];
@@ -221,7 +221,7 @@ export async function designAndReview(opts: ReviewOptions): Promise<ReviewedRewa
       critique: null,
     };
     steps.push(step);
-    if (diagnostics.length > 0) writeAtomic(path.join(opts.dir, `draft-${draft}.lint.json`), JSON.stringify(diagnostics, null, 2) + '\n');
+    if (diagnostics.length > 0) writeAtomic(opts.dir, path.join(opts.dir, `draft-${draft}.lint.json`), JSON.stringify(diagnostics, null, 2) + '\n');
     if (step.errors.length > 0) {
       if (lintFixes >= limits.lintFixes) {
         // An earlier draft that passed the static checks is still trainable; otherwise nothing is.
@@ -250,7 +250,7 @@ export async function designAndReview(opts: ReviewOptions): Promise<ReviewedRewa
       staticFindings: step.warnings.filter((w) => !isProbe(w)).map((w) => ({ line: w.line, severity: w.severity, message: w.message })),
       probeFindings: step.warnings.filter(isProbe).map((w) => ({ line: w.line, severity: w.severity, message: w.message })),
     });
-    writeAtomic(path.join(opts.dir, `draft-${draft}.critique.json`), JSON.stringify(step.critique, null, 2) + '\n');
+    writeAtomic(opts.dir, path.join(opts.dir, `draft-${draft}.critique.json`), JSON.stringify(step.critique, null, 2) + '\n');
     if (step.critique.success) return { source, criticPassed: true, steps, failure: null };
     if (criticRounds >= limits.criticRounds) return { source, criticPassed: false, steps, failure: null };
     const findings = step.critique.findings.map((f) => `- line ${f.line}${f.endLine ? `-${f.endLine}` : ''} (${f.severity}): ${f.message}`).join('\n');

@@ -112,7 +112,7 @@ async function cached<T>(root: string, file: string, compute: () => Promise<T>, 
   if (existsSync(file)) return readRecordJson(file, root) as T;
   makeFolderBelow(root, path.dirname(file));
   const value = await compute();
-  if (keep(value)) writeAtomic(file, json(value));
+  if (keep(value)) writeAtomic(root, file, json(value));
   return value;
 }
 
@@ -353,7 +353,7 @@ class Loop {
       }
       criticPassed = reviewed.criticPassed;
       const rewardFile = path.join(attemptDir, this.rewardName);
-      if (!existsSync(rewardFile)) writeAtomic(rewardFile, reviewed.source);
+      if (!existsSync(rewardFile)) writeAtomic(this.o.out, rewardFile, reviewed.source);
       const runDir = path.join(attemptDir, 'run');
       // The probes' findings go back to the designer as a run-time error would, without a training run.
       const refused = await screenReward(rewardFile, this.o.task);
@@ -486,7 +486,7 @@ class Loop {
     const attemptDir = path.join(iterDir, `candidate-${k}`, 'attempt-1');
     makeFolderBelow(this.o.out, attemptDir);
     const rewardFile = path.join(attemptDir, this.rewardName);
-    if (!existsSync(rewardFile)) writeAtomic(rewardFile, source);
+    if (!existsSync(rewardFile)) writeAtomic(this.o.out, rewardFile, source);
     const refused = patched && (await screenReward(rewardFile, this.o.task, patched));
     if (refused) {
       this.say(`  candidate ${k} (${applied.join(' + ')}): not trained; ${refused.split('\n').join(' ')}`);
@@ -557,7 +557,7 @@ class Loop {
       const c = await this.trainCandidate(iterDir, 1, readFileSync(o.startReward!, 'utf8'), []);
       if (!c.summary) return result(null, [c], false, null, null);
       c.decision = 'kept (the starting reward)';
-      writeAtomic(path.join(iterDir, this.rewardName), this.readInLoop(c.reward!));
+      writeAtomic(this.o.out, path.join(iterDir, this.rewardName), this.readInLoop(c.reward!));
       return result(c, [c], false, await this.analyze(iterDir, c), null);
     }
     // The reward in force: the latest iteration that kept a new one (an iteration that kept the previous one has chosen 0).
@@ -602,13 +602,13 @@ class Loop {
       this.say(
         `iteration ${i}: ${decision ? decision.reason : candidates.length === 0 ? 'no untried patch set left' : 'no candidate could be trained'}; keeping the reward in force (${this.rel(currentFile)})`,
       );
-      writeAtomic(path.join(iterDir, this.rewardName), currentText);
+      writeAtomic(this.o.out, path.join(iterDir, this.rewardName), currentText);
       // The current reward's run stays the one analysed; its suggestions.json is in its run folder.
       const kept = { ...current, candidate: 0 };
       return { ...result(kept, candidates, true, prev.analysis, decision), chosen: 0 };
     }
     this.say(`iteration ${i}: candidate ${best!.candidate} ${decision.reason}`);
-    writeAtomic(path.join(iterDir, this.rewardName), this.readInLoop(best!.reward!));
+    writeAtomic(this.o.out, path.join(iterDir, this.rewardName), this.readInLoop(best!.reward!));
     return result(best, candidates, false, await this.analyze(iterDir, best!), decision);
   }
 
@@ -702,7 +702,7 @@ class Loop {
       }
       this.say(`resuming the experiment in ${o.out}`);
     }
-    writeAtomic(experimentFile, json({ ...settings, iterations: o.iterations, model: o.noLlm ? null : resolveLlmConfig(o.llm).model }));
+    writeAtomic(this.o.out, experimentFile, json({ ...settings, iterations: o.iterations, model: o.noLlm ? null : resolveLlmConfig(o.llm).model }));
 
     const results: IterationResult[] = [];
     for (let i = 1; i <= o.iterations; i++) {
@@ -727,7 +727,7 @@ class Loop {
           let chosen: CandidateResult | null = null;
           for (const c of candidates) if (c.summary && (!chosen || better(c.summary, chosen.summary!))) chosen = c;
           if (chosen && o.candidates > 1) this.say(`iteration ${i}: keeping candidate ${chosen.candidate} (best evaluation success)`);
-          if (chosen) writeAtomic(path.join(iterDir, this.rewardName), this.readInLoop(chosen.reward!));
+          if (chosen) writeAtomic(this.o.out, path.join(iterDir, this.rewardName), this.readInLoop(chosen.reward!));
           const analysis = chosen ? await this.analyze(iterDir, chosen) : null;
           const annotated = chosen ? designedCandidates(candidates, chosen, prev, await this.startPolicy()) : candidates;
           return {
@@ -776,8 +776,8 @@ class Loop {
       best: bestMeasured({ iterations: results }),
       runs_saved_by_probes: saved,
     };
-    writeAtomic(path.join(o.out, LOOP_FILES.results), json(loopResult));
-    writeAtomic(path.join(o.out, LOOP_FILES.table), resultsTable(loopResult, o.out) + '\n');
+    writeAtomic(this.o.out, path.join(o.out, LOOP_FILES.results), json(loopResult));
+    writeAtomic(this.o.out, path.join(o.out, LOOP_FILES.table), resultsTable(loopResult, o.out) + '\n');
     return loopResult;
   }
 }

@@ -39,7 +39,7 @@ export async function screenReward(file: string, task: TaskSpec, baseline?: { fi
   const before = baseline ? (await blockers(baseline.file, baseline.text, task)).incentives.length : Number.POSITIVE_INFINITY;
   const reasons = [...found.errors, ...(found.incentives.length > before ? found.incentives : [])];
   const refused = reasons.length > 0 ? `the probes found, before training:\n${reasons.join('\n')}` : null;
-  writeAtomic(verdictFile, `${JSON.stringify({ refused } satisfies ScreenVerdict, null, 2)}\n`);
+  writeAtomic(path.dirname(file), verdictFile, `${JSON.stringify({ refused } satisfies ScreenVerdict, null, 2)}\n`);
   return refused;
 }
 

@@ -151,7 +151,7 @@ export async function playbackCommand(argv: string[], io: CommandIo = PROCESS_IO
           ? await probeEpisode(positionals[0]!, values.probe, values.task, values['max-frames'])
           : runEpisode(positionals[0]!, values.episode, values['max-frames']);
       if (values.out !== undefined) {
-        writeAtomic(values.out, playbackGif(playback));
+        writeAtomic(path.dirname(values.out), values.out, playbackGif(playback));
         io.stderr(
           `playback: ${path.resolve(values.out)} (${playback.frames.length} frames, ${playback.every > 1 ? `one every ${playback.every} steps` : 'one per step'})\n`,
         );

@@ -131,8 +131,8 @@ export async function saveOptimizer(dir: string, learner: Learner): Promise<void
   const weights = await learner.optimizerWeights();
   const all = new Float32Array(weights.reduce((s, w) => s + w.values.length, 0));
   weights.reduce((o, w) => (all.set(w.values, o), o + w.values.length), 0);
-  writeAtomic(path.join(dir, 'optimizer.bin'), float32Bytes(all));
-  writeAtomic(path.join(dir, 'optimizer.json'), JSON.stringify(weights.map((w) => ({ name: w.name, shape: w.shape }))) + '\n');
+  writeAtomic(dir, path.join(dir, 'optimizer.bin'), float32Bytes(all));
+  writeAtomic(dir, path.join(dir, 'optimizer.json'), JSON.stringify(weights.map((w) => ({ name: w.name, shape: w.shape }))) + '\n');
 }
 
 export async function restoreOptimizer(dir: string, learner: Learner, root = dir): Promise<void> {

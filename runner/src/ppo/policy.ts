@@ -169,8 +169,8 @@ export function savePolicy(net: PolicyNetwork, dir: string, task: string, extra:
     shapes: net.shapes,
     ...extra,
   };
-  writeAtomic(path.join(dir, WEIGHTS_FILE), float32Bytes(net.weights()));
-  writeAtomic(path.join(dir, POLICY_FILE), JSON.stringify(file, null, 2) + '\n');
+  writeAtomic(dir, path.join(dir, WEIGHTS_FILE), float32Bytes(net.weights()));
+  writeAtomic(dir, path.join(dir, POLICY_FILE), JSON.stringify(file, null, 2) + '\n');
 }
 
 /**

@@ -433,8 +433,8 @@ export async function pretrain(options: PretrainOptions): Promise<{ record: Pret
       eval: evalSummary,
       generalisation_gap: null,
     };
-    writeAtomic(path.join(out, PRETRAIN_FILE), JSON.stringify(record, null, 2) + '\n');
-    writeAtomic(path.join(out, RUN_FILES.summary), JSON.stringify(summary, null, 2) + '\n');
+    writeAtomic(out, path.join(out, PRETRAIN_FILE), JSON.stringify(record, null, 2) + '\n');
+    writeAtomic(out, path.join(out, RUN_FILES.summary), JSON.stringify(summary, null, 2) + '\n');
     return { record, summary };
   } finally {
     net.dispose();

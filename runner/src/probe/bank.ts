@@ -485,7 +485,7 @@ function storeBank(task: TaskSpec, recorded: ProbeBank): ProbeBank {
   try {
     mkdirSync(path.dirname(file), { recursive: true });
     // Atomic, with a temporary file of this process's own: two processes may record the same bank at once.
-    writeAtomic(file, gzipSync(JSON.stringify(bank)), { tmpSuffix: `.${process.pid}.tmp` });
+    writeAtomic(path.dirname(file), file, gzipSync(JSON.stringify(bank)), { tmpSuffix: `.${process.pid}.tmp` });
     // The task's banks of earlier bank versions or task definitions go once unused for a while: another
     // checkout or version of rewardsmith on this machine may be reading its own (removing those at once made
     // two checkouts record their banks again and again).

@@ -289,7 +289,7 @@ const TENSORBOARD_TAGS = METRICS_COLUMNS.filter((c) => c !== 'update' && c !== '
 export async function writeMetricExports(run: RunData): Promise<{ csv: string | null; tensorboard: string | null; tensorboardError: string | null }> {
   if (run.metrics.length === 0) return { csv: null, tensorboard: null, tensorboardError: null };
   const csv = path.join(run.dir, RUN_FILES.metricsCsv);
-  writeAtomic(csv, metricsCsv(run.metrics));
+  writeAtomic(run.dir, csv, metricsCsv(run.metrics));
   // metrics.ndjson keeps seconds since the run started; its last line was written at the file's mtime.
   const last = run.metrics[run.metrics.length - 1]!;
   const started = statSync(path.join(run.dir, RUN_FILES.metrics)).mtimeMs / 1000 - (last.wall_seconds ?? 0);
@@ -381,7 +381,7 @@ export async function writeReport(runDirs: string[], out?: string): Promise<{ fi
       if (ex.tensorboardError) messages.push(ex.tensorboardError);
       if (ex.tensorboard) written.push(ex.tensorboard);
     }
-    writeAtomic(file, renderReport(runs));
+    writeAtomic(path.dirname(file), file, renderReport(runs));
   } catch (err) {
     if (err instanceof UnsafePathError) throw new CommandError(err.message);
     throw err;

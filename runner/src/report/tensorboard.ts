@@ -127,6 +127,6 @@ export function writeEventFile(dir: string, steps: readonly ScalarStep[], startT
   }
   const host = hostname().replace(/[^A-Za-z0-9.-]/g, '_') || 'localhost';
   const file = path.join(dir, `events.out.tfevents.${Math.floor(startTime)}.${host}`);
-  writeAtomic(file, Buffer.concat(records));
+  writeAtomic(dir, file, Buffer.concat(records));
   return file;
 }

@@ -135,7 +135,7 @@ async function startPyodide(): Promise<Pyodide> {
   }
   const pyodide = await loadPyodide({ ...options, _makeSnapshot: true });
   try {
-    writeAtomic(file, pyodide.makeMemorySnapshot(), { tmpSuffix: `.${process.pid}.tmp` });
+    writeAtomic(path.dirname(file), file, pyodide.makeMemorySnapshot(), { tmpSuffix: `.${process.pid}.tmp` });
   } catch {
     /* a cache that cannot be written: the next sandbox starts in full too */
   }

@@ -362,5 +362,5 @@ export function readStoredConfig(runDir: string): TrainConfig | null {
 }
 
 export function writeStoredConfig(runDir: string, config: TrainConfig): void {
-  writeAtomic(path.join(runDir, RUN_FILES.config), JSON.stringify(config, null, 2) + '\n');
+  writeAtomic(runDir, path.join(runDir, RUN_FILES.config), JSON.stringify(config, null, 2) + '\n');
 }

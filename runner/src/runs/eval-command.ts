@@ -91,7 +91,7 @@ async function evalMain(argv: string[]): Promise<number> {
     );
     sandbox = hasReward ? await RewardSandbox.open(rewardFile, numEnvs, { attack: task.attack, episodeSteps: task.maxSteps, source: reward!.text }) : null;
     // Its own copy, as a training run has one, so that `analyze DIR` finds the reward (not in a training run's own folder, whose copy trains).
-    if (reward && !hasCheckpoint(runDir)) writeAtomic(path.join(runDir, rewardCopyName(reward.file)), reward.text);
+    if (reward && !hasCheckpoint(runDir)) writeAtomic(runDir, path.join(runDir, rewardCopyName(reward.file)), reward.text);
     reporter.evalProgress(0, episodes);
     const result = await evaluatePolicy(loaded, state, {
       task,
@@ -122,7 +122,7 @@ async function evalMain(argv: string[]): Promise<number> {
       generalisation_gap: gap,
     };
     const summaryFile = path.join(runDir, RUN_FILES.summary);
-    writeAtomic(summaryFile, JSON.stringify(summary, null, 2) + '\n');
+    writeAtomic(runDir, summaryFile, JSON.stringify(summary, null, 2) + '\n');
     reporter.emit(evalEvent(result.summary, gap));
     reporter.emit(makeEvent({ type: 'finished', ok: true, run_dir: runDir, summary: summaryFile }));
     if (!reporter.events)

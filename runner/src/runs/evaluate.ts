@@ -359,8 +359,9 @@ export function summarise(episodes: EpisodeRecord[]): EvalSummary {
 /** Writes eval/episodes.ndjson (every episode) and eval/failed_episodes.json (the failed ones). */
 export function writeEvalRecords(runDir: string, episodes: EpisodeRecord[]): void {
   makeFolder(path.join(runDir, path.dirname(RUN_FILES.episodes)));
-  writeAtomic(path.join(runDir, RUN_FILES.episodes), episodes.map((e) => JSON.stringify(e)).join('\n') + (episodes.length ? '\n' : ''));
+  writeAtomic(runDir, path.join(runDir, RUN_FILES.episodes), episodes.map((e) => JSON.stringify(e)).join('\n') + (episodes.length ? '\n' : ''));
   writeAtomic(
+    runDir,
     path.join(runDir, RUN_FILES.failedEpisodes),
     JSON.stringify(
       episodes.filter((e) => !e.success),

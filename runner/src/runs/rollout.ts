@@ -155,7 +155,7 @@ async function rollout(argv: string[]): Promise<number> {
     cpu_seconds: Math.round((cpu.user + cpu.system) / 1000) / 1000,
     machine: `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}`,
   };
-  writeAtomic(path.join(out, RUN_FILES.summary), JSON.stringify(result, null, 2) + '\n');
+  writeAtomic(out, path.join(out, RUN_FILES.summary), JSON.stringify(result, null, 2) + '\n');
   process.stdout.write(
     `${task.id} (${backend}, ${policyArg}): ${result.env_steps} steps, ${outcomeText(result)}; ` +
       `${result.wall_seconds} s (${result.steps_per_second} steps/s) → ${path.join(out, RUN_FILES.summary)}\n`,
@@ -186,7 +186,7 @@ async function runRollout(
   const n = env.numEnvs;
   makeFolder(path.join(out, path.dirname(RUN_FILES.episodes)));
   const episodesFile = path.join(out, RUN_FILES.episodes);
-  writeAtomic(episodesFile, '');
+  writeAtomic(out, episodesFile, '');
   const seeds = Array.from({ length: n }, (_, i) => (seed + i) >>> 0);
   let { features, obs } = await env.reset(seeds);
   const recorder = new EpisodeRecorder();

@@ -155,7 +155,7 @@ export async function writeCheckpoint(runDir: string, task: string, learner: Lea
   rmSync(tmp, { recursive: true, force: true });
   savePolicy(learner.net, tmp, task);
   await saveOptimizer(tmp, learner);
-  writeAtomic(path.join(tmp, 'state.json'), JSON.stringify(state) + '\n');
+  writeAtomic(runDir, path.join(tmp, 'state.json'), JSON.stringify(state) + '\n');
   const current = path.join(runDir, RUN_FILES.checkpoint),
     old = path.join(runDir, CHECKPOINT_OLD);
   rmSync(old, { recursive: true, force: true });
@@ -175,17 +175,17 @@ function metricsLines(file: string): string[] {
 /** Keeps the first `lines` lines of metrics.ndjson: updates after the checkpoint are redone on resume. */
 export function truncateMetrics(file: string, lines: number): void {
   if (!existsSync(file)) {
-    writeAtomic(file, '');
+    writeAtomic(path.dirname(file), file, '');
     return;
   }
   const kept = metricsLines(file).slice(0, lines);
-  writeAtomic(file, kept.map((l) => l + '\n').join(''));
+  writeAtomic(path.dirname(file), file, kept.map((l) => l + '\n').join(''));
 }
 
 /** metrics.csv beside metrics.ndjson, rewritten from it (at each checkpoint and at the end). */
 export function writeMetricsCsv(metricsFile: string, csvFile: string): void {
   const lines = metricsLines(metricsFile).map((l) => JSON.parse(l) as UpdateMetrics);
-  writeAtomic(csvFile, metricsCsv(lines));
+  writeAtomic(path.dirname(csvFile), csvFile, metricsCsv(lines));
 }
 
 /** summary.json's `train` part from the checkpoint's counters (zeros for a checkpoint without a state). */

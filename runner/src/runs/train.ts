@@ -260,7 +260,7 @@ export async function train(options: TrainOptions): Promise<RunSummary> {
       below_start: below,
     };
     const summaryFile = path.join(runDir, RUN_FILES.summary);
-    writeAtomic(summaryFile, JSON.stringify(summary, null, 2) + '\n');
+    writeAtomic(runDir, summaryFile, JSON.stringify(summary, null, 2) + '\n');
     emit(makeEvent({ type: 'finished', ok: true, run_dir: runDir, summary: summaryFile }));
     return summary;
   } catch (caught) {
@@ -335,7 +335,7 @@ function openRun(
   }
   const { task, state, bytes } = fresh!;
   mkdirSync(runDir, { recursive: true });
-  writeAtomic(rewardCopy, bytes);
+  writeAtomic(runDir, rewardCopy, bytes);
   storeConfig(
     runDir,
     options.config ?? {

@@ -384,10 +384,10 @@ export abstract class Engine {
         if (signal?.aborted) return result('cancelled', null);
         rmSync(path.join(job.runDir, JOB_FILES.exit), { force: true });
         const script = path.join(job.runDir, JOB_FILES.script);
-        writeAtomic(script, jobScript(job, this.runner), { mode: 0o755 });
+        writeAtomic(job.runDir, script, jobScript(job, this.runner), { mode: 0o755 });
         jobId = await this.submit(job, script);
         // Recorded before the first poll: a command killed right now finds the job again instead of starting it twice.
-        writeAtomic(path.join(job.runDir, JOB_FILES.record), JSON.stringify({ engine: this.kind, job_id: jobId } satisfies JobRecord) + '\n');
+        writeAtomic(job.runDir, path.join(job.runDir, JOB_FILES.record), JSON.stringify({ engine: this.kind, job_id: jobId } satisfies JobRecord) + '\n');
         hooks.onState?.('queued', jobId);
       }
       const ended = await this.watch(job, jobId, jobId === record?.job_id ? null : 'queued', { ...hooks, onPoll: forward });

@@ -120,11 +120,11 @@ function openSweep(o: SweepOptions, dir: string, taskId: string): { state: Sweep
   makeFolder(path.join(dir, 'rewards'));
   for (const [i, r] of rewards.entries()) {
     const copy = rewardCopyIn(dir, r);
-    if (!existsSync(copy)) writeAtomic(copy, bytes[i]!);
+    if (!existsSync(copy)) writeAtomic(dir, copy, bytes[i]!);
     else if (sha256Hex(readRecordBytes(copy, dir)) !== r.sha256)
       throw new RunRecordError(`${copy}: not the text of ${r.file} this sweep trains (its sha256 differs); remove it, or choose another --out`);
   }
-  const save = () => writeAtomic(stateFile, JSON.stringify(state, null, 2) + '\n');
+  const save = () => writeAtomic(dir, stateFile, JSON.stringify(state, null, 2) + '\n');
   save();
   return { state, save };
 }
@@ -264,9 +264,9 @@ export async function sweep(o: SweepOptions): Promise<SweepResults> {
       [...progress.records.values()],
       state.rewards.map((r) => ({ name: r.name, file: r.file })),
     );
-    writeAtomic(path.join(dir, SWEEP_FILES.results), JSON.stringify(results, null, 2) + '\n');
-    writeAtomic(path.join(dir, SWEEP_FILES.table), resultsMarkdown(results));
-    writeAtomic(path.join(dir, SWEEP_FILES.plot), resultsSvg(results));
+    writeAtomic(dir, path.join(dir, SWEEP_FILES.results), JSON.stringify(results, null, 2) + '\n');
+    writeAtomic(dir, path.join(dir, SWEEP_FILES.table), resultsMarkdown(results));
+    writeAtomic(dir, path.join(dir, SWEEP_FILES.plot), resultsSvg(results));
     return results;
   };
   o.emit?.(
@@ -333,7 +333,8 @@ export async function sweepCommand(argv: string[], io: CommandIo = PROCESS_IO): 
           train: { envs: v.envs, evalEpisodes: v['eval-episodes'], workers: v.workers, backend: v.backend },
         }),
       );
-      const table = readFileSync(path.join(out, SWEEP_FILES.table), 'utf8');
+      // The table as written to results.md, from the results in hand: the folder is not read back (it may be someone else's).
+      const table = resultsMarkdown(results);
       if (!emit) io.stdout(table + `\nresults: ${path.join(out, SWEEP_FILES.results)} (plot: ${SWEEP_FILES.plot})\n`);
       if (interrupted) {
         emit?.(makeEvent({ type: 'finished', ok: false, run_dir: out, summary: path.join(out, SWEEP_FILES.results), error: 'cancelled' }));

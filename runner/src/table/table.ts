@@ -231,7 +231,7 @@ function openTable(out: string, tasks: string[], config: TableConfig): void {
           `resuming it with ${changed.map((k) => `${k} ${config[k]}`).join(', ')} would mix budgets — use the same options or another --out`,
       );
     }
-  } else writeAtomic(configFile, JSON.stringify(config, null, 2) + '\n');
+  } else writeAtomic(out, configFile, JSON.stringify(config, null, 2) + '\n');
 }
 
 /** A table that could not be completed: the cells that failed, each with its reason. */
@@ -338,16 +338,17 @@ export async function runTable(options: TableOptions): Promise<TableResult> {
     cellSeconds: cells.reduce((s, c) => s + c.wallSeconds, 0),
     files,
   };
-  writeAtomic(files.markdown, tableMarkdown(result) + '\n');
-  writeAtomic(files.csv, tableCsv(result));
+  writeAtomic(out, files.markdown, tableMarkdown(result) + '\n');
+  writeAtomic(out, files.csv, tableCsv(result));
   writeAtomic(
+    out,
     files.svg,
     renderPlot(
       rows,
       `Held-out success, ${seeds.length} seed${seeds.length === 1 ? '' : 's'} × ${config.evalEpisodes} episodes, ${config.steps.toLocaleString('en-US')} frames`,
     ),
   );
-  writeAtomic(files.json, JSON.stringify({ ...result, rows: rows.map(({ cells: _c, ...r }) => r) }, null, 2) + '\n');
+  writeAtomic(out, files.json, JSON.stringify({ ...result, rows: rows.map(({ cells: _c, ...r }) => r) }, null, 2) + '\n');
   return result;
 }
 
@@ -477,7 +478,7 @@ export function updateReadme(file: string, r: TableResult, command: string): voi
   // linked: the README ships in the .vsix, and vsce refuses relative links and images without a repository URL.
   const svgCopy = path.join(path.dirname(path.resolve(file)), 'docs', 'table.svg');
   mkdirSync(path.dirname(svgCopy), { recursive: true });
-  writeAtomic(svgCopy, readFileSync(r.files.svg));
+  writeAtomic(path.dirname(path.resolve(file)), svgCopy, readFileSync(r.files.svg));
   const svgLink = path
     .relative(path.dirname(path.resolve(file)), svgCopy)
     .split(path.sep)
@@ -493,7 +494,7 @@ export function updateReadme(file: string, r: TableResult, command: string): voi
     '',
     README_END,
   ].join('\n');
-  writeAtomic(file, text.slice(0, a) + block + text.slice(b + README_END.length));
+  writeAtomic(path.dirname(file), file, text.slice(0, a) + block + text.slice(b + README_END.length));
 }
 
 // ---- command line ----
