@@ -483,8 +483,7 @@ function storeBank(task: TaskSpec, recorded: ProbeBank): ProbeBank {
   // Rounded as the cache stores it, so a fresh bank and a cached one give the same results.
   const bank = JSON.parse(JSON.stringify(recorded, roundNumbers)) as ProbeBank;
   try {
-    mkdirSync(path.dirname(file), { recursive: true });
-    // Atomic, with a temporary file of this process's own: two processes may record the same bank at once.
+    // Atomic (it makes the cache folder when missing), with a temporary file of this process's own: two processes may record the same bank at once.
     writeAtomic(path.dirname(file), file, gzipSync(JSON.stringify(bank)), { tmpSuffix: `.${process.pid}.tmp` });
     // The task's banks of earlier bank versions or task definitions go once unused for a while: another
     // checkout or version of rewardsmith on this machine may be reading its own (removing those at once made
