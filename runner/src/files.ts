@@ -137,14 +137,25 @@ export function writeAtomic(root: string, file: string, data: string | Uint8Arra
   }
 }
 
-/** Opens `file` for appending (created when missing), refusing a symbolic link in its place; returns the descriptor. */
+/**
+ * Opens `file` for appending (created when missing), refusing a symbolic link in its place and anything but a
+ * plain file (opened without waiting, so a FIFO there is refused rather than waited on); returns the descriptor.
+ */
 export function openForAppend(file: string): number {
+  let fd: number;
   try {
-    return openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o666);
+    fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | (constants.O_NONBLOCK ?? 0), 0o666);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw linkRefused(file);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') throw linkRefused(file);
+    if (code === 'ENXIO') throw new UnsafePathError(`${file} is not a plain file (a FIFO or a socket); refusing to write to it, nothing was written`);
     throw err;
   }
+  if (!fstatSync(fd).isFile()) {
+    closeSync(fd);
+    throw new UnsafePathError(`${file} is not a plain file; refusing to write to it, nothing was written`);
+  }
+  return fd;
 }
 
 /** Appends `data` to `file` (created when missing) without following a symbolic link in its place. */
@@ -205,6 +216,32 @@ export const MAX_RECORD_BYTES = 256 * 1024 * 1024;
  * (O_NONBLOCK), so that a FIFO placed there is refused rather than waited on.
  */
 export function readRecordBytes(file: string, folder = path.dirname(file), maxBytes = MAX_RECORD_BYTES): Buffer {
+  const { fd, stats } = openRecord(file, folder);
+  try {
+    if (stats.size > maxBytes)
+      throw new RunRecordError(
+        `${file}: ${stats.size.toLocaleString('en-US')} bytes, more than the ${byteSize(maxBytes)} ${maxBytes === MAX_RECORD_BYTES ? 'a record' : 'this file'} may hold; not read`,
+      );
+    const bytes = Buffer.alloc(stats.size);
+    let read = 0;
+    while (read < bytes.length) {
+      const n = readSync(fd, bytes, read, bytes.length - read, read);
+      if (n === 0) break; // shortened since fstat
+      read += n;
+    }
+    return bytes.subarray(0, read);
+  } catch (err) {
+    throw err instanceof RunRecordError ? err : new RunRecordError(`${file}: cannot be read: ${(err as Error).message}`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * `readRecordBytes`'s open and checks without the read, for a file read a piece at a time as it grows (a job's
+ * log): the descriptor of a plain file inside `folder` (the caller closes it) and its stats, else a RunRecordError.
+ */
+export function openRecord(file: string, folder = path.dirname(file)): { fd: number; stats: Stats } {
   try {
     const fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
     try {
@@ -214,20 +251,10 @@ export function readRecordBytes(file: string, folder = path.dirname(file), maxBy
       if (!isInsideFolder(realpathSync(folder), opened)) throw new RunRecordError(`${file}: ${linkOutOf(file, folder, opened)}; not read`);
       if (stats.isDirectory()) throw new RunRecordError(`${file}: a folder, not a file`);
       if (!stats.isFile()) throw new RunRecordError(`${file}: not a plain file (${fileKind(stats)}); not read`);
-      if (stats.size > maxBytes)
-        throw new RunRecordError(
-          `${file}: ${stats.size.toLocaleString('en-US')} bytes, more than the ${byteSize(maxBytes)} ${maxBytes === MAX_RECORD_BYTES ? 'a record' : 'this file'} may hold; not read`,
-        );
-      const bytes = Buffer.alloc(stats.size);
-      let read = 0;
-      while (read < bytes.length) {
-        const n = readSync(fd, bytes, read, bytes.length - read, read);
-        if (n === 0) break; // shortened since fstat
-        read += n;
-      }
-      return bytes.subarray(0, read);
-    } finally {
+      return { fd, stats };
+    } catch (err) {
       closeSync(fd);
+      throw err;
     }
   } catch (err) {
     if (err instanceof RunRecordError) throw err;

@@ -11,10 +11,10 @@
 // started twice; a folder whose command finished (summary.json, and no failed exit recorded) is kept as it is;
 // anything else starts (again), from its checkpoint where there is one.
 import { execFile, spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openForAppend, readRecordBytes, writeAtomic } from '../files';
+import { openForAppend, openRecord, readRecordBytes, writeAtomic } from '../files';
 import { pathToFileURL } from 'node:url';
 import { StringDecoder } from 'node:string_decoder';
 import { parseEvent, type RunnerEvent } from '../events';
@@ -269,11 +269,11 @@ class LogEvents {
     }
   }
 
-  /** Calls `each` with every event of the lines written since the last read. */
+  /** Calls `each` with every event of the lines written since the last read (none from a log that is a link out of its folder or not a plain file). */
   read(each: (event: RunnerEvent) => void): void {
     let fd: number;
     try {
-      fd = openSync(this.file, 'r');
+      fd = openRecord(this.file).fd;
     } catch {
       return;
     }
@@ -563,6 +563,9 @@ export class SlurmEngine extends Engine {
   }
 
   protected async submit(job: Job, script: string): Promise<string> {
+    // slurmd opens --output itself and would follow a link planted at job.log: the log is made (or found) here
+    // first as a plain file, a link or anything else in its place refused before anything is submitted.
+    closeSync(openForAppend(path.join(job.runDir, JOB_FILES.log)));
     const r = await command('sbatch', [...this.sbatchArgs(job), script]);
     const id = r.stdout.trim().split(';')[0] ?? '';
     if (r.code !== 0 || !/^\d+(_\d+)?$/.test(id)) throw new SlurmError(`sbatch refused ${job.name}: ${(r.stderr || r.stdout).trim() || `exit ${r.code}`}`);
