@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { makeFolderBelow, writeAtomic } from '../files';
 import { resolveTask } from '../tasks';
-import { readRecordObject, readSummary, RUN_FILES, RunRecordError, type RunSummary } from '../records';
+import { readRecordBytes, readRecordObject, readSummary, RUN_FILES, RunRecordError, type RunSummary } from '../records';
 import {
   compareOverSeeds,
   compareRates,
@@ -466,6 +466,8 @@ function formatSeconds(s: number): string {
 }
 
 const README_START = '<!-- rewardsmith table: start -->';
+/** The table's plot is a few tens of kilobytes; a larger table.svg is not one it wrote. */
+const MAX_PLOT_BYTES = 4 * 1024 * 1024;
 const README_END = '<!-- rewardsmith table: end -->';
 
 /** Replaces the README's results block (between the two markers) with the table and how it was made. */
@@ -476,9 +478,10 @@ export function updateReadme(file: string, r: TableResult, command: string): voi
   if (a < 0 || b < a) throw new CommandError(`${file} has no results block: add the lines ${README_START} and ${README_END} where the table goes`);
   // The plot is copied beside the README (docs/table.svg) so that it survives the run folder; it is named, not
   // linked: the README ships in the .vsix, and vsce refuses relative links and images without a repository URL.
+  // Read by the checked reader: the table folder may be someone else's (a link out of it, a FIFO, a huge file).
+  const svg = readRecordBytes(r.files.svg, path.dirname(r.files.svg), MAX_PLOT_BYTES);
   const svgCopy = path.join(path.dirname(path.resolve(file)), 'docs', 'table.svg');
-  mkdirSync(path.dirname(svgCopy), { recursive: true });
-  writeAtomic(path.dirname(path.resolve(file)), svgCopy, readFileSync(r.files.svg));
+  writeAtomic(path.dirname(path.resolve(file)), svgCopy, svg);
   const svgLink = path
     .relative(path.dirname(path.resolve(file)), svgCopy)
     .split(path.sep)
