@@ -2,7 +2,7 @@
 // `--help` generated from them (exit 0), did-you-mean for unknown options and enum values, and one error
 // format, `rewardsmith <command>: <message>`, with exit code 2 for usage errors and 1 for failures.
 // User errors never print a stack trace; unexpected ones do only with REWARDSMITH_DEBUG=1.
-import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { isMap, isNode, isScalar, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import { editDistance } from './schema';
 
@@ -277,9 +277,18 @@ export class SettingsFileError extends Error {
  */
 export function readSettingsFile(file: string, what: string): { doc: Document; locate: (offset: number | undefined) => { line: number; col: number } } {
   let text: string;
-  const fd = openSync(file, 'r');
+  // Without waiting (O_NONBLOCK): a task file's path may be a record's (a run's summary.json), and a FIFO there
+  // would block the read forever.
+  const fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   try {
-    const size = fstatSync(fd).size;
+    const stats = fstatSync(fd);
+    if (!stats.isFile())
+      throw new SettingsFileError(
+        file,
+        null,
+        `${stats.isDirectory() ? 'a folder' : 'not a plain file (a FIFO or a device)'}; a ${what} is read only from a plain file`,
+      );
+    const size = stats.size;
     if (size > MAX_SETTINGS_FILE_BYTES)
       throw new SettingsFileError(
         file,

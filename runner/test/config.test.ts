@@ -188,6 +188,14 @@ test('a task file over the size limit is refused before it is parsed, with the f
   assert.equal(r.out, `${big}: ${readFileSync(big).length.toLocaleString('en-US')} bytes, more than the 1 MiB a task file may hold`);
 });
 
+test("a FIFO in a task file's place (a path a run's summary.json names: analyze, playback) is refused, not waited on", () => {
+  const fifo = path.join(dir, 'fifo-task.yaml');
+  assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+  const r = loadTaskInChild(fifo);
+  assert.equal(r.status, 0, 'finished within the hang guard');
+  assert.equal(r.out, `${fifo}: not a plain file (a FIFO or a device); a task file is read only from a plain file`);
+});
+
 test('a large task file within the limit is checked in one pass: a duplicate key at its end is located', () => {
   const text = manyKeys(50_000, TASK_HEAD).replace(/}$/, ', "id": "again"}');
   const big = file('many-keys-task.json', text);
