@@ -2,7 +2,7 @@
 // OpenAI-compatible server through the real openai client.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { appliedSuggestions, designAndReview, extractRewardCode } from '../src/llm/designer';
 import { analyzeWithLlm, pickFailedEpisodes } from '../src/llm/analyzer';
@@ -158,6 +158,28 @@ describe('design → lint → critic pipeline', () => {
       ['given'],
     );
     assert.equal(clean.source, EXAMPLE);
+  });
+
+  it('falls back to the last clean draft as it was written, not as its file reads now (the folder may be shared)', async () => {
+    await server?.close();
+    const dir = tempDir('design-');
+    const secret = path.join(tempDir('design-outside-'), 'secret.reward.ts');
+    writeFileSync(secret, "// not the designer's\n");
+    server = await startLlmServer((req) => {
+      if (/reward designer/.test(req.system)) {
+        // Someone with access to the folder puts a link in the clean draft's place meanwhile.
+        rmSync(path.join(dir, 'draft-1.reward.ts'));
+        symlinkSync(secret, path.join(dir, 'draft-1.reward.ts'));
+        return fence('export function reward(x) { return 1; }\n');
+      }
+      return JSON.stringify({ reasoning: 'r', success: false, critique: 'Penalise lost health.', findings: [] });
+    });
+    const reviewed = await designAndReview({ task: TREE, request: { kind: 'initial' }, firstDraft: EXAMPLE, dir, llm: llm(server), limits: { lintFixes: 0 } });
+    assert.deepEqual(
+      reviewed.steps.map((s) => s.request),
+      ['given', 'fix-critique'],
+    );
+    assert.equal(reviewed.source, EXAMPLE);
   });
 
   it('gives up on a file that never passes the static checks, and never trains it', async () => {

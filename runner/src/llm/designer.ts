@@ -3,7 +3,6 @@
 // back to the designer with the diagnostics and is never trained), then the LLM critic, up to 3 rounds, told what
 // the probes measured (their warnings: the reward replayed on the task's probe bank), which also go back to the
 // designer with the critique.
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { makeFolder, writeAtomic } from '../files';
 import { lintText } from '../lint/rules';
@@ -198,6 +197,8 @@ export async function designAndReview(opts: ReviewOptions): Promise<ReviewedRewa
   if (extension === 'py') await loadPythonParser();
   makeFolder(opts.dir);
   const steps: ReviewStep[] = [];
+  // Each draft's text as written: the folder may be shared, so a draft is never read back from its file.
+  const sources: string[] = [];
   let request = opts.request;
   let lintFixes = 0;
   let criticRounds = 0;
@@ -209,6 +210,7 @@ export async function designAndReview(opts: ReviewOptions): Promise<ReviewedRewa
     const draft = steps.length + 1;
     const file = path.join(opts.dir, `draft-${draft}.reward.${extension}`);
     writeAtomic(opts.dir, file, source);
+    sources.push(source);
     const statics = staticCheck(file, source);
     const probed = statics.some((d) => d.severity === 'error') ? [] : await probeWarnings(file, source, opts.task);
     const diagnostics = [...statics, ...probed];
@@ -226,7 +228,7 @@ export async function designAndReview(opts: ReviewOptions): Promise<ReviewedRewa
       if (lintFixes >= limits.lintFixes) {
         // An earlier draft that passed the static checks is still trainable; otherwise nothing is.
         const lastClean = [...steps].reverse().find((s) => s.errors.length === 0);
-        if (lastClean) return { source: readFileSync(path.join(opts.dir, lastClean.file), 'utf8'), criticPassed: false, steps, failure: null };
+        if (lastClean) return { source: sources[lastClean.draft - 1]!, criticPassed: false, steps, failure: null };
         return {
           source: null,
           criticPassed: false,
