@@ -4,6 +4,7 @@
 import * as path from 'node:path';
 import type { RunnerEvent, SweepRunEvent } from '../../runner/src/events';
 import { readRecordText, readSweepResults, RunRecordError, SWEEP_FILES, type SweepResults } from '../../runner/src/records';
+import { escapeHtml as esc } from '../../runner/src/report/html';
 import { formatDifference, percent } from '../../runner/src/stats';
 
 export interface SweepSettings {
@@ -77,8 +78,6 @@ export class SweepProgress {
   }
 }
 
-const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
 /** The runner's plot is tens of kilobytes; a larger results.svg is not one it wrote. */
 const MAX_PLOT_BYTES = 4 * 1024 * 1024;
 
@@ -106,8 +105,8 @@ export function readSweepView(dir: string, report: (message: string) => void): {
 export function sweepHtml(title: string, progress: SweepProgress, results: SweepResults | null, plotSvg: string | null, csp: string): string {
   const rows = [...progress.runs.values()].map((r) => {
     const done = r.totalFrames > 0 ? Math.min(100, Math.round((100 * r.frames) / r.totalFrames)) : 0;
-    const success = r.success ? `${r.success.count}/${r.success.n}` : '—';
-    return `<tr class="${r.state}"><td>${esc(r.run)}</td><td>${r.state}${r.message ? `: ${esc(r.message)}` : ''}</td><td>${r.jobId ? esc(r.jobId) : '—'}</td><td><progress max="100" value="${done}"></progress> ${done} %</td><td>${success}</td></tr>`;
+    const success = r.success ? esc(`${r.success.count}/${r.success.n}`) : '—';
+    return `<tr class="${esc(r.state)}"><td>${esc(r.run)}</td><td>${esc(r.state)}${r.message ? `: ${esc(r.message)}` : ''}</td><td>${r.jobId ? esc(r.jobId) : '—'}</td><td><progress max="100" value="${done}"></progress> ${done} %</td><td>${success}</td></tr>`;
   });
   const ranking = results
     ? [...results.rewards]
@@ -115,7 +114,7 @@ export function sweepHtml(title: string, progress: SweepProgress, results: Sweep
         .map((w) =>
           w.mean_success === null || !w.ci95
             ? `<tr><td>—</td><td>${esc(w.reward)}</td><td colspan="4">no completed run</td></tr>`
-            : `<tr><td>${w.rank}</td><td>${esc(w.reward)}</td><td>${percent(w.mean_success)} %</td><td>[${percent(w.ci95[0])}, ${percent(w.ci95[1])}] %</td><td>${w.versus_leader ? esc(formatDifference(w.versus_leader)) : 'leader'}</td><td>${w.seeds} seeds, ${w.episodes} episodes</td></tr>`,
+            : `<tr><td>${esc(w.rank)}</td><td>${esc(w.reward)}</td><td>${percent(w.mean_success)} %</td><td>[${percent(w.ci95[0])}, ${percent(w.ci95[1])}] %</td><td>${w.versus_leader ? esc(formatDifference(w.versus_leader)) : 'leader'}</td><td>${esc(w.seeds)} seeds, ${esc(w.episodes)} episodes</td></tr>`,
         )
     : [];
   const status = progress.finished ? (progress.finished.ok ? 'finished' : `stopped: ${esc(progress.finished.error ?? 'failed')}`) : esc(progress.line());

@@ -117,6 +117,37 @@ test('with results, the ranking lists mean success with its interval and differe
   assert.match(html, /<td>broken<\/td><td colspan="4">no completed run<\/td>/);
 });
 
+test("every value of a sweep's results.json reaches the panel escaped, a number's field holding markup too (the folder may be someone else's)", () => {
+  const markup = '<img src=x onerror=alert(1)>';
+  const results = {
+    version: 1,
+    task: 'approach-tree',
+    steps: 1000,
+    seeds: [0],
+    engine: 'local',
+    wall_seconds: 1,
+    runs: [],
+    rewards: [
+      {
+        reward: markup,
+        reward_file: '/w/s.reward.ts',
+        seeds: markup,
+        episodes: markup,
+        mean_success: 0.5,
+        ci95: [0, 1],
+        mean_deaths: 0,
+        rank: markup,
+        versus_leader: null,
+      },
+    ],
+  } as unknown as SweepResults;
+  const progress = new SweepProgress();
+  progress.apply(run('a/seed-0', 'failed', 0, { message: markup }));
+  const html = sweepHtml(markup, progress, results, '<svg></svg>', "default-src 'none'");
+  assert.ok(!html.includes(markup), html);
+  assert.equal(html.split('&lt;img src=x onerror=alert(1)&gt;').length - 1, 7, 'title twice, the run message, reward, rank, seeds, episodes');
+});
+
 test("the panel's plot is the sweep folder's own results.svg, shown as an image: a link out of the folder is refused and said, naming it", () => {
   const root = mkdtempSync(path.join(tmpdir(), 'sweep-view-'));
   try {
