@@ -3,7 +3,7 @@
 // Small budgets (one demonstration, a few thousand frames, approach-tree cut to 120-step episodes by a user task
 // file): the test checks the loop's records, not that training improves.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { loopCommand } from '../src/llm/loop-command';
@@ -151,6 +151,22 @@ test('loop: --init and --from-scratch exclude each other, and --demos needs the 
   assert.equal(await loopCommand([...base, '--from-scratch', '--demos', '3'], io), 2);
   assert.match(text, /rewardsmith loop: --demos sizes the foundation the loop builds, which --from-scratch replaces/);
   assert.ok(!existsSync(path.join(out, 'x')), 'nothing written');
+});
+
+test("loop: a candidate's reward file kept from an earlier run must be a plain file in the experiment folder: a link put in its place is refused, not trained", async () => {
+  const dir = path.join(tempDir('loop-link-'), 'experiment');
+  const attempt = path.join(dir, 'iteration-1', 'candidate-1', 'attempt-1');
+  mkdirSync(attempt, { recursive: true });
+  const planted = path.join(attempt, 'short-approach-tree.reward.ts');
+  // Someone else's reward (a valid one, so that the old loop trained it) outside the folder.
+  symlinkSync(path.join(__dirname, '../rewards/approach-tree.sparse.reward.ts'), planted);
+  let text = '';
+  const io = { stdout: (t: string) => void (text += t), stderr: (t: string) => void (text += t) };
+  const args = ['--task', SHORT_TASK, '--iterations', '1', '--out', dir, '--steps', '1024', '--envs', '8', '--eval-episodes', '2', '--reward', WEAK];
+  const code = await loopCommand([...args, '--no-llm', '--from-scratch'], io);
+  assert.ok(!existsSync(path.join(attempt, 'run', 'summary.json')), 'the linked reward was trained');
+  assert.notEqual(code, 0, text);
+  assert.match(text, new RegExp(`${planted.replace(/[.]/g, '\\.')}: a symbolic link to .*approach-tree\\.sparse\\.reward\\.ts, outside`));
 });
 
 test('patch sets: findings answered by the same patch are all recorded as applied', () => {

@@ -352,11 +352,11 @@ class Loop {
         return { candidate: k, reward: null, criticPassed: false, executionFixes: attempt - 1, run: null, summary: null, failure: reviewed.failure };
       }
       criticPassed = reviewed.criticPassed;
-      const rewardFile = path.join(attemptDir, this.rewardName);
-      if (!existsSync(rewardFile)) writeAtomic(this.o.out, rewardFile, reviewed.source);
+      const reward = this.candidateReward(attemptDir, reviewed.source);
+      const rewardFile = reward.file;
       const runDir = path.join(attemptDir, 'run');
       // The probes' findings go back to the designer as a run-time error would, without a training run.
-      const refused = await screenReward(rewardFile, this.o.task);
+      const refused = await screenReward(reward, this.o.task);
       if (refused) {
         this.say(`  candidate ${k}: not trained; ${refused.split('\n').join(' ')}`);
         request = { kind: 'fix-error', previous: reviewed.source, error: refused };
@@ -475,6 +475,20 @@ class Loop {
     };
   }
 
+  /**
+   * A candidate's reward file in `attemptDir`, written from `source` unless an interrupted loop wrote it there
+   * already. A kept one is read checked (a plain file inside the experiment folder, which may be shared), so a
+   * link put in its place is a RunRecordError naming it, never screened or trained.
+   */
+  private candidateReward(attemptDir: string, source: string): { file: string; text: string } {
+    const file = path.join(attemptDir, this.rewardName);
+    if (!existsSync(file)) {
+      writeAtomic(this.o.out, file, source);
+      return { file, text: source };
+    }
+    return { file, text: readRecordBytes(file, this.o.out).toString('utf8') };
+  }
+
   /** Trains one no-LLM candidate: a reward file written from patched text. */
   private async trainCandidate(
     iterDir: string,
@@ -485,9 +499,9 @@ class Loop {
   ): Promise<CandidateResult> {
     const attemptDir = path.join(iterDir, `candidate-${k}`, 'attempt-1');
     makeFolderBelow(this.o.out, attemptDir);
-    const rewardFile = path.join(attemptDir, this.rewardName);
-    if (!existsSync(rewardFile)) writeAtomic(this.o.out, rewardFile, source);
-    const refused = patched && (await screenReward(rewardFile, this.o.task, patched));
+    const reward = this.candidateReward(attemptDir, source);
+    const rewardFile = reward.file;
+    const refused = patched && (await screenReward(reward, this.o.task, patched));
     if (refused) {
       this.say(`  candidate ${k} (${applied.join(' + ')}): not trained; ${refused.split('\n').join(' ')}`);
       return { candidate: k, reward: this.rel(rewardFile), criticPassed: false, executionFixes: 0, run: null, summary: null, failure: refused, applied };

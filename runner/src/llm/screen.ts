@@ -3,7 +3,7 @@
 // the designer with it, as a run-time error would); nor is a patch set that makes the reward pay a failure mode
 // more than success (an incentive warning the reward it patches did not have). Each is a training run saved. The
 // verdict is a file beside the candidate (PROBE_SCREEN_FILE), so a resumed loop neither probes nor counts it twice.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { writeAtomic } from '../files';
 import { checkReward, formatDiagnostic } from '../lint/check';
@@ -28,14 +28,18 @@ async function blockers(file: string, text: string, task: TaskSpec): Promise<{ e
 }
 
 /**
- * Probes the reward `file` before the loop trains it; returns why it must not train, or null. `baseline` is the
+ * Probes the reward (`file` holding `text`, as the loop wrote or checked it) before the loop trains it; returns why it must not train, or null. `baseline` is the
  * reward a patch set changes: incentive warnings beyond its own count refuse the patch. Without one, errors alone
  * refuse (a designer's reward is judged by its training run; its warnings are the critic's and the analyzer's to raise).
  */
-export async function screenReward(file: string, task: TaskSpec, baseline?: { file: string; text: string }): Promise<string | null> {
+export async function screenReward(
+  { file, text }: { file: string; text: string },
+  task: TaskSpec,
+  baseline?: { file: string; text: string },
+): Promise<string | null> {
   const verdictFile = path.join(path.dirname(file), PROBE_SCREEN_FILE);
   if (existsSync(verdictFile)) return readVerdict(verdictFile).refused;
-  const found = await blockers(file, readFileSync(file, 'utf8'), task);
+  const found = await blockers(file, text, task);
   const before = baseline ? (await blockers(baseline.file, baseline.text, task)).incentives.length : Number.POSITIVE_INFINITY;
   const reasons = [...found.errors, ...(found.incentives.length > before ? found.incentives : [])];
   const refused = reasons.length > 0 ? `the probes found, before training:\n${reasons.join('\n')}` : null;
