@@ -15,6 +15,8 @@ export interface PatchTarget {
   file: string;
   /** `named`: the user chose it (`apply --to FILE`, the document open in the editor); `recorded`: the run's summary names it and its content is the reward the run trained on. */
   chosenBy: 'named' | 'recorded';
+  /** `recorded`: the file's text as read and hashed here (the patch is applied to this text, never to a second read). */
+  text?: string;
 }
 
 /**
@@ -73,5 +75,5 @@ export function patchTarget(source: { named: string } | { runDir: string }): Pat
         `nothing was changed. If you edited it since, run \`rewardsmith analyze ${runDir} --reward ${recorded}\` for patches to the file as it is now; ` +
         `to patch a file of your choosing, name it: --to FILE`,
     );
-  return { file: real, chosenBy: 'recorded' };
+  return { file: real, chosenBy: 'recorded', text: Buffer.from(content).toString('utf8') };
 }

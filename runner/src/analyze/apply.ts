@@ -101,7 +101,8 @@ export function applySuggestions(runDir: string, ids: readonly string[], opts: A
     throw err;
   }
   const file = target.file;
-  const current = readFileSync(file, 'utf8');
+  // A recorded target's text is the one whose hash was checked: a second read could find another file swapped in.
+  const current = target.text ?? readFileSync(file, 'utf8');
   // A patch written against the run's copy of the reward fits only that text; only the run's own copy is read
   // as that base, checked (no link out of the run folder; suggestions.json's rewardFile is a record too, so no
   // other path it names is opened).
