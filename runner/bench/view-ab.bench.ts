@@ -2,7 +2,9 @@
 // tree's, on the same recorded states, in alternating pairs, so a load spike on the shared machine falls on both
 // alike: the approach-tree poses the scripted teacher walks through (what a trained policy's evaluation looks
 // like), a random policy's approach-tree and explore-diamond poses. Each state is a world, a pose and the mobs; each
-// world's views go into one ViewResult, in the order the states were recorded, as an env's do. Every state's two
+// world's views go into one ViewResult, in the order the states were recorded, as an env's do; the last two sets
+// are 32 worlds' random approach-tree states one world after another and taking turns (a training thread's order),
+// whose ratio is what interleaving 32 worlds costs a view (their caches). Every state's two
 // views must be bit-identical (names seen and their order, distances, angles, LiDAR, blocks looked at): a
 // difference is printed and fails the bench.
 // Prints CPU microseconds per view (process CPU, all threads) and the median of the pairs' after/before ratios.
@@ -54,6 +56,15 @@ function record(policy: 'teacher' | 'random', taskId: string, seeds: number[], s
   return states;
 }
 
+/**
+ * The same states in the order a training thread steps its envs: each world's first state, then each world's
+ * second, … (record() gives each world's states one after another, `steps` each).
+ */
+function takingTurns(states: State[], steps: number): State[] {
+  const worlds = states.length / steps;
+  return Array.from({ length: states.length }, (_, k) => states[(k % worlds) * steps + Math.floor(k / worlds)]!);
+}
+
 /** The first difference between two views, or '' when they are bit-identical. */
 function difference(a: ViewResult, b: ViewResult): string {
   if (a.seenCount !== b.seenCount) return `${a.seenCount} vs ${b.seenCount} names seen`;
@@ -93,6 +104,11 @@ export async function run(): Promise<void> {
       ['approach-tree, random policy', record('random', 'approach-tree', [11, 12, 13, 14], 300, 1)],
       ['explore-diamond, random policy', record('random', 'explore-diamond', [21, 22, 23], 300, 1)],
     ];
+    // 32 worlds' views, one world after another and taking turns as 32 envs of a training thread do: the same
+    // states and views, only the order differs, so the ratio of the two is what interleaving 32 worlds costs.
+    const seeds32 = Array.from({ length: 32 }, (_, i) => 1000 + i);
+    const worlds32 = record('random', 'approach-tree', seeds32, 75, 1);
+    sets.push(['approach-tree, 32 worlds one by one', worlds32], ['approach-tree, 32 worlds taking turns', takingTurns(worlds32, 75)]);
     let differ = 0;
     for (const [name, states] of sets) {
       for (const s of states) {
