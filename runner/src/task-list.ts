@@ -4,6 +4,16 @@
 export type WorldKind = 'plains' | 'underground';
 
 /**
+ * What the scripted teacher of `pretrain` may know. 'world': everything (block states anywhere, the mobs, the
+ * exact pose), a planner that walks straight to the nearest target; the default. 'sight': only what the agent
+ * itself sees (the view its `nearest` features come from), its pose and inventory, and the blocks within reach
+ * of its body: an underground teacher that looks around once, tunnels below its start height, and goes for
+ * target blocks once they are in view — never for ones it has not seen.
+ */
+export type TeacherKind = 'world' | 'sight';
+export const TEACHER_KINDS: readonly TeacherKind[] = ['world', 'sight'];
+
+/**
  * Density multipliers for an easier (or harder) world than vanilla 1.16.5; 1 everywhere is vanilla, the
  * default. A task file sets them under `worldOptions` for a quick demo; figures measured on such a world
  * are not comparable with vanilla ones.
@@ -56,6 +66,9 @@ export interface TaskSpec {
    * training setup: a round lets the clone drive and the scripted teacher label the states it reaches.
    */
   daggerRounds?: number;
+  /** What the scripted teacher may know (`pretrain`'s demonstrations); absent: 'world'. 'sight' is for
+   * underground tasks whose success names blocks. */
+  teacher?: TeacherKind;
   /** Attack tasks pass `damage_dealt` and `kill_entity` to the reward. */
   attack: boolean;
   description: TaskDescription;

@@ -1,7 +1,8 @@
-// `rewardsmith pretrain`: the product's foundation policy. A scripted teacher (demonstrator.ts, full world
-// access) plays a limited number of demonstration episodes in the simulator; a policy with exactly the RL
-// agent's observation (the env's feature vector) and action set is behaviour-cloned from them; the folder it
-// writes is a checkpoint that `train --init` fine-tunes and `eval` evaluates, with its own held-out evaluation.
+// `rewardsmith pretrain`: the product's foundation policy. A scripted teacher (demonstrator.ts: full world
+// access, or what the agent sees where the task's `teacher` is 'sight') plays a limited number of demonstration
+// episodes in the simulator; a policy with exactly the RL agent's observation (the env's feature vector) and
+// action set is behaviour-cloned from them; the folder it writes is a checkpoint that `train --init` fine-tunes
+// and `eval` evaluates, with its own held-out evaluation.
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { writeAtomic } from '../files';
@@ -98,7 +99,8 @@ function recordLabelled(
     const choose = drive(features);
     for (let i = 0; i < n; i++) {
       const label = teachers[i]!.act(batch.envs[i]!);
-      if (counted[i] && keep(teachers[i]!, label)) {
+      // A spent teacher (the sighted one without a pickaxe) stands still: nothing more to show.
+      if (counted[i] && !teachers[i]!.spent && keep(teachers[i]!, label)) {
         chunks.push(features.slice(i * f, (i + 1) * f));
         labels.push(label);
       }
@@ -446,7 +448,7 @@ export async function pretrain(options: PretrainOptions): Promise<{ record: Pret
 const PRETRAIN_SPEC = {
   command: 'pretrain',
   summary:
-    'Record demonstrations of a scripted teacher (full world access) and behaviour-clone a foundation policy from them: a checkpoint for `train --init` and `eval`, evaluated on held-out worlds.',
+    "Record demonstrations of a scripted teacher (the task's `teacher`: full world access by default, or only what the agent sees) and behaviour-clone a foundation policy from them: a checkpoint for `train --init` and `eval`, evaluated on held-out worlds.",
   options: {
     task: { type: 'string', description: 'built-in task id or task file', valueName: 'T' },
     out: { type: 'string', description: 'folder for the checkpoint and its evaluation', valueName: 'DIR' },

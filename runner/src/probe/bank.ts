@@ -121,7 +121,7 @@ function policyOf(behaviour: Behaviour, task: TaskSpec, random: () => number): {
   const n = GAME_FACTS.actions.length;
   switch (behaviour) {
     case 'teacher': {
-      const teacher = new Demonstrator(task, random);
+      const teacher = new Demonstrator(task, random, 'world');
       return { teacher, policy: (env) => teacher.act(env) };
     }
     case 'random':
@@ -155,7 +155,7 @@ function policyOf(behaviour: Behaviour, task: TaskSpec, random: () => number): {
     }
     case 'oscillate': {
       // The teacher's approach until the target is within 5 m, then three steps back, three forward, forever.
-      const teacher = new Demonstrator(task, random);
+      const teacher = new Demonstrator(task, random, 'world');
       let near = -1;
       return {
         teacher,
@@ -169,7 +169,7 @@ function policyOf(behaviour: Behaviour, task: TaskSpec, random: () => number): {
     }
     case 'stare': {
       // The teacher's approach until the target is in view farther than 6 m, then nothing but standing there.
-      const teacher = new Demonstrator(task, random);
+      const teacher = new Demonstrator(task, random, 'world');
       let seen = false;
       return {
         teacher,
@@ -184,7 +184,7 @@ function policyOf(behaviour: Behaviour, task: TaskSpec, random: () => number): {
       // What a policy paid for distance gained from the target learns: the teacher's approach until the target
       // is in view within RETREAT_FROM m, then walking backwards, facing it (turning back to it when it drifts
       // off-centre), for as long as it stays in view; once it is lost, the teacher's approach again.
-      const teacher = new Demonstrator(task, random);
+      const teacher = new Demonstrator(task, random, 'world');
       let retreating = false;
       return {
         teacher,
@@ -204,7 +204,7 @@ function policyOf(behaviour: Behaviour, task: TaskSpec, random: () => number): {
     case 'hazard': {
       // The teacher sent to the nearest lava instead of the task's target: it walks into it.
       const lava: TaskSpec = { ...task, success: { kind: 'near', names: ['lava'], distance: 0 } };
-      const teacher = new Demonstrator(lava, random);
+      const teacher = new Demonstrator(lava, random, 'world');
       return { teacher, policy: (env) => teacher.act(env) };
     }
   }

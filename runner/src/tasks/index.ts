@@ -7,7 +7,16 @@ import path from 'node:path';
 import { checkValue, didYouMean, readSettingsFile, SettingsFileError, UsageError, type IntOption } from '../args';
 import { loadSchema } from '../schema';
 import { attacksByDefault, parseSuccess } from './success';
-import { BUILTIN_TASKS, VANILLA_WORLD, type TaskDescription, type TaskSpec, type WorldKind, type WorldOptions } from '../task-list';
+import {
+  BUILTIN_TASKS,
+  TEACHER_KINDS,
+  VANILLA_WORLD,
+  type TaskDescription,
+  type TaskSpec,
+  type TeacherKind,
+  type WorldKind,
+  type WorldOptions,
+} from '../task-list';
 
 export {
   BUILTIN_TASKS,
@@ -17,6 +26,8 @@ export {
   type SuccessCriterion,
   type TaskDescription,
   type TaskSpec,
+  type TeacherKind,
+  TEACHER_KINDS,
   type WorldKind,
   type WorldOptions,
 } from '../task-list';
@@ -133,6 +144,13 @@ export function loadTaskFile(file: string): TaskSpec {
   }
   if (raw.attack !== undefined) check(['attack'], { type: 'boolean', description: '' }, raw.attack);
   const criterion = parseSuccess(raw.success ?? base?.success, schema, fail);
+  const teacher = raw.teacher ?? base?.teacher;
+  if (teacher !== undefined) {
+    if (!TEACHER_KINDS.includes(teacher as TeacherKind)) fail(['teacher'], `must be ${TEACHER_KINDS.map((k) => `"${k}"`).join(' or ')}`);
+    // The sighted teacher tunnels underground towards blocks it sees.
+    if (teacher === 'sight' && (world !== 'underground' || criterion.kind !== 'near' || criterion.names.every((n) => !schema.blocks.has(n))))
+      fail(['teacher'], '"sight" needs an underground world and a success that names blocks');
+  }
   const worldOptions = raw.worldOptions === undefined ? base?.worldOptions : parseWorldOptions(raw.worldOptions, fail);
   const d = (raw.description ?? base?.description) as Record<string, unknown> | undefined;
   if (!d || typeof d !== 'object') return fail(['description'], 'must have objective, initial_status, success_criteria and procedure');
@@ -148,6 +166,7 @@ export function loadTaskFile(file: string): TaskSpec {
     maxSteps: maxSteps as number,
     ...(trainEpisodeSteps !== undefined ? { trainEpisodeSteps: trainEpisodeSteps as number } : {}),
     ...(daggerRounds !== undefined ? { daggerRounds: daggerRounds as number } : {}),
+    ...(teacher !== undefined ? { teacher: teacher as TeacherKind } : {}),
     ...(worldOptions ? { worldOptions } : {}),
     attack: (raw.attack as boolean | undefined) ?? base?.attack ?? attacksByDefault(criterion),
     description: d as unknown as TaskDescription,
