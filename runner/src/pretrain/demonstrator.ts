@@ -210,7 +210,6 @@ export class Demonstrator {
       this.recovering = true;
       return this.climb(env);
     }
-    if (this.sight) return this.actBySight(env);
     if (this.underground && e.pitch < STEEP_DOWN) {
       // Looking at the floor under its feet (the clone's way down to bedrock): the teacher never digs there.
       this.recovering = true;
