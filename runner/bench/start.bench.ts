@@ -90,7 +90,8 @@ export async function run(): Promise<void> {
         env,
         [
           { name: 'pretrain: start-up', until: /^pretrain approach-tree:/ },
-          { name: 'pretrain: 4 demonstrations', until: /behaviour cloning/ },
+          // The cloning's first progress line ("[…] behaviour cloning 1/30 epochs"), not the start line that names it.
+          { name: 'pretrain: 4 demonstrations', until: /\] behaviour cloning \d+\// },
           { name: 'pretrain: behaviour cloning', until: /^evaluating the foundation policy/ },
           { name: "pretrain: the foundation's held-out evaluation (100)", until: null },
         ],

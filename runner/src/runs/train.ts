@@ -505,6 +505,7 @@ async function heldOutEvaluation(
       sandbox,
       onEpisode: options.onEvalEpisode,
       act: sampledActions(run.net, GAME_FACTS.actions.length, state.seed),
+      rowwiseAct: run.net.rowsIndependent,
     });
   } finally {
     await sandbox.close();
