@@ -65,21 +65,16 @@ async function featureSize(): Promise<number> {
   return env.featureSize;
 }
 
-/**
- * One evaluation of 13 episodes on 5 envs, whole steps (no worker) or pipelined (one worker), with the real reward
- * or (a foundation's evaluation in `pretrain`) none.
- */
-async function run(workers: 0 | 1, act: (sizes: number[]) => EvaluateOptions['act'], reward = true) {
+/** One evaluation of 13 episodes on 5 envs, whole steps (no worker) or pipelined (one worker), with the real reward. */
+async function run(workers: 0 | 1, act: (sizes: number[]) => EvaluateOptions['act']) {
   const sizes: number[] = [];
-  const sandbox = reward ? await RewardSandbox.open(REWARD, 5, { attack: false, episodeSteps: task.maxSteps }) : null;
+  const sandbox = await RewardSandbox.open(REWARD, 5, { attack: false, episodeSteps: task.maxSteps });
   // What the reward host is asked, in order: each reward call's env, and each episode begun ('begin N').
   const calls: (number | string)[] = [];
-  if (sandbox) {
-    const { step, stepEnvs, beginEpisodes } = sandbox;
-    sandbox.step = (obs) => (calls.push(...obs.map((_, i) => i)), step.call(sandbox, obs));
-    sandbox.stepEnvs = (envs, obs) => (calls.push(...envs), stepEnvs.call(sandbox, envs, obs));
-    sandbox.beginEpisodes = (envs, obs) => (calls.push(...envs.map((e) => `begin ${e}`)), beginEpisodes.call(sandbox, envs, obs));
-  }
+  const { step, stepEnvs, beginEpisodes } = sandbox;
+  sandbox.step = (obs) => (calls.push(...obs.map((_, i) => i)), step.call(sandbox, obs));
+  sandbox.stepEnvs = (envs, obs) => (calls.push(...envs), stepEnvs.call(sandbox, envs, obs));
+  sandbox.beginEpisodes = (envs, obs) => (calls.push(...envs.map((e) => `begin ${e}`)), beginEpisodes.call(sandbox, envs, obs));
   try {
     const failed: number[] = [];
     const progress: number[] = [];
@@ -100,7 +95,7 @@ async function run(workers: 0 | 1, act: (sizes: number[]) => EvaluateOptions['ac
     });
     return { ...result, sizes, failed, progress, calls };
   } finally {
-    await sandbox?.close();
+    await sandbox.close();
   }
 }
 
@@ -149,21 +144,6 @@ test('a pipelined evaluation of a fused network (sampledActions) records what wh
   assert.ok(piped.sizes.includes(2) && !piped.sizes.includes(5), 'pipelined');
   assert.equal(JSON.stringify(piped.episodes), JSON.stringify(plain.episodes));
   assert.equal(piped.frames, plain.frames);
-});
-
-test("a pipelined evaluation without a reward (a foundation's, in pretrain) records what whole steps record", async () => {
-  const size = await featureSize();
-  const plain = await run(0, (sizes) => walker(5, size, sizes), false);
-  const piped = await run(1, (sizes) => walker(5, size, sizes), false);
-  assert.deepEqual([...new Set(piped.sizes)].sort(), [2, 3], 'pipelined: 2 envs here, 3 in the worker');
-  assert.equal(JSON.stringify(piped.episodes), JSON.stringify(plain.episodes));
-  assert.ok(
-    plain.episodes.every((e) => e.step_rewards === undefined && e.return === 0),
-    'no rewards recorded',
-  );
-  assert.equal(piped.frames, plain.frames);
-  assert.deepEqual(piped.failed, plain.failed);
-  assert.deepEqual(piped.progress, plain.progress);
 });
 
 test("the fused network's outputs for a batch's rows are the same bits when the rows come in slices", async () => {

@@ -64,7 +64,7 @@ export type EvalSummary = RunSummary['eval'];
 
 export async function evaluate(opts: EvaluateOptions): Promise<{ summary: EvalSummary; episodes: EpisodeRecord[]; frames: number }> {
   const n = Math.max(1, Math.min(opts.numEnvs, opts.episodes));
-  const callerWork = opts.rowwiseAct ? (opts.sandbox ? PIPELINE_CALLER_WORK : PIPELINE_CALLER_WORK_NO_REWARD) : undefined;
+  const callerWork = opts.rowwiseAct ? PIPELINE_CALLER_WORK : undefined;
   const env: VecEnv = await createEnv({ task: opts.task, numEnvs: n, seed: opts.seed, workers: opts.workers, callerWork });
   try {
     const book = new EpisodeBook(n, opts);
@@ -97,13 +97,6 @@ export async function evaluate(opts: EvaluateOptions): Promise<{ summary: EvalSu
  * under load (thread CPU time, 50 episodes) at about 5. 0.34 gives 8 of 25 (one worker), between the two.
  */
 const PIPELINE_CALLER_WORK = 0.34;
-/**
- * The same without a reward (a foundation's evaluation: acting and recording only). `pretrain`'s 100 envs of a
- * weak policy (89 of them running all 2,000 steps), each thread's CPU from /proc, load 3–9: at 0.34 (32 envs here)
- * this thread used about 43 CPU s against the worker's 77, at 0.15 (41) 62 against 78, at 0.05 (46) 54 against 60 (its
- * demonstrations and cloning before, ~10 CPU s, taken off).
- */
-const PIPELINE_CALLER_WORK_NO_REWARD = 0.05;
 
 /** What an evaluation counts and records, step by step: which episodes count, in what order, and their records. */
 class EpisodeBook {

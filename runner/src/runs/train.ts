@@ -505,7 +505,6 @@ async function heldOutEvaluation(
       sandbox,
       onEpisode: options.onEvalEpisode,
       act: sampledActions(run.net, GAME_FACTS.actions.length, state.seed),
-      rowwiseAct: run.net.rowsIndependent,
     });
   } finally {
     await sandbox.close();
