@@ -4,7 +4,6 @@
 import * as path from 'node:path';
 import type { RunnerEvent, SweepRunEvent } from '../../runner/src/events';
 import { readRecordText, readSweepResults, RunRecordError, SWEEP_FILES, type SweepResults } from '../../runner/src/records';
-import { escapeHtml as esc } from '../../runner/src/report/html';
 import { formatDifference, percent } from '../../runner/src/stats';
 
 export interface SweepSettings {
@@ -77,6 +76,10 @@ export class SweepProgress {
     return parts.join(' · ');
   }
 }
+
+// The extension reaches the runner only through its shared protocol modules (layers.test), so the panel keeps its own
+// escape: every value from results.json and the event stream goes through it.
+const esc = (s: unknown) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /** The runner's plot is tens of kilobytes; a larger results.svg is not one it wrote. */
 const MAX_PLOT_BYTES = 4 * 1024 * 1024;
