@@ -4,7 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { parseEvent, type RunnerEvent } from '../src/events';
 import { RewardError } from '../src/reward';
@@ -346,4 +347,37 @@ test('a finished run: --eval-episodes 0 points to eval, not analyze; --resume sa
   assert.doesNotMatch(resumed.stderr, /evaluating/);
   assert.equal(readFileSync(path.join(out, RUN_FILES.summary), 'utf8'), summaryBefore, 'summary.json untouched');
   assert.equal(readFileSync(path.join(out, RUN_FILES.metrics), 'utf8'), metricsBefore);
+});
+
+test("the loop's training step trains the text the loop screened: a reward file replaced by a link to another reward after the check is refused, naming it; nothing trains", {
+  timeout: 300_000,
+}, async () => {
+  const dir = tempDir('rewardsmith-loop-swapped-');
+  const screened = readFileSync(REWARD, 'utf8');
+  const file = path.join(dir, 'approach-tree.reward.ts');
+  // The loop wrote and screened `screened` here; before the job read it, a link to another reward took its place.
+  symlinkSync(path.join(ROOT, 'runner/rewards/approach-tree.sparse.reward.ts'), file);
+  const out = path.join(dir, 'run');
+  await assert.rejects(
+    trainReward({
+      rewardFile: file,
+      rewardSha256: createHash('sha256').update(screened).digest('hex'),
+      task: BUILTIN_TASKS['approach-tree']!,
+      steps: 2 * DEFAULT_ROLLOUT_STEPS,
+      seed: 1,
+      out,
+      envs: 2,
+      evalEpisodes: 0,
+    }),
+    (err: Error) => {
+      assert.ok(
+        err.message.startsWith(`training ${file} on local failed: rewardsmith train: ${file}: not the reward text this run was given to train (its sha256 `),
+        err.message,
+      );
+      assert.match(err.message, /changed or replaced after it was checked, so nothing was trained/);
+      return true;
+    },
+  );
+  assert.ok(!existsSync(path.join(out, RUN_FILES.metrics)), 'trained');
+  assert.ok(!existsSync(path.join(out, RUN_FILES.summary)), 'trained');
 });

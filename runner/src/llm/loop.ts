@@ -20,6 +20,7 @@ import {
   RUN_FILES,
   RunRecordError,
   type RunSummary,
+  sha256Hex,
 } from '../records';
 import type { RewardError } from '../reward/compile';
 import { analyzeWithLlm, statisticsText, type LlmAnalysis, type ProgrammaticFinding } from './analyzer';
@@ -284,11 +285,15 @@ class Loop {
     return start;
   }
 
-  /** One candidate's training run from the loop's start policy, with the loop's budget. */
-  private async train(rewardFile: string, runDir: string, start: LoopStart): Promise<TrainOutcome> {
+  /**
+   * One candidate's training run from the loop's start policy, with the loop's budget. The job reads the reward
+   * file later, in its own process: it trains the text screened here (its sha256) or fails naming the file.
+   */
+  private async train(reward: { file: string; text: string }, runDir: string, start: LoopStart): Promise<TrainOutcome> {
     makeFolderBelow(this.o.out, runDir);
     return (this.o.runSteps ?? REAL_STEPS).train({
-      rewardFile,
+      rewardFile: reward.file,
+      rewardSha256: sha256Hex(reward.text),
       task: this.o.task,
       steps: this.o.steps,
       seed: this.o.seed,
@@ -364,7 +369,7 @@ class Loop {
       }
       const start = await this.startPolicy();
       this.say(`  candidate ${k}: training on ${this.rel(rewardFile)} for ${this.o.steps} frames ${startText(start, this.o.out)}`);
-      const outcome = await cached<TrainOutcome>(this.o.out, path.join(attemptDir, 'train.json'), () => this.train(rewardFile, runDir, start));
+      const outcome = await cached<TrainOutcome>(this.o.out, path.join(attemptDir, 'train.json'), () => this.train(reward, runDir, start));
       if (outcome.ok) {
         const summary = requireTrainingSummary(runDir);
         this.say(`  candidate ${k}: ${heldOutText(summary, start)}, deaths ${rateText(summary.eval.death)}`);
@@ -514,7 +519,7 @@ class Loop {
     const outcome = await cached<TrainOutcome>(
       this.o.out,
       path.join(attemptDir, 'train.json'),
-      () => this.train(rewardFile, runDir, start),
+      () => this.train(reward, runDir, start),
       // A sandbox host that died (not the reward's own error) is not recorded: resuming the loop retries it.
       (r) => r.ok || !/sandbox host exited/.test(r.error.message),
     );

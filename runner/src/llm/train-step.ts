@@ -14,6 +14,8 @@ export type TrainOutcome = { ok: true } | { ok: false; error: ReturnType<RewardE
 
 export interface TrainStepOptions {
   rewardFile: string;
+  /** The sha256 of the text the loop screened: the job trains that text, or fails naming the file (never another). */
+  rewardSha256?: string;
   task: TaskSpec;
   steps: number;
   seed: number;
@@ -48,6 +50,7 @@ export async function trainReward(o: TrainStepOptions): Promise<TrainOutcome> {
       name: path.basename(path.dirname(path.dirname(o.out))) + '/' + path.basename(path.dirname(o.out)),
       runDir: o.out,
       rewardFile: o.rewardFile,
+      rewardSha256: o.rewardSha256,
       task: o.taskArg ?? o.task.id,
       seed: o.seed,
       steps: o.steps,

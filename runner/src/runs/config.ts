@@ -106,6 +106,11 @@ DIR/summary.json, DIR/metrics.ndjson (+ metrics.csv), DIR/eval/, DIR/config.json
     },
     resume: { type: 'string', valueName: 'DIR', description: 'continue the run in DIR from its last checkpoint, with its stored configuration' },
     overwrite: { type: 'boolean', description: 'replace a run already in DIR (default: refuse)' },
+    'reward-sha256': {
+      type: 'string',
+      valueName: 'HEX',
+      description: "train only if the reward (on --resume, the run's copy) has this sha256: the text a caller checked (loop, sweep)",
+    },
     'no-check': {
       type: 'boolean',
       description: 'train without checking the reward first (lint and probes on the task’s probe bank refuse a reward with errors)',
@@ -165,6 +170,8 @@ export interface TrainInvocation {
   events: boolean;
   /** Check the reward (lint and probes) before training; `--no-check` turns it off. */
   check: boolean;
+  /** `--reward-sha256`: the only reward text this invocation trains. */
+  rewardSha256: string | undefined;
   config: TrainConfig;
   /** Options the user set for this invocation (flags or file), which a resume must not silently drop. */
   explicit: ReadonlySet<string>;
@@ -219,6 +226,9 @@ export function parseTrainArgs(argv: readonly string[]): TrainInvocation {
   if (values.resume && values.out && path.resolve(values.out) !== path.resolve(values.resume)) {
     throw new UsageError('--resume DIR continues the run in DIR; drop --out or make it the same folder');
   }
+  const rewardSha256 = values['reward-sha256']?.toLowerCase();
+  if (rewardSha256 !== undefined && !/^[0-9a-f]{64}$/.test(rewardSha256))
+    throw new UsageError(`--reward-sha256 ${values['reward-sha256']}: not a sha256 (64 hexadecimal digits)`);
   const base = configFrom(values, configFile);
   let config: TrainConfig;
   if (values.resume) {
@@ -243,6 +253,7 @@ export function parseTrainArgs(argv: readonly string[]): TrainInvocation {
     overwrite: values.overwrite,
     events: values.events === 'ndjson',
     check: !values['no-check'],
+    rewardSha256,
     config,
     explicit,
   };

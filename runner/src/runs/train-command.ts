@@ -37,6 +37,7 @@ export async function trainCommand(argv: string[], hooks: { liveAnalysis?: LiveA
     try {
       const summary = await train({
         rewardFile: inv.rewardFile,
+        rewardSha256: inv.rewardSha256,
         task: c.task || undefined,
         steps: c.steps,
         seed: c.seed,

@@ -61,6 +61,11 @@ const CURVE_WINDOW = 100;
 export interface TrainOptions {
   /** The `*.reward.ts` file. On resume it may be omitted (the run's copy is used). */
   rewardFile?: string;
+  /**
+   * The sha256 of the reward text a caller checked (the loop's screened candidate, a sweep's copy): the run trains
+   * only that text, and refuses, naming the file, when the file (or on resume the run's copy) holds another.
+   */
+  rewardSha256?: string;
   /** Built-in task id, task file path, or a task. On resume it may be omitted. */
   task?: string | TaskSpec;
   /** Training frames (env steps summed over envs). Default 256,000. */
@@ -331,6 +336,7 @@ function openRun(
           `a reward its first ${state.frames.toLocaleString('en-US')} frames did not; start a new run with it instead: rewardsmith train ${copy.file} --task ${state.taskFile ?? state.task} --out NEW_DIR`,
       );
     }
+    checkExpectedReward(copy.file, copy.sha256, options.rewardSha256);
     return { state, task, previous, reward: copy };
   }
   const { task, state, bytes } = fresh!;
@@ -369,7 +375,18 @@ function newRun(options: TrainOptions): { task: TaskSpec; state: TrainState; byt
   if (options.task === undefined) throw new Error('a task is required (--task)');
   const task = typeof options.task === 'string' ? resolveTask(options.task) : options.task;
   const bytes = readFileSync(rewardFile);
-  return { task, state: newRunState(options, rewardFile, sha256Hex(bytes), task), bytes };
+  const rewardSha256 = sha256Hex(bytes);
+  checkExpectedReward(rewardFile, rewardSha256, options.rewardSha256);
+  return { task, state: newRunState(options, rewardFile, rewardSha256, task), bytes };
+}
+
+/** The reward text read is the one the caller checked (`rewardSha256`), or nothing trains. */
+function checkExpectedReward(file: string, actual: string, expected: string | undefined): void {
+  if (expected === undefined || actual === expected) return;
+  throw new RunFilesError(
+    `${file}: not the reward text this run was given to train (its sha256 ${actual.slice(0, 12)}… differs from --reward-sha256 ${expected.slice(0, 12)}…): ` +
+      'it was changed or replaced after it was checked, so nothing was trained',
+  );
 }
 
 /** The counters of a run that has not trained yet. */

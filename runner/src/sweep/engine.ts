@@ -40,6 +40,8 @@ export interface TrainJob {
   /** The run folder (`train --out`). */
   runDir: string;
   rewardFile: string;
+  /** The sha256 of the reward text the caller checked: the job trains that text or nothing (train --reward-sha256). */
+  rewardSha256?: string;
   /** Built-in task id or task file path. */
   task: string;
   seed: number;
@@ -128,6 +130,8 @@ const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 /** `train` options that hold for a fresh start and a resumed attempt alike. */
 function runOptions(job: TrainJob): string[] {
   const args = ['--events', 'ndjson'];
+  // The job reads the reward by its path in another process, later: it trains only the text the caller checked.
+  if (job.rewardSha256 !== undefined) args.push('--reward-sha256', job.rewardSha256);
   if (job.evalEpisodes !== undefined) args.push('--eval-episodes', String(job.evalEpisodes));
   if (job.evalEnvs !== undefined) args.push('--eval-envs', String(job.evalEnvs));
   if (job.workers !== undefined) args.push('--workers', String(job.workers));

@@ -141,6 +141,8 @@ function sweepJobs(o: SweepOptions, dir: string, state: SweepState): SweepJob[] 
         rewardOriginal: r.file,
         runDir: path.join(dir, 'runs', r.name, `seed-${seed}`),
         rewardFile: rewardCopyIn(dir, r),
+        // The job reads the copy later, in its own process: it trains the text checked here or nothing.
+        rewardSha256: r.sha256,
         task: taskArg,
         seed,
         steps: o.steps,
