@@ -55,6 +55,11 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
   loop: { summary: 'run design → critic → train → analyze for N iterations', load: async () => (await import('./llm/loop-command')).loopCommand },
 };
 
+/** Commands the runner starts itself (not in the usage): a Slurm job's start (sweep/engine.ts). */
+const INTERNAL_COMMANDS: Record<string, { load: () => Promise<CommandMain> }> = {
+  'job-log': { load: async () => (await import('./sweep/engine')).jobLogCommand },
+};
+
 const LSP_SPEC = {
   command: 'lsp',
   summary: 'Starts the Rewardsmith language server for any LSP client (VS Code, Neovim, Helix, …); choose one transport.',
@@ -120,7 +125,7 @@ export async function runCli(argv: string[]): Promise<number> {
     process.stdout.write(usage() + '\n');
     return name ? 0 : 2;
   }
-  const command = COMMANDS[name];
+  const command = COMMANDS[name] ?? INTERNAL_COMMANDS[name];
   if (!command) {
     const [near] = didYouMean(name, Object.keys(COMMANDS));
     process.stderr.write(`rewardsmith: unknown command "${name}"${near ? ` (did you mean ${near}?)` : ''}\n\n${usage()}\n`);

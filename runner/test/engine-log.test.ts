@@ -1,8 +1,8 @@
 // A job's log (job.log) in a run folder that may be someone else's: neither engine writes through a link
 // planted at its name, and reading the log back neither follows a link out of the folder nor waits on a FIFO.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { JOB_FILES, SlurmEngine, type Job } from '../src/sweep/engine';
@@ -53,4 +53,35 @@ test('local: a FIFO planted at job.log is refused, not waited on', { timeout: 60
   const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { encoding: 'utf8', timeout: 30_000 });
   assert.equal(r.signal, null, 'waited on the FIFO (killed after 30 s)');
   assert.equal(r.stdout.trim(), `UnsafePathError: ${log} is not a plain file (a FIFO or a socket); refusing to write to it, nothing was written`, r.stderr);
+});
+
+test("slurm: a link swapped in at job.log while the job waits in the queue is not written through; a job's own output reaches its job.log", {
+  timeout: 120_000,
+  skip: !slurmUp && process.env.REWARDSMITH_REQUIRE_SLURM !== '1' ? 'no Slurm cluster here (npm run slurm:local brings one up)' : false,
+}, async () => {
+  const root = tempDir('rs-engine-log-swap-');
+  const outside = path.join(root, 'outside.txt');
+  writeFileSync(outside, 'mine\n');
+  // Held in the queue (sbatch --hold) until the link is in place, then released.
+  const held = new SlurmEngine({ time: '1:00', pollMs: 200, extra: ['--hold'] });
+  const swapped: Job = { name: 'swapped-log', runDir: path.join(root, 'swapped'), start: ['lint', '--help'] };
+  const log = path.join(swapped.runDir, JOB_FILES.log);
+  let released = false;
+  const result = await held.run(swapped, {
+    onState: (state, jobId) => {
+      if (state !== 'queued' || !jobId || released) return;
+      released = true;
+      rmSync(log);
+      symlinkSync(outside, log);
+      execFileSync('scontrol', ['release', jobId]);
+    },
+  });
+  assert.ok(released, 'the job was never queued');
+  assert.equal(readFileSync(outside, 'utf8'), 'mine\n', 'written through the link');
+  assert.equal(result.state, 'failed');
+  assert.ok(result.message?.startsWith(`${log}: `), String(result.message));
+  // The same job with nothing swapped: what the command prints is in its job.log.
+  const plain: Job = { name: 'plain-log', runDir: path.join(root, 'plain'), start: ['lint', '--help'] };
+  await new SlurmEngine({ time: '1:00', pollMs: 200 }).run(plain);
+  assert.match(readFileSync(path.join(plain.runDir, JOB_FILES.log), 'utf8'), /rewardsmith lint/);
 });

@@ -3,18 +3,20 @@
 // loop and table, `pretrain` for the table's foundations), run through the CLI, never an in-process import, so
 // a run is the same program on a laptop and on a compute node. Both engines run the same job script, written
 // into the run folder: it runs the command (continuing from the folder's checkpoint where the command can),
-// sends its output to `job.log` and, when the command exits, writes `job-exit.json` with the exit code and the
-// times. The engines only start, watch and cancel; what a run produced is read from its folder.
+// its output appended to `job.log` (opened by the engine locally, by the job itself on Slurm: `job-log`), and
+// when the command exits writes `job-exit.json` with the exit code and the times. The engines only start,
+// watch and cancel; what a run produced is read from its folder.
 //
 // The one resume logic of sweep, table and loop lives here (`Engine.run`): a folder whose job an interrupted
 // command left queued or running (its id is in `job.json`: a pid, or a Slurm job id) is waited for instead of
 // started twice; a folder whose command finished (summary.json, and no failed exit recorded) is kept as it is;
 // anything else starts (again), from its checkpoint where there is one.
 import { execFile, spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, mkdirSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openForAppend, openRecord, readRecordBytes, writeAtomic } from '../files';
+import { type CommandSpec, parseCommandArgs } from '../args';
 import { pathToFileURL } from 'node:url';
 import { StringDecoder } from 'node:string_decoder';
 import { parseEvent, type RunnerEvent } from '../events';
@@ -127,6 +129,12 @@ function tsxLoader(cli: string): string {
 
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
+/** `rewardsmith ARGS…` as a shell command line, run by `runner`. */
+function cliCommand(runner: RunnerCommand, args: string[]): string {
+  const node = [shellQuote(runner.node), ...(runner.cli.endsWith('.ts') ? ['--import', shellQuote(tsxLoader(runner.cli))] : []), shellQuote(runner.cli)];
+  return [...node, ...args.map(shellQuote)].join(' ');
+}
+
 /** `train` options that hold for a fresh start and a resumed attempt alike. */
 function runOptions(job: TrainJob): string[] {
   const args = ['--events', 'ndjson'];
@@ -168,10 +176,7 @@ export function pretrainJob(job: PretrainJob): Job {
  * rename: it exists only complete). The same script runs under `bash` locally and under `sbatch` on a cluster.
  */
 export function jobScript(job: Job, runner: RunnerCommand): string {
-  const node = [shellQuote(runner.node), ...(runner.cli.endsWith('.ts') ? ['--import', shellQuote(tsxLoader(runner.cli))] : []), shellQuote(runner.cli)].join(
-    ' ',
-  );
-  const command = (args: string[]) => `${node} ${args.map(shellQuote).join(' ')}`;
+  const command = (args: string[]) => cliCommand(runner, args);
   const run = job.resume
     ? `if [ -f ${shellQuote(path.join(RUN_FILES.checkpoint, 'state.json'))} ]; then
   ${command(job.resume)}
@@ -194,6 +199,41 @@ printf '{"exit_code":%d,"started":%s,"ended":%s,"host":"%s"}\\n' "$code" "$start
 mv ${JOB_FILES.exit}.tmp ${JOB_FILES.exit}
 exit $code
 `;
+}
+
+const JOB_LOG_SPEC = {
+  command: 'job-log',
+  summary:
+    "Runs a job script with its output appended to LOG (internal: how a Slurm job starts; the log is opened by the job's own process, a link or a FIFO at LOG refused).",
+  positionals: 'LOG SCRIPT',
+  minPositionals: 2,
+  maxPositionals: 2,
+  options: {},
+} satisfies CommandSpec<Record<string, never>>;
+
+/**
+ * `rewardsmith job-log LOG SCRIPT`: runs the job script under bash with its output appended to LOG, opened with
+ * the checked opener (`openForAppend`: no link followed, nothing but a plain file); exits with the script's code.
+ * A Slurm job runs its script through it, so the log is opened when the job starts, by the job, never by slurmd.
+ */
+export async function jobLogCommand(argv: string[]): Promise<number> {
+  const [log, script] = parseCommandArgs(JOB_LOG_SPEC, argv).positionals as [string, string];
+  const fd = openForAppend(log);
+  try {
+    const child = spawn('bash', [script], { stdio: ['ignore', fd, fd] });
+    // Cancelling the job (scancel) reaches the script too, where the scheduler signals only this process.
+    const forward = (signal: NodeJS.Signals) => child.kill(signal);
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, forward);
+    return await new Promise<number>((resolve) => {
+      child.on('error', (err) => {
+        process.stderr.write(`rewardsmith job-log: cannot start bash: ${err.message}\n`);
+        resolve(127);
+      });
+      child.on('exit', (code, signal) => resolve(code ?? 128 + (signal ? (os.constants.signals[signal] ?? 0) : 0)));
+    });
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** `job.json`: which engine took the folder's job last, and its id (a pid or a Slurm job id). */
@@ -232,11 +272,13 @@ function framesSoFar(runDir: string): number | null {
 
 /** Train's own account of a failure, from the events in job.log: the reward error, else the finished event's error. */
 function failureFromLog(runDir: string): Pick<JobResult, 'message' | 'rewardError'> {
+  const log = path.join(runDir, JOB_FILES.log);
   let text = '';
   try {
-    text = readRecordBytes(path.join(runDir, JOB_FILES.log), runDir).toString('utf8');
-  } catch {
-    return { message: null, rewardError: null };
+    text = readRecordBytes(log, runDir).toString('utf8');
+  } catch (err) {
+    // No log says nothing; a log refused (a link out of the folder, a FIFO) is why the job could not write it.
+    return { message: lstatSync(log, { throwIfNoEntry: false }) ? (err as Error).message : null, rewardError: null };
   }
   let message: string | null = null;
   let rewardError: JobResult['rewardError'] = null;
@@ -555,8 +597,9 @@ export class SlurmEngine extends Engine {
       '--parsable',
       `--job-name=rewardsmith:${job.name}`,
       `--chdir=${job.runDir}`,
-      `--output=${path.join(job.runDir, JOB_FILES.log)}`,
-      '--open-mode=append',
+      // slurmd would open --output by its path when the job starts, following a link put there while the job
+      // waited in the queue: the job's own process opens job.log instead (`job-log`, with the checked opener).
+      '--output=/dev/null',
     ];
     if (o.partition) args.push(`--partition=${o.partition}`);
     if (o.time) args.push(`--time=${o.time}`);
@@ -567,10 +610,12 @@ export class SlurmEngine extends Engine {
   }
 
   protected async submit(job: Job, script: string): Promise<string> {
-    // slurmd opens --output itself and would follow a link planted at job.log: the log is made (or found) here
-    // first as a plain file, a link or anything else in its place refused before anything is submitted.
-    closeSync(openForAppend(path.join(job.runDir, JOB_FILES.log)));
-    const r = await command('sbatch', [...this.sbatchArgs(job), script]);
+    // A link or anything else but a plain file at job.log is refused here, before anything is submitted; the job
+    // opens the log again when it starts (`rewardsmith job-log`), refusing one put there while it was queued.
+    const log = path.join(job.runDir, JOB_FILES.log);
+    closeSync(openForAppend(log));
+    const wrap = `exec ${cliCommand(this.runner, ['job-log', log, script])}`;
+    const r = await command('sbatch', [...this.sbatchArgs(job), `--wrap=${wrap}`]);
     const id = r.stdout.trim().split(';')[0] ?? '';
     if (r.code !== 0 || !/^\d+(_\d+)?$/.test(id)) throw new SlurmError(`sbatch refused ${job.name}: ${(r.stderr || r.stdout).trim() || `exit ${r.code}`}`);
     this.queue = null;
