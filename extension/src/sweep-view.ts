@@ -2,6 +2,7 @@
 // per-run table kept up to date from the runner's `sweep_run` events, and the HTML of the panel (a table per
 // run while it goes, then the ranking with its intervals and the runner's own plot).
 import * as path from 'node:path';
+import { escapeHtml } from '../../runner/src/escape';
 import type { RunnerEvent, SweepRunEvent } from '../../runner/src/events';
 import { readRecordText, readSweepResults, RunRecordError, SWEEP_FILES, type SweepResults } from '../../runner/src/records';
 import { formatDifference, percent } from '../../runner/src/stats';
@@ -77,9 +78,8 @@ export class SweepProgress {
   }
 }
 
-// The extension reaches the runner only through its shared protocol modules (layers.test), so the panel keeps its own
-// escape: every value from results.json and the event stream goes through it.
-const esc = (s: unknown) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+// Every value from results.json and the event stream reaches the panel's HTML through the one markup escape.
+const esc = escapeHtml;
 
 /** The runner's plot is tens of kilobytes; a larger results.svg is not one it wrote. */
 const MAX_PLOT_BYTES = 4 * 1024 * 1024;

@@ -1,9 +1,7 @@
 // Plain SVG for the plots the commands write (`table`'s results.svg, `sweep`'s results.svg): self-contained
-// documents that open offline, with no plotting runtime. One home for the document frame, text escaping and
-// the interval marks the plots share.
-
-/** Text and attribute values inside an SVG document. */
-export const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+// documents that open offline, with no plotting runtime. One home for the document frame and the interval marks
+// the plots share; their text is escaped with escape.ts's `escapeHtml`, the one markup escape.
+import { escapeHtml } from './escape';
 
 /** A whole SVG document, width × height px on white, sans-serif 12 px, with `elements` in order; ends in a newline. */
 export function svgDocument(width: number, height: number, elements: readonly string[]): string {
@@ -20,7 +18,7 @@ export function svgDocument(width: number, height: number, elements: readonly st
 /** A diamond centred on (cx, cy), `rx` to each side and `ry` up and down, drawn with `style` (SVG attributes), with an optional tooltip. */
 export function diamond(cx: number, cy: number, rx: number, ry: number, style: string, tooltip?: string): string {
   const d = `M ${cx} ${cy - ry} L ${cx + rx} ${cy} L ${cx} ${cy + ry} L ${cx - rx} ${cy} Z`;
-  return tooltip === undefined ? `<path d="${d}" ${style}/>` : `<path d="${d}" ${style}><title>${escapeXml(tooltip)}</title></path>`;
+  return tooltip === undefined ? `<path d="${d}" ${style}/>` : `<path d="${d}" ${style}><title>${escapeHtml(tooltip)}</title></path>`;
 }
 
 /** A vertical 95 % interval from y1 to y2 at x: a line with a cap at each end. */

@@ -31,7 +31,7 @@ const RUNNER_LAYERS: readonly (readonly string[])[] = [
   ['records', 'tasks'],
   ['files'],
   ['args', 'stats', 'diff', 'svg'],
-  ['seeds'],
+  ['seeds', 'escape'],
   ['schema', 'task-list'],
 ];
 
@@ -44,6 +44,7 @@ const EXTENSION_MAY_IMPORT = new Set([
   'runner/src/task-list', // the built-in task list for the task picker and the `// task:` header (no game data)
   'runner/src/diff', // the unified diffs that analyzer suggestions carry
   'runner/src/stats', // the one format of rates and of differences between them (records already build on it)
+  'runner/src/escape', // the one markup escape (the sweep panel's HTML, as the report's)
 ]);
 
 function sourceFiles(dir: string, out: string[] = []): string[] {
@@ -210,6 +211,24 @@ describe('layers', () => {
       }
     }
     assert.deepEqual(bad, []);
+  });
+
+  it('markup escaping has one home (runner/src/escape.ts), which the report, the plots and the sweep panel all use', () => {
+    // An escape of its own is a string that turns & into &amp;: a twin that may drift (a quote left out).
+    const home = 'runner/src/escape.ts';
+    const twins: string[] = [];
+    for (const top of TOP) {
+      for (const file of sourceFiles(path.join(ROOT, top, 'src'))) {
+        const name = path.relative(ROOT, file);
+        if (name !== home && /['"`]&amp;['"`]/.test(readFileSync(file, 'utf8'))) twins.push(name);
+      }
+    }
+    assert.deepEqual(twins, []);
+    for (const user of ['runner/src/report/html.ts', 'runner/src/svg.ts', 'extension/src/sweep-view.ts'])
+      assert.ok(
+        EDGES.some((e) => e.from === user && e.to === home),
+        `${user} does not import ${home}`,
+      );
   });
 
   it('finds a cycle when there is one (the checker itself)', () => {

@@ -1,5 +1,7 @@
-// The report's markup. Every value reaches the page through `html`, which escapes it with `escapeHtml`, the one
-// escape of the report's modules (a run folder is untrusted input: a name, a task, a note, even a field that
+import { escapeHtml } from '../escape';
+
+// The report's markup. Every value reaches the page through `html`, which escapes it with `escapeHtml` (escape.ts),
+// the one escape of the report's modules (a run folder is untrusted input: a name, a task, a note, even a field that
 // should be a number may hold markup). Only markup that `html` built, a constant of the report's modules, or
 // markup a report module built with `escapeHtml` (the playback players) is inserted as is, through `trusted`.
 
@@ -10,9 +12,6 @@ export class Html {
     return this.text;
   }
 }
-
-/** The one escape of the report: text made safe in element content and in quoted attribute values. */
-export const escapeHtml = (s: unknown) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 function insert(value: unknown): string {
   if (value instanceof Html) return value.text;

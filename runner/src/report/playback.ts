@@ -2,7 +2,7 @@
 // what the agent saw (re-simulated, playback/replay.ts) under a scrubber (play/pause, step slider, keys),
 // beside a timeline of reward (its dense and sparse terms), distance to the nearest target and health, with
 // the analyzer's notes on the steps they cite, and a "Download GIF" encoded in the page by gifenc (inlined).
-// Everything the page shows of a run's files is escaped (html.ts escapeHtml, the report's one escape); data
+// Everything the page shows of a run's files is escaped (escape.ts escapeHtml, the one markup escape); data
 // travels as JSON inside a script element. The scripts run under the page's CSP, allowed by their hashes.
 import { readFileSync } from 'node:fs';
 import type { EpisodeRecord, RunSummary, SuggestionRecord } from '../records';
@@ -10,7 +10,7 @@ import { GAME_FACTS } from '../schema';
 import { framesPng, gifencPath } from '../playback/encode';
 import { PlaybackError, playbackEpisodes, replayEpisode, type Playback } from '../playback/replay';
 import { playbackTask } from '../playback/command';
-import { escapeHtml } from './html';
+import { escapeHtml } from '../escape';
 
 /**
  * Episodes played back per run and frames per episode: the page stays a few hundred kB. The playback is most of

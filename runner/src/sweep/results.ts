@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { readSummary as readRunSummary, SWEEP_FILES, type RunSummary, type SweepResults, type SweepRewardResult, type SweepRunResult } from '../records';
 import { bootstrapMean, compareOverSeeds, DECISION_ALPHA, formatDifference, formatRateShort, levelText, percent, rateOverSeeds, type Counts } from '../stats';
-import { diamond, escapeXml as esc, svgDocument } from '../svg';
+import { escapeHtml as esc } from '../escape';
+import { diamond, svgDocument } from '../svg';
 import type { JobState } from './engine';
 
 export { SWEEP_FILES, type SweepResults };

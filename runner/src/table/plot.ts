@@ -2,7 +2,8 @@
 // at the mean held-out success with its 95 % interval as a whisker, and the paper's published
 // figure for the same method as a hollow diamond beside it.
 import type { BootstrapEstimate } from '../stats';
-import { diamond, escapeXml as esc, svgDocument, whisker } from '../svg';
+import { escapeHtml as esc } from '../escape';
+import { diamond, svgDocument, whisker } from '../svg';
 
 export interface PlotRow {
   task: string;
