@@ -226,7 +226,7 @@ test("a task file's teacher field: 'sight' for an underground block target, refu
   }
 });
 
-test('without a pickaxe the sighted teacher stands still and its demonstrations record nothing more', () => {
+test('without a pickaxe the sighted teacher stands still and its demonstration ends there, recording nothing more', () => {
   const task = sighted();
   const env = new SimEnv(task);
   const features = new Float32Array(env.featureSize);
@@ -240,6 +240,7 @@ test('without a pickaxe the sighted teacher stands still and its demonstrations 
   assert.equal(teacher.spent, true);
   // Hand-digging (150 ticks a block of stone) made 2/3 of a sighted demonstration's labels; none are recorded.
   const demos = recordDemonstrations({ ...task, inventory: { cobblestone: 1 }, maxSteps: 50 }, 1, 7);
-  assert.equal(demos.episodes.length, 1);
   assert.equal(demos.actions.length, 0);
+  // Not played on (with no_op) to the step limit: spent from its first step, a failed demonstration of 0 steps.
+  assert.deepEqual(demos.episodes, [{ seed: demos.episodes[0]?.seed, success: false, steps: 0 }]);
 });

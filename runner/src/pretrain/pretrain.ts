@@ -68,7 +68,8 @@ type Driver = (features: Float32Array) => (i: number, label: number) => number;
 /**
  * Plays `count` episodes on `round`'s world stream and records every state with the teacher's action for it;
  * `drive` chooses what is executed. Episodes end at the task's limit (a DAgger round passes the training
- * episode length).
+ * episode length), or with `endSpent` where the teacher is spent (Demonstrator.spent: the sighted one without a
+ * pickaxe labels nothing more), counted then as failed at the steps it had.
  */
 function recordLabelled(
   task: TaskSpec,
@@ -79,6 +80,7 @@ function recordLabelled(
   random: Rng,
   onEpisode?: (done: number, total: number, successes: number) => void,
   keep: (teacher: Demonstrator, label: number) => boolean = () => true,
+  endSpent = false,
 ): Demonstrations {
   const n = Math.max(1, Math.min(count, MAX_RECORDING_ENVS));
   const batch = new SimBatch(task, n, 0);
@@ -91,6 +93,8 @@ function recordLabelled(
   const episodes: Demonstrations['episodes'] = [];
   let started = n;
   const counted = Array.from({ length: n }, () => true);
+  /** Steps played in each env's current episode. */
+  const played = new Int32Array(n);
   let { features } = batch.reset(seeds);
   teachers.forEach((t, i) => t.reset(batch.envs[i]!));
   onEpisode?.(0, count, 0);
@@ -99,7 +103,14 @@ function recordLabelled(
     const choose = drive(features);
     for (let i = 0; i < n; i++) {
       const label = teachers[i]!.act(batch.envs[i]!);
-      // A spent teacher (the sighted one without a pickaxe) stands still: nothing more to show.
+      // A spent teacher (the sighted one without a pickaxe) stands still: nothing more to show. Its demonstration
+      // ends here rather than at the step limit (tens of thousands of unrecorded steps, every env's); the env plays
+      // on uncounted, so what the others record stays the same.
+      if (endSpent && counted[i] && teachers[i]!.spent) {
+        counted[i] = false;
+        episodes.push({ seed: seeds[i]!, success: false, steps: played[i]! });
+        onEpisode?.(episodes.length, count, episodes.filter((e) => e.success).length);
+      }
       if (counted[i] && !teachers[i]!.spent && keep(teachers[i]!, label)) {
         chunks.push(features.slice(i * f, (i + 1) * f));
         labels.push(label);
@@ -110,6 +121,7 @@ function recordLabelled(
     features = res.features;
     for (let i = 0; i < n; i++) {
       const info = res.info[i]!;
+      played[i] = info.done ? 0 : info.step;
       if (!info.done) continue;
       if (counted[i]) {
         episodes.push({ seed: seeds[i]!, success: info.success, steps: info.step });
@@ -139,7 +151,7 @@ export function recordDemonstrations(
   const random = new Rng(seed ^ 0xd3);
   // The recording noise draws from the teacher's stream, as it always has: a seed's demonstrations stay the same.
   const drive: Driver = () => (_i, label) => (random.next() < noise ? Math.floor(random.next() * GAME_FACTS.actions.length) : label);
-  return recordLabelled(task, count, seed, 0, drive, random, onEpisode);
+  return recordLabelled(task, count, seed, 0, drive, random, onEpisode, undefined, true);
 }
 
 /**
