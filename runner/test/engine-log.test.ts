@@ -55,33 +55,41 @@ test('local: a FIFO planted at job.log is refused, not waited on', { timeout: 60
   assert.equal(r.stdout.trim(), `UnsafePathError: ${log} is not a plain file (a FIFO or a socket); refusing to write to it, nothing was written`, r.stderr);
 });
 
-test("slurm: a link swapped in at job.log while the job waits in the queue is not written through; a job's own output reaches its job.log", {
+test("slurm: a link swapped in at job.log, or another job.sh, while the job waits in the queue is not written through or run; the job's own output reaches its job.log", {
   timeout: 120_000,
   skip: !slurmUp && process.env.REWARDSMITH_REQUIRE_SLURM !== '1' ? 'no Slurm cluster here (npm run slurm:local brings one up)' : false,
 }, async () => {
   const root = tempDir('rs-engine-log-swap-');
   const outside = path.join(root, 'outside.txt');
   writeFileSync(outside, 'mine\n');
-  // Held in the queue (sbatch --hold) until the link is in place, then released.
+  // Held in the queue (sbatch --hold) until `swap` has changed the folder, then released.
   const held = new SlurmEngine({ time: '1:00', pollMs: 200, extra: ['--hold'] });
-  const swapped: Job = { name: 'swapped-log', runDir: path.join(root, 'swapped'), start: ['lint', '--help'] };
-  const log = path.join(swapped.runDir, JOB_FILES.log);
-  let released = false;
-  const result = await held.run(swapped, {
-    onState: (state, jobId) => {
-      if (state !== 'queued' || !jobId || released) return;
-      released = true;
-      rmSync(log);
-      symlinkSync(outside, log);
-      execFileSync('scontrol', ['release', jobId]);
-    },
+  const runHeld = async (job: Job, swap: () => void) => {
+    let released = false;
+    const result = await held.run(job, {
+      onState: (state, jobId) => {
+        if (state !== 'queued' || !jobId || released) return;
+        released = true;
+        swap();
+        execFileSync('scontrol', ['release', jobId]);
+      },
+    });
+    assert.ok(released, 'the job was never queued');
+    return result;
+  };
+  const linked: Job = { name: 'swapped-log', runDir: path.join(root, 'swapped-log'), start: ['lint', '--help'] };
+  const log = path.join(linked.runDir, JOB_FILES.log);
+  const result = await runHeld(linked, () => {
+    rmSync(log);
+    symlinkSync(outside, log);
   });
-  assert.ok(released, 'the job was never queued');
   assert.equal(readFileSync(outside, 'utf8'), 'mine\n', 'written through the link');
   assert.equal(result.state, 'failed');
   assert.ok(result.message?.startsWith(`${log}: `), String(result.message));
-  // The same job with nothing swapped: what the command prints is in its job.log.
-  const plain: Job = { name: 'plain-log', runDir: path.join(root, 'plain'), start: ['lint', '--help'] };
-  await new SlurmEngine({ time: '1:00', pollMs: 200 }).run(plain);
-  assert.match(readFileSync(path.join(plain.runDir, JOB_FILES.log), 'utf8'), /rewardsmith lint/);
+  // Another job.sh put in place while the job waits: the script submitted runs, its output in job.log.
+  const ran = path.join(root, 'ran.txt');
+  const script: Job = { name: 'swapped-script', runDir: path.join(root, 'swapped-script'), start: ['lint', '--help'] };
+  await runHeld(script, () => writeFileSync(path.join(script.runDir, JOB_FILES.script), `#!/bin/bash\necho swapped > ${ran}\n`));
+  assert.ok(!existsSync(ran), 'the job.sh put in place while the job waited was run');
+  assert.match(readFileSync(path.join(script.runDir, JOB_FILES.log), 'utf8'), /rewardsmith lint/);
 });

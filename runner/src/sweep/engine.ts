@@ -204,29 +204,30 @@ exit $code
 const JOB_LOG_SPEC = {
   command: 'job-log',
   summary:
-    "Runs a job script with its output appended to LOG (internal: how a Slurm job starts; the log is opened by the job's own process, a link or a FIFO at LOG refused).",
-  positionals: 'LOG SCRIPT',
+    "Runs COMMAND with its output appended to LOG (internal: how a Slurm job starts; the log is opened by the job's own process, a link or a FIFO at LOG refused).",
+  positionals: 'LOG -- COMMAND [ARG...]',
   minPositionals: 2,
-  maxPositionals: 2,
+  maxPositionals: Number.MAX_SAFE_INTEGER,
   options: {},
 } satisfies CommandSpec<Record<string, never>>;
 
 /**
- * `rewardsmith job-log LOG SCRIPT`: runs the job script under bash with its output appended to LOG, opened with
- * the checked opener (`openForAppend`: no link followed, nothing but a plain file); exits with the script's code.
- * A Slurm job runs its script through it, so the log is opened when the job starts, by the job, never by slurmd.
+ * `rewardsmith job-log LOG -- COMMAND [ARG…]`: runs COMMAND with its output appended to LOG, opened with the
+ * checked opener (`openForAppend`: no link followed, nothing but a plain file); exits with the command's code.
+ * A Slurm job starts as `job-log job.log -- bash -c SCRIPT`, so the log is opened when the job starts, by the
+ * job, never by slurmd, and the script is the text submitted (Slurm keeps it), not job.sh read again later.
  */
 export async function jobLogCommand(argv: string[]): Promise<number> {
-  const [log, script] = parseCommandArgs(JOB_LOG_SPEC, argv).positionals as [string, string];
+  const [log, file, ...args] = parseCommandArgs(JOB_LOG_SPEC, argv).positionals as [string, string, ...string[]];
   const fd = openForAppend(log);
   try {
-    const child = spawn('bash', [script], { stdio: ['ignore', fd, fd] });
+    const child = spawn(file, args, { stdio: ['ignore', fd, fd] });
     // Cancelling the job (scancel) reaches the script too, where the scheduler signals only this process.
     const forward = (signal: NodeJS.Signals) => child.kill(signal);
     for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, forward);
     return await new Promise<number>((resolve) => {
       child.on('error', (err) => {
-        process.stderr.write(`rewardsmith job-log: cannot start bash: ${err.message}\n`);
+        process.stderr.write(`rewardsmith job-log: cannot start ${file}: ${err.message}\n`);
         resolve(127);
       });
       child.on('exit', (code, signal) => resolve(code ?? 128 + (signal ? (os.constants.signals[signal] ?? 0) : 0)));
@@ -358,8 +359,8 @@ export abstract class Engine {
   /** Runs that may be queued or running at once (the scheduler queues the rest itself on Slurm). */
   protected abstract readonly capacity: number;
   protected abstract readonly pollMs: number;
-  /** Starts the job script; returns the job id. */
-  protected abstract submit(job: Job, script: string): Promise<string>;
+  /** Starts the job script (its file, and the text written there); returns the job id. */
+  protected abstract submit(job: Job, script: string, text: string): Promise<string>;
   /** 'queued' / 'running' while the scheduler has the job, null once it has left. */
   protected abstract status(jobId: string, job: Job): Promise<'queued' | 'running' | null>;
   protected abstract cancel(jobId: string, job: Job): Promise<void>;
@@ -430,8 +431,9 @@ export abstract class Engine {
         if (signal?.aborted) return result('cancelled', null);
         rmSync(path.join(job.runDir, JOB_FILES.exit), { force: true });
         const script = path.join(job.runDir, JOB_FILES.script);
-        writeAtomic(job.runDir, script, jobScript(job, this.runner), { mode: 0o755 });
-        jobId = await this.submit(job, script);
+        const text = jobScript(job, this.runner);
+        writeAtomic(job.runDir, script, text, { mode: 0o755 });
+        jobId = await this.submit(job, script, text);
         // Recorded before the first poll: a command killed right now finds the job again instead of starting it twice.
         writeAtomic(job.runDir, path.join(job.runDir, JOB_FILES.record), JSON.stringify({ engine: this.kind, job_id: jobId } satisfies JobRecord) + '\n');
         hooks.onState?.('queued', jobId);
@@ -609,12 +611,13 @@ export class SlurmEngine extends Engine {
     return args;
   }
 
-  protected async submit(job: Job, script: string): Promise<string> {
+  protected async submit(job: Job, _script: string, text: string): Promise<string> {
     // A link or anything else but a plain file at job.log is refused here, before anything is submitted; the job
-    // opens the log again when it starts (`rewardsmith job-log`), refusing one put there while it was queued.
+    // opens the log again when it starts (`rewardsmith job-log`), refusing one put there while it was queued. The
+    // script goes with the submission (Slurm keeps it): a job.sh replaced while the job waits is not what runs.
     const log = path.join(job.runDir, JOB_FILES.log);
     closeSync(openForAppend(log));
-    const wrap = `exec ${cliCommand(this.runner, ['job-log', log, script])}`;
+    const wrap = `exec ${cliCommand(this.runner, ['job-log', log, '--', 'bash', '-c', text])}`;
     const r = await command('sbatch', [...this.sbatchArgs(job), `--wrap=${wrap}`]);
     const id = r.stdout.trim().split(';')[0] ?? '';
     if (r.code !== 0 || !/^\d+(_\d+)?$/.test(id)) throw new SlurmError(`sbatch refused ${job.name}: ${(r.stderr || r.stdout).trim() || `exit ${r.code}`}`);
