@@ -5,12 +5,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, symlinkSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEvent, type RunnerEvent } from '../src/events';
 import { RewardError } from '../src/reward';
-import { RUN_FILES, type EpisodeRecord, type RunSummary, type UpdateMetrics } from '../src/records';
-import { DEFAULT_ROLLOUT_STEPS } from '../src/runs/train';
+import { RUN_FILES, rewardCopyName, type EpisodeRecord, type RunSummary, type UpdateMetrics } from '../src/records';
+import { DEFAULT_ROLLOUT_STEPS, type RewardGate } from '../src/runs/train';
+import { trainCommand } from '../src/runs/train-command';
 import { trainReward } from '../src/llm/train-step';
 import { BUILTIN_TASKS } from '../src/tasks';
 import { cliNodeArgs } from './helpers/cli-process';
@@ -380,4 +381,41 @@ test("the loop's training step trains the text the loop screened: a reward file 
   );
   assert.ok(!existsSync(path.join(out, RUN_FILES.metrics)), 'trained');
   assert.ok(!existsSync(path.join(out, RUN_FILES.summary)), 'trained');
+});
+
+test('train checks and trains one reading of the reward: a file changed while its check runs trains the checked text', { timeout: 300_000 }, async () => {
+  const dir = tempDir('rewardsmith-gate-swapped-');
+  const file = path.join(dir, 'approach-tree.reward.ts');
+  const checked = readFileSync(REWARD, 'utf8');
+  writeFileSync(file, checked);
+  const other = readFileSync(path.join(ROOT, 'runner/rewards/approach-tree.sparse.reward.ts'), 'utf8');
+  const out = path.join(dir, 'run');
+  let gateSaw = '';
+  // The check passes the text it was given; meanwhile someone writes another reward into the file.
+  const gate: RewardGate = async (reward) => {
+    gateSaw = reward.text;
+    writeFileSync(file, other);
+    return { report: [], errors: 0 };
+  };
+  const argv = [
+    file,
+    '--task',
+    'approach-tree',
+    '--out',
+    out,
+    '--envs',
+    '2',
+    '--steps',
+    String(2 * DEFAULT_ROLLOUT_STEPS),
+    '--eval-episodes',
+    '0',
+    '--events',
+    'ndjson',
+  ];
+  const code = await trainCommand(argv, { gate });
+  assert.equal(code, 0);
+  assert.equal(gateSaw, checked);
+  const summary = JSON.parse(readFileSync(path.join(out, RUN_FILES.summary), 'utf8')) as RunSummary;
+  assert.equal(summary.reward_sha256, createHash('sha256').update(checked).digest('hex'), 'the run trained the checked text');
+  assert.equal(readFileSync(path.join(out, rewardCopyName(file)), 'utf8'), checked, "the run's copy is the checked text");
 });

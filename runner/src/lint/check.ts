@@ -1,7 +1,6 @@
 // The check a reward passes before anything trains it: the lint rules and TypeScript (what the code says) and
 // the probes (what the code does on the task's probe bank in the real sandbox), as one list of diagnostics.
 // `train` (through the CLI's hook), `rewardsmith lint`, the improvement loop and the language server share it.
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { terminalText } from '../args';
 import { probeReward, type ProbeFinding } from '../probe/index';
@@ -77,8 +76,7 @@ export async function checkReward(file: string, text: string, task: TaskSpec | u
  * `train`'s check (its RewardGate): lint and probes; errors and warnings as lines to print (what never ran on a
  * probe is information, for the editor).
  */
-export async function trainGate(rewardFile: string, task: TaskSpec): Promise<{ report: string[]; errors: number }> {
-  const text = readFileSync(rewardFile, 'utf8');
+export async function trainGate({ file: rewardFile, text }: { file: string; text: string }, task: TaskSpec): Promise<{ report: string[]; errors: number }> {
   const { diagnostics, errors } = await checkReward(rewardFile, text, task);
   await endWarmHosts(); // training probes nothing more: the probes' warm host would only idle through it
   const shown = diagnostics.filter((d) => d.severity === 'error' || d.severity === 'warning');

@@ -1,6 +1,6 @@
 // `rewardsmith train`: the command line over `train()`, with the reward's check before anything is written, the
 // terminal's progress and result table, and `--resume` of a run that has already finished.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CommandError, noteRunFolder, runCommand } from '../args';
 import { makeEvent } from '../events';
@@ -32,11 +32,14 @@ export async function trainCommand(argv: string[], hooks: { liveAnalysis?: LiveA
       }
       return 0;
     }
-    if (hooks.gate && inv.check && !inv.resume && inv.rewardFile && existsSync(inv.rewardFile))
-      await checkBeforeTraining(hooks.gate, inv.rewardFile, c.task, reporter, inv.out);
+    // The reward is read once: the text checked is the text trained, whatever happens to the file meanwhile.
+    const rewardBytes = hooks.gate && inv.check && !inv.resume && inv.rewardFile && existsSync(inv.rewardFile) ? readFileSync(inv.rewardFile) : undefined;
+    if (hooks.gate && rewardBytes)
+      await checkBeforeTraining(hooks.gate, { file: inv.rewardFile!, text: rewardBytes.toString('utf8') }, c.task, reporter, inv.out);
     try {
       const summary = await train({
         rewardFile: inv.rewardFile,
+        rewardBytes,
         rewardSha256: inv.rewardSha256,
         task: c.task || undefined,
         steps: c.steps,
@@ -79,8 +82,9 @@ export async function trainCommand(argv: string[], hooks: { liveAnalysis?: LiveA
  * Refuses a reward the check finds errors in, before the run folder exists (exit 1, the diagnostics on stderr, the
  * first error in the message for a sweep job's one line, a `finished` event with check_errors for an editor).
  */
-async function checkBeforeTraining(gate: RewardGate, rewardFile: string, taskName: string, reporter: Reporter, out: string): Promise<void> {
-  const { report, errors } = await gate(rewardFile, resolveTask(taskName));
+async function checkBeforeTraining(gate: RewardGate, reward: { file: string; text: string }, taskName: string, reporter: Reporter, out: string): Promise<void> {
+  const rewardFile = reward.file;
+  const { report, errors } = await gate(reward, resolveTask(taskName));
   for (const line of report) process.stderr.write(`${line}\n`);
   if (errors > 0) {
     const first = report.find((line) => /:\d+:\d+.*\berror\b/.test(line));

@@ -66,6 +66,11 @@ export interface TrainOptions {
    * only that text, and refuses, naming the file, when the file (or on resume the run's copy) holds another.
    */
   rewardSha256?: string;
+  /**
+   * The reward file's bytes as the caller read them for its check before training (`train`'s gate): a new run
+   * trains and copies these, not a second read of the file that a swap between the check and training could change.
+   */
+  rewardBytes?: Buffer;
   /** Built-in task id, task file path, or a task. On resume it may be omitted. */
   task?: string | TaskSpec;
   /** Training frames (env steps summed over envs). Default 256,000. */
@@ -118,7 +123,7 @@ export interface TrainOptions {
  * The check a reward passes before anything is trained or written (lint and probes, which sit above runs/: the
  * command line passes it in): the diagnostics to print, one per line, and how many are errors.
  */
-export type RewardGate = (rewardFile: string, task: TaskSpec) => Promise<{ report: string[]; errors: number }>;
+export type RewardGate = (reward: { file: string; text: string }, task: TaskSpec) => Promise<{ report: string[]; errors: number }>;
 
 export type LiveAnalysis = (
   window: EpisodeRecord[],
@@ -374,7 +379,7 @@ function newRun(options: TrainOptions): { task: TaskSpec; state: TrainState; byt
   if (!rewardFile) throw new Error('a reward file is required');
   if (options.task === undefined) throw new Error('a task is required (--task)');
   const task = typeof options.task === 'string' ? resolveTask(options.task) : options.task;
-  const bytes = readFileSync(rewardFile);
+  const bytes = options.rewardBytes ?? readFileSync(rewardFile);
   const rewardSha256 = sha256Hex(bytes);
   checkExpectedReward(rewardFile, rewardSha256, options.rewardSha256);
   return { task, state: newRunState(options, rewardFile, rewardSha256, task), bytes };
