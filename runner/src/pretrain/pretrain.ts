@@ -79,11 +79,13 @@ function recordLabelled(
   random: Rng,
   onEpisode?: (done: number, total: number, successes: number) => void,
   keep: (teacher: Demonstrator, label: number) => boolean = () => true,
+  studentDrives = false,
 ): Demonstrations {
   const n = Math.max(1, Math.min(count, MAX_RECORDING_ENVS));
   const batch = new SimBatch(task, n, 0);
   const f = batch.featureSize;
   const teachers = batch.envs.map(() => new Demonstrator(task, () => random.next()));
+  for (const t of teachers) t.followsStudent = studentDrives;
   const seeds = Array.from({ length: n }, (_, i) => demoStreamSeed(seed, i, round));
   const touched = new Set(seeds);
   const chunks: Float32Array[] = [];
@@ -148,7 +150,9 @@ export function recordDemonstrations(
  * turns, and its recovery labels always (Demonstrator.recovering: climbing out of a shaft, looking up from the
  * floor, the quicker tool, away from bedrock): the plan's turns point at a target the student cannot see, and
  * cloning them taught a policy that turns in place (explore-diamond seed 7: turning 80 % of its steps, 3.3 % of 30
- * held-out episodes).
+ * held-out episodes). The sighted teacher (`teacher: 'sight'`) turns only for what the student sees (a target in
+ * view, lava or a drop ahead), so all its labels are kept, and its tunnel follows the heading the student takes
+ * (Demonstrator.followsStudent).
  * Episodes end at the task's training episode length.
  */
 export function recordStudentStates(
@@ -174,7 +178,9 @@ export function recordStudentStates(
     drive,
     new Rng(hash32(seed, round, 0x7ea)),
     onEpisode,
-    (t, label) => t.recovering || !YAW_TURNS.has(label),
+    // The sighted teacher's turns follow what the student sees (a target in view, lava or a drop in front): all kept.
+    (t, label) => task.teacher === 'sight' || t.recovering || !YAW_TURNS.has(label),
+    true,
   );
 }
 
@@ -466,7 +472,7 @@ const PRETRAIN_SPEC = {
       min: 0,
       max: 20,
       description:
-        "DAgger rounds after the first clone: each lets the clone play N episodes (N = --demos, cut at the task's training episode length), the teacher labels the states it reaches (not its yaw turns towards a target the clone cannot see), and the clone is trained again on all labels so far (default: the task's setup, else 0)",
+        "DAgger rounds after the first clone: each lets the clone play N episodes (N = --demos, cut at the task's training episode length), the teacher labels the states it reaches (not the world-access planner's yaw turns towards a target the clone cannot see; all of the sighted teacher's), and the clone is trained again on all labels so far (default: the task's setup, else 0)",
       valueName: 'R',
     },
     noise: {
