@@ -68,8 +68,9 @@ type Driver = (features: Float32Array) => (i: number, label: number) => number;
 /**
  * Plays `count` episodes on `round`'s world stream and records every state with the teacher's action for it;
  * `drive` chooses what is executed. Episodes end at the task's limit (a DAgger round passes the training
- * episode length), or with `endSpent` where the teacher is spent (Demonstrator.spent: the sighted one without a
- * pickaxe labels nothing more), counted then as failed at the steps it had.
+ * episode length), or, where the teacher drives, when it is spent (Demonstrator.spent: the sighted one without a
+ * pickaxe labels nothing more), counted then as failed at the steps it had. `studentDrives`: a DAgger round (the
+ * teacher's tunnel follows the student's heading, and the student plays on whatever the teacher could still label).
  */
 function recordLabelled(
   task: TaskSpec,
@@ -80,12 +81,13 @@ function recordLabelled(
   random: Rng,
   onEpisode?: (done: number, total: number, successes: number) => void,
   keep: (teacher: Demonstrator, label: number) => boolean = () => true,
-  endSpent = false,
+  studentDrives = false,
 ): Demonstrations {
   const n = Math.max(1, Math.min(count, MAX_RECORDING_ENVS));
   const batch = new SimBatch(task, n, 0);
   const f = batch.featureSize;
   const teachers = batch.envs.map(() => new Demonstrator(task, () => random.next()));
+  for (const t of teachers) t.followsStudent = studentDrives;
   const seeds = Array.from({ length: n }, (_, i) => demoStreamSeed(seed, i, round));
   const touched = new Set(seeds);
   const chunks: Float32Array[] = [];
@@ -106,7 +108,7 @@ function recordLabelled(
       // A spent teacher (the sighted one without a pickaxe) stands still: nothing more to show. Its demonstration
       // ends here rather than at the step limit (tens of thousands of unrecorded steps, every env's); the env plays
       // on uncounted, so what the others record stays the same.
-      if (endSpent && counted[i] && teachers[i]!.spent) {
+      if (!studentDrives && counted[i] && teachers[i]!.spent) {
         counted[i] = false;
         episodes.push({ seed: seeds[i]!, success: false, steps: played[i]! });
         onEpisode?.(episodes.length, count, episodes.filter((e) => e.success).length);
@@ -151,7 +153,7 @@ export function recordDemonstrations(
   const random = new Rng(seed ^ 0xd3);
   // The recording noise draws from the teacher's stream, as it always has: a seed's demonstrations stay the same.
   const drive: Driver = () => (_i, label) => (random.next() < noise ? Math.floor(random.next() * GAME_FACTS.actions.length) : label);
-  return recordLabelled(task, count, seed, 0, drive, random, onEpisode, undefined, true);
+  return recordLabelled(task, count, seed, 0, drive, random, onEpisode);
 }
 
 /**
@@ -160,7 +162,9 @@ export function recordDemonstrations(
  * turns, and its recovery labels always (Demonstrator.recovering: climbing out of a shaft, looking up from the
  * floor, the quicker tool, away from bedrock): the plan's turns point at a target the student cannot see, and
  * cloning them taught a policy that turns in place (explore-diamond seed 7: turning 80 % of its steps, 3.3 % of 30
- * held-out episodes).
+ * held-out episodes). The sighted teacher (`teacher: 'sight'`) turns only for what the student sees (a target in
+ * view, lava or a drop ahead), so all its labels are kept, and its tunnel follows the heading the student takes
+ * (Demonstrator.followsStudent).
  * Episodes end at the task's training episode length.
  */
 export function recordStudentStates(
@@ -186,7 +190,9 @@ export function recordStudentStates(
     drive,
     new Rng(hash32(seed, round, 0x7ea)),
     onEpisode,
-    (t, label) => t.recovering || !YAW_TURNS.has(label),
+    // The sighted teacher's turns follow what the student sees (a target in view, lava or a drop in front): all kept.
+    (t, label) => task.teacher === 'sight' || t.recovering || !YAW_TURNS.has(label),
+    true,
   );
 }
 
@@ -478,7 +484,7 @@ const PRETRAIN_SPEC = {
       min: 0,
       max: 20,
       description:
-        "DAgger rounds after the first clone: each lets the clone play N episodes (N = --demos, cut at the task's training episode length), the teacher labels the states it reaches (not its yaw turns towards a target the clone cannot see), and the clone is trained again on all labels so far (default: the task's setup, else 0)",
+        "DAgger rounds after the first clone: each lets the clone play N episodes (N = --demos, cut at the task's training episode length), the teacher labels the states it reaches (not the world-access planner's yaw turns towards a target the clone cannot see; all of the sighted teacher's), and the clone is trained again on all labels so far (default: the task's setup, else 0)",
       valueName: 'R',
     },
     noise: {
