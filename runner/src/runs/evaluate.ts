@@ -92,11 +92,14 @@ export async function evaluate(opts: EvaluateOptions): Promise<{ summary: EvalSu
 /**
  * The calling thread's own work per env when the evaluation is pipelined, as a fraction of an env's step: it
  * requests the rewards (the reward host runs while it waits), acts and records for all envs, so the worker takes
- * the larger share. 100 approach-tree episodes on 25 envs, 2 cores: on the idle machine's profile of whole steps
- * (12 envs here, 13 in the worker, the worker idle 42 % of the time) both sides balance at about 9 envs here;
- * under load (thread CPU time, 50 episodes) at about 5. 0.34 gives 8 of 25 (one worker), between the two.
+ * the larger share. 0.08 gives 11 of 25 envs to the calling thread (one worker). Measured in each thread's CPU
+ * (/proc, 2 × Intel Xeon 2.5 GHz, 2026-11-27; `rewardsmith eval` of a 65,536-frame dense approach-tree
+ * checkpoint, 100 episodes): at 0.34 (8 envs here) the evaluation took 19.1 CPU s of this thread (start-up
+ * included) against the worker's 29.8, so this thread waited ~10 s for it; its work besides its envs was ~4 CPU s
+ * (about 0.09 of an env's step per env), and a step-by-step model of that evaluation's envs (how many are still
+ * running at each step, the tail where few are) gives the least time at 11 (18 % less than at 8).
  */
-const PIPELINE_CALLER_WORK = 0.34;
+const PIPELINE_CALLER_WORK = 0.08;
 
 /** What an evaluation counts and records, step by step: which episodes count, in what order, and their records. */
 class EpisodeBook {
