@@ -100,9 +100,9 @@ export async function evaluate(opts: EvaluateOptions): Promise<{ summary: EvalSu
  * (/proc, 2 × Intel Xeon 2.5 GHz, 2026-11-27; `rewardsmith eval` of a 65,536-frame dense approach-tree
  * checkpoint, 100 episodes): at 0.34 (8 envs here) the evaluation took 19.1 CPU s of this thread (start-up
  * included) against the worker's 29.8, so this thread waited ~10 s for it; its work besides its envs was ~4 CPU s
- * (about 0.09 of an env's step per env); at 0.08 the two threads used 25.3 and 24.7 CPU s. The wall time hardly
- * moved (one near-idle pair: 37.1 → 36.0 s): in lock-step each thread still waits for the other every step
- * (docs/speed-log.md).
+ * (about 0.09 of an env's step per env); at 0.08 the two threads used 25.3 and 24.7 CPU s. The evaluation's wall
+ * time moved less than that (4 pairs with no other session running: 37.1 / 38.0 / 40.4 / 52.7 → 36.0 / 32.1 /
+ * 53.5 / 45.8 s): in lock-step each thread still waits for the other every step (docs/speed-log.md).
  */
 const PIPELINE_CALLER_WORK = 0.08;
 
