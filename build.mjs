@@ -40,6 +40,7 @@ const nodeEntries = {
   'sandbox-host': 'runner/src/reward/sandbox-host.ts',
   'python-host': 'runner/src/reward/python-host.ts',
   'env-worker': 'runner/src/env/worker.ts',
+  'replay-worker': 'runner/src/playback/worker.ts',
 };
 const browserEntries = {
   dashboard: 'extension/src/dashboard/main.ts',

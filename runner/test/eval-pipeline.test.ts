@@ -146,6 +146,32 @@ test('a pipelined evaluation of a fused network (sampledActions) records what wh
   assert.equal(piped.frames, plain.frames);
 });
 
+test("sampledActions leaves held envs' rows out of the fused network's forward pass and records what acting for them records", async () => {
+  const backend = await ensureBackend('js');
+  const config = { featureSize: await featureSize(), numActions: NUM_ACTIONS, hidden: [16, 16] };
+  const rowsEvaluated: number[] = [];
+  const policy = (passHeld: boolean) => (sizes: number[]) => {
+    const net = newNetwork(engineOf(backend), config, new Rng(3));
+    const evaluate = net.evaluate.bind(net);
+    net.evaluate = (features, batch) => (passHeld && rowsEvaluated.push(batch), evaluate(features, batch));
+    const act = sampledActions(net, NUM_ACTIONS, 11);
+    return (features: Float32Array, n: number, held?: Uint8Array) => {
+      sizes.push(n);
+      return act(features, n, passHeld ? held : undefined);
+    };
+  };
+  for (const workers of [0, 1] as const) {
+    rowsEvaluated.length = 0;
+    const all = await run(workers, policy(false));
+    const skipping = await run(workers, policy(true));
+    assert.equal(JSON.stringify(skipping.episodes), JSON.stringify(all.episodes));
+    assert.deepEqual(skipping.calls, all.calls);
+    const evaluated = rowsEvaluated.reduce((a, b) => a + b, 0),
+      acted = skipping.sizes.reduce((a, b) => a + b, 0);
+    assert.ok(evaluated < acted, `held rows not evaluated (${workers} workers): ${evaluated} of ${acted} rows`);
+  }
+});
+
 test("the fused network's outputs for a batch's rows are the same bits when the rows come in slices", async () => {
   const env = await createEnv({ task, numEnvs: 25, seed: 9, workers: 0 });
   try {

@@ -10,7 +10,7 @@ import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { episodeActions, episodeRewards, readEpisodes, readSummary, RunRecordError, RUN_FILES, STEP_CODES, type PlaybackRecord } from '../src/records';
 import { resolveTask, BUILTIN_TASKS } from '../src/tasks';
-import { notesFor, PlaybackError, replayEpisode } from '../src/playback/replay';
+import { notesFor, PlaybackError, replayEpisode, replayEpisodes, replayShares } from '../src/playback/replay';
 import { playbackCommand } from '../src/playback/command';
 import { FRAME_HEIGHT, FRAME_PALETTE, FRAME_WIDTH, SKY_INDEX } from '../src/env/sim/frame';
 import { SCALE_RULE } from '../src/schema';
@@ -70,6 +70,31 @@ test('an evaluation records every action and reward compactly; re-simulating lan
     stored.some((ep) => episodeRewards(ep)!.some((r) => r !== 0)),
     'some step was rewarded',
   );
+});
+
+test("re-simulating several episodes on two threads (the report's playback) gives each its own playback, frame for frame, in order", {
+  timeout: 180_000,
+}, async () => {
+  const { dir } = await run();
+  const stored = readEpisodes(dir);
+  const suggestions = [{ id: 'S1', episodes: [{ episode: stored[1]!.episode, seed: stored[1]!.seed, steps: [2, 5] as [number, number], note: 'here' }] }];
+  const opts = { maxFrames: REPORT_PLAYBACK.maxFrames, suggestions };
+  // The env worker takes a share of these episodes (so this checks the two-thread path, not only one thread).
+  const shares = replayShares(stored, opts);
+  assert.ok(shares.theirs.length > 0 && shares.mine.length > 0, JSON.stringify(shares));
+  assert.deepEqual(
+    [...shares.mine, ...shares.theirs].sort(),
+    stored.map((_, i) => i),
+  );
+  const one = stored.map((ep) => replayEpisode(task, ep, opts));
+  const two = await replayEpisodes(task, stored, opts);
+  assert.equal(two.length, one.length);
+  two.forEach((p, i) => {
+    assert.equal(p.episode, stored[i]!.episode, 'in the order asked');
+    assert.ok(p.frames.length > 1 && p.frames.every((f) => f.length === FRAME_WIDTH * FRAME_HEIGHT));
+    assert.deepEqual(p, one[i], `episode ${p.episode}: the same frames, rows and notes as one thread makes`);
+  });
+  assert.equal(two[1]!.notes.length, 1, "the analyzer's note reaches the worker's replay too");
 });
 
 test('a record whose actions were changed is caught: re-simulation says from which step it leaves the record', { timeout: 180_000 }, async () => {

@@ -2,8 +2,12 @@
 // deterministic), with a small first-person frame of what the agent saw and a timeline of what it got (reward,
 // its dense and sparse terms, distance to the nearest target, health, action) beside the analyzer's notes on
 // the steps it cites. Nothing per step is stored while training or evaluating beyond one character per action
-// and per reward (runs/recorder.ts): the frames are rendered here, after the fact.
+// and per reward (runs/recorder.ts): the frames are rendered here, after the fact. `replayEpisodes` re-simulates
+// several on two threads (the report's playback).
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
 import { SimEnv } from '../env/sim/sim';
+import { startWorker } from '../env/sim/vec';
 import { FRAME_HEIGHT, FRAME_PALETTE, FRAME_WIDTH, renderFrame } from '../env/sim/frame';
 import { episodeActions, episodeRewards, type EpisodeRecord, type PlaybackNote, type PlaybackRow, type ProbeOrigin, type SuggestionRecord } from '../records';
 import { GAME_FACTS, splitScaled, type StepObservation } from '../schema';
@@ -92,6 +96,82 @@ export function replayEpisode(task: TaskSpec, ep: EpisodeRecord, opts: ReplayOpt
   );
   if (!rewards) playback.remarks.push('The record has no per-step rewards (a rollout, or a record from before playback).');
   return { ...playback, steps: ep.steps, outcome: outcomeOf(ep), notes: notesFor(ep.episode, opts.suggestions ?? []) };
+}
+
+/** A request to the replay worker (playback/worker.ts, its one message): replay these episodes. */
+export interface ReplayRequest {
+  type: 'replay';
+  task: TaskSpec;
+  episodes: EpisodeRecord[];
+  opts: ReplayOptions;
+}
+export type ReplayReply = { type: 'replayed'; playbacks: Playback[] } | { type: 'error'; message: string; playbackError: boolean };
+
+/** The replay worker's answer to a ReplayRequest, with the frames' buffers to transfer. */
+export function answerReplay(msg: ReplayRequest): { reply: ReplayReply; transfer: ArrayBuffer[] } {
+  try {
+    const playbacks = msg.episodes.map((ep) => replayEpisode(msg.task, ep, msg.opts));
+    return { reply: { type: 'replayed', playbacks }, transfer: playbacks.flatMap((p) => p.frames.map((f) => f.buffer as ArrayBuffer)) };
+  } catch (err) {
+    return { reply: { type: 'error', message: err instanceof Error ? err.message : String(err), playbackError: err instanceof PlaybackError }, transfer: [] };
+  }
+}
+
+/**
+ * A replay's cost in steps' worth of CPU: its steps, and its frames (a frame costs about as much as 7 steps of
+ * re-simulation: `--cpu-prof` of a report of 100 approach-tree episodes, 6 played back, 8,600 steps re-simulated
+ * and 906 frames drawn, 2026-11-27). The replay worker starts with `WORKER_START` of them (loading the simulator's
+ * bundle in its thread).
+ */
+const replayCost = (ep: EpisodeRecord, opts: ReplayOptions) => {
+  const every = Math.max(1, Math.ceil(ep.steps / Math.max(1, opts.maxFrames ?? MAX_FRAMES)));
+  return ep.steps + (opts.frames === false ? 0 : 7 * (Math.ceil(ep.steps / every) + 1));
+};
+const WORKER_START = 500;
+
+/** Which episodes (indices, ascending) this thread and the replay worker re-simulate: the largest first, each to the side with less work so far. */
+export function replayShares(episodes: readonly EpisodeRecord[], opts: ReplayOptions = {}): { mine: number[]; theirs: number[] } {
+  const mine: number[] = [],
+    theirs: number[] = [];
+  if (episodes.length < 2) return { mine: episodes.map((_, i) => i), theirs };
+  let mineCost = 0,
+    theirCost = WORKER_START;
+  const order = episodes.map((ep, i) => ({ i, cost: replayCost(ep, opts) })).sort((a, b) => b.cost - a.cost || a.i - b.i);
+  for (const { i, cost } of order) {
+    if (mineCost <= theirCost) (mineCost += cost), mine.push(i);
+    else (theirCost += cost), theirs.push(i);
+  }
+  return { mine: mine.sort((a, b) => a - b), theirs: theirs.sort((a, b) => a - b) };
+}
+
+/**
+ * `replayEpisode` of each episode, in their order; on two threads where there are two cores: a worker thread
+ * re-simulates some of them while this thread re-simulates the others (the largest first, each to the thread with
+ * less work so far). Each replay starts from a fresh simulator built from its episode's seed, so a replay is the
+ * same whichever thread makes it, frame for frame.
+ */
+export async function replayEpisodes(task: TaskSpec, episodes: readonly EpisodeRecord[], opts: ReplayOptions = {}): Promise<Playback[]> {
+  const { mine, theirs } = availableParallelism() < 2 ? { mine: [], theirs: [] } : replayShares(episodes, opts);
+  if (theirs.length === 0) return episodes.map((ep) => replayEpisode(task, ep, opts));
+  const worker = startWorker('replay-worker.js', path.join(__dirname, 'worker.ts'));
+  try {
+    const reply = new Promise<ReplayReply>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+      worker.once('exit', (code) => reject(new Error(`replay worker exited with code ${code} before replaying`)));
+    });
+    reply.catch(() => undefined); // awaited below, after this thread's replays
+    const request: ReplayRequest = { type: 'replay', task, episodes: theirs.map((i) => episodes[i]!), opts };
+    worker.postMessage(request);
+    const out: Playback[] = new Array(episodes.length);
+    for (const i of mine) out[i] = replayEpisode(task, episodes[i]!, opts);
+    const r = await reply;
+    if (r.type === 'error') throw r.playbackError ? new PlaybackError(r.message) : new Error(`replay worker: ${r.message}`);
+    theirs.forEach((i, k) => (out[i] = r.playbacks[k]!));
+    return out;
+  } finally {
+    await worker.terminate();
+  }
 }
 
 /** What a replay starts from: a world seed and the actions taken in it, with what was recorded to check against. */

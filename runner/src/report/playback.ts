@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import type { EpisodeRecord, RunSummary, SuggestionRecord } from '../records';
 import { GAME_FACTS } from '../schema';
 import { framesPng, gifencPath } from '../playback/encode';
-import { PlaybackError, playbackEpisodes, replayEpisode, type Playback } from '../playback/replay';
+import { PlaybackError, playbackEpisodes, replayEpisode, replayEpisodes, type Playback } from '../playback/replay';
 import { playbackTask } from '../playback/command';
 import { escapeHtml } from '../escape';
 
@@ -25,6 +25,25 @@ const scriptJson = (v: unknown) => JSON.stringify(v).replace(/</g, '\\u003c');
 
 const STRIP = { left: 70, width: 420, height: 36, gap: 8 } as const;
 
+/**
+ * The playbacks the run's section shows (its chosen episodes re-simulated, on two threads: `replayEpisodes`), for
+ * `playbackSection`; undefined when there are none or they cannot be made (the section then says why).
+ */
+export async function reportPlaybacks(
+  summary: RunSummary | null,
+  episodes: readonly EpisodeRecord[],
+  suggestions: readonly SuggestionRecord[],
+): Promise<Playback[] | undefined> {
+  const chosen = playbackEpisodes(episodes, REPORT_PLAYBACK.failures, REPORT_PLAYBACK.successes);
+  if (chosen.length === 0) return undefined;
+  try {
+    return await replayEpisodes(playbackTask(summary), chosen, { maxFrames: REPORT_PLAYBACK.maxFrames, suggestions });
+  } catch (err) {
+    if (err instanceof PlaybackError) return undefined;
+    throw err;
+  }
+}
+
 /** The run's playback section: the players, or why there are none. */
 export function playbackSection(
   summary: RunSummary | null,
@@ -32,6 +51,8 @@ export function playbackSection(
   suggestions: readonly SuggestionRecord[],
   /** Prefix of the players' element ids, unique per run on the page. */
   idPrefix = 'playback',
+  /** The chosen episodes' playbacks made already (`reportPlaybacks`); else they are re-simulated here. */
+  made?: readonly Playback[],
 ): string {
   if (episodes.length === 0) return '<p class=muted>No evaluation episodes to play back.</p>';
   const chosen = playbackEpisodes(episodes, REPORT_PLAYBACK.failures, REPORT_PLAYBACK.successes);
@@ -40,7 +61,7 @@ export function playbackSection(
   let players: string[];
   try {
     const task = playbackTask(summary);
-    players = chosen.map((ep) => player(replayEpisode(task, ep, { maxFrames: REPORT_PLAYBACK.maxFrames, suggestions }), idPrefix));
+    players = chosen.map((ep, k) => player(made?.[k] ?? replayEpisode(task, ep, { maxFrames: REPORT_PLAYBACK.maxFrames, suggestions }), idPrefix));
   } catch (err) {
     if (err instanceof PlaybackError) return `<p class=muted>No playback: ${esc(err.message)}.</p>`;
     throw err;

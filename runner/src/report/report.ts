@@ -26,7 +26,8 @@ import {
 import { bootstrapMean, formatRate, percentText, wilson, type RateEstimate } from '../stats';
 import { analyzeRun, readAnalysis, type Analysis, type Suggestion } from '../analyze/analyze';
 import { html, joinHtml, trusted, type Html } from './html';
-import { PLAYBACK_STYLE, playbackScriptSources, playbackSection } from './playback';
+import { PLAYBACK_STYLE, playbackScriptSources, playbackSection, reportPlaybacks } from './playback';
+import type { Playback } from '../playback/replay';
 import { CURVES_SCRIPT, trainingCharts, type Chart } from './curves';
 import { writeEventFile } from './tensorboard';
 
@@ -41,6 +42,8 @@ export interface RunData {
   analysis: Pick<Analysis, 'suggestions' | 'rewardFile'> | null;
   /** Why a part is missing (no evaluation yet, analyzer failed…), shown on the page instead of it. */
   notes: string[];
+  /** The playback section's episodes re-simulated (`reportPlaybacks`); without them the page re-simulates them. */
+  playbacks?: Playback[];
 }
 
 const MAX_MAPS = 12;
@@ -201,7 +204,7 @@ ${
 ${r.notes.map((n) => html`<p class=note>${n}</p>`)}
 <h3>Death causes</h3>${deathCauses(r)}
 <h3>Failed episodes</h3>${maps}
-<h3>Episode playback</h3>${trusted(playbackSection(s, r.episodes, r.analysis?.suggestions ?? [], `run-${i}-playback`))}
+<h3>Episode playback</h3>${trusted(playbackSection(s, r.episodes, r.analysis?.suggestions ?? [], `run-${i}-playback`, r.playbacks))}
 <h3>Analyzer findings and patches</h3>${findings(r)}</section>`;
 }
 
@@ -371,6 +374,7 @@ export async function writeReport(runDirs: string[], out?: string): Promise<{ fi
     }
   }
   labelRuns(runs);
+  for (const run of runs) run.playbacks = await reportPlaybacks(run.summary, run.episodes, run.analysis?.suggestions ?? []);
   const messages: string[] = [];
   const written: string[] = [];
   // One folder given (a run, a sweep, a loop): the page goes into it; several: into the current folder.

@@ -46,8 +46,12 @@ export interface EvaluateOptions {
   seed: number;
   /** Seeds trained on; an evaluation episode never uses one of them. */
   trainingSeeds: ReadonlySet<number>;
-  /** One action per env for numEnvs × featureSize features. */
-  act: (features: Float32Array, numEnvs: number) => Int32Array;
+  /**
+   * One action per env for numEnvs × featureSize features. `held` marks rows whose action is not used (held envs:
+   * they hold whatever `act` gives); an `act` may leave them out of its forward pass, as long as it draws for them
+   * as if it acted for them (`sampledActions`).
+   */
+  act: (features: Float32Array, numEnvs: number, held?: Uint8Array) => Int32Array;
   /**
    * `act` on a batch gives what it gives on consecutive slices of it, acted on in order (a row's action depends on
    * its features and on the draws made before it, never on the batch's size): the evaluation then acts for the
@@ -92,11 +96,15 @@ export async function evaluate(opts: EvaluateOptions): Promise<{ summary: EvalSu
 /**
  * The calling thread's own work per env when the evaluation is pipelined, as a fraction of an env's step: it
  * requests the rewards (the reward host runs while it waits), acts and records for all envs, so the worker takes
- * the larger share. 100 approach-tree episodes on 25 envs, 2 cores: on the idle machine's profile of whole steps
- * (12 envs here, 13 in the worker, the worker idle 42 % of the time) both sides balance at about 9 envs here;
- * under load (thread CPU time, 50 episodes) at about 5. 0.34 gives 8 of 25 (one worker), between the two.
+ * the larger share. 0.08 gives 11 of 25 envs to the calling thread (one worker). Measured in each thread's CPU
+ * (/proc, 2 × Intel Xeon 2.5 GHz, 2026-11-27; `rewardsmith eval` of a 65,536-frame dense approach-tree
+ * checkpoint, 100 episodes): at 0.34 (8 envs here) the evaluation took 19.1 CPU s of this thread (start-up
+ * included) against the worker's 29.8, so this thread waited ~10 s for it; its work besides its envs was ~4 CPU s
+ * (about 0.09 of an env's step per env); at 0.08 the two threads used 25.3 and 24.7 CPU s. The evaluation's wall
+ * time moved less than that (4 pairs with no other session running: 37.1 / 38.0 / 40.4 / 52.7 → 36.0 / 32.1 /
+ * 53.5 / 45.8 s): in lock-step each thread still waits for the other every step (docs/speed-log.md).
  */
-const PIPELINE_CALLER_WORK = 0.34;
+const PIPELINE_CALLER_WORK = 0.08;
 
 /** What an evaluation counts and records, step by step: which episodes count, in what order, and their records. */
 class EpisodeBook {
@@ -178,7 +186,7 @@ class EpisodeBook {
 
   /** Actions for envs [first, first + count) from their features (held envs hold). */
   act(features: Float32Array, first: number, count: number): Int32Array {
-    const actions = this.opts.act(features, count);
+    const actions = this.opts.act(features, count, this.held.subarray(first, first + count));
     for (let r = 0; r < count; r++) if (this.held[first + r]) actions[r] = HOLD_ACTION;
     return actions;
   }
@@ -371,10 +379,29 @@ export function writeEvalRecords(runDir: string, episodes: EpisodeRecord[]): voi
   );
 }
 
-/** A policy's actions in evaluation: sampled from its probabilities with the evaluation stream of `seed`. */
+/**
+ * A policy's actions in evaluation: sampled from its probabilities with the evaluation stream of `seed`. A network
+ * whose rows are independent (`rowsIndependent`) evaluates only the rows of envs not held; a held env's row
+ * still takes its draw (one per row), so every other row gets the draw a whole batch gives it and the same
+ * action. (As the last episodes run, most of the 25 envs are held: ~26 % of an approach-tree evaluation's rows.)
+ */
 export function sampledActions(net: PolicyNetwork, numActions: number, seed: number): EvaluateOptions['act'] {
   const rng = new Rng(seed ^ 0xe7a1);
-  return (features, numEnvs) => sampleActions(net.evaluate(features, numEnvs).probs, numEnvs, numActions, rng);
+  return (features, numEnvs, held) => {
+    if (!held || !net.rowsIndependent || !held.includes(1)) return sampleActions(net.evaluate(features, numEnvs).probs, numEnvs, numActions, rng);
+    const f = features.length / numEnvs;
+    const live: number[] = [];
+    for (let r = 0; r < numEnvs; r++) if (!held[r]) live.push(r);
+    const rows = new Float32Array(live.length * f);
+    live.forEach((r, j) => rows.set(features.subarray(r * f, (r + 1) * f), j * f));
+    const probs = live.length > 0 ? net.evaluate(rows, live.length).probs : new Float32Array(0);
+    const actions = new Int32Array(numEnvs).fill(HOLD_ACTION);
+    for (let r = 0, j = 0; r < numEnvs; r++) {
+      if (held[r]) rng.next();
+      else (actions[r] = sampleActions(probs.subarray(j * numActions, (j + 1) * numActions), 1, numActions, rng)[0]!), j++;
+    }
+    return actions;
+  };
 }
 
 /** Seeds a checkpoint must not be evaluated on: its run's training worlds and its initial policy's demonstration worlds. */

@@ -5,7 +5,7 @@ import { availableParallelism } from 'node:os';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, type ResourceLimits, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import type { TaskSpec } from '../../tasks';
 import { type EnvOptions, HOLD_ACTION, type SplitStepVecEnv, type StepInfo, type StepObservation, type VecStepResult } from '../types';
 import { SimEnv } from './sim';
@@ -98,15 +98,14 @@ export const SIGNAL_REPLY = 1;
 const WORKER_HEAP = { maxYoungGenerationSizeMb: 96 };
 
 /**
- * Starts the worker entry: the dist bundle next to the running bundle, or (tests, benches under tsx) the TS
- * source through tsx's CommonJS hook, since ESM loader flags do not reach worker threads reliably.
+ * Starts a worker entry: the dist bundle `bundle` next to the running bundle, or (tests, benches under tsx) its TS
+ * `source` through tsx's CommonJS hook, since ESM loader flags do not reach worker threads reliably.
  */
-function startWorker(): Worker {
-  const bundled = path.join(__dirname, 'env-worker.js');
-  if (__filename.endsWith('.js') && existsSync(bundled)) return new Worker(bundled, { resourceLimits: WORKER_HEAP });
-  const source = path.join(__dirname, '..', 'worker.ts');
+export function startWorker(bundle: string, source: string, resourceLimits?: ResourceLimits): Worker {
+  const bundled = path.join(__dirname, bundle);
+  if (__filename.endsWith('.js') && existsSync(bundled)) return new Worker(bundled, { resourceLimits });
   const tsx = createRequire(__filename).resolve('tsx/cjs'); // resolved here: an eval worker resolves from the cwd
-  return new Worker(`require(${JSON.stringify(tsx)}); require(${JSON.stringify(source)});`, { eval: true, execArgv: [], resourceLimits: WORKER_HEAP });
+  return new Worker(`require(${JSON.stringify(tsx)}); require(${JSON.stringify(source)});`, { eval: true, execArgv: [], resourceLimits });
 }
 
 /**
@@ -137,7 +136,7 @@ class ShardWorker {
   private busy = false;
 
   constructor() {
-    this.worker = startWorker();
+    this.worker = startWorker('env-worker.js', path.join(__dirname, '..', 'worker.ts'), WORKER_HEAP);
     const channel = new MessageChannel();
     this.port = channel.port1;
     this.workerPort = channel.port2;
