@@ -285,10 +285,8 @@ class Loop {
     return start;
   }
 
-  /**
-   * One candidate's training run from the loop's start policy, with the loop's budget. The job reads the reward
-   * file later, in its own process: it trains the text screened here (its sha256) or fails naming the file.
-   */
+  /** One candidate's training run from the loop's start policy, with the loop's budget, on the text screened here (the
+   * job reads the file later, in its own process, and refuses it, naming the file, unless its sha256 is this text's). */
   private async train(reward: { file: string; text: string }, runDir: string, start: LoopStart): Promise<TrainOutcome> {
     makeFolderBelow(this.o.out, runDir);
     return (this.o.runSteps ?? REAL_STEPS).train({
