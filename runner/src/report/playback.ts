@@ -27,19 +27,19 @@ const STRIP = { left: 70, width: 420, height: 36, gap: 8 } as const;
 
 /**
  * The playbacks the run's section shows (its chosen episodes re-simulated, on two threads: `replayEpisodes`), for
- * `playbackSection`; undefined when there are none or they cannot be made (the section then says why).
+ * `playbackSection`: undefined when none is chosen, the PlaybackError when they cannot be made (the section says why).
  */
 export async function reportPlaybacks(
   summary: RunSummary | null,
   episodes: readonly EpisodeRecord[],
   suggestions: readonly SuggestionRecord[],
-): Promise<Playback[] | undefined> {
+): Promise<Playback[] | PlaybackError | undefined> {
   const chosen = playbackEpisodes(episodes, REPORT_PLAYBACK.failures, REPORT_PLAYBACK.successes);
   if (chosen.length === 0) return undefined;
   try {
     return await replayEpisodes(playbackTask(summary), chosen, { maxFrames: REPORT_PLAYBACK.maxFrames, suggestions });
   } catch (err) {
-    if (err instanceof PlaybackError) return undefined;
+    if (err instanceof PlaybackError) return err;
     throw err;
   }
 }
@@ -51,8 +51,8 @@ export function playbackSection(
   suggestions: readonly SuggestionRecord[],
   /** Prefix of the players' element ids, unique per run on the page. */
   idPrefix = 'playback',
-  /** The chosen episodes' playbacks made already (`reportPlaybacks`); else they are re-simulated here. */
-  made?: readonly Playback[],
+  /** What `reportPlaybacks` made of the chosen episodes (their playbacks, or why there are none); else they are re-simulated here. */
+  made?: readonly Playback[] | PlaybackError,
 ): string {
   if (episodes.length === 0) return '<p class=muted>No evaluation episodes to play back.</p>';
   const chosen = playbackEpisodes(episodes, REPORT_PLAYBACK.failures, REPORT_PLAYBACK.successes);
@@ -60,6 +60,7 @@ export function playbackSection(
     return '<p class=muted>No episode can be played back: these records predate playback (they carry no actions). Evaluating the run again records them.</p>';
   let players: string[];
   try {
+    if (made instanceof PlaybackError) throw made; // the replays failed already: not re-simulated to fail again
     const task = playbackTask(summary);
     players = chosen.map((ep, k) => player(made?.[k] ?? replayEpisode(task, ep, { maxFrames: REPORT_PLAYBACK.maxFrames, suggestions }), idPrefix));
   } catch (err) {

@@ -27,7 +27,7 @@ import { bootstrapMean, formatRate, percentText, wilson, type RateEstimate } fro
 import { analyzeRun, readAnalysis, type Analysis, type Suggestion } from '../analyze/analyze';
 import { html, joinHtml, trusted, type Html } from './html';
 import { PLAYBACK_STYLE, playbackScriptSources, playbackSection, reportPlaybacks } from './playback';
-import type { Playback } from '../playback/replay';
+import type { Playback, PlaybackError } from '../playback/replay';
 import { CURVES_SCRIPT, trainingCharts, type Chart } from './curves';
 import { writeEventFile } from './tensorboard';
 
@@ -42,8 +42,8 @@ export interface RunData {
   analysis: Pick<Analysis, 'suggestions' | 'rewardFile'> | null;
   /** Why a part is missing (no evaluation yet, analyzer failed…), shown on the page instead of it. */
   notes: string[];
-  /** The playback section's episodes re-simulated (`reportPlaybacks`); without them the page re-simulates them. */
-  playbacks?: Playback[];
+  /** The playback section's episodes re-simulated, or why they cannot be (`reportPlaybacks`). */
+  playbacks?: Playback[] | PlaybackError;
 }
 
 const MAX_MAPS = 12;
