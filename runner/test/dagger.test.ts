@@ -129,17 +129,23 @@ test("a task file's daggerRounds sets its foundation's DAgger rounds; a bad valu
   }
 });
 
+/** A sighted teacher at the start of world 5 of `task`, labelling a student (`follows`) or demonstrating. */
+function sightedTeacherAtStart(task: TaskSpec, follows: boolean) {
+  const env = new SimEnv(task);
+  const features = new Float32Array(env.featureSize);
+  env.reset(5, features, 0);
+  const teacher = new Demonstrator(task, () => 0.5);
+  teacher.followsStudent = follows;
+  teacher.reset(env);
+  return { env, features, teacher };
+}
+
 // The sighted teacher labelling a clone: its tunnel's heading follows the student's. Keeping its own heading, it
 // labelled turns back to a heading the student never saw after every turn the student made on its own.
 test('labelling a student that turned away on its own, the sighted teacher tunnels the way the student faces', () => {
   const task: TaskSpec = { ...resolveTask('explore-diamond'), teacher: 'sight' };
   const labels = (follows: boolean) => {
-    const env = new SimEnv(task);
-    const features = new Float32Array(env.featureSize);
-    env.reset(5, features, 0);
-    const teacher = new Demonstrator(task, () => 0.5);
-    teacher.followsStudent = follows;
-    teacher.reset(env);
+    const { env, features, teacher } = sightedTeacherAtStart(task, follows);
     // The teacher's own start (its look around) until it first digs, then the student turns 90° on its own.
     for (let t = 0; t < 200; t++) {
       const a = teacher.act(env);
@@ -173,12 +179,7 @@ test('a DAgger round with the sighted teacher keeps its yaw turns: they follow w
 
 test('labelling a student that does not turn, the sighted teacher does not ask for its look around all episode', () => {
   const task: TaskSpec = { ...resolveTask('explore-diamond'), teacher: 'sight' };
-  const env = new SimEnv(task);
-  const features = new Float32Array(env.featureSize);
-  env.reset(5, features, 0);
-  const teacher = new Demonstrator(task, () => 0.5);
-  teacher.followsStudent = true;
-  teacher.reset(env);
+  const { env, features, teacher } = sightedTeacherAtStart(task, true);
   // The student digs ahead whatever it is told; with its look around pending, the teacher labelled turns for ever
   // (DAgger on explore-diamond seed 7: 95 % of the labels, and a clone that turned in place).
   const labels: number[] = [];
