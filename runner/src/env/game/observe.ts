@@ -15,6 +15,7 @@
 import { GAME_FACTS } from '../../schema';
 import type { NearestBlocks } from '../types';
 import { observableNames, stateOccludes, stateToBlock, stateVisible, WATER_BLOCK } from './registry';
+import { lineOfSight, sightSegment } from './sight';
 import type { BlockAccess, ChunkColumn, ColumnStore, ViewEntity, ViewPose, ViewResult } from './view';
 import * as view from './view';
 
@@ -56,12 +57,6 @@ export const lidarPitch = Array.from({ length: LIDAR_ROWS }, (_, r) => -FOV_PITC
 /** Pitches within a degree of straight up or down are treated as that far from vertical (slopes stay finite). */
 const MAX_ELEVATION = 89 * DEG;
 const BIG = 1e12;
-/**
- * Infinity, loaded from a typed array where a DDA walk starts an axis it never steps along: with the constant
- * `Infinity` as one arm of those ternaries, TurboFan kept the walk's tMax values as heap numbers and allocated
- * one at every step of the walk (a typed-array load is a plain double). The same value either way.
- */
-const NEVER = new Float64Array([Infinity]);
 
 // Module-local aliases: imported bindings compile to getter calls under tsx, too slow for the hot loop.
 const visible = stateVisible;
@@ -295,22 +290,18 @@ function tracePlane(world: BlockAccess, plane: number, out: ViewResult, lidarCol
   const start = PLANE_START[plane]!;
   let snapAt = start < SNAP_NEAR ? SNAP_NEAR : start < SNAP_FAR ? SNAP_FAR : Infinity;
   snapCount[plane * 2] = snapCount[plane * 2 + 1] = 0;
-  // The walk begins `start` metres out along the plane.
-  const ex = stepEx + hx * start,
-    ez = stepEz + hz * start;
-  planeAt[PLANE_EX] = ex;
-  planeAt[PLANE_EZ] = ez;
-  planeAt[PLANE_START_AT] = start;
+  const ex = planeAt[PLANE_EX]!,
+    ez = planeAt[PLANE_EZ]!;
   const store = world.columnStore;
   const minY = store ? store.minY : -64,
     maxY = store ? store.maxY : 320;
   const below = store ? store.below : 0,
     above = store ? store.above : 0;
+  // The chunk being crossed, which may be skipped whole (passesAbove): `skipping` holds while the walk is inside it.
   let ccx = NaN,
     ccz = NaN;
   let cells: Uint16Array | null = null;
   let heights: Int16Array | null = null;
-  // The chunk being crossed may be skipped whole (passesAbove); `skipping` holds while the walk is inside it.
   let skipping = false;
   let x = Math.floor(ex),
     z = Math.floor(ez);
@@ -318,16 +309,16 @@ function tracePlane(world: BlockAccess, plane: number, out: ViewResult, lidarCol
     stepZ = hz > 0 ? 1 : -1;
   const tDeltaX = hx !== 0 ? Math.abs(1 / hx) : Infinity;
   const tDeltaZ = hz !== 0 ? Math.abs(1 / hz) : Infinity;
+  walkAt[W_TDELTA_X] = tDeltaX;
+  walkAt[W_TDELTA_Z] = tDeltaZ;
   let tMaxX = hx !== 0 ? (x + (hx > 0 ? 1 : 0) - ex) / hx : Infinity;
   let tMaxZ = hz !== 0 ? (z + (hz > 0 ? 1 : 0) - ez) / hz : Infinity;
   tMaxX += start;
   tMaxZ += start;
   let s0 = start;
-  // 1 / s0, carried over from the previous cell column's 1 / s1 (the same division).
-  let inv0 = s0 > 0 ? 1 / s0 : BIG;
+  let inv0 = s0 > 0 ? 1 / s0 : BIG; // 1 / s0, then carried over from the previous cell column's 1 / s1 (the same division)
   const ye = Math.floor(ey);
   while (s0 < VIEW && openCount > 0) {
-    // A while: a chunk skipped in one go can pass both snapshot distances.
     while (s0 >= snapAt) {
       saveOpen(plane * 2 + (snapAt === SNAP_NEAR ? 0 : 1));
       snapAt = snapAt === SNAP_NEAR ? SNAP_FAR : Infinity;
@@ -347,11 +338,9 @@ function tracePlane(world: BlockAccess, plane: number, out: ViewResult, lidarCol
         skipping = passesAbove(c, cx, cz);
       }
       top = heights![((z & 15) << 4) | (x & 15)]!;
-      // The DDA steps straight on, without the y-range arithmetic, through a chunk the plane passes above and, over
-      // open ground, through a run of cell columns wholly below the lowest open pitch (where the plane leaves them
-      // when it sinks, enters them when it rises): their y range below would be empty, the open pitches do not
-      // change. It stops at the chunk's edge or the next snapshot distance; the margin (as in passesAbove) keeps the
-      // columns it passes a strict subset of those the arithmetic finds empty.
+      // Stepped over without the y-range arithmetic: a chunk the plane passes above, and a run of columns wholly below
+      // the lowest open pitch (where the plane leaves them when it sinks, enters them when it rises; by a margin far
+      // above rounding), up to the chunk's edge or the next snapshot distance. Then grazed ground (groundRun).
       const L = openLo[0]!;
       if (skipping || ey + L * (L < 0 ? s1 : s0) >= top + 1 + 1e-6) {
         const stopAt = snapAt < VIEW ? snapAt : VIEW;
@@ -371,6 +360,24 @@ function tracePlane(world: BlockAccess, plane: number, out: ViewResult, lidarCol
           if (ey + L * next < heights![((z & 15) << 4) | (x & 15)]! + 1 + 1e-6) break;
         }
         inv0 = 1 / s0;
+        continue;
+      }
+    }
+    if (cells !== null) {
+      walkAt[W_S0] = s0;
+      walkAt[W_TMAX_X] = tMaxX;
+      walkAt[W_TMAX_Z] = tMaxZ;
+      walkAt[W_INV0] = inv0;
+      walkAt[W_STOP] = snapAt < VIEW ? snapAt : VIEW;
+      walkXZ[0] = x;
+      walkXZ[1] = z;
+      if (groundRun(out, cells, heights!, minY, maxY, stepX, stepZ, lidarColumn)) {
+        s0 = walkAt[W_S0]!;
+        tMaxX = walkAt[W_TMAX_X]!;
+        tMaxZ = walkAt[W_TMAX_Z]!;
+        inv0 = walkAt[W_INV0]!;
+        x = walkXZ[0]!;
+        z = walkXZ[1]!;
         continue;
       }
     }
@@ -427,6 +434,132 @@ function tracePlane(world: BlockAccess, plane: number, out: ViewResult, lidarCol
   }
 }
 
+/** Whether a LiDAR ray of this column not yet stopped has its slope within [a, b] (lookAt would stop it there). */
+function hitsLidar(a: number, b: number, lidarColumn: number, out: ViewResult): boolean {
+  for (let r = 0; r < LIDAR_ROWS; r++) {
+    const m = lidarSlope[r]!;
+    if (out.lidarDist[r * LIDAR_COLUMNS + lidarColumn] === Infinity && m >= a && m <= b) return true;
+  }
+  return false;
+}
+
+/** The 2D walk's state handed between tracePlane and groundRun (doubles in a typed array: see `span`). */
+const walkAt = new Float64Array(7);
+const W_S0 = 0,
+  W_TMAX_X = 1,
+  W_TMAX_Z = 2,
+  W_INV0 = 3,
+  W_TDELTA_X = 4,
+  W_TDELTA_Z = 5,
+  W_STOP = 6;
+const walkXZ = new Int32Array(2);
+
+/**
+ * The commonest cell columns of a plane, taken in a tight loop: ground seen at a grazing angle.
+ * Such a column's only cells in reach of the open pitches are its top block — occluding, of a kind already seen
+ * nearer, below the eyes, its bottom edge hidden by the lowest open pitch and its top edge showing — and, above it,
+ * possibly one see-through block of a kind seen nearer (a grass plant, a flower); on a plane with LiDAR rays, none of
+ * them still running crosses the top block. tracePlane's general path would count them and raise the lowest open
+ * pitch to the block's top edge, nothing else; so does this, with the same
+ * arithmetic, and a column where the open pitches reach nothing at all is stepped over as there. It stops before
+ * the first column that is anything else (which tracePlane then takes as usual), at the chunk's edge and at the
+ * next snapshot distance or 64 m (walkAt[W_STOP]). Reads and writes the walk's state in walkAt / walkXZ; returns
+ * whether it took any column.
+ */
+function groundRun(
+  out: ViewResult,
+  cells: Uint16Array,
+  heights: Int16Array,
+  minY: number,
+  maxY: number,
+  stepX: number,
+  stepZ: number,
+  lidarColumn: number,
+): boolean {
+  const ey = stepEy,
+    ye = Math.floor(ey);
+  let s0 = walkAt[W_S0]!,
+    tMaxX = walkAt[W_TMAX_X]!,
+    tMaxZ = walkAt[W_TMAX_Z]!,
+    inv0 = walkAt[W_INV0]!;
+  const tDeltaX = walkAt[W_TDELTA_X]!,
+    tDeltaZ = walkAt[W_TDELTA_Z]!,
+    stopAt = walkAt[W_STOP]!;
+  let x = walkXZ[0]!,
+    z = walkXZ[1]!;
+  const cx = x >> 4,
+    cz = z >> 4;
+  let taken = false;
+  for (;;) {
+    const s1 = tMaxX < tMaxZ ? tMaxX : tMaxZ;
+    const column = ((z & 15) << 4) | (x & 15);
+    const top = heights[column]!;
+    if (top > ye || top <= minY || top >= maxY) break;
+    // The lowest y the open pitches reach here, as tracePlane computes it (the 64 m sphere included).
+    const L = openLo[0]!;
+    let yLoF = ey + L * (L < 0 ? s1 : s0);
+    const far2 = VIEW * VIEW - s0 * s0;
+    if (L < 0 && (yLoF - ey) * (yLoF - ey) > far2) yLoF = ey - Math.sqrt(far2);
+    let yLo = Math.floor(yLoF);
+    if (yLo < minY - 1) yLo = minY - 1;
+    const inv1 = 1 / s1;
+    if (top >= yLo) {
+      // The highest y they reach must be the top block itself (it is when the highest open pitch rises).
+      const H = openHi[openCount - 1]!;
+      if (H <= 0 && Math.floor(ey + H * s0) < top) break;
+      let y = top;
+      let st = cells[((y - minY) << 8) | column]!;
+      if (visible[st] !== 1) break;
+      let visits = 0;
+      if (occludes[st] !== 1) {
+        if (out.dist[toBlock[st]!]! > s0 - 1.5) break;
+        const y0 = y - ey,
+          y1 = y0 + 1;
+        span[A] = y0 * (y0 >= 0 ? inv1 : inv0);
+        span[B] = y1 * (y1 <= 0 ? inv1 : inv0);
+        if (isOpen()) visits = 1;
+        y--;
+        st = cells[((y - minY) << 8) | column]!;
+        if (y >= yLo && (visible[st] !== 1 || occludes[st] !== 1)) break;
+      }
+      if (y >= yLo) {
+        if (out.dist[toBlock[st]!]! > s0 - 1.5) break;
+        const y0 = y - ey,
+          y1 = y0 + 1;
+        const a = y0 * (y0 >= 0 ? inv1 : inv0),
+          b = y1 * (y1 <= 0 ? inv1 : inv0);
+        const lo = openLo[0]!;
+        if (!(a <= lo && b > lo && b < openHi[0]!) || (lidarColumn >= 0 && hitsLidar(a, b, lidarColumn, out))) break;
+        // After the occlusion the column's next cell down must be out of reach, as in tracePlane's loop.
+        const bound = Math.floor(ey + b * (b < 0 ? s1 : s0));
+        if ((bound > yLo ? bound : yLo) < y) break;
+        openLo[0] = b;
+        visits++;
+      }
+      out.cellVisits += visits;
+    }
+    taken = true;
+    inv0 = inv1;
+    if (tMaxX < tMaxZ) {
+      s0 = tMaxX;
+      x += stepX;
+      tMaxX += tDeltaX;
+    } else {
+      s0 = tMaxZ;
+      z += stepZ;
+      tMaxZ += tDeltaZ;
+    }
+    if (s0 >= stopAt || x >> 4 !== cx || z >> 4 !== cz) break;
+  }
+  walkAt[W_S0] = s0;
+  walkAt[W_TMAX_X] = tMaxX;
+  walkAt[W_TMAX_Z] = tMaxZ;
+  walkAt[W_INV0] = inv0;
+  walkXZ[0] = x;
+  walkXZ[1] = z;
+  return taken;
+}
+
 /**
  * Looks at the visible block `st` at (x, y, z), part of whose pitch span [a, b] (slopes, in `span`) is open, in the cell
  * column the plane enters at s0: notes it, hits LiDAR rays, occludes. Returns whether it occluded something.
@@ -470,64 +603,6 @@ function lookAt(st: number, x: number, y: number, z: number, out: ViewResult, li
   if (occludes[st] !== 1) return false;
   occlude();
   return true;
-}
-
-/** The target point of `lineOfSight`, in a typed array: six doubles as arguments were six heap numbers per call. */
-const sightTarget = new Float64Array(3);
-
-/**
- * Whether nothing occluding lies on the segment from the eyes (stepEx, stepEy, stepEz) to sightTarget (voxel
- * DDA); the cell of the target point itself does not count.
- */
-function lineOfSight(world: BlockAccess): boolean {
-  const ox = stepEx,
-    oy = stepEy,
-    oz = stepEz;
-  const tx = sightTarget[0]!,
-    ty = sightTarget[1]!,
-    tz = sightTarget[2]!;
-  let dx = tx - ox,
-    dy = ty - oy,
-    dz = tz - oz;
-  const len = Math.sqrt(dx * dx + dy * dy + dz * dz);
-  if (len < 1e-9) return true;
-  dx /= len;
-  dy /= len;
-  dz /= len;
-  let x = Math.floor(ox),
-    y = Math.floor(oy),
-    z = Math.floor(oz);
-  const txc = Math.floor(tx),
-    tyc = Math.floor(ty),
-    tzc = Math.floor(tz);
-  const stepX = dx > 0 ? 1 : -1,
-    stepY = dy > 0 ? 1 : -1,
-    stepZ = dz > 0 ? 1 : -1;
-  const tDeltaX = dx !== 0 ? Math.abs(1 / dx) : NEVER[0]!;
-  const tDeltaY = dy !== 0 ? Math.abs(1 / dy) : NEVER[0]!;
-  const tDeltaZ = dz !== 0 ? Math.abs(1 / dz) : NEVER[0]!;
-  let tMaxX = dx !== 0 ? (x + (dx > 0 ? 1 : 0) - ox) / dx : NEVER[0]!;
-  let tMaxY = dy !== 0 ? (y + (dy > 0 ? 1 : 0) - oy) / dy : NEVER[0]!;
-  let tMaxZ = dz !== 0 ? (z + (dz > 0 ? 1 : 0) - oz) / dz : NEVER[0]!;
-  for (;;) {
-    if (x === txc && y === tyc && z === tzc) return true;
-    if (occludes[world.stateAt(x, y, z)] === 1) return false;
-    let t: number;
-    if (tMaxX < tMaxY && tMaxX < tMaxZ) {
-      t = tMaxX;
-      x += stepX;
-      tMaxX += tDeltaX;
-    } else if (tMaxY < tMaxZ) {
-      t = tMaxY;
-      y += stepY;
-      tMaxY += tDeltaY;
-    } else {
-      t = tMaxZ;
-      z += stepZ;
-      tMaxZ += tDeltaZ;
-    }
-    if (t > len) return true;
-  }
 }
 
 // The 9 points of a bounding box a line of sight is tried to: centre first, then the corners pulled 5 % in.
@@ -584,8 +659,12 @@ function observeBlocks(world: BlockAccess, pose: ViewPose, out: ViewResult): boo
         slot = start === SNAP_NEAR ? 0 : 1;
       openUnion((c - step) * 2 + slot, (c + step) * 2 + slot);
     }
+    // The plane's direction, and where its walk begins: `start` metres out along it.
     planeAt[PLANE_HX] = out.planesHx[c]!;
     planeAt[PLANE_HZ] = out.planesHz[c]!;
+    planeAt[PLANE_EX] = stepEx + out.planesHx[c]! * start;
+    planeAt[PLANE_EZ] = stepEz + out.planesHz[c]! * start;
+    planeAt[PLANE_START_AT] = start;
     tracePlane(world, c, out, c % LIDAR_EVERY === 0 ? c / LIDAR_EVERY : -1);
   }
   out.keepBlocks(world, pose, false);
@@ -606,6 +685,9 @@ export function observeView(world: BlockAccess, pose: ViewPose, entities: readon
   stepEx = ex;
   stepEy = ey;
   stepEz = ez;
+  sightSegment[0] = ex;
+  sightSegment[1] = ey;
+  sightSegment[2] = ez;
   stepYaw = pose.yaw;
   stepPitch = pose.pitch;
   const reused = out.reuseBlocks(world, pose);
@@ -637,9 +719,9 @@ export function observeView(world: BlockAccess, pose: ViewPose, entities: readon
       const relYaw = wrapAngle(pose.yaw - Math.atan2(-cx, -cz));
       const relPitch = pose.pitch - Math.atan2(cy, Math.sqrt(cx * cx + cz * cz));
       if (Math.abs(relYaw) > FOV_YAW || Math.abs(relPitch) > FOV_PITCH) continue;
-      sightTarget[0] = tx;
-      sightTarget[1] = ty;
-      sightTarget[2] = tz;
+      sightSegment[3] = tx;
+      sightSegment[4] = ty;
+      sightSegment[5] = tz;
       if (d === 0 || lineOfSight(world)) {
         seen = true;
         break;
