@@ -363,7 +363,7 @@ function tracePlane(world: BlockAccess, plane: number, out: ViewResult, lidarCol
         continue;
       }
     }
-    if (cells !== null) {
+    if (cells !== null && top <= ye) {
       walkAt[W_S0] = s0;
       walkAt[W_TMAX_X] = tMaxX;
       walkAt[W_TMAX_Z] = tMaxZ;
