@@ -504,9 +504,6 @@ function groundRun(
     if (yLo < minY - 1) yLo = minY - 1;
     const inv1 = 1 / s1;
     if (top >= yLo) {
-      // The highest y they reach must be the top block itself (it is when the highest open pitch rises).
-      const H = openHi[openCount - 1]!;
-      if (H <= 0 && Math.floor(ey + H * s0) < top) break;
       let y = top;
       let st = cells[((y - minY) << 8) | column]!;
       if (visible[st] !== 1) break;
@@ -528,11 +525,12 @@ function groundRun(
           y1 = y0 + 1;
         const a = y0 * (y0 >= 0 ? inv1 : inv0),
           b = y1 * (y1 <= 0 ? inv1 : inv0);
+        // Its bottom edge hidden, its top edge showing below the top of the lowest open interval. That also makes the
+        // cells above it out of reach where tracePlane's loop starts (the highest open pitch is above its top edge; a
+        // plant whose span is wholly above it is not open), and the cell below it once it occludes (the lowest open
+        // pitch becomes its top edge).
         const lo = openLo[0]!;
         if (!(a <= lo && b > lo && b < openHi[0]!) || (lidarColumn >= 0 && hitsLidar(a, b, lidarColumn, out))) break;
-        // After the occlusion the column's next cell down must be out of reach, as in tracePlane's loop.
-        const bound = Math.floor(ey + b * (b < 0 ? s1 : s0));
-        if ((bound > yLo ? bound : yLo) < y) break;
         openLo[0] = b;
         visits++;
       }
