@@ -489,6 +489,11 @@ function groundRun(
     z = walkXZ[1]!;
   const cx = x >> 4,
     cz = z >> 4;
+  // Locals of what the loop reads on every column (a module binding or a property is a load chain each time).
+  const dist = out.dist,
+    vis = visible,
+    occ = occludes,
+    names = toBlock;
   let taken = false;
   for (;;) {
     const s1 = tMaxX < tMaxZ ? tMaxX : tMaxZ;
@@ -500,16 +505,15 @@ function groundRun(
     let yLoF = ey + L * (L < 0 ? s1 : s0);
     const far2 = VIEW * VIEW - s0 * s0;
     if (L < 0 && (yLoF - ey) * (yLoF - ey) > far2) yLoF = ey - Math.sqrt(far2);
-    let yLo = Math.floor(yLoF);
-    if (yLo < minY - 1) yLo = minY - 1;
     const inv1 = 1 / s1;
-    if (top >= yLo) {
+    // The top block is in reach: top ≥ floor(yLoF), tracePlane's lowest y (its clamp to minY − 1 cannot matter here).
+    if (yLoF < top + 1) {
       let y = top;
       let st = cells[((y - minY) << 8) | column]!;
-      if (visible[st] !== 1) break;
+      if (vis[st] !== 1) break;
       let visits = 0;
-      if (occludes[st] !== 1) {
-        if (out.dist[toBlock[st]!]! > s0 - 1.5) break;
+      if (occ[st] !== 1) {
+        if (dist[names[st]!]! > s0 - 1.5) break;
         const y0 = y - ey,
           y1 = y0 + 1;
         span[A] = y0 * (y0 >= 0 ? inv1 : inv0);
@@ -517,10 +521,10 @@ function groundRun(
         if (isOpen()) visits = 1;
         y--;
         st = cells[((y - minY) << 8) | column]!;
-        if (y >= yLo && (visible[st] !== 1 || occludes[st] !== 1)) break;
+        if (yLoF < y + 1 && (vis[st] !== 1 || occ[st] !== 1)) break;
       }
-      if (y >= yLo) {
-        if (out.dist[toBlock[st]!]! > s0 - 1.5) break;
+      if (yLoF < y + 1) {
+        if (dist[names[st]!]! > s0 - 1.5) break;
         const y0 = y - ey,
           y1 = y0 + 1;
         const a = y0 * (y0 >= 0 ? inv1 : inv0),
