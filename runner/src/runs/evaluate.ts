@@ -25,7 +25,7 @@ import { makeEvent, type RunnerEvent } from '../events';
 import { RewardSandbox } from '../reward/index';
 import { ensureBackend, type BackendChoice } from '../ppo/backend';
 import { engineOf, loadNetwork } from '../ppo/learner';
-import { resolveCheckpointDir, Rng, sampleActions, type PolicyNetwork } from '../ppo/policy';
+import { resolveCheckpointDir, Rng, sampleActions, type PolicyFile, type PolicyNetwork } from '../ppo/policy';
 import { checkpointState, type TrainState } from './run-folder';
 
 export const DEFAULT_EVAL_EPISODES = 100;
@@ -68,7 +68,7 @@ export type EvalSummary = RunSummary['eval'];
 
 export async function evaluate(opts: EvaluateOptions): Promise<{ summary: EvalSummary; episodes: EpisodeRecord[]; frames: number }> {
   const n = Math.max(1, Math.min(opts.numEnvs, opts.episodes));
-  const callerWork = opts.rowwiseAct ? PIPELINE_CALLER_WORK : undefined;
+  const callerWork = opts.rowwiseAct ? (opts.sandbox ? PIPELINE_CALLER_WORK : PIPELINE_CALLER_WORK_NO_REWARD) : undefined;
   const env: VecEnv = await createEnv({ task: opts.task, numEnvs: n, seed: opts.seed, workers: opts.workers, callerWork });
   try {
     const book = new EpisodeBook(n, opts);
@@ -105,6 +105,14 @@ export async function evaluate(opts: EvaluateOptions): Promise<{ summary: EvalSu
  * 53.5 / 45.8 s): in lock-step each thread still waits for the other every step (docs/speed-log.md).
  */
 const PIPELINE_CALLER_WORK = 0.08;
+/**
+ * The same without a reward (`pretrain`'s evaluation of the foundation): the calling thread only acts and records,
+ * and the worker waits for it while it acts for the worker's envs, so the calling thread keeps the share whole
+ * steps give it (48 of 100 envs). At 0.05 (46 envs) or 0.08 (44) the worker's part is the longer one: the
+ * foundation's 100 episodes are 91,136 env-steps in envs [0, 48) and 99,755 in [48, 100) (seed 0), so each env
+ * the calling thread gives up lengthens every step of the worker's part by ~1 %.
+ */
+const PIPELINE_CALLER_WORK_NO_REWARD = 0;
 
 /** What an evaluation counts and records, step by step: which episodes count, in what order, and their records. */
 class EpisodeBook {
@@ -404,14 +412,23 @@ export function sampledActions(net: PolicyNetwork, numActions: number, seed: num
   };
 }
 
+/** A policy to evaluate: its network, and what its checkpoint's policy.json says of its actions and demonstration worlds. */
+export interface EvaluatedPolicy {
+  net: PolicyNetwork;
+  file: Pick<PolicyFile, 'numActions' | 'worldSeeds'>;
+}
+
 /** Seeds a checkpoint must not be evaluated on: its run's training worlds and its initial policy's demonstration worlds. */
-function seenSeeds(loaded: ReturnType<typeof loadNetwork>, state: TrainState | null): Set<number> {
+function seenSeeds(loaded: EvaluatedPolicy, state: TrainState | null): Set<number> {
   return new Set([...(state?.trainingSeeds ?? []), ...(loaded.file.worldSeeds ?? [])]);
 }
 
-/** The held-out evaluation of a loaded checkpoint (what `eval` and `evaluateCheckpoint` share). */
+/**
+ * The held-out evaluation of a policy (what `eval`, `evaluateCheckpoint` and `pretrain` share): actions sampled
+ * with `sampledActions`, pipelined when the network's rows are independent (`rowwiseAct`).
+ */
 export function evaluatePolicy(
-  loaded: ReturnType<typeof loadNetwork>,
+  loaded: EvaluatedPolicy,
   state: TrainState | null,
   o: {
     task: TaskSpec;
