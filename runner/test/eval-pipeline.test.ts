@@ -156,8 +156,8 @@ test("sampledActions leaves held envs' rows out of the fused network's forward p
   const rowsEvaluated: number[] = [];
   const policy = (passHeld: boolean) => (sizes: number[]) => {
     const net = newNetwork(engineOf(backend), config, new Rng(3));
-    const evaluate = net.evaluate.bind(net);
-    net.evaluate = (features, batch) => (passHeld && rowsEvaluated.push(batch), evaluate(features, batch));
+    const actionProbs = net.actionProbs.bind(net);
+    net.actionProbs = (features, batch) => (passHeld && rowsEvaluated.push(batch), actionProbs(features, batch));
     const act = sampledActions(net, NUM_ACTIONS, 11);
     return (features: Float32Array, n: number, held?: Uint8Array) => {
       sizes.push(n);
@@ -172,7 +172,10 @@ test("sampledActions leaves held envs' rows out of the fused network's forward p
     assert.deepEqual(skipping.calls, all.calls);
     const evaluated = rowsEvaluated.reduce((a, b) => a + b, 0),
       acted = skipping.sizes.reduce((a, b) => a + b, 0);
-    assert.ok(evaluated < acted, `held rows not evaluated (${workers} workers): ${evaluated} of ${acted} rows`);
+    assert.ok(
+      evaluated > 0 && evaluated < acted,
+      `acting evaluates the policy head (actionProbs), held rows left out (${workers} workers): ${evaluated} of ${acted} rows`,
+    );
   }
 });
 
@@ -181,8 +184,8 @@ test('pretrain evaluates its foundation as eval does (pipelined, held rows out o
   // The batches the fused network evaluates once the foundation's evaluation has begun.
   const batches: number[] = [];
   let evaluating = false;
-  const { evaluate: forward } = FusedActorCritic.prototype;
-  FusedActorCritic.prototype.evaluate = function (this: FusedActorCritic, features: Float32Array, batch: number) {
+  const { actionProbs: forward } = FusedActorCritic.prototype;
+  FusedActorCritic.prototype.actionProbs = function (this: FusedActorCritic, features: Float32Array, batch: number) {
     if (evaluating) batches.push(batch);
     return forward.call(this, features, batch);
   };
@@ -220,12 +223,12 @@ test('pretrain evaluates its foundation as eval does (pipelined, held rows out o
     const recorded = readFileSync(path.join(out, RUN_FILES.episodes), 'utf8');
     assert.equal(recorded, whole.episodes.map((e) => JSON.stringify(e) + '\n').join(''));
   } finally {
-    FusedActorCritic.prototype.evaluate = forward;
+    FusedActorCritic.prototype.actionProbs = forward;
     rmSync(out, { recursive: true, force: true });
   }
 });
 
-test("the fused network's outputs for a batch's rows are the same bits when the rows come in slices", async () => {
+test("the fused network's outputs for a batch's rows are the same bits when the rows come in slices, and actionProbs gives evaluate's probabilities", async () => {
   const env = await createEnv({ task, numEnvs: 25, seed: 9, workers: 0 });
   try {
     let { features } = await env.reset(Array.from({ length: 25 }, (_, i) => 100 + i));
@@ -243,6 +246,13 @@ test("the fused network's outputs for a batch's rows are the same bits when the 
       const high = net.evaluate(features.subarray(10 * f), 15);
       assert.deepEqual(new Uint32Array(Float32Array.from([...low.probs, ...high.probs]).buffer), new Uint32Array(whole.probs.buffer));
       assert.deepEqual(new Uint32Array(Float32Array.from([...low.values, ...high.values]).buffer), new Uint32Array(whole.values.buffer));
+      // Acting's probabilities without the value head: the same bits, whole or in slices.
+      const lowActs = net.actionProbs(features.subarray(0, 10 * f), 10);
+      assert.deepEqual(
+        new Uint32Array(Float32Array.from([...lowActs, ...net.actionProbs(features.subarray(10 * f), 15)]).buffer),
+        new Uint32Array(whole.probs.buffer),
+      );
+      assert.deepEqual(new Uint32Array(net.actionProbs(features, 25).buffer), new Uint32Array(whole.probs.buffer));
     }
   } finally {
     await env.close();

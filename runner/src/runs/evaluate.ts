@@ -388,7 +388,8 @@ export function writeEvalRecords(runDir: string, episodes: EpisodeRecord[]): voi
 }
 
 /**
- * A policy's actions in evaluation: sampled from its probabilities with the evaluation stream of `seed`. A network
+ * A policy's actions in evaluation: sampled from its probabilities (`actionProbs`: the fused network leaves its value
+ * head, which acting does not use, out of the forward pass) with the evaluation stream of `seed`. A network
  * whose rows are independent (`rowsIndependent`) evaluates only the rows of envs not held; a held env's row
  * still takes its draw (one per row), so every other row gets the draw a whole batch gives it and the same
  * action. (As the last episodes run, most of the 25 envs are held: ~26 % of an approach-tree evaluation's rows.)
@@ -396,13 +397,13 @@ export function writeEvalRecords(runDir: string, episodes: EpisodeRecord[]): voi
 export function sampledActions(net: PolicyNetwork, numActions: number, seed: number): EvaluateOptions['act'] {
   const rng = new Rng(seed ^ 0xe7a1);
   return (features, numEnvs, held) => {
-    if (!held || !net.rowsIndependent || !held.includes(1)) return sampleActions(net.evaluate(features, numEnvs).probs, numEnvs, numActions, rng);
+    if (!held || !net.rowsIndependent || !held.includes(1)) return sampleActions(net.actionProbs(features, numEnvs), numEnvs, numActions, rng);
     const f = features.length / numEnvs;
     const live: number[] = [];
     for (let r = 0; r < numEnvs; r++) if (!held[r]) live.push(r);
     const rows = new Float32Array(live.length * f);
     live.forEach((r, j) => rows.set(features.subarray(r * f, (r + 1) * f), j * f));
-    const probs = live.length > 0 ? net.evaluate(rows, live.length).probs : new Float32Array(0);
+    const probs = live.length > 0 ? net.actionProbs(rows, live.length) : new Float32Array(0);
     const actions = new Int32Array(numEnvs).fill(HOLD_ACTION);
     for (let r = 0, j = 0; r < numEnvs; r++) {
       if (held[r]) rng.next();
