@@ -2,14 +2,18 @@
 // calling thread rewards, records and acts for the other) records exactly what whole steps record: the same
 // episodes, numbered in the same order, from the same action draws, rewards and holds.
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { createEnv } from '../src/env/index';
 import { HOLD_ACTION, splitStepOf } from '../src/env/types';
 import { ensureBackend } from '../src/ppo/backend';
 import { FusedActorCritic } from '../src/ppo/fused';
-import { engineOf, newNetwork } from '../src/ppo/learner';
-import { Rng } from '../src/ppo/policy';
+import { engineOf, loadNetwork, newNetwork } from '../src/ppo/learner';
+import { Rng, sampleActions } from '../src/ppo/policy';
+import { pretrain } from '../src/pretrain/pretrain';
+import { RUN_FILES } from '../src/records';
 import { RewardSandbox } from '../src/reward/index';
 import { evalStreamSeed, evaluate, sampledActions, type EvaluateOptions } from '../src/runs/evaluate';
 import { nextEpisodeSeed } from '../src/seeds';
@@ -152,8 +156,8 @@ test("sampledActions leaves held envs' rows out of the fused network's forward p
   const rowsEvaluated: number[] = [];
   const policy = (passHeld: boolean) => (sizes: number[]) => {
     const net = newNetwork(engineOf(backend), config, new Rng(3));
-    const evaluate = net.evaluate.bind(net);
-    net.evaluate = (features, batch) => (passHeld && rowsEvaluated.push(batch), evaluate(features, batch));
+    const actionProbs = net.actionProbs.bind(net);
+    net.actionProbs = (features, batch) => (passHeld && rowsEvaluated.push(batch), actionProbs(features, batch));
     const act = sampledActions(net, NUM_ACTIONS, 11);
     return (features: Float32Array, n: number, held?: Uint8Array) => {
       sizes.push(n);
@@ -168,11 +172,63 @@ test("sampledActions leaves held envs' rows out of the fused network's forward p
     assert.deepEqual(skipping.calls, all.calls);
     const evaluated = rowsEvaluated.reduce((a, b) => a + b, 0),
       acted = skipping.sizes.reduce((a, b) => a + b, 0);
-    assert.ok(evaluated < acted, `held rows not evaluated (${workers} workers): ${evaluated} of ${acted} rows`);
+    assert.ok(
+      evaluated > 0 && evaluated < acted,
+      `acting evaluates the policy head (actionProbs), held rows left out (${workers} workers): ${evaluated} of ${acted} rows`,
+    );
   }
 });
 
-test("the fused network's outputs for a batch's rows are the same bits when the rows come in slices", async () => {
+test('pretrain evaluates its foundation as eval does (pipelined, held rows out of the forward pass) and records what whole steps acting for every row record', async () => {
+  const out = mkdtempSync(path.join(tmpdir(), 'pretrain-eval-'));
+  // The batches the fused network evaluates once the foundation's evaluation has begun.
+  const batches: number[] = [];
+  let evaluating = false;
+  const { actionProbs: forward } = FusedActorCritic.prototype;
+  FusedActorCritic.prototype.actionProbs = function (this: FusedActorCritic, features: Float32Array, batch: number) {
+    if (evaluating) batches.push(batch);
+    return forward.call(this, features, batch);
+  };
+  try {
+    const shortTask = { ...BUILTIN_TASKS['approach-tree']!, maxSteps: 120 };
+    const options = { task: shortTask, out, demos: 2, epochs: 2, seed: 3, evalEpisodes: 8, evalEnvs: 6, workers: 1, backend: 'js' as const };
+    await pretrain({ ...options, onEvalEpisode: () => (evaluating = true) });
+    evaluating = false;
+    assert.ok(batches.length > 0);
+    assert.ok(
+      batches.every((n) => n <= 3),
+      `acted for in two parts of 3 envs, never for all 6 at once: ${[...new Set(batches)]}`,
+    );
+    assert.ok(
+      batches.some((n) => n < 3),
+      `held envs left out of the forward pass: ${[...new Set(batches)]}`,
+    );
+    // What the evaluation recorded before: whole steps, the network run on every row, one draw per row in env order.
+    const backend = await ensureBackend('js');
+    const loaded = loadNetwork(path.join(out, RUN_FILES.checkpoint), engineOf(backend));
+    const rng = new Rng(3 ^ 0xe7a1);
+    const whole = await evaluate({
+      task: shortTask,
+      episodes: 8,
+      numEnvs: 6,
+      seed: 3,
+      sandbox: null,
+      workers: 0,
+      trainingSeeds: new Set(loaded.file.worldSeeds),
+      act: (features, n) => sampleActions(loaded.net.evaluate(features, n).probs, n, NUM_ACTIONS, rng),
+    });
+    loaded.net.dispose();
+    // The clone fails all 8 (120 steps each): 6 episodes, then 2 more on envs 0 and 1 while envs 2-5 are held.
+    assert.equal(whole.episodes.length, 8);
+    const recorded = readFileSync(path.join(out, RUN_FILES.episodes), 'utf8');
+    assert.equal(recorded, whole.episodes.map((e) => JSON.stringify(e) + '\n').join(''));
+  } finally {
+    FusedActorCritic.prototype.actionProbs = forward;
+    rmSync(out, { recursive: true, force: true });
+  }
+});
+
+test("the fused network's outputs for a batch's rows are the same bits when the rows come in slices, and actionProbs gives evaluate's probabilities", async () => {
   const env = await createEnv({ task, numEnvs: 25, seed: 9, workers: 0 });
   try {
     let { features } = await env.reset(Array.from({ length: 25 }, (_, i) => 100 + i));
@@ -190,6 +246,13 @@ test("the fused network's outputs for a batch's rows are the same bits when the 
       const high = net.evaluate(features.subarray(10 * f), 15);
       assert.deepEqual(new Uint32Array(Float32Array.from([...low.probs, ...high.probs]).buffer), new Uint32Array(whole.probs.buffer));
       assert.deepEqual(new Uint32Array(Float32Array.from([...low.values, ...high.values]).buffer), new Uint32Array(whole.values.buffer));
+      // Acting's probabilities without the value head: the same bits, whole or in slices.
+      const lowActs = net.actionProbs(features.subarray(0, 10 * f), 10);
+      assert.deepEqual(
+        new Uint32Array(Float32Array.from([...lowActs, ...net.actionProbs(features.subarray(10 * f), 15)]).buffer),
+        new Uint32Array(whole.probs.buffer),
+      );
+      assert.deepEqual(new Uint32Array(net.actionProbs(features, 25).buffer), new Uint32Array(whole.probs.buffer));
     }
   } finally {
     await env.close();

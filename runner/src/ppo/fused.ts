@@ -251,7 +251,9 @@ export class FusedActorCritic implements PolicyNetwork {
   /** Bumped whenever the weights change (setWeights, an optimizer step): acting re-reads them only then. */
   version = 0;
   readonly rowsIndependent = true;
+  /** Acting's workspaces: both heads (evaluate), the policy head alone (actionProbs). */
   private acting: ForwardWorkspace | null = null;
+  private policyActing: ForwardWorkspace | null = null;
 
   constructor(
     readonly config: PolicyConfig,
@@ -279,12 +281,21 @@ export class FusedActorCritic implements PolicyNetwork {
     // shrink as episodes end reuse it instead of making a memory each.
     if (!this.acting || this.acting.rows < batch) this.acting = new ForwardWorkspace(this, batch, 2);
     const ws = this.acting;
+    return { probs: this.probsOf(ws, features, batch), values: Float32Array.from(ws.heads[1]!.out.subarray(0, batch)) };
+  }
+
+  actionProbs(features: Float32Array, batch: number): Float32Array {
+    if (!this.policyActing || this.policyActing.rows < batch) this.policyActing = new ForwardWorkspace(this, batch, 1);
+    return this.probsOf(this.policyActing, features, batch);
+  }
+
+  /** The workspace's forward pass over the rows, and the policy head's probabilities. */
+  private probsOf(ws: ForwardWorkspace, features: Float32Array, batch: number): Float32Array {
     ws.forward(features, batch);
-    const [policy, value] = ws.heads;
-    logSoftmaxRows(policy!.out, batch, this.config.numActions, ws.logp);
+    logSoftmaxRows(ws.heads[0]!.out, batch, this.config.numActions, ws.logp);
     const probs = new Float32Array(batch * this.config.numActions);
     for (let i = 0; i < probs.length; i++) probs[i] = Math.exp(ws.logp[i]!);
-    return { probs, values: Float32Array.from(value!.out.subarray(0, batch)) };
+    return probs;
   }
 
   weights(): Float32Array {

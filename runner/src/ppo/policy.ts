@@ -59,6 +59,8 @@ export interface PolicyNetwork {
   readonly shapes: number[][];
   /** Action probabilities (batch × actions) and values (batch) for a batch of feature rows. */
   evaluate(features: Float32Array, batch: number): { probs: Float32Array; values: Float32Array };
+  /** `evaluate`'s probabilities alone, the same bits; the fused network leaves out the value head's forward pass. */
+  actionProbs(features: Float32Array, batch: number): Float32Array;
   /** A row's outputs are the same bits in any batch (evaluating a batch's rows in slices gives what the batch
    * gives): true for the fused network, whose rows' sums run alone; TensorFlow.js's kernels promise nothing. */
   readonly rowsIndependent: boolean;
@@ -127,6 +129,10 @@ export class ActorCritic implements PolicyNetwork {
     probs.dispose();
     values.dispose();
     return out;
+  }
+
+  actionProbs(features: Float32Array, batch: number): Float32Array {
+    return this.evaluate(features, batch).probs;
   }
 
   /** All weights, concatenated in variable order. */

@@ -18,7 +18,7 @@ import { BACKEND_CHOICES, ensureBackend, type BackendChoice } from '../ppo/backe
 import { type ActorCritic, Rng, sampleActions, savePolicy, type PolicyNetwork } from '../ppo/policy';
 import { crossEntropyAndGradient, FusedActorCritic, FusedAdam, lossWorkspace } from '../ppo/fused';
 import { engineOf, newNetwork } from '../ppo/learner';
-import { DEFAULT_EVAL_EPISODES, evaluate, summarise, writeEvalRecords } from '../runs/evaluate';
+import { DEFAULT_EVAL_EPISODES, evaluatePolicy, summarise, writeEvalRecords } from '../runs/evaluate';
 import { StageProgress } from '../runs/progress';
 import { Demonstrator } from './demonstrator';
 
@@ -393,17 +393,16 @@ export async function pretrain(options: PretrainOptions): Promise<{ record: Pret
     let evalSummary: RunSummary['eval'] = summarise([]);
     if (evalEpisodes > 0) {
       options.onEvalEpisode?.(0, evalEpisodes);
-      const evalRng = new Rng(seed ^ 0xe7a1);
-      const result = await evaluate({
+      // As `eval` evaluates the checkpoint just written (its policy.json's actions and demonstration worlds).
+      const policy = { net, file: { numActions: GAME_FACTS.actions.length, worldSeeds: recorded.seeds } };
+      const result = await evaluatePolicy(policy, null, {
         task,
         episodes: evalEpisodes,
-        numEnvs: Math.min(evalEpisodes, options.evalEnvs ?? 100),
+        envs: Math.min(evalEpisodes, options.evalEnvs ?? 100),
         seed,
         sandbox: null,
-        trainingSeeds: new Set(recorded.seeds),
         workers: options.workers,
         onEpisode: options.onEvalEpisode,
-        act: (feat, k) => sampleActions(net.evaluate(feat, k).probs, k, GAME_FACTS.actions.length, evalRng),
       });
       writeEvalRecords(out, result.episodes);
       evalSummary = result.summary;

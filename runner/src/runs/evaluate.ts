@@ -25,7 +25,7 @@ import { makeEvent, type RunnerEvent } from '../events';
 import { RewardSandbox } from '../reward/index';
 import { ensureBackend, type BackendChoice } from '../ppo/backend';
 import { engineOf, loadNetwork } from '../ppo/learner';
-import { resolveCheckpointDir, Rng, sampleActions, type PolicyNetwork } from '../ppo/policy';
+import { resolveCheckpointDir, Rng, sampleActions, type PolicyFile, type PolicyNetwork } from '../ppo/policy';
 import { checkpointState, type TrainState } from './run-folder';
 
 export const DEFAULT_EVAL_EPISODES = 100;
@@ -68,7 +68,7 @@ export type EvalSummary = RunSummary['eval'];
 
 export async function evaluate(opts: EvaluateOptions): Promise<{ summary: EvalSummary; episodes: EpisodeRecord[]; frames: number }> {
   const n = Math.max(1, Math.min(opts.numEnvs, opts.episodes));
-  const callerWork = opts.rowwiseAct ? PIPELINE_CALLER_WORK : undefined;
+  const callerWork = opts.rowwiseAct ? (opts.sandbox ? PIPELINE_CALLER_WORK : PIPELINE_CALLER_WORK_NO_REWARD) : undefined;
   const env: VecEnv = await createEnv({ task: opts.task, numEnvs: n, seed: opts.seed, workers: opts.workers, callerWork });
   try {
     const book = new EpisodeBook(n, opts);
@@ -105,6 +105,14 @@ export async function evaluate(opts: EvaluateOptions): Promise<{ summary: EvalSu
  * 53.5 / 45.8 s): in lock-step each thread still waits for the other every step (docs/speed-log.md).
  */
 const PIPELINE_CALLER_WORK = 0.08;
+/**
+ * The same without a reward (`pretrain`'s evaluation of the foundation): the calling thread only acts and records,
+ * and the worker waits for it while it acts for the worker's envs, so the calling thread keeps the share whole
+ * steps give it (48 of 100 envs). At 0.05 (46 envs) or 0.08 (44) the worker's part is the longer one: the
+ * foundation's 100 episodes are 91,136 env-steps in envs [0, 48) and 99,755 in [48, 100) (seed 0), so each env
+ * the calling thread gives up lengthens every step of the worker's part by ~1 %.
+ */
+const PIPELINE_CALLER_WORK_NO_REWARD = 0;
 
 /** What an evaluation counts and records, step by step: which episodes count, in what order, and their records. */
 class EpisodeBook {
@@ -380,7 +388,8 @@ export function writeEvalRecords(runDir: string, episodes: EpisodeRecord[]): voi
 }
 
 /**
- * A policy's actions in evaluation: sampled from its probabilities with the evaluation stream of `seed`. A network
+ * A policy's actions in evaluation: sampled from its probabilities (`actionProbs`: the fused network leaves its value
+ * head, which acting does not use, out of the forward pass) with the evaluation stream of `seed`. A network
  * whose rows are independent (`rowsIndependent`) evaluates only the rows of envs not held; a held env's row
  * still takes its draw (one per row), so every other row gets the draw a whole batch gives it and the same
  * action. (As the last episodes run, most of the 25 envs are held: ~26 % of an approach-tree evaluation's rows.)
@@ -388,13 +397,13 @@ export function writeEvalRecords(runDir: string, episodes: EpisodeRecord[]): voi
 export function sampledActions(net: PolicyNetwork, numActions: number, seed: number): EvaluateOptions['act'] {
   const rng = new Rng(seed ^ 0xe7a1);
   return (features, numEnvs, held) => {
-    if (!held || !net.rowsIndependent || !held.includes(1)) return sampleActions(net.evaluate(features, numEnvs).probs, numEnvs, numActions, rng);
+    if (!held || !net.rowsIndependent || !held.includes(1)) return sampleActions(net.actionProbs(features, numEnvs), numEnvs, numActions, rng);
     const f = features.length / numEnvs;
     const live: number[] = [];
     for (let r = 0; r < numEnvs; r++) if (!held[r]) live.push(r);
     const rows = new Float32Array(live.length * f);
     live.forEach((r, j) => rows.set(features.subarray(r * f, (r + 1) * f), j * f));
-    const probs = live.length > 0 ? net.evaluate(rows, live.length).probs : new Float32Array(0);
+    const probs = live.length > 0 ? net.actionProbs(rows, live.length) : new Float32Array(0);
     const actions = new Int32Array(numEnvs).fill(HOLD_ACTION);
     for (let r = 0, j = 0; r < numEnvs; r++) {
       if (held[r]) rng.next();
@@ -404,14 +413,23 @@ export function sampledActions(net: PolicyNetwork, numActions: number, seed: num
   };
 }
 
+/** A policy to evaluate: its network, and what its checkpoint's policy.json says of its actions and demonstration worlds. */
+export interface EvaluatedPolicy {
+  net: PolicyNetwork;
+  file: Pick<PolicyFile, 'numActions' | 'worldSeeds'>;
+}
+
 /** Seeds a checkpoint must not be evaluated on: its run's training worlds and its initial policy's demonstration worlds. */
-function seenSeeds(loaded: ReturnType<typeof loadNetwork>, state: TrainState | null): Set<number> {
+function seenSeeds(loaded: EvaluatedPolicy, state: TrainState | null): Set<number> {
   return new Set([...(state?.trainingSeeds ?? []), ...(loaded.file.worldSeeds ?? [])]);
 }
 
-/** The held-out evaluation of a loaded checkpoint (what `eval` and `evaluateCheckpoint` share). */
+/**
+ * The held-out evaluation of a policy (what `eval`, `evaluateCheckpoint` and `pretrain` share): actions sampled
+ * with `sampledActions`, pipelined when the network's rows are independent (`rowwiseAct`).
+ */
 export function evaluatePolicy(
-  loaded: ReturnType<typeof loadNetwork>,
+  loaded: EvaluatedPolicy,
   state: TrainState | null,
   o: {
     task: TaskSpec;
