@@ -12,7 +12,7 @@ import { GAME_FACTS } from '../src/schema';
 import { statSeconds } from './cpu';
 import { extractTree } from './train.bench';
 
-const BEFORE = process.env.BENCH_SIM_BEFORE ?? '820a9e3';
+const BEFORE = process.env.BENCH_SIM_BEFORE ?? '5d48107';
 const ENVS = 32;
 const SLICE = 10;
 const SLICES = Number(process.env.BENCH_SIM_SLICES ?? 60);

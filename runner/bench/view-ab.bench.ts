@@ -20,7 +20,7 @@ import { mulberry32 as rng } from '../src/stats';
 import type { ViewEntity, ViewPose, ViewResult } from '../src/env/game/observe';
 import { extractTree } from './train.bench';
 
-const BEFORE = process.env.BENCH_VIEW_BEFORE ?? 'f863cf7';
+const BEFORE = process.env.BENCH_VIEW_BEFORE ?? '5d48107';
 const PAIRS = Number(process.env.BENCH_VIEW_PAIRS ?? 8);
 const ROOT = path.join(__dirname, '..', '..');
 
