@@ -177,8 +177,7 @@ export async function loadPolicy(checkpointDir: string, opts: { backend?: Backen
       if (features.length !== numEnvs * file.featureSize) {
         throw new Error(`the policy takes ${file.featureSize} features per env (trained on ${file.task}); got ${features.length / numEnvs}`);
       }
-      const { probs } = net.evaluate(features, numEnvs);
-      return sampleActions(probs, numEnvs, file.numActions, rng, opts.greedy ?? false);
+      return sampleActions(net.actionProbs(features, numEnvs), numEnvs, file.numActions, rng, opts.greedy ?? false);
     },
     dispose: () => net.dispose(),
   };

@@ -179,7 +179,7 @@ export function recordStudentStates(
   const k = GAME_FACTS.actions.length;
   const drive: Driver = (features) => {
     const rows = features.length / net.config.featureSize;
-    const sampled = sampleActions(net.evaluate(features, rows).probs, rows, k, student);
+    const sampled = sampleActions(net.actionProbs(features, rows), rows, k, student);
     return (i) => sampled[i]!;
   };
   return recordLabelled(
