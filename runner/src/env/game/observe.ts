@@ -281,7 +281,9 @@ function chunkAround(store: ColumnStore, cx: number, cz: number): ChunkColumn {
  * What it finds is exactly what reading every cell of every cell column in the pitch range finds (the test
  * `runner/test/view-fast.test.ts` holds it to the straightforward walk); it only skips cells that cannot be
  * open: a chunk whose highest visible block lies below the plane's lowest unoccluded pitch over the whole
- * stretch the plane crosses it (passesAbove), and, in a column, the cells outside the open pitches within 64 m.
+ * stretch the plane crosses it (passesAbove), and, in a column, the cells outside the open pitches within 64 m;
+ * grazed ground goes through groundRun's tight loop. The open set is saved at each snapshot distance the walk passes (in a loop: a chunk stepped over in one go can
+ * pass both).
  */
 function tracePlane(world: BlockAccess, plane: number, out: ViewResult, lidarColumn: number): void {
   const ey = stepEy;
@@ -455,16 +457,15 @@ const W_S0 = 0,
 const walkXZ = new Int32Array(2);
 
 /**
- * The commonest cell columns of a plane, taken in a tight loop: ground seen at a grazing angle.
- * Such a column's only cells in reach of the open pitches are its top block — occluding, of a kind already seen
- * nearer, below the eyes, its bottom edge hidden by the lowest open pitch and its top edge showing — and, above it,
- * possibly one see-through block of a kind seen nearer (a grass plant, a flower); on a plane with LiDAR rays, none of
- * them still running crosses the top block. tracePlane's general path would count them and raise the lowest open
- * pitch to the block's top edge, nothing else; so does this, with the same
- * arithmetic, and a column where the open pitches reach nothing at all is stepped over as there. It stops before
- * the first column that is anything else (which tracePlane then takes as usual), at the chunk's edge and at the
- * next snapshot distance or 64 m (walkAt[W_STOP]). Reads and writes the walk's state in walkAt / walkXZ; returns
- * whether it took any column.
+ * The commonest cell columns of a plane, taken in a tight loop: ground seen at a grazing angle. Such a column's only
+ * cells in reach of the open pitches are its top block (occluding, of a kind already seen nearer, below the eyes, its
+ * bottom edge hidden by the lowest open pitch and its top edge showing) and, above it, possibly one see-through block
+ * of a kind seen nearer (a grass plant, a flower); on a plane with LiDAR rays, no ray still running crosses the top
+ * block. tracePlane's general path would count them and raise the lowest open pitch to the block's top edge, nothing
+ * else; this does the same with the same arithmetic, and steps over a column where the open pitches reach nothing, as
+ * the general path would. It stops before the first column that is anything else (which tracePlane then takes as
+ * usual), at the chunk's edge, and at the next snapshot distance or 64 m (walkAt[W_STOP]). Reads and writes the
+ * walk's state in walkAt / walkXZ; returns whether it took any column.
  */
 function groundRun(
   out: ViewResult,
