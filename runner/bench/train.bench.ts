@@ -113,7 +113,7 @@ export async function run(): Promise<void> {
       '19:01-19:26, load 8-12, two pairs: 820a9e3 948 / 886 (69.1 / 74.0 s, PPO update 17.6 / 19.0), with the WebAssembly kernels 1,207 / 1,213 (54.3 / 54.0 s, PPO update 5.3 / 5.4); ' +
       '20:34-20:41, idle (load 1.3-1.9), three pairs: 820a9e3 1,137 / 1,145 / 1,260, de375c1 1,487 / 1,656 / 1,717 (57.6 / 57.3 / 52.0 -> 44.1 / 39.6 / 38.2 s). ' +
       '2-core Intel Xeon VM (the same code runs about 1.5x slower), 2026-11-27: 5d48107 1,271 at 09:11 (load 0.9-1.5; 51.6 CPU s: env stepping 34.2, PPO update 7.1, helper threads 5.5); ' +
-      'grazed ground in one loop, 2 pairs at load 3.3-4.3: 5d48107 1,100 / 975 -> 1,215 / 1,183.',
+      'grazed ground in one loop, 2 pairs at load 3.3-4.3: 5d48107 1,100 / 975 -> 1,215 / 1,183; 2 pairs with nothing else running (load 1.8-2.3): 905 / 952 -> 1,134 / 1,292 (1.31x).',
   );
   console.log(
     `method: train() on approach-tree, dense reward, seed 0, 32 envs, ${FRAMES.toLocaleString('en')} frames, no evaluation, engines ${BACKENDS.join(', ')}, ` +
