@@ -436,12 +436,14 @@ function tracePlane(world: BlockAccess, plane: number, out: ViewResult, lidarCol
   }
 }
 
-/** Whether a LiDAR ray of this column not yet stopped has its slope within [a, b] (lookAt would stop it there). */
+/** Whether LiDAR ray `i` (slope `m`), not yet stopped, crosses a block whose pitch span is [a, b]: lookAt stops it there. */
+function rayCrosses(out: ViewResult, i: number, m: number, a: number, b: number): boolean {
+  return out.lidarDist[i] === Infinity && m >= a && m <= b;
+}
+
+/** Whether a ray of this LiDAR column crosses the block [a, b] (groundRun leaves such a column to lookAt). */
 function hitsLidar(a: number, b: number, lidarColumn: number, out: ViewResult): boolean {
-  for (let r = 0; r < LIDAR_ROWS; r++) {
-    const m = lidarSlope[r]!;
-    if (out.lidarDist[r * LIDAR_COLUMNS + lidarColumn] === Infinity && m >= a && m <= b) return true;
-  }
+  for (let r = 0; r < LIDAR_ROWS; r++) if (rayCrosses(out, r * LIDAR_COLUMNS + lidarColumn, lidarSlope[r]!, a, b)) return true;
   return false;
 }
 
@@ -596,7 +598,7 @@ function lookAt(st: number, x: number, y: number, z: number, out: ViewResult, li
     for (let r = 0; r < LIDAR_ROWS; r++) {
       const i = r * LIDAR_COLUMNS + lidarColumn;
       const m = lidarSlope[r]!;
-      if (out.lidarDist[i] !== Infinity || m < a || m > b) continue;
+      if (!rayCrosses(out, i, m, a, b)) continue;
       const entry = Math.max(s0, m > 0 ? (y - ey) / m : m < 0 ? (y + 1 - ey) / m : s0);
       const t = entry * Math.sqrt(1 + m * m);
       out.lidarDist[i] = t <= VIEW ? t : Infinity;
