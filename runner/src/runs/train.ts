@@ -30,7 +30,7 @@ import { float32Bytes, Rng, resolveCheckpointDir, type PolicyNetwork } from '../
 import { DEFAULT_HYPERPARAMETERS, explainedVariance, ReturnNormaliser, RolloutBuffer, type PpoHyperparameters } from '../ppo/ppo';
 import { createLearner, engineOf, loadNetwork, newNetwork, restoreOptimizer, type Learner } from '../ppo/learner';
 import { measured, measuredAsync, type PhaseProfile } from '../ppo/profile';
-import { DEFAULT_EVAL_EPISODES, EVAL_ENVS, evalEvent, evaluate, sampledActions, summarise, trainingStreamSeed, writeEvalRecords } from './evaluate';
+import { DEFAULT_EVAL_EPISODES, EVAL_ENVS, evalEvent, type evaluate, evaluatePolicy, summarise, trainingStreamSeed, writeEvalRecords } from './evaluate';
 import { RecentEpisodes, RolloutCollector, type Rollout } from './collect';
 import {
   checkMetricsAgainstCheckpoint,
@@ -516,17 +516,17 @@ async function heldOutEvaluation(
   const numEnvs = Math.max(1, Math.min(options.evalEnvs ?? options.config?.evalEnvs ?? Math.min(state.numEnvs, EVAL_ENVS), episodes));
   const sandbox = await RewardSandbox.open(run.reward.file, numEnvs, { attack: task.attack, episodeSteps: task.maxSteps, source: run.reward.text });
   try {
-    return await evaluate({
+    // As `eval` evaluates a checkpoint: pipelined where the network's rows are independent (the same records).
+    return await evaluatePolicy({ net: run.net, file: { numActions: GAME_FACTS.actions.length } }, null, {
       task,
       episodes,
-      numEnvs,
+      envs: numEnvs,
       seed: state.seed,
-      trainingSeeds: run.trainingSeeds,
+      excludeSeeds: run.trainingSeeds,
       workers: options.workers,
       emit: run.emit,
       sandbox,
       onEpisode: options.onEvalEpisode,
-      act: sampledActions(run.net, GAME_FACTS.actions.length, state.seed),
     });
   } finally {
     await sandbox.close();
