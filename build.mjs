@@ -41,6 +41,7 @@ const nodeEntries = {
   'python-host': 'runner/src/reward/python-host.ts',
   'env-worker': 'runner/src/env/worker.ts',
   'replay-worker': 'runner/src/playback/worker.ts',
+  'value-worker': 'runner/src/ppo/value-worker.ts',
 };
 const browserEntries = {
   dashboard: 'extension/src/dashboard/main.ts',

@@ -28,7 +28,7 @@ for (const sub of ['', 'native']) {
 }
 // Pyodide's files, as build.mjs put them (the interpreter for Python rewards: ~13 MB, ~5 MB packed).
 cpSync(path.join(root, 'dist', 'pyodide'), path.join(stage, 'dist', 'pyodide'), { recursive: true });
-for (const bundle of ['extension', 'server', 'cli', 'sandbox-host', 'python-host', 'env-worker', 'replay-worker', 'dashboard']) {
+for (const bundle of ['extension', 'server', 'cli', 'sandbox-host', 'python-host', 'env-worker', 'replay-worker', 'value-worker', 'dashboard']) {
   if (!existsSync(path.join(stage, 'dist', `${bundle}.js`))) throw new Error(`dist/${bundle}.js is missing: the build did not produce it`);
 }
 if (!readdirSync(path.join(stage, 'dist', 'native')).some((f) => f.endsWith('.node')))

@@ -2,6 +2,7 @@
 // initial weights from a seed, the PPO loss and its gradient (TensorFlow.js's autodiff and finite differences),
 // Adam, and checkpoints that each engine resumes from the other's. Minibatches are real approach-tree features.
 import { test } from 'node:test';
+import { availableParallelism } from 'node:os';
 import assert from 'node:assert/strict';
 import * as tf from '@tensorflow/tfjs-core';
 import { selectBackend } from '../src/ppo/backend';
@@ -261,4 +262,42 @@ test('acting on fewer envs than the last batch gives each row what a batch of it
   assert.equal(shrunk.values.length, 3);
   assert.deepEqual(shrunk.probs, fresh.probs);
   assert.deepEqual(shrunk.values, fresh.values);
+});
+
+test("the value head's share of each minibatch on a thread of its own gives the one-thread update to the bit", async () => {
+  const hp = { ...DEFAULT_HYPERPARAMETERS, epochs: 2, minibatches: 4 };
+  const start = new FusedActorCritic(config(639), new Rng(71));
+  const buffer = await realBuffer(start, 72);
+  const init = new FusedActorCritic(start.config, new Rng(73));
+  const run = (threads: 'value-thread' | 'one') => {
+    const net = new FusedActorCritic(start.config, new Rng(0));
+    net.setWeights(start.weights());
+    const learner = createLearner('js', net, hp.learningRate, threads);
+    const profile = new PhaseProfile();
+    // Value pre-training, then updates with and without the KL term: 3 updates × 8 minibatches, Adam in between.
+    const stats = [
+      learner.update(buffer, hp, new Rng(1), { initNet: null, valueOnly: true, profile }),
+      learner.update(buffer, hp, new Rng(2), { initNet: init, valueOnly: false, profile }),
+      learner.update(buffer, hp, new Rng(3), { initNet: null, valueOnly: false, profile }),
+    ];
+    return { learner, stats, profile };
+  };
+  const threaded = run('value-thread');
+  const single = run('one');
+  try {
+    if (availableParallelism() > 1) assert.equal(threaded.profile.phases.get('PPO value thread (wait)')?.calls, 24, 'every minibatch used the value thread');
+    assert.equal(single.profile.phases.get('PPO value thread (wait)'), undefined);
+    assert.deepEqual(threaded.stats, single.stats, 'the same losses, value loss included');
+    const bits = (w: Float32Array) => new Uint32Array(w.buffer, w.byteOffset, w.length);
+    assert.deepEqual(bits(threaded.learner.net.weights()), bits(single.learner.net.weights()));
+    const [a, b] = [await threaded.learner.optimizerWeights(), await single.learner.optimizerWeights()];
+    assert.deepEqual(
+      a.map((w) => bits(w.values)),
+      b.map((w) => bits(w.values)),
+      "Adam's moments",
+    );
+  } finally {
+    threaded.learner.dispose();
+    single.learner.dispose();
+  }
 });

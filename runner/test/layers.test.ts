@@ -31,7 +31,7 @@ const RUNNER_LAYERS: readonly (readonly string[])[] = [
   ['records', 'tasks'],
   ['files'],
   ['args', 'stats', 'diff', 'svg'],
-  ['seeds', 'escape'],
+  ['seeds', 'escape', 'threads'],
   ['schema', 'task-list'],
 ];
 

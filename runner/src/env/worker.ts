@@ -4,16 +4,15 @@
 // the request counter to move, take the message, reply on the port, bump the reply counter. Features travel
 // back as transferred buffers.
 import { type MessagePort, parentPort, receiveMessageOnPort } from 'node:worker_threads';
-import { SIGNAL_REPLY, SIGNAL_REQUEST, SimBatch, type WorkerReply, type WorkerRequest } from './sim/vec';
+import { SIGNAL_REPLY, SIGNAL_REQUEST, signalPost } from '../threads';
+import { SimBatch, type WorkerReply, type WorkerRequest } from './sim/vec';
 
 const initPort = parentPort;
 if (!initPort) throw new Error('env worker must run in a worker thread');
 
 /** Posts a reply on the private port and bumps the reply counter that wakes the waiting caller. */
 function reply(port: MessagePort, signal: Int32Array, msg: WorkerReply, transfer: ArrayBuffer[] = []): void {
-  port.postMessage(msg, transfer);
-  Atomics.add(signal, SIGNAL_REPLY, 1);
-  Atomics.notify(signal, SIGNAL_REPLY);
+  signalPost(port, signal, SIGNAL_REPLY, msg, transfer);
 }
 
 /** An error's message for the user's one line; its stack travels apart, shown only with REWARDSMITH_DEBUG=1. */

@@ -7,7 +7,7 @@
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { SimEnv } from '../env/sim/sim';
-import { startWorker } from '../env/sim/vec';
+import { startWorker } from '../threads';
 import { FRAME_HEIGHT, FRAME_PALETTE, FRAME_WIDTH, renderFrame } from '../env/sim/frame';
 import { episodeActions, episodeRewards, type EpisodeRecord, type PlaybackNote, type PlaybackRow, type ProbeOrigin, type SuggestionRecord } from '../records';
 import { GAME_FACTS, splitScaled, type StepObservation } from '../schema';

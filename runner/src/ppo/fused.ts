@@ -10,7 +10,7 @@ import { measured, type PhaseProfile } from './profile';
 import { Arena, at, type Kernels } from './kernels';
 
 /** One dense layer: `out = in · W + b`, W row-major [fanIn, fanOut] (TensorFlow.js's layout). */
-interface Dense {
+export interface Dense {
   w: Float32Array;
   b: Float32Array;
   fanIn: number;
@@ -57,7 +57,7 @@ class SparseRows {
   }
 
   /** Rows `rows[0…count)` of a rollout's sparse rows: the entries fill() would find in the same rows' features. */
-  gather(rollout: SparseRollout, rows: Int32Array, count: number): this {
+  gather(rollout: RolloutRows, rows: Int32Array, count: number): this {
     if (count > this.capacity) throw new Error(`${count} rows for sparse rows made for ${this.capacity}`);
     const { start, index, value } = this;
     let k = 0;
@@ -75,8 +75,15 @@ class SparseRows {
   }
 }
 
+/** A rollout's feature rows as their nonzero entries: row m's are entries start[m] … start[m + 1] − 1. */
+export interface RolloutRows {
+  readonly start: Int32Array;
+  readonly index: Int32Array;
+  readonly value: Float32Array;
+}
+
 /** A whole rollout's feature rows as their nonzero entries, built once per update for its minibatches to gather. */
-export class SparseRollout {
+export class SparseRollout implements RolloutRows {
   readonly start: Int32Array;
   readonly index: Int32Array;
   readonly value: Float32Array;
@@ -202,6 +209,54 @@ function logSoftmaxRows(logits: Float64Array, rows: number, k: number, out: Floa
     for (let a = 0; a < k; a++) sum += Math.exp(logits[o + a]! - max);
     const lse = max + Math.log(sum);
     for (let a = 0; a < k; a++) out[o + a] = logits[o + a]! - lse;
+  }
+}
+
+/** valueCoef · mean (v − R)²'s gradient at each row's value into `dValue`; returns Σ (v − R)² (rows in order). */
+function valueLossAndDelta(values: Float64Array, returns: Float32Array, rows: number, valueCoef: number, dValue: Float64Array): number {
+  const inv = 1 / rows;
+  let sum = 0;
+  for (let m = 0; m < rows; m++) {
+    const diff = values[m]! - returns[m]!;
+    sum += diff * diff;
+    dValue[m] = valueCoef * 2 * diff * inv;
+  }
+  return sum;
+}
+
+/**
+ * The value head's share of a PPO minibatch on its own (the value thread's, value-thread.ts): the rows gathered
+ * from the rollout, the forward pass, (v − R)² and the backward pass into `grads` (the head's weights and biases in
+ * layer order). The same kernels on the same inputs as LossWorkspace's inline pass, so the same bits.
+ */
+export class ValueHeadPass {
+  private readonly head: Head;
+  private readonly x: SparseRows;
+  private readonly kernels: Kernels;
+  private readonly dValue: Float64Array;
+  private readonly zeros: Float64Array;
+  readonly grads: Float64Array[];
+  constructor(layers: Dense[], featureSize: number, rows: number) {
+    const parts = Arena.build((arena) => ({
+      head: new Head(arena, rows, layers, true),
+      x: new SparseRows(arena, rows, featureSize),
+      dValue: arena.f64(rows),
+      zeros: arena.f64(Math.max(...layers.map((l) => l.fanOut))),
+      grads: layers.flatMap((l) => [arena.f64(l.w.length), arena.f64(l.b.length)]),
+      kernels: arena.kernels,
+    }));
+    ({ head: this.head, x: this.x, dValue: this.dValue, zeros: this.zeros, grads: this.grads, kernels: this.kernels } = parts);
+  }
+
+  /** Σ (v − R)² over the minibatch's rows `rows[0…count)`; the gradient of valueCoef · mean (v − R)² into `grads`. */
+  run(rollout: RolloutRows, rows: Int32Array, returns: Float32Array, count: number, valueCoef: number): number {
+    this.x.gather(rollout, rows, count);
+    this.head.refresh();
+    this.head.forward(this.kernels, this.x);
+    const sum = valueLossAndDelta(this.head.out, returns, count, valueCoef, this.dValue);
+    for (const g of this.grads) g.fill(0);
+    this.head.backward(this.kernels, this.x, this.dValue, this.grads, this.zeros);
+    return sum;
   }
 }
 
@@ -467,19 +522,28 @@ export interface LossTerms {
  * The PPO loss of ppo.ts's ppoUpdate on one minibatch and its gradient (into ws.grads, params' order):
  * valueCoef · mean (v − R)² + w · (−mean min(ρA, clip(ρ)A) − entropyCoef · H + klCoef · KL(π ‖ π_init)).
  */
-export function ppoLossAndGradient(net: FusedActorCritic, mb: Minibatch, opts: LossOptions, ws: LossWorkspace, profile?: PhaseProfile): LossTerms {
+export function ppoLossAndGradient(
+  net: FusedActorCritic,
+  mb: Minibatch,
+  opts: LossOptions,
+  ws: LossWorkspace,
+  profile?: PhaseProfile,
+  valueThread?: ValueThreadLike | null,
+): LossTerms {
   const { hp, initLogp, policyWeight } = opts;
   const rows = mb.size,
     k = net.config.numActions;
   const { logp, dLogits, dValue } = ws;
+  // The value head's share runs on the value thread meanwhile when there is one (it gathers its own rows).
+  valueThread?.begin(mb, opts.rollout!, hp.valueCoef);
+  const heads = valueThread ? 1 : 2;
   measured(profile, 'PPO forward', () => {
     if (opts.rollout) ws.x.gather(opts.rollout, mb.rows, rows);
     else ws.x.fill(mb.x, rows);
-    ws.forward(2);
+    ws.forward(heads);
     logSoftmaxRows(ws.policy.out, rows, k, logp);
   });
   let policyLoss = 0,
-    valueLoss = 0,
     entropy = 0,
     kl = 0,
     approxKl = 0,
@@ -517,12 +581,10 @@ export function ppoLossAndGradient(net: FusedActorCritic, mb: Minibatch, opts: L
       if (initLogp) g += hp.klCoef * p * (l - initLogp[io + j]! - klRow);
       dLogits[o + j] = policyWeight * g * inv;
     }
-    const diff = ws.value.out[m]! - mb.returns[m]!;
-    valueLoss += diff * diff;
-    dValue[m] = hp.valueCoef * 2 * diff * inv;
   }
-  measured(profile, 'PPO backward', () => ws.backward(2));
-  return {
+  const valueLoss = valueThread ? 0 : valueLossAndDelta(ws.value.out, mb.returns, rows, hp.valueCoef, dValue);
+  measured(profile, 'PPO backward', () => ws.backward(heads));
+  const terms = {
     policyLoss: policyLoss * inv,
     valueLoss: valueLoss * inv,
     entropy: entropy * inv,
@@ -530,6 +592,15 @@ export function ppoLossAndGradient(net: FusedActorCritic, mb: Minibatch, opts: L
     approxKl: approxKl * inv,
     clipFraction: clipped * inv,
   };
+  if (valueThread) terms.valueLoss = measured(profile, 'PPO value thread (wait)', () => valueThread.finish(ws.grads.slice(net.policyLayers.length * 2))) * inv;
+  return terms;
+}
+
+/** What ppoLossAndGradient asks of the value thread (value-thread.ts): start a minibatch's value share, then its result. */
+export interface ValueThreadLike {
+  begin(mb: Minibatch, rollout: RolloutRows, valueCoef: number): void;
+  /** Waits for the share begun last; its gradients into `grads`, in the value head's parameter order; returns Σ (v − R)². */
+  finish(grads: Float64Array[]): number;
 }
 
 /** Rows per pass of initPolicyLogProbs: its scratch space stays small whatever the rollout's size. */
@@ -588,14 +659,17 @@ export function crossEntropyAndGradient(net: FusedActorCritic, x: Float32Array, 
   return loss * inv;
 }
 
-/** ppo.ts's ppoUpdate on the fused network: the same minibatches (same random stream), loss, clipping and Adam. */
+/**
+ * ppo.ts's ppoUpdate on the fused network: the same minibatches (same random stream), loss, clipping and Adam; the
+ * value head's share of each minibatch on `valueThread` when given (the same bits).
+ */
 export function fusedPpoUpdate(
   net: FusedActorCritic,
   adam: FusedAdam,
   buffer: RolloutBuffer,
   hp: PpoHyperparameters,
   rng: Rng,
-  opts: { initNet: FusedActorCritic | null; valueOnly: boolean; profile?: PhaseProfile },
+  opts: { initNet: FusedActorCritic | null; valueOnly: boolean; profile?: PhaseProfile; valueThread?: ValueThreadLike | null },
 ): UpdateStats {
   const sums = { policyLoss: 0, valueLoss: 0, entropy: 0, kl: 0, approxKl: 0, clipFraction: 0 };
   let count = 0;
@@ -609,7 +683,7 @@ export function fusedPpoUpdate(
     rng,
     (mb) => {
       const ws = lossWorkspace(net, mb.size);
-      const terms = ppoLossAndGradient(net, mb, lossOptions, ws, opts.profile);
+      const terms = ppoLossAndGradient(net, mb, lossOptions, ws, opts.profile, opts.valueThread);
       measured(opts.profile, 'PPO Adam', () => {
         let sq = 0;
         for (const g of ws.grads) for (let i = 0; i < g.length; i++) sq += g[i]! * g[i]!;

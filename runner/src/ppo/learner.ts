@@ -9,6 +9,7 @@ import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { ensureBackend, type BackendChoice, type BackendSelection } from './backend';
 import { FusedActorCritic, FusedAdam, fusedPpoUpdate } from './fused';
+import { ValueThread } from './value-thread';
 import {
   ActorCritic,
   float32Bytes,
@@ -70,9 +71,15 @@ export interface Learner {
   dispose(): void;
 }
 
+/**
+ * Where the fused engine computes an update: the value head's share on a thread of its own beside this one's
+ * (value-thread.ts; on a single core it stays here), or all of it on this thread. The same bits either way.
+ */
+export type LearnerThreads = 'value-thread' | 'one';
+
 /** PPO on `net` (from newNetwork/loadNetwork with the same engine) with Adam at `learningRate`. */
-export function createLearner(engine: Engine, net: PolicyNetwork, learningRate: number): Learner {
-  return engine === 'js' ? jsLearner(net as FusedActorCritic, learningRate) : tfjsLearner(net as ActorCritic, learningRate);
+export function createLearner(engine: Engine, net: PolicyNetwork, learningRate: number, threads: LearnerThreads = 'value-thread'): Learner {
+  return engine === 'js' ? jsLearner(net as FusedActorCritic, learningRate, threads) : tfjsLearner(net as ActorCritic, learningRate);
 }
 
 function tfjsLearner(net: ActorCritic, learningRate: number): Learner {
@@ -93,13 +100,18 @@ function tfjsLearner(net: ActorCritic, learningRate: number): Learner {
   };
 }
 
-function jsLearner(net: FusedActorCritic, learningRate: number): Learner {
+function jsLearner(net: FusedActorCritic, learningRate: number, threads: LearnerThreads): Learner {
   const adam = new FusedAdam(net, learningRate);
   const names = net.params.map((_, i) => `${i}`);
+  // Started with the first update (a learner that never updates, e.g. behaviour cloning's, starts none).
+  let valueThread: ValueThread | null | undefined;
   return {
     engine: 'js',
     net,
-    update: (buffer, hp, rng, opts) => fusedPpoUpdate(net, adam, buffer, hp, rng, { ...opts, initNet: opts.initNet as FusedActorCritic | null }),
+    update: (buffer, hp, rng, opts) => {
+      if (valueThread === undefined) valueThread = threads === 'value-thread' ? ValueThread.start(net) : null;
+      return fusedPpoUpdate(net, adam, buffer, hp, rng, { ...opts, initNet: opts.initNet as FusedActorCritic | null, valueThread });
+    },
     async optimizerWeights() {
       return [
         { name: 'iter', shape: [], values: Float32Array.of(adam.iterations) },
@@ -122,7 +134,10 @@ function jsLearner(net: FusedActorCritic, learningRate: number): Learner {
         }
       }
     },
-    dispose: () => {},
+    dispose: () => {
+      valueThread?.close();
+      valueThread = undefined;
+    },
   };
 }
 

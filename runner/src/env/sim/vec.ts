@@ -2,10 +2,9 @@
 // is the VecEnv over one shard (in-process) or several shards in worker threads (one per core), which is how
 // the simulator uses the second core.
 import { availableParallelism } from 'node:os';
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import { MessageChannel, type MessagePort, type ResourceLimits, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, receiveMessageOnPort, type Worker } from 'node:worker_threads';
+import { newSignal, SIGNAL_REPLY, SIGNAL_REQUEST, signalPost, startWorker } from '../../threads';
 import type { TaskSpec } from '../../tasks';
 import { type EnvOptions, HOLD_ACTION, type SplitStepVecEnv, type StepInfo, type StepObservation, type VecStepResult } from '../types';
 import { SimEnv } from './sim';
@@ -84,9 +83,6 @@ export type WorkerReply =
   | { type: 'step'; result: VecStepResult }
   | { type: 'closed' }
   | { type: 'error'; message: string; stack?: string };
-/** Slots of the shared signal words: requests posted to the worker, replies posted by it. */
-export const SIGNAL_REQUEST = 0;
-export const SIGNAL_REPLY = 1;
 
 /**
  * A worker's young generation: 96 MB (32 MB semi-spaces; V8's default tops out at 16). A step's garbage
@@ -96,17 +92,6 @@ export const SIGNAL_REPLY = 1;
  * faster, 9,890 → 10,550 on average; the calling thread's heap is set before this code runs).
  */
 const WORKER_HEAP = { maxYoungGenerationSizeMb: 96 };
-
-/**
- * Starts a worker entry: the dist bundle `bundle` next to the running bundle, or (tests, benches under tsx) its TS
- * `source` through tsx's CommonJS hook, since ESM loader flags do not reach worker threads reliably.
- */
-export function startWorker(bundle: string, source: string, resourceLimits?: ResourceLimits): Worker {
-  const bundled = path.join(__dirname, bundle);
-  if (__filename.endsWith('.js') && existsSync(bundled)) return new Worker(bundled, { resourceLimits });
-  const tsx = createRequire(__filename).resolve('tsx/cjs'); // resolved here: an eval worker resolves from the cwd
-  return new Worker(`require(${JSON.stringify(tsx)}); require(${JSON.stringify(source)});`, { eval: true, execArgv: [], resourceLimits });
-}
 
 /**
  * A worker's error in this thread: its message as the one line a user sees; the worker's stack after this
@@ -119,18 +104,15 @@ function workerError(reply: { message: string; stack?: string }): Error {
 }
 
 /**
- * One worker thread. After `init` the worker serves requests in a blocking loop: a request is a message on a
- * private MessagePort plus a bump of a shared counter that wakes the worker (Atomics.wait), and the reply comes
- * back the same way, read with receiveMessageOnPort. A step thus hands over in tens of microseconds, where the
- * event loop's wake-ups (a message event each way) cost about a third of a millisecond per step on this VM,
- * 5 % of a 64-env step.
+ * One worker thread. After `init` the worker serves requests in a blocking loop, handed over as threads.ts
+ * describes: tens of microseconds a step, where the event loop's wake-ups would cost 5 % of a 64-env step.
  */
 class ShardWorker {
   private readonly worker: Worker;
   private readonly port: MessagePort;
   /** The worker's end of the private channel, until `sendInit` hands it over. */
   private workerPort: MessagePort | null;
-  private readonly signal = new Int32Array(new SharedArrayBuffer(8));
+  private readonly signal = newSignal();
   private repliesSeen = 0;
   private failure: Error | null = null;
   private busy = false;
@@ -160,9 +142,7 @@ class ShardWorker {
   /** Posts a request; its reply is taken with `receive`. */
   send(msg: WorkerRequest, transfer: ArrayBuffer[] = []): void {
     if (this.failure) throw this.failure;
-    this.port.postMessage(msg, transfer);
-    Atomics.add(this.signal, SIGNAL_REQUEST, 1);
-    Atomics.notify(this.signal, SIGNAL_REQUEST);
+    signalPost(this.port, this.signal, SIGNAL_REQUEST, msg, transfer);
   }
 
   /**

@@ -1,0 +1,173 @@
+// The value head's share of each PPO minibatch on a second thread. The policy and value heads share no weights,
+// so their forward and backward passes are independent: while this thread computes the policy head's, a worker
+// (value-worker.ts) computes the value head's with the same kernels on the same inputs, and this thread takes its
+// gradients before the gradient norm and Adam. The update is the same to the bit as the one-thread update
+// (fused.ts's ValueHeadPass runs in both), and the env worker, idle while PPO updates, no longer leaves its core
+// unused for all of the update.
+// The weights, the minibatch's rows and returns and the gradients live in SharedArrayBuffers; the hand-over is
+// threads.ts's (a message and a shared counter each way).
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { MessageChannel, type MessagePort, receiveMessageOnPort, type Worker } from 'node:worker_threads';
+import { newSignal, SIGNAL_REPLY, SIGNAL_REQUEST, signalPost, startWorker } from '../threads';
+import type { Dense, FusedActorCritic, RolloutRows, ValueThreadLike } from './fused';
+import type { Minibatch } from './ppo';
+
+/** The value head's layer shapes and the shared arrays the two threads exchange. */
+export interface ValueShared {
+  layers: { fanIn: number; fanOut: number }[];
+  featureSize: number;
+  rows: number;
+  /** The head's weights and biases in layer order, written by this thread before each minibatch. */
+  params: Float32Array;
+  rowIndex: Int32Array;
+  returns: Float32Array;
+  /** The worker's gradients, in the order of `params`. */
+  grads: Float64Array;
+}
+
+/** The first message, through the worker's own port: the private port and the signal words of every later one. */
+export interface ValueInit {
+  type: 'init';
+  port: MessagePort;
+  signal: SharedArrayBuffer;
+}
+export type ValueRequest =
+  | { type: 'share'; shared: ValueShared }
+  | { type: 'rollout'; rollout: RolloutRows }
+  | { type: 'minibatch'; count: number; valueCoef: number }
+  | { type: 'close' };
+export type ValueReply = { type: 'ready' } | { type: 'done'; sum: number } | { type: 'closed' } | { type: 'error'; message: string; stack?: string };
+
+/** The longest a minibatch's value share may take before the update gives up on the worker (a bound, not a figure). */
+const REPLY_TIMEOUT_MS = 120_000;
+
+/** Float32 views of the head's weights and biases over `params`, in layer order (fused.ts's Dense). */
+export function denseViews(layers: ValueShared['layers'], params: Float32Array): Dense[] {
+  let o = 0;
+  return layers.map(({ fanIn, fanOut }) => {
+    const w = params.subarray(o, (o += fanIn * fanOut));
+    const b = params.subarray(o, (o += fanOut));
+    return { w, b, fanIn, fanOut };
+  });
+}
+
+const sharedF32 = (n: number) => new Float32Array(new SharedArrayBuffer(4 * Math.max(1, n)));
+const sharedI32 = (n: number) => new Int32Array(new SharedArrayBuffer(4 * Math.max(1, n)));
+
+/** A rollout's sparse rows copied into shared memory, for the worker to gather minibatches from. */
+function sharedRollout(rollout: RolloutRows): RolloutRows {
+  const start = sharedI32(rollout.start.length),
+    index = sharedI32(rollout.index.length),
+    value = sharedF32(rollout.value.length);
+  start.set(rollout.start);
+  index.set(rollout.index);
+  value.set(rollout.value);
+  return { start, index, value };
+}
+
+export class ValueThread implements ValueThreadLike {
+  private readonly worker: Worker;
+  private readonly port: MessagePort;
+  private readonly signal = newSignal();
+  private repliesSeen = 0;
+  private shared: ValueShared | null = null;
+  private rollout: RolloutRows | null = null;
+  private pending = false;
+
+  /** A value thread for `net`, or null on a single core (where it could only take turns with this thread). */
+  static start(net: FusedActorCritic): ValueThread | null {
+    return availableParallelism() > 1 ? new ValueThread(net) : null;
+  }
+
+  constructor(private readonly net: FusedActorCritic) {
+    this.worker = startWorker('value-worker.js', path.join(__dirname, 'value-worker.ts'));
+    // Idle between updates, blocked in Atomics.wait: it must not keep the process alive.
+    this.worker.unref();
+    const channel = new MessageChannel();
+    this.port = channel.port1;
+    this.worker.postMessage({ type: 'init', port: channel.port2, signal: this.signal.buffer as SharedArrayBuffer } satisfies ValueInit, [channel.port2]);
+  }
+
+  /** Shared arrays for minibatches of up to `rows` rows, handed to the worker. */
+  private share(rows: number): ValueShared {
+    const layers = this.net.valueLayers.map(({ fanIn, fanOut }) => ({ fanIn, fanOut }));
+    const total = layers.reduce((n, l) => n + (l.fanIn + 1) * l.fanOut, 0);
+    this.shared = {
+      layers,
+      featureSize: this.net.config.featureSize,
+      rows,
+      params: sharedF32(total),
+      rowIndex: sharedI32(rows),
+      returns: sharedF32(rows),
+      grads: new Float64Array(new SharedArrayBuffer(8 * total)),
+    };
+    this.request({ type: 'share', shared: this.shared });
+    this.expect('ready');
+    return this.shared;
+  }
+
+  private request(msg: ValueRequest): void {
+    signalPost(this.port, this.signal, SIGNAL_REQUEST, msg);
+  }
+
+  /** The worker's next reply, which must be of type `type`. Waits synchronously: this thread has nothing else to do. */
+  private expect<T extends ValueReply['type']>(type: T): Extract<ValueReply, { type: T }> {
+    const deadline = Date.now() + REPLY_TIMEOUT_MS;
+    while (Atomics.load(this.signal, SIGNAL_REPLY) === this.repliesSeen) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`PPO value thread: no answer in ${REPLY_TIMEOUT_MS / 1000} s`);
+      Atomics.wait(this.signal, SIGNAL_REPLY, this.repliesSeen, left);
+    }
+    this.repliesSeen++;
+    const reply = receiveMessageOnPort(this.port)?.message as ValueReply | undefined;
+    if (!reply) throw new Error('PPO value thread signalled a reply but sent none');
+    if (reply.type === 'error') {
+      const err = new Error(`PPO value thread: ${reply.message}`);
+      if (reply.stack) err.stack = `${err.stack}\nin the value thread: ${reply.stack}`;
+      throw err;
+    }
+    if (reply.type !== type) throw new Error(`PPO value thread answered "${reply.type}" where "${type}" was due`);
+    return reply as Extract<ValueReply, { type: T }>;
+  }
+
+  begin(mb: Minibatch, rollout: RolloutRows, valueCoef: number): void {
+    if (this.pending) throw new Error('PPO value thread: a minibatch is already running');
+    const shared = this.shared && mb.size <= this.shared.rows ? this.shared : this.share(mb.size);
+    if (rollout !== this.rollout) {
+      this.rollout = rollout;
+      this.request({ type: 'rollout', rollout: sharedRollout(rollout) });
+    }
+    let o = 0;
+    for (const { w, b } of this.net.valueLayers) {
+      shared.params.set(w, o);
+      shared.params.set(b, (o += w.length));
+      o += b.length;
+    }
+    shared.rowIndex.set(mb.rows.subarray(0, mb.size));
+    shared.returns.set(mb.returns.subarray(0, mb.size));
+    this.request({ type: 'minibatch', count: mb.size, valueCoef });
+    this.pending = true;
+  }
+
+  finish(grads: Float64Array[]): number {
+    if (!this.pending) throw new Error('PPO value thread: no minibatch was begun');
+    this.pending = false;
+    const { sum } = this.expect('done');
+    let o = 0;
+    for (const g of grads) g.set(this.shared!.grads.subarray(o, (o += g.length)));
+    return sum;
+  }
+
+  close(): void {
+    try {
+      if (this.pending) this.expect('done');
+      this.request({ type: 'close' });
+      this.expect('closed');
+    } catch {
+      // terminated below either way
+    }
+    this.port.close();
+    void this.worker.terminate();
+  }
+}
