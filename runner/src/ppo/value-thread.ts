@@ -10,7 +10,8 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { MessageChannel, type MessagePort, receiveMessageOnPort, type Worker } from 'node:worker_threads';
 import { newSignal, SIGNAL_REPLY, SIGNAL_REQUEST, signalPost, startWorker } from '../threads';
-import type { Dense, FusedActorCritic, RolloutRows, ValueThreadLike } from './fused';
+import type { FusedActorCritic, ValueThreadLike } from './fused';
+import type { Dense, RolloutRows } from './heads';
 import type { Minibatch } from './ppo';
 
 /** The value head's layer shapes and the shared arrays the two threads exchange. */

@@ -3,7 +3,7 @@
 // then the worker serves requests in a blocking loop (threads.ts's hand-over) until `close`.
 import { type MessagePort, parentPort, receiveMessageOnPort } from 'node:worker_threads';
 import { SIGNAL_REPLY, SIGNAL_REQUEST, signalPost } from '../threads';
-import { type RolloutRows, ValueHeadPass } from './fused';
+import { type RolloutRows, ValueHeadPass } from './heads';
 import { denseViews, type ValueInit, type ValueReply, type ValueRequest, type ValueShared } from './value-thread';
 
 const initPort = parentPort;
