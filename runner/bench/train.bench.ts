@@ -4,18 +4,22 @@
 // (BENCH_TRAIN_PAIRS pairs), on the engines in BENCH_TRAIN_BACKENDS (default js; `wasm,js` compares
 // TensorFlow.js). Prints frames per CPU-second of the whole process tree (every thread of the training process
 // from its start, and the reward sandbox host), the load average around each run, where the CPU went thread by
-// thread, and the phase profile of the main thread. `npm run bench train`.
+// thread, and the phase profile of the main thread. Then the same pairs as users run them (BENCH_TRAIN_CLI_PAIRS,
+// default 2): each tree built with its own build.mjs and `rewardsmith train` run from its bundle, wall and CPU of
+// the whole process tree, and whether the two wrote the same weights.bin. `npm run bench train`.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { PhaseTotals } from '../src/ppo/profile';
+import { childrenCpuSeconds } from './cpu';
 
 const FRAMES = Number(process.env.BENCH_TRAIN_FRAMES ?? 65_536);
 const BACKENDS = (process.env.BENCH_TRAIN_BACKENDS ?? 'js').split(',');
 /** The code before the last round of speed work (2026-11-26: the fused network's WebAssembly kernels); `none` runs this tree only. */
 const BEFORE = process.env.BENCH_TRAIN_BEFORE ?? '5d48107';
 const PAIRS = Number(process.env.BENCH_TRAIN_PAIRS ?? 1);
+const CLI_PAIRS = Number(process.env.BENCH_TRAIN_CLI_PAIRS ?? 2);
 const ROOT = path.join(__dirname, '..', '..');
 const load = () =>
   loadavg()
@@ -46,10 +50,10 @@ interface Run extends ProcessResult {
   loadAfter: string;
 }
 
-/** The runner's sources at `ref`, in a temporary folder that uses this checkout's node_modules. */
+/** The runner's sources at `ref` (and its build script), in a temporary folder that uses this checkout's node_modules. */
 export function extractTree(ref: string): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'rs-bench-before-'));
-  const tar = execFileSync('git', ['archive', '--format=tar', ref, 'runner', 'package.json', 'tsconfig.json'], { cwd: ROOT, maxBuffer: 1 << 30 });
+  const tar = execFileSync('git', ['archive', '--format=tar', ref, 'runner', 'package.json', 'tsconfig.json', 'build.mjs'], { cwd: ROOT, maxBuffer: 1 << 30 });
   execFileSync('tar', ['-x', '-C', dir], { input: tar });
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
   return dir;
@@ -68,6 +72,52 @@ function trainProcess(label: string, backend: string, tree: string): Run {
     return { ...result, label, loadBefore, loadAfter: load() };
   } finally {
     rmSync(out, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `rewardsmith train` from `tree`'s bundle (dist/cli.js, built by its own build.mjs) for FRAMES frames, no
+ * evaluation: wall seconds, CPU seconds of the whole process tree (reaped: the CLI, its threads and its reward
+ * host), and the weights it wrote.
+ */
+function cliTrain(tree: string): { wall: number; cpu: number; weights: Buffer; load: string } {
+  const out = mkdtempSync(path.join(tmpdir(), 'rs-bench-cli-'));
+  const load0 = load();
+  try {
+    const cpu0 = childrenCpuSeconds(),
+      wall0 = performance.now();
+    const r = spawnSync(
+      process.execPath,
+      [
+        path.join(tree, 'runner/bin/rewardsmith.js'),
+        'train',
+        path.join(ROOT, 'runner/rewards/approach-tree.dense.reward.ts'),
+        '--task',
+        'approach-tree',
+      ].concat(['--steps', String(FRAMES), '--eval-episodes', '0', '--seed', '0', '--out', out, '--overwrite']),
+      { encoding: 'utf8', timeout: 3_600_000 },
+    );
+    if (r.status !== 0) throw new Error(`rewardsmith train (${tree}) failed: ${r.stderr}`);
+    const wall = (performance.now() - wall0) / 1000;
+    return { wall, cpu: childrenCpuSeconds() - cpu0, weights: readFileSync(path.join(out, 'checkpoint', 'weights.bin')), load: `${load0} → ${load()}` };
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+/** Alternated pairs of `rewardsmith train` from the two trees' bundles, as users run it. */
+function cliPairs(before: string): void {
+  console.log(`
+As users run it: rewardsmith train from each tree's own bundle (node build.mjs), ${CLI_PAIRS} alternated pair(s), js engine:`);
+  execFileSync(process.execPath, ['build.mjs'], { cwd: before, stdio: 'ignore' });
+  execFileSync(process.execPath, ['build.mjs', '--if-stale'], { cwd: ROOT, stdio: 'ignore' });
+  for (let pair = 1; pair <= CLI_PAIRS; pair++) {
+    const b = cliTrain(before);
+    const a = cliTrain(ROOT);
+    console.log(
+      `pair ${pair}: before ${b.wall.toFixed(1)} s wall, ${b.cpu.toFixed(1)} CPU s (${(FRAMES / b.cpu).toFixed(0)} frames per CPU-second), load ${b.load} | ` +
+        `after ${a.wall.toFixed(1)} s wall, ${a.cpu.toFixed(1)} CPU s (${(FRAMES / a.cpu).toFixed(0)}), load ${a.load} | weights.bin ${a.weights.equals(b.weights) ? 'identical' : 'different'}`,
+    );
   }
 }
 
@@ -144,6 +194,7 @@ export async function run(): Promise<void> {
         }
       }
     }
+    if (before && CLI_PAIRS > 0) cliPairs(before);
   } finally {
     if (before) rmSync(before, { recursive: true, force: true });
   }
