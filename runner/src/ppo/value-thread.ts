@@ -42,6 +42,10 @@ export type ValueReply = { type: 'ready' } | { type: 'done'; sum: number } | { t
 
 /** The longest a minibatch's value share may take before the update gives up on the worker (a bound, not a figure). */
 const REPLY_TIMEOUT_MS = 120_000;
+/** The longest the worker may take to start and answer its first request before the update goes on without it. */
+const START_TIMEOUT_MS = 30_000;
+/** How long closing waits for the worker's goodbye before terminating it. */
+const CLOSE_TIMEOUT_MS = 5_000;
 
 /** Float32 views of the head's weights and biases over `params`, in layer order (fused.ts's Dense). */
 export function denseViews(layers: ValueShared['layers'], params: Float32Array): Dense[] {
@@ -76,25 +80,38 @@ export class ValueThread implements ValueThreadLike {
   private rollout: RolloutRows | null = null;
   private pending = false;
 
-  /** A value thread for `net`, or null on a single core (where it could only take turns with this thread). */
+  /**
+   * A value thread for `net`, or null on a single core (where it could only take turns with this thread) and where
+   * the worker does not start: the update is the same without it, only slower.
+   */
   static start(net: FusedActorCritic): ValueThread | null {
-    return availableParallelism() > 1 ? new ValueThread(net) : null;
+    if (availableParallelism() <= 1) return null;
+    const thread = new ValueThread(net);
+    try {
+      thread.share(1, START_TIMEOUT_MS);
+      return thread;
+    } catch {
+      thread.close();
+      return null;
+    }
   }
 
   constructor(private readonly net: FusedActorCritic) {
     this.worker = startWorker('value-worker.js', path.join(__dirname, 'value-worker.ts'));
-    // Idle between updates, blocked in Atomics.wait: it must not keep the process alive.
+    // Idle between updates, blocked in Atomics.wait: it must not keep the process alive. A worker that fails to start
+    // is noticed by its silence (start), since this thread waits synchronously; its 'error' must not end the process.
     this.worker.unref();
+    this.worker.on('error', () => {});
     const channel = new MessageChannel();
     this.port = channel.port1;
     this.worker.postMessage({ type: 'init', port: channel.port2, signal: this.signal.buffer as SharedArrayBuffer } satisfies ValueInit, [channel.port2]);
   }
 
   /** Shared arrays for minibatches of up to `rows` rows, handed to the worker. */
-  private share(rows: number): ValueShared {
+  private share(rows: number, timeoutMs = REPLY_TIMEOUT_MS): ValueShared {
     const layers = this.net.valueLayers.map(({ fanIn, fanOut }) => ({ fanIn, fanOut }));
     const total = layers.reduce((n, l) => n + (l.fanIn + 1) * l.fanOut, 0);
-    this.shared = {
+    const shared: ValueShared = {
       layers,
       featureSize: this.net.config.featureSize,
       rows,
@@ -103,9 +120,10 @@ export class ValueThread implements ValueThreadLike {
       returns: sharedF32(rows),
       grads: new Float64Array(new SharedArrayBuffer(8 * total)),
     };
-    this.request({ type: 'share', shared: this.shared });
-    this.expect('ready');
-    return this.shared;
+    this.request({ type: 'share', shared });
+    this.expect('ready', timeoutMs);
+    this.shared = shared;
+    return shared;
   }
 
   private request(msg: ValueRequest): void {
@@ -113,11 +131,11 @@ export class ValueThread implements ValueThreadLike {
   }
 
   /** The worker's next reply, which must be of type `type`. Waits synchronously: this thread has nothing else to do. */
-  private expect<T extends ValueReply['type']>(type: T): Extract<ValueReply, { type: T }> {
-    const deadline = Date.now() + REPLY_TIMEOUT_MS;
+  private expect<T extends ValueReply['type']>(type: T, timeoutMs = REPLY_TIMEOUT_MS): Extract<ValueReply, { type: T }> {
+    const deadline = Date.now() + timeoutMs;
     while (Atomics.load(this.signal, SIGNAL_REPLY) === this.repliesSeen) {
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`PPO value thread: no answer in ${REPLY_TIMEOUT_MS / 1000} s`);
+      if (left <= 0) throw new Error(`PPO value thread: no answer in ${timeoutMs / 1000} s`);
       Atomics.wait(this.signal, SIGNAL_REPLY, this.repliesSeen, left);
     }
     this.repliesSeen++;
@@ -162,9 +180,12 @@ export class ValueThread implements ValueThreadLike {
 
   close(): void {
     try {
-      if (this.pending) this.expect('done');
-      this.request({ type: 'close' });
-      this.expect('closed');
+      // A worker that never answered is not asked again.
+      if (this.shared) {
+        if (this.pending) this.expect('done');
+        this.request({ type: 'close' });
+        this.expect('closed', CLOSE_TIMEOUT_MS);
+      }
     } catch {
       // terminated below either way
     }
