@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { type MessagePort, type ResourceLimits, Worker } from 'node:worker_threads';
+import { type MessagePort, type ResourceLimits, receiveMessageOnPort, Worker } from 'node:worker_threads';
 
 /** Slots of the shared signal words: requests posted to the worker, replies posted by it. */
 export const SIGNAL_REQUEST = 0;
@@ -31,4 +31,53 @@ export function startWorker(bundle: string, source: string, resourceLimits?: Res
   if (__filename.endsWith('.js') && existsSync(bundled)) return new Worker(bundled, { resourceLimits });
   const tsx = createRequire(__filename).resolve('tsx/cjs'); // resolved here: an eval worker resolves from the cwd
   return new Worker(`require(${JSON.stringify(tsx)}); require(${JSON.stringify(source)});`, { eval: true, execArgv: [], resourceLimits });
+}
+
+/** A worker's failure as a reply: its message for the user's one line, its stack apart (shown with REWARDSMITH_DEBUG=1). */
+export interface ErrorReply {
+  type: 'error';
+  message: string;
+  stack?: string;
+}
+
+export const errorReply = (err: unknown): ErrorReply =>
+  err instanceof Error ? { type: 'error', message: err.message, stack: err.stack } : { type: 'error', message: String(err) };
+
+/** A worker's error reply as an error in the calling thread: `who: message`, the worker's stack after this thread's. */
+export function workerError(who: string, reply: ErrorReply): Error {
+  const err = new Error(`${who}: ${reply.message}`);
+  if (reply.stack) err.stack = `${err.stack}\nin the ${who}: ${reply.stack}`;
+  return err;
+}
+
+/**
+ * A worker's side of the hand-over, in a blocking loop: wait for the request counter to move, take the message,
+ * answer with `handle`'s reply (none where it returns null; a thrown error as an ErrorReply), bump the reply
+ * counter. Returns after replying `closed`.
+ */
+export function serveRequests<Request, Reply extends { type: string }>(
+  port: MessagePort,
+  signal: Int32Array,
+  handle: (msg: Request) => { reply: Reply; transfer?: ArrayBuffer[] } | null,
+): void {
+  let requestsSeen = 0;
+  for (;;) {
+    Atomics.wait(signal, SIGNAL_REQUEST, requestsSeen);
+    if (Atomics.load(signal, SIGNAL_REQUEST) === requestsSeen) continue;
+    requestsSeen++;
+    const msg = receiveMessageOnPort(port)?.message as Request | undefined;
+    let answer: { reply: Reply | ErrorReply; transfer?: ArrayBuffer[] } | null;
+    try {
+      if (msg === undefined) throw new Error('signalled a request but none came');
+      answer = handle(msg);
+    } catch (err) {
+      answer = { reply: errorReply(err) };
+    }
+    if (!answer) continue;
+    signalPost(port, signal, SIGNAL_REPLY, answer.reply, answer.transfer);
+    if (answer.reply.type === 'closed') {
+      port.close();
+      return;
+    }
+  }
 }

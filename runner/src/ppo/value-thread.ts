@@ -9,7 +9,7 @@
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { MessageChannel, type MessagePort, receiveMessageOnPort, type Worker } from 'node:worker_threads';
-import { newSignal, SIGNAL_REPLY, SIGNAL_REQUEST, signalPost, startWorker } from '../threads';
+import { type ErrorReply, newSignal, SIGNAL_REPLY, SIGNAL_REQUEST, signalPost, startWorker, workerError } from '../threads';
 import type { FusedActorCritic, ValueThreadLike } from './fused';
 import type { Dense, RolloutRows } from './heads';
 import type { Minibatch } from './ppo';
@@ -38,7 +38,7 @@ export type ValueRequest =
   | { type: 'rollout'; rollout: RolloutRows }
   | { type: 'minibatch'; count: number; valueCoef: number }
   | { type: 'close' };
-export type ValueReply = { type: 'ready' } | { type: 'done'; sum: number } | { type: 'closed' } | { type: 'error'; message: string; stack?: string };
+export type ValueReply = { type: 'ready' } | { type: 'done'; sum: number } | { type: 'closed' } | ErrorReply;
 
 /** The longest a minibatch's value share may take before the update gives up on the worker (a bound, not a figure). */
 const REPLY_TIMEOUT_MS = 120_000;
@@ -141,11 +141,7 @@ export class ValueThread implements ValueThreadLike {
     this.repliesSeen++;
     const reply = receiveMessageOnPort(this.port)?.message as ValueReply | undefined;
     if (!reply) throw new Error('PPO value thread signalled a reply but sent none');
-    if (reply.type === 'error') {
-      const err = new Error(`PPO value thread: ${reply.message}`);
-      if (reply.stack) err.stack = `${err.stack}\nin the value thread: ${reply.stack}`;
-      throw err;
-    }
+    if (reply.type === 'error') throw workerError('PPO value thread', reply);
     if (reply.type !== type) throw new Error(`PPO value thread answered "${reply.type}" where "${type}" was due`);
     return reply as Extract<ValueReply, { type: T }>;
   }

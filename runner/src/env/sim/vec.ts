@@ -4,7 +4,7 @@
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { MessageChannel, type MessagePort, receiveMessageOnPort, type Worker } from 'node:worker_threads';
-import { newSignal, SIGNAL_REPLY, SIGNAL_REQUEST, signalPost, startWorker } from '../../threads';
+import { type ErrorReply, newSignal, SIGNAL_REPLY, SIGNAL_REQUEST, signalPost, startWorker, workerError } from '../../threads';
 import type { TaskSpec } from '../../tasks';
 import { type EnvOptions, HOLD_ACTION, type SplitStepVecEnv, type StepInfo, type StepObservation, type VecStepResult } from '../types';
 import { SimEnv } from './sim';
@@ -82,7 +82,7 @@ export type WorkerReply =
   | { type: 'reset'; features: Float32Array; obs: StepObservation[] }
   | { type: 'step'; result: VecStepResult }
   | { type: 'closed' }
-  | { type: 'error'; message: string; stack?: string };
+  | ErrorReply;
 
 /**
  * A worker's young generation: 96 MB (32 MB semi-spaces; V8's default tops out at 16). A step's garbage
@@ -92,16 +92,6 @@ export type WorkerReply =
  * faster, 9,890 → 10,550 on average; the calling thread's heap is set before this code runs).
  */
 const WORKER_HEAP = { maxYoungGenerationSizeMb: 96 };
-
-/**
- * A worker's error in this thread: its message as the one line a user sees; the worker's stack after this
- * thread's, in `stack`, which the CLI prints only with REWARDSMITH_DEBUG=1.
- */
-function workerError(reply: { message: string; stack?: string }): Error {
-  const err = new Error(`env worker: ${reply.message}`);
-  if (reply.stack) err.stack = `${err.stack}\nin the env worker: ${reply.stack}`;
-  return err;
-}
 
 /**
  * One worker thread. After `init` the worker serves requests in a blocking loop, handed over as threads.ts
@@ -163,7 +153,7 @@ class ShardWorker {
       const got = receiveMessageOnPort(this.port);
       if (!got) throw new Error('env worker signalled a reply but sent none');
       const reply = got.message as WorkerReply;
-      if (reply.type === 'error') throw workerError(reply);
+      if (reply.type === 'error') throw workerError('env worker', reply);
       return reply;
     } finally {
       this.busy = false;
