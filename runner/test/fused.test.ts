@@ -3,11 +3,13 @@
 // Adam, and checkpoints that each engine resumes from the other's. Minibatches are real approach-tree features.
 import { test } from 'node:test';
 import { availableParallelism } from 'node:os';
+import path from 'node:path';
 import assert from 'node:assert/strict';
 import * as tf from '@tensorflow/tfjs-core';
 import { selectBackend } from '../src/ppo/backend';
 import { FusedActorCritic, FusedAdam, fusedPpoUpdate, initPolicyLogProbs, lossWorkspace, ppoLossAndGradient, type LossOptions } from '../src/ppo/fused';
 import { createLearner, loadNetwork, restoreOptimizer, saveOptimizer } from '../src/ppo/learner';
+import { ValueThread } from '../src/ppo/value-thread';
 import { ActorCritic, Rng, sampleActions, savePolicy } from '../src/ppo/policy';
 import { DEFAULT_HYPERPARAMETERS, forEachMinibatch, ppoUpdate, RolloutBuffer, tfjsPpoLoss, type Minibatch, type PpoHyperparameters } from '../src/ppo/ppo';
 import { createEnv } from '../src/env/index';
@@ -300,4 +302,13 @@ test("the value head's share of each minibatch on a thread of its own gives the 
     threaded.learner.dispose();
     single.learner.dispose();
   }
+});
+
+test('a value worker that does not start leaves the update to this thread, without an error and without waiting past its bound', () => {
+  const net = new FusedActorCritic(config(639), new Rng(81));
+  const t0 = Date.now();
+  // A worker entry that fails to load (a broken install): its 'error' event must not end the process either.
+  const thread = ValueThread.start(net, { bundle: 'no-such-value-worker.js', source: path.join(__dirname, 'no-such-value-worker.ts'), startTimeoutMs: 2_000 });
+  assert.equal(thread, null);
+  assert.ok(Date.now() - t0 < 10_000, `gave up after ${Date.now() - t0} ms`);
 });

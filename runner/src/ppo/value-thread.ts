@@ -42,8 +42,11 @@ export type ValueReply = { type: 'ready' } | { type: 'done'; sum: number } | { t
 
 /** The longest a minibatch's value share may take before the update gives up on the worker (a bound, not a figure). */
 const REPLY_TIMEOUT_MS = 120_000;
-/** The longest the worker may take to start and answer its first request before the update goes on without it. */
-const START_TIMEOUT_MS = 30_000;
+/**
+ * The worker entry (its bundle, else its source under tsx) and the longest it may take to start and answer its first
+ * request before the update goes on without it.
+ */
+const VALUE_WORKER = { bundle: 'value-worker.js', source: path.join(__dirname, 'value-worker.ts'), startTimeoutMs: 30_000 };
 /** How long closing waits for the worker's goodbye before terminating it. */
 const CLOSE_TIMEOUT_MS = 5_000;
 
@@ -84,11 +87,11 @@ export class ValueThread implements ValueThreadLike {
    * A value thread for `net`, or null on a single core (where it could only take turns with this thread) and where
    * the worker does not start: the update is the same without it, only slower.
    */
-  static start(net: FusedActorCritic): ValueThread | null {
+  static start(net: FusedActorCritic, worker: { bundle: string; source: string; startTimeoutMs: number } = VALUE_WORKER): ValueThread | null {
     if (availableParallelism() <= 1) return null;
-    const thread = new ValueThread(net);
+    const thread = new ValueThread(net, worker);
     try {
-      thread.share(1, START_TIMEOUT_MS);
+      thread.share(1, worker.startTimeoutMs);
       return thread;
     } catch {
       thread.close();
@@ -96,8 +99,11 @@ export class ValueThread implements ValueThreadLike {
     }
   }
 
-  constructor(private readonly net: FusedActorCritic) {
-    this.worker = startWorker('value-worker.js', path.join(__dirname, 'value-worker.ts'));
+  private constructor(
+    private readonly net: FusedActorCritic,
+    worker: { bundle: string; source: string },
+  ) {
+    this.worker = startWorker(worker.bundle, worker.source);
     // Idle between updates, blocked in Atomics.wait: it must not keep the process alive. A worker that fails to start
     // is noticed by its silence (start), since this thread waits synchronously; its 'error' must not end the process.
     this.worker.unref();
