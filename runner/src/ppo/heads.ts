@@ -210,7 +210,7 @@ export function valueLossAndDelta(values: Float64Array, returns: Float32Array, r
 /**
  * The value head's share of a PPO minibatch on its own (the value thread's, value-thread.ts): the rows gathered
  * from the rollout, the forward pass, (v − R)² and the backward pass into `grads` (the head's weights and biases in
- * layer order). The same kernels on the same inputs as LossWorkspace's inline pass, so the same bits.
+ * layer order). The same kernels on the same inputs as fused.ts's LossWorkspace on one thread, so the same bits.
  */
 export class ValueHeadPass {
   private readonly head: Head;

@@ -2,7 +2,7 @@
 // so their forward and backward passes are independent: while this thread computes the policy head's, a worker
 // (value-worker.ts) computes the value head's with the same kernels on the same inputs, and this thread takes its
 // gradients before the gradient norm and Adam. The update is the same to the bit as the one-thread update
-// (fused.ts's ValueHeadPass runs in both), and the env worker, idle while PPO updates, no longer leaves its core
+// (heads.ts's Head passes and valueLossAndDelta run in both), and the env worker, idle while PPO updates, no longer leaves its core
 // unused for all of the update.
 // The weights, the minibatch's rows and returns and the gradients live in SharedArrayBuffers; the hand-over is
 // threads.ts's (a message and a shared counter each way).
@@ -50,7 +50,7 @@ const VALUE_WORKER = { bundle: 'value-worker.js', source: path.join(__dirname, '
 /** How long closing waits for the worker's goodbye before terminating it. */
 const CLOSE_TIMEOUT_MS = 5_000;
 
-/** Float32 views of the head's weights and biases over `params`, in layer order (fused.ts's Dense). */
+/** Float32 views of the head's weights and biases over `params`, in layer order (heads.ts's Dense). */
 export function denseViews(layers: ValueShared['layers'], params: Float32Array): Dense[] {
   let o = 0;
   return layers.map(({ fanIn, fanOut }) => {
