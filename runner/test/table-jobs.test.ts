@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { cliNodeArgs } from './helpers/cli-process';
@@ -78,6 +79,13 @@ test(`table --engine ${slurm ? 'slurm' : 'local'}: every cell is a job; a killed
   assert.equal(statSync(path.join(cell('foundation'), 'pretrain.json')).mtimeMs, pretrained);
   assert.doesNotMatch(resumed.stderr, /: foundation \(1 demonstrations/, 'the foundation was started again');
   for (const [method, id] of left) assert.equal(jobRecord(cell(method))!.job_id, id, `${method} was started twice`);
+  // Each fine-tuning trains the bundled reward's text as the table read it, or nothing (train --reward-sha256).
+  for (const method of ['sparse', 'dense']) {
+    const hash = createHash('sha256')
+      .update(readFileSync(path.join(ROOT, 'runner/rewards', `approach-tree.${method}.reward.ts`)))
+      .digest('hex');
+    assert.ok(readFileSync(path.join(cell(method), 'job.sh'), 'utf8').includes(`'--reward-sha256' '${hash}'`), `${method}'s job pins its reward text`);
+  }
   for (const method of ['foundation', 'sparse', 'dense']) {
     assert.match(readFileSync(path.join(cell(method), 'job-exit.json'), 'utf8'), /"exit_code":0/, method);
     if (slurm) {

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { makeFolderBelow, writeAtomic } from '../files';
 import { resolveTask } from '../tasks';
-import { readRecordBytes, readRecordObject, readSummary, RUN_FILES, RunRecordError, type RunSummary } from '../records';
+import { readRecordBytes, readRecordObject, readSummary, RUN_FILES, RunRecordError, type RunSummary, sha256Hex } from '../records';
 import {
   compareOverSeeds,
   compareRates,
@@ -269,11 +269,14 @@ async function tableSeed(o: TableOptions, out: string, config: TableConfig, task
     (['sparse', 'dense'] as const).map(async (kind) => {
       const dir = cellDir(out, task, seed, kind);
       const resume = existsSync(path.join(dir, RUN_FILES.checkpoint, 'state.json'));
+      const rewardFile = bundledReward(task, kind);
       const job = trainJob({
         ...common,
         name: `${task}/seed-${seed}/${kind}`,
         runDir: dir,
-        rewardFile: bundledReward(task, kind),
+        rewardFile,
+        // The job reads the file again in another process, later: it trains the text read here or nothing.
+        rewardSha256: sha256Hex(readFileSync(rewardFile)),
         steps: config.steps,
         envs: config.envs,
         init: foundationDir,
