@@ -1,8 +1,9 @@
 // The actor-critic MLP and its PPO loss on typed arrays: one forward pass over a whole batch, a hand-written
-// backward pass (its heads' passes in heads.ts) and Adam, no tensors. At this network size (two 64-unit layers per head) the cost of TensorFlow.js
-// is per-operation (dispatch, allocation, tiny matmuls), not arithmetic; fused loops do the same arithmetic
-// without it, their inner loops as the WebAssembly kernels of kernels.ts (the same bits as JavaScript loops). Same initialisation stream, weights.bin layout and Adam as the tfjs
-// path (policy.ts, ppo.ts), which stays the reference: runner/test/fused.test.ts checks the gradients against it.
+// backward pass (each head's passes in heads.ts) and Adam, no tensors. At this network size (two 64-unit layers per
+// head) the cost of TensorFlow.js is per-operation (dispatch, allocation, tiny matmuls), not arithmetic; fused loops
+// do the same arithmetic without it, their inner loops as the WebAssembly kernels of kernels.ts (the same bits as
+// JavaScript loops). Same initialisation stream, weights.bin layout and Adam as the tfjs path (policy.ts, ppo.ts),
+// which stays the reference: runner/test/fused.test.ts checks the gradients against it.
 import type { PolicyConfig, PolicyNetwork, Rng } from './policy';
 import type { Minibatch, PpoHyperparameters, UpdateStats } from './ppo';
 import { forEachMinibatch, type RolloutBuffer } from './ppo';
