@@ -51,6 +51,17 @@ export function workerError(who: string, reply: ErrorReply): Error {
 }
 
 /**
+ * The calling thread's side, once the reply counter has moved past the replies it has taken: the reply from the port,
+ * a worker's error reply thrown as `who: message` (workerError).
+ */
+export function takeReply<Reply extends { type: string }>(port: MessagePort, who: string): Exclude<Reply, ErrorReply> {
+  const reply = receiveMessageOnPort(port)?.message as Reply | ErrorReply | undefined;
+  if (!reply) throw new Error(`${who} signalled a reply but sent none`);
+  if (reply.type === 'error') throw workerError(who, reply as ErrorReply);
+  return reply as Exclude<Reply, ErrorReply>;
+}
+
+/**
  * A worker's side of the hand-over, in a blocking loop: wait for the request counter to move, take the message,
  * answer with `handle`'s reply (none where it returns null; a thrown error as an ErrorReply), bump the reply
  * counter. Returns after replying `closed`.

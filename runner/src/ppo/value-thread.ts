@@ -8,8 +8,8 @@
 // threads.ts's (a message and a shared counter each way).
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { MessageChannel, type MessagePort, receiveMessageOnPort, type Worker } from 'node:worker_threads';
-import { type ErrorReply, newSignal, SIGNAL_REPLY, SIGNAL_REQUEST, signalPost, startWorker, workerError } from '../threads';
+import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
+import { type ErrorReply, newSignal, SIGNAL_REPLY, SIGNAL_REQUEST, signalPost, startWorker, takeReply } from '../threads';
 import type { FusedActorCritic, ValueThreadLike } from './fused';
 import type { Dense, RolloutRows } from './heads';
 import type { Minibatch } from './ppo';
@@ -145,9 +145,7 @@ export class ValueThread implements ValueThreadLike {
       Atomics.wait(this.signal, SIGNAL_REPLY, this.repliesSeen, left);
     }
     this.repliesSeen++;
-    const reply = receiveMessageOnPort(this.port)?.message as ValueReply | undefined;
-    if (!reply) throw new Error('PPO value thread signalled a reply but sent none');
-    if (reply.type === 'error') throw workerError('PPO value thread', reply);
+    const reply = takeReply<ValueReply>(this.port, 'PPO value thread');
     if (reply.type !== type) throw new Error(`PPO value thread answered "${reply.type}" where "${type}" was due`);
     return reply as Extract<ValueReply, { type: T }>;
   }

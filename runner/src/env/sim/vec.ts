@@ -3,8 +3,8 @@
 // the simulator uses the second core.
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { MessageChannel, type MessagePort, receiveMessageOnPort, type Worker } from 'node:worker_threads';
-import { type ErrorReply, newSignal, SIGNAL_REPLY, SIGNAL_REQUEST, signalPost, startWorker, workerError } from '../../threads';
+import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
+import { type ErrorReply, newSignal, SIGNAL_REPLY, SIGNAL_REQUEST, signalPost, startWorker, takeReply } from '../../threads';
 import type { TaskSpec } from '../../tasks';
 import { type EnvOptions, HOLD_ACTION, type SplitStepVecEnv, type StepInfo, type StepObservation, type VecStepResult } from '../types';
 import { SimEnv } from './sim';
@@ -150,11 +150,7 @@ class ShardWorker {
         if (this.failure) throw this.failure;
       }
       this.repliesSeen++;
-      const got = receiveMessageOnPort(this.port);
-      if (!got) throw new Error('env worker signalled a reply but sent none');
-      const reply = got.message as WorkerReply;
-      if (reply.type === 'error') throw workerError('env worker', reply);
-      return reply;
+      return takeReply<WorkerReply>(this.port, 'env worker');
     } finally {
       this.busy = false;
     }
