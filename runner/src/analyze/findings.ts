@@ -18,6 +18,7 @@ import { rewardSign } from './findings/reward-sign';
 import { stuck } from './findings/stuck';
 import { targetProgress } from './findings/target-progress';
 import { timeoutTargetUnseen } from './findings/timeout-target-unseen';
+import { toolWornOut } from './findings/tool-worn-out';
 import { turningFarmed } from './findings/turning-farmed';
 import { unseenPay } from './findings/unseen-pay';
 
@@ -31,6 +32,7 @@ export const FINDINGS = [
   turningFarmed,
   extremePitch,
   timeoutTargetUnseen,
+  toolWornOut,
   targetProgress,
   rewardMisaligned,
   rewardGamed,
