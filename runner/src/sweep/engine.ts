@@ -529,6 +529,9 @@ export class LocalEngine extends Engine {
   }
 
   protected async cancel(jobId: string, job: Job): Promise<void> {
+    // Only a group still led by this folder's job script: once it has exited, its pid (and group id) can be
+    // another program's, e.g. another job's script just started.
+    if ((await this.status(jobId, job)) === null) return;
     try {
       process.kill(-Number(jobId), 'SIGTERM');
     } catch {
