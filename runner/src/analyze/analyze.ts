@@ -242,8 +242,8 @@ export function formatAnalysis(a: Analysis): string {
 export const ANALYZE_SPEC = {
   command: 'analyze',
   summary: `Finds failure patterns in RUN_DIR/${RUN_FILES.episodes} (deaths by cause, standing still, back-and-forth,
-extreme pitch, time-outs without the target, tools worn out, one-signed rewards), writes RUN_DIR/${RUN_FILES.suggestions}
-with evidence and patches to the reward file, and prints a summary.`,
+extreme pitch, time-outs without the target, tools worn out, bedrock attacked, one-signed rewards), writes
+RUN_DIR/${RUN_FILES.suggestions} with evidence and patches to the reward file, and prints a summary.`,
   positionals: 'RUN_DIR',
   minPositionals: 1,
   maxPositionals: 1,

@@ -9,6 +9,7 @@
 import type { EpisodeRecord } from '../records';
 import type { TaskSpec } from '../tasks';
 import type { FindingContext, FindingRule, RewardFacts } from './finding';
+import { attacksUnbreakable } from './findings/attacks-unbreakable';
 import { backAndForth } from './findings/back-and-forth';
 import { death } from './findings/death';
 import { extremePitch } from './findings/extreme-pitch';
@@ -33,6 +34,7 @@ export const FINDINGS = [
   extremePitch,
   timeoutTargetUnseen,
   toolWornOut,
+  attacksUnbreakable,
   targetProgress,
   rewardMisaligned,
   rewardGamed,
