@@ -107,6 +107,12 @@ export const EXTREME_PITCH_DEG = GAME_FACTS.fovPitchDeg; // at ±30° the horizo
 export const PROGRESS_PER_STEP = 0.5 * GAME_FACTS.walkPerStep;
 export const KEEP_EVIDENCE = 10; // the paper's K
 
+/** The median of a non-empty list. */
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
 export const fmt = (x: number, digits = 1) => x.toFixed(digits).replace(/\.0+$/, '');
 export const pct = (x: number) => percentText(x, 0);
 export const plural = (n: number, one: string, many = one + 's') => `${n} ${n === 1 ? one : many}`;

@@ -6,7 +6,7 @@
 import minecraftData from 'minecraft-data';
 import type { EpisodeRecord } from '../../records';
 import { DEFAULT_GAME_VERSION } from '../../schema';
-import { defineFinding, fmt, KEEP_EVIDENCE, pathStep, pct, plural, type EpisodeEvidence, type FindingOf } from '../finding';
+import { defineFinding, fmt, KEEP_EVIDENCE, median, pathStep, pct, plural, type EpisodeEvidence, type FindingOf } from '../finding';
 
 /** Solid blocks no tool breaks (fluids are not diggable either, but are not what an attack hits). */
 const UNBREAKABLE: readonly string[] = minecraftData(DEFAULT_GAME_VERSION)
@@ -14,12 +14,6 @@ const UNBREAKABLE: readonly string[] = minecraftData(DEFAULT_GAME_VERSION)
   .map((b) => b.name);
 /** Close enough that the block is what the agent faces: within one block of the eyes' nearest point. */
 const NEXT_TO = 1.5;
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 function attacksUnbreakableFinding(failed: EpisodeRecord[]): FindingOf<'attacks-unbreakable'> | undefined {
   const evidence: EpisodeEvidence[] = [];

@@ -7,7 +7,7 @@ import minecraftData from 'minecraft-data';
 import type { EpisodeRecord } from '../../records';
 import { DEFAULT_GAME_VERSION } from '../../schema';
 import type { TaskSpec } from '../../tasks';
-import { defineFinding, fmt, KEEP_EVIDENCE, pct, plural, type EpisodeEvidence, type FindingOf } from '../finding';
+import { defineFinding, fmt, KEEP_EVIDENCE, median, pct, plural, type EpisodeEvidence, type FindingOf } from '../finding';
 
 const ITEMS = minecraftData(DEFAULT_GAME_VERSION).itemsByName;
 
@@ -18,12 +18,6 @@ function startingTools(task: TaskSpec | undefined): { name: string; uses: number
     .map((name) => ({ name, uses: ITEMS[name]?.maxDurability ?? 0 }))
     .filter((t) => t.uses > 0);
 }
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 function toolWornOutFinding(failed: EpisodeRecord[], task: TaskSpec | undefined): FindingOf<'tool-worn-out'> | undefined {
   const tools = startingTools(task);
