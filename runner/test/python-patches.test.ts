@@ -36,7 +36,6 @@ const REQUESTS: PatchRequest[] = [
   { kind: 'approach-record', targets: ['oak_log', 'birch_log'], step: 0.1, why: 'creeping back and forth paid.' },
   { kind: 'target-names', known: ['oak_log'], targets: ['oak_log', 'birch_log'], why: 'birch logs count too.' },
   { kind: 'unseen-pay', targets: ['oak_log', 'birch_log'], cellSize: 4, why: 'walking about with no tree in view paid.' },
-  { kind: 'depth-limit', metres: 2, targets: ['oak_log', 'birch_log'], why: 'they dug down to bedrock.' },
 ];
 
 /** Lint errors and warnings of a patched file (what the user would see). */

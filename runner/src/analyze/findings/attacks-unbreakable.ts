@@ -1,23 +1,12 @@
 // Failed episodes that end attacking a block no tool breaks (minecraft-data: not diggable; underground that is
 // bedrock, which 1.16.5 lays at y 0–4): the agent dug down until the floor of the world and hit it from then on.
 // A reward that counts exploration in 3D cells pays a shaft down as much as a tunnel, and a shaft ends here;
-// the evidence says how far below its start each agent went and when it first got that low. The patch makes the
-// feet more than 2 m below the start height cost while no target is in view (a target seen below may be followed).
+// the evidence says how far below its start each agent went and when it first got that low. No patch: what
+// should pay instead depends on the task.
 import minecraftData from 'minecraft-data';
 import type { EpisodeRecord } from '../../records';
 import { DEFAULT_GAME_VERSION } from '../../schema';
-import type { TaskSpec } from '../../tasks';
-import { defineFinding, fmt, KEEP_EVIDENCE, median, pathStep, pct, plural, targetNames, type EpisodeEvidence, type FindingOf } from '../finding';
-import { addConstant, definePatch, ensureParameters, insertAtTop, nearestTargetHelper, yieldDense } from '../patch';
-import * as py from '../python-patch';
-
-/** Dense −1 while the feet are more than `metres` below the start height and none of `targets` is in view. */
-export interface DepthLimitRequest {
-  kind: 'depth-limit';
-  metres: number;
-  targets: string[];
-  why: string;
-}
+import { defineFinding, fmt, KEEP_EVIDENCE, median, pathStep, pct, plural, type EpisodeEvidence, type FindingOf } from '../finding';
 
 /** Solid blocks no tool breaks (fluids are not diggable either, but are not what an attack hits). */
 const UNBREAKABLE: readonly string[] = minecraftData(DEFAULT_GAME_VERSION)
@@ -25,10 +14,8 @@ const UNBREAKABLE: readonly string[] = minecraftData(DEFAULT_GAME_VERSION)
   .map((b) => b.name);
 /** Close enough that the block is what the agent faces: within one block of the eyes' nearest point. */
 const NEXT_TO = 1.5;
-/** The patch: the feet this far below the start height cost (one block of slack for a step down and back). */
-const DEPTH_LIMIT_METRES = 2;
 
-function attacksUnbreakableFinding(failed: EpisodeRecord[], task: TaskSpec | undefined): FindingOf<'attacks-unbreakable', DepthLimitRequest> | undefined {
+function attacksUnbreakableFinding(failed: EpisodeRecord[]): FindingOf<'attacks-unbreakable'> | undefined {
   const evidence: EpisodeEvidence[] = [];
   const depths: number[] = [];
   const reachedAt: number[] = [];
@@ -68,52 +55,18 @@ function attacksUnbreakableFinding(failed: EpisodeRecord[], task: TaskSpec | und
   const affected = evidence.length;
   const share = affected / failed.length;
   const what = [...names].join(', ');
-  const targets = targetNames(task);
   return {
     id: 'attacks-unbreakable',
     kind: 'attacks-unbreakable',
     share,
     message: `${plural(affected, 'failed episode')} of ${failed.length} (${pct(share)}) ended attacking ${what}, which no tool breaks (minecraft-data ${DEFAULT_GAME_VERSION}: not diggable), a median ${fmt(median(depths))} m below their start height, first reached at a median step ${fmt(median(reachedAt), 0)}.`,
-    suggestion: `The agents dug down to the floor of the world and stayed there. Check what pays the way down: exploration counted in 3D cells pays a shaft as much as a tunnel, and a shaft ends here. Make the feet more than ${DEPTH_LIMIT_METRES} m below the start height cost (dense −1${targets.length > 0 ? ` while no ${targets.join('/')} is in view` : ''}), and count new ground in (x, z) columns.`,
+    suggestion:
+      'The agents dug down to the floor of the world and stayed there. Check what pays the way down: exploration counted in 3D cells pays a shaft as much as a tunnel, and a shaft ends here. E.g. count new ground in (x, z) columns only, and cost the feet going more than 2 m below the start height.',
     evidence: evidence.slice(0, KEEP_EVIDENCE),
     episodeIds: evidence.map((e) => e.episode),
-    patch: {
-      kind: 'depth-limit',
-      metres: DEPTH_LIMIT_METRES,
-      targets,
-      why: `${pct(share)} of failed episodes dug down to ${what} and attacked it to the end; going more than ${DEPTH_LIMIT_METRES} m below the start height costs.`,
-    },
+    noPatch: 'what should pay instead of the way down depends on the task',
   };
 }
-
-export const depthLimit = definePatch<DepthLimitRequest>({
-  kind: 'depth-limit',
-  write(src, term, req, edits) {
-    ensureParameters(src, term, req.targets.length > 0 ? ['past_agent_positions', 'current_nearest_blocks'] : ['past_agent_positions'], edits);
-    const limit = addConstant(src, 'DEPTH_LIMIT_METRES', req.metres, 'the feet further below the start height than this cost (added by the analyzer)');
-    const unseen = req.targets.length > 0 ? ` && ${nearestTargetHelper(src, req.targets)}(current_nearest_blocks) === undefined` : '';
-    insertAtTop(
-      src,
-      term,
-      [
-        `// Analyzer: ${req.why}`,
-        `if (past_agent_positions[past_agent_positions.length - 1][1] < past_agent_positions[0][1] - ${limit}${unseen}) ${yieldDense(term, -1)}`,
-      ],
-      edits,
-    );
-  },
-  python(src, term, req, edits) {
-    py.ensureParameters(term, req.targets.length > 0 ? ['past_agent_positions', 'current_nearest_blocks'] : ['past_agent_positions'], edits);
-    const limit = py.addConstant(src, 'DEPTH_LIMIT_METRES', req.metres, 'the feet further below the start height than this cost (added by the analyzer)');
-    const unseen = req.targets.length > 0 ? ` and ${py.nearestTargetHelper(src, req.targets)}(current_nearest_blocks) is None` : '';
-    py.insertAtTop(
-      src,
-      term,
-      [`# Analyzer: ${req.why}`, `if past_agent_positions[-1][1] < past_agent_positions[0][1] - ${limit}${unseen}:`, `\t${py.yieldDense(term, -1)}`],
-      edits,
-    );
-  },
-});
 
 export const attacksUnbreakable = defineFinding({
   meta: {
@@ -122,6 +75,5 @@ export const attacksUnbreakable = defineFinding({
     description: 'failed episodes that end attacking a block no tool breaks (bedrock), with how far below the start they dug',
     needs: ['failed'],
   },
-  find: (ctx) => attacksUnbreakableFinding(ctx.failed, ctx.task),
-  patch: depthLimit,
+  find: (ctx) => attacksUnbreakableFinding(ctx.failed),
 });
