@@ -1,8 +1,10 @@
 // Failed episodes that end attacking a block no tool breaks (minecraft-data: not diggable; underground that is
 // bedrock, which 1.16.5 lays at y 0–4): the agent dug down until the floor of the world and hit it from then on.
 // A reward that counts exploration in 3D cells pays a shaft down as much as a tunnel, and a shaft ends here;
-// the evidence says how far below its start each agent went and when it first got that low. No patch: what
-// should pay instead depends on the task.
+// the evidence says how far below its start each agent went and when it first got that low. No patch: a cost
+// on the way down alone, tried on explore-diamond, sent the fine-tuned agents up instead (staircases dug upwards,
+// 1 % success where the foundation had 14 %); what held was paying new (x, z) columns with the feet kept in a
+// band around the start height, up and down, which is a change to the reward's design, not a line to add.
 import minecraftData from 'minecraft-data';
 import type { EpisodeRecord } from '../../records';
 import { DEFAULT_GAME_VERSION } from '../../schema';
@@ -61,10 +63,10 @@ function attacksUnbreakableFinding(failed: EpisodeRecord[]): FindingOf<'attacks-
     share,
     message: `${plural(affected, 'failed episode')} of ${failed.length} (${pct(share)}) ended attacking ${what}, which no tool breaks (minecraft-data ${DEFAULT_GAME_VERSION}: not diggable), a median ${fmt(median(depths))} m below their start height, first reached at a median step ${fmt(median(reachedAt), 0)}.`,
     suggestion:
-      'The agents dug down to the floor of the world and stayed there. Check what pays the way down: exploration counted in 3D cells pays a shaft as much as a tunnel, and a shaft ends here. E.g. count new ground in (x, z) columns only, and cost the feet going more than 2 m below the start height.',
+      'The agents dug down to the floor of the world and stayed there. Check what pays the way down: exploration counted in 3D cells pays a shaft as much as a tunnel, and a shaft ends here. Count new ground in (x, z) columns, and cost the feet leaving a band around the start height both ways: a cost on the way down alone sends the agent up instead.',
     evidence: evidence.slice(0, KEEP_EVIDENCE),
     episodeIds: evidence.map((e) => e.episode),
-    noPatch: 'what should pay instead of the way down depends on the task',
+    noPatch: "a cost on the way down alone sent fine-tuned explore-diamond agents up instead (1 % success); what to pay instead is a change to the reward's design",
   };
 }
 
