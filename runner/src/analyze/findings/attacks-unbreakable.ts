@@ -66,7 +66,8 @@ function attacksUnbreakableFinding(failed: EpisodeRecord[]): FindingOf<'attacks-
       'The agents dug down to the floor of the world and stayed there. Check what pays the way down: exploration counted in 3D cells pays a shaft as much as a tunnel, and a shaft ends here. Count new ground in (x, z) columns, and cost the feet leaving a band around the start height both ways: a cost on the way down alone sends the agent up instead.',
     evidence: evidence.slice(0, KEEP_EVIDENCE),
     episodeIds: evidence.map((e) => e.episode),
-    noPatch: "a cost on the way down alone sent fine-tuned explore-diamond agents up instead (1 % success); what to pay instead is a change to the reward's design",
+    noPatch:
+      "a cost on the way down alone sent fine-tuned explore-diamond agents up instead (1 % success); what to pay instead is a change to the reward's design",
   };
 }
 

@@ -31,7 +31,7 @@ test('analyzer finding tool-worn-out: says when the recorded steps show the tool
   const first = [finding].flat()[0]!;
   assert.match(
     first.evidence[0]!.note,
-    /^ended without its golden_pickaxe \(worn out at step 498\); timed out at step 500; 31 blocks collected, 1 distinct 1 m columns entered$/,
+    /^ended without its golden_pickaxe \(worn out at step 498\); timed out at step 500; 31 blocks collected, 1 distinct 1 m column entered$/,
   );
   assert.deepEqual(first.evidence[0]!.steps, [498, 500]);
 });

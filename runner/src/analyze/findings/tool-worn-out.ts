@@ -43,7 +43,7 @@ function toolWornOutFinding(failed: EpisodeRecord[], task: TaskSpec | undefined)
       episode: ep.episode,
       seed: ep.seed,
       steps: [broke?.step ?? ep.steps, ep.steps],
-      note: `ended without its ${worn.map((t) => t.name).join(', ')}${broke ? ` (worn out at step ${broke.step})` : ''}${ep.died ? `; died of ${ep.deathCause ?? 'other'}` : ep.truncated ? `; timed out at step ${ep.steps}` : ''}; ${gained} blocks collected, ${entered} distinct 1 m columns entered`,
+      note: `ended without its ${worn.map((t) => t.name).join(', ')}${broke ? ` (worn out at step ${broke.step})` : ''}${ep.died ? `; died of ${ep.deathCause ?? 'other'}` : ep.truncated ? `; timed out at step ${ep.steps}` : ''}; ${gained} blocks collected, ${plural(entered, 'distinct 1 m column')} entered`,
     });
   }
   if (evidence.length === 0) return undefined;
@@ -63,7 +63,7 @@ function toolWornOutFinding(failed: EpisodeRecord[], task: TaskSpec | undefined)
     share,
     message: `${plural(affected, 'failed episode')} of ${failed.length} (${pct(share)}) ended with their ${names.join(', ')} worn out (uses before it breaks, minecraft-data ${DEFAULT_GAME_VERSION}: ${uses}); they collected a median ${fmt(median(collected), 0)} blocks and entered a median ${fmt(median(columns), 0)} distinct 1 m columns: ${fmt(perColumn)} blocks a column over all of them, where a 1 × 2 tunnel takes 2.`,
     suggestion:
-      "The tool's uses bound how much rock an episode can dig, so a reward that pays digging as such (mined blocks, or new 3D cells, which a shaft straight down pays as well as a tunnel and which ends on bedrock that no tool breaks) spends them: pay new ground reached per block dug instead, e.g. dense +1 on the first entry to each 1 m column and −1 when more than 3 blocks were dug since the last new column (inventory_change counts them).",
+      "The tool's uses bound how much rock an episode can dig, so a reward that pays digging as such (mined blocks, or new 3D cells, which a shaft straight down pays as well as a tunnel and which ends on bedrock that no tool breaks) spends them: pay new ground reached per block dug instead, e.g. dense +1 on the first entry to each 1 m column and −1 when more than 3 blocks were dug since the last new column (inventory_change counts them), with the feet kept in a band around the start height both ways.",
     evidence: evidence.slice(0, KEEP_EVIDENCE),
     episodeIds: evidence.map((e) => e.episode),
     noPatch: 'which digging counts as progress depends on the task and on what the reward means to pay for',
