@@ -107,6 +107,11 @@ export const EXTREME_PITCH_DEG = GAME_FACTS.fovPitchDeg; // at ±30° the horizo
 export const PROGRESS_PER_STEP = 0.5 * GAME_FACTS.walkPerStep;
 export const KEEP_EVIDENCE = 10; // the paper's K
 
+/** How many distinct horizontal cells of `size` m an episode's path entered. */
+export function cellsVisited(ep: EpisodeRecord, size: number): number {
+  return new Set(ep.path.map((q) => `${Math.floor(q[0] / size)},${Math.floor(q[2] / size)}`)).size;
+}
+
 /** The median of a non-empty list. */
 export function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);

@@ -2,7 +2,7 @@
 // visit to each cell until a target is first seen.
 import type { EpisodeRecord } from '../../records';
 import type { TaskSpec } from '../../tasks';
-import { defineFinding, fmt, KEEP_EVIDENCE, nearestOf, pct, plural, targetNames, type EpisodeEvidence, type FindingOf } from '../finding';
+import { cellsVisited, defineFinding, fmt, KEEP_EVIDENCE, nearestOf, pct, plural, targetNames, type EpisodeEvidence, type FindingOf } from '../finding';
 import {
   addConstant,
   cellBonusLines,
@@ -36,14 +36,14 @@ function timeoutFinding(failed: EpisodeRecord[], task: TaskSpec | undefined): Fi
     if (!ep.truncated || ep.died) continue;
     if (ep.lastSteps.some((s) => nearestOf(s.nearest, targets)) || nearestOf(ep.final.nearest, targets)) continue;
     affected++;
-    const cells = new Set(ep.path.map((q) => `${Math.floor(q[0] / 4)},${Math.floor(q[2] / 4)}`));
-    cellsTotal += cells.size;
+    const cells = cellsVisited(ep, 4);
+    cellsTotal += cells;
     const first = ep.lastSteps[0]?.step ?? 1;
     evidence.push({
       episode: ep.episode,
       seed: ep.seed,
       steps: [first, ep.steps],
-      note: `timed out after ${ep.steps} steps; no ${targets.join('/')} in view in the last ${ep.lastSteps.length} steps; ${fmt(ep.distanceMoved)} m from the start, ${cells.size} distinct 4 m cells visited`,
+      note: `timed out after ${ep.steps} steps; no ${targets.join('/')} in view in the last ${ep.lastSteps.length} steps; ${fmt(ep.distanceMoved)} m from the start, ${cells} distinct 4 m cells visited`,
     });
   }
   if (affected === 0) return undefined;

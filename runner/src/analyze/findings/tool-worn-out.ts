@@ -7,7 +7,7 @@ import minecraftData from 'minecraft-data';
 import type { EpisodeRecord } from '../../records';
 import { DEFAULT_GAME_VERSION } from '../../schema';
 import type { TaskSpec } from '../../tasks';
-import { defineFinding, fmt, KEEP_EVIDENCE, median, pct, plural, type EpisodeEvidence, type FindingOf } from '../finding';
+import { cellsVisited, defineFinding, fmt, KEEP_EVIDENCE, median, pct, plural, type EpisodeEvidence, type FindingOf } from '../finding';
 
 const ITEMS = minecraftData(DEFAULT_GAME_VERSION).itemsByName;
 
@@ -34,7 +34,7 @@ function toolWornOutFinding(failed: EpisodeRecord[], task: TaskSpec | undefined)
     // What the digging yielded: every item gained over the episode (blocks broken with the right tool drop one).
     let gained = 0;
     for (const [name, count] of Object.entries(inventory)) gained += Math.max(0, count - (task!.inventory[name] ?? 0));
-    const entered = new Set(ep.path.map((q) => `${Math.floor(q[0])},${Math.floor(q[2])}`)).size;
+    const entered = cellsVisited(ep, 1);
     collected.push(gained);
     columns.push(entered);
     // Where the recorded last steps show the tool go (its count −1), say when.
@@ -50,18 +50,13 @@ function toolWornOutFinding(failed: EpisodeRecord[], task: TaskSpec | undefined)
   const affected = evidence.length;
   const share = affected / failed.length;
   const names = [...wornNames];
+  const total = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
   const uses = names.map((n) => `${n} ${tools.find((t) => t.name === n)!.uses}`).join(', ');
-  const perColumn =
-    collected.reduce((a, b) => a + b, 0) /
-    Math.max(
-      1,
-      columns.reduce((a, b) => a + b, 0),
-    );
   return {
     id: 'tool-worn-out',
     kind: 'tool-worn-out',
     share,
-    message: `${plural(affected, 'failed episode')} of ${failed.length} (${pct(share)}) ended with their ${names.join(', ')} worn out (uses before it breaks, minecraft-data ${DEFAULT_GAME_VERSION}: ${uses}); they collected a median ${fmt(median(collected), 0)} blocks and entered a median ${fmt(median(columns), 0)} distinct 1 m columns: ${fmt(perColumn)} blocks a column over all of them, where a 1 × 2 tunnel takes 2.`,
+    message: `${plural(affected, 'failed episode')} of ${failed.length} (${pct(share)}) ended with their ${names.join(', ')} worn out (uses before it breaks, minecraft-data ${DEFAULT_GAME_VERSION}: ${uses}); they collected a median ${fmt(median(collected), 0)} blocks and entered a median ${fmt(median(columns), 0)} distinct 1 m columns: ${fmt(total(collected) / Math.max(1, total(columns)))} blocks a column over all of them, where a 1 × 2 tunnel takes 2.`,
     suggestion:
       "The tool's uses bound how much rock an episode can dig, so a reward that pays digging as such (mined blocks, or new 3D cells, which a shaft straight down pays as well as a tunnel and which ends on bedrock that no tool breaks) spends them: pay new ground reached per block dug instead, e.g. dense +1 on the first entry to each 1 m column and −1 when more than 3 blocks were dug since the last new column (inventory_change counts them), with the feet kept in a band around the start height both ways.",
     evidence: evidence.slice(0, KEEP_EVIDENCE),
