@@ -5,14 +5,14 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { resolveTask } from '../src/tasks';
-import { recordDemonstrations } from '../src/pretrain/pretrain';
-import type { RunSummary } from '../src/records';
-import { readStoredConfig } from '../src/runs/config';
-import { cliSession } from './helpers/cli-all';
-import { tempDir } from './helpers/tmp';
+import { resolveTask } from '../../src/tasks';
+import { recordDemonstrations } from '../../src/pretrain/pretrain';
+import type { RunSummary } from '../../src/records';
+import { readStoredConfig } from '../../src/runs/config';
+import { cliSession } from '../helpers/cli-all';
+import { tempDir } from '../helpers/tmp';
 
-const ROOT = path.resolve(__dirname, '../..');
+const ROOT = path.resolve(__dirname, '../../..');
 const tmp = () => tempDir('rewardsmith-protocol-');
 // `rewardsmith ARGS…` through the real dispatcher, this file's command lines in one process (helpers/cli-all.ts).
 const session = cliSession(ROOT, 240_000);

@@ -7,13 +7,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { LoopResult } from '../src/llm/loop-types';
-import { lintText, loadPythonParser } from '../src/lint/rules';
-import { cliAll } from './helpers/cli-all';
-import { tempDir } from './helpers/tmp';
+import type { LoopResult } from '../../src/llm/loop-types';
+import { lintText, loadPythonParser } from '../../src/lint/rules';
+import { cliAll } from '../helpers/cli-all';
+import { tempDir } from '../helpers/tmp';
 
-const REWARD = path.join(__dirname, 'fixtures', 'rewards', 'python', 'approach-tree.reward.py');
-const TASK = path.join(__dirname, 'fixtures', 'short-approach-tree.yaml');
+const REWARD = path.join(__dirname, '..', 'fixtures', 'rewards', 'python', 'approach-tree.reward.py');
+const TASK = path.join(__dirname, '..', 'fixtures', 'short-approach-tree.yaml');
 
 test('train x.reward.py trains and evaluates it; analyze writes Python patches; loop --no-llm trains them', async () => {
   const dir = tempDir('rewardsmith-pytrain-');
