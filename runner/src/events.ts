@@ -110,7 +110,7 @@ export interface SweepRunEvent extends EventBase {
   total_frames: number;
   /** Held-out success when completed: successes over episodes. */
   success?: { count: number; n: number };
-  /** Why it failed. */
+  /** Why it failed; while queued, why the scheduler holds it (Slurm's pending reason, in words). */
   message?: string;
 }
 

@@ -224,3 +224,29 @@ test('sweep --engine slurm: real jobs; Ctrl-C cancels them, a killed sweep is re
     assert.match(readFileSync(path.join(out, run.run_dir, 'job-exit.json'), 'utf8'), /"exit_code":0/);
   }
 });
+
+test('sweep --engine slurm: a job the scheduler holds says why, in the terminal and in its event, until it runs', {
+  timeout: 300_000,
+  skip: !slurmUp() && process.env.REWARDSMITH_REQUIRE_SLURM !== '1' ? 'no Slurm cluster here (npm run slurm:local brings one up)' : false,
+}, async () => {
+  const out = path.join(tempDir('rewardsmith-sweep-held-'), 'sweep');
+  const args = ['--task', SHORT_TASK, '--rewards', SPARSE, '--seeds', '1', ...TINY, '--engine', 'slurm', '--time', '10:00', '--poll', '0.5', '--out', out];
+  // Submitted held (sbatch --hold): it waits in the queue until released, as a job behind a busy cluster's would.
+  let released = '';
+  let fallback: NodeJS.Timeout | undefined;
+  const held = await runSweep([...args, '--sbatch-arg=--hold'], (e) => {
+    if (e.type !== 'sweep_run' || e.state !== 'queued' || !e.job_id || released) return;
+    // A sweep that never says why still gets its job released (after 20 s), so that it fails here instead of hanging.
+    fallback ??= setTimeout(() => spawnSync('scontrol', ['release', e.job_id!]), 20_000);
+    if (!e.message) return;
+    released = e.message;
+    clearTimeout(fallback);
+    spawnSync('scontrol', ['release', e.job_id]);
+  });
+  assert.equal(held.code, 0, held.stderr);
+  const jobId = [...jobIds(held).values()][0]!;
+  assert.equal(released, `held by its user: \`scontrol release ${jobId}\` lets it run (Slurm: JobHeldUser)`);
+  assert.match(held.stderr + held.stdout, new RegExp(`approach-tree\\.sparse/seed-0: queued: held by its user: \`scontrol release ${jobId}\``));
+  assertCompleteResults(out, ['approach-tree.sparse'], 1);
+  assert.equal(readResults(out).runs[0]!.message ?? null, null, 'the reason is gone once the job ran');
+});

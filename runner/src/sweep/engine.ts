@@ -97,6 +97,8 @@ export interface JobHooks {
   onState?: (state: JobState, jobId: string | null) => void;
   /** Called while running with the frames trained so far (from the run's metrics.ndjson). */
   onProgress?: (frames: number) => void;
+  /** Called while queued whenever the scheduler's reason for holding the job changes, in words (`slurmWaitReason`). */
+  onWaiting?: (why: string) => void;
   /** Aborting cancels the job (kill, or scancel) and resolves it as cancelled. */
   signal?: AbortSignal;
   /** Called with each event the command writes to job.log (`--events ndjson`) from now on, as the job runs. */
@@ -368,6 +370,10 @@ export abstract class Engine {
   protected async verdict(_jobId: string): Promise<string | null> {
     return null;
   }
+  /** Why the scheduler still holds a queued job, in words, from the last poll; null where it gives no reason. */
+  protected waitReason(_jobId: string): string | null {
+    return null;
+  }
 
   private active = 0;
   private readonly waiting: { wake: () => void; signal?: AbortSignal }[] = [];
@@ -454,12 +460,15 @@ export abstract class Engine {
   private async watch(job: Job, jobId: string, seen: JobState | null, hooks: JobHooks & { onPoll: () => void }): Promise<boolean> {
     let last = seen;
     let lastFrames = -1;
+    let lastWhy: string | null = null;
     for (;;) {
       if (hooks.signal?.aborted) return false;
       hooks.onPoll();
       const s = await this.status(jobId, job);
       if (s === null) return true;
       if (s !== last) hooks.onState?.((last = s), jobId);
+      const why = s === 'queued' ? this.waitReason(jobId) : null;
+      if (why !== null && why !== lastWhy) hooks.onWaiting?.((lastWhy = why));
       const frames = s === 'running' && job.frames !== undefined ? framesSoFar(job.runDir) : null;
       if (frames !== null && frames !== lastFrames) hooks.onProgress?.((lastFrames = frames));
       await sleep(this.pollMs, hooks.signal);
@@ -580,6 +589,8 @@ export class SlurmEngine extends Engine {
   private queue: Promise<Map<string, 'queued' | 'running'>> | null = null;
   private queueAt = 0;
   private lastQueue: Map<string, 'queued' | 'running'> | null = null;
+  /** Pending jobs' reason codes (squeue's %r) at the last poll. */
+  private readonly reasons = new Map<string, string>();
   private squeueFailures = 0;
 
   constructor(private readonly o: SlurmOptions = {}) {
@@ -632,7 +643,7 @@ export class SlurmEngine extends Engine {
   private jobs(): Promise<Map<string, 'queued' | 'running'>> {
     if (this.queue && Date.now() - this.queueAt < this.pollMs / 2) return this.queue;
     this.queueAt = Date.now();
-    this.queue = command('squeue', ['-h', '-u', os.userInfo().username, '-o', '%i %T']).then((r) => {
+    this.queue = command('squeue', ['-h', '-u', os.userInfo().username, '-o', '%i %T %r']).then((r) => {
       if (r.code !== 0) {
         // A controller restart or a slow moment: keep the last answer for a while before giving up.
         if (this.lastQueue && ++this.squeueFailures < 30) return this.lastQueue;
@@ -640,12 +651,15 @@ export class SlurmEngine extends Engine {
       }
       this.squeueFailures = 0;
       const map = new Map<string, 'queued' | 'running'>();
+      this.reasons.clear();
       for (const line of r.stdout.split('\n')) {
-        const [id, state] = line.trim().split(/\s+/);
+        const [id, state, reason] = line.trim().split(/\s+/);
         if (!id || !state) continue;
         // COMPLETING: train has exited and job-exit.json is written; the node is cleaning up.
-        if (state === 'PENDING' || state === 'CONFIGURING' || state === 'REQUEUED' || state === 'SUSPENDED') map.set(id, 'queued');
-        else if (state === 'RUNNING' || state === 'COMPLETING') map.set(id, 'running');
+        if (state === 'PENDING' || state === 'CONFIGURING' || state === 'REQUEUED' || state === 'SUSPENDED') {
+          map.set(id, 'queued');
+          if (state === 'PENDING' && reason) this.reasons.set(id, reason);
+        } else if (state === 'RUNNING' || state === 'COMPLETING') map.set(id, 'running');
       }
       this.lastQueue = map;
       return map;
@@ -655,6 +669,11 @@ export class SlurmEngine extends Engine {
 
   protected async status(jobId: string): Promise<'queued' | 'running' | null> {
     return (await this.jobs()).get(jobId) ?? null;
+  }
+
+  protected override waitReason(jobId: string): string | null {
+    const code = this.reasons.get(jobId);
+    return code ? slurmWaitReason(code, jobId) : null;
   }
 
   protected async cancel(jobId: string): Promise<void> {
@@ -681,4 +700,32 @@ export class SlurmEngine extends Engine {
     const reason = /Reason=(\S+)/.exec(show.stdout)?.[1];
     return state ? `Slurm: ${state}${reason && reason !== 'None' ? `, ${reason}` : ''}` : null;
   }
+}
+
+/**
+ * A pending job's reason code (squeue %r, Slurm's "job reason codes") in words, the code beside them; null for
+ * `None` (about to start). Codes not listed here are given as they are.
+ */
+export function slurmWaitReason(code: string, jobId: string): string | null {
+  if (code === 'None' || code === '(null)') return null;
+  const words: Record<string, string> = {
+    Resources: 'waiting for resources: the nodes it asks for are busy',
+    Priority: 'waiting behind jobs of higher priority',
+    JobHeldUser: `held by its user: \`scontrol release ${jobId}\` lets it run`,
+    JobHeldAdmin: 'held by an administrator',
+    Dependency: 'waiting for a job it depends on',
+    DependencyNeverSatisfied: 'its dependency can never be met: it will not run',
+    BeginTime: 'waiting for its start time',
+    ReqNodeNotAvail: 'a node it needs is down, drained or reserved',
+    NodeDown: 'a node it needs is down',
+    PartitionDown: 'its partition is down',
+    PartitionInactive: 'its partition is inactive',
+    PartitionTimeLimit: "its time limit is over the partition's: it will not run (lower --time)",
+    PartitionNodeLimit: "it asks for more nodes or CPUs than the partition's limit",
+    BadConstraints: 'no node satisfies what it asks for',
+    InvalidAccount: 'its account is invalid',
+    InvalidQOS: 'its QOS is invalid',
+  };
+  const said = words[code] ?? (/^(QOS|Assoc)/.test(code) ? 'held by a limit of your account or QOS' : undefined);
+  return said ? `${said} (Slurm: ${code})` : `Slurm: ${code}`;
 }

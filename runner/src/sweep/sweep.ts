@@ -220,6 +220,11 @@ class SweepProgress {
         if (s === 'queued' || s === 'running') o.say?.(`        ${job.name}: ${s}${where}`);
         if (s !== 'completed' && s !== 'failed') this.report(job, 0);
       },
+      onWaiting: (why) => {
+        this.update(job, { message: why });
+        o.say?.(`        ${job.name}: queued: ${why}`);
+        this.report(job, 0, { message: why });
+      },
       onProgress: (frames) => {
         this.report(job, frames);
         const quarter = Math.floor((4 * frames) / job.steps);

@@ -250,6 +250,7 @@ async function tableSeed(o: TableOptions, out: string, config: TableConfig, task
     const result = await o.engine.run(job, {
       signal: o.signal,
       onState: (s, jobId) => s === 'queued' && log(`${task} seed ${seed}: ${what}${where(jobId)}`),
+      onWaiting: (why) => log(`${task} seed ${seed}: ${what} queued: ${why}`),
     });
     const { summary, problem } = result.state === 'completed' ? readCellSummary(job.runDir) : { summary: null, problem: null };
     if (result.state === 'failed' || (result.state === 'completed' && !summary))
