@@ -13,7 +13,7 @@ import { SimBatch } from '../src/env/sim/vec';
 import { SimWorld } from '../src/env/sim/world';
 import { LAVA_BLOCK, S, mcData, stateToBlock, stateVisible } from '../src/env/game/registry';
 import { HEIGHT_UNBOUNDED } from '../src/env/game/observe';
-import { explosionDamage } from '../src/env/sim/mobs';
+import { blockLightAt, explosionDamage, spawnMonsters } from '../src/env/sim/mobs';
 import {
   CREATURE_SPAWN_PROBABILITY,
   ChunkFeatureCache,
@@ -486,4 +486,75 @@ test('WORLD_CONTENTS holds every block the generator places (what the analyzer m
   assert.ok(WORLD_CONTENTS.plains.blocks.includes('oak_log') && WORLD_CONTENTS.underground.blocks.includes('diamond_ore'));
   assert.deepEqual([...WORLD_CONTENTS.plains.mobs].sort(), PLAINS_CREATURES.map((c) => c.type).sort());
   assert.deepEqual(WORLD_CONTENTS.underground.mobs, UNDERGROUND_MONSTERS);
+});
+
+/** flat('explore-diamond') closed by a stone ceiling over the floor's square: a room y0..y0+4 with nothing lit. */
+function darkRoom() {
+  const room = flat('explore-diamond');
+  for (let x = -40; x <= 40; x++) for (let z = -40; z <= 40; z++) room.env.world.setState(x, room.y0 + 5, z, S.stone);
+  return room;
+}
+
+test('block light: lava lights 14 next to it and one less a step, around walls, not through them; lit redstone ore 9, unlit none', () => {
+  const { env, y0 } = darkRoom();
+  const w = env.world;
+  const light = (x: number, y: number, z: number) => blockLightAt(w, x, y, z);
+  assert.equal(light(0, y0, 0), 0, 'a dark room');
+  w.setState(0, y0 - 1, 10, S.lava); // a lava cell in the floor
+  assert.equal(light(0, y0, 10), 14);
+  assert.equal(light(0, y0, 15), 9, '5 steps on');
+  assert.equal(light(0, y0 + 4, 10), 10, 'up the room');
+  assert.equal(light(3, y0 + 2, 13), 6, 'no diagonal steps: 1 up into the room, then 3 + 2 + 3');
+  // A stone wall at x = 5 with a door at z = 2: light goes round by the door, 8 steps to (6, y0, 0), where 4 would do.
+  w.setState(0, y0 - 1, 10, S.stone);
+  w.setState(3, y0 - 1, 0, S.lava);
+  for (let z = -40; z <= 40; z++) for (let y = y0; y <= y0 + 4; y++) if (!(z === 2 && y <= y0 + 1)) w.setState(5, y, z, S.stone);
+  assert.equal(light(4, y0, 0), 13);
+  assert.equal(light(6, y0, 0), 7);
+  w.setState(5, y0, 2, S.stone);
+  w.setState(5, y0 + 1, 2, S.stone);
+  assert.equal(light(6, y0, 0), 0, 'the door shut');
+  // Redstone ore gives off 9 only lit (its `lit` state); the world generates it unlit.
+  w.setState(3, y0 - 1, 0, S.stone);
+  w.setState(0, y0 - 1, 0, S.redstone_ore);
+  assert.equal(light(0, y0, 0), 0);
+  w.setState(0, y0 - 1, 0, mcData.blocksByName.redstone_ore!.minStateId!);
+  assert.equal(light(0, y0, 0), 8);
+});
+
+test('monsters spawn only where the block light is dark enough (1.16.5 isDarkEnoughToSpawn): none within 7 steps of lava, fewer the brighter', () => {
+  const { env, y0 } = darkRoom();
+  // A lava trench along x = 30 in the room's floor: cells within 7 steps are lit 8 or more.
+  for (let z = -40; z <= 40; z++) env.world.setState(30, y0 - 1, z, S.lava);
+  let seed = 1;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  const mobs: ReturnType<typeof makeMob>[] = [];
+  const world = { world: env.world, mobs, entity: env.entity, rules: env.rules, options: { ...VANILLA_WORLD, hostileDensity: 1 }, random };
+  const byLight = new Array<number>(16).fill(0);
+  for (let round = 0; round < 400; round++) {
+    spawnMonsters(world, 2000);
+    for (const m of mobs)
+      if (Math.floor(m.y) === y0 && Math.abs(m.x) <= 40 && Math.abs(m.z) <= 40) byLight[blockLightAt(env.world, Math.floor(m.x), y0, Math.floor(m.z))]!++;
+    mobs.length = 0;
+  }
+  const inRoom = byLight.reduce((a, b) => a + b, 0);
+  assert.ok(inRoom > 200, `monsters spawned in the room: ${inRoom}`);
+  assert.deepEqual(byLight.slice(8), new Array<number>(8).fill(0), `none lit 8 or more: ${byLight.join(' ')}`);
+  // Per cell, light L passes with chance (8 − L) / 8: the room's cells at light 1–7 (a band 7 wide on each side of
+  // the trench) take fewer monsters per cell than its dark ones.
+  let darkCells = 0,
+    litCells = 0;
+  for (let x = -40; x <= 40; x++)
+    for (let z = -40; z <= 40; z++) {
+      if (x === 30 || x * x + z * z <= 24 * 24) continue; // the trench, and cells nearer the agent than monsters spawn
+      const l = blockLightAt(env.world, x, y0, z);
+      if (l === 0) darkCells++;
+      else if (l < 8) litCells++;
+    }
+  const dimmed = byLight.slice(1, 8).reduce((a, b) => a + b, 0);
+  assert.ok(dimmed / litCells < 0.8 * (byLight[0]! / darkCells), `per cell: lit 1–7 ${dimmed}/${litCells}, dark ${byLight[0]}/${darkCells}`);
+  assert.ok(dimmed > 0, 'but some where it is dim');
 });

@@ -18,7 +18,7 @@ import { Demonstrator } from '../pretrain/demonstrator';
 import { SimEnv, blockNames, stateToBlock } from '../env/privileged';
 
 /** Bumped whenever what a bank holds or how it is recorded changes: older cached banks are then regenerated. */
-const BANK_VERSION = 4;
+const BANK_VERSION = 5;
 
 /** The behaviours of a bank. `teacher` episodes are the successful ones; every other behaviour is a failure mode. */
 export const BEHAVIOURS = {

@@ -20,6 +20,16 @@ export const stateVisible = new Uint8Array(STATE_COUNT);
 export const stateSolid = new Uint8Array(STATE_COUNT);
 /** Block names by block id. */
 export const blockNames: string[] = new Array<string>(BLOCK_COUNT).fill('');
+/**
+ * Block light each state gives off (minecraft-data `emitLight`: lava and fire 15, a torch 14, …); a block with a
+ * `lit` property (redstone ore, a furnace) only in its lit states, as in the game.
+ */
+export const stateLightEmit = new Uint8Array(STATE_COUNT);
+/**
+ * How much light a state takes from light passing into it (minecraft-data `filterLight`, the game's light_block:
+ * stone 15 stops it, water 2, air 0); light loses max(1, this) a step (LayerLightEngine.getComputedLevel).
+ */
+export const stateLightFilter = new Uint8Array(STATE_COUNT);
 
 const AIRS = new Set(['air', 'cave_air', 'void_air']);
 for (const b of blocks) {
@@ -32,7 +42,18 @@ for (const b of blocks) {
     stateVisible[s] = visible ? 1 : 0;
     stateOccludes[s] = visible && (b.boundingBox === 'block' || b.name === 'lava') ? 1 : 0;
     stateSolid[s] = b.boundingBox === 'block' ? 1 : 0;
+    stateLightFilter[s] = b.filterLight ?? (b.boundingBox === 'block' && !b.transparent ? 15 : 0);
+    stateLightEmit[s] = b.emitLight > 0 && isLit(b, s - min) ? b.emitLight : 0;
   }
+}
+
+/** Whether state `index` (from the block's first state) is lit: no `lit` property, or `lit` true (bools list true first). */
+function isLit(b: (typeof blocks)[number], index: number): boolean {
+  const props = b.states ?? [];
+  const at = props.findIndex((p) => p.name === 'lit');
+  if (at < 0) return true;
+  const stride = props.slice(at + 1).reduce((n, p) => n * (p.num_values ?? 1), 1);
+  return Math.floor(index / stride) % (props[at]!.num_values ?? 2) === 0;
 }
 
 function state(name: string): number {

@@ -8,7 +8,8 @@
 // - goals: RandomStrollGoal (1/120 per tick, within 10 blocks), PanicGoal for 100 ticks after a hit (within 5);
 //   monsters target the agent in sight within their follow range, melee (zombie, spider), shoot (skeleton) or
 //   swell and explode (creeper);
-// - natural monster spawning underground in dark cave cells 24..128 m from the agent, up to the mob cap.
+// - natural monster spawning underground in cave cells 24..128 m from the agent, up to the mob cap, where the
+//   block light (lava's, a torch's) is low enough (Monster.isDarkEnoughToSpawn).
 import type { PhysicsEntity } from 'prismarine-physics';
 import {
   LAVA_BLOCK,
@@ -18,6 +19,8 @@ import {
   S,
   mcData,
   mobNameIndex,
+  stateLightEmit,
+  stateLightFilter,
   stateSolid as solidTable,
   stateToBlock as toBlockTable,
 } from '../game/registry';
@@ -547,12 +550,101 @@ function gaussian(random: () => number): number {
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
 }
 
+/** The block light levels (0–15). */
+const MAX_LIGHT = 15;
+/** blockLightAt's walk: cells within MAX_LIGHT − 1 steps of the start, a cube of side 2·14 + 1 around it. */
+const LIGHT_REACH = MAX_LIGHT - 1;
+const LIGHT_SIDE = 2 * LIGHT_REACH + 1;
+const lightSeen = new Uint32Array(LIGHT_SIDE * LIGHT_SIDE * LIGHT_SIDE);
+let lightWalk = 0;
+const lightQueue = new Int32Array(lightSeen.length);
+const lightLevelAt = new Uint8Array(lightSeen.length);
+const NEIGHBOURS = [
+  [1, 0, 0],
+  [-1, 0, 0],
+  [0, 1, 0],
+  [0, -1, 0],
+  [0, 0, 1],
+  [0, 0, -1],
+] as const;
+
+/**
+ * The state at (x, y, z) for the light search, stone where the chunk is not generated: the search must not generate
+ * chunks (the spawner picks among the generated ones), and a chunk not generated yet holds no light that counts.
+ */
+function lightStateAt(world: SimWorld, x: number, y: number, z: number): number {
+  if (y < world.minY) return world.below;
+  if (y >= world.maxY) return world.above;
+  const c = world.peekColumn(x >> 4, z >> 4);
+  return c ? c.cells[((y - world.minY) << 8) | ((z & 15) << 4) | (x & 15)]! : S.stone;
+}
+
+/**
+ * Block light at cell (x, y, z), as the game's block light engine settles it (1.16.5 BlockLightEngine /
+ * LayerLightEngine): a block that gives off light (registry `stateLightEmit`) holds that level in its own cell, and
+ * light passing into a neighbouring cell loses max(1, that cell's `stateLightFilter`), so stone stops it. The level
+ * here is the best any source reaches it with: a search outwards from the cell, each cell at the most light it can
+ * still pass on (the same rule run backwards), up to 14 steps, where a 15 source's light has run out. Chunks not
+ * generated give no light.
+ */
+export function blockLightAt(world: SimWorld, x: number, y: number, z: number): number {
+  lightWalk++;
+  if (lightWalk === 0xffffffff) {
+    lightSeen.fill(0);
+    lightWalk = 1;
+  }
+  const index = (dx: number, dy: number, dz: number) => ((dx + LIGHT_REACH) * LIGHT_SIDE + (dy + LIGHT_REACH)) * LIGHT_SIDE + (dz + LIGHT_REACH);
+  // Light a source at this cell would need to give off to reach the start: the cost of the way back (each cell
+  // entered towards the start takes max(1, its filter)); a uniform-cost search, since a water cell costs 2.
+  let best = stateLightEmit[lightStateAt(world, x, y, z)]!;
+  const start = index(0, 0, 0);
+  lightSeen[start] = lightWalk;
+  lightLevelAt[start] = 0;
+  // Buckets by cost 0..14 (Dial's algorithm): costs are small integers.
+  const buckets: number[][] = Array.from({ length: MAX_LIGHT }, () => []);
+  buckets[0]!.push(start);
+  for (let cost = 0; cost < MAX_LIGHT && best < MAX_LIGHT - cost; cost++) {
+    const bucket = buckets[cost]!;
+    for (let q = 0; q < bucket.length; q++) {
+      const i = bucket[q]!;
+      if (lightLevelAt[i] !== cost) continue; // reached cheaper since
+      const dz = (i % LIGHT_SIDE) - LIGHT_REACH,
+        dy = (Math.floor(i / LIGHT_SIDE) % LIGHT_SIDE) - LIGHT_REACH,
+        dx = Math.floor(i / (LIGHT_SIDE * LIGHT_SIDE)) - LIGHT_REACH;
+      // Light leaving this cell towards the start passes into it first (the start excepted): its filter applies.
+      const here = lightStateAt(world, x + dx, y + dy, z + dz);
+      const through = i === start ? 0 : Math.max(1, stateLightFilter[here]!);
+      if (i !== start && through >= MAX_LIGHT) continue; // an opaque cell passes nothing on (its own light counted)
+      for (const [nx, ny, nz] of NEIGHBOURS) {
+        const ax = dx + nx,
+          ay = dy + ny,
+          az = dz + nz;
+        if (Math.abs(ax) > LIGHT_REACH || Math.abs(ay) > LIGHT_REACH || Math.abs(az) > LIGHT_REACH) continue;
+        const j = index(ax, ay, az);
+        // A source in the neighbour reaches this cell with one loss for entering it (max(1, filter) of this cell),
+        // then the way on to the start.
+        const next = cost + (i === start ? Math.max(1, stateLightFilter[lightStateAt(world, x, y, z)]!) : through);
+        if (next >= MAX_LIGHT) continue;
+        if (lightSeen[j] === lightWalk && lightLevelAt[j]! <= next) continue;
+        lightSeen[j] = lightWalk;
+        lightLevelAt[j] = next;
+        const emit = stateLightEmit[lightStateAt(world, x + ax, y + ay, z + az)]!;
+        if (emit - next > best) best = emit - next;
+        buckets[next]!.push(j);
+      }
+    }
+  }
+  return best;
+}
+
 /**
  * NaturalSpawner for monsters underground: `attempts` random cells of generated chunks within 8 chunks of the
  * agent; a cell with air at feet and head, a solid floor, 24..128 m from the agent starts a group of up to 4
  * of one weighted species (spread ±5), while the monster count is under the cap (70 × hostileDensity, scaled
- * to the generated share of the 17×17 chunks). Caves are dark (no sky, no block light modelled: lava's light
- * does not keep monsters away here).
+ * to the generated share of the 17×17 chunks). Each mob's cell must be dark enough (Monster.isDarkEnoughToSpawn,
+ * 1.16.5): its light no more than nextInt(8), so a cell at block light L takes one with chance (8 − L) / 8 and none
+ * at 8 or more (lava lights 7 cells around it out of reach). Sky light is not modelled: caves count as unlit
+ * by the sky.
  */
 export function spawnMonsters(w: MobWorld, attempts: number): void {
   const { world, entity: e, random } = w;
@@ -596,6 +688,9 @@ export function spawnMonsters(w: MobWorld, attempts: number): void {
         (stateToBlock[world.stateAt(x, y, z)] !== stateToBlock[S.cave_air] && stateToBlock[world.stateAt(x, y, z)] !== stateToBlock[S.air])
       )
         continue;
+      // Light 0 always passes (nextInt(8) ≥ 0): no draw is made for it.
+      const light = blockLightAt(world, x, y, z);
+      if (light > 0 && (light >= 8 || light > Math.floor(random() * 8))) continue;
       w.mobs.push(makeMob({ type, x: px, y, z: pz, maxHealth: MOB_MAX_HEALTH[type]! }));
       count++;
     }
