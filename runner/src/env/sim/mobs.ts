@@ -557,8 +557,8 @@ const LIGHT_REACH = MAX_LIGHT - 1;
 const LIGHT_SIDE = 2 * LIGHT_REACH + 1;
 const lightSeen = new Uint32Array(LIGHT_SIDE * LIGHT_SIDE * LIGHT_SIDE);
 let lightWalk = 0;
-const lightQueue = new Int32Array(lightSeen.length);
-const lightLevelAt = new Uint8Array(lightSeen.length);
+/** The cost of the way from each cell to the start (valid where lightSeen holds this walk). */
+const lightCost = new Uint8Array(lightSeen.length);
 const NEIGHBOURS = [
   [1, 0, 0],
   [-1, 0, 0],
@@ -599,7 +599,7 @@ export function blockLightAt(world: SimWorld, x: number, y: number, z: number): 
   let best = stateLightEmit[lightStateAt(world, x, y, z)]!;
   const start = index(0, 0, 0);
   lightSeen[start] = lightWalk;
-  lightLevelAt[start] = 0;
+  lightCost[start] = 0;
   // Buckets by cost 0..14 (Dial's algorithm): costs are small integers.
   const buckets: number[][] = Array.from({ length: MAX_LIGHT }, () => []);
   buckets[0]!.push(start);
@@ -607,7 +607,7 @@ export function blockLightAt(world: SimWorld, x: number, y: number, z: number): 
     const bucket = buckets[cost]!;
     for (let q = 0; q < bucket.length; q++) {
       const i = bucket[q]!;
-      if (lightLevelAt[i] !== cost) continue; // reached cheaper since
+      if (lightCost[i] !== cost) continue; // reached cheaper since
       const dz = (i % LIGHT_SIDE) - LIGHT_REACH,
         dy = (Math.floor(i / LIGHT_SIDE) % LIGHT_SIDE) - LIGHT_REACH,
         dx = Math.floor(i / (LIGHT_SIDE * LIGHT_SIDE)) - LIGHT_REACH;
@@ -625,9 +625,9 @@ export function blockLightAt(world: SimWorld, x: number, y: number, z: number): 
         // then the way on to the start.
         const next = cost + (i === start ? Math.max(1, stateLightFilter[lightStateAt(world, x, y, z)]!) : through);
         if (next >= MAX_LIGHT) continue;
-        if (lightSeen[j] === lightWalk && lightLevelAt[j]! <= next) continue;
+        if (lightSeen[j] === lightWalk && lightCost[j]! <= next) continue;
         lightSeen[j] = lightWalk;
-        lightLevelAt[j] = next;
+        lightCost[j] = next;
         const emit = stateLightEmit[lightStateAt(world, x + ax, y + ay, z + az)]!;
         if (emit - next > best) best = emit - next;
         buckets[next]!.push(j);
