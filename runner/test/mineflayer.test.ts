@@ -27,7 +27,9 @@ test('embedded flying-squid: generated world, lava kills with cause lava, the ep
 }, async () => {
   const task = BUILTIN_TASKS['explore-diamond']!;
   const seed = 3;
-  const env: any = await createMineflayerEnv({ task, numEnvs: 1, seed, backend: 'mineflayer' }, { timeoutMs: 10_000 });
+  // 20 s for each wait on the server: generating the episode's world took over 10 s on this 2-core machine with
+  // another test run beside it. The killed server below is still held to failing the step within 5 s.
+  const env: any = await createMineflayerEnv({ task, numEnvs: 1, seed, backend: 'mineflayer' }, { timeoutMs: 20_000 });
   let closed = false;
   try {
     const first = await env.reset([seed]);
