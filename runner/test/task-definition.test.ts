@@ -17,9 +17,13 @@ import { hash32 } from '../src/seeds';
 const ROOT = path.join(__dirname, '..', '..');
 const FIXTURES = path.join(__dirname, 'fixtures', 'tasks');
 
-/** Plays the scripted teacher on `task` for up to `seeds` worlds; the first success, with its last observation. */
+/**
+ * Plays the scripted teacher on `task` for up to `seeds` worlds from world 2; the first success, with its last
+ * observation. (In approach-coal's world 1 the teacher spends all 3,000 steps without reaching coal, ~56 s of
+ * planning: a known weakness of the planner, not what these tests are about.)
+ */
 function teach(task: TaskSpec, seeds: number) {
-  for (let seed = 1; seed <= seeds; seed++) {
+  for (let seed = 2; seed < 2 + seeds; seed++) {
     const env = new SimEnv(task);
     const features = new Float32Array(env.featureSize);
     let s = hash32(seed, 0x7ea);

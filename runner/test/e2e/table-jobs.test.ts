@@ -9,10 +9,10 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { cliNodeArgs } from './helpers/cli-process';
-import { tempDir } from './helpers/tmp';
+import { cliNodeArgs } from '../helpers/cli-process';
+import { tempDir } from '../helpers/tmp';
 
-const ROOT = path.resolve(__dirname, '../..');
+const ROOT = path.resolve(__dirname, '../../..');
 
 const slurm = spawnSync('squeue', ['-h'], { encoding: 'utf8' }).status === 0 || process.env.REWARDSMITH_REQUIRE_SLURM === '1';
 
