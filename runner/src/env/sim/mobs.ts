@@ -611,19 +611,17 @@ export function blockLightAt(world: SimWorld, x: number, y: number, z: number): 
       const dz = (i % LIGHT_SIDE) - LIGHT_REACH,
         dy = (Math.floor(i / LIGHT_SIDE) % LIGHT_SIDE) - LIGHT_REACH,
         dx = Math.floor(i / (LIGHT_SIDE * LIGHT_SIDE)) - LIGHT_REACH;
-      // Light leaving this cell towards the start passes into it first (the start excepted): its filter applies.
-      const here = lightStateAt(world, x + dx, y + dy, z + dz);
-      const through = i === start ? 0 : Math.max(1, stateLightFilter[here]!);
-      if (i !== start && through >= MAX_LIGHT) continue; // an opaque cell passes nothing on (its own light counted)
+      // Light from a neighbour loses max(1, filter) entering this cell, then the way on to the start. An opaque cell
+      // passes nothing on (its own light was counted when it was reached); the start is where light is measured.
+      const enter = Math.max(1, stateLightFilter[lightStateAt(world, x + dx, y + dy, z + dz)]!);
+      if (i !== start && enter >= MAX_LIGHT) continue;
       for (const [nx, ny, nz] of NEIGHBOURS) {
         const ax = dx + nx,
           ay = dy + ny,
           az = dz + nz;
         if (Math.abs(ax) > LIGHT_REACH || Math.abs(ay) > LIGHT_REACH || Math.abs(az) > LIGHT_REACH) continue;
         const j = index(ax, ay, az);
-        // A source in the neighbour reaches this cell with one loss for entering it (max(1, filter) of this cell),
-        // then the way on to the start.
-        const next = cost + (i === start ? Math.max(1, stateLightFilter[lightStateAt(world, x, y, z)]!) : through);
+        const next = cost + enter;
         if (next >= MAX_LIGHT) continue;
         if (lightSeen[j] === lightWalk && lightCost[j]! <= next) continue;
         lightSeen[j] = lightWalk;
