@@ -557,8 +557,11 @@ const LIGHT_REACH = MAX_LIGHT - 1;
 const LIGHT_SIDE = 2 * LIGHT_REACH + 1;
 const lightSeen = new Uint32Array(LIGHT_SIDE * LIGHT_SIDE * LIGHT_SIDE);
 let lightWalk = 0;
-/** The cost of the way from each cell to the start (valid where lightSeen holds this walk). */
+/** The cost of the way from each cell to the start, and the cell's state, read once (valid where lightSeen holds this walk). */
 const lightCost = new Uint8Array(lightSeen.length);
+const lightState = new Uint32Array(lightSeen.length);
+/** The search's cells by cost 0..14 (Dial's algorithm: costs are small integers), emptied at each call. */
+const lightBuckets: number[][] = Array.from({ length: MAX_LIGHT }, () => []);
 const NEIGHBOURS = [
   [1, 0, 0],
   [-1, 0, 0],
@@ -596,12 +599,13 @@ export function blockLightAt(world: SimWorld, x: number, y: number, z: number): 
   const index = (dx: number, dy: number, dz: number) => ((dx + LIGHT_REACH) * LIGHT_SIDE + (dy + LIGHT_REACH)) * LIGHT_SIDE + (dz + LIGHT_REACH);
   // Light a source at this cell would need to give off to reach the start: the cost of the way back (each cell
   // entered towards the start takes max(1, its filter)); a uniform-cost search, since a water cell costs 2.
-  let best = stateLightEmit[lightStateAt(world, x, y, z)]!;
   const start = index(0, 0, 0);
   lightSeen[start] = lightWalk;
   lightCost[start] = 0;
-  // Buckets by cost 0..14 (Dial's algorithm): costs are small integers.
-  const buckets: number[][] = Array.from({ length: MAX_LIGHT }, () => []);
+  lightState[start] = lightStateAt(world, x, y, z);
+  let best = stateLightEmit[lightState[start]!]!;
+  const buckets = lightBuckets;
+  for (const b of buckets) b.length = 0;
   buckets[0]!.push(start);
   for (let cost = 0; cost < MAX_LIGHT && best < MAX_LIGHT - cost; cost++) {
     const bucket = buckets[cost]!;
@@ -613,20 +617,24 @@ export function blockLightAt(world: SimWorld, x: number, y: number, z: number): 
         dx = Math.floor(i / (LIGHT_SIDE * LIGHT_SIDE)) - LIGHT_REACH;
       // Light from a neighbour loses max(1, filter) entering this cell, then the way on to the start. An opaque cell
       // passes nothing on (its own light was counted when it was reached); the start is where light is measured.
-      const enter = Math.max(1, stateLightFilter[lightStateAt(world, x + dx, y + dy, z + dz)]!);
+      const enter = Math.max(1, stateLightFilter[lightState[i]!]!);
       if (i !== start && enter >= MAX_LIGHT) continue;
+      const next = cost + enter;
+      if (next >= MAX_LIGHT) continue;
       for (const [nx, ny, nz] of NEIGHBOURS) {
         const ax = dx + nx,
           ay = dy + ny,
           az = dz + nz;
         if (Math.abs(ax) > LIGHT_REACH || Math.abs(ay) > LIGHT_REACH || Math.abs(az) > LIGHT_REACH) continue;
         const j = index(ax, ay, az);
-        const next = cost + enter;
-        if (next >= MAX_LIGHT) continue;
-        if (lightSeen[j] === lightWalk && lightCost[j]! <= next) continue;
-        lightSeen[j] = lightWalk;
+        if (lightSeen[j] === lightWalk) {
+          if (lightCost[j]! <= next) continue;
+        } else {
+          lightSeen[j] = lightWalk;
+          lightState[j] = lightStateAt(world, x + ax, y + ay, z + az);
+        }
         lightCost[j] = next;
-        const emit = stateLightEmit[lightStateAt(world, x + ax, y + ay, z + az)]!;
+        const emit = stateLightEmit[lightState[j]!]!;
         if (emit - next > best) best = emit - next;
         buckets[next]!.push(j);
       }
