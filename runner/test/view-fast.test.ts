@@ -106,6 +106,41 @@ test('plains after digging and building: the fast view still equals the straight
   assert.equal(compared, 120);
 });
 
+/** Calls `place` with the highest non-air cell of every column of a 31 × 39 patch ahead (−z) of (x0, z0), two in three. */
+function patchAhead(world: SimWorld, x0: number, z0: number, place: (x: number, y: number, z: number) => void): void {
+  for (let dx = -15; dx <= 15; dx++)
+    for (let dz = -40; dz <= -2; dz++) {
+      if ((dx + 2 * dz) % 3 === 0) continue;
+      const x = Math.floor(x0) + dx,
+        z = Math.floor(z0) + dz;
+      let y = world.maxY - 1;
+      while (y > world.minY && world.stateAt(x, y, z) === S.air) y--;
+      place(x, y, z);
+    }
+}
+
+test('plains with shallow water or tall grass on the ground: the fast view equals the straightforward walk, LiDAR included', () => {
+  // Water one block deep stops LiDAR rays; the grazed-ground loop once took it for a plant and let the rays through.
+  let compared = 0;
+  for (const [seed, cover] of [
+    [1, 'water'],
+    [2, 'water'],
+    [3, 'tall grass'],
+  ] as const) {
+    const env = startEnv(BUILTIN_TASKS['approach-tree']!, seed);
+    const { world, entity: e } = env;
+    patchAhead(world, e.pos.x, e.pos.z, (x, y, z) => {
+      if (cover === 'water') return world.setState(x, y, z, S.water);
+      const ground = world.stateAt(x, y, z) === S.grass_block ? y : y - 1; // a plant on top is replaced
+      world.setState(x, ground + 1, z, S.tall_grass_lower);
+      world.setState(x, ground + 2, z, S.tall_grass_upper);
+    });
+    // Standing at the start and facing the patch within ±20° (the pitches are comparePoses').
+    compared += comparePoses(env, rng(seed * 11), 60, (r) => ({ x: e.pos.x, y: e.pos.y, z: e.pos.z, yaw: (r() * 40 - 20) * DEG, pitch: 0 }));
+  }
+  assert.equal(compared, 180);
+});
+
 test('underground: the fast view equals the straightforward walk in caves and inside rock', () => {
   let compared = 0;
   for (const seed of [1, 3, 9]) {

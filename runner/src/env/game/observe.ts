@@ -461,9 +461,9 @@ const walkXZ = new Int32Array(2);
 /**
  * The commonest cell columns of a plane, taken in a tight loop: ground seen at a grazing angle. Such a column's only
  * cells in reach of the open pitches are its top block (occluding, of a kind already seen nearer, below the eyes, its
- * bottom edge hidden by the lowest open pitch and its top edge showing) and, above it, possibly one see-through block
- * of a kind seen nearer (a grass plant, a flower); on a plane with LiDAR rays, no ray still running crosses the top
- * block. tracePlane's general path would count them and raise the lowest open pitch to the block's top edge, nothing
+ * bottom edge hidden by the lowest open pitch and its top edge showing) and, above it, see-through blocks of kinds seen
+ * nearer (a grass plant, a flower, both halves of tall grass; water only on a plane without LiDAR rays); on a plane
+ * with LiDAR rays, no ray still running crosses the top block. tracePlane's general path would count them and raise the lowest open pitch to the block's top edge, nothing
  * else; this does the same with the same arithmetic, and steps over a column where the open pitches reach nothing, as
  * the general path would. It stops before the first column that is anything else (which tracePlane then takes as
  * usual), at the chunk's edge, and at the next snapshot distance or 64 m (walkAt[W_STOP]). Reads and writes the
@@ -496,9 +496,10 @@ function groundRun(
   const dist = out.dist,
     vis = visible,
     occ = occludes,
+    stops = lidarStops,
     names = toBlock;
   let taken = false;
-  for (;;) {
+  columns: for (;;) {
     const s1 = tMaxX < tMaxZ ? tMaxX : tMaxZ;
     const column = ((z & 15) << 4) | (x & 15);
     const top = heights[column]!;
@@ -515,16 +516,19 @@ function groundRun(
       let st = cells[((y - minY) << 8) | column]!;
       if (vis[st] !== 1) break;
       let visits = 0;
-      if (occ[st] !== 1) {
-        if (dist[names[st]!]! > s0 - 1.5) break;
+      // See-through blocks on top, each of a kind seen nearer (a plant, both halves of tall grass), looked at and not
+      // occluding; water stops LiDAR rays, so on a plane with LiDAR rays it is left to lookAt.
+      while (occ[st] !== 1) {
+        if (dist[names[st]!]! > s0 - 1.5 || (lidarColumn >= 0 && stops[st] === 1) || y <= minY) break columns;
         const y0 = y - ey,
           y1 = y0 + 1;
         span[A] = y0 * (y0 >= 0 ? inv1 : inv0);
         span[B] = y1 * (y1 <= 0 ? inv1 : inv0);
-        if (isOpen()) visits = 1;
+        if (isOpen()) visits++;
         y--;
         st = cells[((y - minY) << 8) | column]!;
-        if (yLoF < y + 1 && (vis[st] !== 1 || occ[st] !== 1)) break;
+        if (yLoF >= y + 1) break; // the cells below are out of reach: the column ends here
+        if (vis[st] !== 1) break columns;
       }
       if (yLoF < y + 1) {
         if (dist[names[st]!]! > s0 - 1.5) break;
