@@ -2,8 +2,8 @@
 // BACKEND FRAMES OUT [ROOT]`, ROOT the source tree to train with (default: this one; the bench passes an
 // extracted earlier commit for its before/after pair). Prints one JSON line: frames, CPU seconds of this process (main thread + env worker
 // threads) and of its reaped children (the reward sandbox host), wall seconds, the phase profile, the main
-// thread's CPU before the first phase (start-up), the CPU of every thread still alive at the end (main thread,
-// V8's and libuv's helper threads) and the main thread's garbage-collection pauses.
+// thread's CPU before the first phase (start-up), every other thread's CPU by when it started (ThreadSampler) and the
+// main thread's garbage-collection pauses.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PerformanceObserver, constants } from 'node:perf_hooks';
@@ -12,18 +12,47 @@ import { PhaseProfile, threadCpuNs } from '../src/ppo/profile';
 import type { BackendChoice } from '../src/ppo/backend';
 import { childrenCpuSeconds } from './cpu';
 
-/** CPU seconds of each live thread of this process but the calling one, from /proc/self/task/TID/schedstat. */
-function otherThreadsCpuSeconds(): number {
-  let sum = 0;
-  for (const tid of readdirSync('/proc/self/task')) {
-    if (Number(tid) === process.pid) continue;
-    try {
-      sum += Number(readFileSync(`/proc/self/task/${tid}/schedstat`, 'latin1').split(' ', 1)[0]) / 1e9;
-    } catch {
-      // ended meanwhile
+/** When a thread was first seen: before train() began, while it started (envs, sandbox), or once training ran. */
+type ThreadBirth = 'process start' | 'start-up' | 'training';
+
+/**
+ * Every thread of this process but the main one, from /proc/self/task/TID/schedstat every 100 ms: its CPU seconds at
+ * the last sample and when it was first seen. A thread that exits (the env worker, the PPO value thread) keeps its
+ * last sample, so its CPU is known to within 100 ms of its life; none of them is named, so the time of birth tells
+ * them apart: the env worker starts with the envs, the value thread at the first PPO update.
+ */
+class ThreadSampler {
+  readonly threads = new Map<number, { born: ThreadBirth; cpuSeconds: number }>();
+  private readonly timer: NodeJS.Timeout;
+  constructor(private readonly birth: () => ThreadBirth) {
+    this.sample();
+    this.timer = setInterval(() => this.sample(), 100);
+    this.timer.unref();
+  }
+  sample(): void {
+    for (const name of readdirSync('/proc/self/task')) {
+      const tid = Number(name);
+      if (tid === process.pid) continue;
+      try {
+        const cpuSeconds = Number(readFileSync(`/proc/self/task/${tid}/schedstat`, 'latin1').split(' ', 1)[0]) / 1e9;
+        const known = this.threads.get(tid);
+        if (known) known.cpuSeconds = cpuSeconds;
+        else this.threads.set(tid, { born: this.birth(), cpuSeconds });
+      } catch {
+        // ended meanwhile
+      }
     }
   }
-  return sum;
+  /** CPU seconds of the threads first seen at `born`. */
+  total(born: ThreadBirth): number {
+    let sum = 0;
+    for (const t of this.threads.values()) if (t.born === born) sum += t.cpuSeconds;
+    return sum;
+  }
+  stop(): void {
+    this.sample();
+    clearInterval(this.timer);
+  }
 }
 
 async function main() {
@@ -41,6 +70,9 @@ async function main() {
     }
   });
   gcObserver.observe({ entryTypes: ['gc'] });
+  let started = false;
+  const sampler = new ThreadSampler(() => (!started ? 'process start' : profile.start ? 'training' : 'start-up'));
+  started = true;
   const cpu0 = process.cpuUsage(),
     children0 = childrenCpuSeconds(),
     wall0 = performance.now();
@@ -57,6 +89,7 @@ async function main() {
   });
   const cpu = process.cpuUsage(cpu0);
   const mainThread = threadCpuNs() / 1e9;
+  sampler.stop();
   gcObserver.disconnect();
   console.log(
     JSON.stringify({
@@ -71,7 +104,11 @@ async function main() {
         mainThreadCpuSeconds: mainThread,
         mainThreadBeforeFirstPhase: profile.start?.threadCpuSeconds ?? mainThread,
         processBeforeFirstPhase: profile.start?.processCpuSeconds ?? 0,
-        liveHelperThreadsCpuSeconds: otherThreadsCpuSeconds(),
+        // Every other thread by when it was first seen (its CPU at the last sample, for one that exited).
+        bornAtProcessStart: sampler.total('process start'),
+        bornInStartUp: sampler.total('start-up'),
+        bornInTraining: sampler.total('training'),
+        threadsSampled: sampler.threads.size,
         processLifeCpuSeconds: (() => {
           const u = process.cpuUsage();
           return (u.user + u.system) / 1e6;

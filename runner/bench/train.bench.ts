@@ -38,7 +38,10 @@ interface ProcessResult {
     mainThreadCpuSeconds: number;
     mainThreadBeforeFirstPhase: number;
     processBeforeFirstPhase: number;
-    liveHelperThreadsCpuSeconds: number;
+    bornAtProcessStart: number;
+    bornInStartUp: number;
+    bornInTraining: number;
+    threadsSampled: number;
     processLifeCpuSeconds: number;
   };
   mainThreadGc: { minorSeconds: number; majorSeconds: number; count: number };
@@ -139,13 +142,15 @@ const LOOP_PHASES = [
 function threadRows(r: ProcessResult): [string, number][] {
   const t = r.threads;
   const loop = LOOP_PHASES.reduce((s, p) => s + (r.phases[p]?.cpuSeconds ?? 0), 0);
-  const exited = t.processLifeCpuSeconds - t.mainThreadCpuSeconds - t.liveHelperThreadsCpuSeconds;
+  const sampled = t.mainThreadCpuSeconds + t.bornAtProcessStart + t.bornInStartUp + t.bornInTraining;
   return [
     ['main thread: start-up (modules, sandbox, envs) to the first rollout', t.mainThreadBeforeFirstPhase],
     ['main thread: the training loop (phases below)', loop],
     ['main thread: the rest (between phases, close, summary)', t.mainThreadCpuSeconds - t.mainThreadBeforeFirstPhase - loop],
-    ['env worker thread (its start-up and its shard of envs)', exited],
-    ["V8's and libuv's helper threads (GC, compilation; all isolates)", t.liveHelperThreadsCpuSeconds],
+    ['threads started with the envs: the env worker (its start-up and its shard of envs)', t.bornInStartUp],
+    ['threads started during training: the PPO value thread', t.bornInTraining],
+    ["threads from the process's start: V8's and libuv's helpers (GC, compilation; all isolates; under tsx its loader)", t.bornAtProcessStart],
+    ['not seen by the 100 ms sampler (threads that exited between samples)', t.processLifeCpuSeconds - sampled],
     ['reward sandbox host (child process)', r.childrenCpuSeconds],
     ['whole run', totalCpu(r)],
   ];
@@ -198,6 +203,7 @@ export async function run(): Promise<void> {
   } finally {
     if (before) rmSync(before, { recursive: true, force: true });
   }
+  if (runs.length === 0) return; // BENCH_TRAIN_PAIRS=0: the bundled pairs only
   if (before) {
     for (const backend of BACKENDS) {
       const of = (label: string) => runs.filter((r) => r.label === `${label} ${backend}`);
