@@ -22,14 +22,15 @@ type ThreadBirth = 'process start' | 'start-up' | 'training';
  * them apart: the env worker starts with the envs, the value thread at the first PPO update.
  */
 class ThreadSampler {
-  readonly threads = new Map<number, { born: ThreadBirth; cpuSeconds: number }>();
+  private readonly threads = new Map<number, { born: ThreadBirth; cpuSeconds: number }>();
   private readonly timer: NodeJS.Timeout;
+  /** `birth` says what a thread first seen now is; the threads there at construction are 'process start'. */
   constructor(private readonly birth: () => ThreadBirth) {
-    this.sample();
-    this.timer = setInterval(() => this.sample(), 100);
+    this.sample('process start');
+    this.timer = setInterval(() => this.sample(this.birth()), 100);
     this.timer.unref();
   }
-  sample(): void {
+  private sample(born: ThreadBirth): void {
     for (const name of readdirSync('/proc/self/task')) {
       const tid = Number(name);
       if (tid === process.pid) continue;
@@ -37,7 +38,7 @@ class ThreadSampler {
         const cpuSeconds = Number(readFileSync(`/proc/self/task/${tid}/schedstat`, 'latin1').split(' ', 1)[0]) / 1e9;
         const known = this.threads.get(tid);
         if (known) known.cpuSeconds = cpuSeconds;
-        else this.threads.set(tid, { born: this.birth(), cpuSeconds });
+        else this.threads.set(tid, { born, cpuSeconds });
       } catch {
         // ended meanwhile
       }
@@ -50,7 +51,7 @@ class ThreadSampler {
     return sum;
   }
   stop(): void {
-    this.sample();
+    this.sample(this.birth());
     clearInterval(this.timer);
   }
 }
@@ -70,9 +71,7 @@ async function main() {
     }
   });
   gcObserver.observe({ entryTypes: ['gc'] });
-  let started = false;
-  const sampler = new ThreadSampler(() => (!started ? 'process start' : profile.start ? 'training' : 'start-up'));
-  started = true;
+  const sampler = new ThreadSampler(() => (profile.start ? 'training' : 'start-up'));
   const cpu0 = process.cpuUsage(),
     children0 = childrenCpuSeconds(),
     wall0 = performance.now();
@@ -108,7 +107,6 @@ async function main() {
         bornAtProcessStart: sampler.total('process start'),
         bornInStartUp: sampler.total('start-up'),
         bornInTraining: sampler.total('training'),
-        threadsSampled: sampler.threads.size,
         processLifeCpuSeconds: (() => {
           const u = process.cpuUsage();
           return (u.user + u.system) / 1e6;

@@ -41,7 +41,6 @@ interface ProcessResult {
     bornAtProcessStart: number;
     bornInStartUp: number;
     bornInTraining: number;
-    threadsSampled: number;
     processLifeCpuSeconds: number;
   };
   mainThreadGc: { minorSeconds: number; majorSeconds: number; count: number };
