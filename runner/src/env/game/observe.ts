@@ -463,11 +463,11 @@ const walkXZ = new Int32Array(2);
  * cells in reach of the open pitches are its top block (occluding, of a kind already seen nearer, below the eyes, its
  * bottom edge hidden by the lowest open pitch and its top edge showing) and, above it, see-through blocks of kinds seen
  * nearer (a grass plant, a flower, both halves of tall grass; water only on a plane without LiDAR rays); on a plane
- * with LiDAR rays, no ray still running crosses the top block. tracePlane's general path would count them and raise the lowest open pitch to the block's top edge, nothing
- * else; this does the same with the same arithmetic, and steps over a column where the open pitches reach nothing, as
- * the general path would. It stops before the first column that is anything else (which tracePlane then takes as
- * usual), at the chunk's edge, and at the next snapshot distance or 64 m (walkAt[W_STOP]). Reads and writes the
- * walk's state in walkAt / walkXZ; returns whether it took any column.
+ * with LiDAR rays, no ray still running crosses the top block. tracePlane's general path would count them and raise
+ * the lowest open pitch to the block's top edge, nothing else; this does the same with the same arithmetic, and steps
+ * over a column where the open pitches reach nothing, as the general path would. It stops before the first column
+ * that is anything else (which tracePlane then takes as usual), at the chunk's edge, and at the next snapshot distance
+ * or 64 m (walkAt[W_STOP]). Reads and writes the walk's state in walkAt / walkXZ; returns whether it took any column.
  */
 function groundRun(
   out: ViewResult,
