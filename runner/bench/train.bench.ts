@@ -8,7 +8,7 @@
 // default 2): each tree built with its own build.mjs and `rewardsmith train` run from its bundle, wall and CPU of
 // the whole process tree, and whether the two wrote the same weights.bin. `npm run bench train`.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { PhaseTotals } from '../src/ppo/profile';
@@ -52,11 +52,25 @@ interface Run extends ProcessResult {
   loadAfter: string;
 }
 
+const TREE_FILES = ['runner', 'package.json', 'tsconfig.json', 'build.mjs'];
+
 /** The runner's sources at `ref` (and its build script), in a temporary folder that uses this checkout's node_modules. */
 export function extractTree(ref: string): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'rs-bench-before-'));
-  const tar = execFileSync('git', ['archive', '--format=tar', ref, 'runner', 'package.json', 'tsconfig.json', 'build.mjs'], { cwd: ROOT, maxBuffer: 1 << 30 });
+  const tar = execFileSync('git', ['archive', '--format=tar', ref, ...TREE_FILES], { cwd: ROOT, maxBuffer: 1 << 30 });
   execFileSync('tar', ['-x', '-C', dir], { input: tar });
+  symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+  return dir;
+}
+
+/**
+ * This checkout's runner as it is on disk (uncommitted changes included), copied like extractTree's: a bench that
+ * times two codes in one process loads both from copies, so that neither is the code the bench itself ran before
+ * timing (recording states, building worlds), whose JIT state favoured the other side by 3-13 % for identical code.
+ */
+export function copyThisTree(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'rs-bench-after-'));
+  for (const f of TREE_FILES) cpSync(path.join(ROOT, f), path.join(dir, f), { recursive: true });
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
   return dir;
 }

@@ -1,12 +1,12 @@
-// The view alone (observeView), an earlier commit's (BENCH_VIEW_BEFORE, extracted with `git archive`) against this
-// tree's, on the same recorded states, in alternating pairs, so a load spike on the shared machine falls on both
-// alike: the approach-tree poses the scripted teacher walks through (what a trained policy's evaluation looks
-// like), a random policy's approach-tree and explore-diamond poses. Each state is a world, a pose and the mobs; each
-// world's views go into one ViewResult, in the order the states were recorded, as an env's do; the last two sets
-// are 32 worlds' random approach-tree states one world after another and taking turns (a training thread's order),
-// whose ratio is what interleaving 32 worlds costs a view (their caches). Every state's two
-// views must be bit-identical (names seen and their order, distances, angles, LiDAR, blocks looked at): a
-// difference is printed and fails the bench.
+// The view alone (observeView), an earlier commit's (BENCH_VIEW_BEFORE, extracted with `git archive`) against a
+// copy of this tree's (train.bench.ts copyThisTree), on the same recorded states, in alternating pairs, so a load
+// spike on the shared machine falls on both alike: the approach-tree poses the scripted teacher walks through (what
+// a trained policy's evaluation looks like), a random policy's approach-tree and explore-diamond poses. Each state
+// is a world, a pose and the mobs; each world's views go into one ViewResult, in the order the states were
+// recorded, as an env's do; the last two sets are 32 worlds' random approach-tree states one world after another and
+// taking turns (a training thread's order), whose ratio is what interleaving 32 worlds costs a view (their caches).
+// Every state's two views must be bit-identical (names seen and their order, distances, angles, LiDAR, blocks looked
+// at): a difference is printed and fails the bench.
 // Prints CPU microseconds per view (process CPU, all threads) and the median of the pairs' after/before ratios.
 // `npm run bench view-ab`.
 import { rmSync } from 'node:fs';
@@ -18,11 +18,10 @@ import { Demonstrator } from '../src/pretrain/demonstrator';
 import { SimEnv } from '../src/env/sim/sim';
 import { mulberry32 as rng } from '../src/stats';
 import type { ViewEntity, ViewPose, ViewResult } from '../src/env/game/observe';
-import { extractTree } from './train.bench';
+import { copyThisTree, extractTree } from './train.bench';
 
 const BEFORE = process.env.BENCH_VIEW_BEFORE ?? '5d48107';
 const PAIRS = Number(process.env.BENCH_VIEW_PAIRS ?? 8);
-const ROOT = path.join(__dirname, '..', '..');
 
 interface ViewCode {
   observeView(world: SimEnv['world'], pose: ViewPose, mobs: readonly ViewEntity[], out: ViewResult): void;
@@ -95,10 +94,11 @@ export async function run(): Promise<void> {
     `method: observeView of commit ${BEFORE} ("before") and of this tree ("after") in one process under tsx, on the same recorded states, ` +
       `${PAIRS} pairs of two passes each after one of warm-up, the order flipped every pair; CPU from process.cpuUsage.`,
   );
-  const beforeTree = extractTree(BEFORE);
+  const beforeTree = extractTree(BEFORE),
+    afterTree = copyThisTree();
   try {
     const before = require(path.join(beforeTree, 'runner/src/env/game/observe')) as ViewCode;
-    const after = require(path.join(ROOT, 'runner/src/env/game/observe')) as ViewCode;
+    const after = require(path.join(afterTree, 'runner/src/env/game/observe')) as ViewCode;
     const sets: [string, State[]][] = [
       ['approach-tree, the scripted teacher', record('teacher', 'approach-tree', [1, 2, 3], 1500, 3)],
       ['approach-tree, random policy', record('random', 'approach-tree', [11, 12, 13, 14], 300, 1)],
@@ -144,5 +144,6 @@ export async function run(): Promise<void> {
     if (differ > 0) throw new Error(`${differ} states seen differently by the two views`);
   } finally {
     rmSync(beforeTree, { recursive: true, force: true });
+    rmSync(afterTree, { recursive: true, force: true });
   }
 }
