@@ -3,12 +3,14 @@
 // to 64 m, every cell in the pitch range read (test/helpers/reference-view.ts, the view as first written).
 // Compared bit for bit on generated worlds at random poses — on the ground, in the air, underground, looking
 // anywhere from straight down to straight up — with mobs, and after blocks are dug and placed.
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BUILTIN_TASKS, type TaskSpec } from '../src/tasks';
 import { S } from '../src/env/game/registry';
 import { GAME_FACTS } from '../src/schema';
-import { DEG, ViewResult, nearestDict, observeView, type ViewEntity, type ViewPose } from '../src/env/game/observe';
+import { DEG, ViewResult, nearestDict, observeView, setViewSlotCap, type ViewEntity, type ViewPose } from '../src/env/game/observe';
 import { SimEnv } from '../src/env/sim/sim';
 import { mulberry32 as rng } from '../src/stats';
 import type { SimWorld } from '../src/env/sim/world';
@@ -234,4 +236,33 @@ test('digging in place underground: every step sees what a fresh walk sees, most
   }
   assert.ok(changes >= 10, `blocks changed on ${changes} steps: the digging must change the world`);
   assert.ok(reused > steps / 2, `${reused} of ${steps} views reused`);
+});
+
+test('32 worlds taking turns with room for only 40 chunk copies: every view still equals the straightforward walk', () => {
+  // The walk reads copies of the chunks in its own memory; past the cap it reuses the least recently used copies, so
+  // the worlds here keep taking each other's slots and each view must copy its chunks back.
+  const was = setViewSlotCap(40 * (512 + 2 * 16 * 16 * 48));
+  try {
+    const task = BUILTIN_TASKS['approach-tree']!;
+    const envs = Array.from({ length: 32 }, (_, i) => startEnv(task, 500 + i));
+    const features = new Float32Array(envs[0]!.featureSize);
+    const r = rng(5);
+    for (let k = 0; k < 12; k++) {
+      for (const env of envs) {
+        env.step(Math.floor(r() * GAME_FACTS.actions.length), features, 0);
+        const slow = new ViewResult();
+        referenceView(env.world, poseOf(env), env.mobs as ViewEntity[], slow);
+        assertSameSight(env.view, slow, `seed ${env.seed}, step ${k + 1}`);
+      }
+    }
+  } finally {
+    setViewSlotCap(was);
+  }
+});
+
+test('the compiled walk in view-walk.wasm.ts is what runner/wasm/view-walk.ts compiles to (npm run build:wasm)', () => {
+  const script = path.join(__dirname, '../scripts/build-wasm.mjs');
+  const run = spawnSync(process.execPath, [script, '--check'], { encoding: 'utf8', timeout: 120_000 });
+  assert.equal(run.status, 0, run.stderr || run.stdout);
+  assert.match(run.stdout, /up to date/);
 });

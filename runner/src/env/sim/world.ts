@@ -58,6 +58,8 @@ interface Chunk {
   heights: Int16Array;
   /** At least every value of `heights`: the chunk's highest visible block (planes passing above it skip it). */
   top: number;
+  /** Changes with every cell set in it (the view copies the chunk again). */
+  version: number;
 }
 
 export class SimWorld implements BlockAccess, ColumnStore {
@@ -127,7 +129,7 @@ export class SimWorld implements BlockAccess, ColumnStore {
       }
       let top = -Infinity;
       for (let xz = 0; xz < 256; xz++) if (heights[xz]! > top) top = heights[xz]!;
-      c = { cells, heights, top };
+      c = { cells, heights, top, version: 0 };
       this.chunks.set(key, c);
       this.generated++;
       this.generatedKeys.push(key);
@@ -155,6 +157,7 @@ export class SimWorld implements BlockAccess, ColumnStore {
     this.blockVersion++;
     const c = this.column(x >> 4, z >> 4);
     c.cells[((y - this.minY) << 8) | ((z & 15) << 4) | (x & 15)] = state;
+    c.version++;
     const xz = ((z & 15) << 4) | (x & 15);
     if (visible[state] === 1 && y > c.heights[xz]!) {
       c.heights[xz] = y;
