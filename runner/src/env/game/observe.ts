@@ -120,6 +120,7 @@ export function setViewSlotCap(bytes: number): number {
   return was;
 }
 const PAGE = 65536;
+const GROW_MIN_PAGES = 64;
 
 let walk: WalkExports | null = null;
 // Views of the walk's memory, made again whenever it grows.
@@ -216,8 +217,11 @@ function freeSlot(w: WalkExports, bytes: number): number {
     slotStamp = grow(slotStamp);
   }
   const end = slotMemoryEnd + bytes;
-  if (end > w.memory.buffer.byteLength) {
-    w.memory.grow(Math.ceil((end - w.memory.buffer.byteLength) / PAGE));
+  const have = w.memory.buffer.byteLength;
+  if (end > have) {
+    // By half of what it has at least (4 MiB at first): each growth costs V8 a full garbage collection, and growing a
+    // page per chunk made training's GC threads busier than the walk saved.
+    w.memory.grow(Math.max(Math.ceil((end - have) / PAGE), Math.ceil(have / PAGE / 2), GROW_MIN_PAGES));
     walkMemoryViews(w);
   }
   slotAddr[slotCount] = slotMemoryEnd;
