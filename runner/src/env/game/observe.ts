@@ -113,10 +113,16 @@ interface WalkExports {
 const SLOT_HEIGHTS_BYTES = 512;
 /** Slot memory a thread keeps before it reuses the least recently used slots (64 MiB: ~2,600 plains chunks). */
 let slotBytesCap = 64 << 20;
-/** Sets the slot memory cap (tests: a small one makes views reuse slots); returns the one it replaces. */
+/**
+ * Empties the chunk slots and sets their memory cap (tests: with a small one, views keep taking each other's slots);
+ * returns the cap it replaces. Every chunk is copied again on its next view.
+ */
 export function setViewSlotCap(bytes: number): number {
   const was = slotBytesCap;
   slotBytesCap = bytes;
+  slotTag.fill(0);
+  slotCount = 0;
+  if (walk !== null) slotMemoryEnd = (walk.heapBase() + 15) & ~15;
   return was;
 }
 const PAGE = 65536;
@@ -236,7 +242,7 @@ function slotOf(chunk: ChunkColumn, tag: number): number {
   const w = walk!;
   const version = chunk.version ?? 0;
   let s = tag % SLOT_TAG_SPAN;
-  if (tag === 0) {
+  if (tag === 0 || slotTag[s] !== tag) {
     s = freeSlot(w, SLOT_HEIGHTS_BYTES + 2 * chunk.cells.length);
     tag = nextTag++ * SLOT_TAG_SPAN + s;
     slotTag[s] = tag;
