@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { BUILTIN_TASKS, type TaskSpec } from '../src/tasks';
 import { S } from '../src/env/game/registry';
 import { GAME_FACTS } from '../src/schema';
-import { DEG, ViewResult, nearestDict, observeView, setViewSlotCap, type ViewEntity, type ViewPose } from '../src/env/game/observe';
+import { DEG, ViewResult, nearestDict, observeView, setViewSlotIdleViews, type ViewEntity, type ViewPose } from '../src/env/game/observe';
 import { SimEnv } from '../src/env/sim/sim';
 import { mulberry32 as rng } from '../src/stats';
 import type { SimWorld } from '../src/env/sim/world';
@@ -238,10 +238,10 @@ test('digging in place underground: every step sees what a fresh walk sees, most
   assert.ok(reused > steps / 2, `${reused} of ${steps} views reused`);
 });
 
-test('32 worlds taking turns with room for only 40 chunk copies: every view still equals the straightforward walk', () => {
-  // The walk reads copies of the chunks in its own memory; past the cap it reuses the least recently used copies, so
-  // the worlds here keep taking each other's slots and each view must copy its chunks back.
-  const was = setViewSlotCap(40 * (512 + 2 * 16 * 16 * 48));
+test('32 worlds taking turns, each chunk copy reusable once a view has not read it: every view still equals the straightforward walk', () => {
+  // The walk reads copies of the chunks in its own memory and gives a copy unread for a while to another chunk; with
+  // no while at all, the worlds here keep taking each other's slots and each view must copy its chunks back.
+  const was = setViewSlotIdleViews(0);
   try {
     const task = BUILTIN_TASKS['approach-tree']!;
     const envs = Array.from({ length: 32 }, (_, i) => startEnv(task, 500 + i));
@@ -256,7 +256,7 @@ test('32 worlds taking turns with room for only 40 chunk copies: every view stil
       }
     }
   } finally {
-    setViewSlotCap(was);
+    setViewSlotIdleViews(was);
   }
 });
 

@@ -82,10 +82,10 @@ let stepEx = 0,
 
 // ---- the block walk, in WebAssembly (runner/wasm/view-walk.ts, compiled into view-walk.wasm.ts) ----
 // It walks the planes over copies of the chunk columns in its own memory: each copy is a slot (heights, then cells),
-// made the first time a view reads the chunk and again when the chunk's `version` changes; slots least recently
-// used are taken back once slotBytesCap is reached (a thread's 32 envs read ~1,500 chunks at a time). A chunk's
-// slot is known by a tag (a number that changes each time the slot is given to a chunk), kept per chunk in
-// `chunkTags` and per view in ViewResult.chunkTags, so a view checks its chunks without a map lookup each.
+// made the first time a view reads the chunk and again when the chunk's `version` changes; a slot unread for
+// slotIdleViews views may be given to another chunk. A chunk's slot is known by a tag (a number that changes each time
+// the slot is given to a chunk), kept per chunk in `chunkTags` and per view in ViewResult.chunkTags, so a view checks
+// its chunks without a map lookup each.
 
 interface WalkExports {
   memory: WebAssembly.Memory;
@@ -111,15 +111,20 @@ interface WalkExports {
 
 /** What one chunk slot holds before the cells: the x/z columns' heights (256 × i16). */
 const SLOT_HEIGHTS_BYTES = 512;
-/** Slot memory a thread keeps before it reuses the least recently used slots (64 MiB: ~2,600 plains chunks). */
-let slotBytesCap = 64 << 20;
 /**
- * Empties the chunk slots and sets their memory cap (tests: with a small one, views keep taking each other's slots);
- * returns the cap it replaces. Every chunk is copied again on its next view.
+ * How many views a slot must have gone unread before another chunk may take it; until then new slots are made. By age,
+ * not by a memory cap: a cap below the chunks a thread's envs keep reading (32 envs of a random policy read ~1,500
+ * over a few hundred steps) made every view copy chunks back in (14 copies a view at 32 MiB, 2.8× the CPU). 8,192
+ * views are 256 steps of 32 envs; the chunks read in that time are the memory kept (~60 MiB for 32 envs).
  */
-export function setViewSlotCap(bytes: number): number {
-  const was = slotBytesCap;
-  slotBytesCap = bytes;
+let slotIdleViews = 8192;
+/**
+ * Empties the chunk slots and sets how long a slot must go unread before it is reused (tests: with 0, views keep
+ * taking each other's slots); returns the setting it replaces. Every chunk is copied again on its next view.
+ */
+export function setViewSlotIdleViews(views: number): number {
+  const was = slotIdleViews;
+  slotIdleViews = views;
   slotTag.fill(0);
   slotCount = 0;
   if (walk !== null) slotMemoryEnd = (walk.heapBase() + 15) & ~15;
@@ -202,14 +207,11 @@ function blockWalk(): WalkExports {
   return w;
 }
 
-/** A slot of `bytes` for a chunk: a new one while under the cap, else the least recently used one of that size. */
+/** A slot of `bytes` for a chunk: the least recently read one of that size if it has gone unread long enough, else a new one. */
 function freeSlot(w: WalkExports, bytes: number): number {
-  const base = (w.heapBase() + 15) & ~15;
-  if (slotMemoryEnd - base + bytes > slotBytesCap) {
-    let lru = -1;
-    for (let s = 0; s < slotCount; s++) if (slotBytes[s] === bytes && slotStamp[s] < viewStamp && (lru < 0 || slotStamp[s] < slotStamp[lru]!)) lru = s;
-    if (lru >= 0) return lru;
-  }
+  let lru = -1;
+  for (let s = 0; s < slotCount; s++) if (slotBytes[s] === bytes && (lru < 0 || slotStamp[s] < slotStamp[lru]!)) lru = s;
+  if (lru >= 0 && viewStamp - slotStamp[lru]! > slotIdleViews) return lru;
   if (slotCount === slotAddr.length) {
     const grow = (a: Float64Array) => {
       const b = new Float64Array(a.length * 2);
