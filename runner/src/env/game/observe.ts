@@ -181,11 +181,6 @@ function blockWalk(): WalkExports {
       chunkAt: (k: number) => chunkInTable(k),
       stateAt: (x: number, y: number, z: number) => walkWorld!.stateAt(x, y, z),
     },
-    env: {
-      abort: () => {
-        throw new Error('view walk: abort');
-      },
-    },
   };
   const w = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(VIEW_WALK_WASM, 'base64')), imports).exports as unknown as WalkExports;
   if (occludes.length > w.MAX_STATES.value || NAME_COUNT > w.MAX_NAMES.value) throw new Error('view walk: more block states or names than it has room for');
