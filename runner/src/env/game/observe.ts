@@ -84,7 +84,7 @@ let stepEx = 0,
 // It walks the planes over copies of the chunk columns in its own memory: each copy is a slot (heights, then cells),
 // made the first time a view reads the chunk and again when the chunk's `version` changes; a slot unread for
 // slotIdleViews views may be given to another chunk. A chunk's slot is known by a tag (a number that changes each time
-// the slot is given to a chunk), kept per chunk in `chunkTags` and per view in ViewResult.chunkTags, so a view checks
+// the slot is given to a chunk), kept per chunk in `tagOfChunk` and per view in ViewResult.chunkTags, so a view checks
 // its chunks without a map lookup each.
 
 interface WalkExports {
@@ -159,7 +159,7 @@ let slotMemoryEnd = 0;
 let nextTag = 1;
 let viewStamp = 0;
 /** Each chunk's tag, for chunks a view finds that its ViewResult does not hold yet. */
-const chunkTags = new WeakMap<ChunkColumn, number>();
+const tagOfChunk = new WeakMap<ChunkColumn, number>();
 
 // The view being walked, for the imports.
 let walkWorld: BlockAccess | null = null;
@@ -234,17 +234,15 @@ function freeSlot(w: WalkExports, bytes: number): number {
   return slotCount++;
 }
 
-/** The address of `chunk`'s copy in the walk's memory (copied now if it has none or an old one); its tag in `tagOut[0]`. */
-const tagOut = new Float64Array(1);
+/** The slot holding a current copy of `chunk` (copied now if the one its tag names was given away or is old). */
 function slotOf(chunk: ChunkColumn, tag: number): number {
-  const w = walk!;
   const version = chunk.version ?? 0;
   let s = tag % SLOT_TAG_SPAN;
   if (tag === 0 || slotTag[s] !== tag) {
-    s = freeSlot(w, SLOT_HEIGHTS_BYTES + 2 * chunk.cells.length);
+    s = freeSlot(walk!, SLOT_HEIGHTS_BYTES + 2 * chunk.cells.length);
     tag = nextTag++ * SLOT_TAG_SPAN + s;
     slotTag[s] = tag;
-    chunkTags.set(chunk, tag);
+    tagOfChunk.set(chunk, tag);
     slotVersion[s] = Number.NaN;
   }
   if (slotVersion[s] !== version) {
@@ -254,16 +252,16 @@ function slotOf(chunk: ChunkColumn, tag: number): number {
     slotVersion[s] = version;
   }
   slotStamp[s] = viewStamp;
-  tagOut[0] = tag;
-  return slotAddr[s]!;
+  return s;
 }
 /** Tags are nextTag · SLOT_TAG_SPAN + slot: the slot is the remainder. */
 const SLOT_TAG_SPAN = 1 << 20;
 
 /** Puts chunk `k` of the table around the eyes (its slot and its top) in the table. */
 function putInTable(k: number, chunk: ChunkColumn, tag: number): number {
-  const at = slotOf(chunk, tag);
-  walkOut!.chunkTags[k] = tagOut[0]!;
+  const slot = slotOf(chunk, tag);
+  walkOut!.chunkTags[k] = slotTag[slot]!;
+  const at = slotAddr[slot]!;
   const top = chunk.top;
   memI32[tableAt + 2 * k] = at;
   memI32[tableAt + 2 * k + 1] = top !== undefined && top < HEIGHT_UNBOUNDED ? top : HEIGHT_UNBOUNDED;
@@ -277,7 +275,7 @@ function chunkInTable(k: number): number {
     cz = out.chunksBaseZ + (k % CHUNK_SPAN);
   const chunk = walkStore!.column(cx, cz);
   out.chunks[k] = chunk;
-  return putInTable(k, chunk, chunkTags.get(chunk) ?? 0);
+  return putInTable(k, chunk, tagOfChunk.get(chunk) ?? 0);
 }
 
 // The 9 points of a bounding box a line of sight is tried to: centre first, then the corners pulled 5 % in.
