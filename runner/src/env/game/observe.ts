@@ -262,9 +262,9 @@ function putInTable(k: number, chunk: ChunkColumn, tag: number): number {
   const slot = slotOf(chunk, tag);
   walkOut!.chunkTags[k] = slotTag[slot]!;
   const at = slotAddr[slot]!;
-  const top = chunk.top;
   memI32[tableAt + 2 * k] = at;
-  memI32[tableAt + 2 * k + 1] = top !== undefined && top < HEIGHT_UNBOUNDED ? top : HEIGHT_UNBOUNDED;
+  // No top: unbounded, which the walk (like a top at or above HEIGHT_UNBOUNDED) never passes above.
+  memI32[tableAt + 2 * k + 1] = chunk.top ?? HEIGHT_UNBOUNDED;
   return at;
 }
 
