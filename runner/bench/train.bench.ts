@@ -16,8 +16,8 @@ import { childrenCpuSeconds } from './cpu';
 
 const FRAMES = Number(process.env.BENCH_TRAIN_FRAMES ?? 65_536);
 const BACKENDS = (process.env.BENCH_TRAIN_BACKENDS ?? 'js').split(',');
-/** The code before the last round of speed work (2026-11-26: the fused network's WebAssembly kernels); `none` runs this tree only. */
-const BEFORE = process.env.BENCH_TRAIN_BEFORE ?? '5d48107';
+/** The code when the speed work began (2026-11-26 11:55 UTC), which "3x, side by side" is measured against; `none` runs this tree only. */
+const BEFORE = process.env.BENCH_TRAIN_BEFORE ?? 'e56fc76';
 const PAIRS = Number(process.env.BENCH_TRAIN_PAIRS ?? 1);
 const CLI_PAIRS = Number(process.env.BENCH_TRAIN_CLI_PAIRS ?? 2);
 const ROOT = path.join(__dirname, '..', '..');
@@ -181,7 +181,8 @@ export async function run(): Promise<void> {
       '19:01-19:26, load 8-12, two pairs: 820a9e3 948 / 886 (69.1 / 74.0 s, PPO update 17.6 / 19.0), with the WebAssembly kernels 1,207 / 1,213 (54.3 / 54.0 s, PPO update 5.3 / 5.4); ' +
       '20:34-20:41, idle (load 1.3-1.9), three pairs: 820a9e3 1,137 / 1,145 / 1,260, de375c1 1,487 / 1,656 / 1,717 (57.6 / 57.3 / 52.0 -> 44.1 / 39.6 / 38.2 s). ' +
       '2-core Intel Xeon VM (the same code runs about 1.5x slower), 2026-11-27: 5d48107 1,271 at 09:11 (load 0.9-1.5; 51.6 CPU s: env stepping 34.2, PPO update 7.1, helper threads 5.5); ' +
-      'grazed ground in one loop, 2 pairs at load 3.3-4.3: 5d48107 1,100 / 975 -> 1,215 / 1,183; 2 pairs with nothing else running (load 1.8-2.3): 905 / 952 -> 1,134 / 1,292 (1.31x).',
+      'grazed ground in one loop, 2 pairs at load 3.3-4.3: 5d48107 1,100 / 975 -> 1,215 / 1,183; 2 pairs with nothing else running (load 1.8-2.3): 905 / 952 -> 1,134 / 1,292 (1.31x). ' +
+      '2-core AMD EPYC VM again, 2026-11-28 04:37-04:55, load 1.4-2.1, 7 bundled pairs: e56fc76 1,516-1,926 -> 2,953-3,585 (1.71-1.98x, the same weights).',
   );
   console.log(
     `method: train() on approach-tree, dense reward, seed 0, 32 envs, ${FRAMES.toLocaleString('en')} frames, no evaluation, engines ${BACKENDS.join(', ')}, ` +
