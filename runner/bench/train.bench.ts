@@ -127,15 +127,29 @@ function cliPairs(before: string): void {
 As users run it: rewardsmith train from each tree's own bundle (node build.mjs), ${CLI_PAIRS} alternated pair(s), js engine:`);
   execFileSync(process.execPath, ['build.mjs'], { cwd: before, stdio: 'ignore' });
   execFileSync(process.execPath, ['build.mjs', '--if-stale'], { cwd: ROOT, stdio: 'ignore' });
+  const afterRates: number[] = [],
+    ratios: number[] = [];
   for (let pair = 1; pair <= CLI_PAIRS; pair++) {
     const b = cliTrain(before);
     const a = cliTrain(ROOT);
+    afterRates.push(FRAMES / a.cpu);
+    ratios.push(b.cpu / a.cpu);
     console.log(
       `pair ${pair}: before ${b.wall.toFixed(1)} s wall, ${b.cpu.toFixed(1)} CPU s (${(FRAMES / b.cpu).toFixed(0)} frames per CPU-second), load ${b.load} | ` +
         `after ${a.wall.toFixed(1)} s wall, ${a.cpu.toFixed(1)} CPU s (${(FRAMES / a.cpu).toFixed(0)}), load ${a.load} | weights.bin ${a.weights.equals(b.weights) ? 'identical' : 'different'}`,
     );
   }
+  // The two training targets, pair by pair: every pair is one side-by-side measurement, so the verdict counts pairs.
+  const range = (xs: number[], digits: number) => `${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}`;
+  const atLeast = (xs: number[], bound: number) => xs.filter((x) => x >= bound).length;
+  console.log(
+    `targets, over the ${CLI_PAIRS} pair(s): ≥ ${TARGET_FRAMES_PER_CPU_SECOND.toLocaleString('en')} frames per CPU-second in ${atLeast(afterRates, TARGET_FRAMES_PER_CPU_SECOND)} ` +
+      `(after: ${range(afterRates, 0)}); ≥ ${TARGET_RATIO}× the before side in ${atLeast(ratios, TARGET_RATIO)} (after / before: ${range(ratios, 2)}×)`,
+  );
 }
+/** The training-speed targets this bench reports against: frames per CPU-second, and the factor over the before side. */
+const TARGET_FRAMES_PER_CPU_SECOND = 3000;
+const TARGET_RATIO = 3;
 
 /** Every thread's CPU from the process's start plus the reward host's. */
 const totalCpu = (r: ProcessResult) => r.threads.processLifeCpuSeconds + r.childrenCpuSeconds;
