@@ -1,6 +1,7 @@
 // The view alone (observeView), an earlier commit's (BENCH_VIEW_BEFORE, extracted with `git archive`) against a
-// copy of this tree's (train.bench.ts copyThisTree), on the same recorded states, in alternating pairs, so a load
-// spike on the shared machine falls on both alike: the approach-tree poses the scripted teacher walks through (what
+// copy of this tree's (train.bench.ts copyThisTree), on the same states, in alternating pairs, so a load spike on the
+// shared machine falls on both alike. The steps are recorded once; each side replays them on its own simulator (a
+// simulator's chunk columns live in its own view's memory, so each view reads the worlds its own code made): the approach-tree poses the scripted teacher walks through (what
 // a trained policy's evaluation looks like), a random policy's approach-tree and explore-diamond poses. Each state
 // is a world, a pose and the mobs; each world's views go into one ViewResult, in the order the states were
 // recorded, as an env's do; the last two sets are 32 worlds' random approach-tree states one world after another and
@@ -27,30 +28,60 @@ interface ViewCode {
   observeView(world: SimEnv['world'], pose: ViewPose, mobs: readonly ViewEntity[], out: ViewResult): void;
   ViewResult: new () => ViewResult;
 }
+/** A tree's simulator and view, loaded from its sources. */
+interface Side {
+  view: ViewCode;
+  SimEnv: typeof SimEnv;
+  tasks: typeof BUILTIN_TASKS;
+}
 interface State {
   world: SimEnv['world'];
   pose: ViewPose;
   mobs: ViewEntity[];
 }
+/** What is recorded once and replayed by each side: per seed, the actions; every `every`-th step is a state. */
+interface Recording {
+  taskId: string;
+  episodes: { seed: number; actions: number[] }[];
+  every: number;
+}
 
-/** Every `every`-th state of `steps` steps per seed, acted by the scripted teacher or uniformly at random. */
-function record(policy: 'teacher' | 'random', taskId: string, seeds: number[], steps: number, every: number): State[] {
+/** `steps` actions per seed of the scripted teacher or uniformly at random, on this tree's simulator. */
+function record(policy: 'teacher' | 'random', taskId: string, seeds: number[], steps: number, every: number): Recording {
   const task = BUILTIN_TASKS[taskId]!;
-  const states: State[] = [];
-  for (const seed of seeds) {
+  const episodes = seeds.map((seed) => {
     const env = new SimEnv(task);
     const features = new Float32Array(env.featureSize);
     env.reset(seed, features, 0);
     const random = rng(seed);
     const teacher = policy === 'teacher' ? new Demonstrator(task, random) : null;
     teacher?.reset(env);
+    const actions: number[] = [];
     for (let k = 0; k < steps; k++) {
-      env.step(teacher ? teacher.act(env) : Math.floor(random() * GAME_FACTS.actions.length), features, 0);
-      if (k % every !== 0) continue;
+      const action = teacher ? teacher.act(env) : Math.floor(random() * GAME_FACTS.actions.length);
+      actions.push(action);
+      env.step(action, features, 0);
+    }
+    return { seed, actions };
+  });
+  return { taskId, episodes, every };
+}
+
+/** The recording's states on `side`'s simulator: its worlds, the poses and the mobs. */
+function replay(side: Side, rec: Recording): State[] {
+  const task = side.tasks[rec.taskId]!;
+  const states: State[] = [];
+  for (const { seed, actions } of rec.episodes) {
+    const env = new side.SimEnv(task);
+    const features = new Float32Array(env.featureSize);
+    env.reset(seed, features, 0);
+    actions.forEach((action, k) => {
+      env.step(action, features, 0);
+      if (k % rec.every !== 0) return;
       const e = env.entity;
       const mobs = env.mobs.map((m) => ({ nameIndex: m.nameIndex, x: m.x, y: m.y, z: m.z, width: m.width, height: m.height }));
       states.push({ world: env.world, pose: { x: e.pos.x, y: e.pos.y, z: e.pos.z, yaw: e.yaw, pitch: e.pitch }, mobs });
-    }
+    });
   }
   return states;
 }
@@ -91,45 +122,57 @@ function timeViews(code: ViewCode, states: State[]): number {
 
 export async function run(): Promise<void> {
   console.log(
-    `method: observeView of commit ${BEFORE} ("before") and of this tree ("after") in one process under tsx, on the same recorded states, ` +
+    `method: observeView of commit ${BEFORE} ("before") and of this tree ("after") in one process under tsx, on the same recorded steps (each side replays them on its own simulator), ` +
       `${PAIRS} pairs of two passes each after one of warm-up, the order flipped every pair; CPU from process.cpuUsage.`,
   );
   const beforeTree = extractTree(BEFORE),
     afterTree = copyThisTree();
   try {
-    const before = require(path.join(beforeTree, 'runner/src/env/game/observe')) as ViewCode;
-    const after = require(path.join(afterTree, 'runner/src/env/game/observe')) as ViewCode;
-    const sets: [string, State[]][] = [
-      ['approach-tree, the scripted teacher', record('teacher', 'approach-tree', [1, 2, 3], 1500, 3)],
-      ['approach-tree, random policy', record('random', 'approach-tree', [11, 12, 13, 14], 300, 1)],
-      ['explore-diamond, random policy', record('random', 'explore-diamond', [21, 22, 23], 300, 1)],
-    ];
+    const load = (tree: string): Side => ({
+      view: require(path.join(tree, 'runner/src/env/game/observe')) as ViewCode,
+      SimEnv: (require(path.join(tree, 'runner/src/env/sim/sim')) as { SimEnv: typeof SimEnv }).SimEnv,
+      tasks: (require(path.join(tree, 'runner/src/tasks')) as { BUILTIN_TASKS: typeof BUILTIN_TASKS }).BUILTIN_TASKS,
+    });
+    const beforeSide = load(beforeTree),
+      afterSide = load(afterTree);
+    const before = beforeSide.view,
+      after = afterSide.view;
     // 32 worlds' views, one world after another and taking turns as 32 envs of a training thread do: the same
     // states and views, only the order differs, so the ratio of the two is what interleaving 32 worlds costs.
     const seeds32 = Array.from({ length: 32 }, (_, i) => 1000 + i);
-    const worlds32 = record('random', 'approach-tree', seeds32, 75, 1);
-    sets.push(['approach-tree, 32 worlds one by one', worlds32], ['approach-tree, 32 worlds taking turns', takingTurns(worlds32, 75)]);
+    const sets: [string, Recording, boolean][] = [
+      ['approach-tree, the scripted teacher', record('teacher', 'approach-tree', [1, 2, 3], 1500, 3), false],
+      ['approach-tree, random policy', record('random', 'approach-tree', [11, 12, 13, 14], 300, 1), false],
+      ['explore-diamond, random policy', record('random', 'explore-diamond', [21, 22, 23], 300, 1), false],
+      ['approach-tree, 32 worlds one by one', record('random', 'approach-tree', seeds32, 75, 1), false],
+      ['approach-tree, 32 worlds taking turns', record('random', 'approach-tree', seeds32, 75, 1), true],
+    ];
     let differ = 0;
-    for (const [name, states] of sets) {
-      for (const s of states) {
+    for (const [name, rec, turns] of sets) {
+      const order = (states: State[]) => (turns ? takingTurns(states, rec.episodes[0]!.actions.length) : states);
+      const beforeStates = order(replay(beforeSide, rec)),
+        afterStates = order(replay(afterSide, rec));
+      afterStates.forEach((s, k) => {
+        const sb = beforeStates[k]!;
         const a = new after.ViewResult(),
           b = new before.ViewResult();
         after.observeView(s.world, s.pose, s.mobs, a);
-        before.observeView(s.world, s.pose, s.mobs, b);
+        before.observeView(sb.world, sb.pose, sb.mobs, b);
         const d = difference(a, b);
         if (d && differ++ < 5) console.log(`DIFFERENT VIEW (${name}, pose ${JSON.stringify(s.pose)}): ${d}`);
-      }
-      timeViews(before, states);
-      timeViews(after, states);
+      });
+      const states = afterStates;
+      timeViews(before, beforeStates);
+      timeViews(after, afterStates);
       const load0 = loadavg()[0]!;
       let tb = 0,
         ta = 0;
       const ratios: number[] = [];
       for (let p = 0; p < PAIRS; p++) {
-        const first = p % 2 === 0 ? before : after;
-        const t1 = timeViews(first, states),
-          t2 = timeViews(first === before ? after : before, states);
-        const [b, a] = first === before ? [t1, t2] : [t2, t1];
+        const beforeFirst = p % 2 === 0;
+        const t1 = beforeFirst ? timeViews(before, beforeStates) : timeViews(after, afterStates),
+          t2 = beforeFirst ? timeViews(after, afterStates) : timeViews(before, beforeStates);
+        const [b, a] = beforeFirst ? [t1, t2] : [t2, t1];
         tb += b;
         ta += a;
         ratios.push(a / b);

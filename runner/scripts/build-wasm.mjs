@@ -9,7 +9,9 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const VIEW_WALK_SOURCE = path.join(root, 'runner/wasm/view-walk.ts');
 const VIEW_WALK_OUTPUT = path.join(root, 'runner/src/env/game/view-walk.wasm.ts');
-const FLAGS = ['-O3', '--runtime', 'stub', '--noAssert'];
+// The memory is made by observe.ts and imported: shared, so that growing it leaves the typed arrays over it valid (the
+// simulator's chunk columns live in it), and zeroed when made, so the module carries no zero data.
+const FLAGS = ['-O3', '--runtime', 'stub', '--noAssert', '--importMemory', '--zeroFilledMemory', '--sharedMemory', '--maximumMemory', '65536', '--enable', 'threads'];
 
 /** The compiled walk's bytes. */
 async function compileViewWalk() {

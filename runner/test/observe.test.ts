@@ -11,9 +11,12 @@ import {
   EYE_HEIGHT,
   LIDAR_COUNT,
   ViewResult,
+  allocChunkColumn,
+  freeChunkColumn,
   nearestDict,
   observeView,
   type BlockAccess,
+  type ChunkColumnMemory,
   type ColumnStore,
   type ViewEntity,
 } from '../src/env/game/observe';
@@ -29,13 +32,14 @@ class FlatWorld implements BlockAccess, ColumnStore {
   readonly below = S.bedrock;
   readonly above = S.air;
   private readonly placed = new Map<string, number>();
-  private readonly columns = new Map<string, { cells: Uint16Array; heights: Int16Array }>();
+  private readonly columns = new Map<string, ChunkColumnMemory>();
   constructor(readonly useStore: boolean) {}
   get columnStore(): ColumnStore | undefined {
     return this.useStore ? this : undefined;
   }
   set(x: number, y: number, z: number, s: number): void {
     this.placed.set(`${x},${y},${z}`, s);
+    for (const c of this.columns.values()) freeChunkColumn(c);
     this.columns.clear();
   }
   stateAt(x: number, y: number, z: number): number {
@@ -43,12 +47,13 @@ class FlatWorld implements BlockAccess, ColumnStore {
     if (p !== undefined) return p;
     return y < GROUND ? S.stone : y === GROUND ? S.grass_block : S.air;
   }
-  column(cx: number, cz: number): { cells: Uint16Array; heights: Int16Array } {
+  column(cx: number, cz: number): ChunkColumnMemory {
     const key = `${cx},${cz}`;
     let c = this.columns.get(key);
     if (!c) {
-      const cells = new Uint16Array(128 * 256);
-      const heights = new Int16Array(256).fill(-1);
+      c = allocChunkColumn(128 * 256);
+      const { cells, heights } = c;
+      heights.fill(-1);
       for (let y = 0; y < 128; y++)
         for (let lz = 0; lz < 16; lz++)
           for (let lx = 0; lx < 16; lx++) {
@@ -56,7 +61,6 @@ class FlatWorld implements BlockAccess, ColumnStore {
             cells[(y << 8) | (lz << 4) | lx] = s;
             if (s !== S.air) heights[(lz << 4) | lx] = y;
           }
-      c = { cells, heights };
       this.columns.set(key, c);
     }
     return c;

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { BUILTIN_TASKS, type TaskSpec } from '../src/tasks';
 import { S } from '../src/env/game/registry';
 import { GAME_FACTS } from '../src/schema';
-import { DEG, ViewResult, nearestDict, observeView, setViewSlotIdleViews, type ViewEntity, type ViewPose } from '../src/env/game/observe';
+import { DEG, ViewResult, allocChunkColumn, freeChunkColumn, nearestDict, observeView, type ViewEntity, type ViewPose } from '../src/env/game/observe';
 import { SimEnv } from '../src/env/sim/sim';
 import { mulberry32 as rng } from '../src/stats';
 import type { SimWorld } from '../src/env/sim/world';
@@ -238,26 +238,44 @@ test('digging in place underground: every step sees what a fresh walk sees, most
   assert.ok(reused > steps / 2, `${reused} of ${steps} views reused`);
 });
 
-test('32 worlds taking turns, each chunk copy reusable once a view has not read it: every view still equals the straightforward walk', () => {
-  // The walk reads copies of the chunks in its own memory and gives a copy unread for a while to another chunk; with
-  // no while at all, the worlds here keep taking each other's slots and each view must copy its chunks back.
-  const was = setViewSlotIdleViews(0);
-  try {
-    const task = BUILTIN_TASKS['approach-tree']!;
-    const envs = Array.from({ length: 32 }, (_, i) => startEnv(task, 500 + i));
-    const features = new Float32Array(envs[0]!.featureSize);
-    const r = rng(5);
-    for (let k = 0; k < 12; k++) {
-      for (const env of envs) {
-        env.step(Math.floor(r() * GAME_FACTS.actions.length), features, 0);
-        const slow = new ViewResult();
-        referenceView(env.world, poseOf(env), env.mobs as ViewEntity[], slow);
-        assertSameSight(env.view, slow, `seed ${env.seed}, step ${k + 1}`);
-      }
-    }
-  } finally {
-    setViewSlotIdleViews(was);
+test("32 envs taking turns, each moving to a new world every few steps (the worlds' chunk memory given back and handed to the next): every view still equals the straightforward walk", () => {
+  // The walk reads the simulator's chunk columns in place in its memory. A world an env leaves gives its columns'
+  // memory back, and the next worlds' columns are made in it: a view must never read what an old world left there.
+  const task = BUILTIN_TASKS['approach-tree']!;
+  const envs = Array.from({ length: 32 }, (_, i) => startEnv(task, 500 + i));
+  const features = new Float32Array(envs[0]!.featureSize);
+  const r = rng(5);
+  let worlds = envs.length;
+  for (let k = 0; k < 12; k++) {
+    envs.forEach((env, i) => {
+      if (k % 3 === 2 && i % 2 === k % 2) env.reset(1000 + worlds++, features, 0);
+      env.step(Math.floor(r() * GAME_FACTS.actions.length), features, 0);
+      const slow = new ViewResult();
+      referenceView(env.world, poseOf(env), env.mobs as ViewEntity[], slow);
+      assertSameSight(env.view, slow, `seed ${env.seed}, step ${k + 1}`);
+    });
   }
+  assert.ok(worlds >= 32 + 60, `${worlds} worlds`);
+});
+
+test("a chunk column made before the walk's memory grows keeps its arrays and contents; memory given back comes back zeroed", () => {
+  // The memory is shared so that growing it does not detach the arrays over it (an ordinary WebAssembly memory's
+  // growth would leave every earlier column with length 0).
+  const first = allocChunkColumn(48 * 256);
+  first.cells[5] = 7;
+  first.heights[3] = 9;
+  const more = Array.from({ length: 600 }, () => allocChunkColumn(48 * 256)); // ~15 MB: past the first 4 MiB
+  assert.equal(first.cells.length, 48 * 256);
+  assert.equal(first.cells[5], 7);
+  assert.equal(first.heights[3], 9);
+  more[599]!.cells[0] = 1;
+  for (const c of [first, ...more]) freeChunkColumn(c);
+  const again = Array.from({ length: 601 }, () => allocChunkColumn(48 * 256));
+  assert.ok(
+    again.every((c) => c.cells.every((v) => v === 0) && c.heights.every((v) => v === 0)),
+    'a reused column is all zero',
+  );
+  for (const c of again) freeChunkColumn(c);
 });
 
 test('the compiled walk in view-walk.wasm.ts is what runner/wasm/view-walk.ts compiles to (npm run build:wasm)', () => {

@@ -5,12 +5,13 @@
 //
 // What it leaves to the JavaScript side (observe.ts): the trigonometry (the planes' directions, the pitch window's
 // and the LiDAR rows' slopes, a sighting's angles), so that V8's Math functions give every value; the chunk
-// columns, which it copies into this memory's slots and names in a table of the 11 × 11 chunks around the eyes
-// (a chunk not yet in the table is asked for through the `chunkAt` import); and a world without chunk columns,
-// whose cells it reads through the `stateAt` import.
+// columns, which lie in this memory (the simulator's own, or copies of another store's in slots) and which it is
+// given in a table of the 11 × 11 chunks around the eyes (a chunk not yet in the table is asked for through the
+// `chunkAt` import); and a world without chunk columns, whose cells it reads through the `stateAt` import.
 //
-// Memory: fixed arrays at the addresses below (their contents set from JavaScript through the exported
-// addresses), then chunk slots from the heap base, each heights (i16 × 256) followed by cells (u16).
+// Memory: imported from observe.ts, shared, so that growing it keeps every typed array over it valid. Fixed arrays
+// at the addresses below (their contents set from JavaScript through the exported addresses), then, from the heap
+// base, chunk columns, each heights (i16 × 256) followed by cells (u16).
 
 @external('view', 'chunkAt')
 declare function chunkAt(k: i32): i32;
@@ -39,7 +40,7 @@ export const LIDAR_STOPS: usize = memory.data(MAX_STATES);
 export const TO_NAME: usize = memory.data(MAX_STATES * 2);
 // Per view, in: the pitch window's slopes (2), the LiDAR rows' slopes (5), each plane's direction x then z (81 + 81).
 export const VIEW_IN: usize = memory.data(8 * (2 + LIDAR_ROWS + 2 * VIEW_COLUMNS));
-// Per view, in and filled as the walk asks: each chunk around the eyes, its slot address (0: not yet asked) and top.
+// Per view, in and filled as the walk asks: each chunk around the eyes, its address (0: not yet asked) and top.
 export const CHUNK_TABLE: usize = memory.data(8 * CHUNK_SPAN * CHUNK_SPAN);
 // Per view, out: distance per name (Infinity: not seen), names seen in first-seen order, the block of each name's
 // nearest sighting (x, y, z), the LiDAR rays' distances and states.
@@ -48,7 +49,7 @@ export const SEEN: usize = memory.data(4 * MAX_NAMES);
 export const SIGHT: usize = memory.data(12 * MAX_NAMES);
 export const LIDAR_DIST: usize = memory.data(8 * LIDAR_COLUMNS * LIDAR_ROWS);
 export const LIDAR_STATE: usize = memory.data(4 * LIDAR_COLUMNS * LIDAR_ROWS);
-/** Where chunk slots may begin. */
+/** Where chunk columns may begin. */
 export function heapBase(): usize {
   return __heap_base;
 }

@@ -139,6 +139,7 @@ function recordLabelled(
   }
   const all = new Float32Array(chunks.length * f);
   chunks.forEach((row, k) => all.set(row, k * f));
+  batch.close();
   return { featureSize: f, features: all, actions: Int32Array.from(labels), episodes, seeds: [...touched] };
 }
 

@@ -81,11 +81,9 @@ let stepEx = 0,
   stepPitch = 0;
 
 // ---- the block walk, in WebAssembly (runner/wasm/view-walk.ts, compiled into view-walk.wasm.ts) ----
-// It walks the planes over copies of the chunk columns in its own memory: each copy is a slot (heights, then cells),
-// made the first time a view reads the chunk and again when the chunk's `version` changes; a slot unread for
-// slotIdleViews views may be given to another chunk. A chunk's slot is known by a tag (a number that changes each time
-// the slot is given to a chunk), kept per chunk in `tagOfChunk` and per view in ViewResult.chunkTags, so a view checks
-// its chunks without a map lookup each.
+// It walks the planes over chunk columns in its own memory, one memory per thread: a ColumnStore makes its columns
+// there (`allocChunkColumn`) and the walk reads them in place. The memory is a shared WebAssembly.Memory so that
+// growing it leaves every typed array over it valid: a column's `cells` and `heights` stay the store's arrays.
 
 interface WalkExports {
   memory: WebAssembly.Memory;
@@ -109,36 +107,17 @@ interface WalkExports {
   walkView(ex: number, ey: number, ez: number, baseX: number, baseZ: number, minY: number, maxY: number, below: number, above: number, withStore: number): void;
 }
 
-/** What one chunk slot holds before the cells: the x/z columns' heights (256 × i16). */
-const SLOT_HEIGHTS_BYTES = 512;
-/**
- * How many views a slot must have gone unread before another chunk may take it; until then new slots are made. By age,
- * not by a memory cap: a cap below the chunks a thread's envs keep reading (32 envs of a random policy read ~1,500
- * over a few hundred steps) made every view copy chunks back in (14 copies a view at 32 MiB, 2.8× the CPU). 8,192
- * views are 256 steps of 32 envs; the chunks read in that time are the memory kept (a 65,536-frame training run's peak
- * resident memory rose by ~100 MB over its two threads).
- */
-let slotIdleViews = 8192;
-/**
- * Empties the chunk slots and sets how long a slot must go unread before it is reused (tests: with 0, views keep
- * taking each other's slots); returns the setting it replaces. Every chunk is copied again on its next view.
- */
-export function setViewSlotIdleViews(views: number): number {
-  const was = slotIdleViews;
-  slotIdleViews = views;
-  slotTag.fill(0);
-  slotCount = 0;
-  if (walk !== null) slotMemoryEnd = (walk.heapBase() + 15) & ~15;
-  return was;
-}
+/** What a chunk column holds before its cells: the x/z columns' heights (256 × i16). */
+const COLUMN_HEIGHTS_BYTES = 512;
 const PAGE = 65536;
 const GROW_MIN_PAGES = 64;
+/** The walk's memory's bound (4 GiB, all a 32-bit address reaches): a shared memory reserves it when made, uncommitted. */
+const MAX_PAGES = 65536;
 
 let walk: WalkExports | null = null;
 // Views of the walk's memory, made again whenever it grows.
 let memF64 = new Float64Array(0);
 let memI32 = new Int32Array(0);
-let memI16 = new Int16Array(0);
 let memU16 = new Uint16Array(0);
 // Addresses (in elements of the view that reads them) of the walk's arrays.
 let viewInAt = 0,
@@ -148,18 +127,10 @@ let viewInAt = 0,
   sightAt = 0,
   lidarDistAt = 0,
   lidarStateAt = 0;
-// The slots: address, size, tag, the version of the chunk copied in, and the view that last read each.
-let slotCount = 0;
-let slotAddr = new Float64Array(256);
-let slotBytes = new Float64Array(256);
-let slotTag = new Float64Array(256);
-let slotVersion = new Float64Array(256);
-let slotStamp = new Float64Array(256);
-let slotMemoryEnd = 0;
-let nextTag = 1;
-let viewStamp = 0;
-/** Each chunk's tag, for chunks a view finds that its ViewResult does not hold yet. */
-const tagOfChunk = new WeakMap<ChunkColumn, number>();
+/** The end of the memory handed out to chunk columns, from the walk's heap base. */
+let memoryEnd = 0;
+/** Chunk columns' memory given back (`freeChunkColumn`), by size in bytes: addresses to hand out again. */
+const freeColumns = new Map<number, number[]>();
 
 // The view being walked, for the imports.
 let walkWorld: BlockAccess | null = null;
@@ -170,13 +141,13 @@ function walkMemoryViews(w: WalkExports): void {
   const b = w.memory.buffer;
   memF64 = new Float64Array(b);
   memI32 = new Int32Array(b);
-  memI16 = new Int16Array(b);
   memU16 = new Uint16Array(b);
 }
 
 function blockWalk(): WalkExports {
   if (walk !== null) return walk;
   const imports = {
+    env: { memory: new WebAssembly.Memory({ initial: GROW_MIN_PAGES, maximum: MAX_PAGES, shared: true }) },
     view: {
       chunkAt: (k: number) => chunkInTable(k),
       stateAt: (x: number, y: number, z: number) => walkWorld!.stateAt(x, y, z),
@@ -197,30 +168,16 @@ function blockWalk(): WalkExports {
   sightAt = w.SIGHT.value >> 2;
   lidarDistAt = w.LIDAR_DIST.value >> 3;
   lidarStateAt = w.LIDAR_STATE.value >> 2;
-  slotMemoryEnd = (w.heapBase() + 15) & ~15;
+  memoryEnd = (w.heapBase() + 15) & ~15;
   w.clearDistances();
   walk = w;
   return w;
 }
 
-/** A slot of `bytes` for a chunk: the least recently read one of that size if it has gone unread long enough, else a new one. */
-function freeSlot(w: WalkExports, bytes: number): number {
-  let lru = -1;
-  for (let s = 0; s < slotCount; s++) if (slotBytes[s] === bytes && (lru < 0 || slotStamp[s] < slotStamp[lru]!)) lru = s;
-  if (lru >= 0 && viewStamp - slotStamp[lru]! > slotIdleViews) return lru;
-  if (slotCount === slotAddr.length) {
-    const grow = (a: Float64Array) => {
-      const b = new Float64Array(a.length * 2);
-      b.set(a);
-      return b;
-    };
-    slotAddr = grow(slotAddr);
-    slotBytes = grow(slotBytes);
-    slotTag = grow(slotTag);
-    slotVersion = grow(slotVersion);
-    slotStamp = grow(slotStamp);
-  }
-  const end = slotMemoryEnd + bytes;
+/** `bytes` of the walk's memory not yet handed out (16-byte aligned), grown into where needed. */
+function reserve(w: WalkExports, bytes: number): number {
+  const at = memoryEnd;
+  const end = at + bytes;
   const have = w.memory.buffer.byteLength;
   if (end > have) {
     // By half of what it has at least (4 MiB at first): each growth costs V8 a full garbage collection, and growing a
@@ -228,44 +185,47 @@ function freeSlot(w: WalkExports, bytes: number): number {
     w.memory.grow(Math.max(Math.ceil((end - have) / PAGE), Math.ceil(have / PAGE / 2), GROW_MIN_PAGES));
     walkMemoryViews(w);
   }
-  slotAddr[slotCount] = slotMemoryEnd;
-  slotBytes[slotCount] = bytes;
-  slotMemoryEnd = (end + 15) & ~15;
-  return slotCount++;
+  memoryEnd = (end + 15) & ~15;
+  return at;
 }
 
-/** The slot holding a current copy of `chunk` (copied now if the one its tag names was given away or is old). */
-function slotOf(chunk: ChunkColumn, tag: number): number {
-  const version = chunk.version ?? 0;
-  let s = tag % SLOT_TAG_SPAN;
-  if (tag === 0 || slotTag[s] !== tag) {
-    s = freeSlot(walk!, SLOT_HEIGHTS_BYTES + 2 * chunk.cells.length);
-    tag = nextTag++ * SLOT_TAG_SPAN + s;
-    slotTag[s] = tag;
-    tagOfChunk.set(chunk, tag);
-    slotVersion[s] = Number.NaN;
-  }
-  if (slotVersion[s] !== version) {
-    const at = slotAddr[s]!;
-    memI16.set(chunk.heights, at >> 1);
-    memU16.set(chunk.cells, (at + SLOT_HEIGHTS_BYTES) >> 1);
-    slotVersion[s] = version;
-  }
-  slotStamp[s] = viewStamp;
-  return s;
+/** A chunk column's storage in the walk's memory of this thread: its heights, then its cells. */
+export interface ChunkColumnMemory {
+  walkAt: number;
+  heights: Int16Array;
+  cells: Uint16Array;
 }
-/** Tags are nextTag · SLOT_TAG_SPAN + slot: the slot is the remainder. */
-const SLOT_TAG_SPAN = 1 << 20;
 
-/** Puts chunk `k` of the table around the eyes (its slot and its top) in the table. */
-function putInTable(k: number, chunk: ChunkColumn, tag: number): number {
-  const slot = slotOf(chunk, tag);
-  walkOut!.chunkTags[k] = slotTag[slot]!;
-  const at = slotAddr[slot]!;
-  memI32[tableAt + 2 * k] = at;
+/**
+ * Storage for a chunk column of `cellCount` cells, all zero, in the view walk's memory of this thread, where views read
+ * it in place: for a ColumnStore whose columns are viewed on the thread that makes them. `freeChunkColumn` gives it
+ * back; the memory itself never shrinks.
+ */
+export function allocChunkColumn(cellCount: number): ChunkColumnMemory {
+  const w = blockWalk();
+  const bytes = COLUMN_HEIGHTS_BYTES + 2 * cellCount;
+  const walkAt = freeColumns.get(bytes)?.pop() ?? reserve(w, bytes);
+  const buffer = w.memory.buffer;
+  const column = { walkAt, heights: new Int16Array(buffer, walkAt, 256), cells: new Uint16Array(buffer, walkAt + COLUMN_HEIGHTS_BYTES, cellCount) };
+  column.heights.fill(0);
+  column.cells.fill(0);
+  return column;
+}
+
+/** Gives a chunk column's storage back for another column: nothing may read or write its arrays after this. */
+export function freeChunkColumn(column: ChunkColumnMemory): void {
+  const bytes = COLUMN_HEIGHTS_BYTES + 2 * column.cells.length;
+  let free = freeColumns.get(bytes);
+  if (!free) freeColumns.set(bytes, (free = []));
+  free.push(column.walkAt);
+}
+
+/** Puts chunk `k` of the table around the eyes (where it lies and its top) in the table; returns where it lies. */
+function putInTable(k: number, chunk: ChunkColumn): number {
+  memI32[tableAt + 2 * k] = chunk.walkAt;
   // No top: unbounded, which the walk (like a top at or above HEIGHT_UNBOUNDED) never passes above.
   memI32[tableAt + 2 * k + 1] = chunk.top ?? HEIGHT_UNBOUNDED;
-  return at;
+  return chunk.walkAt;
 }
 
 /** The walk's `chunkAt` import: chunk k of the table around the eyes, first read in this view. */
@@ -275,7 +235,7 @@ function chunkInTable(k: number): number {
     cz = out.chunksBaseZ + (k % CHUNK_SPAN);
   const chunk = walkStore!.column(cx, cz);
   out.chunks[k] = chunk;
-  return putInTable(k, chunk, tagOfChunk.get(chunk) ?? 0);
+  return putInTable(k, chunk);
 }
 
 // The 9 points of a bounding box a line of sight is tried to: centre first, then the corners pulled 5 % in.
@@ -296,7 +256,6 @@ function observeBlocks(world: BlockAccess, pose: ViewPose, out: ViewResult): boo
   const store = world.columnStore ?? null;
   if (out.chunksStore !== store || out.chunksBaseX !== baseX || out.chunksBaseZ !== baseZ) {
     out.chunks.fill(undefined);
-    out.chunkTags.fill(0);
     out.chunksStore = store;
     out.chunksBaseX = baseX;
     out.chunksBaseZ = baseZ;
@@ -326,8 +285,7 @@ function observeBlocks(world: BlockAccess, pose: ViewPose, out: ViewResult): boo
   }
   memF64.set(out.planesHx, vin + 2 + LIDAR_ROWS);
   memF64.set(out.planesHz, vin + 2 + LIDAR_ROWS + VIEW_COLUMNS);
-  // The chunks this env's views have read around the eyes, in the table (their copies refreshed where they changed).
-  viewStamp++;
+  // The chunks this env's views have read around the eyes, in the table.
   walkWorld = world;
   walkStore = store;
   walkOut = out;
@@ -335,7 +293,7 @@ function observeBlocks(world: BlockAccess, pose: ViewPose, out: ViewResult): boo
     for (let k = 0; k < CHUNK_SPAN * CHUNK_SPAN; k++) {
       const chunk = out.chunks[k];
       if (chunk === undefined) memI32[tableAt + 2 * k] = 0;
-      else putInTable(k, chunk, out.chunkTags[k]!);
+      else putInTable(k, chunk);
     }
     w.walkView(stepEx, stepEy, stepEz, baseX, baseZ, store.minY, store.maxY, store.below, store.above, 1);
   } else w.walkView(stepEx, stepEy, stepEz, baseX, baseZ, -64, 320, 0, 0, 0);

@@ -50,11 +50,10 @@ export interface ChunkColumn {
    */
   top?: number;
   /**
-   * Optional: a count that changes whenever `cells` or `heights` change. The view walks a copy of each chunk column
-   * (observe.ts) and copies it again when this changes; a store whose chunks never change after the first view of
-   * them may leave it out.
+   * Where the column lies in the view walk's memory of the thread that views it: `heights` and `cells` are made there
+   * (observe.ts `allocChunkColumn`), and the walk reads them in place.
    */
-  version?: number;
+  walkAt: number;
 }
 /** A mob as the view sees it: feet centre and its bounding box size. */
 export interface ViewEntity {
@@ -111,8 +110,6 @@ export class ViewResult {
    * same column object for a chunk every time, so the env's next view needs no map lookups (observe.ts fills them).
    */
   readonly chunks: (ChunkColumn | undefined)[] = new Array(CHUNK_SPAN * CHUNK_SPAN).fill(undefined);
-  /** Per entry of `chunks`, the tag of its copy in the walk's memory (observe.ts; 0: none yet). */
-  readonly chunkTags = new Float64Array(CHUNK_SPAN * CHUNK_SPAN);
   chunksStore: ColumnStore | null = null;
   chunksBaseX = 0;
   chunksBaseZ = 0;

@@ -1248,7 +1248,7 @@ export function generateChunk(
   seed: number,
   cx: number,
   cz: number,
-  out = new Uint16Array(CHUNK_CELLS(kind)),
+  out: Uint16Array = new Uint16Array(CHUNK_CELLS(kind)),
   options: WorldOptions = VANILLA_WORLD,
   cache?: ChunkFeatureCache,
 ): Uint16Array {

@@ -171,9 +171,15 @@ export class SimEnv {
     this.entity = newPlayerEntity();
   }
 
+  /** Leaves the env's world, giving its chunk columns' memory back (`SimWorld.release`); the env may be reset again. */
+  close(): void {
+    this.world?.release();
+  }
+
   /** Starts an episode on the world of `seed`; writes the first features at `features[offset..]`. */
   reset(seed: number, features: Float32Array, offset: number): StepObservation {
     this.seed = seed >>> 0;
+    this.world?.release();
     this.world = new SimWorld(this.task.world, this.seed, this.worldOptions);
     physicsEngine ??= Physics(mcData, this.world);
     this.rng = new Rng(hash32(this.seed, 0x51ed));

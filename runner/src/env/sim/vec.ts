@@ -31,6 +31,11 @@ export class SimBatch {
     this.lastInfo = new Array<StepInfo | null>(count).fill(null);
   }
 
+  /** Leaves every env's world (their memory given back); the batch may be reset again. */
+  close(): void {
+    for (const env of this.envs) env.close();
+  }
+
   reset(seeds: number[]): { features: Float32Array; obs: StepObservation[] } {
     const features = new Float32Array(this.envs.length * this.featureSize);
     const obs = this.envs.map((env, i) => {
@@ -300,6 +305,7 @@ export class SimVecEnv implements SplitStepVecEnv {
     if (this.remoteRunning) await this.finishRemoteStep().catch(() => undefined);
     const shards = this.shards;
     this.shards = [];
+    this.local?.close();
     await Promise.all(shards.map((sh) => sh.worker.close()));
   }
 }

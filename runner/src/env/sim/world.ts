@@ -9,7 +9,7 @@ import type { WorldKind } from '../../tasks';
 import { LAVA_BLOCK, S, STATE_COUNT, WATER_BLOCK, stateSolid, stateToBlock, stateVisible } from '../game/registry';
 import { CHUNK_CELLS, ChunkFeatureCache, WORLD_BANDS, chunkKey, generateChunk } from '../game/worldgen';
 import { VANILLA_WORLD, type WorldOptions } from '../../tasks';
-import { type BlockAccess, type ColumnStore, HEIGHT_UNBOUNDED } from '../game/observe';
+import { allocChunkColumn, type BlockAccess, type ChunkColumnMemory, type ColumnStore, freeChunkColumn, HEIGHT_UNBOUNDED } from '../game/observe';
 
 const BlockCtor = prismarineBlock(DEFAULT_GAME_VERSION);
 const PLAINS_BIOME = 1;
@@ -50,7 +50,8 @@ const HORIZONTAL: readonly (readonly [number, number])[] = [
   [0, -1],
 ];
 
-interface Chunk {
+/** A chunk column, in the view walk's memory of this thread (the view reads it in place: `walkAt`). */
+interface Chunk extends ChunkColumnMemory {
   cells: Uint16Array;
   /** Per x/z column (index (z & 15) << 4 | (x & 15)): at least the highest y holding a visible block (the view
    * skips the air above it); HEIGHT_UNBOUNDED where the band's `above` fill is visible (underground). 16-bit: the
@@ -58,9 +59,15 @@ interface Chunk {
   heights: Int16Array;
   /** At least every value of `heights`: the chunk's highest visible block (planes passing above it skip it). */
   top: number;
-  /** Changes with every cell set in it (the view copies the chunk again). */
-  version: number;
 }
+
+/** Gives a world's chunk columns' memory back (once: the map is emptied). */
+function releaseChunks(chunks: Map<number, Chunk>): void {
+  for (const c of chunks.values()) freeChunkColumn(c);
+  chunks.clear();
+}
+/** The memory of a world dropped without `release()` (tests, tools), given back once the world is collected. */
+const worldsCollected = new FinalizationRegistry<Map<number, Chunk>>(releaseChunks);
 
 export class SimWorld implements BlockAccess, ColumnStore {
   readonly minY: number;
@@ -69,6 +76,7 @@ export class SimWorld implements BlockAccess, ColumnStore {
   readonly above: number;
   readonly columnStore: ColumnStore = this;
   private readonly chunks = new Map<number, Chunk>();
+  private released = false;
   private lastKey = Number.NaN;
   private lastChunk: Chunk | null = null;
   /** How many chunk columns were generated (for tests and benchmarks). */
@@ -96,6 +104,19 @@ export class SimWorld implements BlockAccess, ColumnStore {
     this.below = band.below;
     this.above = band.above;
     this.features = new ChunkFeatureCache(seed, options);
+    worldsCollected.register(this, this.chunks);
+  }
+
+  /**
+   * Gives this world's chunk columns' memory back (the view walk's memory, which never shrinks) for the next world's.
+   * An env calls it when it leaves the world; a world dropped without it gives its memory back when it is collected.
+   * Nothing may use the world after.
+   */
+  release(): void {
+    releaseChunks(this.chunks);
+    this.released = true;
+    this.lastKey = Number.NaN;
+    this.lastChunk = null;
   }
 
   column(cx: number, cz: number): Chunk {
@@ -103,8 +124,10 @@ export class SimWorld implements BlockAccess, ColumnStore {
     if (key === this.lastKey) return this.lastChunk!;
     let c = this.chunks.get(key);
     if (!c) {
-      const cells = generateChunk(this.kind, this.seed, cx, cz, new Uint16Array(CHUNK_CELLS(this.kind)), this.options, this.features);
-      const heights = new Int16Array(256).fill(visible[this.above] === 1 ? HEIGHT_UNBOUNDED : this.minY - 1);
+      if (this.released) throw new Error(`world ${this.seed}: a chunk asked for after the world was released`);
+      const memory = allocChunkColumn(CHUNK_CELLS(this.kind));
+      const cells = generateChunk(this.kind, this.seed, cx, cz, memory.cells, this.options, this.features);
+      const heights = memory.heights.fill(visible[this.above] === 1 ? HEIGHT_UNBOUNDED : this.minY - 1);
       if (visible[this.above] === 0) {
         // Layer by layer from the top (a layer's 256 cells lie together in memory), two cells at a time where
         // both are the band's invisible `above` fill (most of a plains chunk is the air above the ground), until
@@ -129,7 +152,7 @@ export class SimWorld implements BlockAccess, ColumnStore {
       }
       let top = -Infinity;
       for (let xz = 0; xz < 256; xz++) if (heights[xz]! > top) top = heights[xz]!;
-      c = { cells, heights, top, version: 0 };
+      c = { walkAt: memory.walkAt, cells, heights, top };
       this.chunks.set(key, c);
       this.generated++;
       this.generatedKeys.push(key);
@@ -157,7 +180,6 @@ export class SimWorld implements BlockAccess, ColumnStore {
     this.blockVersion++;
     const c = this.column(x >> 4, z >> 4);
     c.cells[((y - this.minY) << 8) | ((z & 15) << 4) | (x & 15)] = state;
-    c.version++;
     const xz = ((z & 15) << 4) | (x & 15);
     if (visible[state] === 1 && y > c.heights[xz]!) {
       c.heights[xz] = y;
