@@ -5,7 +5,7 @@
 //
 // What it leaves to the JavaScript side (observe.ts): the trigonometry (the planes' directions, the pitch window's
 // and the LiDAR rows' slopes, a sighting's angles), so that V8's Math functions give every value; the chunk
-// columns, which lie in this memory (the simulator's own, or copies of another store's in slots) and which it is
+// columns, which lie in this memory (a ColumnStore makes them here: observe.ts allocChunkColumn) and which it is
 // given in a table of the 11 × 11 chunks around the eyes (a chunk not yet in the table is asked for through the
 // `chunkAt` import); and a world without chunk columns, whose cells it reads through the `stateAt` import.
 //
