@@ -1,11 +1,12 @@
 // The view alone (observeView), an earlier commit's (BENCH_VIEW_BEFORE, extracted with `git archive`) against a
 // copy of this tree's (train.bench.ts copyThisTree), on the same states, in alternating pairs, so a load spike on the
-// shared machine falls on both alike. The steps are recorded once; each side replays them on its own simulator (a
-// simulator's chunk columns live in its own view's memory, so each view reads the worlds its own code made): the approach-tree poses the scripted teacher walks through (what
-// a trained policy's evaluation looks like), a random policy's approach-tree and explore-diamond poses. Each state
-// is a world, a pose and the mobs; each world's views go into one ViewResult, in the order the states were
-// recorded, as an env's do; the last two sets are 32 worlds' random approach-tree states one world after another and
-// taking turns (a training thread's order), whose ratio is what interleaving 32 worlds costs a view (their caches).
+// shared machine falls on both alike. The steps are recorded once and each side replays them on its own simulator (a
+// simulator's chunk columns live in its own view's memory, so each view reads the worlds its own code made): the
+// approach-tree poses the scripted teacher walks through (what a trained policy's evaluation looks like), a random
+// policy's approach-tree and explore-diamond poses. Each state is a world, a pose and the mobs; each world's views go
+// into one ViewResult, in the order the states were recorded, as an env's do; the last two sets are 32 worlds' random
+// approach-tree states one world after another and taking turns (a training thread's order), whose ratio is what
+// interleaving 32 worlds costs a view (their caches).
 // Every state's two views must be bit-identical (names seen and their order, distances, angles, LiDAR, blocks looked
 // at): a difference is printed and fails the bench.
 // Prints CPU microseconds per view (process CPU, all threads) and the median of the pairs' after/before ratios.
@@ -139,13 +140,19 @@ export async function run(): Promise<void> {
       after = afterSide.view;
     // 32 worlds' views, one world after another and taking turns as 32 envs of a training thread do: the same
     // states and views, only the order differs, so the ratio of the two is what interleaving 32 worlds costs.
-    const seeds32 = Array.from({ length: 32 }, (_, i) => 1000 + i);
+    const worlds32 = record(
+      'random',
+      'approach-tree',
+      Array.from({ length: 32 }, (_, i) => 1000 + i),
+      75,
+      1,
+    );
     const sets: [string, Recording, boolean][] = [
       ['approach-tree, the scripted teacher', record('teacher', 'approach-tree', [1, 2, 3], 1500, 3), false],
       ['approach-tree, random policy', record('random', 'approach-tree', [11, 12, 13, 14], 300, 1), false],
       ['explore-diamond, random policy', record('random', 'explore-diamond', [21, 22, 23], 300, 1), false],
-      ['approach-tree, 32 worlds one by one', record('random', 'approach-tree', seeds32, 75, 1), false],
-      ['approach-tree, 32 worlds taking turns', record('random', 'approach-tree', seeds32, 75, 1), true],
+      ['approach-tree, 32 worlds one by one', worlds32, false],
+      ['approach-tree, 32 worlds taking turns', worlds32, true],
     ];
     let differ = 0;
     for (const [name, rec, turns] of sets) {
